@@ -1,0 +1,13 @@
+import { sha, version } from "../../lib/build-info.ts"
+import { defineHandler } from "../../lib/handler.ts"
+import { HttpError } from "../../lib/http-error.ts"
+
+export const detail = { summary: "Service health, version, source revision and server identity", tags: ["system"] }
+
+export default defineHandler(async ({ ctx }) => {
+  const engine = await ctx.engine.version().then(
+    (v) => ({ reachable: true, version: v.Version, api_version: v.ApiVersion }),
+    (err) => ({ reachable: false, error: err instanceof HttpError ? err.message : String(err) }),
+  )
+  return { status: engine.reachable ? "ok" : "degraded", version, sha, server_id: ctx.serverId, engine }
+})

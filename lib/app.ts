@@ -1,0 +1,129 @@
+// The HTTP application: Elysia hosts the routes of the manifest; browser-safety checks, WebSocket
+// upgrades and the error shape are decided here, in one place.
+import { openapi } from "@elysiajs/openapi"
+import { toJsonSchema } from "@valibot/to-json-schema"
+import { Elysia, ValidationError } from "elysia"
+import type { Server, ServerWebSocket, WebSocketHandler } from "bun"
+import type { Ctx } from "./context.ts"
+import { checkBody, checkRequest, corsHeaders, type GuardOptions } from "./guard.ts"
+import type { Handler, SocketHandler, SocketSession } from "./handler.ts"
+import { errorResponse, HttpError } from "./http-error.ts"
+import { compilePath, routeOf, type Method } from "./manifest.ts"
+import { routes as manifest } from "./routes.gen.ts"
+import { version } from "./build-info.ts"
+
+export interface RouteModule {
+  default: unknown
+  body?: unknown
+  query?: unknown
+  detail?: Record<string, unknown>
+  accepts?: string[]
+}
+export interface RouteRow {
+  method: Method
+  file: string
+  mod: RouteModule
+}
+
+const JSON_ONLY = ["application/json"]
+
+export interface App {
+  fetch(req: Request, server?: Server<SocketData>): Promise<Response | undefined>
+  websocket: WebSocketHandler<SocketData>
+}
+export interface SocketData {
+  session: SocketSession
+}
+
+function validationMessage(error: ValidationError): string {
+  const first = (error.all as { path?: unknown; message?: string; summary?: string }[])[0]
+  const path = Array.isArray(first?.path)
+    ? first.path.map((p: any) => (typeof p === "object" ? p.key : p)).join(".")
+    : String(first?.path ?? "").replace(/^\//, "").replaceAll("/", ".")
+  const where = path ? `${error.type}.${path}` : error.type
+  return `${where}: ${first?.summary ?? first?.message ?? "invalid value"}`
+}
+
+function toResponse(error: unknown, code: string): Response {
+  if (error instanceof HttpError) return errorResponse(error.status, error.code, error.message)
+  if (error instanceof ValidationError) return errorResponse(400, "invalid_request", validationMessage(error))
+  if (code === "PARSE") return errorResponse(400, "invalid_json", "the request body is not valid JSON")
+  if (code === "NOT_FOUND") return errorResponse(404, "not_found", "no such route")
+  console.error("internal error:", error instanceof Error ? (error.stack ?? error.message) : error)
+  return errorResponse(500, "internal", "internal error; see the service log")
+}
+
+export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unknown as RouteRow[]): App {
+  const peers = new WeakMap<Request, string>()
+  const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
+  const bodyTypes: { method: Method; match: ReturnType<typeof compilePath>; accepts: string[] }[] = []
+  const sockets: { match: ReturnType<typeof compilePath>; handler: SocketHandler }[] = []
+
+  const app = new Elysia()
+    .use(openapi({ path: "/openapi", specPath: "/openapi", provider: null, documentation: { info: { title: "Harbormaster API", version } }, mapJsonSchema: { valibot: toJsonSchema } }))
+    .onError(({ error, code }) => toResponse(error, String(code)))
+
+  for (const row of rows) {
+    const { path, rest } = routeOf(row.file)
+    const match = compilePath(path, rest)
+    if (row.method === "WS") {
+      sockets.push({ match, handler: row.mod.default as SocketHandler })
+      continue
+    }
+    const accepts = row.mod.accepts ?? JSON_ONLY
+    if (accepts !== JSON_ONLY) bodyTypes.push({ method: row.method, match, accepts })
+    const handler = row.mod.default as Handler
+    app.route(
+      row.method,
+      path,
+      (c: any) => {
+        const params = rest ? { ...c.params, [rest]: c.params["*"] } : c.params
+        return handler({ params, query: c.query, body: c.body, request: c.request, ctx, set: c.set, peer: peers.get(c.request) })
+      },
+      { body: row.mod.body, query: row.mod.query, detail: row.mod.detail, ...(accepts.includes("application/json") ? {} : { parse: "none" }) } as any,
+    )
+  }
+
+  const acceptsOf = (method: string, pathname: string) =>
+    bodyTypes.find((b) => (b.method === "ALL" || b.method === method) && b.match(pathname))?.accepts ?? JSON_ONLY
+
+  async function upgrade(req: Request, pathname: string, server?: Server<SocketData>): Promise<Response | undefined> {
+    for (const s of sockets) {
+      const params = s.match(pathname)
+      if (!params) continue
+      if (!server) throw new HttpError(400, "upgrade_unavailable", "WebSocket upgrades need the running server")
+      const session = await s.handler({ params, query: Object.fromEntries(new URL(req.url).searchParams), request: req, ctx, peer: peers.get(req) })
+      if (server.upgrade(req, { data: { session } })) return undefined
+      session.close()
+      throw new HttpError(400, "upgrade_failed", "the WebSocket upgrade failed")
+    }
+    throw new HttpError(404, "not_found", "no WebSocket route here")
+  }
+
+  return {
+    async fetch(req, server) {
+      const origin = req.headers.get("origin")
+      const cors = corsHeaders(origin, guard)
+      try {
+        checkRequest(req, guard)
+        if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
+        const pathname = new URL(req.url).pathname
+        checkBody(req, acceptsOf(req.method, pathname))
+        const ip = server?.requestIP(req)?.address
+        if (ip) peers.set(req, ip)
+        if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return await upgrade(req, pathname, server)
+        const res = await app.handle(req)
+        for (const [k, v] of Object.entries(cors)) res.headers.set(k, v)
+        return res
+      } catch (error) {
+        return toResponse(error, "")
+      }
+    },
+    websocket: {
+      open: (ws: ServerWebSocket<SocketData>) => ws.data.session.open(ws),
+      message: (ws: ServerWebSocket<SocketData>, data) => ws.data.session.message(typeof data === "string" ? data : new Uint8Array(data)),
+      close: (ws: ServerWebSocket<SocketData>) => ws.data.session.close(),
+      drain: (ws: ServerWebSocket<SocketData>) => ws.data.session.drain?.(),
+    },
+  }
+}

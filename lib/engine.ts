@@ -1,0 +1,343 @@
+// The only module that talks to the Docker Engine API (v1.41+), over a unix socket or tcp (DOCKER_HOST).
+// lib/engine-fake.ts implements the same interface in memory for handler tests.
+import { demux, jsonLines, lines, raw, splitTimestamp, type StreamName } from "./frames.ts"
+import { HttpError } from "./http-error.ts"
+
+export const API = "/v1.41"
+
+export type ContainerAction = "start" | "stop" | "restart" | "pause" | "unpause"
+export type PruneKind = "containers" | "images" | "volumes" | "networks"
+export type Filters = Record<string, string[]>
+
+export interface Port { IP?: string; PrivatePort: number; PublicPort?: number; Type: string }
+export interface Mount { Type: string; Name?: string; Source: string; Destination: string; RW?: boolean }
+export interface ContainerSummary {
+  Id: string
+  Names: string[]
+  Image: string
+  ImageID: string
+  Command?: string
+  Created: number
+  State: string
+  Status: string
+  Ports: Port[]
+  Labels: Record<string, string>
+  Mounts?: Mount[]
+}
+export interface ContainerInspect {
+  Id: string
+  Name: string
+  Created: string
+  Image: string
+  State: { Status: string; Running: boolean; Paused: boolean; ExitCode: number; StartedAt?: string }
+  Config: { Image: string; Tty: boolean; Env?: string[]; Labels: Record<string, string>; Cmd?: string[] }
+  HostConfig: Record<string, unknown>
+  Mounts: Mount[]
+  NetworkSettings?: Record<string, unknown>
+}
+export interface ImageSummary {
+  Id: string
+  RepoTags: string[] | null
+  RepoDigests: string[] | null
+  Created: number
+  Size: number
+  Containers?: number
+  Labels?: Record<string, string> | null
+}
+export interface Volume {
+  Name: string
+  Driver: string
+  Mountpoint: string
+  CreatedAt?: string
+  Labels: Record<string, string> | null
+  Scope?: string
+  Options?: Record<string, string> | null
+}
+export interface Network {
+  Id: string
+  Name: string
+  Driver: string
+  Scope: string
+  Created: string
+  Internal?: boolean
+  Labels: Record<string, string> | null
+  Containers?: Record<string, unknown>
+}
+export interface EngineEvent {
+  Type: string
+  Action: string
+  Actor: { ID: string; Attributes: Record<string, string> }
+  time: number
+  timeNano: number
+}
+export interface LogLine { stream: StreamName; ts: string; line: string }
+export interface LogOptions { follow: boolean; tail: number | "all"; signal?: AbortSignal }
+export interface ExecOptions { cmd: string[]; tty: boolean; detachKeys: string; env?: string[] }
+/** A hijacked exec connection: raw bytes both ways. */
+export interface ExecSession {
+  id: string
+  output: ReadableStream<Uint8Array>
+  write(data: Uint8Array | string): void
+  close(): void
+}
+export interface ContainerSpec { [key: string]: unknown }
+
+export interface Engine {
+  /** The DOCKER_HOST this engine talks to, for display and for the compose CLI. */
+  readonly host: string
+  ping(): Promise<void>
+  version(): Promise<{ Version: string; ApiVersion: string; Os: string; Arch: string; KernelVersion?: string }>
+  info(): Promise<Record<string, any>>
+  df(): Promise<{ LayersSize?: number; Images?: ImageSummary[]; Containers?: { SizeRw?: number }[]; Volumes?: { UsageData?: { Size: number } }[]; BuildCache?: { Size: number }[] }>
+  listContainers(opts?: { all?: boolean; filters?: Filters }): Promise<ContainerSummary[]>
+  inspectContainer(id: string): Promise<ContainerInspect>
+  createContainer(spec: ContainerSpec, name?: string): Promise<{ Id: string }>
+  containerAction(id: string, action: ContainerAction): Promise<void>
+  removeContainer(id: string, opts?: { force?: boolean; volumes?: boolean }): Promise<void>
+  waitContainer(id: string): Promise<{ StatusCode: number }>
+  logs(id: string, opts: LogOptions): AsyncIterable<LogLine>
+  events(opts?: { since?: number; until?: number; filters?: Filters; signal?: AbortSignal }): AsyncIterable<EngineEvent>
+  exec(container: string, opts: ExecOptions): Promise<ExecSession>
+  execResize(execId: string, rows: number, cols: number): Promise<void>
+  execInspect(execId: string): Promise<{ ExitCode: number | null; Running: boolean }>
+  listImages(): Promise<ImageSummary[]>
+  inspectImage(ref: string): Promise<Record<string, any> & { Id: string; RepoTags: string[]; RepoDigests: string[] }>
+  removeImage(id: string, opts?: { force?: boolean }): Promise<Record<string, string>[]>
+  pullImage(ref: string, onProgress?: (line: string) => void): Promise<void>
+  pushImage(ref: string, onProgress?: (line: string) => void): Promise<void>
+  tagImage(source: string, repo: string, tag: string): Promise<void>
+  saveImages(names: string[]): Promise<ReadableStream<Uint8Array>>
+  loadImages(tar: ReadableStream<Uint8Array> | Uint8Array): Promise<void>
+  listVolumes(filters?: Filters): Promise<Volume[]>
+  inspectVolume(name: string): Promise<Volume>
+  createVolume(name: string, labels?: Record<string, string>): Promise<Volume>
+  removeVolume(name: string, opts?: { force?: boolean }): Promise<void>
+  listNetworks(): Promise<Network[]>
+  removeNetwork(id: string): Promise<void>
+  prune(kind: PruneKind): Promise<Record<string, unknown>>
+  getArchive(container: string, path: string): Promise<ReadableStream<Uint8Array>>
+  putArchive(container: string, path: string, tar: ReadableStream<Uint8Array> | Uint8Array): Promise<void>
+}
+
+interface Target { unix?: string; base: string; hostname?: string; port?: number }
+
+export function parseDockerHost(host: string): Target {
+  if (host.startsWith("unix://")) return { unix: host.slice("unix://".length), base: "http://localhost" }
+  const m = /^(?:tcp|http):\/\/([^:/]+)(?::(\d+))?\/?$/.exec(host)
+  if (!m) throw new Error(`DOCKER_HOST must be unix:///path or tcp://host:port, got "${host}"`)
+  const port = Number(m[2] ?? 2375)
+  return { base: `http://${m[1]}:${port}`, hostname: m[1], port }
+}
+
+function query(params: Record<string, unknown> = {}): string {
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue
+    q.set(k, typeof v === "object" ? JSON.stringify(v) : String(v))
+  }
+  const s = q.toString()
+  return s ? `?${s}` : ""
+}
+
+/** Maps an engine error status to the service's own: the engine's message is kept. */
+export function engineError(status: number, message: string): HttpError {
+  if (status === 404) return new HttpError(404, "not_found", message)
+  if (status === 409) return new HttpError(409, "conflict", message)
+  if (status === 304) return new HttpError(409, "not_modified", message || "already in that state")
+  if (status === 400) return new HttpError(400, "bad_request", message)
+  return new HttpError(502, "engine_error", message || `engine answered ${status}`)
+}
+
+export function unreachable(host: string, cause: unknown): HttpError {
+  const why = cause instanceof Error ? cause.message : String(cause)
+  return new HttpError(503, "engine_unavailable", `the Docker engine at ${host} is unreachable: ${why}`)
+}
+
+async function* iterate(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!body) return
+  const reader = body.getReader()
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      yield value
+    }
+  } finally {
+    reader.releaseLock()
+    body.cancel().catch(() => {})
+  }
+}
+
+/** Reads a pull/push/load progress stream; the engine reports failures inside a 200 body. */
+async function progress(body: ReadableStream<Uint8Array> | null, onProgress?: (line: string) => void) {
+  for await (const msg of jsonLines<{ status?: string; progress?: string; id?: string; error?: string; stream?: string }>(iterate(body))) {
+    if (msg.error) throw new HttpError(502, "engine_error", msg.error)
+    const text = msg.stream?.trim() || [msg.id, msg.status, msg.progress].filter(Boolean).join(" ")
+    if (text) onProgress?.(text)
+  }
+}
+
+export function dockerEngine(host: string): Engine {
+  const target = parseDockerHost(host)
+
+  async function call(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal; timeout?: number } = {}): Promise<Response> {
+    const isStream = init.body instanceof ReadableStream || init.body instanceof Uint8Array
+    const headers = { ...(init.body !== undefined && !isStream ? { "content-type": "application/json" } : {}), ...init.headers }
+    let res: Response
+    try {
+      res = await fetch(`${target.base}${API}${path}`, {
+        method,
+        headers,
+        body: init.body === undefined ? undefined : isStream ? (init.body as BodyInit) : JSON.stringify(init.body),
+        signal: init.signal,
+        unix: target.unix,
+        decompress: false,
+        ...(isStream ? { duplex: "half" } : {}),
+      } as RequestInit)
+    } catch (err) {
+      if ((err as Error)?.name === "AbortError") throw err
+      throw unreachable(host, err)
+    }
+    if (res.status >= 300 && res.status !== 304) {
+      const text = await res.text()
+      let message = text
+      try {
+        message = JSON.parse(text).message ?? text
+      } catch {}
+      throw engineError(res.status, message.trim())
+    }
+    return res
+  }
+
+  async function json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await call(method, path, { body })
+    const text = await res.text()
+    return (text ? JSON.parse(text) : undefined) as T
+  }
+
+  async function done(method: string, path: string, body?: unknown): Promise<void> {
+    const res = await call(method, path, { body })
+    if (res.status === 304) throw engineError(304, "")
+    await res.arrayBuffer()
+  }
+
+  async function hijack(path: string, body: unknown): Promise<{ output: ReadableStream<Uint8Array>; write(d: Uint8Array | string): void; close(): void }> {
+    const payload = JSON.stringify(body)
+    const head =
+      `POST ${API}${path} HTTP/1.1\r\nHost: docker\r\nContent-Type: application/json\r\n` +
+      `Connection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`
+    let controller!: ReadableStreamDefaultController<Uint8Array>
+    const output = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) })
+    let header = ""
+    let upgraded = false
+    let settle!: { resolve: () => void; reject: (e: Error) => void }
+    const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }))
+    const finish = () => {
+      try {
+        controller.close()
+      } catch {}
+    }
+    const handlers = {
+      data(_s: unknown, data: Uint8Array) {
+        if (upgraded) return controller.enqueue(new Uint8Array(data))
+        header += Buffer.from(data).toString("latin1")
+        const end = header.indexOf("\r\n\r\n")
+        if (end < 0) return
+        const status = Number(header.split(" ")[1])
+        if (status !== 101 && status !== 200) {
+          const message = header.slice(end + 4).trim()
+          return settle.reject(engineError(status, (() => { try { return JSON.parse(message).message } catch { return message } })()))
+        }
+        upgraded = true
+        settle.resolve()
+        const rest = Buffer.from(header.slice(end + 4), "latin1")
+        if (rest.length) controller.enqueue(new Uint8Array(rest))
+      },
+      close: finish,
+      error(_s: unknown, err: Error) {
+        settle.reject(unreachable(host, err))
+        finish()
+      },
+    }
+    let socket: Awaited<ReturnType<typeof Bun.connect>>
+    try {
+      socket = target.unix
+        ? await Bun.connect({ unix: target.unix, socket: handlers })
+        : await Bun.connect({ hostname: target.hostname!, port: target.port!, socket: handlers })
+    } catch (err) {
+      throw unreachable(host, err)
+    }
+    socket.write(head)
+    await ready
+    return {
+      output,
+      write: (d) => void socket.write(d),
+      close: () => socket.end(),
+    }
+  }
+
+  return {
+    host,
+    ping: async () => void (await (await call("GET", "/_ping")).text()),
+    version: () => json("GET", "/version"),
+    info: () => json("GET", "/info"),
+    df: () => json("GET", "/system/df"),
+    listContainers: (o = {}) => json("GET", `/containers/json${query({ all: o.all ? 1 : undefined, filters: o.filters })}`),
+    inspectContainer: (id) => json("GET", `/containers/${encodeURIComponent(id)}/json`),
+    createContainer: (spec, name) => json("POST", `/containers/create${query({ name })}`, spec),
+    containerAction: (id, action) => done("POST", `/containers/${encodeURIComponent(id)}/${action}`),
+    removeContainer: (id, o = {}) => done("DELETE", `/containers/${encodeURIComponent(id)}${query({ force: o.force, v: o.volumes })}`),
+    waitContainer: (id) => json("POST", `/containers/${encodeURIComponent(id)}/wait`),
+    async *logs(id, o) {
+      const info = await json<ContainerInspect>("GET", `/containers/${encodeURIComponent(id)}/json`)
+      const res = await call("GET", `/containers/${encodeURIComponent(id)}/logs${query({ stdout: 1, stderr: 1, timestamps: 1, follow: o.follow ? 1 : 0, tail: o.tail })}`, { signal: o.signal })
+      const bytes = iterate(res.body)
+      for await (const { stream, text } of lines(info.Config.Tty ? raw(bytes) : demux(bytes))) yield { stream, ...splitTimestamp(text) }
+    },
+    async *events(o = {}) {
+      const res = await call("GET", `/events${query({ since: o.since, until: o.until, filters: o.filters })}`, { signal: o.signal })
+      yield* jsonLines<EngineEvent>(iterate(res.body))
+    },
+    async exec(container, o) {
+      const { Id } = await json<{ Id: string }>("POST", `/containers/${encodeURIComponent(container)}/exec`, {
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: o.tty,
+        Cmd: o.cmd,
+        Env: o.env,
+        DetachKeys: o.detachKeys,
+      })
+      return { id: Id, ...(await hijack(`/exec/${Id}/start`, { Detach: false, Tty: o.tty })) }
+    },
+    execResize: (id, rows, cols) => done("POST", `/exec/${encodeURIComponent(id)}/resize${query({ h: rows, w: cols })}`),
+    execInspect: (id) => json("GET", `/exec/${encodeURIComponent(id)}/json`),
+    listImages: () => json("GET", "/images/json"),
+    inspectImage: (ref) => json("GET", `/images/${encodeURIComponent(ref)}/json`),
+    removeImage: (id, o = {}) => json("DELETE", `/images/${encodeURIComponent(id)}${query({ force: o.force })}`),
+    async pullImage(ref, onProgress) {
+      const res = await call("POST", `/images/create${query({ fromImage: ref, ...(ref.includes("@") || /:[^/]+$/.test(ref) ? {} : { tag: "latest" }) })}`)
+      await progress(res.body, onProgress)
+    },
+    async pushImage(ref, onProgress) {
+      const res = await call("POST", `/images/${encodeURIComponent(ref)}/push`, { headers: { "X-Registry-Auth": btoa("{}") } })
+      await progress(res.body, onProgress)
+    },
+    tagImage: (source, repo, tag) => done("POST", `/images/${encodeURIComponent(source)}/tag${query({ repo, tag })}`),
+    saveImages: async (names) => (await call("GET", `/images/get?${names.map((n) => `names=${encodeURIComponent(n)}`).join("&")}`)).body!,
+    async loadImages(tar) {
+      const res = await call("POST", `/images/load${query({ quiet: 1 })}`, { body: tar, headers: { "content-type": "application/x-tar" } })
+      await progress(res.body)
+    },
+    listVolumes: async (filters) => (await json<{ Volumes: Volume[] | null }>("GET", `/volumes${query({ filters })}`)).Volumes ?? [],
+    inspectVolume: (name) => json("GET", `/volumes/${encodeURIComponent(name)}`),
+    createVolume: (name, labels) => json("POST", "/volumes/create", { Name: name, Labels: labels ?? {} }),
+    removeVolume: (name, o = {}) => done("DELETE", `/volumes/${encodeURIComponent(name)}${query({ force: o.force })}`),
+    listNetworks: () => json("GET", "/networks"),
+    removeNetwork: (id) => done("DELETE", `/networks/${encodeURIComponent(id)}`),
+    prune: (kind) => json("POST", `/${kind}/prune${query({ filters: kind === "images" ? { dangling: ["false"] } : undefined })}`),
+    getArchive: async (container, path) => (await call("GET", `/containers/${encodeURIComponent(container)}/archive${query({ path })}`)).body!,
+    putArchive: (container, path, tar) =>
+      call("PUT", `/containers/${encodeURIComponent(container)}/archive${query({ path })}`, { body: tar, headers: { "content-type": "application/x-tar" } }).then((r) => void r.arrayBuffer()),
+  }
+}

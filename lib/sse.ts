@@ -1,0 +1,44 @@
+// Server-sent events: one JSON object per event, heartbeats so idle streams stay open, and the
+// source closed as soon as the client goes away.
+export const HEARTBEAT_MS = 15_000
+
+export function sse(source: AsyncIterable<unknown>, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): Response {
+  const encoder = new TextEncoder()
+  const iterator = source[Symbol.asyncIterator]()
+  let timer: ReturnType<typeof setInterval> | undefined
+  const stop = () => {
+    clearInterval(timer)
+    iterator.return?.().catch(() => {})
+  }
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(": connected\n\n"))
+      timer = setInterval(() => {
+        try {
+          controller.enqueue(encoder.encode(": ping\n\n"))
+        } catch {
+          stop()
+        }
+      }, heartbeatMs)
+      signal.addEventListener("abort", stop, { once: true })
+    },
+    async pull(controller) {
+      try {
+        const next = await iterator.next()
+        if (next.done) {
+          clearInterval(timer)
+          controller.close()
+        } else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`))
+      } catch (err) {
+        clearInterval(timer)
+        const message = err instanceof Error ? err.message : String(err)
+        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ error: { code: "stream_failed", message } })}\n\n`))
+        controller.close()
+      }
+    },
+    cancel: stop,
+  })
+  return new Response(body, {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" },
+  })
+}

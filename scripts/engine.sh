@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# A private Docker engine for tests, in a network namespace of its own so that it never meets the
+# host's engine: engine.sh start NAME DIR | engine.sh stop NAME DIR. Prints the DOCKER_HOST.
+set -euo pipefail
+cmd=$1 name=$2 dir=$3
+case "$cmd" in
+start)
+  mkdir -p "$dir/etc-docker" "$dir/root" "$dir/exec"
+  ip netns add "$name"
+  ip -n "$name" link set lo up
+  nsenter --net="/run/netns/$name" unshare -m --propagation private sh -c \
+    "mount --bind '$dir/etc-docker' /etc/docker && exec dockerd --host 'unix://$dir/docker.sock' \
+     --data-root '$dir/root' --exec-root '$dir/exec' --pidfile '$dir/docker.pid' --cgroup-parent '/$name'" \
+    >"$dir/dockerd.log" 2>&1 &
+  for _ in $(seq 1 100); do
+    DOCKER_HOST="unix://$dir/docker.sock" docker version >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+  DOCKER_HOST="unix://$dir/docker.sock" docker version >/dev/null || { cat "$dir/dockerd.log" >&2; exit 1; }
+  # The test image: a busybox-static rootfs, since nothing can be pulled here.
+  rootfs=$(mktemp -d)
+  mkdir -p "$rootfs/bin" "$rootfs/tmp" "$rootfs/etc"
+  cp /bin/busybox "$rootfs/bin/busybox"
+  for applet in $(/bin/busybox --list); do [ "$applet" = busybox ] || ln -sf busybox "$rootfs/bin/$applet"; done
+  echo 'root:x:0:0:root:/root:/bin/sh' >"$rootfs/etc/passwd"
+  tar -C "$rootfs" -c . | DOCKER_HOST="unix://$dir/docker.sock" docker import -c 'ENV PATH=/bin' -c 'CMD ["sh"]' - svc-test/busybox:latest >/dev/null
+  rm -rf "$rootfs"
+  echo "unix://$dir/docker.sock"
+  ;;
+stop)
+  if [ -f "$dir/docker.pid" ]; then
+    pid=$(cat "$dir/docker.pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  ip netns del "$name" 2>/dev/null || true
+  umount -R "$dir/root" 2>/dev/null || true
+  rm -rf "$dir" 2>/dev/null || true
+  ;;
+esac

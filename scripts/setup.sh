@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what the service (and, with "test", the test suite) needs on Debian. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runtime=(docker.io docker-compose espeak-ng libespeak-ng1)
+testing=(busybox-static docker-registry chromium lame ffmpeg nginx-light prometheus iproute2 util-linux)
+packages=("${runtime[@]}")
+[ "${1:-}" = test ] && packages+=("${testing[@]}")
+
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+command -v bun >/dev/null 2>&1 || npm install -g bun >/dev/null
+bun install --frozen-lockfile >/dev/null
+bun scripts/routes.ts

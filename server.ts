@@ -1,0 +1,43 @@
+// Entry point: `bun server.ts` or the compiled binary. Reads the environment once, builds the
+// context, serves the API, the UI and the WebSocket routes on one port.
+import { createApp } from "./lib/app.ts"
+import { ConfigError, loadConfig } from "./lib/config.ts"
+import { createContext } from "./lib/context.ts"
+import index from "./ui/index.html"
+
+export async function start(env: Record<string, string | undefined> = process.env) {
+  const config = loadConfig(env)
+  const ctx = await createContext(config)
+  const app = createApp(ctx)
+  const stop = new AbortController()
+  const server = Bun.serve({
+    hostname: config.addr.host,
+    port: config.addr.port,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    idleTimeout: 120,
+    development: false,
+    routes: { "/": index },
+    fetch: app.fetch,
+    websocket: app.websocket,
+  })
+  void ctx.events.follow(ctx.engine, stop.signal)
+  const shutdown = () => {
+    stop.abort()
+    server.stop(true)
+    process.exit(0)
+  }
+  process.on("SIGTERM", shutdown)
+  process.on("SIGINT", shutdown)
+  console.log(`listening on http://${config.addr.host.includes(":") ? `[${config.addr.host}]` : config.addr.host}:${server.port} (engine ${config.dockerHost}, data ${config.dataDir})`)
+  return server
+}
+
+if (import.meta.main) {
+  try {
+    await start()
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    console.error(`configuration error: ${err.message}`)
+    process.exit(2)
+  }
+}

@@ -1,0 +1,38 @@
+// A handler-test harness: the real app over a fake engine and a temp data directory.
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createApp } from "../../lib/app.ts"
+import { loadConfig } from "../../lib/config.ts"
+import { createContext, type Ctx } from "../../lib/context.ts"
+import { FakeEngine } from "../../lib/engine-fake.ts"
+
+export interface TestApp {
+  ctx: Ctx
+  engine: FakeEngine
+  dataDir: string
+  /** Calls the app like a curl client on loopback would. */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>
+  close(): void
+}
+
+export async function testApp(overrides: Partial<Ctx> = {}, env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), "hm-data-"))
+  const engine = new FakeEngine()
+  const ctx = await createContext(loadConfig({ SVC_DATA: dataDir, ...env }), { engine, ...overrides })
+  const app = createApp(ctx)
+  return {
+    ctx,
+    engine,
+    dataDir,
+    async call(method, path, body, headers = {}) {
+      const init: RequestInit = { method, headers: { host: "127.0.0.1:8080", ...headers } }
+      if (body !== undefined) {
+        init.body = typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream ? (body as BodyInit) : JSON.stringify(body)
+        ;(init.headers as Record<string, string>)["content-type"] ??= "application/json"
+      }
+      return (await app.fetch(new Request(`http://127.0.0.1:8080${path}`, init)))!
+    },
+    close: () => rmSync(dataDir, { recursive: true, force: true }),
+  }
+}

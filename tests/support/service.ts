@@ -1,0 +1,49 @@
+// Starts the real service as its own process, for tests that need real HTTP, SSE and WebSockets.
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+export interface Service {
+  url: string
+  port: number
+  dataDir: string
+  proc: ReturnType<typeof Bun.spawn>
+  stop(): Promise<void>
+}
+
+const root = join(import.meta.dir, "../..")
+
+export async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } })
+  const port = s.port
+  s.stop(true)
+  return port
+}
+
+export async function startService(env: Record<string, string> = {}, opts: { dataDir?: string; port?: number; cmd?: string[] } = {}): Promise<Service> {
+  const port = opts.port ?? (await freePort())
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hm-svc-"))
+  const proc = Bun.spawn(opts.cmd ?? ["bun", join(root, "server.ts")], {
+    env: { ...process.env, SVC_ADDR: `127.0.0.1:${port}`, SVC_DATA: dataDir, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 100; i++) {
+    if (proc.exitCode !== null) throw new Error(`service exited: ${await new Response(proc.stderr).text()}`)
+    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false)
+    if (ok) break
+    await Bun.sleep(50)
+  }
+  return {
+    url,
+    port,
+    dataDir,
+    proc,
+    async stop() {
+      proc.kill()
+      await proc.exited
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
