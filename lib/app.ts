@@ -5,6 +5,7 @@ import { toJsonSchema } from "@valibot/to-json-schema"
 import { Elysia, ValidationError } from "elysia"
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun"
 import type { Ctx } from "./context.ts"
+import { limitBody } from "./body-limit.ts"
 import { checkBody, checkRequest, corsHeaders, type GuardOptions } from "./guard.ts"
 import type { Handler, SocketHandler, SocketSession } from "./handler.ts"
 import { errorResponse, HttpError } from "./http-error.ts"
@@ -108,8 +109,10 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unkn
         checkRequest(req, guard)
         if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
         const pathname = new URL(req.url).pathname
-        checkBody(req, acceptsOf(req.method, pathname))
+        const accepts = acceptsOf(req.method, pathname)
+        checkBody(req, accepts)
         const ip = server?.requestIP(req)?.address
+        if (accepts === JSON_ONLY) req = await limitBody(req, ctx.config.maxJsonBody)
         if (ip) peers.set(req, ip)
         if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return await upgrade(req, pathname, server)
         const res = await app.handle(req)

@@ -9,6 +9,7 @@ export interface Config {
   corsOrigins: string[]
   allowedHosts: string[]
   transferImage: string
+  maxJsonBody: number
 }
 
 export const defaults = {
@@ -16,6 +17,7 @@ export const defaults = {
   dockerHost: "unix:///var/run/docker.sock",
   logsTail: 100,
   transferImage: "alpine:3",
+  maxJsonBody: 32 * 1024 * 1024,
 }
 
 export class ConfigError extends Error {}
@@ -47,5 +49,6 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     corsOrigins: list(env.SVC_CORS_ORIGINS),
     allowedHosts: list(env.SVC_ALLOWED_HOSTS),
     transferImage: env.SVC_TRANSFER_IMAGE || defaults.transferImage,
+    maxJsonBody: positiveInt("SVC_MAX_JSON_BODY", env.SVC_MAX_JSON_BODY, defaults.maxJsonBody),
   }
 }

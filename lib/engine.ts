@@ -129,6 +129,16 @@ export function parseDockerHost(host: string): Target {
   return { base: `http://${m[1]}:${port}`, hostname: m[1], port }
 }
 
+/**
+ * An id, name or image reference as one URL path segment. Refuses what could step out of the
+ * segment once the engine decodes it: dot segments, control characters, absurd lengths.
+ */
+export function seg(id: string): string {
+  if (!id || id.length > 512 || id.split("/").some((p) => p === "." || p === "..") || /[\x00-\x1f\x7f\\]/.test(id))
+    throw new HttpError(400, "invalid_id", `"${id.slice(0, 80)}" is not a valid id or name`)
+  return encodeURIComponent(id)
+}
+
 function query(params: Record<string, unknown> = {}): string {
   const q = new URLSearchParams()
   for (const [k, v] of Object.entries(params)) {
@@ -283,14 +293,14 @@ export function dockerEngine(host: string): Engine {
     info: () => json("GET", "/info"),
     df: () => json("GET", "/system/df"),
     listContainers: (o = {}) => json("GET", `/containers/json${query({ all: o.all ? 1 : undefined, filters: o.filters })}`),
-    inspectContainer: (id) => json("GET", `/containers/${encodeURIComponent(id)}/json`),
+    inspectContainer: (id) => json("GET", `/containers/${seg(id)}/json`),
     createContainer: (spec, name) => json("POST", `/containers/create${query({ name })}`, spec),
-    containerAction: (id, action) => done("POST", `/containers/${encodeURIComponent(id)}/${action}`),
-    removeContainer: (id, o = {}) => done("DELETE", `/containers/${encodeURIComponent(id)}${query({ force: o.force, v: o.volumes })}`),
-    waitContainer: (id) => json("POST", `/containers/${encodeURIComponent(id)}/wait`),
+    containerAction: (id, action) => done("POST", `/containers/${seg(id)}/${action}`),
+    removeContainer: (id, o = {}) => done("DELETE", `/containers/${seg(id)}${query({ force: o.force, v: o.volumes })}`),
+    waitContainer: (id) => json("POST", `/containers/${seg(id)}/wait`),
     async *logs(id, o) {
-      const info = await json<ContainerInspect>("GET", `/containers/${encodeURIComponent(id)}/json`)
-      const res = await call("GET", `/containers/${encodeURIComponent(id)}/logs${query({ stdout: 1, stderr: 1, timestamps: 1, follow: o.follow ? 1 : 0, tail: o.tail })}`, { signal: o.signal })
+      const info = await json<ContainerInspect>("GET", `/containers/${seg(id)}/json`)
+      const res = await call("GET", `/containers/${seg(id)}/logs${query({ stdout: 1, stderr: 1, timestamps: 1, follow: o.follow ? 1 : 0, tail: o.tail })}`, { signal: o.signal })
       const bytes = iterate(res.body)
       for await (const { stream, text } of lines(info.Config.Tty ? raw(bytes) : demux(bytes))) yield { stream, ...splitTimestamp(text) }
     },
@@ -299,7 +309,7 @@ export function dockerEngine(host: string): Engine {
       yield* jsonLines<EngineEvent>(iterate(res.body))
     },
     async exec(container, o) {
-      const { Id } = await json<{ Id: string }>("POST", `/containers/${encodeURIComponent(container)}/exec`, {
+      const { Id } = await json<{ Id: string }>("POST", `/containers/${seg(container)}/exec`, {
         AttachStdin: true,
         AttachStdout: true,
         AttachStderr: true,
@@ -310,34 +320,34 @@ export function dockerEngine(host: string): Engine {
       })
       return { id: Id, ...(await hijack(`/exec/${Id}/start`, { Detach: false, Tty: o.tty })) }
     },
-    execResize: (id, rows, cols) => done("POST", `/exec/${encodeURIComponent(id)}/resize${query({ h: rows, w: cols })}`),
-    execInspect: (id) => json("GET", `/exec/${encodeURIComponent(id)}/json`),
+    execResize: (id, rows, cols) => done("POST", `/exec/${seg(id)}/resize${query({ h: rows, w: cols })}`),
+    execInspect: (id) => json("GET", `/exec/${seg(id)}/json`),
     listImages: () => json("GET", "/images/json"),
-    inspectImage: (ref) => json("GET", `/images/${encodeURIComponent(ref)}/json`),
-    removeImage: (id, o = {}) => json("DELETE", `/images/${encodeURIComponent(id)}${query({ force: o.force })}`),
+    inspectImage: (ref) => json("GET", `/images/${seg(ref)}/json`),
+    removeImage: (id, o = {}) => json("DELETE", `/images/${seg(id)}${query({ force: o.force })}`),
     async pullImage(ref, onProgress) {
       const res = await call("POST", `/images/create${query({ fromImage: ref, ...(ref.includes("@") || /:[^/]+$/.test(ref) ? {} : { tag: "latest" }) })}`)
       await progress(res.body, onProgress)
     },
     async pushImage(ref, onProgress) {
-      const res = await call("POST", `/images/${encodeURIComponent(ref)}/push`, { headers: { "X-Registry-Auth": btoa("{}") } })
+      const res = await call("POST", `/images/${seg(ref)}/push`, { headers: { "X-Registry-Auth": btoa("{}") } })
       await progress(res.body, onProgress)
     },
-    tagImage: (source, repo, tag) => done("POST", `/images/${encodeURIComponent(source)}/tag${query({ repo, tag })}`),
+    tagImage: (source, repo, tag) => done("POST", `/images/${seg(source)}/tag${query({ repo, tag })}`),
     saveImages: async (names) => (await call("GET", `/images/get?${names.map((n) => `names=${encodeURIComponent(n)}`).join("&")}`)).body!,
     async loadImages(tar) {
       const res = await call("POST", `/images/load${query({ quiet: 1 })}`, { body: tar, headers: { "content-type": "application/x-tar" } })
       await progress(res.body)
     },
     listVolumes: async (filters) => (await json<{ Volumes: Volume[] | null }>("GET", `/volumes${query({ filters })}`)).Volumes ?? [],
-    inspectVolume: (name) => json("GET", `/volumes/${encodeURIComponent(name)}`),
+    inspectVolume: (name) => json("GET", `/volumes/${seg(name)}`),
     createVolume: (name, labels) => json("POST", "/volumes/create", { Name: name, Labels: labels ?? {} }),
-    removeVolume: (name, o = {}) => done("DELETE", `/volumes/${encodeURIComponent(name)}${query({ force: o.force })}`),
+    removeVolume: (name, o = {}) => done("DELETE", `/volumes/${seg(name)}${query({ force: o.force })}`),
     listNetworks: () => json("GET", "/networks"),
-    removeNetwork: (id) => done("DELETE", `/networks/${encodeURIComponent(id)}`),
+    removeNetwork: (id) => done("DELETE", `/networks/${seg(id)}`),
     prune: (kind) => json("POST", `/${kind}/prune${query({ filters: kind === "images" ? { dangling: ["false"] } : undefined })}`),
-    getArchive: async (container, path) => (await call("GET", `/containers/${encodeURIComponent(container)}/archive${query({ path })}`)).body!,
+    getArchive: async (container, path) => (await call("GET", `/containers/${seg(container)}/archive${query({ path })}`)).body!,
     putArchive: (container, path, tar) =>
-      call("PUT", `/containers/${encodeURIComponent(container)}/archive${query({ path })}`, { body: tar, headers: { "content-type": "application/x-tar" } }).then((r) => void r.arrayBuffer()),
+      call("PUT", `/containers/${seg(container)}/archive${query({ path })}`, { body: tar, headers: { "content-type": "application/x-tar" } }).then((r) => void r.arrayBuffer()),
   }
 }
