@@ -1,0 +1,179 @@
+// The copy plan: what copying a stack to a destination (another server, or this one under a new
+// name) would do, and what stops it. Pure: the stack's compose model and environment, what exists
+// on the source and on the destination, and the request's flags in; the plan out.
+import { interpolate } from "./interpolate.ts"
+import { mountInventory, type BindEntry, type VolumeMount } from "./mounts.ts"
+
+export interface CopyFlags {
+  include_volumes: boolean
+  allow_binds: boolean
+  allow_anonymous_volumes: boolean
+  allow_port_clash: boolean
+}
+
+/** The defaults of the copy request's flags; `start` and `dry_run` default to false as well. */
+export const COPY_DEFAULTS: CopyFlags = { include_volumes: true, allow_binds: false, allow_anonymous_volumes: false, allow_port_clash: false }
+
+export interface PublishedPort {
+  port: number
+  protocol: string
+  /** The host address it is bound to; empty for every address. */
+  ip: string
+}
+
+/** What one side (source or destination) has: stack names, volume names, published ports, image tags. */
+export interface SideFacts {
+  stacks: string[]
+  volumes: string[]
+  ports: PublishedPort[]
+  images: string[]
+}
+
+export interface PlanInput {
+  compose: unknown
+  env: Record<string, string>
+  /** The source stack's name and where its files live (relative binds are resolved from there). */
+  source: { name: string; projectDir: string; volumes: string[]; images: string[] }
+  target: { name: string } & SideFacts
+  sameServer: boolean
+  flags: CopyFlags
+}
+
+export interface PlannedVolume {
+  key: string
+  /** The name on the source engine. */
+  source: string
+  /** The name it takes on the destination. */
+  target: string
+  external: boolean
+  explicit_name: boolean
+  exists_on_destination: boolean
+  /** Whether its data is copied. */
+  transfer: boolean
+  mounts: VolumeMount[]
+}
+
+export interface PlannedImage {
+  ref: string
+  on_destination: boolean
+  /** Sent from the source engine because the destination lacks it. */
+  send: boolean
+}
+
+export type BlockerCode = "name_taken" | "port_clash" | "volume_name_kept" | "volume_exists" | "binds" | "anonymous_volumes"
+
+export interface Plan {
+  source: string
+  target: string
+  same_server: boolean
+  volumes: PlannedVolume[]
+  binds: BindEntry[]
+  images: PlannedImage[]
+  ports: PublishedPort[]
+  warnings: string[]
+  blockers: { code: BlockerCode; message: string }[]
+}
+
+type Obj = Record<string, unknown>
+const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {})
+
+function range(text: string): number[] {
+  const [from, to = from] = text.split("-").map(Number) as [number, number?]
+  if (!Number.isInteger(from) || !Number.isInteger(to) || to < from || to - from > 65535) return []
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i)
+}
+
+/** The host ports one `ports:` entry publishes: none when only a container port is given. */
+export function parsePorts(entry: unknown, env: Record<string, string>): PublishedPort[] {
+  if (typeof entry === "object" && entry !== null) {
+    const e = obj(entry)
+    if (e.published === undefined || e.published === null || e.published === "") return []
+    const protocol = typeof e.protocol === "string" ? e.protocol : "tcp"
+    return range(interpolate(String(e.published), env)).map((port) => ({ port, protocol, ip: typeof e.host_ip === "string" ? e.host_ip : "" }))
+  }
+  const [spec, protocol = "tcp"] = interpolate(String(entry), env).split("/") as [string, string?]
+  const cut = spec.lastIndexOf(":")
+  if (cut < 0) return []
+  const host = spec.slice(0, cut)
+  const ipCut = host.lastIndexOf(":")
+  const ip = ipCut < 0 ? "" : host.slice(0, ipCut).replace(/^\[|\]$/g, "")
+  const ports = ipCut < 0 ? host : host.slice(ipCut + 1)
+  return ports ? range(ports).map((port) => ({ port, protocol, ip })) : []
+}
+
+const ANY_ADDRESS = new Set(["", "0.0.0.0", "::"])
+const clashes = (a: PublishedPort, b: PublishedPort) =>
+  a.port === b.port && a.protocol === b.protocol && (ANY_ADDRESS.has(a.ip) || ANY_ADDRESS.has(b.ip) || a.ip === b.ip)
+
+/** An image reference as the engine lists it: `busybox` is `busybox:latest`, Docker Hub's prefixes dropped. */
+export function imageKey(ref: string): string {
+  const bare = ref.replace(/^(docker\.io|index\.docker\.io)\//, "").replace(/^library\//, "")
+  return bare.includes("@") || /:[^/]+$/.test(bare) ? bare : `${bare}:latest`
+}
+
+const services = (compose: unknown) => Object.entries(obj(obj(compose).services)).map(([name, s]) => [name, obj(s)] as const)
+
+/** The image references of a stack's services, interpolated, each once. */
+export function stackImages(compose: unknown, env: Record<string, string>): string[] {
+  return [...new Set(services(compose).flatMap(([, s]) => (typeof s.image === "string" ? [interpolate(s.image, env)] : [])))]
+}
+
+export function plan(input: PlanInput): Plan {
+  const { compose, env, source, target, flags, sameServer } = input
+  const warnings: string[] = []
+  const blockers: Plan["blockers"] = []
+  const block = (code: BlockerCode, message: string) => blockers.push({ code, message })
+
+  if (target.stacks.includes(target.name)) block("name_taken", `the destination already has a stack named ${target.name}`)
+
+  const ports = services(compose).flatMap(([, s]) => (Array.isArray(s.ports) ? s.ports.flatMap((p) => parsePorts(p, env)) : []))
+  for (const p of ports.filter((p) => target.ports.some((t) => clashes(p, t)))) {
+    const text = `port ${p.port}/${p.protocol} is already published on the destination`
+    if (flags.allow_port_clash) warnings.push(`${text}; the copy will not start until it is free`)
+    else block("port_clash", text)
+  }
+
+  const inventory = mountInventory(compose, { project: source.name, env, projectDir: source.projectDir })
+  const volumes: PlannedVolume[] = []
+  for (const v of inventory.volumes) {
+    if (v.anonymous) {
+      const where = v.mounts.map((m) => `${m.service}:${m.target}`).join(", ")
+      if (flags.include_volumes && !flags.allow_anonymous_volumes)
+        block("anonymous_volumes", `the anonymous volume at ${where} cannot be copied; allow_anonymous_volumes accepts losing it`)
+      else warnings.push(`the anonymous volume at ${where} is not copied; the copy starts with an empty one`)
+      continue
+    }
+    const key = v.key!
+    if (!source.volumes.includes(v.name!)) {
+      warnings.push(`volume ${key} (${v.name}) was never created on the source; the copy creates it empty`)
+      continue
+    }
+    const keepsName = v.external || v.explicit_name
+    const name = keepsName ? v.name! : `${target.name}_${key}`
+    const exists = target.volumes.includes(name)
+    const transfer = flags.include_volumes && !v.external
+    volumes.push({ key, source: v.name!, target: name, external: v.external, explicit_name: v.explicit_name, exists_on_destination: exists, transfer, mounts: v.mounts })
+    if (keepsName && sameServer) block("volume_name_kept", `volume ${key} keeps its name ${name} (${v.external ? "external" : "explicit name:"}), so on the same server the copy would share it with the source`)
+    else if (v.external && !exists) warnings.push(`external volume ${name} does not exist on the destination; create it there before starting the copy`)
+    else if (exists && transfer) block("volume_exists", `volume ${name} already exists on the destination; remove it there, or copy without include_volumes to use it as it is`)
+    else if (exists && !v.external) warnings.push(`volume ${name} already exists on the destination; the copy uses it as it is`)
+  }
+
+  for (const b of inventory.binds) {
+    const text = `host path ${b.source} (${b.service}:${b.target}) is not copied`
+    if (flags.allow_binds) warnings.push(`${text}; it must exist on the destination`)
+    else block("binds", `${text}; allow_binds accepts that it stays behind`)
+  }
+
+  const images = stackImages(compose, env).map((ref) => {
+    const has = (images: string[]) => images.some((i) => imageKey(i) === imageKey(ref))
+    const onDestination = has(target.images)
+    const send = !onDestination && has(source.images)
+    if (!onDestination && !send) warnings.push(`image ${ref} is on neither server; the destination pulls it when the copy starts`)
+    return { ref, on_destination: onDestination, send }
+  })
+  for (const [name, s] of services(compose))
+    if (s.image === undefined && s.build !== undefined) warnings.push(`service ${name} is built from source; its build context is not copied`)
+
+  return { source: source.name, target: target.name, same_server: sameServer, volumes, binds: inventory.binds, images, ports, warnings, blockers }
+}
