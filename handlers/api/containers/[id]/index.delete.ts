@@ -1,0 +1,11 @@
+import * as v from "valibot"
+import { defineHandler } from "../../../../lib/handler.ts"
+import { flag } from "../../../../lib/query.ts"
+
+export const query = v.object({ force: v.optional(flag), volumes: v.optional(flag) })
+export const detail = { summary: "Delete a container; force=true removes a running one, volumes=true its anonymous volumes", tags: ["containers"] }
+
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => {
+  await ctx.engine.removeContainer(params.id!, { force: query.force ?? false, volumes: query.volumes ?? false })
+  return { id: params.id, removed: true }
+})

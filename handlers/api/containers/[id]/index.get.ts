@@ -1,0 +1,6 @@
+import { containerDetail } from "../../../../lib/containers.ts"
+import { defineHandler } from "../../../../lib/handler.ts"
+
+export const detail = { summary: "Inspect one container (its environment is not shown)", tags: ["containers"] }
+
+export default defineHandler(async ({ params, ctx }) => containerDetail(await ctx.engine.inspectContainer(params.id!)))

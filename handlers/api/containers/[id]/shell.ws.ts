@@ -1,0 +1,13 @@
+import { defineSocket } from "../../../../lib/handler.ts"
+import { openShell } from "../../../../lib/shell.ts"
+
+export const detail = {
+  summary: "WebSocket to an interactive sh: binary frames are raw PTY bytes both ways; a text frame {\"type\":\"resize\",\"cols\":C,\"rows\":R} resizes; query cols/rows set the first size",
+  tags: ["containers"],
+}
+
+export default defineSocket(async ({ params, query, ctx }) => {
+  const cols = Number(query.cols)
+  const rows = Number(query.rows)
+  return openShell(ctx.engine, params.id!, cols > 0 && rows > 0 ? { cols, rows } : undefined)
+})

@@ -1,0 +1,11 @@
+import * as v from "valibot"
+import { containerRecord } from "../../../lib/containers.ts"
+import { defineHandler } from "../../../lib/handler.ts"
+import { flag } from "../../../lib/query.ts"
+
+export const query = v.object({ all: v.optional(flag) })
+export const detail = { summary: "List containers: running ones, or every one with all=true", tags: ["containers"] }
+
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ query, ctx }) =>
+  (await ctx.engine.listContainers({ all: query.all ?? false })).map(containerRecord),
+)

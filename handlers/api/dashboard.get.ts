@@ -1,0 +1,6 @@
+import { dashboard } from "../../lib/dashboard.ts"
+import { defineHandler } from "../../lib/handler.ts"
+
+export const detail = { summary: "System summary (engine, containers by state, images, volumes, networks, disk use) and the full container list", tags: ["system"] }
+
+export default defineHandler(async ({ ctx }) => dashboard(ctx.engine))

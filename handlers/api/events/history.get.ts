@@ -1,0 +1,5 @@
+import { defineHandler } from "../../../lib/handler.ts"
+
+export const detail = { summary: "The last 100 events, oldest first", tags: ["system"] }
+
+export default defineHandler(async ({ ctx }) => ctx.events.history())

@@ -1,0 +1,8 @@
+import { defineHandler } from "../../../lib/handler.ts"
+
+export const detail = { summary: "Delete a network (409 while containers are attached)", tags: ["networks"] }
+
+export default defineHandler(async ({ params, ctx }) => {
+  await ctx.engine.removeNetwork(params.id!)
+  return { id: params.id, removed: true }
+})

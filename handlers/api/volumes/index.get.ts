@@ -1,0 +1,6 @@
+import { defineHandler } from "../../../lib/handler.ts"
+import { volumeRecord } from "../../../lib/inventory.ts"
+
+export const detail = { summary: "List volumes", tags: ["volumes"] }
+
+export default defineHandler(async ({ ctx }) => (await ctx.engine.listVolumes()).map(volumeRecord))
