@@ -1,0 +1,22 @@
+import * as v from "valibot"
+import { requireBearer } from "../../../../lib/bearer.ts"
+import { defineHandler } from "../../../../lib/handler.ts"
+import { badRequest } from "../../../../lib/http-error.ts"
+import { flag } from "../../../../lib/query.ts"
+import { importVolume, volumeName } from "../../../../lib/volume-transfer.ts"
+
+export const detail = {
+  summary: "Unpack a tar body into the volume, created if absent; a volume holding data needs ?force=true (cluster bearer token required)",
+  tags: ["move"],
+}
+export const accepts = ["application/x-tar"]
+export const query = v.object({ force: v.optional(flag) })
+
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx, set }) => {
+  await requireBearer(ctx, request)
+  const name = volumeName(params.name)
+  if (!request.body) throw badRequest("the body must be a tar archive", "missing_body")
+  const result = await importVolume(ctx.engine, ctx.config.transferImage, name, request.body, query.force ?? false)
+  if (result.created) set.status = 201
+  return result
+})

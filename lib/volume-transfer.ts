@@ -1,0 +1,165 @@
+// A volume's data as an uncompressed tar, out of and into the engine, through a throwaway container
+// of the transfer image (SVC_TRANSFER_IMAGE, pulled on first use): no network, only the volume
+// mounted (at /v), never started for a transfer, and always removed afterwards, also on failure.
+import type { Engine } from "./engine.ts"
+import { badRequest, conflict, HttpError } from "./http-error.ts"
+import { TarScanner, tarGuard } from "./tar-scan.ts"
+
+/** Docker's own rule for volume names. */
+export const VOLUME_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{1,254}$/
+
+export function volumeName(name: unknown): string {
+  if (typeof name === "string" && VOLUME_NAME.test(name)) return name
+  throw badRequest(`invalid volume name ${JSON.stringify(String(name).slice(0, 80))}: letters, digits, "_", "." and "-", starting with a letter or digit`, "invalid_name")
+}
+
+/** Containers made here carry this label, so a leftover (after a crash) can be found. */
+export const TRANSFER_LABEL = "harbormaster.transfer"
+
+const isNotFound = (err: unknown) => err instanceof HttpError && err.status === 404
+
+async function ensureImage(engine: Engine, image: string): Promise<void> {
+  try {
+    await engine.inspectImage(image)
+  } catch (err) {
+    if (!isNotFound(err)) throw err
+    await engine.pullImage(image)
+  }
+}
+
+/** Creates the throwaway container with `volumes` mounted at their paths; `cmd` runs only if started. */
+async function throwaway(engine: Engine, image: string, volumes: { name: string; at: string; readOnly?: boolean }[], cmd = ["true"]): Promise<string> {
+  await ensureImage(engine, image)
+  const { Id } = await engine.createContainer({
+    Image: image,
+    Cmd: cmd,
+    Labels: { [TRANSFER_LABEL]: "1" },
+    NetworkDisabled: true,
+    HostConfig: {
+      NetworkMode: "none",
+      Mounts: volumes.map((v) => ({ Type: "volume", Source: v.name, Target: v.at, ReadOnly: v.readOnly ?? false, VolumeOptions: { NoCopy: true } })),
+    },
+  })
+  return Id
+}
+
+const discard = (engine: Engine, id: string) => engine.removeContainer(id, { force: true }).catch(() => {})
+
+/** The stream as it comes; `finish` runs once when it ends, fails or is cancelled. */
+function whenDone(stream: ReadableStream<Uint8Array>, finish: () => Promise<void>): ReadableStream<Uint8Array> {
+  const reader = stream.getReader()
+  let finished: Promise<void> | undefined
+  const end = () => (finished ??= finish())
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read()
+          if (!done) return controller.enqueue(value)
+          await end()
+          controller.close()
+        } catch (err) {
+          await end()
+          controller.error(err)
+        }
+      },
+      async cancel(reason) {
+        await reader.cancel(reason).catch(() => {})
+        await end()
+      },
+    },
+    { highWaterMark: 0 },
+  )
+}
+
+/** The volume's content as a tar stream; 404 when the volume does not exist. */
+export async function exportVolume(engine: Engine, image: string, name: string): Promise<ReadableStream<Uint8Array>> {
+  await engine.inspectVolume(name)
+  const id = await throwaway(engine, image, [{ name, at: "/v" }])
+  try {
+    return whenDone(await engine.getArchive(id, "/v/."), () => discard(engine, id))
+  } catch (err) {
+    await discard(engine, id)
+    throw err
+  }
+}
+
+/** Whether the volume mounted at /v in the container has any entry, reading only as far as the first. */
+async function holdsData(engine: Engine, id: string): Promise<boolean> {
+  let found = false
+  const scanner = new TarScanner((e) => void (found ||= e.name !== "./" && e.name !== "."))
+  const reader = (await engine.getArchive(id, "/v/.")).getReader()
+  try {
+    while (!found) {
+      const { done, value } = await reader.read()
+      if (done) break
+      scanner.push(value)
+    }
+  } finally {
+    await reader.cancel().catch(() => {})
+  }
+  return found
+}
+
+export interface ImportResult {
+  name: string
+  created: boolean
+  bytes: number
+}
+
+/**
+ * Unpacks a tar stream into the volume, creating it when absent. A volume that already holds data is
+ * refused (409) unless `force`. An entry that points outside the volume fails the import (400); a
+ * volume created by a failed import is removed again.
+ */
+export async function importVolume(engine: Engine, image: string, name: string, tar: ReadableStream<Uint8Array>, force = false): Promise<ImportResult> {
+  await ensureImage(engine, image)
+  const created = await engine.inspectVolume(name).then(
+    () => false,
+    async (err) => {
+      if (!isNotFound(err)) throw err
+      await engine.createVolume(name)
+      return true
+    },
+  )
+  const guard = tarGuard()
+  let id: string | undefined
+  try {
+    id = await throwaway(engine, image, [{ name, at: "/v" }])
+    if (!created && !force && (await holdsData(engine, id)))
+      throw conflict(`volume ${name} already holds data; add ?force=true to unpack into it anyway`, "volume_not_empty")
+    await engine.putArchive(id, "/v", tar.pipeThrough(guard.stream)).catch((err) => {
+      throw guard.error ?? err
+    })
+    return { name, created, bytes: guard.bytes }
+  } catch (err) {
+    if (created) await engine.removeVolume(name, { force: true }).catch(() => {})
+    throw err
+  } finally {
+    if (id) await discard(engine, id)
+  }
+}
+
+/**
+ * The size in bytes of each volume, measured by `du` in one throwaway container that mounts them all
+ * read-only. Volumes that do not exist are left out.
+ */
+export async function measureVolumes(engine: Engine, image: string, names: string[]): Promise<Record<string, number>> {
+  const existing = (await engine.listVolumes()).map((v) => v.Name)
+  const present = names.filter((n) => existing.includes(n))
+  if (!present.length) return {}
+  const id = await throwaway(engine, image, present.map((name, i) => ({ name, at: `/v/${i}`, readOnly: true })), ["du", "-s", "-b", ...present.map((_, i) => `/v/${i}`)])
+  try {
+    await engine.containerAction(id, "start")
+    const { StatusCode } = await engine.waitContainer(id)
+    if (StatusCode !== 0) throw new HttpError(502, "engine_error", `measuring volumes failed (du exited ${StatusCode})`)
+    const sizes: Record<string, number> = {}
+    for await (const { line } of engine.logs(id, { follow: false, tail: "all" })) {
+      const m = /^(\d+)\s+\/v\/(\d+)$/.exec(line.trim())
+      if (m) sizes[present[Number(m[2])]!] = Number(m[1])
+    }
+    return sizes
+  } finally {
+    await discard(engine, id)
+  }
+}
