@@ -3,6 +3,8 @@ import type { Config } from "./config.ts"
 import { dockerEngine, type Engine } from "./engine.ts"
 import { EventBus } from "./events.ts"
 import { serverId } from "./identity.ts"
+import { composeRunner, type ComposeRunner } from "./compose.ts"
+import { Stacks } from "./stacks.ts"
 
 export interface Ctx {
   config: Config
@@ -11,13 +13,22 @@ export interface Ctx {
   serverId: string
   /** Wall clock in milliseconds; tests may pin it. */
   now: () => number
+  /** The compose CLI (a fake in handler tests). */
+  compose: ComposeRunner
+  /** The stack store under <dataDir>/stacks. */
+  stacks: Stacks
 }
 
 export async function createContext(config: Config, overrides: Partial<Ctx> = {}): Promise<Ctx> {
+  const engine = overrides.engine ?? dockerEngine(config.dockerHost)
+  const events = overrides.events ?? new EventBus()
+  const compose = overrides.compose ?? composeRunner(engine.host, events)
   return {
     config,
-    engine: overrides.engine ?? dockerEngine(config.dockerHost),
-    events: overrides.events ?? new EventBus(),
+    engine,
+    events,
+    compose,
+    stacks: overrides.stacks ?? new Stacks(config.dataDir, compose, overrides.now),
     serverId: overrides.serverId ?? (await serverId(config.dataDir)),
     now: overrides.now ?? Date.now,
     ...overrides,

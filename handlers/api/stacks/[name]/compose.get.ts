@@ -1,0 +1,9 @@
+import { defineHandler } from "../../../../lib/handler.ts"
+import { stackName } from "../../../../lib/stack-name.ts"
+
+export const detail = { summary: "The stack's compose file, as {name, content}", tags: ["stacks"] }
+
+export default defineHandler(async ({ params, ctx }) => {
+  const stack = await ctx.stacks.read(stackName(params.name))
+  return { name: stack.name, content: stack.compose }
+})

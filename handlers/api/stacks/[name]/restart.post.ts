@@ -1,0 +1,7 @@
+import { defineHandler } from "../../../../lib/handler.ts"
+import { stackName } from "../../../../lib/stack-name.ts"
+import { stackAction } from "../../../../lib/stack-state.ts"
+
+export const detail = { summary: "Restart every container of the stack (paused ones excepted), found by the compose labels", tags: ["stacks"] }
+
+export default defineHandler(async ({ params, ctx }) => stackAction(ctx.stacks, ctx.engine, stackName(params.name), "restart"))

@@ -1,0 +1,19 @@
+import * as v from "valibot"
+import { envInput } from "../../../lib/env.ts"
+import { defineHandler } from "../../../lib/handler.ts"
+import { stackName } from "../../../lib/stack-name.ts"
+import { stackView } from "../../../lib/stack-state.ts"
+
+export const body = v.object({ name: v.string(), content: v.string(), env: v.optional(envInput) })
+export const detail = {
+  summary: "Deploy a stack: checks the compose file with compose, writes it, brings it up and adds a version; env (if given) replaces the environment, a null value keeping the stored one",
+  tags: ["stacks"],
+}
+
+export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, set }) => {
+  const name = stackName(body.name)
+  const fresh = !ctx.stacks.has(name)
+  await ctx.stacks.deploy(name, body.content, body.env)
+  set.status = fresh ? 201 : 200
+  return stackView(ctx.stacks, ctx.engine, name)
+})

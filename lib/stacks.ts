@@ -1,0 +1,310 @@
+// The stack store: each stack's files under `<dataDir>/stacks/<name>/`, and the operations that
+// change them, one at a time per stack (different stacks run side by side).
+//
+//   compose.yaml        the compose file as deployed (or as written by an import)
+//   env.json      0600  the environment [{key, value, secret}], secrets in the clear
+//   .env          0600  the same environment rendered for the compose CLI
+//   state.json          {current_version, env_pending, last_version, created, updated}
+//   versions/<n>.json 0600  {version, time, action, compose, env, changes}
+//
+// Rules: a successful deploy or apply adds version last_version+1 (numbers are never reused, even
+// after a deletion) and becomes current; a rollback redeploys a stored version and makes it current
+// without adding one; the current version cannot be deleted. A compose file that does not parse or
+// that `compose config` refuses (checked in a scratch folder) is a 400 and nothing is written; when
+// `up` fails, the previous files come back and the previous version is brought up again.
+//
+// For other parts of the service (copy, export, import, up): `read` gives the whole stack,
+// `importStack` writes one without deploying, `up` brings a stack up without adding a version, and
+// `lock` runs any work of their own under the stack's lock.
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs"
+import { readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { parse } from "yaml"
+import { COMPOSE_FILE, ENV_FILE, type ComposeProject, type ComposeRunner } from "./compose.ts"
+import { readJson, writeFileAtomic, writeJson } from "./datadir.ts"
+import { envChanges, mergeEnv, renderEnvFile, sameEnv, type EnvInput, type EnvVar } from "./env.ts"
+import { badRequest, conflict, HttpError, notFound } from "./http-error.ts"
+import { isStackName, stackName } from "./stack-name.ts"
+
+export interface StackState {
+  current_version: number | null
+  env_pending: boolean
+  /** The highest version number ever given; the next one is last_version + 1. */
+  last_version: number
+  created: string
+  updated: string
+}
+
+export interface VersionChanges {
+  /** The version this one replaced (null for the first). */
+  from: number | null
+  compose: boolean
+  env: { added: string[]; removed: string[]; changed: string[] }
+}
+
+export interface StackVersion {
+  version: number
+  time: string
+  action: "deploy" | "apply"
+  compose: string
+  env: EnvVar[]
+  changes: VersionChanges
+}
+
+export interface Stack {
+  name: string
+  compose: string
+  env: EnvVar[]
+  state: StackState
+  /** Oldest first. */
+  versions: StackVersion[]
+}
+
+/** What `importStack` writes: a whole stack as another server's `read` gave it. */
+export interface StackImport {
+  name: string
+  compose: string
+  env: EnvVar[]
+  versions: StackVersion[]
+  current_version: number | null
+}
+
+const SECRET = 0o600
+
+/** The parsed compose file, or a 400 with the parser's message. */
+export function parseCompose(text: string): Record<string, any> {
+  let doc: unknown
+  try {
+    doc = parse(text)
+  } catch (err) {
+    throw badRequest(`the compose file does not parse: ${(err as Error).message}`, "invalid_compose")
+  }
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw badRequest("the compose file must be a YAML mapping", "invalid_compose")
+  return doc as Record<string, any>
+}
+
+export const serviceNames = (text: string): string[] => {
+  const services = parseCompose(text).services
+  return services && typeof services === "object" ? Object.keys(services) : []
+}
+
+/** A version number from a path segment, or a 400. */
+export function versionNumber(s: string | undefined): number {
+  if (!s || !/^[1-9]\d{0,8}$/.test(s)) throw badRequest(`invalid version ${JSON.stringify(s ?? "")}: a positive whole number`, "invalid_version")
+  return Number(s)
+}
+
+/** The last lines of compose's output, as an error message. */
+const tailOf = (output: string) => output.split("\n").slice(-20).join("\n") || "no output"
+
+export class Stacks {
+  private locks = new Map<string, Promise<unknown>>()
+
+  constructor(
+    readonly dataDir: string,
+    private compose: ComposeRunner,
+    private now: () => number = Date.now,
+  ) {}
+
+  get root(): string {
+    return join(this.dataDir, "stacks")
+  }
+
+  dir(name: string): string {
+    return join(this.root, stackName(name))
+  }
+
+  has(name: string): boolean {
+    return existsSync(join(this.dir(name), "state.json"))
+  }
+
+  /** Names of the stacks on disk, sorted. */
+  names(): string[] {
+    if (!existsSync(this.root)) return []
+    return readdirSync(this.root).filter((n) => isStackName(n) && this.has(n)).sort()
+  }
+
+  /** Runs `fn` after every earlier operation on this stack has finished. */
+  lock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const next = (this.locks.get(name) ?? Promise.resolve()).catch(() => {}).then(fn)
+    this.locks.set(name, next)
+    next.finally(() => this.locks.get(name) === next && this.locks.delete(name)).catch(() => {})
+    return next
+  }
+
+  /** The whole stack, secrets included: compose file, environment, state and every version. 404 if absent. */
+  async read(name: string): Promise<Stack> {
+    const dir = this.dir(name)
+    if (!this.has(name)) throw notFound(`no stack named ${name}`)
+    const versionsDir = join(dir, "versions")
+    const files = existsSync(versionsDir) ? readdirSync(versionsDir).filter((f) => /^\d+\.json$/.test(f)) : []
+    const versions = await Promise.all(files.map((f) => readJson<StackVersion>(join(versionsDir, f), null as never)))
+    return {
+      name,
+      compose: await readFile(join(dir, COMPOSE_FILE), "utf8"),
+      env: await readJson<EnvVar[]>(join(dir, "env.json"), []),
+      state: await readJson<StackState>(join(dir, "state.json"), null as never),
+      versions: versions.sort((a, b) => a.version - b.version),
+    }
+  }
+
+  async version(name: string, n: number): Promise<StackVersion> {
+    const v = (await this.read(name)).versions.find((v) => v.version === n)
+    if (!v) throw notFound(`stack ${name} has no version ${n}`)
+    return v
+  }
+
+  project(name: string, env: EnvVar[]): ComposeProject {
+    return { name, dir: this.dir(name), env }
+  }
+
+  /** Deploys a compose file; `env` (if given) replaces the environment, null values keeping stored ones. Adds a version. */
+  deploy(name: string, compose: string, env?: EnvInput): Promise<Stack> {
+    stackName(name)
+    return this.lock(name, async () => {
+      const stored = this.has(name) ? (await this.read(name)).env : []
+      return this.release(name, compose, env ? mergeEnv(stored, env) : stored, "deploy")
+    })
+  }
+
+  /** Redeploys with the stored environment and adds a version; clears env_pending. */
+  apply(name: string): Promise<Stack> {
+    return this.lock(name, async () => {
+      const stack = await this.read(name)
+      return this.release(name, stack.compose, stack.env, "apply")
+    })
+  }
+
+  /** Redeploys the compose file and environment of version `n`, which becomes current; no version is added. */
+  rollback(name: string, n: number): Promise<Stack> {
+    return this.lock(name, async () => {
+      const v = await this.version(name, n)
+      return this.release(name, v.compose, v.env, n)
+    })
+  }
+
+  /** Replaces the environment without deploying; env_pending says whether it differs from the current version's. */
+  setEnv(name: string, input: EnvInput): Promise<Stack> {
+    return this.lock(name, async () => {
+      const stack = await this.read(name)
+      const env = mergeEnv(stack.env, input)
+      const current = stack.versions.find((v) => v.version === stack.state.current_version)
+      await this.writeFiles(name, stack.compose, env)
+      return this.writeState(name, { ...stack.state, env_pending: !current || !sameEnv(env, current.env) })
+    })
+  }
+
+  deleteVersion(name: string, n: number): Promise<void> {
+    return this.lock(name, async () => {
+      const stack = await this.read(name)
+      await this.version(name, n)
+      if (stack.state.current_version === n) throw conflict(`version ${n} is the current version of ${name}`, "current_version")
+      rmSync(join(this.dir(name), "versions", `${n}.json`))
+    })
+  }
+
+  /** Brings the stack up as it lies on disk (after a pull with `pull`), adding no version. */
+  up(name: string, opts: { pull?: boolean } = {}): Promise<Stack> {
+    return this.lock(name, async () => {
+      const stack = await this.read(name)
+      const project = this.project(name, stack.env)
+      if (opts.pull) await this.must(project, ["pull"], "pull")
+      await this.must(project, ["up", "-d", "--remove-orphans"], "up")
+      return stack
+    })
+  }
+
+  /** Stops and removes the stack's containers and networks (and named volumes with `volumes`), then its files. */
+  remove(name: string, opts: { volumes?: boolean } = {}): Promise<void> {
+    return this.lock(name, async () => {
+      const stack = await this.read(name)
+      await this.must(this.project(name, stack.env), ["down", "--remove-orphans", ...(opts.volumes ? ["--volumes"] : [])], "down")
+      rmSync(this.dir(name), { recursive: true, force: true })
+    })
+  }
+
+  /** Writes a stack from another server without deploying it. Refuses a taken name and a current_version not among the versions. */
+  importStack(s: StackImport): Promise<Stack> {
+    const name = stackName(s.name)
+    return this.lock(name, async () => {
+      if (existsSync(this.dir(name))) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
+      const current = s.versions.find((v) => v.version === s.current_version)
+      if (s.current_version !== null && !current) throw badRequest(`current_version ${s.current_version} is not among the versions`, "invalid_import")
+      parseCompose(s.compose)
+      for (const v of s.versions) writeJson(join(this.dir(name), "versions", `${v.version}.json`), v, SECRET)
+      await this.writeFiles(name, s.compose, s.env)
+      const time = new Date(this.now()).toISOString()
+      const last = Math.max(0, ...s.versions.map((v) => v.version))
+      return this.writeState(name, { current_version: s.current_version, env_pending: !current || !sameEnv(s.env, current.env), last_version: last, created: time, updated: time })
+    })
+  }
+
+  /** Runs a compose command; a non-zero exit is an HttpError carrying compose's own (redacted) message. */
+  async must(project: ComposeProject, args: string[], action: string, status = 502, code = "compose_failed"): Promise<string> {
+    const { code: exit, output } = await this.compose.run(project, args, action)
+    if (exit !== 0) throw new HttpError(status, code, `compose ${args[0]} failed: ${tailOf(output)}`)
+    return output
+  }
+
+  /** Checks, writes, brings up; a new version (deploy/apply) or the rollback target (a number) becomes current. */
+  private async release(name: string, compose: string, env: EnvVar[], action: "deploy" | "apply" | number): Promise<Stack> {
+    parseCompose(compose)
+    await this.check(name, compose, env)
+    const before = this.has(name) ? await this.read(name) : undefined
+    await this.writeFiles(name, compose, env)
+    try {
+      await this.must(this.project(name, env), ["up", "-d", "--remove-orphans"], "up")
+    } catch (err) {
+      await this.restore(name, env, before)
+      throw err
+    }
+    const time = new Date(this.now()).toISOString()
+    const state = before?.state ?? { current_version: null, env_pending: false, last_version: 0, created: time, updated: time }
+    let current = typeof action === "number" ? action : state.last_version + 1
+    if (typeof action !== "number") {
+      const prev = before?.versions.find((v) => v.version === state.current_version)
+      const changes: VersionChanges = {
+        from: prev?.version ?? null,
+        compose: prev?.compose !== compose,
+        env: envChanges(prev?.env ?? [], env),
+      }
+      writeJson(join(this.dir(name), "versions", `${current}.json`), { version: current, time, action, compose, env, changes } satisfies StackVersion, SECRET)
+    }
+    await this.writeState(name, { ...state, current_version: current, env_pending: false, last_version: Math.max(state.last_version, current) })
+    return this.read(name)
+  }
+
+  /** `compose config` on a scratch copy: compose's own verdict before anything of the stack is written. */
+  private async check(name: string, compose: string, env: EnvVar[]): Promise<void> {
+    const dir = join(this.root, `.check-${name}-${Math.random().toString(36).slice(2)}`)
+    try {
+      await this.writeFiles(name, compose, env, dir)
+      await this.must({ name, dir, env }, ["config", "-q"], "config", 400, "invalid_compose")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+
+  /** After a failed `up`: the previous files come back and the previous version runs again; a new stack is taken down. */
+  private async restore(name: string, env: EnvVar[], before: Stack | undefined): Promise<void> {
+    if (!before) {
+      await this.compose.run(this.project(name, env), ["down", "--remove-orphans"], "undo").catch(() => {})
+      rmSync(this.dir(name), { recursive: true, force: true })
+      return
+    }
+    await this.writeFiles(name, before.compose, before.env)
+    if (before.state.current_version !== null) await this.compose.run(this.project(name, before.env), ["up", "-d", "--remove-orphans"], "undo").catch(() => {})
+  }
+
+  private async writeFiles(name: string, compose: string, env: EnvVar[], dir = this.dir(name)): Promise<void> {
+    mkdirSync(dir, { recursive: true })
+    writeFileAtomic(join(dir, COMPOSE_FILE), compose)
+    writeJson(join(dir, "env.json"), env, SECRET)
+    writeFileAtomic(join(dir, ENV_FILE), renderEnvFile(env, await this.compose.flavour()), SECRET)
+  }
+
+  private async writeState(name: string, state: StackState): Promise<Stack> {
+    writeJson(join(this.dir(name), "state.json"), { ...state, updated: new Date(this.now()).toISOString() })
+    return this.read(name)
+  }
+}

@@ -1,0 +1,51 @@
+import { afterEach, expect, test } from "bun:test"
+import { existsSync, readdirSync } from "node:fs"
+import { join } from "node:path"
+import { STACK_LABEL, SERVICE_LABEL } from "../../../../lib/containers.ts"
+import { stackApp, twoServices } from "../../../support/compose.ts"
+
+let t: Awaited<ReturnType<typeof stackApp>>
+afterEach(() => t.close())
+
+const deploy = (body: unknown) => t.call("POST", "/api/stacks", body)
+
+test("POST deploys: 201 with the running stack, version 1, secrets nowhere in the answer", async () => {
+  t = await stackApp()
+  const res = await deploy({ name: "demo", content: twoServices, env: [{ key: "TOKEN", value: "s3cret-value", secret: true }] })
+  expect(res.status).toBe(201)
+  const text = await res.text()
+  expect(text).not.toContain("s3cret-value")
+  const body = JSON.parse(text)
+  expect(body).toMatchObject({ name: "demo", managed: true, status: "running", current_version: 1, env_pending: false })
+  expect(body.services.map((s: any) => [s.name, s.containers.length])).toEqual([["db", 1], ["web", 1]])
+  expect(t.compose.calls.map((c) => c.args[0])).toEqual(["config", "up"])
+  expect((await deploy({ name: "demo", content: twoServices })).status).toBe(200)
+})
+
+test("POST refuses bad names, broken YAML and a file compose rejects, writing nothing", async () => {
+  t = await stackApp()
+  for (const name of ["..", "../x", "a/b", "UPPER", "-x", "", "x".repeat(64)]) {
+    const res = await deploy({ name, content: twoServices })
+    expect(res.status).toBe(400)
+    expect((await res.json()).error.code).toBe("invalid_name")
+  }
+  let res = await deploy({ name: "demo", content: "services:\n  web: [\n" })
+  expect(res.status).toBe(400)
+  expect((await res.json()).error).toMatchObject({ code: "invalid_compose" })
+  t.compose.failures.set("config", "ERROR: The Compose file is invalid because: services.web.image contains an invalid type")
+  res = await deploy({ name: "demo", content: twoServices })
+  expect(res.status).toBe(400)
+  expect((await res.json()).error.message).toContain("contains an invalid type")
+  expect((await deploy({ name: "demo" })).status).toBe(400)
+  expect(existsSync(join(t.dataDir, "stacks")) ? readdirSync(join(t.dataDir, "stacks")) : []).toEqual([])
+  expect(t.compose.calls.map((c) => c.args[0])).toEqual(["config"])
+})
+
+test("GET lists managed stacks and compose projects made elsewhere", async () => {
+  t = await stackApp()
+  await deploy({ name: "demo", content: twoServices })
+  t.engine.addContainer({ name: "other-app-1", state: "exited", labels: { [STACK_LABEL]: "other", [SERVICE_LABEL]: "app" } })
+  t.engine.addContainer({ name: "loose" })
+  const list = await (await t.call("GET", "/api/stacks")).json()
+  expect(list.map((s: any) => [s.name, s.managed, s.status])).toEqual([["demo", true, "running"], ["other", false, "stopped"]])
+})
