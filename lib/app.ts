@@ -10,6 +10,7 @@ import { checkBody, checkRequest, corsHeaders, type GuardOptions } from "./guard
 import type { Handler, SocketHandler, SocketSession } from "./handler.ts"
 import { errorResponse, HttpError } from "./http-error.ts"
 import { compilePath, routeOf, type Method } from "./manifest.ts"
+import { mcpEndpoint } from "./mcp/endpoint.ts"
 import { routes as manifest } from "./routes.gen.ts"
 import { version } from "./build-info.ts"
 
@@ -101,8 +102,12 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unkn
     throw new HttpError(404, "not_found", "no WebSocket route here")
   }
 
-  return {
+  // /mcp answers to its own Host and Origin allowlists instead of the API's guard; its tools call this app.
+  const mcp = ctx.config.mcp && mcpEndpoint(ctx.config.mcp, async (req) => (await served.fetch(req))!, ctx.now)
+
+  const served: App = {
     async fetch(req, server) {
+      if (mcp && new URL(req.url).pathname === "/mcp") return mcp.handle(req)
       const origin = req.headers.get("origin")
       const cors = corsHeaders(origin, guard)
       try {
@@ -129,4 +134,5 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unkn
       drain: (ws: ServerWebSocket<SocketData>) => ws.data.session.drain?.(),
     },
   }
+  return served
 }

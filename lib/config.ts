@@ -10,6 +10,20 @@ export interface Config {
   allowedHosts: string[]
   transferImage: string
   maxJsonBody: number
+  /** The MCP endpoint; null when SVC_MCP is unset (then /mcp is not routed). */
+  mcp: McpConfig | null
+}
+
+export const MCP_MODES = ["read-only", "full"] as const
+export type McpMode = (typeof MCP_MODES)[number]
+export interface McpConfig {
+  mode: McpMode
+  /** Host header values (host:port) /mcp answers to; "*" allows any. */
+  allowedHosts: string[]
+  /** Browser origins allowed to call /mcp; none by default. */
+  allowedOrigins: string[]
+  /** Idle seconds after which an MCP session is dropped. */
+  sessionTtl: number
 }
 
 export const defaults = {
@@ -18,6 +32,7 @@ export const defaults = {
   logsTail: 100,
   transferImage: "alpine:3",
   maxJsonBody: 32 * 1024 * 1024,
+  mcpSessionTtl: 30 * 60,
 }
 
 export class ConfigError extends Error {}
@@ -40,9 +55,28 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   return n
 }
 
-export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
+/** One of the allowed words; the first is the default. */
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly [T, ...T[]]): T {
+  if (value === undefined || value === "") return allowed[0]
+  if (!allowed.includes(value as T)) throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got "${value}"`)
+  return value as T
+}
+
+function mcpConfig(env: Record<string, string | undefined>, addr: Config["addr"]): McpConfig | null {
+  if (!env.SVC_MCP) return null
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].map((h) => `${h}:${addr.port}`)
   return {
-    addr: parseAddr(env.SVC_ADDR || defaults.addr),
+    mode: oneOf("SVC_MCP", env.SVC_MCP, MCP_MODES),
+    allowedHosts: env.SVC_MCP_ALLOWED_HOSTS ? list(env.SVC_MCP_ALLOWED_HOSTS) : loopback,
+    allowedOrigins: list(env.SVC_MCP_ALLOWED_ORIGINS),
+    sessionTtl: positiveInt("SVC_MCP_SESSION_TTL", env.SVC_MCP_SESSION_TTL, defaults.mcpSessionTtl),
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
+  const addr = parseAddr(env.SVC_ADDR || defaults.addr)
+  return {
+    addr,
     dataDir: env.SVC_DATA || join(cwd, ".data"),
     dockerHost: env.DOCKER_HOST || defaults.dockerHost,
     logsTail: positiveInt("SVC_LOGS_TAIL", env.SVC_LOGS_TAIL, defaults.logsTail),
@@ -50,5 +84,6 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     allowedHosts: list(env.SVC_ALLOWED_HOSTS),
     transferImage: env.SVC_TRANSFER_IMAGE || defaults.transferImage,
     maxJsonBody: positiveInt("SVC_MAX_JSON_BODY", env.SVC_MAX_JSON_BODY, defaults.maxJsonBody),
+    mcp: mcpConfig(env, addr),
   }
 }

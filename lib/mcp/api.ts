@@ -1,0 +1,62 @@
+// A tool's way into the service: a request to the app's own routes, made in-process, so a tool does
+// exactly what the API does, with the same validation and the same error messages.
+import { HttpError } from "../http-error.ts"
+
+export type AppFetch = (req: Request) => Promise<Response>
+
+export interface ApiCall {
+  method: "GET" | "POST" | "PUT" | "DELETE"
+  path: string
+  query?: Record<string, string | number | boolean | undefined>
+  body?: unknown
+}
+
+/** A URL path segment from a tool argument. */
+export const segment = (value: string) => encodeURIComponent(value)
+
+function url(call: ApiCall): string {
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) q.set(k, String(v))
+  const s = q.toString()
+  return `http://localhost${call.path}${s ? `?${s}` : ""}`
+}
+
+/** The data of an SSE body's events; an `error` event fails the call with its message. */
+export function sseData(text: string): unknown[] {
+  const events: unknown[] = []
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    let event = "message"
+    const data: string[] = []
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith("event:")) event = line.slice(6).trim()
+      else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""))
+    }
+    if (!data.length) continue
+    const value = JSON.parse(data.join("\n"))
+    if (event === "error") throw new HttpError(502, value?.error?.code ?? "stream_failed", value?.error?.message ?? "the stream failed")
+    events.push(value)
+  }
+  return events
+}
+
+/**
+ * Calls one route and returns its answer: JSON parsed, an event stream as the list of its events,
+ * other text as it came. An error answer throws an HttpError with the API's own code and message.
+ */
+export async function callApi(fetch: AppFetch, call: ApiCall, signal?: AbortSignal): Promise<unknown> {
+  const init: RequestInit = { method: call.method, signal }
+  if (call.body !== undefined) {
+    init.body = JSON.stringify(call.body)
+    init.headers = { "content-type": "application/json" }
+  }
+  const res = await fetch(new Request(url(call), init))
+  const type = res.headers.get("content-type") ?? ""
+  const text = await res.text()
+  if (!res.ok) {
+    const error = type.includes("json") ? (JSON.parse(text) as { error?: { code?: string; message?: string } }).error : undefined
+    throw new HttpError(res.status, error?.code ?? "error", error?.message ?? (text || `the API answered ${res.status}`))
+  }
+  if (type.includes("text/event-stream")) return sseData(text)
+  if (type.includes("json")) return text ? JSON.parse(text) : null
+  return text
+}

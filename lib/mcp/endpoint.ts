@@ -1,0 +1,63 @@
+// /mcp: the Model Context Protocol over streamable HTTP (Request in, Response out). The endpoint's
+// own Host and Origin allowlists run first; then each request goes to its session's transport, or
+// opens a session when it carries no Mcp-Session-Id.
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import type { McpConfig } from "../config.ts"
+import type { AppFetch } from "./api.ts"
+import { mcpCorsHeaders, mcpRefusal } from "./guard.ts"
+import { createMcpServer } from "./server.ts"
+import { SessionStore } from "./sessions.ts"
+
+/** Largest JSON-RPC body /mcp reads (413 above it). */
+export const MCP_MAX_BODY = 1024 * 1024
+
+export interface McpEndpoint {
+  handle(req: Request): Promise<Response>
+  readonly sessions: { readonly size: number }
+  close(): void
+}
+
+interface Session {
+  server: McpServer
+  transport: WebStandardStreamableHTTPServerTransport
+  close(): Promise<void>
+}
+
+const sessionNotFound = () =>
+  Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found (it ended or expired); start a new one" }, id: null }, { status: 404 })
+
+/** `fetch` is the app itself, which the tools call; `now` is the clock that ages sessions. */
+export function mcpEndpoint(config: McpConfig, fetch: AppFetch, now: () => number): McpEndpoint {
+  const sessions = new SessionStore<Session>(config.sessionTtl * 1000, now)
+
+  async function open(req: Request): Promise<Response> {
+    const server = createMcpServer(config.mode, fetch)
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      maxRequestBodySize: MCP_MAX_BODY,
+      onsessioninitialized: (id) => sessions.add(id, { server, transport, close: () => server.close() }),
+      onsessionclosed: (id) => sessions.delete(id),
+    })
+    await server.connect(transport)
+    const res = await transport.handleRequest(req)
+    if (!transport.sessionId) await server.close()
+    return res
+  }
+
+  return {
+    sessions,
+    async handle(req) {
+      const refused = mcpRefusal(req, config)
+      if (refused) return refused
+      const cors = mcpCorsHeaders(req.headers.get("origin"))
+      if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
+      const id = req.headers.get("mcp-session-id")
+      const session = id ? sessions.get(id) : undefined
+      const res = id ? ((await session?.transport.handleRequest(req)) ?? sessionNotFound()) : await open(req)
+      for (const [k, v] of Object.entries(cors)) res.headers.set(k, v)
+      return res
+    },
+    close: () => sessions.closeAll(),
+  }
+}

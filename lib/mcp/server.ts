@@ -1,0 +1,37 @@
+// One MCP server per session: the tools of its mode, and each stack's compose file as a resource.
+// Every tool and resource calls the API's own route in-process, so their answers and their errors
+// are the API's.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { version } from "../build-info.ts"
+import type { McpMode } from "../config.ts"
+import { HttpError } from "../http-error.ts"
+import { callApi, type AppFetch } from "./api.ts"
+import { apiCall, toolsFor, type Tool } from "./tools.ts"
+
+const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value, null, 2))
+
+/** Runs a tool; a failure comes back as a tool error carrying the API's code and message. */
+export async function runTool(fetch: AppFetch, tool: Tool, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+  try {
+    return { content: [{ type: "text", text: text(await callApi(fetch, apiCall(tool, args), signal)) }] }
+  } catch (error) {
+    const message = error instanceof HttpError ? `${error.code}: ${error.message}` : `internal: ${error instanceof Error ? error.message : String(error)}`
+    return { isError: true, content: [{ type: "text", text: message }] }
+  }
+}
+
+export function createMcpServer(mode: McpMode, fetch: AppFetch): McpServer {
+  const server = new McpServer(
+    { name: "harbormaster", version },
+    { instructions: `Harbormaster manages this host's Docker engine: containers, compose stacks, images, volumes, networks and cluster nodes. Mode: ${mode}${mode === "read-only" ? " (tools only read)" : ""}.` },
+  )
+  for (const tool of toolsFor(mode)) {
+    server.registerTool(
+      tool.name,
+      { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: !tool.changes, destructiveHint: tool.destructive ?? false } },
+      (args: Record<string, unknown>, extra) => runTool(fetch, tool, args, extra.signal),
+    )
+  }
+  return server
+}

@@ -1,0 +1,139 @@
+// /mcp against the running service and the real private engine, driven by the SDK's own client.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { join } from "node:path"
+import { cleanup, engineHost, realEngine, runContainer } from "../support/engine.ts"
+import { startService, type Service } from "../support/service.ts"
+
+const engine = realEngine()
+const textOf = (r: any): string => r.content.map((c: any) => c.text).join("")
+const json = (r: any) => JSON.parse(textOf(r))
+
+async function connect(svc: Service) {
+  const client = new Client({ name: "integration", version: "1" })
+  const transport = new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`))
+  await client.connect(transport)
+  return { client, transport }
+}
+
+const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } } })
+const postMcp = (svc: Service, headers: Record<string, string> = {}, body = initialize) =>
+  fetch(`${svc.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body })
+
+describe("full mode", () => {
+  let svc: Service
+  let client: Client
+  beforeAll(async () => {
+    svc = await startService({ SVC_MCP: "full", DOCKER_HOST: engineHost() })
+    ;({ client } = await connect(svc))
+  })
+  afterAll(async () => {
+    await client.close()
+    await svc.stop()
+    await cleanup(engine)
+  })
+
+  test("the change tools are listed beside the read tools", async () => {
+    const names = (await client.listTools()).tools.map((t) => t.name)
+    expect(names).toEqual(expect.arrayContaining(["list_containers", "container_logs", "event_history", "container_action", "remove_container"]))
+  })
+
+  test("an agent reads a real container, its log, stops it and sees the engine's event", async () => {
+    const id = await runContainer(engine, "hm-mcp-chatty", "trap 'exit 0' TERM; echo hello from mcp; echo second line; sleep 300 & wait")
+    const listed = json(await client.callTool({ name: "list_containers", arguments: {} }))
+    expect(listed.find((c: any) => c.id === id)?.name).toBe("hm-mcp-chatty")
+
+    const detail = json(await client.callTool({ name: "inspect_container", arguments: { id: "hm-mcp-chatty" } }))
+    expect([detail.id, detail.state]).toEqual([id, "running"])
+
+    let lines: any[] = []
+    for (let i = 0; i < 50 && lines.length < 2; i++, await Bun.sleep(100)) lines = json(await client.callTool({ name: "container_logs", arguments: { id, tail: 10 } }))
+    expect(lines.map((l) => l.line)).toEqual(["hello from mcp", "second line"])
+    expect(json(await client.callTool({ name: "container_logs", arguments: { id, tail: 1 } })).map((l: any) => l.line)).toEqual(["second line"])
+
+    const stopped = json(await client.callTool({ name: "container_action", arguments: { id, action: "stop" } }))
+    expect(stopped).toEqual({ id, action: "stop", state: "exited" })
+    expect((await engine.inspectContainer(id)).State.Running).toBe(false)
+
+    let events: any[] = []
+    for (let i = 0; i < 50 && !events.some((e) => e.id === id && e.action === "stop"); i++, await Bun.sleep(100))
+      events = json(await client.callTool({ name: "event_history", arguments: {} }))
+    expect(events.some((e) => e.id === id && e.action === "stop")).toBe(true)
+
+    const removed = await client.callTool({ name: "remove_container", arguments: { id } })
+    expect(removed.isError).toBeFalsy()
+    expect(await engine.inspectContainer(id).catch((e) => e.status)).toBe(404)
+  }, 30_000)
+
+  test("an engine error comes back as a tool error with the API's message", async () => {
+    const result = await client.callTool({ name: "container_action", arguments: { id: "hm-mcp-no-such", action: "start" } })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toMatch(/^not_found: .*hm-mcp-no-such/)
+  })
+
+  test("a bad argument is a tool error, and the session goes on", async () => {
+    const result = await client.callTool({ name: "container_logs", arguments: { id: "x", tail: -3 } })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toContain("tail")
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+  })
+
+  test("a foreign Host and a foreign Origin are refused with 403", async () => {
+    const host = await postMcp(svc, { host: `rebound.example:${svc.port}` })
+    expect(host.status).toBe(403)
+    expect((await host.json()).error.code).toBe("host_not_allowed")
+    const origin = await postMcp(svc, { origin: "http://evil.example" })
+    expect(origin.status).toBe(403)
+    expect((await origin.json()).error.code).toBe("origin_not_allowed")
+  })
+
+  test("DELETE ends a session", async () => {
+    const other = await connect(svc)
+    const id = other.transport.sessionId!
+    await other.transport.terminateSession()
+    const res = await postMcp(svc, { "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" }, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }))
+    expect(res.status).toBe(404)
+  })
+})
+
+describe("read-only mode with a short session time-to-live", () => {
+  let svc: Service
+  beforeAll(async () => {
+    svc = await startService({ SVC_MCP: "read-only", SVC_MCP_SESSION_TTL: "1", DOCKER_HOST: engineHost() })
+  })
+  afterAll(() => svc.stop())
+
+  test("only reading tools, and a change tool is unknown", async () => {
+    const { client } = await connect(svc)
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name)).toContain("list_containers")
+    expect(tools.filter((t) => !t.annotations?.readOnlyHint)).toEqual([])
+    const result = await client.callTool({ name: "container_action", arguments: { id: "x", action: "stop" } }).catch((e) => e)
+    expect(result.isError ?? result instanceof Error).toBe(true)
+    await client.close()
+  })
+
+  test("an idle session expires", async () => {
+    const { client, transport } = await connect(svc)
+    await Bun.sleep(1500)
+    const res = await postMcp(svc, { "mcp-session-id": transport.sessionId!, "mcp-protocol-version": "2025-06-18" }, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }))
+    expect(res.status).toBe(404)
+    await client.close()
+  })
+})
+
+test("without SVC_MCP, /mcp is 404", async () => {
+  const svc = await startService({ DOCKER_HOST: engineHost() })
+  try {
+    expect((await postMcp(svc)).status).toBe(404)
+  } finally {
+    await svc.stop()
+  }
+})
+
+test("an unknown mode stops the service at start with a clear message", async () => {
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "../../server.ts")], { env: { ...process.env, SVC_MCP: "maybe", SVC_ADDR: "127.0.0.1:0" }, stderr: "pipe", stdout: "pipe" })
+  expect(await proc.exited).toBe(2)
+  expect(await new Response(proc.stderr).text()).toContain('configuration error: SVC_MCP must be one of read-only, full, got "maybe"')
+})

@@ -1,0 +1,29 @@
+import { expect, test } from "bun:test"
+import { routeOf as fileRoute } from "../../../lib/manifest.ts"
+import { routes } from "../../../lib/routes.gen.ts"
+import { apiCall, routeOf, tools, toolsFor } from "../../../lib/mcp/tools.ts"
+
+const shape = (path: string) => path.replace(/:\w+/g, ":")
+const served = new Set(routes.map((r) => { const { method, path } = fileRoute(r.file); return `${method} ${shape(path)}` }))
+
+test.each(tools.map((t) => [t.name, t]))("%s calls a route the API serves", (_, tool) => {
+  const { method, path } = routeOf(tool)
+  expect(served).toContain(`${method} ${shape(path)}`)
+})
+
+test("tool names are unique and every tool is described", () => {
+  expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length)
+  for (const t of tools) expect(t.description.length).toBeGreaterThan(20)
+})
+
+test("read-only mode offers no tool that changes anything", () => {
+  expect(toolsFor("read-only").filter((t) => t.changes)).toEqual([])
+  expect(toolsFor("full").length).toBeGreaterThan(toolsFor("read-only").length)
+})
+
+test("path parameters are encoded; other arguments go to the query of a GET and the body of a POST", () => {
+  const logs = tools.find((t) => t.name === "container_logs")!
+  expect(apiCall(logs, { id: "a/b", tail: 5 })).toEqual({ method: "GET", path: "/api/containers/a%2Fb/logs", query: { tail: 5, follow: "false" } })
+  const action = tools.find((t) => t.name === "container_action")!
+  expect(apiCall(action, { id: "web", action: "stop" })).toEqual({ method: "POST", path: "/api/containers/web/action", query: undefined, body: { action: "stop" } })
+})
