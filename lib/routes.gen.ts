@@ -39,24 +39,27 @@ import * as h36 from "../handlers/api/stacks/[name]/compose.get.ts"
 import * as h37 from "../handlers/api/stacks/[name]/env.get.ts"
 import * as h38 from "../handlers/api/stacks/[name]/env.put.ts"
 import * as h39 from "../handlers/api/stacks/[name]/env/export.get.ts"
-import * as h40 from "../handlers/api/stacks/[name]/logs.get.ts"
-import * as h41 from "../handlers/api/stacks/[name]/pause.post.ts"
-import * as h42 from "../handlers/api/stacks/[name]/restart.post.ts"
-import * as h43 from "../handlers/api/stacks/[name]/rollback/[version].post.ts"
-import * as h44 from "../handlers/api/stacks/[name]/scan.post.ts"
-import * as h45 from "../handlers/api/stacks/[name]/start.post.ts"
-import * as h46 from "../handlers/api/stacks/[name]/unpause.post.ts"
-import * as h47 from "../handlers/api/stacks/[name]/update.post.ts"
-import * as h48 from "../handlers/api/stacks/[name]/versions.get.ts"
-import * as h49 from "../handlers/api/stacks/[name]/versions/[version].delete.ts"
-import * as h50 from "../handlers/api/stacks/index.get.ts"
-import * as h51 from "../handlers/api/stacks/index.post.ts"
-import * as h52 from "../handlers/api/volumes/[name].delete.ts"
-import * as h53 from "../handlers/api/volumes/[name]/export.get.ts"
-import * as h54 from "../handlers/api/volumes/[name]/import.post.ts"
-import * as h55 from "../handlers/api/volumes/index.get.ts"
-import * as h56 from "../handlers/metrics.get.ts"
-import * as h57 from "../handlers/metrics/targets.get.ts"
+import * as h40 from "../handlers/api/stacks/[name]/export.get.ts"
+import * as h41 from "../handlers/api/stacks/[name]/logs.get.ts"
+import * as h42 from "../handlers/api/stacks/[name]/pause.post.ts"
+import * as h43 from "../handlers/api/stacks/[name]/restart.post.ts"
+import * as h44 from "../handlers/api/stacks/[name]/rollback/[version].post.ts"
+import * as h45 from "../handlers/api/stacks/[name]/scan.post.ts"
+import * as h46 from "../handlers/api/stacks/[name]/start.post.ts"
+import * as h47 from "../handlers/api/stacks/[name]/unpause.post.ts"
+import * as h48 from "../handlers/api/stacks/[name]/up.post.ts"
+import * as h49 from "../handlers/api/stacks/[name]/update.post.ts"
+import * as h50 from "../handlers/api/stacks/[name]/versions.get.ts"
+import * as h51 from "../handlers/api/stacks/[name]/versions/[version].delete.ts"
+import * as h52 from "../handlers/api/stacks/import.post.ts"
+import * as h53 from "../handlers/api/stacks/index.get.ts"
+import * as h54 from "../handlers/api/stacks/index.post.ts"
+import * as h55 from "../handlers/api/volumes/[name].delete.ts"
+import * as h56 from "../handlers/api/volumes/[name]/export.get.ts"
+import * as h57 from "../handlers/api/volumes/[name]/import.post.ts"
+import * as h58 from "../handlers/api/volumes/index.get.ts"
+import * as h59 from "../handlers/metrics.get.ts"
+import * as h60 from "../handlers/metrics/targets.get.ts"
 
 export const routes = [
   { method: "GET", path: "/api/cluster", file: "handlers/api/cluster/index.get.ts", mod: h0 },
@@ -99,22 +102,25 @@ export const routes = [
   { method: "GET", path: "/api/stacks/:name/env", file: "handlers/api/stacks/[name]/env.get.ts", mod: h37 },
   { method: "PUT", path: "/api/stacks/:name/env", file: "handlers/api/stacks/[name]/env.put.ts", mod: h38 },
   { method: "GET", path: "/api/stacks/:name/env/export", file: "handlers/api/stacks/[name]/env/export.get.ts", mod: h39 },
-  { method: "GET", path: "/api/stacks/:name/logs", file: "handlers/api/stacks/[name]/logs.get.ts", mod: h40 },
-  { method: "POST", path: "/api/stacks/:name/pause", file: "handlers/api/stacks/[name]/pause.post.ts", mod: h41 },
-  { method: "POST", path: "/api/stacks/:name/restart", file: "handlers/api/stacks/[name]/restart.post.ts", mod: h42 },
-  { method: "POST", path: "/api/stacks/:name/rollback/:version", file: "handlers/api/stacks/[name]/rollback/[version].post.ts", mod: h43 },
-  { method: "POST", path: "/api/stacks/:name/scan", file: "handlers/api/stacks/[name]/scan.post.ts", mod: h44 },
-  { method: "POST", path: "/api/stacks/:name/start", file: "handlers/api/stacks/[name]/start.post.ts", mod: h45 },
-  { method: "POST", path: "/api/stacks/:name/unpause", file: "handlers/api/stacks/[name]/unpause.post.ts", mod: h46 },
-  { method: "POST", path: "/api/stacks/:name/update", file: "handlers/api/stacks/[name]/update.post.ts", mod: h47 },
-  { method: "GET", path: "/api/stacks/:name/versions", file: "handlers/api/stacks/[name]/versions.get.ts", mod: h48 },
-  { method: "DELETE", path: "/api/stacks/:name/versions/:version", file: "handlers/api/stacks/[name]/versions/[version].delete.ts", mod: h49 },
-  { method: "GET", path: "/api/stacks", file: "handlers/api/stacks/index.get.ts", mod: h50 },
-  { method: "POST", path: "/api/stacks", file: "handlers/api/stacks/index.post.ts", mod: h51 },
-  { method: "DELETE", path: "/api/volumes/:name", file: "handlers/api/volumes/[name].delete.ts", mod: h52 },
-  { method: "GET", path: "/api/volumes/:name/export", file: "handlers/api/volumes/[name]/export.get.ts", mod: h53 },
-  { method: "POST", path: "/api/volumes/:name/import", file: "handlers/api/volumes/[name]/import.post.ts", mod: h54 },
-  { method: "GET", path: "/api/volumes", file: "handlers/api/volumes/index.get.ts", mod: h55 },
-  { method: "GET", path: "/metrics", file: "handlers/metrics.get.ts", mod: h56 },
-  { method: "GET", path: "/metrics/targets", file: "handlers/metrics/targets.get.ts", mod: h57 },
+  { method: "GET", path: "/api/stacks/:name/export", file: "handlers/api/stacks/[name]/export.get.ts", mod: h40 },
+  { method: "GET", path: "/api/stacks/:name/logs", file: "handlers/api/stacks/[name]/logs.get.ts", mod: h41 },
+  { method: "POST", path: "/api/stacks/:name/pause", file: "handlers/api/stacks/[name]/pause.post.ts", mod: h42 },
+  { method: "POST", path: "/api/stacks/:name/restart", file: "handlers/api/stacks/[name]/restart.post.ts", mod: h43 },
+  { method: "POST", path: "/api/stacks/:name/rollback/:version", file: "handlers/api/stacks/[name]/rollback/[version].post.ts", mod: h44 },
+  { method: "POST", path: "/api/stacks/:name/scan", file: "handlers/api/stacks/[name]/scan.post.ts", mod: h45 },
+  { method: "POST", path: "/api/stacks/:name/start", file: "handlers/api/stacks/[name]/start.post.ts", mod: h46 },
+  { method: "POST", path: "/api/stacks/:name/unpause", file: "handlers/api/stacks/[name]/unpause.post.ts", mod: h47 },
+  { method: "POST", path: "/api/stacks/:name/up", file: "handlers/api/stacks/[name]/up.post.ts", mod: h48 },
+  { method: "POST", path: "/api/stacks/:name/update", file: "handlers/api/stacks/[name]/update.post.ts", mod: h49 },
+  { method: "GET", path: "/api/stacks/:name/versions", file: "handlers/api/stacks/[name]/versions.get.ts", mod: h50 },
+  { method: "DELETE", path: "/api/stacks/:name/versions/:version", file: "handlers/api/stacks/[name]/versions/[version].delete.ts", mod: h51 },
+  { method: "POST", path: "/api/stacks/import", file: "handlers/api/stacks/import.post.ts", mod: h52 },
+  { method: "GET", path: "/api/stacks", file: "handlers/api/stacks/index.get.ts", mod: h53 },
+  { method: "POST", path: "/api/stacks", file: "handlers/api/stacks/index.post.ts", mod: h54 },
+  { method: "DELETE", path: "/api/volumes/:name", file: "handlers/api/volumes/[name].delete.ts", mod: h55 },
+  { method: "GET", path: "/api/volumes/:name/export", file: "handlers/api/volumes/[name]/export.get.ts", mod: h56 },
+  { method: "POST", path: "/api/volumes/:name/import", file: "handlers/api/volumes/[name]/import.post.ts", mod: h57 },
+  { method: "GET", path: "/api/volumes", file: "handlers/api/volumes/index.get.ts", mod: h58 },
+  { method: "GET", path: "/metrics", file: "handlers/metrics.get.ts", mod: h59 },
+  { method: "GET", path: "/metrics/targets", file: "handlers/metrics/targets.get.ts", mod: h60 },
 ] as const

@@ -1,0 +1,16 @@
+import * as v from "valibot"
+import { requireBearer } from "../../../../lib/bearer.ts"
+import { defineHandler } from "../../../../lib/handler.ts"
+import { flag } from "../../../../lib/query.ts"
+import { exportStack } from "../../../../lib/stack-export.ts"
+
+export const detail = {
+  summary: "The whole stack as JSON: compose file, environment with secrets in the clear, versions, images, mount inventory; sizes=true measures each volume (cluster bearer token required)",
+  tags: ["move"],
+}
+export const query = v.object({ sizes: v.optional(flag) })
+
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx }) => {
+  await requireBearer(ctx, request)
+  return exportStack(ctx, params.name!, { sizes: query.sizes ?? false })
+})

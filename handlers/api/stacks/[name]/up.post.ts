@@ -1,0 +1,13 @@
+import { requireBearer } from "../../../../lib/bearer.ts"
+import { defineHandler } from "../../../../lib/handler.ts"
+import { stackName } from "../../../../lib/stack-name.ts"
+import { stackView } from "../../../../lib/stack-state.ts"
+
+export const detail = { summary: "Bring an imported stack up as it lies on disk, adding no version (cluster bearer token required)", tags: ["move"] }
+
+export default defineHandler(async ({ params, request, ctx }) => {
+  await requireBearer(ctx, request)
+  const name = stackName(params.name)
+  await ctx.stacks.up(name)
+  return stackView(ctx.stacks, ctx.engine, name)
+})

@@ -1,0 +1,16 @@
+import { requireBearer } from "../../../lib/bearer.ts"
+import { defineHandler } from "../../../lib/handler.ts"
+import { importBody, importStack, type ImportBody } from "../../../lib/stack-export.ts"
+
+export const detail = {
+  summary: "Write a stack from its export JSON under `name` without starting it; 409 for a taken name or files present, 400 for a current_version missing from versions (cluster bearer token required)",
+  tags: ["move"],
+}
+export const body = importBody
+
+export default defineHandler<ImportBody>(async ({ body, request, ctx, set }) => {
+  await requireBearer(ctx, request)
+  const imported = await importStack(ctx, body)
+  set.status = 201
+  return imported
+})

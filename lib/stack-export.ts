@@ -1,0 +1,90 @@
+// A whole stack as JSON, for moving it to another server: compose file, environment with secrets in
+// the clear, every version with its own environment, the images it references, its mount inventory
+// and current_version. The import writes such a document under a name without starting it.
+import * as v from "valibot"
+import { STACK_LABEL } from "./containers.ts"
+import type { Ctx } from "./context.ts"
+import { envInput, envRecord, type EnvVar } from "./env.ts"
+import { conflict } from "./http-error.ts"
+import { mountInventory, type BindEntry, type VolumeEntry } from "./mounts.ts"
+import { stackImages } from "./planner.ts"
+import { stackName } from "./stack-name.ts"
+import { parseCompose, type StackVersion } from "./stacks.ts"
+import { measureVolumes } from "./volume-transfer.ts"
+
+export const EXPORT_FORMAT = "harbormaster.stack/1"
+
+export interface StackExport {
+  format: typeof EXPORT_FORMAT
+  name: string
+  compose: string
+  env: EnvVar[]
+  versions: StackVersion[]
+  current_version: number | null
+  images: string[]
+  /** The folder the stack's files live in on the source (relative bind paths start there). */
+  dir: string
+  /** With `sizes`: each volume's `size` in bytes (null when the engine has no such volume). */
+  mounts: { volumes: (VolumeEntry & { size?: number | null })[]; binds: BindEntry[] }
+}
+
+export async function exportStack(ctx: Ctx, name: string, opts: { sizes?: boolean } = {}): Promise<StackExport> {
+  const stack = await ctx.stacks.read(stackName(name))
+  const model = parseCompose(stack.compose)
+  const env = envRecord(stack.env)
+  const dir = ctx.stacks.dir(name)
+  const mounts: StackExport["mounts"] = mountInventory(model, { project: name, env, projectDir: dir })
+  if (opts.sizes) {
+    const named = mounts.volumes.flatMap((v) => (v.name ? [v.name] : []))
+    const sizes = await measureVolumes(ctx.engine, ctx.config.transferImage, named)
+    mounts.volumes = mounts.volumes.map((v) => (v.name ? { ...v, size: sizes[v.name] ?? null } : v))
+  }
+  return {
+    format: EXPORT_FORMAT,
+    name,
+    compose: stack.compose,
+    env: stack.env,
+    versions: stack.versions,
+    current_version: stack.state.current_version,
+    images: stackImages(model, env),
+    dir,
+    mounts,
+  }
+}
+
+const storedEnv = v.array(v.object({ key: envInput.item.entries.key, value: v.string(), secret: v.boolean() }))
+
+/** The import body: an export document (other fields are ignored) and the name to write it under. */
+export const importBody = v.object({
+  name: v.string(),
+  compose: v.string(),
+  env: storedEnv,
+  versions: v.array(
+    v.object({
+      version: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999_999)),
+      time: v.string(),
+      action: v.picklist(["deploy", "apply"]),
+      compose: v.string(),
+      env: storedEnv,
+      changes: v.object({
+        from: v.nullable(v.number()),
+        compose: v.boolean(),
+        env: v.object({ added: v.array(v.string()), removed: v.array(v.string()), changed: v.array(v.string()) }),
+      }),
+    }),
+  ),
+  current_version: v.nullable(v.number()),
+})
+export type ImportBody = v.InferOutput<typeof importBody>
+
+/**
+ * Writes the stack without starting it. Refused: a name the engine already runs a compose project
+ * under or that has files here (409), a current_version missing from the versions (400).
+ */
+export async function importStack(ctx: Ctx, doc: ImportBody) {
+  const name = stackName(doc.name)
+  const running = await ctx.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
+  if (running.length) throw conflict(`the engine already runs a compose project named ${name}`, "name_taken")
+  const stack = await ctx.stacks.importStack({ ...doc, name })
+  return { name, current_version: stack.state.current_version, versions: stack.versions.map((v) => v.version), env_pending: stack.state.env_pending }
+}
