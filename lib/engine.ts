@@ -1,9 +1,11 @@
 // The only module that talks to the Docker Engine API (v1.41+), over a unix socket or tcp (DOCKER_HOST).
 // lib/engine-fake.ts implements the same interface in memory for handler tests.
-import { demux, jsonLines, lines, raw, splitTimestamp, type StreamName } from "./frames.ts"
+import { concat, demux, jsonLines, lines, raw, splitTimestamp, type StreamName } from "./frames.ts"
 import { HttpError } from "./http-error.ts"
 
 export const API = "/v1.41"
+/** Chunks of hijacked output held for a slow reader before the socket stops reading. */
+const HIGH_WATER = 16
 
 export type ContainerAction = "start" | "stop" | "restart" | "pause" | "unpause"
 export type PruneKind = "containers" | "images" | "volumes" | "networks"
@@ -106,6 +108,8 @@ export interface Engine {
   pullImage(ref: string, onProgress?: (line: string) => void): Promise<void>
   pushImage(ref: string, onProgress?: (line: string) => void): Promise<void>
   tagImage(source: string, repo: string, tag: string): Promise<void>
+  /** Makes an image of a container's filesystem, tagged repo:tag; `changes` are Dockerfile instructions (ENTRYPOINT, ENV ...). */
+  commitContainer(id: string, repo: string, tag: string, changes?: string[]): Promise<{ Id: string }>
   saveImages(names: string[]): Promise<ReadableStream<Uint8Array>>
   loadImages(tar: ReadableStream<Uint8Array> | Uint8Array): Promise<void>
   listVolumes(filters?: Filters): Promise<Volume[]>
@@ -149,10 +153,13 @@ function query(params: Record<string, unknown> = {}): string {
   return s ? `?${s}` : ""
 }
 
-/** Maps an engine error status to the service's own: the engine's message is kept. */
+/**
+ * Maps an engine error status to the service's own: the engine's message is kept. The engine's 403
+ * (a pre-defined network, a network with containers attached) is a conflict with the resource's state.
+ */
 export function engineError(status: number, message: string): HttpError {
   if (status === 404) return new HttpError(404, "not_found", message)
-  if (status === 409) return new HttpError(409, "conflict", message)
+  if (status === 409 || status === 403) return new HttpError(409, "conflict", message)
   if (status === 304) return new HttpError(409, "not_modified", message || "already in that state")
   if (status === 400) return new HttpError(400, "bad_request", message)
   return new HttpError(502, "engine_error", message || `engine answered ${status}`)
@@ -236,8 +243,27 @@ export function dockerEngine(host: string): Engine {
     const head =
       `POST ${API}${path} HTTP/1.1\r\nHost: docker\r\nContent-Type: application/json\r\n` +
       `Connection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`
+    // Output is pulled: while the reader lags HIGH_WATER chunks behind, the socket stops reading, so
+    // the engine (and the process writing) waits instead of this process buffering without bound.
+    let socket: Awaited<ReturnType<typeof Bun.connect>> | undefined
     let controller!: ReadableStreamDefaultController<Uint8Array>
-    const output = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) })
+    const output = new ReadableStream<Uint8Array>(
+      { start: (c) => void (controller = c), pull: () => void socket?.resume(), cancel: () => void socket?.end() },
+      { highWaterMark: HIGH_WATER },
+    )
+    const push = (s: { pause(): void }, data: Uint8Array) => {
+      try {
+        controller.enqueue(new Uint8Array(data))
+        if (controller.desiredSize! <= 0) s.pause()
+      } catch {}
+    }
+    // Input the socket could not take at once waits for its drain, in order.
+    let pending: Uint8Array = new Uint8Array(0)
+    const send = (data: Uint8Array) => {
+      pending = concat(pending, data)
+      const written = socket!.write(pending)
+      pending = pending.slice(Math.max(written, 0))
+    }
     let header = ""
     let upgraded = false
     let settle!: { resolve: () => void; reject: (e: Error) => void }
@@ -248,8 +274,8 @@ export function dockerEngine(host: string): Engine {
       } catch {}
     }
     const handlers = {
-      data(_s: unknown, data: Uint8Array) {
-        if (upgraded) return controller.enqueue(new Uint8Array(data))
+      data(s: { pause(): void }, data: Uint8Array) {
+        if (upgraded) return push(s, data)
         header += Buffer.from(data).toString("latin1")
         const end = header.indexOf("\r\n\r\n")
         if (end < 0) return
@@ -261,15 +287,15 @@ export function dockerEngine(host: string): Engine {
         upgraded = true
         settle.resolve()
         const rest = Buffer.from(header.slice(end + 4), "latin1")
-        if (rest.length) controller.enqueue(new Uint8Array(rest))
+        if (rest.length) push(s, rest)
       },
+      drain: () => send(new Uint8Array(0)),
       close: finish,
       error(_s: unknown, err: Error) {
         settle.reject(unreachable(host, err))
         finish()
       },
     }
-    let socket: Awaited<ReturnType<typeof Bun.connect>>
     try {
       socket = target.unix
         ? await Bun.connect({ unix: target.unix, socket: handlers })
@@ -281,8 +307,8 @@ export function dockerEngine(host: string): Engine {
     await ready
     return {
       output,
-      write: (d) => void socket.write(d),
-      close: () => socket.end(),
+      write: (d) => send(typeof d === "string" ? new TextEncoder().encode(d) : d),
+      close: () => socket!.end(),
     }
   }
 
@@ -334,6 +360,11 @@ export function dockerEngine(host: string): Engine {
       await progress(res.body, onProgress)
     },
     tagImage: (source, repo, tag) => done("POST", `/images/${seg(source)}/tag${query({ repo, tag })}`),
+    commitContainer: (id, repo, tag, changes = []) => {
+      const q = new URLSearchParams({ container: id, repo, tag })
+      for (const c of changes) q.append("changes", c)
+      return json("POST", `/commit?${q}`)
+    },
     saveImages: async (names) => (await call("GET", `/images/get?${names.map((n) => `names=${encodeURIComponent(n)}`).join("&")}`)).body!,
     async loadImages(tar) {
       const res = await call("POST", `/images/load${query({ quiet: 1 })}`, { body: tar, headers: { "content-type": "application/x-tar" } })
