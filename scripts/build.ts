@@ -1,0 +1,14 @@
+// `bun run build`: one executable, dist/harbormaster, with the source revision baked in (BUILD_SHA)
+// and the UI page bundled through its HTML import, so it runs from any directory.
+import { join } from "node:path"
+import { gitSha } from "../lib/build-info.ts"
+
+const root = join(import.meta.dir, "..")
+const outfile = join(root, "dist/harbormaster")
+const sha = gitSha(root)
+const build = Bun.spawnSync(
+  ["bun", "build", "--compile", "--minify", "--define", `BUILD_SHA=${JSON.stringify(sha)}`, "--outfile", outfile, join(root, "server.ts")],
+  { cwd: root, stdout: "inherit", stderr: "inherit" },
+)
+if (build.exitCode !== 0) process.exit(build.exitCode ?? 1)
+console.log(`built ${outfile} (${sha})`)
