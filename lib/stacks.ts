@@ -158,12 +158,16 @@ export class Stacks {
     return { name, dir: this.dir(name), env }
   }
 
-  /** Deploys a compose file; `env` (if given) replaces the environment, null values keeping stored ones. Adds a version. */
-  deploy(name: string, compose: string, env?: EnvInput): Promise<Stack> {
+  /**
+   * Deploys a compose file; `env` (if given) replaces the environment, null values keeping stored
+   * ones. Adds a version; `created` says whether the stack is new.
+   */
+  deploy(name: string, compose: string, env?: EnvInput): Promise<{ stack: Stack; created: boolean }> {
     stackName(name)
     return this.lock(name, async () => {
-      const stored = this.has(name) ? (await this.read(name)).env : []
-      return this.release(name, compose, env ? mergeEnv(stored, env) : stored, "deploy")
+      const created = !this.has(name)
+      const stored = created ? [] : (await this.read(name)).env
+      return { stack: await this.release(name, compose, env ? mergeEnv(stored, env) : stored, "deploy"), created }
     })
   }
 

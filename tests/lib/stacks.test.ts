@@ -28,7 +28,8 @@ const fails = async (p: Promise<unknown>, status: number) => {
 }
 
 test("a deploy writes the files (secrets 0600), checks with config first, and adds version 1", async () => {
-  const stack = await stacks.deploy("web", twoServices, secret)
+  const { stack, created } = await stacks.deploy("web", twoServices, secret)
+  expect(created).toBe(true)
   const dir = join(dataDir, "stacks/web")
   expect(compose.calls.map((c) => c.args[0])).toEqual(["config", "up"])
   expect(compose.calls[0]!.project).toBe("web")
@@ -106,7 +107,9 @@ test("env, apply, rollback and version deletion follow the version rules", async
   await fails(stacks.deleteVersion("web", 7), 404)
   await fails(stacks.rollback("web", 7), 404)
   await stacks.deleteVersion("web", 2)
-  stack = await stacks.deploy("web", twoServices)
+  const redeployed = await stacks.deploy("web", twoServices)
+  expect(redeployed.created).toBe(false)
+  stack = redeployed.stack
   expect(stack.versions.map((v) => v.version)).toEqual([1, 3])
   expect(stack.env).toEqual(secret)
 })
@@ -130,7 +133,7 @@ test("two deploys of one stack run one after the other; another stack is not hel
 })
 
 test("an imported stack is written without deploying, and up adds no version", async () => {
-  const source = await stacks.deploy("web", twoServices, secret)
+  const { stack: source } = await stacks.deploy("web", twoServices, secret)
   const before = compose.calls.length
   const imported = await stacks.importStack({ name: "web-copy", compose: source.compose, env: source.env, versions: source.versions, current_version: 1 })
   expect(compose.calls.length).toBe(before)

@@ -12,8 +12,7 @@ export const detail = {
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, set }) => {
   const name = stackName(body.name)
-  const fresh = !ctx.stacks.has(name)
-  await ctx.stacks.deploy(name, body.content, body.env)
-  set.status = fresh ? 201 : 200
+  const { created } = await ctx.stacks.deploy(name, body.content, body.env)
+  set.status = created ? 201 : 200
   return stackView(ctx.stacks, ctx.engine, name)
 })
