@@ -10,6 +10,8 @@ export interface Config {
   allowedHosts: string[]
   transferImage: string
   maxJsonBody: number
+  /** Milliseconds a node probe (and each node-to-node call) may take. */
+  probeTimeoutMs: number
   /** The MCP endpoint; null when SVC_MCP is unset (then /mcp is not routed). */
   mcp: McpConfig | null
 }
@@ -32,6 +34,7 @@ export const defaults = {
   logsTail: 100,
   transferImage: "alpine:3",
   maxJsonBody: 32 * 1024 * 1024,
+  probeTimeoutMs: 5000,
   mcpSessionTtl: 30 * 60,
 }
 
@@ -84,6 +87,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     allowedHosts: list(env.SVC_ALLOWED_HOSTS),
     transferImage: env.SVC_TRANSFER_IMAGE || defaults.transferImage,
     maxJsonBody: positiveInt("SVC_MAX_JSON_BODY", env.SVC_MAX_JSON_BODY, defaults.maxJsonBody),
+    probeTimeoutMs: positiveInt("SVC_PROBE_TIMEOUT_MS", env.SVC_PROBE_TIMEOUT_MS, defaults.probeTimeoutMs),
     mcp: mcpConfig(env, addr),
   }
 }

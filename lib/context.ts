@@ -5,6 +5,8 @@ import { EventBus } from "./events.ts"
 import { serverId } from "./identity.ts"
 import { composeRunner, type ComposeRunner } from "./compose.ts"
 import { Stacks } from "./stacks.ts"
+import { Cluster } from "./cluster.ts"
+import { NodeRegistry } from "./nodes.ts"
 
 export interface Ctx {
   config: Config
@@ -17,6 +19,10 @@ export interface Ctx {
   compose: ComposeRunner
   /** The stack store under <dataDir>/stacks. */
   stacks: Stacks
+  /** This server's cluster role and token (cluster.json). */
+  cluster: Cluster
+  /** The node registry of a control plane (nodes.json). */
+  nodes: NodeRegistry
 }
 
 export async function createContext(config: Config, overrides: Partial<Ctx> = {}): Promise<Ctx> {
@@ -29,6 +35,8 @@ export async function createContext(config: Config, overrides: Partial<Ctx> = {}
     events,
     compose,
     stacks: overrides.stacks ?? new Stacks(config.dataDir, compose, overrides.now),
+    cluster: overrides.cluster ?? new Cluster(config.dataDir, overrides.now),
+    nodes: overrides.nodes ?? new NodeRegistry(config.dataDir, overrides.now),
     serverId: overrides.serverId ?? (await serverId(config.dataDir)),
     now: overrides.now ?? Date.now,
     ...overrides,

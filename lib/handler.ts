@@ -22,6 +22,9 @@ export const defineHandler = <B = any, Q = Record<string, any>>(fn: Handler<B, Q
 export interface Peer {
   send(data: string | Uint8Array): number
   close(code?: number, reason?: string): void
+  /** Stop and restart reading from the client, so it feels backpressure. */
+  pause?(): void
+  resume?(): void
 }
 export interface SocketSession {
   open(peer: Peer): void

@@ -1,0 +1,14 @@
+import * as v from "valibot"
+import { join } from "../../../lib/cluster.ts"
+import { defineHandler } from "../../../lib/handler.ts"
+import { NODE_NAME } from "../../../lib/nodes.ts"
+
+export const body = v.object({
+  control_plane_url: v.string(),
+  token: v.pipe(v.string(), v.minLength(1)),
+  name: v.optional(v.pipe(v.string(), v.regex(NODE_NAME, "must be letters, digits, dot, dash or underscore (at most 63)"))),
+  advertise: v.optional(v.string()),
+})
+export const detail = { summary: "Join a cluster: register this server with a control plane and keep the token", tags: ["cluster"] }
+
+export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx }) => join(ctx, body))

@@ -1,0 +1,6 @@
+import { leave } from "../../../lib/cluster.ts"
+import { defineHandler } from "../../../lib/handler.ts"
+
+export const detail = { summary: "Leave the cluster: ask the control plane to drop this server, then forget locally", tags: ["cluster"] }
+
+export default defineHandler(async ({ ctx }) => leave(ctx))

@@ -1,0 +1,10 @@
+import { defineHandler } from "../../../lib/handler.ts"
+import { notFound } from "../../../lib/http-error.ts"
+
+export const detail = { summary: "The cluster token (minted here or joined with); 404 when none exists", tags: ["cluster"] }
+
+export default defineHandler(async ({ ctx }) => {
+  const m = await ctx.cluster.read()
+  if (!m) throw notFound("this server has no cluster token; mint one with POST /api/cluster/token", "no_token")
+  return { token: m.token }
+})

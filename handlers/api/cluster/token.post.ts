@@ -1,0 +1,12 @@
+import { defineHandler } from "../../../lib/handler.ts"
+import { conflict } from "../../../lib/http-error.ts"
+
+export const detail = { summary: "Mint a new cluster token, retiring the previous one; this server becomes the control plane", tags: ["cluster"] }
+
+export default defineHandler(async ({ ctx, set }) => {
+  const m = await ctx.cluster.read()
+  if (m?.role === "member")
+    throw conflict(`this server is a member of ${m.control_plane_url}; leave (DELETE /api/cluster/membership) before minting a token`, "is_member")
+  set.status = 201
+  return { token: ctx.cluster.mint() }
+})

@@ -1,0 +1,9 @@
+import { requireBearer } from "../../../lib/bearer.ts"
+import { defineHandler } from "../../../lib/handler.ts"
+
+export const detail = { summary: "Whether the bearer token is this server's cluster token (401 if not); used by probes", tags: ["cluster"] }
+
+export default defineHandler(async ({ ctx, request }) => {
+  await requireBearer(ctx, request)
+  return { server_id: ctx.serverId }
+})

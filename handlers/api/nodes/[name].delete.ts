@@ -1,0 +1,7 @@
+import * as v from "valibot"
+import { defineHandler } from "../../../lib/handler.ts"
+
+export const query = v.object({ server_id: v.optional(v.string()) })
+export const detail = { summary: "Drop a node from the registry (the node itself is untouched); with server_id only if the name is still that server's", tags: ["nodes"] }
+
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => ctx.nodes.remove(params.name!, query.server_id))

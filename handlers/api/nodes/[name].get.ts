@@ -1,0 +1,5 @@
+import { defineHandler } from "../../../lib/handler.ts"
+
+export const detail = { summary: "One node of the registry", tags: ["nodes"] }
+
+export default defineHandler(async ({ params, ctx }) => ctx.nodes.get(params.name!))

@@ -1,0 +1,8 @@
+import { defineHandler } from "../../../../../lib/handler.ts"
+import { forward } from "../../../../../lib/proxy.ts"
+
+/** Any body, unparsed: it is streamed to the node as it comes. */
+export const accepts = ["*"]
+export const detail = { summary: "Gateway: forward any request to {node url}/{path}, streamed both ways", tags: ["nodes"] }
+
+export default defineHandler(async ({ params, request, ctx }) => forward(await ctx.nodes.get(params.name!), request))

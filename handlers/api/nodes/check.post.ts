@@ -1,0 +1,6 @@
+import { defineHandler } from "../../../lib/handler.ts"
+import { check } from "../../../lib/probe.ts"
+
+export const detail = { summary: "Probe every node in parallel, each within the probe deadline; returns all", tags: ["nodes"] }
+
+export default defineHandler(async ({ ctx }) => Promise.all((await ctx.nodes.list()).map((node) => check(ctx, node))))

@@ -1,0 +1,5 @@
+import { defineHandler } from "../../../lib/handler.ts"
+
+export const detail = { summary: "The node registry, ordered by name", tags: ["nodes"] }
+
+export default defineHandler(async ({ ctx }) => ctx.nodes.list())

@@ -1,0 +1,35 @@
+// Probing a node: its health must answer with the server_id it registered under (else another
+// machine has taken its address), then a token-guarded call tells whether it accepts this cluster's
+// token. Both calls share one deadline; no answer in time means offline.
+import type { Ctx } from "./context.ts"
+import { failure } from "./cluster.ts"
+import type { NodeEntry, ProbeResult } from "./nodes.ts"
+
+const unknown = (error: string): ProbeResult => ({ status: "unknown", error })
+
+export async function probe(url: string, serverId: string, token: string | undefined, timeoutMs: number): Promise<ProbeResult> {
+  const signal = AbortSignal.timeout(timeoutMs)
+  try {
+    const health = await fetch(`${url}/api/health`, { signal, redirect: "error" })
+    if (!health.ok) return unknown(`health check answered HTTP ${health.status}`)
+    const answered = ((await health.json().catch(() => ({}))) as { server_id?: unknown }).server_id
+    if (typeof answered !== "string") return unknown("health check answered without a server_id: not this service")
+    if (answered !== serverId) return unknown(`answered as server ${answered}, registered as ${serverId}: another server has taken its address`)
+    const verify = await fetch(`${url}/api/cluster/verify`, { signal, redirect: "error", headers: token ? { authorization: `Bearer ${token}` } : {} })
+    await verify.body?.cancel()
+    if (verify.status === 401) return { status: "unauthorized", error: "the node refuses this cluster's token" }
+    if (!verify.ok) return unknown(`token check answered HTTP ${verify.status}`)
+    return { status: "online", error: null }
+  } catch (err) {
+    return { status: "offline", error: failure(err, timeoutMs) }
+  }
+}
+
+/** Probes a registry entry with this server's token and records the result. */
+export async function check(ctx: Ctx, node: NodeEntry): Promise<NodeEntry> {
+  const token = (await ctx.cluster.read())?.token
+  const started = performance.now()
+  const result = await probe(node.url, node.server_id, token, ctx.config.probeTimeoutMs)
+  ctx.metrics.observeProbe(node.name, result.status, (performance.now() - started) / 1000)
+  return ctx.nodes.settle(node, result)
+}

@@ -1,0 +1,102 @@
+// The gateway to a node: an HTTP request is forwarded with its body streamed as it comes (a
+// Content-Length replayed, a chunked upload kept chunked) and the answer streamed back (SSE
+// included); a WebSocket is bridged socket to socket with backpressure both ways. Authorization,
+// Origin and hop-by-hop headers stay behind; a node that does not answer is a 502.
+import { failure } from "./cluster.ts"
+import type { Peer, SocketSession } from "./handler.ts"
+import { HttpError } from "./http-error.ts"
+import type { NodeEntry } from "./nodes.ts"
+
+const HOP_BY_HOP = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade"]
+/** Never sent to a node: its credentials, and the browser origin the control plane already checked. */
+const REQUEST_ONLY = ["authorization", "origin", "host"]
+/** A WebSocket peer that has this many bytes queued stops reading from the other side. */
+const HIGH_WATER = 1024 * 1024
+const DRAIN_POLL_MS = 10
+
+/** `{node url}/{path}?{query}` for a request under /api/nodes/{name}/proxy. */
+export function targetUrl(node: NodeEntry, requestUrl: string): string {
+  const url = new URL(requestUrl)
+  const path = /^\/api\/nodes\/[^/]+\/proxy(\/.*)?$/.exec(url.pathname)?.[1] ?? "/"
+  return `${node.url}${path}${url.search}`
+}
+
+function strip(headers: Headers, extra: string[]): Headers {
+  const out = new Headers(headers)
+  const named = (headers.get("connection") ?? "").split(",").map((s) => s.trim().toLowerCase())
+  // transfer-encoding goes too: fetch sends a body without Content-Length chunked by itself.
+  for (const h of [...HOP_BY_HOP, "transfer-encoding", ...extra, ...named]) if (h) out.delete(h)
+  return out
+}
+
+const unreachable = (node: NodeEntry, err: unknown) =>
+  new HttpError(502, "node_unreachable", `node "${node.name}" at ${node.url} did not answer: ${failure(err, 0)}`)
+
+export async function forward(node: NodeEntry, req: Request): Promise<Response> {
+  let res: Response
+  try {
+    res = await fetch(targetUrl(node, req.url), {
+      method: req.method,
+      headers: strip(req.headers, REQUEST_ONLY),
+      body: req.body,
+      duplex: "half",
+      decompress: false,
+      redirect: "manual",
+      signal: req.signal,
+    } as RequestInit)
+  } catch (err) {
+    throw unreachable(node, err)
+  }
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers: strip(res.headers, ["content-length"]) })
+}
+
+/** Opens the node's WebSocket; resolves once it is open, so a failure is still a 502 before the upgrade. */
+export async function bridge(node: NodeEntry, requestUrl: string): Promise<SocketSession> {
+  // Bun's client socket (the DOM typing lacks its pause and resume).
+  const upstream = new WebSocket(targetUrl(node, requestUrl).replace(/^http/, "ws")) as unknown as Bun.WebSocket
+  upstream.binaryType = "arraybuffer"
+  upstream.pause() // until the client's socket is open
+  await new Promise<void>((resolve, reject) => {
+    upstream.onopen = () => resolve()
+    upstream.onerror = (e) => reject(unreachable(node, (e as ErrorEvent).error ?? (e as ErrorEvent).message))
+  })
+  let client: Peer | undefined
+  let closed = false
+  let waiting: ReturnType<typeof setInterval> | undefined
+  const closeClient = (code: number, reason: string) => {
+    if (closed) return
+    closed = true
+    client?.close(code === 1005 || code === 1006 ? 1011 : code, reason)
+  }
+  upstream.onmessage = (e) => {
+    const data = typeof e.data === "string" ? e.data : new Uint8Array(e.data as ArrayBuffer)
+    if (client?.send(data) === -1) upstream.pause() // resumed by drain
+  }
+  upstream.onclose = (e) => closeClient(e.code, e.reason)
+  upstream.onerror = () => closeClient(1011, "the node's socket failed")
+  return {
+    open(peer) {
+      client = peer
+      upstream.resume()
+    },
+    message(data) {
+      upstream.send(data)
+      if (waiting || upstream.bufferedAmount < HIGH_WATER || !client?.pause) return
+      client.pause() // the node reads slower than the client writes: resumed once its queue drains
+      waiting = setInterval(() => {
+        if (upstream.bufferedAmount >= HIGH_WATER && upstream.readyState === WebSocket.OPEN) return
+        clearInterval(waiting)
+        waiting = undefined
+        client?.resume?.()
+      }, DRAIN_POLL_MS)
+    },
+    drain() {
+      upstream.resume()
+    },
+    close() {
+      closed = true
+      clearInterval(waiting)
+      upstream.close()
+    },
+  }
+}
