@@ -1,14 +1,15 @@
 // One MCP server per session: the tools of its mode, and each stack's compose file as a resource.
 // Every tool and resource calls the API's own route in-process, so their answers and their errors
 // are the API's.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { version } from "../build-info.ts"
 import type { McpMode } from "../config.ts"
 import { HttpError } from "../http-error.ts"
-import { callApi, type AppFetch } from "./api.ts"
+import { callApi, segment, type AppFetch } from "./api.ts"
 import { apiCall, toolsFor, type Tool } from "./tools.ts"
 
+const YAML = "application/yaml"
 const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value, null, 2))
 
 /** Runs a tool; a failure comes back as a tool error carrying the API's code and message. */
@@ -33,5 +34,19 @@ export function createMcpServer(mode: McpMode, fetch: AppFetch): McpServer {
       (args: Record<string, unknown>, extra) => runTool(fetch, tool, args, extra.signal),
     )
   }
+  server.registerResource(
+    "stack-compose",
+    new ResourceTemplate("stack://{name}/compose", {
+      list: async () => {
+        const stacks = (await callApi(fetch, { method: "GET", path: "/api/stacks" })) as { name: string; managed: boolean }[]
+        return { resources: stacks.filter((s) => s.managed).map((s) => ({ uri: `stack://${s.name}/compose`, name: `${s.name} compose file`, mimeType: YAML })) }
+      },
+    }),
+    { description: "The compose file of a stack managed by this server", mimeType: YAML },
+    async (uri, { name }) => {
+      const { content } = (await callApi(fetch, { method: "GET", path: `/api/stacks/${segment(String(name))}/compose` })) as { content: string }
+      return { contents: [{ uri: uri.href, mimeType: YAML, text: content }] }
+    },
+  )
   return server
 }

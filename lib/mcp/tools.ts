@@ -11,6 +11,8 @@ export interface Tool {
   /** "METHOD /path/:param" of the route the tool calls. */
   route: string
   input: z.ZodRawShape
+  /** The argument sent as the whole JSON body (else the arguments left over form an object). */
+  bodyArg?: string
   /** Query values the tool always sends. */
   fixed?: Record<string, string>
   /** Changes something: offered only in full mode. */
@@ -20,6 +22,15 @@ export interface Tool {
 }
 
 const containerId = z.string().min(1).describe("container id (full or a unique prefix) or name")
+const stackName = z.string().min(1).describe("stack name (its compose project name)")
+const imageId = z.string().min(1).describe("image id or reference, e.g. sha256:… or nginx:1.27")
+const nodeName = z.string().min(1).describe("node name in the registry")
+const envVar = z.object({
+  key: z.string().min(1).describe("variable name: letters, digits and _, not starting with a digit"),
+  value: z.string().nullable().describe("value; null keeps the value already stored for this key"),
+  secret: z.boolean().optional().describe("a secret's value is stored and used, but never shown again"),
+})
+const env = z.array(envVar).describe("the whole environment: keys left out are removed")
 const tail = z.number().int().min(1).max(10_000).optional().describe("how many of the last lines to return (default: the service's SVC_LOGS_TAIL)")
 export const tools: Tool[] = [
   // Reading
@@ -30,7 +41,17 @@ export const tools: Tool[] = [
   { name: "event_history", route: "GET /api/events/history", input: {}, description: "The last 100 events, oldest first: the engine's (container start/stop/die, image pull, …) and the service's own (compose output, failures)." },
   { name: "list_images", route: "GET /api/images", input: {}, description: "Local images with tags, size, creation time and their vulnerability scan summary." },
   { name: "list_volumes", route: "GET /api/volumes", input: {}, description: "Volumes with driver, mount point, labels and the stack they belong to." },
-  { name: "list_networks", route: "GET /api/networks", input: {}, description: "Networks with driver, scope and labels." },
+  { name: "list_networks", route: "GET /api/networks", input: {}, description: "Networks with driver, scope, labels and the stack they belong to." },
+  { name: "image_scan", route: "GET /api/images/:id/scan", input: { id: imageId }, description: "The latest vulnerability scan of an image with its full CVE list (id, package, installed and fixed version, severity, title, link)." },
+  { name: "list_stacks", route: "GET /api/stacks", input: {}, description: "Every stack with its state (running, partly running, stopped, paused), services and containers, current_version and env_pending; compose projects made elsewhere have managed: false." },
+  { name: "inspect_stack", route: "GET /api/stacks/:name", input: { name: stackName }, description: "One stack: state, services and their containers, current_version, env_pending." },
+  { name: "stack_compose", route: "GET /api/stacks/:name/compose", input: { name: stackName }, description: "The stack's compose file, as {name, content}." },
+  { name: "stack_env", route: "GET /api/stacks/:name/env", input: { name: stackName }, description: "The stack's environment as [{key, value, secret}]; the value of a secret is always null." },
+  { name: "stack_versions", route: "GET /api/stacks/:name/versions", input: { name: stackName }, description: "The stack's versions, oldest first: number, time, action, whether current, and which keys changed (never a value)." },
+  { name: "stack_logs", route: "GET /api/stacks/:name/logs", fixed: { follow: "false" }, input: { name: stackName, tail }, description: "The last lines of every container of the stack (tail counts per container, no following), each {service, container, stream, ts, line}." },
+  { name: "list_nodes", route: "GET /api/nodes", input: {}, description: "The cluster's node registry, ordered by name, each {name, url, status, error} from its last probe." },
+  { name: "inspect_node", route: "GET /api/nodes/:name", input: { name: nodeName }, description: "One node of the registry: name, url, status of its last probe, error." },
+  { name: "cluster_status", route: "GET /api/cluster", input: {}, description: "Whether this server is a control plane, a member of one, or neither." },
 
   // Changing (full mode)
   {
@@ -47,6 +68,54 @@ export const tools: Tool[] = [
     destructive: true,
     input: { id: containerId, force: z.boolean().optional().describe("also remove it when it is running"), volumes: z.boolean().optional().describe("also remove its anonymous volumes") },
     description: "Delete one container. A container of a stack comes back on the stack's next deploy.",
+  },
+  {
+    name: "deploy_stack",
+    route: "POST /api/stacks",
+    changes: true,
+    input: { name: stackName, content: z.string().min(1).describe("the compose file (YAML)"), env: env.optional().describe("replaces the stack's environment; omitted keeps it") },
+    description: "Create or redeploy a stack: compose checks the file, it is written, brought up, and a version is added. A file compose rejects changes nothing and the error carries compose's message.",
+  },
+  {
+    name: "set_stack_env",
+    route: "PUT /api/stacks/:name/env",
+    changes: true,
+    bodyArg: "env",
+    input: { name: stackName, env },
+    description: "Replace a stack's environment without deploying (env_pending becomes true); apply_stack deploys it.",
+  },
+  ...Object.entries({
+    update: "Pull the stack's images, then bring it up with what was pulled.",
+    restart: "Restart every container of the stack (paused ones excepted).",
+    start: "Start every stopped container of the stack.",
+    pause: "Pause every running container of the stack.",
+    unpause: "Resume every paused container of the stack.",
+    apply: "Redeploy the stack with its stored environment, add a version and clear env_pending.",
+  }).map(([action, description]): Tool => ({ name: `${action}_stack`, route: `POST /api/stacks/:name/${action}`, changes: true, input: { name: stackName }, description })),
+  {
+    name: "rollback_stack",
+    route: "POST /api/stacks/:name/rollback/:version",
+    changes: true,
+    input: { name: stackName, version: z.number().int().min(1).describe("version number from stack_versions") },
+    description: "Redeploy the compose file and environment of an earlier version, which becomes current (no version is added).",
+  },
+  {
+    name: "delete_stack",
+    route: "DELETE /api/stacks/:name",
+    changes: true,
+    destructive: true,
+    input: { name: stackName, volumes: z.boolean().optional().describe("also remove the stack's named volumes and their data (default: they stay)") },
+    description: "Remove a stack: its containers, networks and files, versions included.",
+  },
+  { name: "scan_image", route: "POST /api/images/:id/scan", changes: true, input: { id: imageId }, description: "Queue a vulnerability scan of one image; read the result later with image_scan." },
+  { name: "scan_all_images", route: "POST /api/images/scan", changes: true, input: {}, description: "Queue a vulnerability scan of every tagged image on the host." },
+  { name: "scan_stack", route: "POST /api/stacks/:name/scan", changes: true, input: { name: stackName }, description: "Queue a vulnerability scan of every image of a stack; images not present locally are listed as missing." },
+  {
+    name: "check_stack_updates",
+    route: "POST /api/stacks/:name/check-update",
+    changes: true,
+    input: { name: stackName },
+    description: "Ask each image's registry for the current digest of its tag; answers which images have a newer version (and records it).",
   },
 ]
 
@@ -69,5 +138,5 @@ export function apiCall(tool: Tool, args: Record<string, unknown>): ApiCall {
   })
   const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined))
   if (method === "GET" || method === "DELETE") return { method, path, query: { ...(defined as ApiCall["query"]), ...tool.fixed } }
-  return { method, path, query: tool.fixed, body: defined }
+  return { method, path, query: tool.fixed, body: tool.bodyArg ? defined[tool.bodyArg] : defined }
 }

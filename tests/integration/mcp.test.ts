@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { join } from "node:path"
-import { cleanup, engineHost, realEngine, runContainer } from "../support/engine.ts"
+import { STACK_LABEL } from "../../lib/containers.ts"
+import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 
 const engine = realEngine()
@@ -16,6 +17,25 @@ async function connect(svc: Service) {
   await client.connect(transport)
   return { client, transport }
 }
+
+/** Polls a tool until `ok` holds for its JSON answer (the answer is returned either way). */
+async function until(client: Client, name: string, args: Record<string, unknown>, ok: (value: any) => boolean) {
+  let value: any
+  for (let i = 0; i < 100; i++, await Bun.sleep(100)) if (ok((value = json(await client.callTool({ name, arguments: args }))))) break
+  return value
+}
+
+const STACK = "hm-mcp-stack"
+const SECRET = "mcp-s3cret-value"
+const compose = `services:
+  app:
+    image: ${testImage()}
+    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do echo app says $$GREETING; sleep 0.2; done"]
+    environment:
+      GREETING: \${GREETING}
+      TOKEN: \${TOKEN}
+    labels: { ${TEST_LABEL}: "1" }
+`
 
 const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } } })
 const postMcp = (svc: Service, headers: Record<string, string> = {}, body = initialize) =>
@@ -30,7 +50,10 @@ describe("full mode", () => {
   })
   afterAll(async () => {
     await client.close()
+    await fetch(`${svc.url}/api/stacks/${STACK}?volumes=true`, { method: "DELETE" })
     await svc.stop()
+    const out = `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`
+    expect(out).not.toContain(SECRET)
     await cleanup(engine)
   })
 
@@ -65,6 +88,58 @@ describe("full mode", () => {
     expect(removed.isError).toBeFalsy()
     expect(await engine.inspectContainer(id).catch((e) => e.status)).toBe(404)
   }, 30_000)
+
+  test("an agent runs a stack end to end: deploy, status, logs, environment, apply, rollback, pause, delete", async () => {
+    const deployed = await client.callTool({
+      name: "deploy_stack",
+      arguments: { name: STACK, content: compose, env: [{ key: "GREETING", value: "hi", secret: false }, { key: "TOKEN", value: SECRET, secret: true }] },
+    })
+    expect(deployed.isError).toBeFalsy()
+    expect(json(deployed)).toMatchObject({ name: STACK, managed: true, current_version: 1 })
+
+    const status = await until(client, "inspect_stack", { name: STACK }, (s) => s.status === "running")
+    expect(status.services.map((x: any) => x.name)).toEqual(["app"])
+    const logs = await until(client, "stack_logs", { name: STACK, tail: 3 }, (lines) => lines.some((l: any) => l.line === "app says hi"))
+    expect(logs.find((l: any) => l.line === "app says hi")).toMatchObject({ service: "app" })
+
+    const envText = textOf(await client.callTool({ name: "stack_env", arguments: { name: STACK } }))
+    expect(JSON.parse(envText)).toEqual([{ key: "GREETING", value: "hi", secret: false }, { key: "TOKEN", value: null, secret: true }])
+    expect(envText).not.toContain(SECRET)
+    const { resources } = await client.listResources()
+    expect(resources.map((r) => r.uri)).toContain(`stack://${STACK}/compose`)
+    const file = await client.readResource({ uri: `stack://${STACK}/compose` })
+    expect(file.contents[0]).toMatchObject({ mimeType: "application/yaml", text: compose })
+
+    const pending = json(await client.callTool({ name: "set_stack_env", arguments: { name: STACK, env: [{ key: "GREETING", value: "bye" }, { key: "TOKEN", value: null }] } }))
+    expect(pending.env_pending).toBe(true)
+    expect(json(await client.callTool({ name: "apply_stack", arguments: { name: STACK } }))).toMatchObject({ current_version: 2, env_pending: false })
+    await until(client, "stack_logs", { name: STACK, tail: 1 }, (lines) => lines.some((l: any) => l.line === "app says bye"))
+    expect(json(await client.callTool({ name: "stack_versions", arguments: { name: STACK } })).map((v: any) => v.version)).toEqual([1, 2])
+
+    expect(json(await client.callTool({ name: "rollback_stack", arguments: { name: STACK, version: 1 } }))).toMatchObject({ current_version: 1 })
+    const back = await until(client, "stack_logs", { name: STACK, tail: 1 }, (lines) => lines.some((l: any) => l.line === "app says hi"))
+    expect(back.some((l: any) => l.line === "app says hi")).toBe(true)
+
+    expect(json(await client.callTool({ name: "pause_stack", arguments: { name: STACK } })).status).toBe("paused")
+    expect(json(await client.callTool({ name: "unpause_stack", arguments: { name: STACK } })).status).toBe("running")
+
+    const removed = await client.callTool({ name: "delete_stack", arguments: { name: STACK, volumes: true } })
+    expect(removed.isError).toBeFalsy()
+    expect(json(await client.callTool({ name: "list_stacks", arguments: {} })).map((x: any) => x.name)).not.toContain(STACK)
+    expect(await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${STACK}`] } })).toEqual([])
+    const gone = await client.callTool({ name: "inspect_stack", arguments: { name: STACK } })
+    expect(gone.isError).toBe(true)
+    expect(textOf(gone)).toStartWith("not_found: ")
+  }, 180_000)
+
+  test("a compose file compose refuses is a tool error with compose's message, and nothing is deployed", async () => {
+    const content = `services:\n  app:\n    image: ${testImage()}\n    no_such_option: 1\n`
+    const result = await client.callTool({ name: "deploy_stack", arguments: { name: "hm-mcp-broken", content } })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toStartWith("invalid_compose: ")
+    expect(textOf(result)).toContain("no_such_option")
+    expect(json(await client.callTool({ name: "list_stacks", arguments: {} })).map((x: any) => x.name)).not.toContain("hm-mcp-broken")
+  }, 60_000)
 
   test("an engine error comes back as a tool error with the API's message", async () => {
     const result = await client.callTool({ name: "container_action", arguments: { id: "hm-mcp-no-such", action: "start" } })

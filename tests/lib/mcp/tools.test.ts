@@ -27,3 +27,9 @@ test("path parameters are encoded; other arguments go to the query of a GET and 
   const action = tools.find((t) => t.name === "container_action")!
   expect(apiCall(action, { id: "web", action: "stop" })).toEqual({ method: "POST", path: "/api/containers/web/action", query: undefined, body: { action: "stop" } })
 })
+
+test("a tool whose route takes a list sends that argument as the whole body", () => {
+  const setEnv = tools.find((t) => t.name === "set_stack_env")!
+  const env = [{ key: "A", value: null }]
+  expect(apiCall(setEnv, { name: "web", env })).toEqual({ method: "PUT", path: "/api/stacks/web/env", query: undefined, body: env })
+})
