@@ -1,0 +1,12 @@
+import * as v from "valibot"
+import { requireBearer } from "../../../lib/bearer.ts"
+import { defineHandler } from "../../../lib/handler.ts"
+
+export const detail = { summary: "The named images as one `docker save` tar stream; names are comma-separated (cluster bearer token required)", tags: ["move"] }
+export const query = v.object({ names: v.pipe(v.string(), v.regex(/^[^,\s]+(,[^,\s]+)*$/, "comma-separated image references")) })
+
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ query, request, ctx }) => {
+  await requireBearer(ctx, request)
+  const tar = await ctx.engine.saveImages(query.names.split(","))
+  return new Response(tar, { headers: { "content-type": "application/x-tar" } })
+})

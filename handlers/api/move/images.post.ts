@@ -1,0 +1,13 @@
+import { requireBearer } from "../../../lib/bearer.ts"
+import { defineHandler } from "../../../lib/handler.ts"
+import { badRequest } from "../../../lib/http-error.ts"
+
+export const detail = { summary: "Load images from a `docker save` tar body (cluster bearer token required)", tags: ["move"] }
+export const accepts = ["application/x-tar"]
+
+export default defineHandler(async ({ request, ctx }) => {
+  await requireBearer(ctx, request)
+  if (!request.body) throw badRequest("the body must be a tar archive", "missing_body")
+  await ctx.engine.loadImages(request.body)
+  return { loaded: true }
+})
