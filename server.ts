@@ -21,6 +21,8 @@ export async function start(env: Record<string, string | undefined> = process.en
     websocket: app.websocket,
   })
   void ctx.events.follow(ctx.engine, stop.signal)
+  void ctx.scans.resume()
+  void ctx.updates.periodic(config.updateInterval, stop.signal)
   const shutdown = () => {
     stop.abort()
     server.stop(true)

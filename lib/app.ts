@@ -57,6 +57,7 @@ function toResponse(error: unknown, code: string): Response {
 
 export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unknown as RouteRow[]): App {
   const peers = new WeakMap<Request, string>()
+  const routePatterns = new WeakMap<Request, string>()
   const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
   const bodyTypes: { method: Method; match: ReturnType<typeof compilePath>; accepts: string[] }[] = []
   const sockets: { match: ReturnType<typeof compilePath>; handler: SocketHandler }[] = []
@@ -64,6 +65,7 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unkn
   const app = new Elysia()
     .use(openapi({ path: "/openapi", specPath: "/openapi", provider: null, documentation: { info: { title: "Harbormaster API", version } }, mapJsonSchema: { valibot: toJsonSchema } }))
     .onError(({ error, code }) => toResponse(error, String(code)))
+    .onTransform(({ request, route }) => void routePatterns.set(request, route))
 
   for (const row of rows) {
     const { path, rest } = routeOf(row.file)
@@ -120,7 +122,9 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unkn
         if (accepts === JSON_ONLY) req = await limitBody(req, ctx.config.maxJsonBody)
         if (ip) peers.set(req, ip)
         if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return await upgrade(req, pathname, server)
+        const started = performance.now()
         const res = await app.handle(req)
+        ctx.metrics.observeRequest(routePatterns.get(req) ?? "unmatched", req.method, res.status, (performance.now() - started) / 1000)
         for (const [k, v] of Object.entries(cors)) res.headers.set(k, v)
         return res
       } catch (error) {

@@ -12,6 +12,16 @@ export interface Config {
   maxJsonBody: number
   /** Milliseconds a node probe (and each node-to-node call) may take. */
   probeTimeoutMs: number
+  /** Which vulnerability scanner runs: trivy, grype, or auto (the first on PATH, else Trivy's image). */
+  scanner: "trivy" | "grype" | "auto"
+  /** Seconds one scan may take before it is stopped. */
+  scanTimeout: number
+  /** Registries (host or host:port) spoken to over plain http besides loopback ones. */
+  insecureRegistries: string[]
+  /** Seconds between periodic update checks; 0 turns them off. */
+  updateInterval: number
+  metrics: boolean
+  metricsToken: string | undefined
   /** The MCP endpoint; null when SVC_MCP is unset (then /mcp is not routed). */
   mcp: McpConfig | null
 }
@@ -35,6 +45,7 @@ export const defaults = {
   transferImage: "alpine:3",
   maxJsonBody: 32 * 1024 * 1024,
   probeTimeoutMs: 5000,
+  scanTimeout: 600,
   mcpSessionTtl: 30 * 60,
 }
 
@@ -89,5 +100,11 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     maxJsonBody: positiveInt("SVC_MAX_JSON_BODY", env.SVC_MAX_JSON_BODY, defaults.maxJsonBody),
     probeTimeoutMs: positiveInt("SVC_PROBE_TIMEOUT_MS", env.SVC_PROBE_TIMEOUT_MS, defaults.probeTimeoutMs),
     mcp: mcpConfig(env, addr),
+    scanner: oneOf("SVC_SCANNER", env.SVC_SCANNER, ["auto", "trivy", "grype"] as const),
+    scanTimeout: positiveInt("SVC_SCAN_TIMEOUT", env.SVC_SCAN_TIMEOUT, defaults.scanTimeout),
+    insecureRegistries: list(env.SVC_INSECURE_REGISTRIES),
+    updateInterval: positiveInt("SVC_UPDATE_INTERVAL", env.SVC_UPDATE_INTERVAL, 0),
+    metrics: oneOf("SVC_METRICS", env.SVC_METRICS, ["off", "on"] as const) === "on",
+    metricsToken: env.SVC_METRICS_TOKEN || undefined,
   }
 }

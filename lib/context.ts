@@ -7,6 +7,10 @@ import { composeRunner, type ComposeRunner } from "./compose.ts"
 import { Stacks } from "./stacks.ts"
 import { Cluster } from "./cluster.ts"
 import { NodeRegistry } from "./nodes.ts"
+import { Metrics } from "./metrics.ts"
+import { ScanQueue } from "./scan-queue.ts"
+import { createScanner, type Scanner } from "./scanner.ts"
+import { Updates } from "./updates.ts"
 
 export interface Ctx {
   config: Config
@@ -23,12 +27,21 @@ export interface Ctx {
   cluster: Cluster
   /** The node registry of a control plane (nodes.json). */
   nodes: NodeRegistry
+  /** The vulnerability scanner (Trivy or Grype, binary or container). */
+  scanner: Scanner
+  /** The scan queue and the stored results (<dataDir>/scans). */
+  scans: ScanQueue
+  /** Registry update checks and their records (updates.json). */
+  updates: Updates
+  /** The Prometheus registry; request and probe durations are observed into it. */
+  metrics: Metrics
 }
 
 export async function createContext(config: Config, overrides: Partial<Ctx> = {}): Promise<Ctx> {
   const engine = overrides.engine ?? dockerEngine(config.dockerHost)
   const events = overrides.events ?? new EventBus()
   const compose = overrides.compose ?? composeRunner(engine.host, events)
+  const scanner = overrides.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: process.env })
   return {
     config,
     engine,
@@ -37,6 +50,10 @@ export async function createContext(config: Config, overrides: Partial<Ctx> = {}
     stacks: overrides.stacks ?? new Stacks(config.dataDir, compose, overrides.now),
     cluster: overrides.cluster ?? new Cluster(config.dataDir, overrides.now),
     nodes: overrides.nodes ?? new NodeRegistry(config.dataDir, overrides.now),
+    scanner,
+    scans: overrides.scans ?? new ScanQueue(config.dataDir, (ref) => scanner.scan(ref), events, overrides.now),
+    updates: overrides.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, overrides.now),
+    metrics: overrides.metrics ?? new Metrics(),
     serverId: overrides.serverId ?? (await serverId(config.dataDir)),
     now: overrides.now ?? Date.now,
     ...overrides,

@@ -22,7 +22,7 @@ const nextId = (() => {
 })()
 
 export class FakeEngine implements Engine {
-  readonly host = "fake://engine"
+  readonly host: string = "fake://engine"
   calls: { op: string; args: unknown[] }[] = []
   down = false
   containers = new Map<string, FakeContainer>()
@@ -204,6 +204,10 @@ export class FakeEngine implements Engine {
   }
   async pushImage(ref: string) {
     this.record("pushImage", ref)
+  }
+  async commitContainer(id: string, repo: string, tag: string, changes: string[] = []) {
+    this.record("commitContainer", id, repo, tag, changes)
+    return { Id: this.addImage([`${repo}:${tag}`], { Labels: { from: this.find(id).image } }).Id }
   }
   async tagImage(source: string, repo: string, tag: string) {
     this.record("tagImage", source, repo, tag)

@@ -108,6 +108,8 @@ export interface Engine {
   pullImage(ref: string, onProgress?: (line: string) => void): Promise<void>
   pushImage(ref: string, onProgress?: (line: string) => void): Promise<void>
   tagImage(source: string, repo: string, tag: string): Promise<void>
+  /** Makes an image of a container's filesystem, tagged repo:tag; `changes` are Dockerfile instructions (ENTRYPOINT, ENV ...). */
+  commitContainer(id: string, repo: string, tag: string, changes?: string[]): Promise<{ Id: string }>
   saveImages(names: string[]): Promise<ReadableStream<Uint8Array>>
   loadImages(tar: ReadableStream<Uint8Array> | Uint8Array): Promise<void>
   listVolumes(filters?: Filters): Promise<Volume[]>
@@ -358,6 +360,11 @@ export function dockerEngine(host: string): Engine {
       await progress(res.body, onProgress)
     },
     tagImage: (source, repo, tag) => done("POST", `/images/${seg(source)}/tag${query({ repo, tag })}`),
+    commitContainer: (id, repo, tag, changes = []) => {
+      const q = new URLSearchParams({ container: id, repo, tag })
+      for (const c of changes) q.append("changes", c)
+      return json("POST", `/commit?${q}`)
+    },
     saveImages: async (names) => (await call("GET", `/images/get?${names.map((n) => `names=${encodeURIComponent(n)}`).join("&")}`)).body!,
     async loadImages(tar) {
       const res = await call("POST", `/images/load${query({ quiet: 1 })}`, { body: tar, headers: { "content-type": "application/x-tar" } })

@@ -20,15 +20,15 @@ export async function freePort(): Promise<number> {
   return port
 }
 
-export async function startService(env: Record<string, string> = {}, opts: { dataDir?: string; port?: number; cmd?: string[] } = {}): Promise<Service> {
+export async function startService(env: Record<string, string> = {}, opts: { dataDir?: string; port?: number; cmd?: string[]; /** listen address (default 127.0.0.1) */ host?: string } = {}): Promise<Service> {
   const port = opts.port ?? (await freePort())
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hm-svc-"))
   const proc = Bun.spawn(opts.cmd ?? ["bun", join(root, "server.ts")], {
-    env: { ...process.env, SVC_ADDR: `127.0.0.1:${port}`, SVC_DATA: dataDir, ...env },
+    env: { ...process.env, SVC_ADDR: `${opts.host ?? "127.0.0.1"}:${port}`, SVC_DATA: dataDir, ...env },
     stdout: "pipe",
     stderr: "pipe",
   })
-  const url = `http://127.0.0.1:${port}`
+  const url = `http://${opts.host ?? "127.0.0.1"}:${port}`
   for (let i = 0; i < 100; i++) {
     if (proc.exitCode !== null) throw new Error(`service exited: ${await new Response(proc.stderr).text()}`)
     const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false)

@@ -1,0 +1,12 @@
+import { defineHandler } from "../../../lib/handler.ts"
+import { requestScan } from "../../../lib/scan-queue.ts"
+
+export const detail = { summary: "Queue a vulnerability scan of every tagged image; results come later at /api/images/{id}/scan", tags: ["images"] }
+
+export default defineHandler(async ({ ctx, set }) => {
+  const tagged = (await ctx.engine.listImages()).filter((i) => (i.RepoTags ?? []).some((t) => t !== "<none>:<none>"))
+  const queued = []
+  for (const image of tagged) queued.push(await requestScan(ctx.engine, ctx.scans, image.Id))
+  set.status = 202
+  return { queued }
+})

@@ -1,0 +1,21 @@
+import { defineHandler } from "../../../../lib/handler.ts"
+import { HttpError } from "../../../../lib/http-error.ts"
+import { requestScan } from "../../../../lib/scan-queue.ts"
+import { stackImageRefs } from "../../../../lib/stack-images.ts"
+
+export const detail = { summary: "Queue a vulnerability scan of every image of a stack (202); images not present locally are listed as missing", tags: ["stacks"] }
+
+export default defineHandler(async ({ params, ctx, set }) => {
+  const queued = []
+  const missing = []
+  for (const ref of await stackImageRefs(ctx.stacks, ctx.engine, params.name!)) {
+    const job = await requestScan(ctx.engine, ctx.scans, ref).catch((err) => {
+      if (err instanceof HttpError && err.status === 404) return undefined
+      throw err
+    })
+    if (job) queued.push(job)
+    else missing.push(ref)
+  }
+  set.status = 202
+  return { stack: params.name, queued, missing }
+})
