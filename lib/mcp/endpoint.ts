@@ -14,8 +14,8 @@ export const MCP_MAX_BODY = 1024 * 1024
 
 export interface McpEndpoint {
   handle(req: Request): Promise<Response>
+  /** How many sessions are live. */
   readonly sessions: { readonly size: number }
-  close(): void
 }
 
 interface Session {
@@ -58,6 +58,5 @@ export function mcpEndpoint(config: McpConfig, fetch: AppFetch, now: () => numbe
       for (const [k, v] of Object.entries(cors)) res.headers.set(k, v)
       return res
     },
-    close: () => sessions.closeAll(),
   }
 }

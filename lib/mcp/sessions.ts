@@ -55,8 +55,4 @@ export class SessionStore<S extends Closable> {
       this.delete(id)
     }
   }
-
-  closeAll(): void {
-    for (const id of [...this.sessions.keys()]) this.delete(id)
-  }
 }

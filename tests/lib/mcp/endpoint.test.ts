@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { createApp } from "../../../lib/app.ts"
-import { MCP_MAX_BODY } from "../../../lib/mcp/endpoint.ts"
+import { MCP_MAX_BODY, mcpEndpoint } from "../../../lib/mcp/endpoint.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
 
 const HOST = "127.0.0.1:8080"
@@ -26,7 +26,9 @@ async function mcpApp(env: Record<string, string> = {}) {
     await client.connect(transport)
     return { client, transport }
   }
-  return { t: t!, app, fetch, clock, connect }
+  // The endpoint alone, over the same app, for counting its sessions.
+  const endpoint = mcpEndpoint(t.ctx.config.mcp!, async (req) => (await app.fetch(req))!, () => clock.now)
+  return { t: t!, app, fetch, clock, connect, endpoint }
 }
 
 const initialize = {
@@ -88,9 +90,12 @@ describe("/mcp routing", () => {
   })
 
   test("a body over the limit is 413 and opens no session", async () => {
-    const { app } = await mcpApp()
-    const res = (await app.fetch(post({ ...initialize, pad: "x".repeat(MCP_MAX_BODY) })))!
+    const { endpoint } = await mcpApp()
+    const res = await endpoint.handle(post({ ...initialize, pad: "x".repeat(MCP_MAX_BODY) }))
     expect(res.status).toBe(413)
+    expect(endpoint.sessions.size).toBe(0)
+    expect((await endpoint.handle(post(initialize))).status).toBe(200)
+    expect(endpoint.sessions.size).toBe(1)
   })
 })
 
@@ -175,9 +180,19 @@ describe("sessions", () => {
     expect(res.status).toBe(404)
   })
 
+  test("abandoned sessions are swept by the next request, whoever sends it", async () => {
+    const { endpoint, clock } = await mcpApp({ SVC_MCP_SESSION_TTL: "60" })
+    for (let i = 0; i < 3; i++) expect((await endpoint.handle(post(initialize))).status).toBe(200)
+    expect(endpoint.sessions.size).toBe(3)
+    clock.now += 61_000
+    expect((await endpoint.handle(post(initialize))).status).toBe(200)
+    expect(endpoint.sessions.size).toBe(1)
+  })
+
   test("a request that is not an initialize opens no session", async () => {
-    const { app } = await mcpApp()
-    const res = (await app.fetch(post({ jsonrpc: "2.0", id: 1, method: "tools/list" })))!
+    const { endpoint } = await mcpApp()
+    const res = await endpoint.handle(post({ jsonrpc: "2.0", id: 1, method: "tools/list" }))
     expect(res.status).toBe(400)
+    expect(endpoint.sessions.size).toBe(0)
   })
 })
