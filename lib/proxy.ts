@@ -42,7 +42,8 @@ export async function forward(node: NodeEntry, req: Request): Promise<Response> 
       duplex: "half",
       decompress: false,
       redirect: "manual",
-      signal: req.signal,
+      signal: req.signal, // the client going away ends the call to the node
+      timeout: false, // no idle deadline of its own: a quiet stream stays open as long as the client's
     } as RequestInit)
   } catch (err) {
     throw unreachable(node, err)

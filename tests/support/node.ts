@@ -20,6 +20,8 @@ export interface FakeNode {
   seen: Seen[]
   /** Starts reading the /sink sockets; returns the bytes they had been sent. */
   release(): Promise<number>
+  /** How many /sse streams are open. */
+  openStreams(): number
   /** Sends one SSE message to every open /sse stream. */
   emit(data: unknown): void
   stop(): void
@@ -44,12 +46,16 @@ export function fakeNode(opts: { serverId?: string; token?: string; port?: numbe
         return req.headers.get("authorization") === `Bearer ${token}` ? Response.json({ server_id: serverId }) : Response.json({ error: { code: "unauthorized" } }, { status: 401 })
       if ((url.pathname === "/echo" || url.pathname === "/sink") && srv.upgrade(req, { data: { sink: url.pathname === "/sink" } })) return undefined as unknown as Response
       if (url.pathname === "/sse") {
+        let controller: ReadableStreamDefaultController<Uint8Array>
         const body = new ReadableStream<Uint8Array>({
           start(c) {
+            controller = c
             streams.add(c)
             c.enqueue(new TextEncoder().encode(": open\n\n")) // Bun sends the headers with the first bytes
           },
-          cancel: () => streams.clear(),
+          cancel() {
+            streams.delete(controller)
+          },
         })
         return new Response(body, { headers: { "content-type": "text/event-stream" } })
       }
@@ -86,6 +92,7 @@ export function fakeNode(opts: { serverId?: string; token?: string; port?: numbe
       await Bun.sleep(50)
       return [...sinks.values()].reduce((a, b) => a + b, 0)
     },
+    openStreams: () => streams.size,
     emit(data) {
       const bytes = new TextEncoder().encode(`data: ${JSON.stringify(data)}\n\n`)
       for (const c of streams) c.enqueue(bytes)

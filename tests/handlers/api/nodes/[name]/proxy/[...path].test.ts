@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test"
-import { testApp, type TestApp } from "../../../../../support/app.ts"
+import { serveApp, testApp, type TestApp } from "../../../../../support/app.ts"
 import { fakeNode, type FakeNode } from "../../../../../support/node.ts"
 import { freePort } from "../../../../../support/service.ts"
 
@@ -28,4 +28,26 @@ test("a node not in the registry is 404; a node that does not answer is 502", as
   const res = await t.call("POST", "/api/nodes/down/proxy/api/stacks", { a: 1 })
   expect(res.status).toBe(502)
   expect((await res.json()).error).toMatchObject({ code: "node_unreachable", message: expect.stringContaining('node "down"') })
+})
+
+test("a client leaving an SSE stream through the gateway closes the node's stream", async () => {
+  t = await testApp()
+  node = fakeNode()
+  await t.ctx.nodes.register({ server_id: node.serverId, name: "n", url: node.url })
+  const served = serveApp(t)
+  try {
+    const res = await fetch(`${served.url}/api/nodes/n/proxy/sse`)
+    const reader = res.body!.getReader()
+    node.emit({ n: 1 })
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain(": open")
+    expect(node.openStreams()).toBe(1)
+    await reader.cancel()
+    while (node.openStreams() > 0) {
+      node.emit({ ping: true }) // a write is how the node's server learns that the gateway hung up
+      await Bun.sleep(20)
+    }
+    expect(node.openStreams()).toBe(0)
+  } finally {
+    served.stop()
+  }
 })
