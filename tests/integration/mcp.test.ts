@@ -26,6 +26,7 @@ async function until(client: Client, name: string, args: Record<string, unknown>
 }
 
 const STACK = "hm-mcp-stack"
+const COPY = "hm-mcp-copy"
 const SECRET = "mcp-s3cret-value"
 const compose = `services:
   app:
@@ -50,7 +51,7 @@ describe("full mode", () => {
   })
   afterAll(async () => {
     await client.close()
-    await fetch(`${svc.url}/api/stacks/${STACK}?volumes=true`, { method: "DELETE" })
+    for (const name of [STACK, COPY]) await fetch(`${svc.url}/api/stacks/${name}?volumes=true`, { method: "DELETE" })
     await svc.stop()
     const out = `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`
     expect(out).not.toContain(SECRET)
@@ -89,7 +90,7 @@ describe("full mode", () => {
     expect(await engine.inspectContainer(id).catch((e) => e.status)).toBe(404)
   }, 30_000)
 
-  test("an agent runs a stack end to end: deploy, status, logs, environment, apply, rollback, pause, delete", async () => {
+  test("an agent runs a stack end to end: deploy, status, logs, environment, apply, rollback, pause, copy, delete", async () => {
     const deployed = await client.callTool({
       name: "deploy_stack",
       arguments: { name: STACK, content: compose, env: [{ key: "GREETING", value: "hi", secret: false }, { key: "TOKEN", value: SECRET, secret: true }] },
@@ -122,6 +123,15 @@ describe("full mode", () => {
 
     expect(json(await client.callTool({ name: "pause_stack", arguments: { name: STACK } })).status).toBe("paused")
     expect(json(await client.callTool({ name: "unpause_stack", arguments: { name: STACK } })).status).toBe("running")
+
+    const plan = json(await client.callTool({ name: "copy_stack", arguments: { name: STACK, as: COPY } }))
+    expect(plan).toMatchObject({ dry_run: true, blockers: [] })
+    expect(json(await client.callTool({ name: "list_stacks", arguments: {} })).map((x: any) => x.name)).not.toContain(COPY)
+    const copied = await client.callTool({ name: "copy_stack", arguments: { name: STACK, as: COPY, dry_run: false } })
+    expect(copied.isError).toBeFalsy()
+    expect(json(copied).dry_run).toBe(false)
+    expect(json(await client.callTool({ name: "stack_compose", arguments: { name: COPY } })).content).toBe(compose)
+    expect(json(await client.callTool({ name: "delete_stack", arguments: { name: COPY } })).removed).toBe(COPY)
 
     const removed = await client.callTool({ name: "delete_stack", arguments: { name: STACK, volumes: true } })
     expect(removed.isError).toBeFalsy()
