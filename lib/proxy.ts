@@ -48,7 +48,7 @@ export async function forward(node: NodeEntry, req: Request): Promise<Response> 
   } catch (err) {
     throw unreachable(node, err)
   }
-  return new Response(res.body, { status: res.status, statusText: res.statusText, headers: strip(res.headers, ["content-length"]) })
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers: strip(res.headers, []) })
 }
 
 /** Opens the node's WebSocket; resolves once it is open, so a failure is still a 502 before the upgrade. */

@@ -95,3 +95,16 @@ test("a client writing faster than the node reads is paused until the node's que
   expect(flow).toEqual(["pause", "resume"])
   session.close()
 })
+
+test("a compressed answer comes back compressed, as the node sent it", async () => {
+  const gz = Bun.gzipSync(new TextEncoder().encode("hello ".repeat(1000)))
+  const upstream = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(gz, { headers: { "content-encoding": "gzip", "content-type": "text/plain" } }) })
+  try {
+    const res = await forward(entry(`http://127.0.0.1:${upstream.port}`), new Request(gateway("/gz"), { headers: { "accept-encoding": "gzip" } }))
+    expect(res.headers.get("content-encoding")).toBe("gzip")
+    const back = await res.arrayBuffer()
+    expect(new Uint8Array(back)).toEqual(gz)
+  } finally {
+    upstream.stop(true)
+  }
+})
