@@ -117,15 +117,17 @@ export async function join(ctx: Ctx, req: JoinRequest) {
   // Saved first: the control plane probes this server with the token before it answers.
   ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp })
   const body = { token: req.token, server_id: ctx.serverId, name: req.name, advertise: req.advertise, port: ctx.config.addr.port }
-  // The control plane answers after its own probe of this server: give it that long twice over.
-  const answer = await callServer(cp, "/api/cluster/register", { method: "POST", body }, 3 * ctx.config.probeTimeoutMs).catch((err) => {
+  let answer: Answer
+  try {
+    // The control plane answers after its own probe of this server: give it that long twice over.
+    answer = await callServer(cp, "/api/cluster/register", { method: "POST", body }, 3 * ctx.config.probeTimeoutMs)
+    if (answer.status >= 300) {
+      const { code = "join_refused", message = `HTTP ${answer.status}` } = answer.body?.error ?? {}
+      throw new HttpError(answer.status < 500 ? answer.status : 502, code, `the control plane refused: ${message}`)
+    }
+  } catch (err) {
     undo()
     throw err
-  })
-  if (answer.status >= 300) {
-    undo()
-    const { code = "join_refused", message = `HTTP ${answer.status}` } = answer.body?.error ?? {}
-    throw new HttpError(answer.status < 500 ? answer.status : 502, code, `the control plane refused: ${message}`)
   }
   const node = answer.body as { name: string; url: string; status: string; error: string | null }
   ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp, name: node.name })
@@ -144,9 +146,13 @@ export async function leave(ctx: Ctx): Promise<{ left: boolean; removed: boolean
   let error: string | null = null
   if (m.role === "member") {
     const path = `/api/nodes/${encodeURIComponent(m.name ?? "")}?server_id=${encodeURIComponent(ctx.serverId)}`
-    const answer = await callServer(m.control_plane_url!, path, { method: "DELETE", token: m.token }, ctx.config.probeTimeoutMs).catch((err: Error) => ({ status: 0, body: null, error: err.message }))
-    removed = answer.status === 200
-    if (!removed) error = "error" in answer ? answer.error : `the control plane did not drop this server: ${answer.body?.error?.message ?? `HTTP ${answer.status}`}`
+    try {
+      const answer = await callServer(m.control_plane_url!, path, { method: "DELETE", token: m.token }, ctx.config.probeTimeoutMs)
+      removed = answer.status === 200
+      if (!removed) error = `the control plane did not drop this server: ${answer.body?.error?.message ?? `HTTP ${answer.status}`}`
+    } catch (err) {
+      error = (err as Error).message
+    }
   }
   ctx.cluster.forget()
   return { left: true, removed, error }

@@ -32,6 +32,13 @@ function strip(headers: Headers, extra: string[]): Headers {
 const unreachable = (node: NodeEntry, err: unknown) =>
   new HttpError(502, "node_unreachable", `node "${node.name}" at ${node.url} did not answer: ${failure(err, 0)}`)
 
+/** A failed WebSocket connect: the node's own refusal (a 4xx keeps its status), or no answer. */
+function connectFailed(node: NodeEntry, e: ErrorEvent): HttpError {
+  const status = Number(/Expected 101 status code: (\d{3})/.exec(e.message)?.[1])
+  if (!status) return unreachable(node, e.error ?? e.message)
+  return new HttpError(status >= 400 && status < 500 ? status : 502, "upgrade_refused", `node "${node.name}" answered the WebSocket upgrade with HTTP ${status}`)
+}
+
 export async function forward(node: NodeEntry, req: Request): Promise<Response> {
   let res: Response
   try {
@@ -59,7 +66,7 @@ export async function bridge(node: NodeEntry, requestUrl: string): Promise<Socke
   upstream.pause() // until the client's socket is open
   await new Promise<void>((resolve, reject) => {
     upstream.onopen = () => resolve()
-    upstream.onerror = (e) => reject(unreachable(node, (e as ErrorEvent).error ?? (e as ErrorEvent).message))
+    upstream.onerror = (e) => reject(connectFailed(node, e as ErrorEvent))
   })
   let client: Peer | undefined
   let closed = false

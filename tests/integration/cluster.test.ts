@@ -107,6 +107,12 @@ test("a container shell on a node works over WebSocket through the gateway, floo
   type("exit 7\n")
   const close = await closed
   expect([close.code, close.reason]).toEqual([1000, "exit 7"])
+  // the node's refusal of a shell into a stopped container comes back as the node gave it
+  await engine.containerAction(id, "stop")
+  const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }
+  const refused = await fetch(`${cp.url}/api/nodes/m1/proxy/api/containers/${id}/shell`, { headers: upgrade })
+  expect(refused.status).toBe(409)
+  expect((await refused.json()).error.code).toBe("upgrade_refused")
 }, 30_000)
 
 test("1 GiB uploads stream through the gateway byte for byte, chunked kept chunked, Content-Length replayed", async () => {

@@ -32,8 +32,10 @@ test("a WebSocket through the gateway reaches the node's route and echoes both w
   ws.close()
 })
 
-test("the upgrade is refused with 404 for an unknown node and 502 for one that does not answer", async () => {
+test("the upgrade is refused with 404 for an unknown node, 502 for one that does not answer, and as the node refused it", async () => {
   t = await testApp()
+  node = fakeNode()
+  await t.ctx.nodes.register({ server_id: node.serverId, name: "n", url: node.url })
   await t.ctx.nodes.register({ server_id: "s", name: "down", url: `http://127.0.0.1:${await freePort()}` })
   const served = serveApp(t)
   stop = served.stop
@@ -41,4 +43,10 @@ test("the upgrade is refused with 404 for an unknown node and 502 for one that d
   const res = await fetch(`${served.url}/api/nodes/down/proxy/echo`, { headers: upgrade })
   expect(res.status).toBe(502)
   expect((await res.json()).error.code).toBe("node_unreachable")
+  const refused = await fetch(`${served.url}/api/nodes/n/proxy/api/cluster/verify`, { headers: upgrade })
+  expect(refused.status).toBe(401)
+  expect((await refused.json()).error).toEqual({ code: "upgrade_refused", message: 'node "n" answered the WebSocket upgrade with HTTP 401' })
+  const notSocket = await fetch(`${served.url}/api/nodes/n/proxy/created`, { headers: upgrade })
+  expect(notSocket.status).toBe(502)
+  expect((await notSocket.json()).error.code).toBe("upgrade_refused")
 })
