@@ -17,4 +17,4 @@ export TEST_DOCKER_HOST TEST_DOCKER_HOST_B
 TEST_DOCKER_HOST=$(bash scripts/engine.sh start "${tag}a" "$run/a")
 TEST_DOCKER_HOST_B=$(bash scripts/engine.sh start "${tag}b" "$run/b")
 export TEST_IMAGE=svc-test/busybox:latest TEST_NETNS_A="${tag}a" TEST_NETNS_B="${tag}b"
-bun test "$@"
+bun test --timeout 120000 "$@"

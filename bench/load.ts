@@ -1,0 +1,149 @@
+// bench/load: a mixed load on loopback for a bounded time against a private engine: API reads,
+// events and stack-logs SSE subscribers, WebSocket shells and stack actions. Every interval it prints
+// requests per second, p50/p99 latency, errors and the service's RSS; at the end, the RSS of the
+// last interval as a ratio to the first (flat memory: close to 1.0) and the dashboard's p50 as a
+// ratio to the engine's own container list in the same run.
+// Run: bun bench/load.ts [seconds=600] [interval=60]
+import { API, parseDockerHost } from "../lib/engine.ts"
+import { median, percentile, ratio, rssMiB, startEngine, startService } from "./support.ts"
+
+const SECONDS = Number(process.argv[2] ?? 600)
+const INTERVAL = Number(process.argv[3] ?? 60)
+const READERS = 8
+const EVENT_SUBSCRIBERS = 20
+const LOG_SUBSCRIBERS = 5
+const SHELLS = 3
+
+const COMPOSE = `services:
+  chatty:
+    image: svc-test/busybox:latest
+    command: ["sh", "-c", "i=0; while true; do i=$$((i+1)); echo line $$i; sleep 0.2; done"]
+  quiet:
+    image: svc-test/busybox:latest
+    command: ["sleep", "100000"]
+`
+const READS = ["/api/dashboard", "/api/containers?all=true", "/api/stacks", "/api/stacks/load", "/api/images", "/api/volumes", "/api/networks", "/api/events/history"]
+
+const engine = startEngine("load")
+const service = await startService({ DOCKER_HOST: engine.host })
+const deadline = Date.now() + SECONDS * 1000
+const running = () => Date.now() < deadline
+const stats = { requests: 0, errors: 0, latencies: [] as number[], events: 0, logLines: 0, shells: 0 }
+
+async function call(method: string, path: string, body?: unknown) {
+  const t0 = performance.now()
+  try {
+    const res = await fetch(`${service.url}${path}`, {
+      method,
+      headers: body ? { "content-type": "application/json" } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    })
+    await res.arrayBuffer()
+    if (!res.ok) stats.errors++
+  } catch {
+    stats.errors++
+  }
+  stats.requests++
+  stats.latencies.push(performance.now() - t0)
+}
+
+async function reader(i: number) {
+  for (let n = i; running(); n++) await call("GET", READS[n % READS.length]!)
+}
+
+async function subscribe(path: string, onLine: () => void) {
+  const abort = new AbortController()
+  const stop = setTimeout(() => abort.abort(), deadline - Date.now())
+  try {
+    const res = await fetch(`${service.url}${path}`, { signal: abort.signal })
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+      for (const line of new TextDecoder().decode(chunk).split("\n")) if (line.startsWith("data:")) onLine()
+  } catch {
+    if (running()) stats.errors++
+  } finally {
+    clearTimeout(stop)
+  }
+}
+
+async function shell(container: string) {
+  for (let n = 0; running(); n++) {
+    const t0 = performance.now()
+    const marker = `hm-${n}-${n * 7}`
+    await new Promise<void>((resolve) => {
+      const ws = new WebSocket(`${service.url.replace("http", "ws")}/api/containers/${container}/shell`)
+      ws.binaryType = "arraybuffer"
+      let seen = ""
+      const timer = setTimeout(() => (stats.errors++, ws.close(), resolve()), 10_000)
+      ws.onopen = () => ws.send(`echo ${marker.replace(/-/g, "-''")}\n`)
+      ws.onmessage = (m) => {
+        seen += typeof m.data === "string" ? m.data : new TextDecoder().decode(m.data)
+        if (seen.includes(marker)) {
+          clearTimeout(timer)
+          stats.shells++
+          ws.close()
+          resolve()
+        }
+      }
+      ws.onerror = () => (clearTimeout(timer), stats.errors++, resolve())
+    })
+    stats.latencies.push(performance.now() - t0)
+    await Bun.sleep(200)
+  }
+}
+
+async function stackActions() {
+  const actions = ["restart", "pause", "unpause", "update"]
+  for (let n = 0; running(); n++) {
+    await call("POST", `/api/stacks/load/${actions[n % actions.length]}`)
+    await Bun.sleep(10_000)
+  }
+}
+
+try {
+  const deployed = await fetch(`${service.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "load", content: COMPOSE }) })
+  if (!deployed.ok) throw new Error(`deploy failed: ${deployed.status} ${await deployed.text()}`)
+  const containers = (await (await fetch(`${service.url}/api/containers`)).json()) as { id: string; stack?: string; service?: string }[]
+  const shellTarget = containers.find((c) => c.stack === "load" && c.service === "quiet")?.id
+  if (!shellTarget) throw new Error("no container for the shells")
+
+  // The baseline: the engine's own container list against our dashboard, before the load starts.
+  const target = parseDockerHost(engine.host)
+  const direct: number[] = []
+  const ours: number[] = []
+  for (let i = 0; i < 30; i++) {
+    let t0 = performance.now()
+    await fetch(`${target.base}${API}/containers/json?all=1`, { unix: target.unix } as RequestInit).then((r) => r.arrayBuffer())
+    direct.push(performance.now() - t0)
+    t0 = performance.now()
+    await fetch(`${service.url}/api/dashboard`).then((r) => r.arrayBuffer())
+    ours.push(performance.now() - t0)
+  }
+
+  console.log(`load for ${SECONDS}s against ${service.compiled ? "the compiled binary" : "the source"} (pid ${service.proc.pid})`)
+  console.log("minute  req/s   p50 ms  p99 ms  errors  events  log lines  shells  RSS MiB")
+  const rss: number[] = []
+  let tick = 0
+  const report = setInterval(() => {
+    tick++
+    const mem = rssMiB(service.proc.pid)
+    rss.push(mem)
+    const cells = [tick * (INTERVAL / 60), stats.requests / INTERVAL, percentile(stats.latencies, 0.5), percentile(stats.latencies, 0.99), stats.errors, stats.events, stats.logLines, stats.shells, mem]
+    console.log(cells.map((c, i) => (i === 0 ? String(c).padEnd(6) : c.toFixed(i === 4 || i > 4 && i < 8 ? 0 : 1).padStart(7))).join(" "))
+    Object.assign(stats, { requests: 0, errors: 0, latencies: [], events: 0, logLines: 0, shells: 0 })
+  }, INTERVAL * 1000)
+
+  await Promise.all([
+    ...Array.from({ length: READERS }, (_, i) => reader(i)),
+    ...Array.from({ length: EVENT_SUBSCRIBERS }, () => subscribe("/api/events", () => stats.events++)),
+    ...Array.from({ length: LOG_SUBSCRIBERS }, () => subscribe("/api/stacks/load/logs?follow=true&tail=0", () => stats.logLines++)),
+    ...Array.from({ length: SHELLS }, () => shell(shellTarget)),
+    stackActions(),
+  ])
+  clearInterval(report)
+  ratio("dashboard p50 vs engine /containers/json p50", median(ours), median(direct), " ms")
+  if (rss.length >= 2) ratio("RSS last interval vs first", rss.at(-1)!, rss[0]!, " MiB")
+} finally {
+  await fetch(`${service.url}/api/stacks/load?volumes=true`, { method: "DELETE" }).catch(() => {})
+  await service.stop()
+  engine.stop()
+}

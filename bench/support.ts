@@ -1,0 +1,75 @@
+// What every benchmark needs: a private engine in its own network namespace, the service started
+// against it (the compiled binary when built), RSS readings and summary statistics.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { freePort } from "../tests/support/service.ts"
+
+export const root = join(import.meta.dir, "..")
+
+export const median = (xs: number[]) => percentile(xs, 0.5)
+export function percentile(xs: number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+}
+
+export function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!
+  return Number(line.split(/\s+/)[1]) / 1024
+}
+
+export interface BenchEngine {
+  host: string
+  netns: string
+  stop(): void
+}
+
+export function startEngine(name: string): BenchEngine {
+  const netns = `hm${name}${process.pid}`
+  const dir = mkdtempSync(join(tmpdir(), `hm-bench-${name}-`))
+  const started = Bun.spawnSync(["bash", join(root, "scripts/engine.sh"), "start", netns, dir], { stderr: "inherit" })
+  if (started.exitCode !== 0) throw new Error("the private engine did not start")
+  return {
+    host: started.stdout.toString().trim().split("\n").at(-1)!,
+    netns,
+    stop: () => void Bun.spawnSync(["bash", join(root, "scripts/engine.sh"), "stop", netns, dir]),
+  }
+}
+
+export interface BenchService {
+  url: string
+  proc: ReturnType<typeof Bun.spawn>
+  compiled: boolean
+  stop(): Promise<void>
+}
+
+export async function startService(env: Record<string, string>): Promise<BenchService> {
+  const binary = join(root, "dist/harbormaster")
+  const compiled = existsSync(binary)
+  const dataDir = mkdtempSync(join(tmpdir(), "hm-bench-data-"))
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const proc = Bun.spawn(compiled ? [binary] : ["bun", join(root, "server.ts")], {
+    cwd: dataDir,
+    env: { ...process.env, SVC_ADDR: `127.0.0.1:${port}`, SVC_DATA: dataDir, ...env },
+    stdout: "ignore",
+    stderr: "inherit",
+  })
+  while (!(await fetch(`${url}/api/health`).then((r) => r.ok, () => false))) {
+    if (proc.exitCode !== null) throw new Error("the service exited")
+    await Bun.sleep(5)
+  }
+  return {
+    url,
+    proc,
+    compiled,
+    async stop() {
+      proc.kill()
+      await proc.exited
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export const ratio = (label: string, value: number, baseline: number, unit = "") =>
+  console.log(`${label}: ${value.toFixed(2)}${unit} vs ${baseline.toFixed(2)}${unit} -> ratio ${(value / baseline).toFixed(2)}`)
