@@ -10,7 +10,7 @@ import { callApi, segment, type AppFetch } from "./api.ts"
 import { apiCall, toolsFor, type Tool } from "./tools.ts"
 
 const YAML = "application/yaml"
-const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value, null, 2))
+const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value))
 
 /** Runs a tool; a failure comes back as a tool error carrying the API's code and message. */
 export async function runTool(fetch: AppFetch, tool: Tool, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
