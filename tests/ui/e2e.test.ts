@@ -1,0 +1,239 @@
+// The web UI end to end: headless Chromium (Debian's) driven by playwright-core against the real
+// service and the private engine. Screenshots of the main pages go to docs/screenshots/.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { chromium, type BrowserContext, type Page } from "playwright-core"
+import type { Engine } from "../../lib/engine.ts"
+import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
+import { startService, type Service } from "../support/service.ts"
+
+const SHOTS = join(import.meta.dir, "../../docs/screenshots")
+const STACK = `uitest${process.pid}`
+const SECRET = "s3cret-value-42"
+const COMPOSE = `services:
+  app:
+    image: ${testImage()}
+    command: ["sh", "-c", "trap 'exit 0' TERM; i=0; while true; do i=$$((i+1)); echo tick $$i; sleep 0.5; done"]
+    environment:
+      API_TOKEN: \${API_TOKEN:-none}
+    volumes:
+      - ./data:/data
+    labels:
+      ${TEST_LABEL}: "1"
+`
+const SLOW = 180_000
+
+let engine: Engine
+let svc: Service
+let browser: BrowserContext
+let page: Page
+let profile: string
+const pageErrors: string[] = []
+
+const go = async (hash: string) => {
+  await page.goto(`${svc.url}/#${hash}`)
+  await page.locator("main h1").first().waitFor()
+}
+const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
+const confirm = () => page.locator("dialog.modal").getByRole("button", { name: "Confirm" }).click()
+const stackContainer = async () => (await engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${STACK}`] } }))[0]!
+const envOf = async (id: string) => (await engine.inspectContainer(id)).Config.Env ?? []
+
+beforeAll(async () => {
+  engine = realEngine()
+  await cleanup(engine)
+  mkdirSync(SHOTS, { recursive: true })
+  svc = await startService({ DOCKER_HOST: engineHost(), SVC_TRANSFER_IMAGE: testImage(), SVC_TTS_ENGINE: "espeak" })
+  profile = mkdtempSync(join(tmpdir(), "hm-chromium-"))
+  // A new, empty profile directory (playwright passes it as --user-data-dir).
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
+    viewport: { width: 1280, height: 860 },
+  })
+  page = browser.pages()[0] ?? (await browser.newPage())
+  page.setDefaultTimeout(60_000)
+  page.on("pageerror", (err) => pageErrors.push(err.message))
+}, 60_000)
+
+afterAll(async () => {
+  await fetch(`${svc.url}/api/stacks/${STACK}`, { method: "DELETE" }).catch(() => {})
+  await browser?.close()
+  await svc?.stop()
+  await cleanup(engine)
+  rmSync(profile, { recursive: true, force: true })
+}, 60_000)
+
+describe("web UI", () => {
+  test("the dashboard shows the system summary and live engine events", async () => {
+    await go("/")
+    await page.getByText("Engine", { exact: true }).waitFor()
+    expect(await page.locator(".facts dd").first().textContent()).toContain("Docker")
+    await runContainer(engine, "hm-ui-dash", "sleep 30")
+    await page.locator(".events li", { hasText: "hm-ui-dash" }).first().waitFor()
+    await shot("dashboard")
+  })
+
+  test("a bad compose file shows compose's own error", async () => {
+    await go("/stacks-new")
+    await page.locator("#stack-name").fill(STACK)
+    await page.getByLabel("Compose file").fill("services:\n  app:\n    restart: always\n")
+    await page.getByRole("button", { name: "Deploy" }).click()
+    const error = page.locator("main .error")
+    await error.waitFor()
+    expect(await error.textContent()).toContain("400")
+    expect(await error.textContent()).toMatch(/app/)
+  }, SLOW)
+
+  test("a stack deployed from the editor runs its containers", async () => {
+    await page.getByLabel("Compose file").fill(COMPOSE)
+    expect(await page.locator(".yaml-highlight .y-key", { hasText: "services:" }).count()).toBe(1)
+    await shot("stack-editor")
+    await page.getByRole("button", { name: "Deploy" }).click()
+    await page.waitForURL(`**/#/stacks/${STACK}`)
+    await page.locator(".page-head .badge", { hasText: "running" }).first().waitFor()
+    await page.locator("main table td", { hasText: "running" }).first().waitFor()
+    expect((await stackContainer()).State).toBe("running")
+    await shot("stack")
+    await go("/stacks")
+    await page.locator("main table a", { hasText: STACK }).waitFor()
+    await shot("stacks")
+  }, SLOW)
+
+  test("stack logs follow live, coloured by service, with search and pause", async () => {
+    await go(`/stacks/${STACK}/logs`)
+    await page.locator(".log-line", { hasText: "tick" }).first().waitFor()
+    expect(await page.locator(".log-line .log-service").first().textContent()).toBe("app")
+    const count = () => page.locator(".log-line").count()
+    await page.locator(".logs").getByRole("button", { name: "Pause" }).click()
+    await page.locator(".log-status", { hasText: /Paused, [1-9]\d* new line/ }).waitFor()
+    const whilePaused = await count()
+    expect(await count()).toBe(whilePaused)
+    await page.locator(".logs").getByRole("button", { name: "Resume" }).click()
+    await page.waitForFunction((n) => document.querySelectorAll(".log-line").length > n, whilePaused)
+    await page.getByLabel("Filter log lines").fill("tick 1")
+    const visible = await page.locator(".log-line:visible .log-text").allTextContents()
+    expect(visible.length).toBeGreaterThan(0)
+    expect(visible.every((t) => t.includes("tick 1"))).toBe(true)
+    await shot("stack-logs")
+  }, SLOW)
+
+  test("a container's logs follow and its terminal runs a command", async () => {
+    const c = await stackContainer()
+    await go(`/containers/${c.Id}/logs`)
+    await page.locator(".log-line", { hasText: "tick" }).first().waitFor()
+    await page.getByRole("link", { name: "Terminal" }).click()
+    await page.locator(".term-status", { hasText: "Connected" }).waitFor()
+    await page.locator(".xterm").click()
+    await page.keyboard.type("echo hm-$((6*7))-done\n")
+    await page.locator(".xterm-rows", { hasText: "hm-42-done" }).waitFor()
+    await shot("terminal")
+  }, SLOW)
+
+  test("a secret is edited hidden, pending until applied", async () => {
+    await go(`/stacks/${STACK}/env`)
+    await page.getByRole("button", { name: "Add variable" }).click()
+    await page.getByLabel("Name").last().fill("API_TOKEN")
+    await page.locator(".env-value").last().fill(SECRET)
+    await page.locator(".env-secret").last().check()
+    expect(await page.locator(".env-value").last().getAttribute("type")).toBe("password")
+    await page.getByRole("button", { name: "Save" }).click()
+    await page.locator("main .badge.pending").first().waitFor()
+    expect(await envOf((await stackContainer()).Id)).toContain("API_TOKEN=none")
+    await shot("stack-env")
+    await page.getByRole("button", { name: "Apply" }).click()
+    await page.locator("main [role=status]", { hasText: "applied" }).waitFor()
+    expect(await page.locator("main .badge.pending").count()).toBe(0)
+    expect(await envOf((await stackContainer()).Id)).toContain(`API_TOKEN=${SECRET}`)
+    await page.reload()
+    await page.locator(".env-value").first().waitFor()
+    expect(await page.locator(".env-value").first().inputValue()).toBe("")
+    expect(await page.content()).not.toContain(SECRET)
+  }, SLOW)
+
+  test("rolling back to version 1 restores its environment", async () => {
+    await go(`/stacks/${STACK}/versions`)
+    await page.getByRole("button", { name: "Roll back to version 1" }).click()
+    await confirm()
+    await page.locator("main tr", { hasText: "current" }).filter({ has: page.locator("td", { hasText: /^1\b/ }) }).waitFor()
+    expect(await envOf((await stackContainer()).Id)).toContain("API_TOKEN=none")
+    await shot("stack-versions")
+  }, SLOW)
+
+  test("a copy dry run to the same server without a new name shows a blocker", async () => {
+    await go(`/stacks/${STACK}`)
+    await page.getByRole("button", { name: "Copy…" }).click()
+    await page.getByRole("button", { name: "Dry run" }).click()
+    await page.locator(".plan-part.blockers li").first().waitFor()
+    expect(await page.getByRole("button", { name: "Copy", exact: true }).isDisabled()).toBe(true)
+    await shot("copy-dry-run")
+    await page.locator("dialog.modal").getByRole("button", { name: "Close" }).click()
+  }, SLOW)
+
+  test("a container is deleted after confirmation", async () => {
+    await runContainer(engine, "hm-ui-delete", "trap 'exit 0' TERM; sleep 300")
+    await go("/containers")
+    const row = page.locator("main tr", { hasText: "hm-ui-delete" })
+    await row.getByRole("button", { name: "Delete hm-ui-delete" }).click()
+    await confirm()
+    await row.waitFor({ state: "detached" })
+    expect((await engine.listContainers({ all: true })).some((c) => c.Names.includes("/hm-ui-delete"))).toBe(false)
+    await shot("containers")
+  }, SLOW)
+
+  test("images, volumes, networks and the prune summary list the engine's resources", async () => {
+    await go("/images")
+    await page.locator("main td", { hasText: testImage() }).first().waitFor()
+    await shot("images")
+    await go("/volumes")
+    await page.locator("main").locator("table, .empty").first().waitFor()
+    await go("/networks")
+    await page.locator("main td", { hasText: "bridge" }).first().waitFor()
+    await shot("networks")
+    await go("/prune")
+    await page.locator("#prune-containers").waitFor()
+    expect(await page.locator("#prune-containers").textContent()).toMatch(/Stopped containers: \d+/)
+    await shot("prune")
+  }, SLOW)
+
+  test("the cluster page mints a token and lists nodes", async () => {
+    await go("/cluster")
+    await page.getByRole("button", { name: "Mint a token" }).click()
+    await page.locator("#token-value").waitFor()
+    const token = await page.locator("#token-value").inputValue()
+    expect(token.length).toBeGreaterThan(16)
+    expect((await (await fetch(`${svc.url}/api/cluster/token`)).json()).token).toBe(token)
+    await page.locator(".badge", { hasText: "control-plane" }).waitFor()
+    await shot("cluster")
+  }, SLOW)
+
+  test("speech is synthesized, played with its cues, and downloadable", async () => {
+    await go("/speech")
+    await page.locator("#speech-text").fill("Harbormaster speaks. This is the second sentence.")
+    await page.getByRole("button", { name: "Synthesize" }).click()
+    await page.locator(".player audio").waitFor()
+    expect(await page.locator(".cues li").count()).toBeGreaterThan(0)
+    await page.locator(".cues li button").last().click()
+    await page.locator(".subtitle", { hasText: "second sentence" }).waitFor()
+    expect(await page.getByRole("link", { name: "Download MP3" }).getAttribute("download")).toBe("speech.mp3")
+    expect(await page.getByRole("link", { name: /Download subtitles/ }).getAttribute("download")).toBe("speech.vtt")
+    await shot("speech")
+  }, SLOW)
+
+  test("works at phone width", async () => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    await go("/containers")
+    expect(await page.locator("#nav").isVisible()).toBe(false)
+    await page.getByRole("button", { name: "Menu" }).click()
+    await page.getByRole("link", { name: "Stacks" }).click()
+    await page.locator("main h1", { hasText: "Stacks" }).waitFor()
+    await shot("phone-stacks")
+    await page.setViewportSize({ width: 1280, height: 860 })
+  })
+
+  test("no script error happened on any page", () => {
+    expect(pageErrors).toEqual([])
+  })
+})

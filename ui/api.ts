@@ -1,0 +1,105 @@
+// The API client: JSON in and out, errors as ApiError with the API's own message, server-sent
+// events read through fetch (so a refused stream shows its error), and the node switcher: when a
+// node is selected, every call goes through the control plane's gateway to that node.
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+const NODE_KEY = "hm.node"
+let node: string | null = sessionStorage.getItem(NODE_KEY)
+
+export const currentNode = () => node
+
+export function setNode(name: string | null): void {
+  node = name
+  if (name) sessionStorage.setItem(NODE_KEY, name)
+  else sessionStorage.removeItem(NODE_KEY)
+}
+
+export interface CallOptions {
+  /** Always this server, never the selected node (cluster membership, the node list, copy). */
+  local?: boolean
+  signal?: AbortSignal
+}
+
+/** The URL of an API path ("/containers/x") on this server or, through the gateway, on the selected node. */
+export function apiUrl(path: string, opts: CallOptions = {}): string {
+  return node && !opts.local ? `/api/nodes/${encodeURIComponent(node)}/proxy/api${path}` : `/api${path}`
+}
+
+async function failure(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => "")
+  try {
+    const { error } = JSON.parse(text)
+    if (error?.message) return new ApiError(res.status, error.code ?? "error", error.message)
+  } catch {}
+  return new ApiError(res.status, "http_" + res.status, text.slice(0, 300) || res.statusText || `HTTP ${res.status}`)
+}
+
+export async function call<T = any>(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<T> {
+  const init: RequestInit = { method, signal: opts.signal, headers: { accept: "application/json" } }
+  if (body !== undefined) {
+    init.body = JSON.stringify(body)
+    init.headers = { ...init.headers, "content-type": "application/json" }
+  }
+  const res = await fetch(apiUrl(path, opts), init)
+  if (!res.ok) throw await failure(res)
+  if (res.status === 204) return undefined as T
+  const text = await res.text()
+  return (text ? JSON.parse(text) : undefined) as T
+}
+
+export const get = <T = any>(path: string, opts?: CallOptions) => call<T>("GET", path, undefined, opts)
+export const post = <T = any>(path: string, body?: unknown, opts?: CallOptions) => call<T>("POST", path, body, opts)
+export const put = <T = any>(path: string, body?: unknown, opts?: CallOptions) => call<T>("PUT", path, body, opts)
+export const del = <T = any>(path: string, opts?: CallOptions) => call<T>("DELETE", path, undefined, opts)
+
+export const enc = encodeURIComponent
+
+/**
+ * Follows a server-sent event stream until `signal` aborts: each `data:` JSON object goes to
+ * `onData`; an `event: error` or a refused request ends it through `onError`; the stream's own end
+ * ends it quietly. A dropped connection is reported and retried.
+ */
+export async function follow(path: string, onData: (data: any) => void, onError: (err: Error) => void, signal: AbortSignal, opts: CallOptions = {}): Promise<void> {
+  const decoder = new TextDecoder()
+  while (!signal.aborted) {
+    try {
+      const res = await fetch(apiUrl(path, opts), { signal, headers: { accept: "text/event-stream" } })
+      if (!res.ok) return onError(await failure(res))
+      const reader = res.body!.getReader()
+      let buffer = ""
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) return
+        buffer += decoder.decode(value, { stream: true })
+        let end: number
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const event = /^event: ?(.*)$/m.exec(block)?.[1]
+          const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n")
+          if (!data) continue
+          const parsed = JSON.parse(data)
+          if (event === "error") return onError(new ApiError(0, parsed.error?.code ?? "stream_failed", parsed.error?.message ?? data))
+          onData(parsed)
+        }
+      }
+    } catch (err) {
+      if (signal.aborted) return
+      onError(err as Error)
+    }
+    await new Promise((r) => setTimeout(r, 2000))
+  }
+}
+
+/** WebSocket URL for an API path, through the gateway when a node is selected. */
+export function socketUrl(path: string): string {
+  return `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${apiUrl(path)}`
+}

@@ -1,0 +1,87 @@
+// The single-page app: hash routes to pages, the navigation, and the server switcher that sends
+// every page's calls to a node through the control plane's gateway.
+import { currentNode, get, setNode } from "./api.ts"
+import { h, render } from "./dom.ts"
+import { clusterPage } from "./pages/cluster.ts"
+import { containerPage, containersPage } from "./pages/containers.ts"
+import { dashboardPage } from "./pages/dashboard.ts"
+import { imagesPage } from "./pages/images.ts"
+import { networksPage, prunePage, volumesPage } from "./pages/resources.ts"
+import { speechPage } from "./pages/speech.ts"
+import { newStackPage, stackPage, stacksPage } from "./pages/stacks.ts"
+
+export type Page = (main: HTMLElement, params: Record<string, string>, signal: AbortSignal) => void
+
+const routes: [RegExp, Page][] = [
+  [/^\/$/, dashboardPage],
+  [/^\/containers$/, containersPage],
+  [/^\/containers\/(?<id>[^/]+)(?:\/(?<tab>logs|shell))?$/, containerPage],
+  [/^\/stacks$/, stacksPage],
+  [/^\/stacks-new$/, newStackPage],
+  [/^\/stacks\/(?<name>[^/]+)(?:\/(?<tab>[a-z]+))?$/, stackPage],
+  [/^\/images$/, imagesPage],
+  [/^\/volumes$/, volumesPage],
+  [/^\/networks$/, networksPage],
+  [/^\/prune$/, prunePage],
+  [/^\/cluster$/, clusterPage],
+  [/^\/speech$/, speechPage],
+]
+
+const main = document.getElementById("main")!
+const nav = document.getElementById("nav")!
+const menu = document.getElementById("menu")!
+const nodeSelect = document.getElementById("node") as HTMLSelectElement
+let current: AbortController | undefined
+
+function route(): void {
+  current?.abort()
+  current = new AbortController()
+  for (const d of document.querySelectorAll<HTMLDialogElement>("dialog.modal")) d.close()
+  const path = location.hash.replace(/^#/, "") || "/"
+  const section = "/" + (path.split("/")[1] ?? "")
+  for (const a of nav.querySelectorAll("a")) {
+    const target = a.getAttribute("href")!.slice(1)
+    if (target === (section.startsWith("/stacks") ? "/stacks" : section)) a.setAttribute("aria-current", "page")
+    else a.removeAttribute("aria-current")
+  }
+  nav.classList.remove("open")
+  menu.setAttribute("aria-expanded", "false")
+  for (const [pattern, page] of routes) {
+    const m = pattern.exec(path)
+    if (!m) continue
+    const params = Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, v === undefined ? "" : decodeURIComponent(v)]))
+    render(main)
+    page(main, params, current.signal)
+    return
+  }
+  render(main, h("h1", null, "Not found"), h("p", null, "No page at ", h("code", null, path), ". ", h("a", { href: "#/" }, "Back to the dashboard")))
+}
+
+/** Fills the server switcher from this server's node registry (a server with no nodes shows only itself). */
+async function loadNodes(): Promise<void> {
+  const nodes: { name: string; status?: string }[] = await get("/nodes", { local: true }).catch(() => [])
+  const list = Array.isArray(nodes) ? nodes : []
+  const selected = currentNode()
+  render(
+    nodeSelect,
+    h("option", { value: "" }, "This server"),
+    list.map((n) => h("option", { value: n.name, selected: n.name === selected }, `${n.name}${n.status && n.status !== "online" ? ` (${n.status})` : ""}`)),
+  )
+  if (selected && !list.some((n) => n.name === selected)) setNode(null)
+  nodeSelect.closest("label")!.hidden = list.length === 0
+  document.body.classList.toggle("on-node", Boolean(currentNode()))
+}
+
+nodeSelect.addEventListener("change", () => {
+  setNode(nodeSelect.value || null)
+  document.body.classList.toggle("on-node", Boolean(currentNode()))
+  route()
+})
+menu.addEventListener("click", () => {
+  const open = nav.classList.toggle("open")
+  menu.setAttribute("aria-expanded", String(open))
+})
+addEventListener("hashchange", route)
+addEventListener("hm:nodes-changed", () => void loadNodes())
+void loadNodes()
+route()

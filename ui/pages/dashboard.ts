@@ -1,0 +1,71 @@
+// Dashboard: the system summary, containers by state, and the live feed of engine events.
+import { follow, get } from "../api.ts"
+import { badge, bytes, errorBox, h, load, render } from "../dom.ts"
+import { containersOf, countBy } from "../model.ts"
+
+const FEED_LIMIT = 200
+
+/** The system facts of the summary: engine, counts and disk use. */
+function facts(d: any): [string, string][] {
+  const e = d?.engine ?? {}
+  const disk = d?.disk ?? {}
+  return [
+    ["Engine", e.version ? `Docker ${e.version} (API ${e.api_version})` : "—"],
+    ["System", [e.os, e.arch, e.kernel].filter(Boolean).join(" · ") || "—"],
+    ["Images", d?.images ? `${d.images.count} (${bytes(d.images.size)})` : "—"],
+    ["Volumes", String(d?.volumes?.count ?? "—")],
+    ["Networks", String(d?.networks?.count ?? "—")],
+    ["Disk use", disk.total !== undefined ? `${bytes(disk.total)}: images ${bytes(disk.images)}, containers ${bytes(disk.containers)}, volumes ${bytes(disk.volumes)}, build cache ${bytes(disk.build_cache)}` : "—"],
+  ]
+}
+
+function eventRow(e: any): HTMLElement {
+  const time = e.time ? new Date(e.time).toLocaleTimeString() : ""
+  const name = e.name ?? e.attributes?.name ?? (e.id ? String(e.id).slice(0, 12) : "")
+  return h(
+    "li",
+    { class: `event ${e.level === "error" ? "event-error" : ""}` },
+    h("time", null, time),
+    h("span", { class: "event-kind" }, `${e.type ?? ""} ${e.action ?? ""}`),
+    h("span", { class: "event-name" }, name),
+    e.message && h("span", { class: "event-message" }, e.message),
+  )
+}
+
+export function dashboardPage(main: HTMLElement, _: Record<string, string>, signal: AbortSignal): void {
+  const summary = h("section", { "aria-labelledby": "sum-h" })
+  const feed = h("ol", { class: "events", "aria-live": "polite", "aria-label": "Engine events" })
+  const feedState = h("div")
+  render(main, h("h1", null, "Dashboard"), summary, h("section", { class: "card" }, h("h2", null, "Live events"), feedState, feed))
+
+  load(
+    summary,
+    () => get("/dashboard", { signal }),
+    (data) => {
+      const containers = containersOf(data)
+      const byState = countBy(containers, (c) => c.state)
+      return [
+        h("h2", { id: "sum-h", class: "sr-only" }, "Summary"),
+        h(
+          "div",
+          { class: "cards" },
+          h("div", { class: "card stat" }, h("span", { class: "stat-n" }, containers.length), h("span", null, "containers")),
+          Object.entries(byState).map(([state, n]) => h("a", { class: "card stat", href: "#/containers" }, h("span", { class: "stat-n" }, n), badge(state))),
+        ),
+        h("div", { class: "card" }, h("h2", null, "System"), h("dl", { class: "facts" }, facts(data).map(([k, v]) => [h("dt", null, k), h("dd", null, v)]))),
+      ]
+    },
+  )
+
+  const seen = new Set<number>()
+  const add = (e: any) => {
+    if (typeof e.seq === "number" && seen.has(e.seq)) return
+    seen.add(e.seq)
+    feed.prepend(eventRow(e))
+    while (feed.childElementCount > FEED_LIMIT) feed.lastElementChild!.remove()
+  }
+  get("/events/history", { signal })
+    .then((history: any[]) => (Array.isArray(history) ? history : []).forEach(add))
+    .catch((err) => render(feedState, errorBox(err)))
+  void follow("/events", add, (err) => render(feedState, errorBox(err)), signal)
+}

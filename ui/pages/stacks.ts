@@ -1,0 +1,422 @@
+// Stacks: the list with state; a new stack from the compose editor; one stack's services, compose
+// file, environment (secrets hidden, "pending" until applied), versions and merged logs; copy.
+import { currentNode, del, enc, get, post, put } from "../api.ts"
+import { action, badge, empty, errorBox, h, load, modal, render, table, toast, when } from "../dom.ts"
+import { logView } from "../logs.ts"
+import { listOf, stack, type EnvVar, type Stack } from "../model.ts"
+import { yamlEditor } from "../yaml-editor.ts"
+import { containerTable } from "./containers.ts"
+
+const TEMPLATE = `services:
+  web:
+    image: nginx:alpine
+    restart: unless-stopped
+    ports:
+      - "8080:80"
+    environment:
+      GREETING: \${GREETING}
+    volumes:
+      - data:/data
+
+volumes:
+  data:
+`
+
+const NAME = /^[a-z0-9][a-z0-9_-]*$/
+
+const pendingMark = () => h("span", { class: "badge pending", title: "The environment changed and is not applied yet" }, "env pending")
+
+/** The stack-wide operations; each refreshes the view when done. */
+function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTMLElement {
+  const op = (label: string, path: string) => action(label, () => post(`/stacks/${enc(s.name)}/${path}`), { done: () => (toast(`${label}: ${s.name} done`), refresh()), label: `${label} ${s.name}` })
+  return h(
+    "div",
+    { class: "actions" },
+    op("Start", "start"),
+    op("Restart", "restart"),
+    s.state === "paused" ? op("Unpause", "unpause") : op("Pause", "pause"),
+    op("Update", "update"),
+    action("Delete", () => del(`/stacks/${enc(s.name)}`), {
+      class: "small danger",
+      label: `Delete ${s.name}`,
+      confirm: `Delete stack ${s.name}? Its containers, networks and files are removed; named volumes stay.`,
+      done: () => {
+        toast(`Deleted stack ${s.name}`)
+        if (navigateAway) location.hash = "#/stacks"
+        else refresh()
+      },
+    }),
+  )
+}
+
+export function stacksPage(main: HTMLElement, _: Record<string, string>, signal: AbortSignal): void {
+  const body = h("div")
+  render(main, h("div", { class: "page-head" }, h("h1", null, "Stacks"), h("a", { class: "button", href: "#/stacks-new" }, "New stack"), h("button", { type: "button", onclick: () => void reload() }, "Refresh")), body)
+  const reload = load(
+    body,
+    () => get("/stacks", { signal }),
+    (data) =>
+      table(
+        listOf(data, "stacks").map(stack),
+        [
+          { title: "Name", cell: (s) => h("a", { href: `#/stacks/${enc(s.name)}` }, s.name) },
+          { title: "State", cell: (s) => [badge(s.state), s.envPending && pendingMark(), s.external && h("span", { class: "badge" }, "external")] },
+          { title: "Services", cell: (s) => s.services.map((x) => x.name).join(", ") || "—" },
+          { title: "Version", cell: (s) => s.currentVersion ?? "—" },
+          { title: "Actions", cell: (s) => stackActions(s, () => void reload()) },
+        ],
+        "No stacks yet. Create one from a compose file.",
+        "Stacks",
+      ),
+  )
+}
+
+export function newStackPage(main: HTMLElement): void {
+  const name = h("input", { id: "stack-name", required: true, pattern: NAME.source, autocomplete: "off", placeholder: "my-app" })
+  const editor = yamlEditor(TEMPLATE, "Compose file")
+  const problems = h("div")
+  const deploy = action(
+    "Deploy",
+    async () => {
+      render(problems)
+      if (!NAME.test(name.value)) return render(problems, errorBox(new Error("A stack name is lowercase letters, digits, '-' and '_', starting with a letter or digit.")))
+      try {
+        await post("/stacks", { name: name.value, content: editor.value() })
+      } catch (err) {
+        return render(problems, errorBox(err))
+      }
+      toast(`Deployed ${name.value}`)
+      location.hash = `#/stacks/${enc(name.value)}`
+    },
+    { class: "primary" },
+  )
+  render(
+    main,
+    h("p", null, h("a", { href: "#/stacks" }, "← Stacks")),
+    h("h1", null, "New stack"),
+    h("div", { class: "field" }, h("label", { for: "stack-name" }, "Name"), name),
+    h("div", { class: "field" }, h("span", { class: "label" }, "Compose file"), editor.el),
+    problems,
+    h("div", { class: "actions" }, deploy),
+  )
+}
+
+const TABS = ["overview", "compose", "env", "versions", "logs"] as const
+const TAB_NAMES: Record<string, string> = { overview: "Overview", compose: "Compose", env: "Environment", versions: "Versions", logs: "Logs" }
+
+export function stackPage(main: HTMLElement, params: Record<string, string>, signal: AbortSignal): void {
+  const name = params.name!
+  const tab = (TABS as readonly string[]).includes(params.tab!) ? params.tab! : "overview"
+  const head = h("div")
+  const pane = h("div", { class: "pane" })
+  render(
+    main,
+    h("p", null, h("a", { href: "#/stacks" }, "← Stacks")),
+    head,
+    h("div", { class: "tabs", role: "navigation", "aria-label": "Stack views" }, TABS.map((t) => h("a", { href: `#/stacks/${enc(name)}/${t}`, "aria-current": t === tab ? "page" : false }, TAB_NAMES[t]))),
+    pane,
+  )
+  let current: Stack | undefined
+  const refreshHead = load(
+    head,
+    () => get(`/stacks/${enc(name)}`, { signal }),
+    (data) => {
+      current = stack(data)
+      const s = current
+      if (tab === "overview") render(pane, servicesView(s, () => void refreshHead()))
+      return h(
+        "div",
+        { class: "page-head" },
+        h("h1", null, s.name),
+        badge(s.state),
+        s.envPending && pendingMark(),
+        s.currentVersion !== null && h("span", { class: "muted" }, `version ${s.currentVersion}`),
+        stackActions(s, () => void refreshHead(), true),
+        h(
+          "div",
+          { class: "actions" },
+          action("Scan images", () => post(`/stacks/${enc(name)}/scan`), { done: () => toast("Scan started; results appear on the Images page") }),
+          action("Check for updates", () => post(`/stacks/${enc(name)}/check-update`), { done: (r) => toast(updateText(r)) }),
+          h("button", { type: "button", class: "small", onclick: () => void copyDialog(name) }, "Copy…"),
+        ),
+      )
+    },
+  )
+  if (tab === "overview") render(pane, h("p", { class: "loading" }, "Loading…"))
+  if (tab === "compose") composeView(pane, name, signal)
+  if (tab === "env") envView(pane, name, signal, () => void refreshHead())
+  if (tab === "versions") versionsView(pane, name, signal, () => void refreshHead())
+  if (tab === "logs") render(pane, logView(`/stacks/${enc(name)}/logs?follow=true`, signal, { byService: true }))
+}
+
+function updateText(r: any): string {
+  const images = listOf(r, "images")
+  const newer = images.filter((i: any) => i.update_available ?? i.newer ?? i.outdated)
+  if (!images.length) return "Update check done"
+  return newer.length ? `Updates available: ${newer.map((i: any) => i.image ?? i.name ?? i.ref).join(", ")}` : "All images are up to date"
+}
+
+function servicesView(s: Stack, refresh: () => void): HTMLElement {
+  if (!s.services.length) return empty("This stack has no services running.")
+  return h(
+    "div",
+    null,
+    s.services.map((svc) => h("section", { class: "card" }, h("h2", null, svc.name), svc.containers.length ? containerTable(svc.containers, refresh) : empty("No container for this service."))),
+  )
+}
+
+function composeView(pane: HTMLElement, name: string, signal: AbortSignal): void {
+  load(
+    pane,
+    () => get(`/stacks/${enc(name)}/compose`, { signal }),
+    (data) => {
+      const text = typeof data === "string" ? data : (data?.content ?? data?.compose ?? "")
+      const editor = yamlEditor(text, "Compose file")
+      const problems = h("div")
+      return [
+        editor.el,
+        problems,
+        h(
+          "div",
+          { class: "actions" },
+          action(
+            "Save and deploy",
+            async () => {
+              render(problems)
+              try {
+                await post("/stacks", { name, content: editor.value() })
+                toast(`Deployed ${name}`)
+              } catch (err) {
+                render(problems, errorBox(err))
+              }
+            },
+            { class: "primary" },
+          ),
+        ),
+      ]
+    },
+  )
+}
+
+function envView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHead: () => void): void {
+  const rows = h("tbody")
+  const problems = h("div")
+  const mark = h("span", { role: "status" })
+  const setPending = (pending: boolean) => render(mark, pending ? pendingMark() : h("span", { class: "muted" }, "applied"))
+
+  const row = (v: EnvVar) => {
+    const key = h("input", { value: v.key, "aria-label": "Name", class: "mono env-key", autocomplete: "off" })
+    const value = h("input", {
+      value: v.value ?? "",
+      type: v.secret ? "password" : "text",
+      "aria-label": `Value of ${v.key || "new variable"}`,
+      class: "mono env-value",
+      autocomplete: "off",
+      placeholder: v.secret && v.value === null && v.key ? "hidden; leave empty to keep" : "",
+    })
+    const secret = h("input", { type: "checkbox", checked: v.secret, "aria-label": `Secret ${v.key}`, class: "env-secret" })
+    secret.addEventListener("change", () => (value.type = secret.checked ? "password" : "text"))
+    const tr = h(
+      "tr",
+      null,
+      h("td", { "data-label": "Name" }, key),
+      h("td", { "data-label": "Value" }, value),
+      h("td", { "data-label": "Secret" }, secret),
+      h("td", null, h("button", { type: "button", class: "small", onclick: () => tr.remove(), "aria-label": `Remove ${v.key}` }, "Remove")),
+    )
+    // A stored secret is kept (value null) unless a new value was typed.
+    ;(tr as any).read = (): EnvVar => ({ key: key.value.trim(), value: v.secret && v.value === null && value.value === "" && secret.checked ? null : value.value, secret: secret.checked })
+    return tr
+  }
+
+  const save = action(
+    "Save",
+    async () => {
+      render(problems)
+      const env = [...rows.children].map((tr) => (tr as any).read() as EnvVar).filter((v) => v.key)
+      try {
+        const r = await put(`/stacks/${enc(name)}/env`, env)
+        setPending(r?.env_pending ?? true)
+        toast("Environment saved; apply it to redeploy")
+        refreshHead()
+      } catch (err) {
+        render(problems, errorBox(err))
+      }
+    },
+    { class: "primary" },
+  )
+  const apply = action("Apply", () => post(`/stacks/${enc(name)}/apply`), {
+    done: () => {
+      setPending(false)
+      toast("Environment applied; a new version was made")
+      refreshHead()
+      reload()
+    },
+  })
+
+  const reload = load(
+    pane,
+    async () => [await get(`/stacks/${enc(name)}/env`, { signal }), await get(`/stacks/${enc(name)}`, { signal })] as const,
+    ([env, s]) => {
+      render(rows, listOf(env, "env").map(row))
+      setPending(stack(s).envPending)
+      return [
+        h("p", { class: "muted" }, "Secret values are never shown. Leave a secret empty to keep its stored value. Saving does not redeploy: apply to use the new values. ", mark),
+        h("div", { class: "table-wrap" }, h("table", { class: "env" }, h("thead", null, h("tr", null, h("th", null, "Name"), h("th", null, "Value"), h("th", null, "Secret"), h("th", null, h("span", { class: "sr-only" }, "Remove")))), rows)),
+        h("div", { class: "actions" }, h("button", { type: "button", class: "small", onclick: () => rows.appendChild(row({ key: "", value: "", secret: false })).querySelector("input")!.focus() }, "Add variable"), save, apply),
+        problems,
+      ]
+    },
+  )
+}
+
+function versionsView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHead: () => void): void {
+  const reload = load(
+    pane,
+    async () => [await get(`/stacks/${enc(name)}/versions`, { signal }), stack(await get(`/stacks/${enc(name)}`, { signal }))] as const,
+    ([data, s]) => {
+      const versions = listOf(data, "versions")
+      const isCurrent = (v: any) => v.current ?? String(v.version) === String(s.currentVersion)
+      const done = () => {
+        refreshHead()
+        void reload()
+      }
+      return table(
+        [...versions].reverse(),
+        [
+          { title: "Version", cell: (v: any) => [String(v.version), " ", isCurrent(v) && h("span", { class: "badge state-running" }, "current")] },
+          { title: "Time", cell: (v: any) => when(v.time) },
+          { title: "Change", cell: (v: any) => changeText(v) },
+          {
+            title: "Actions",
+            cell: (v: any) => {
+              const n = v.version
+              if (isCurrent(v)) return "—"
+              return h(
+                "div",
+                { class: "actions" },
+                action("Roll back", () => post(`/stacks/${enc(name)}/rollback/${enc(String(n))}`), { confirm: `Roll ${name} back to version ${n}? It is redeployed with that version's compose file and environment.`, done: () => (toast(`Rolled back to version ${n}`), done()), label: `Roll back to version ${n}` }),
+                action("Delete", () => del(`/stacks/${enc(name)}/versions/${enc(String(n))}`), { class: "small danger", confirm: `Delete version ${n} of ${name}?`, done, label: `Delete version ${n}` }),
+              )
+            },
+          },
+        ],
+        "No versions yet.",
+        "Versions",
+      )
+    },
+  )
+}
+
+function changeText(v: any): string {
+  const c = v.changes
+  if (!c || typeof c !== "object") return v.action ?? "—"
+  const env = c.env ?? {}
+  const parts = [
+    v.action,
+    c.from !== null && c.from !== undefined ? `from ${c.from}` : "first version",
+    c.compose && "compose file changed",
+    env.added?.length && `added ${env.added.join(", ")}`,
+    env.changed?.length && `changed ${env.changed.join(", ")}`,
+    env.removed?.length && `removed ${env.removed.join(", ")}`,
+  ]
+  return parts.filter(Boolean).join(" · ")
+}
+
+/** The copy dialog: a dry run first shows the plan (blockers, warnings, volumes, binds, images); the copy itself is allowed once a dry run has no blockers. */
+async function copyDialog(name: string): Promise<void> {
+  const nodes: { name: string }[] = await get("/nodes", { local: true }).catch(() => [])
+  const from = currentNode()
+  const to = h("select", { id: "copy-to" }, h("option", { value: "" }, "This server (control plane)"), (Array.isArray(nodes) ? nodes : []).map((n) => h("option", { value: n.name }, n.name)))
+  const as = h("input", { id: "copy-as", placeholder: name, pattern: NAME.source, autocomplete: "off" })
+  const box = (id: string, text: string) => {
+    const input = h("input", { type: "checkbox", id })
+    return [input, h("label", { class: "check" }, input, " ", text)] as const
+  }
+  const [volumes, volumesLabel] = box("copy-volumes", "Copy named volume data")
+  const [start, startLabel] = box("copy-start", "Start the copy")
+  const [binds, bindsLabel] = box("copy-binds", "Accept that host-path mounts stay behind")
+  const [anon, anonLabel] = box("copy-anon", "Accept losing anonymous volumes")
+  const [clash, clashLabel] = box("copy-clash", "Write it even if a published port clashes")
+  const plan = h("div", { class: "plan", "aria-live": "polite" })
+  const request = () => ({
+    ...(from ? { from } : {}),
+    ...(to.value ? { to: to.value } : {}),
+    ...(as.value ? { as: as.value } : {}),
+    include_volumes: volumes.checked,
+    start: start.checked,
+    allow_binds: binds.checked,
+    allow_anonymous_volumes: anon.checked,
+    allow_port_clash: clash.checked,
+  })
+  let copyButton!: HTMLButtonElement
+  const invalidate = () => (copyButton.disabled = true)
+  for (const el of [to, as, volumes, start, binds, anon, clash]) el.addEventListener("change", invalidate)
+  as.addEventListener("input", invalidate)
+
+  const dryRun = action(
+    "Dry run",
+    async () => {
+      render(plan, h("p", { class: "loading" }, "Planning…"))
+      try {
+        const p = await post(`/stacks/${enc(name)}/copy`, { ...request(), dry_run: true }, { local: true })
+        render(plan, planView(p))
+        copyButton.disabled = listOf(p, "blockers").length > 0
+      } catch (err) {
+        render(plan, errorBox(err))
+      }
+    },
+    { class: "primary" },
+  )
+  copyButton = action(
+    "Copy",
+    async () => {
+      render(plan, h("p", { class: "loading" }, "Copying…"))
+      try {
+        const p = await post(`/stacks/${enc(name)}/copy`, { ...request(), dry_run: false }, { local: true })
+        render(plan, h("p", { class: "ok", role: "status" }, "Copied."), planView(p))
+        toast(`Copied ${name}`)
+      } catch (err) {
+        render(plan, errorBox(err))
+      }
+      copyButton.disabled = true
+    },
+    { class: "danger" },
+  )
+  copyButton.disabled = true
+  await modal(
+    `Copy stack ${name}${from ? ` from ${from}` : ""}`,
+    h(
+      "div",
+      { class: "copy-form" },
+      h("div", { class: "field" }, h("label", { for: "copy-to" }, "Destination"), to),
+      h("div", { class: "field" }, h("label", { for: "copy-as" }, "New name"), as),
+      volumesLabel,
+      startLabel,
+      bindsLabel,
+      anonLabel,
+      clashLabel,
+      h("p", { class: "muted" }, "Run a dry run first: it shows what would be copied and what blocks the copy. Nothing changes until you copy."),
+      plan,
+    ),
+    (close) => [dryRun, copyButton, h("button", { type: "button", onclick: () => close("close") }, "Close")],
+  )
+}
+
+function planView(p: any): HTMLElement {
+  const list = (title: string, items: any[], cls = "", fmt: (x: any) => string = (x) => (typeof x === "string" ? x : JSON.stringify(x))) =>
+    items.length ? h("section", { class: `plan-part ${cls}` }, h("h3", null, `${title} (${items.length})`), h("ul", null, items.map((x) => h("li", null, fmt(x))))) : null
+  const blockers = listOf(p, "blockers")
+  const volumeText = (v: any) => (typeof v === "string" ? v : `${v.name ?? v.source ?? v.key ?? "?"} → ${v.as ?? v.destination ?? v.target ?? v.to ?? v.dest_name ?? v.name}${v.size !== undefined ? ` (${v.size} bytes)` : ""}`)
+  const messageOf = (x: any) => (typeof x === "string" ? x : (x.message ?? x.reason ?? JSON.stringify(x)))
+  return h(
+    "div",
+    null,
+    blockers.length ? h("p", { class: "error", role: "alert" }, `Blocked: ${blockers.length} problem${blockers.length === 1 ? "" : "s"} must be solved first.`) : h("p", { class: "ok", role: "status" }, "No blockers: the copy can go ahead."),
+    list("Blockers", blockers, "blockers", messageOf),
+    list("Warnings", listOf(p, "warnings"), "warnings", messageOf),
+    list("Volumes", listOf(p, "volumes"), "", volumeText),
+    list("Host paths (stay behind)", listOf(p, "binds"), "", (b) => (typeof b === "string" ? b : (b.source ?? b.path ?? JSON.stringify(b)))),
+    list("Images", listOf(p, "images"), "", (i) => (typeof i === "string" ? i : (i.name ?? i.ref ?? JSON.stringify(i)))),
+  )
+}
