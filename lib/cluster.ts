@@ -41,8 +41,9 @@ export class Cluster {
     return token
   }
 
-  save(m: Omit<Membership, "since">): void {
-    writeJson(clusterFile(this.dataDir), { ...m, since: new Date(this.now()).toISOString() }, 0o600)
+  /** Writes the membership; `since` is now unless given (a failed join puts back what was). */
+  save(m: Omit<Membership, "since"> & { since?: string }): void {
+    writeJson(clusterFile(this.dataDir), { since: new Date(this.now()).toISOString(), ...m }, 0o600)
   }
 
   /** Back to no cluster: the token is forgotten. */

@@ -69,23 +69,28 @@ export async function bridge(node: NodeEntry, requestUrl: string): Promise<Socke
     upstream.onerror = (e) => reject(connectFailed(node, e as ErrorEvent))
   })
   let client: Peer | undefined
-  let closed = false
+  const early: (string | Uint8Array)[] = [] // what the node sent before the client's socket opened
+  let ended: { code: number; reason: string } | undefined
   let waiting: ReturnType<typeof setInterval> | undefined
-  const closeClient = (code: number, reason: string) => {
-    if (closed) return
-    closed = true
-    client?.close(code === 1005 || code === 1006 ? 1011 : code, reason)
+  const toClient = (data: string | Uint8Array) => {
+    if (!client) early.push(data)
+    else if (client.send(data) === -1) upstream.pause() // resumed by drain
   }
-  upstream.onmessage = (e) => {
-    const data = typeof e.data === "string" ? e.data : new Uint8Array(e.data as ArrayBuffer)
-    if (client?.send(data) === -1) upstream.pause() // resumed by drain
+  const end = (code: number, reason: string) => {
+    if (ended) return
+    // 1005 (no code) and 1006 (no close frame) cannot be sent: a plain close, or an error.
+    ended = { code: code === 1005 ? 1000 : code === 1006 ? 1011 : code, reason }
+    client?.close(ended.code, ended.reason)
   }
-  upstream.onclose = (e) => closeClient(e.code, e.reason)
-  upstream.onerror = () => closeClient(1011, "the node's socket failed")
+  upstream.onmessage = (e) => toClient(typeof e.data === "string" ? e.data : new Uint8Array(e.data as ArrayBuffer))
+  upstream.onclose = (e) => end(e.code, e.reason)
+  upstream.onerror = () => end(1011, "the node's socket failed")
   return {
     open(peer) {
       client = peer
-      upstream.resume()
+      for (const data of early.splice(0)) toClient(data)
+      if (ended) peer.close(ended.code, ended.reason)
+      else upstream.resume()
     },
     message(data) {
       upstream.send(data)
@@ -102,7 +107,7 @@ export async function bridge(node: NodeEntry, requestUrl: string): Promise<Socke
       upstream.resume()
     },
     close() {
-      closed = true
+      ended ??= { code: 1000, reason: "" }
       clearInterval(waiting)
       upstream.close()
     },

@@ -1,6 +1,6 @@
 // A stand-in node on loopback for probe and gateway tests: answers /api/health with its server_id
 // and /api/cluster/verify like the real service, streams SSE on /sse as the test emits, echoes
-// WebSockets on /echo, holds the ones on /sink unread until released, and digests every other
+// WebSockets on /echo (after a greeting), holds the ones on /sink unread until released, and digests every other
 // request body as it streams in.
 import type { Server, ServerWebSocket } from "bun"
 
@@ -71,7 +71,7 @@ export function fakeNode(opts: { serverId?: string; token?: string; port?: numbe
     },
     websocket: {
       open(ws) {
-        if (!ws.data.sink) return
+        if (!ws.data.sink) return void ws.send("hi") // a greeting, as a shell's prompt comes unasked
         sinks.set(ws, 0)
         ws.pause()
       },

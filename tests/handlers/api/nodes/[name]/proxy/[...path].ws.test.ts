@@ -27,8 +27,8 @@ test("a WebSocket through the gateway reaches the node's route and echoes both w
   await new Promise((r) => (ws.onopen = r))
   ws.send("ping")
   ws.send(new Uint8Array([9, 8]))
-  while (got.length < 2) await Bun.sleep(5)
-  expect(got).toEqual(["ping", [9, 8]])
+  while (got.length < 3) await Bun.sleep(5)
+  expect(got).toEqual(["hi", "ping", [9, 8]])
   ws.close()
 })
 
