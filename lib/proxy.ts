@@ -8,8 +8,9 @@ import { HttpError } from "./http-error.ts"
 import type { NodeEntry } from "./nodes.ts"
 
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade"]
-/** Never sent to a node: its credentials, and the browser origin the control plane already checked. */
-const REQUEST_ONLY = ["authorization", "origin", "host"]
+/** Never sent to a node: credentials, the browser origin the control plane already checked, and
+ *  `Expect: 100-continue`, which the control plane has already answered. */
+const REQUEST_ONLY = ["authorization", "origin", "host", "expect"]
 /** A WebSocket peer that has this many bytes queued stops reading from the other side. */
 const HIGH_WATER = 1024 * 1024
 const DRAIN_POLL_MS = 10
