@@ -47,7 +47,7 @@ try {
     ratio("GET /metrics vs engine GET /containers/json?all=1 (median)", median(metrics), median(base), " ms")
 
     const id = (await engine.inspectImage("svc-test/busybox:latest")).Id
-    const direct = () => Bun.spawn([`${path}/trivy`, "image", "--format", "json", "svc-test/busybox:latest"], { env: { STAND_IN_REPORT: report }, stdout: "pipe" }).stdout.text()
+    const direct = () => new Response(Bun.spawn([`${path}/trivy`, "image", "--format", "json", "svc-test/busybox:latest"], { env: { STAND_IN_REPORT: report }, stdout: "pipe" }).stdout).text()
     const viaApi = async () => {
       await fetch(`${service.url}/api/images/${id}/scan`, { method: "POST" })
       for (;;) {

@@ -53,6 +53,7 @@ export const summaryOf = ({ status, scanner, scanned_at, counts, error }: ScanRe
 
 export class ScanQueue {
   private jobs: ScanJob[] | undefined
+  private loading: Promise<ScanJob[]> | undefined
   private running: string | undefined
   private draining: Promise<void> | undefined
   readonly dir: string
@@ -70,8 +71,8 @@ export class ScanQueue {
     return join(this.dir, "queue.json")
   }
 
-  private async load(): Promise<ScanJob[]> {
-    return (this.jobs ??= await readJson<ScanJob[]>(this.file, []))
+  private load(): Promise<ScanJob[]> {
+    return (this.loading ??= readJson<ScanJob[]>(this.file, []).then((jobs) => (this.jobs = jobs)))
   }
 
   /** Jobs waiting or running. */
@@ -84,16 +85,17 @@ export class ScanQueue {
     return this.jobs?.some((j) => j.image === image) ? "queued" : undefined
   }
 
-  /** Adds a scan of the image unless one is already waiting; starts the worker. */
-  async enqueue(image: string, ref: string): Promise<ScanState> {
+  /** Adds a scan of the image unless one is already waiting (a running one does not count); starts the worker. */
+  async enqueue(image: string, ref: string): Promise<"queued"> {
     resultName(image)
     const jobs = await this.load()
-    if (!jobs.some((j) => j.image === image && j.image !== this.running)) {
+    const waiting = this.running ? jobs.slice(1) : jobs
+    if (!waiting.some((j) => j.image === image)) {
       jobs.push({ image, ref, queued_at: new Date(this.now()).toISOString() })
       writeJson(this.file, jobs)
     }
     this.resume()
-    return this.state(image)!
+    return "queued"
   }
 
   /** Starts working through the persisted jobs (at start of the service). */
@@ -155,7 +157,7 @@ export class ScanQueue {
 }
 
 /** Queues a scan of one local image (by id or name); the scanner is given its first tag, else its id. */
-export async function requestScan(engine: Engine, queue: ScanQueue, idOrName: string): Promise<{ image: string; ref: string; state: ScanState }> {
+export async function requestScan(engine: Engine, queue: ScanQueue, idOrName: string): Promise<{ image: string; ref: string; state: "queued" }> {
   const image = await engine.inspectImage(idOrName)
   const ref = (image.RepoTags ?? []).find((t) => t !== "<none>:<none>") ?? image.Id
   return { image: image.Id, ref, state: await queue.enqueue(image.Id, ref) }

@@ -1,8 +1,7 @@
 // Vulnerability scanners: Trivy (`trivy image --format json`) and Grype (`grype -o json`), run as a
 // binary on PATH when there is one, else as a container of the scanner's image through the engine,
 // with the scanner's database cached in a named volume. Both reports become one CVE record shape.
-import type { Engine } from "./engine.ts"
-import { parseDockerHost } from "./engine.ts"
+import { parseDockerHost, type Engine } from "./engine.ts"
 import { HttpError } from "./http-error.ts"
 
 export const SEVERITIES = ["critical", "high", "medium", "low", "negligible", "unknown"] as const

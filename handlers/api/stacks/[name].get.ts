@@ -2,6 +2,10 @@ import { defineHandler } from "../../../lib/handler.ts"
 import { stackName } from "../../../lib/stack-name.ts"
 import { stackView } from "../../../lib/stack-state.ts"
 
-export const detail = { summary: "One stack: state, services and their containers, current_version, env_pending", tags: ["stacks"] }
+export const detail = { summary: "One stack: state, services and their containers, current_version, env_pending, its last update check", tags: ["stacks"] }
 
-export default defineHandler(async ({ params, ctx }) => stackView(ctx.stacks, ctx.engine, stackName(params.name)))
+export default defineHandler(async ({ params, ctx }) => {
+  const name = stackName(params.name)
+  const [view, updates] = await Promise.all([stackView(ctx.stacks, ctx.engine, name), ctx.updates.records()])
+  return { ...view, updates: updates.stacks[name] ?? null }
+})

@@ -38,6 +38,7 @@ test("each image's registry is asked for its tag's digest; a differing digest is
   ])
   const records = await t.ctx.updates.records()
   expect(records.stacks.shop).toMatchObject({ update_available: true, images: [`${host}/app:1`, `${host}/db:2`] })
+  expect((await (await t.call("GET", "/api/stacks/shop")).json()).updates).toMatchObject({ stack: "shop", update_available: true, checked_at: expect.any(String) })
 
   const images = await (await t.call("GET", "/api/images")).json()
   expect(images.find((i: any) => i.id === app.Id).update_available).toBe(false)
