@@ -29,6 +29,11 @@ const service = await startService({ DOCKER_HOST: engine.host })
 const deadline = Date.now() + SECONDS * 1000
 const running = () => Date.now() < deadline
 const stats = { requests: 0, errors: 0, latencies: [] as number[], events: 0, logLines: 0, shells: 0 }
+const failures = new Map<string, number>()
+const fail = (what: string) => {
+  stats.errors++
+  failures.set(what, (failures.get(what) ?? 0) + 1)
+}
 
 async function call(method: string, path: string, body?: unknown) {
   const t0 = performance.now()
@@ -39,9 +44,9 @@ async function call(method: string, path: string, body?: unknown) {
       body: body ? JSON.stringify(body) : undefined,
     })
     await res.arrayBuffer()
-    if (!res.ok) stats.errors++
-  } catch {
-    stats.errors++
+    if (!res.ok) fail(`${method} ${path} ${res.status}`)
+  } catch (err) {
+    fail(`${method} ${path} ${(err as Error).message}`)
   }
   stats.requests++
   stats.latencies.push(performance.now() - t0)
@@ -58,8 +63,8 @@ async function subscribe(path: string, onLine: () => void) {
     const res = await fetch(`${service.url}${path}`, { signal: abort.signal })
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
       for (const line of new TextDecoder().decode(chunk).split("\n")) if (line.startsWith("data:")) onLine()
-  } catch {
-    if (running()) stats.errors++
+  } catch (err) {
+    if (running()) fail(`SSE ${path} ${(err as Error).message}`)
   } finally {
     clearTimeout(stop)
   }
@@ -73,7 +78,7 @@ async function shell(container: string) {
       const ws = new WebSocket(`${service.url.replace("http", "ws")}/api/containers/${container}/shell`)
       ws.binaryType = "arraybuffer"
       let seen = ""
-      const timer = setTimeout(() => (stats.errors++, ws.close(), resolve()), 10_000)
+      const timer = setTimeout(() => (fail("shell timeout"), ws.close(), resolve()), 10_000)
       ws.onopen = () => ws.send(`echo ${marker.replace(/-/g, "-''")}\n`)
       ws.onmessage = (m) => {
         seen += typeof m.data === "string" ? m.data : new TextDecoder().decode(m.data)
@@ -84,7 +89,7 @@ async function shell(container: string) {
           resolve()
         }
       }
-      ws.onerror = () => (clearTimeout(timer), stats.errors++, resolve())
+      ws.onerror = () => (clearTimeout(timer), fail("shell error"), resolve())
     })
     stats.latencies.push(performance.now() - t0)
     await Bun.sleep(200)
@@ -92,7 +97,7 @@ async function shell(container: string) {
 }
 
 async function stackActions() {
-  const actions = ["restart", "pause", "unpause", "update"]
+  const actions = ["restart", "pause", "unpause", "start"]
   for (let n = 0; running(); n++) {
     await call("POST", `/api/stacks/load/${actions[n % actions.length]}`)
     await Bun.sleep(10_000)
@@ -120,7 +125,7 @@ try {
   }
 
   console.log(`load for ${SECONDS}s against ${service.compiled ? "the compiled binary" : "the source"} (pid ${service.proc.pid})`)
-  console.log("minute  req/s   p50 ms  p99 ms  errors  events  log lines  shells  RSS MiB")
+  console.log("t/min   req/s   p50 ms  p99 ms  errors  events  log lines  shells  RSS MiB")
   const rss: number[] = []
   let tick = 0
   const report = setInterval(() => {
@@ -142,6 +147,7 @@ try {
   clearInterval(report)
   ratio("dashboard p50 vs engine /containers/json p50", median(ours), median(direct), " ms")
   if (rss.length >= 2) ratio("RSS last interval vs first", rss.at(-1)!, rss[0]!, " MiB")
+  for (const [what, count] of failures) console.log(`errors: ${count} x ${what}`)
 } finally {
   await fetch(`${service.url}/api/stacks/load?volumes=true`, { method: "DELETE" }).catch(() => {})
   await service.stop()
