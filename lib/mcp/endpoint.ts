@@ -2,7 +2,6 @@
 // own Host and Origin allowlists run first; then each request goes to its session's transport, or
 // opens a session when it carries no Mcp-Session-Id.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { McpConfig } from "../config.ts"
 import type { AppFetch } from "./api.ts"
 import { mcpCorsHeaders, mcpRefusal } from "./guard.ts"
@@ -19,7 +18,6 @@ export interface McpEndpoint {
 }
 
 interface Session {
-  server: McpServer
   transport: WebStandardStreamableHTTPServerTransport
   close(): Promise<void>
 }
@@ -36,7 +34,7 @@ export function mcpEndpoint(config: McpConfig, fetch: AppFetch, now: () => numbe
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: MCP_MAX_BODY,
-      onsessioninitialized: (id) => sessions.add(id, { server, transport, close: () => server.close() }),
+      onsessioninitialized: (id) => sessions.add(id, { transport, close: () => server.close() }),
       onsessionclosed: (id) => sessions.delete(id),
     })
     await server.connect(transport)
