@@ -120,10 +120,16 @@ export function createScanner(o: ScannerOptions): Scanner {
       stderr: "pipe",
       stdin: "ignore",
     })
+    // The scan dies with the service; the queue runs it again after a restart.
+    const kill = () => proc.kill("SIGKILL")
+    process.once("exit", kill)
     let timer: ReturnType<typeof setTimeout> | undefined
-    const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => (proc.kill("SIGKILL"), reject(timedOut(name))), o.timeout * 1000)))
+    const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => (kill(), reject(timedOut(name))), o.timeout * 1000)))
     const output = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
-    const code = await Promise.race([proc.exited, expired]).finally(() => clearTimeout(timer))
+    const code = await Promise.race([proc.exited, expired]).finally(() => {
+      clearTimeout(timer)
+      process.off("exit", kill)
+    })
     const [stdout, stderr] = await output
     if (code !== 0) throw new HttpError(502, "scan_failed", `${name} exited with ${code}: ${tail(stderr || stdout)}`)
     return readReport(name, "binary", stdout)
