@@ -1,5 +1,7 @@
 // Service configuration, read once from the environment. Pure: takes the env, returns the config.
 import { join } from "node:path"
+import type { TtsConfig } from "./tts/speaker.ts"
+import { isVoiceName } from "./tts/voice.ts"
 
 export interface Config {
   addr: { host: string; port: number }
@@ -24,6 +26,8 @@ export interface Config {
   metricsToken: string | undefined
   /** The MCP endpoint; null when SVC_MCP is unset (then /mcp is not routed). */
   mcp: McpConfig | null
+  /** Text-to-speech (POST /api/synthesize). */
+  tts: TtsConfig
 }
 
 export const MCP_MODES = ["read-only", "full"] as const
@@ -47,6 +51,10 @@ export const defaults = {
   probeTimeoutMs: 5000,
   scanTimeout: 600,
   mcpSessionTtl: 30 * 60,
+  ttsMaxChars: 50_000,
+  ttsConcurrency: 2,
+  ttsVoice: "en-US-EmmaMultilingualNeural",
+  ttsEdgeTimeoutMs: 5000,
 }
 
 export class ConfigError extends Error {}
@@ -87,6 +95,20 @@ function mcpConfig(env: Record<string, string | undefined>, addr: Config["addr"]
   }
 }
 
+function ttsConfig(env: Record<string, string | undefined>): TtsConfig {
+  const concurrency = positiveInt("SVC_TTS_CONCURRENCY", env.SVC_TTS_CONCURRENCY, defaults.ttsConcurrency)
+  if (concurrency < 1) throw new ConfigError("SVC_TTS_CONCURRENCY must be at least 1")
+  const voice = env.SVC_TTS_VOICE || defaults.ttsVoice
+  if (!isVoiceName(voice)) throw new ConfigError(`SVC_TTS_VOICE must be an Edge voice name such as en-US-AriaNeural, got "${voice}"`)
+  return {
+    engine: oneOf("SVC_TTS_ENGINE", env.SVC_TTS_ENGINE, ["auto", "edge", "espeak"] as const),
+    maxChars: positiveInt("SVC_TTS_MAX_CHARS", env.SVC_TTS_MAX_CHARS, defaults.ttsMaxChars),
+    concurrency,
+    voice,
+    edgeTimeoutMs: positiveInt("SVC_TTS_EDGE_TIMEOUT_MS", env.SVC_TTS_EDGE_TIMEOUT_MS, defaults.ttsEdgeTimeoutMs),
+  }
+}
+
 export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
   const addr = parseAddr(env.SVC_ADDR || defaults.addr)
   return {
@@ -106,5 +128,6 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     updateInterval: positiveInt("SVC_UPDATE_INTERVAL", env.SVC_UPDATE_INTERVAL, 0),
     metrics: oneOf("SVC_METRICS", env.SVC_METRICS, ["off", "on"] as const) === "on",
     metricsToken: env.SVC_METRICS_TOKEN || undefined,
+    tts: ttsConfig(env),
   }
 }

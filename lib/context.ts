@@ -11,6 +11,7 @@ import { Metrics } from "./metrics.ts"
 import { ScanQueue } from "./scan-queue.ts"
 import { createScanner, type Scanner } from "./scanner.ts"
 import { Updates } from "./updates.ts"
+import { Speaker } from "./tts/speaker.ts"
 
 export interface Ctx {
   config: Config
@@ -35,6 +36,8 @@ export interface Ctx {
   updates: Updates
   /** The Prometheus registry; request and probe durations are observed into it. */
   metrics: Metrics
+  /** Text-to-speech: the engine SVC_TTS_ENGINE names behind a concurrency bound (a fake in tests). */
+  tts: Speaker
 }
 
 export async function createContext(config: Config, overrides: Partial<Ctx> = {}): Promise<Ctx> {
@@ -54,6 +57,7 @@ export async function createContext(config: Config, overrides: Partial<Ctx> = {}
     scans: overrides.scans ?? new ScanQueue(config.dataDir, (ref) => scanner.scan(ref), events, overrides.now),
     updates: overrides.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, overrides.now),
     metrics: overrides.metrics ?? new Metrics(),
+    tts: overrides.tts ?? new Speaker(config.tts),
     serverId: overrides.serverId ?? (await serverId(config.dataDir)),
     now: overrides.now ?? Date.now,
     ...overrides,

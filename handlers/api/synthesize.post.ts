@@ -1,0 +1,15 @@
+import * as v from "valibot"
+import { defineHandler } from "../../lib/handler.ts"
+
+export const body = v.object({ text: v.string("text must be a string (plain text or Markdown)") })
+export const detail = {
+  summary:
+    "Text or Markdown (with optional front matter: voice, lang, rate, pitch, volume, title) to speech: the MP3 as base64 and WebVTT cues in one JSON response; the X-TTS-Engine header names the engine that spoke",
+  tags: ["tts"],
+}
+
+export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, set }) => {
+  const spoken = await ctx.tts.speak(body.text)
+  set.headers["x-tts-engine"] = spoken.engine
+  return { audio_base64: Buffer.from(spoken.mp3).toString("base64"), vtt: spoken.vtt }
+})

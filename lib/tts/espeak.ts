@@ -1,0 +1,157 @@
+// The offline engine: espeak-ng (Debian libespeak-ng1) through its C API with bun:ffi. Each sentence
+// is synthesised in one synchronous call; the samples it yields time the sentence, and the engine's
+// word events (with their sample positions) time the pieces of a long sentence. The audio is encoded
+// to MP3 on worker threads in segments of about half a minute while the next sentences are spoken.
+import { dlopen, FFIType, JSCallback, read, toArrayBuffer, type Pointer } from "bun:ffi"
+import { HttpError, badRequest } from "../http-error.ts"
+import { DECODER_DELAY, type Mp3Encoder } from "./encoder.ts"
+import type { Cue, TtsEngine } from "./engine.ts"
+import { mp3Info } from "./mp3.ts"
+import type { Voice } from "./voice.ts"
+
+const AUDIO_OUTPUT_SYNCHRONOUS = 2
+const INITIALIZE_DONT_EXIT = 0x8000
+const CHARS_UTF8 = 1
+const ENDPAUSE = 0x1000
+const EVENT_LIST_TERMINATED = 0
+const EVENT_WORD = 1
+const EVENT_SIZE = 40 // sizeof(espeak_EVENT) on 64-bit: 6 ints, a pointer, an 8-byte union
+const PARAM = { rate: 1, volume: 2, pitch: 3 }
+/** Samples per MP3 segment handed to the encoder: about 30 s. */
+const SEGMENT_SAMPLES = 30 * 22050
+
+interface Spoken {
+  chunks: Int16Array[]
+  samples: number
+  /** Word starts: character position (1-based, in code points) and sample offset in the sentence. */
+  words: { position: number; sample: number }[]
+}
+
+/** The loaded library: one per process, as espeak-ng keeps its state in globals. */
+class Espeak {
+  private sink: Spoken = { chunks: [], samples: 0, words: [] }
+  private voiceKey = ""
+  private readonly lib
+  private readonly callback: JSCallback
+  readonly sampleRate: number
+
+  constructor() {
+    this.lib = dlopen("libespeak-ng.so.1", {
+      espeak_Initialize: { args: [FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
+      espeak_SetSynthCallback: { args: [FFIType.function], returns: FFIType.void },
+      espeak_SetVoiceByName: { args: [FFIType.cstring], returns: FFIType.i32 },
+      espeak_SetParameter: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+      espeak_Synth: { args: [FFIType.ptr, FFIType.u64, FFIType.u32, FFIType.i32, FFIType.u32, FFIType.u32, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
+    })
+    this.sampleRate = this.lib.symbols.espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, null, INITIALIZE_DONT_EXIT)
+    if (this.sampleRate <= 0) throw new Error("espeak_Initialize failed (is espeak-ng-data installed?)")
+    this.callback = new JSCallback((wav: Pointer | null, count: number, events: Pointer | null) => this.receive(wav, count, events), {
+      args: [FFIType.ptr, FFIType.i32, FFIType.ptr],
+      returns: FFIType.i32,
+    })
+    this.lib.symbols.espeak_SetSynthCallback(this.callback)
+  }
+
+  private receive(wav: Pointer | null, count: number, events: Pointer | null): number {
+    if (events !== null) {
+      for (let p: Pointer = events; read.i32(p, 0) !== EVENT_LIST_TERMINATED; p = (p + EVENT_SIZE) as Pointer) {
+        if (read.i32(p, 0) === EVENT_WORD) this.sink.words.push({ position: read.i32(p, 8), sample: read.i32(p, 20) })
+      }
+    }
+    if (wav && count > 0) {
+      this.sink.chunks.push(new Int16Array(toArrayBuffer(wav, 0, count * 2).slice(0)))
+      this.sink.samples += count
+    }
+    return 0
+  }
+
+  /** Selects the voice for `lang` (e.g. "en-GB", then "en") and the prosody, when they changed. */
+  select(voice: Voice): void {
+    const key = JSON.stringify([voice.lang, voice.rate, voice.pitch, voice.volume])
+    if (key === this.voiceKey) return
+    const names = [voice.lang.toLowerCase(), voice.lang.toLowerCase().split("-")[0]!]
+    if (!names.some((name) => this.lib.symbols.espeak_SetVoiceByName(Buffer.from(`${name}\0`)) === 0)) {
+      throw badRequest(`espeak-ng has no voice for the language "${voice.lang}"`, "unknown_language")
+    }
+    const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.round(n)))
+    this.lib.symbols.espeak_SetParameter(PARAM.rate, clamp(175 * (1 + voice.rate / 100), 80, 450), 0)
+    this.lib.symbols.espeak_SetParameter(PARAM.pitch, clamp(50 + voice.pitch, 0, 100), 0)
+    this.lib.symbols.espeak_SetParameter(PARAM.volume, clamp(100 * (1 + voice.volume / 100), 0, 200), 0)
+    this.voiceKey = key
+  }
+
+  /** Speaks one sentence synchronously. */
+  speak(text: string): Spoken {
+    this.sink = { chunks: [], samples: 0, words: [] }
+    const bytes = Buffer.from(`${text}\0`)
+    const status = this.lib.symbols.espeak_Synth(bytes, bytes.length, 0, 0, 0, CHARS_UTF8 | ENDPAUSE, null, null)
+    if (status !== 0) throw new Error(`espeak_Synth failed with status ${status}`)
+    return this.sink
+  }
+}
+
+let loaded: Espeak | undefined
+function espeak(): Espeak {
+  try {
+    return (loaded ??= new Espeak())
+  } catch (err) {
+    throw new HttpError(503, "tts_unavailable", `espeak-ng cannot be used: ${err instanceof Error ? err.message : String(err)} (Debian packages espeak-ng, libespeak-ng1)`)
+  }
+}
+
+/** Sample offsets (within the sentence) where each piece starts, from the engine's word events. */
+function pieceStarts(pieces: readonly string[], words: Spoken["words"]): number[] {
+  let offset = 0
+  return pieces.map((piece, k) => {
+    const from = offset
+    offset += [...piece].length + 1
+    if (k === 0) return 0
+    return words.find((w) => w.position - 1 >= from)?.sample ?? Number.POSITIVE_INFINITY
+  })
+}
+
+const concat = <T extends Int16Array | Uint8Array>(parts: T[], make: (n: number) => T): T => {
+  const out = make(parts.reduce((n, p) => n + p.length, 0))
+  parts.reduce((at, p) => (out.set(p, at), at + p.length), 0)
+  return out
+}
+
+export function espeakEngine(encoder: Mp3Encoder): TtsEngine {
+  return {
+    name: "espeak",
+    async synthesize(sentences, voice) {
+      const engine = espeak()
+      const segments: Promise<Uint8Array>[] = []
+      const placed: { segment: number; start: number; end: number; text: string }[] = []
+      let chunks: Int16Array[] = []
+      let filled = 0
+      let lastYield = performance.now()
+      const flush = () => {
+        segments.push(encoder.encode(concat(chunks, (n) => new Int16Array(n)), engine.sampleRate))
+        chunks = []
+        filled = 0
+      }
+      for (const pieces of sentences) {
+        engine.select(voice)
+        const spoken = engine.speak(pieces.join(" "))
+        const starts = pieceStarts(pieces, spoken.words).map((s) => Math.min(s, spoken.samples))
+        for (let k = 1; k < starts.length; k++) starts[k] = Math.max(starts[k]!, starts[k - 1]!)
+        pieces.forEach((text, k) => placed.push({ segment: segments.length, start: filled + starts[k]!, end: filled + (starts[k + 1] ?? spoken.samples), text }))
+        chunks.push(...spoken.chunks)
+        filled += spoken.samples
+        if (filled >= SEGMENT_SAMPLES) flush()
+        if (segments.length > encoder.threads * 2) await segments[segments.length - encoder.threads * 2 - 1]
+        if (performance.now() - lastYield > 10) {
+          await new Promise((resolve) => setImmediate(resolve))
+          lastYield = performance.now()
+        }
+      }
+      if (filled > 0 || segments.length === 0) flush()
+      const mp3s = await Promise.all(segments)
+      const offsets = mp3s.reduce<number[]>((acc, m) => [...acc, acc.at(-1)! + mp3Info(m).samples], [0])
+      const at = (segment: number, sample: number) => (offsets[segment]! + DECODER_DELAY + sample) / engine.sampleRate
+      const cues: Cue[] = placed.map((p) => ({ start: at(p.segment, p.start), end: at(p.segment, p.end), text: p.text }))
+      return { engine: "espeak", mp3: concat(mp3s, (n) => new Uint8Array(n)), cues }
+    },
+  }
+}

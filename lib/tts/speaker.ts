@@ -1,0 +1,48 @@
+// What POST /api/synthesize does: the text read as a document, planned as sentences and cue pieces,
+// spoken by the engine (a bounded number at a time), and returned as MP3 and WebVTT.
+import { badRequest } from "../http-error.ts"
+import { engineFor, type EngineChoice, type TtsEngine } from "./engine.ts"
+import { Limiter } from "./limiter.ts"
+import { readDocument } from "./markdown.ts"
+import { planSpeech } from "./sentences.ts"
+import { voiceOf } from "./voice.ts"
+import { writeVtt } from "./vtt.ts"
+
+export interface TtsConfig {
+  engine: EngineChoice
+  /** Longest accepted `text`, in characters. */
+  maxChars: number
+  /** Syntheses running at once; four times as many may wait. */
+  concurrency: number
+  /** The Edge voice used when the front matter names none. */
+  voice: string
+  /** Longest wait for the next message of the Edge service. */
+  edgeTimeoutMs: number
+}
+
+export interface Spoken {
+  engine: string
+  mp3: Uint8Array
+  vtt: string
+}
+
+export class Speaker {
+  private readonly limiter: Limiter
+
+  constructor(
+    readonly config: TtsConfig,
+    readonly engine: TtsEngine = engineFor(config.engine, config.edgeTimeoutMs),
+  ) {
+    this.limiter = new Limiter(config.concurrency, config.concurrency * 4)
+  }
+
+  async speak(text: string): Promise<Spoken> {
+    if (text.length > this.config.maxChars) throw badRequest(`text has ${text.length} characters; the limit is ${this.config.maxChars}`, "text_too_long")
+    const document = readDocument(text)
+    const voice = voiceOf(document.attributes, this.config.voice)
+    const sentences = planSpeech(document.blocks)
+    if (sentences.length === 0) throw badRequest("text has nothing to read aloud (it is empty, or only code and HTML)", "empty_text")
+    const speech = await this.limiter.run(() => this.engine.synthesize(sentences, voice))
+    return { engine: speech.engine, mp3: speech.mp3, vtt: writeVtt(speech.cues) }
+  }
+}

@@ -1,0 +1,90 @@
+import { afterEach, expect, test } from "bun:test"
+import { loadConfig } from "../../../lib/config.ts"
+import { HttpError } from "../../../lib/http-error.ts"
+import type { TtsEngine } from "../../../lib/tts/engine.ts"
+import { Speaker } from "../../../lib/tts/speaker.ts"
+import type { Voice } from "../../../lib/tts/voice.ts"
+import { testApp, type TestApp } from "../../support/app.ts"
+import { parseVtt } from "../../support/webvtt.ts"
+
+let t: TestApp
+afterEach(() => t.close())
+
+const MP3 = new Uint8Array([0xff, 0xf3, 0x60, 0xc4, 1, 2, 3])
+
+/** An engine that records what it was asked and speaks each piece for one second. */
+function fakeEngine(fail?: HttpError) {
+  const calls: { sentences: string[][]; voice: Voice }[] = []
+  const engine: TtsEngine = {
+    name: "fake",
+    async synthesize(sentences, voice) {
+      calls.push({ sentences: sentences.map((s) => [...s]), voice })
+      if (fail) throw fail
+      return { engine: "fake", mp3: MP3, cues: sentences.flat().map((text, i) => ({ start: i, end: i + 1, text })) }
+    },
+  }
+  return { engine, calls }
+}
+
+async function app(env: Record<string, string> = {}, fail?: HttpError) {
+  const fake = fakeEngine(fail)
+  t = await testApp({ tts: new Speaker(loadConfig(env).tts, fake.engine) }, env)
+  return fake
+}
+
+test("Markdown with front matter: MP3 as base64, WebVTT cues, the engine named in a header", async () => {
+  const { calls } = await app()
+  const text = "---\ntitle: Tides\nvoice: en-GB-SoniaNeural\nrate: \"-10%\"\nmood: calm\n---\n## High water\n\nAt *noon* & after.\n\n```\nskip()\n```\n"
+  const res = await t.call("POST", "/api/synthesize", { text })
+  expect(res.status).toBe(200)
+  expect(res.headers.get("x-tts-engine")).toBe("fake")
+  const body = await res.json()
+  expect(Object.keys(body).sort()).toEqual(["audio_base64", "vtt"])
+  expect(new Uint8Array(Buffer.from(body.audio_base64, "base64"))).toEqual(MP3)
+  const vtt = parseVtt(body.vtt)
+  expect(vtt.errors).toEqual([])
+  expect(vtt.cues.map((c) => [c.startTime, c.endTime, c.text])).toEqual([
+    [0, 1, "Tides."],
+    [1, 2, "High water."],
+    [2, 3, "At noon &amp; after."],
+  ])
+  expect(calls).toEqual([
+    { sentences: [["Tides."], ["High water."], ["At noon & after."]], voice: { voice: "en-GB-SoniaNeural", lang: "en-GB", rate: -10, pitch: 0, volume: 0 } },
+  ])
+})
+
+test("plain text is read as it is, with the configured default voice", async () => {
+  const { calls } = await app({ SVC_TTS_VOICE: "fr-FR-DeniseNeural" })
+  const res = await t.call("POST", "/api/synthesize", { text: "Bonjour. Ça va?" })
+  expect(res.status).toBe(200)
+  expect(calls[0]).toEqual({ sentences: [["Bonjour."], ["Ça va?"]], voice: { voice: "fr-FR-DeniseNeural", lang: "fr-FR", rate: 0, pitch: 0, volume: 0 } })
+})
+
+test("missing, non-string, empty and oversized text, and bad front matter, are 400s that say why", async () => {
+  const { calls } = await app({ SVC_TTS_MAX_CHARS: "100" })
+  const cases: [unknown, string, string][] = [
+    [{}, "invalid_request", "text"],
+    [{ text: 42 }, "invalid_request", "text must be a string"],
+    [{ text: "" }, "empty_text", "nothing to read"],
+    [{ text: " \n\t " }, "empty_text", "nothing to read"],
+    [{ text: "```\ncode only\n```" }, "empty_text", "nothing to read"],
+    [{ text: "x".repeat(101) }, "text_too_long", "text has 101 characters; the limit is 100"],
+    [{ text: "---\nrate: [oops\n---\nHi." }, "invalid_front_matter", "not valid YAML"],
+    [{ text: "---\nrate: fast\n---\nHi." }, "invalid_front_matter", "rate must look like +10% or -20%"],
+  ]
+  for (const [body, code, message] of cases) {
+    const res = await t.call("POST", "/api/synthesize", body)
+    expect(res.status).toBe(400)
+    const { error } = await res.json()
+    expect(error.code).toBe(code)
+    expect(error.message).toContain(message)
+  }
+  expect(calls).toEqual([])
+})
+
+test("an engine failure keeps its status: the online engine asked for explicitly is a 502", async () => {
+  await app({}, new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms"))
+  const res = await t.call("POST", "/api/synthesize", { text: "Hello." })
+  expect(res.status).toBe(502)
+  expect(await res.json()).toEqual({ error: { code: "tts_engine_failed", message: "the Edge voice service failed: no answer within 5000 ms" } })
+})

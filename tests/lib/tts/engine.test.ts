@@ -1,0 +1,34 @@
+import { expect, test } from "bun:test"
+import { fallback, type TtsEngine } from "../../../lib/tts/engine.ts"
+import { voiceOf } from "../../../lib/tts/voice.ts"
+
+function engine(name: string, fail: boolean, calls: string[]): TtsEngine {
+  return {
+    name,
+    async synthesize(sentences) {
+      calls.push(name)
+      if (fail) throw new Error(`${name} is down`)
+      return { engine: name, mp3: new Uint8Array(), cues: sentences.flat().map((text, i) => ({ start: i, end: i + 1, text })) }
+    },
+  }
+}
+
+test("auto speaks with the first engine while it works", async () => {
+  const calls: string[] = []
+  const auto = fallback(engine("edge", false, calls), engine("espeak", false, calls))
+  expect((await auto.synthesize([["Hi."]], voiceOf({}, "en-US-AriaNeural"))).engine).toBe("edge")
+  expect(calls).toEqual(["edge"])
+})
+
+test("auto falls back when the first engine fails, and rests it for a while", async () => {
+  const calls: string[] = []
+  let clock = 0
+  const auto = fallback(engine("edge", true, calls), engine("espeak", false, calls), 60_000, () => clock)
+  const voice = voiceOf({}, "en-US-AriaNeural")
+  expect((await auto.synthesize([["One."]], voice)).engine).toBe("espeak")
+  expect((await auto.synthesize([["Two."]], voice)).engine).toBe("espeak")
+  expect(calls).toEqual(["edge", "espeak", "espeak"])
+  clock = 60_000
+  await auto.synthesize([["Three."]], voice)
+  expect(calls).toEqual(["edge", "espeak", "espeak", "edge", "espeak"])
+})
