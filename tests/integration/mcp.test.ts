@@ -63,6 +63,16 @@ describe("full mode", () => {
     expect(names).toEqual(expect.arrayContaining(["list_containers", "container_logs", "event_history", "container_action", "remove_container"]))
   })
 
+  test("the host's inventory reads through the tools as the API answers it", async () => {
+    const read = async (name: string) => json(await client.callTool({ name, arguments: {} }))
+    expect((await read("system_summary")).engine.api_version).toBe((await engine.version()).ApiVersion)
+    expect((await read("list_images")).flatMap((i: any) => i.tags)).toContain(testImage())
+    expect((await read("list_networks")).map((n: any) => n.name)).toContain("bridge")
+    expect(await read("list_volumes")).toEqual(await (await fetch(`${svc.url}/api/volumes`)).json())
+    expect(await read("list_nodes")).toEqual([])
+    expect(await read("cluster_status")).toMatchObject({ role: "none" })
+  })
+
   test("an agent reads a real container, its log, stops it and sees the engine's event", async () => {
     const id = await runContainer(engine, "hm-mcp-chatty", "trap 'exit 0' TERM; echo hello from mcp; echo second line; sleep 300 & wait")
     const listed = json(await client.callTool({ name: "list_containers", arguments: {} }))
