@@ -12,7 +12,7 @@ export class ApiError extends Error {
 }
 
 const NODE_KEY = "hm.node"
-let node: string | null = sessionStorage.getItem(NODE_KEY)
+let node: string | null = globalThis.sessionStorage?.getItem(NODE_KEY) ?? null
 
 export const currentNode = () => node
 

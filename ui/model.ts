@@ -178,7 +178,7 @@ export function parseVtt(vtt: string): Cue[] {
     const at = lines.findIndex((l) => l.includes("-->"))
     if (at < 0) continue
     const [start, end] = lines[at]!.split("-->").map((x) => seconds(x.trim().split(/\s+/)[0]!))
-    const text = lines.slice(at + 1).join("\n").replace(/<[^>]+>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
+    const text = lines.slice(at + 1).join("\n").replace(/<[^>]+>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&").trim()
     cues.push({ start: start!, end: end!, text })
   }
   return cues
