@@ -86,7 +86,8 @@ export class NodeRegistry {
       if (holder && holder.server_id !== input.server_id)
         throw conflict(`the node name "${input.name}" is taken by another server; join with another name`, "name_taken")
       const created = !table[input.server_id]
-      const node: NodeEntry = { ...input, status: "unknown", error: "not probed yet", registered_at: new Date(this.now()).toISOString(), checked_at: null }
+      const { name, url, server_id } = input
+      const node: NodeEntry = { name, url, status: "unknown", error: "not probed yet", server_id, registered_at: new Date(this.now()).toISOString(), checked_at: null }
       table[input.server_id] = node
       return { node, created }
     })
