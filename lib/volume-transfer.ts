@@ -45,6 +45,16 @@ async function throwaway(engine: Engine, image: string, volumes: { name: string;
 
 const discard = (engine: Engine, id: string) => engine.removeContainer(id, { force: true }).catch(() => {})
 
+/** Runs `fn` with a throwaway container, which is removed afterwards whatever happens. */
+async function withThrowaway<T>(engine: Engine, image: string, volumes: Parameters<typeof throwaway>[2], cmd: string[] | undefined, fn: (id: string) => Promise<T>): Promise<T> {
+  const id = await throwaway(engine, image, volumes, cmd)
+  try {
+    return await fn(id)
+  } finally {
+    await discard(engine, id)
+  }
+}
+
 /** The stream as it comes; `finish` runs once when it ends, fails or is cancelled. */
 function whenDone(stream: ReadableStream<Uint8Array>, finish: () => Promise<void>): ReadableStream<Uint8Array> {
   const reader = stream.getReader()
@@ -123,21 +133,20 @@ export async function importVolume(engine: Engine, image: string, name: string, 
     },
   )
   const guard = tarGuard()
-  let id: string | undefined
   try {
-    id = await throwaway(engine, image, [{ name, at: "/v" }])
-    if (!created && !force && (await holdsData(engine, id)))
-      throw conflict(`volume ${name} already holds data; add ?force=true to unpack into it anyway`, "volume_not_empty")
-    await engine.putArchive(id, "/v", tar.pipeThrough(guard.stream)).catch((err) => {
-      throw guard.error ?? err
+    // The container goes first: a volume still mounted could not be removed below.
+    await withThrowaway(engine, image, [{ name, at: "/v" }], undefined, async (id) => {
+      if (!created && !force && (await holdsData(engine, id)))
+        throw conflict(`volume ${name} already holds data; add ?force=true to unpack into it anyway`, "volume_not_empty")
+      await engine.putArchive(id, "/v", tar.pipeThrough(guard.stream)).catch((err) => {
+        throw guard.error ?? err
+      })
     })
-    return { name, created, bytes: guard.bytes }
   } catch (err) {
     if (created) await engine.removeVolume(name, { force: true }).catch(() => {})
     throw err
-  } finally {
-    if (id) await discard(engine, id)
   }
+  return { name, created, bytes: guard.bytes }
 }
 
 /**
@@ -148,8 +157,8 @@ export async function measureVolumes(engine: Engine, image: string, names: strin
   const existing = (await engine.listVolumes()).map((v) => v.Name)
   const present = names.filter((n) => existing.includes(n))
   if (!present.length) return {}
-  const id = await throwaway(engine, image, present.map((name, i) => ({ name, at: `/v/${i}`, readOnly: true })), ["du", "-s", "-b", ...present.map((_, i) => `/v/${i}`)])
-  try {
+  const mounts = present.map((name, i) => ({ name, at: `/v/${i}`, readOnly: true }))
+  return withThrowaway(engine, image, mounts, ["du", "-s", "-b", ...mounts.map((m) => m.at)], async (id) => {
     await engine.containerAction(id, "start")
     const { StatusCode } = await engine.waitContainer(id)
     if (StatusCode !== 0) throw new HttpError(502, "engine_error", `measuring volumes failed (du exited ${StatusCode})`)
@@ -159,7 +168,5 @@ export async function measureVolumes(engine: Engine, image: string, names: strin
       if (m) sizes[present[Number(m[2])]!] = Number(m[1])
     }
     return sizes
-  } finally {
-    await discard(engine, id)
-  }
+  })
 }

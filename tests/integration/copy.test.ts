@@ -8,8 +8,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { STACK_LABEL } from "../../lib/containers.ts"
 import type { Engine } from "../../lib/engine.ts"
+import { TarScanner } from "../../lib/tar-scan.ts"
+import { TRANSFER_LABEL } from "../../lib/volume-transfer.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { freePort, startService, type Service } from "../support/service.ts"
+import { makeTar } from "../support/tar.ts"
 
 let engA: Engine
 let engB: Engine
@@ -22,7 +25,7 @@ const IDLE = "trap 'exit 0' TERM; while true; do sleep 0.2; done"
 const EXT = "hm-copy-ext"
 const SHARED = "hm-copy-shared"
 const STACKS = ["hm-web", "hm-web2", "hm-solo", "hm-solo-copy", "hm-solo-back"]
-const VOLUMES = ["hm-web_data", "hm-web_never", "hm-web2_data", SHARED, EXT, "hm-solo_data", "hm-solo-copy_data", "hm-solo-back_data"]
+const VOLUMES = ["hm-web_data", "hm-web_never", "hm-web2_data", SHARED, EXT, "hm-solo_data", "hm-solo-copy_data", "hm-solo-back_data", "hm-unsafe"]
 
 const web = () => `services:
   app:
@@ -229,3 +232,28 @@ test("a copy on the same server under a new name, and a copy back from the node"
   expect(await manifest(engA, "hm-solo-back_data")).toBe(source)
   expect((await call(a, "POST", "/api/stacks/hm-solo-back/up")).status).toBe(401)
 }, 300_000)
+
+test("the move routes on the real engine: sizes, tar export, refusals of a full volume and of an unsafe archive", async () => {
+  const auth = { authorization: `Bearer ${(await call(a, "GET", "/api/cluster/token")).body.token}` }
+  const doc = await fetch(`${a.url}/api/stacks/hm-web/export?sizes=true`, { headers: auth }).then((r) => r.json())
+  const size = Object.fromEntries(doc.mounts.volumes.map((v: any) => [v.key, v.size]))
+  expect(size.data).toBeGreaterThanOrEqual(200 * 1024 * 1024)
+  expect(size.shared).toBeGreaterThan(0)
+  expect(size.never).toBeNull()
+
+  const names: string[] = []
+  const scanner = new TarScanner((e) => names.push(e.name))
+  const res = await fetch(`${a.url}/api/volumes/hm-solo_data/export`, { headers: auth })
+  expect(res.headers.get("content-type")).toBe("application/x-tar")
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) scanner.push(chunk)
+  expect(names).toEqual(["./", "./solo.bin"])
+
+  const tar = { ...auth, "content-type": "application/x-tar" }
+  const full = await fetch(`${b.url}/api/volumes/hm-web_data/import`, { method: "POST", headers: tar, body: await makeTar([{ name: "x", content: "y" }]) })
+  expect(full.status).toBe(409)
+  const unsafe = await fetch(`${b.url}/api/volumes/hm-unsafe/import`, { method: "POST", headers: tar, body: await makeTar([{ name: "ok", content: "1" }, { name: "../escape", content: "2" }]) })
+  expect(unsafe.status).toBe(400)
+  expect((await unsafe.json()).error.code).toBe("unsafe_archive")
+  expect((await engB.listVolumes()).map((v) => v.Name)).not.toContain("hm-unsafe")
+  for (const engine of [engA, engB]) expect(await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })).toEqual([])
+}, 120_000)
