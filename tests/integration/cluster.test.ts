@@ -7,6 +7,7 @@ import { cleanup, engineHost, realEngine, runContainer } from "../support/engine
 import { fakeNode, generated, type FakeNode } from "../support/node.ts"
 import { startService, type Service } from "../support/service.ts"
 import { sseMessages } from "../support/sse.ts"
+import { terminal } from "../support/terminal.ts"
 
 let engine: Engine
 let cp: Service
@@ -87,23 +88,13 @@ test("the node's event stream arrives through the gateway event by event", async
 
 test("a container shell on a node works over WebSocket through the gateway, flood and exit included", async () => {
   const id = await runContainer(engine, "hm-cluster-shell", IDLE)
-  const ws = new WebSocket(`${cp.url.replace("http:", "ws:")}/api/nodes/m1/proxy/api/containers/${id}/shell?cols=100&rows=30`)
-  ws.binaryType = "arraybuffer"
-  let output = ""
-  ws.onmessage = (e) => (output += typeof e.data === "string" ? e.data : new TextDecoder().decode(e.data as ArrayBuffer))
-  const closed = new Promise<CloseEvent>((r) => (ws.onclose = r))
-  await new Promise((r, j) => ((ws.onopen = r), (ws.onerror = j)))
-  const type = (s: string) => ws.send(new TextEncoder().encode(s))
-  const waitFor = async (re: RegExp) => {
-    while (!re.test(output)) await Bun.sleep(10)
-    return output.match(re)?.[0]
-  }
+  const { type, waitFor, output, closed } = await terminal(`${cp.url.replace("http:", "ws:")}/api/nodes/m1/proxy/api/containers/${id}/shell?cols=100&rows=30`)
   type("stty size; echo hi-$((1+2))\n")
-  expect(await waitFor(/\b30 100\b/)).toBe("30 100")
-  expect(await waitFor(/hi-3/)).toBe("hi-3")
+  expect((await waitFor(/\b30 100\b/))?.[0]).toBe("30 100")
+  expect((await waitFor(/hi-3/))?.[0]).toBe("hi-3")
   type("seq 1 200000; echo flood-$((6*7))\n")
   await waitFor(/flood-42/)
-  expect(output.match(/^200000\r?$/m)).not.toBeNull()
+  expect(output().match(/^200000\r?$/m)).not.toBeNull()
   type("exit 7\n")
   const close = await closed
   expect([close.code, close.reason]).toEqual([1000, "exit 7"])

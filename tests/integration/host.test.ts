@@ -4,6 +4,7 @@ import { parseDockerHost, type Engine } from "../../lib/engine.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 import { collect, sseMessages } from "../support/sse.ts"
+import { terminal } from "../support/terminal.ts"
 
 let engine: Engine
 let svc: Service
@@ -82,20 +83,7 @@ test("follow=false sends the last lines and ends", async () => {
   expect(got[0]).toMatchObject({ service: "hm-host-snapshot", container: "hm-host-snapshot", stream: "stdout", ts: expect.stringMatching(/^\d{4}-/) })
 })
 
-async function shell(id: string, query = "") {
-  const ws = new WebSocket(`${svc.url.replace("http:", "ws:")}/api/containers/${id}/shell${query}`)
-  ws.binaryType = "arraybuffer"
-  let output = ""
-  ws.onmessage = (e) => (output += typeof e.data === "string" ? e.data : new TextDecoder().decode(e.data as ArrayBuffer))
-  const closed = new Promise<CloseEvent>((r) => (ws.onclose = r))
-  await new Promise((r, j) => ((ws.onopen = r), (ws.onerror = j)))
-  const type = (s: string) => ws.send(new TextEncoder().encode(s))
-  const waitFor = async (re: RegExp) => {
-    for (let i = 0; i < 2000 && !re.test(output); i++) await Bun.sleep(10)
-    return output.match(re)
-  }
-  return { ws, type, waitFor, closed, output: () => output }
-}
+const shell = (id: string, query = "") => terminal(`${svc.url.replace("http:", "ws:")}/api/containers/${id}/shell${query}`)
 
 test("the shell runs a command over a real WebSocket, resizes, and ends with the shell", async () => {
   const id = await runContainer(engine, "hm-host-shell", IDLE)
