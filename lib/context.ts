@@ -2,6 +2,7 @@
 import type { Config } from "./config.ts"
 import { dockerEngine, type Engine } from "./engine.ts"
 import { EventBus } from "./events.ts"
+import { DiskUsageCache } from "./disk-usage.ts"
 import { serverId } from "./identity.ts"
 import { composeRunner, type ComposeRunner } from "./compose.ts"
 import { Stacks } from "./stacks.ts"
@@ -36,6 +37,8 @@ export interface Ctx {
   updates: Updates
   /** The Prometheus registry; request and probe durations are observed into it. */
   metrics: Metrics
+  /** The engine's disk usage, one count at a time and reused for 30 s (dashboard). */
+  diskUsage: DiskUsageCache
   /** Text-to-speech: the engine SVC_TTS_ENGINE names behind a concurrency bound (a fake in tests). */
   tts: Speaker
 }
@@ -58,6 +61,7 @@ export async function createContext(config: Config, overrides: Partial<Ctx> = {}
     updates: overrides.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, overrides.now),
     metrics: overrides.metrics ?? new Metrics(),
     tts: overrides.tts ?? new Speaker(config.tts),
+    diskUsage: overrides.diskUsage ?? new DiskUsageCache(engine, 30_000, overrides.now),
     serverId: overrides.serverId ?? (await serverId(config.dataDir)),
     now: overrides.now ?? Date.now,
     ...overrides,

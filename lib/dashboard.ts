@@ -1,5 +1,6 @@
 // The system summary: one round of engine calls, all at once, and the full container list.
 import { containerRecord, type ContainerRecord } from "./containers.ts"
+import type { DiskUsageCache } from "./disk-usage.ts"
 import type { Engine } from "./engine.ts"
 
 export interface Dashboard {
@@ -18,18 +19,19 @@ export interface Dashboard {
 const STATES = ["created", "running", "paused", "restarting", "exited", "dead"]
 const sum = (xs: (number | undefined)[] = []) => xs.reduce<number>((a, x) => a + (x && x > 0 ? x : 0), 0)
 
-export async function dashboard(engine: Engine): Promise<Dashboard> {
+/** `disk` is shared between callers: the engine counts disk usage one request at a time. */
+export async function dashboard(engine: Engine, disk: DiskUsageCache): Promise<Dashboard> {
   const [version, list, images, volumes, networks, df] = await Promise.all([
     engine.version(),
     engine.listContainers({ all: true }),
     engine.listImages(),
     engine.listVolumes(),
     engine.listNetworks(),
-    engine.df(),
+    disk.get(),
   ])
   const states: Dashboard["container_states"] = { total: list.length, ...Object.fromEntries(STATES.map((s) => [s, 0])) }
   for (const c of list) states[c.State] = (states[c.State] ?? 0) + 1
-  const disk = {
+  const usage = {
     images: df.LayersSize ?? 0,
     containers: sum(df.Containers?.map((c) => c.SizeRw)),
     volumes: sum(df.Volumes?.map((v) => v.UsageData?.Size)),
@@ -41,7 +43,7 @@ export async function dashboard(engine: Engine): Promise<Dashboard> {
     images: { count: images.length, size: sum(images.map((i) => i.Size)) },
     volumes: { count: volumes.length },
     networks: { count: networks.length },
-    disk: { ...disk, total: disk.images + disk.containers + disk.volumes + disk.build_cache },
+    disk: { ...usage, total: usage.images + usage.containers + usage.volumes + usage.build_cache },
     containers: list.map(containerRecord),
   }
 }
