@@ -103,3 +103,21 @@ export async function follow(path: string, onData: (data: any) => void, onError:
 export function socketUrl(path: string): string {
   return `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${apiUrl(path)}`
 }
+
+/** Calls `reload` (at most once a second) whenever the engine reports a change to a container. */
+export function reloadOnChange(reload: () => unknown, signal: AbortSignal): void {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  signal.addEventListener("abort", () => clearTimeout(timer))
+  void follow(
+    "/events",
+    (e) => {
+      if (e.type !== "container" || timer) return
+      timer = setTimeout(() => {
+        timer = undefined
+        if (!signal.aborted) reload()
+      }, 1000)
+    },
+    () => {},
+    signal,
+  )
+}

@@ -27,6 +27,7 @@ const SLOW = 180_000
 
 let engine: Engine
 let svc: Service
+let member: Service | undefined
 let browser: BrowserContext
 let page: Page
 let profile: string
@@ -62,7 +63,9 @@ afterAll(async () => {
   await fetch(`${svc.url}/api/stacks/${STACK}`, { method: "DELETE" }).catch(() => {})
   await browser?.close()
   await svc?.stop()
+  await member?.stop()
   await cleanup(engine)
+  await cleanup(realEngine("b"))
   rmSync(profile, { recursive: true, force: true })
 }, 60_000)
 
@@ -207,6 +210,44 @@ describe("web UI", () => {
     expect((await (await fetch(`${svc.url}/api/cluster/token`)).json()).token).toBe(token)
     await page.locator(".badge", { hasText: "control-plane" }).waitFor()
     await shot("cluster")
+  }, SLOW)
+
+  test("a second server joins from its own page; the switcher runs pages, terminal included, on it through the gateway", async () => {
+    const token = (await (await fetch(`${svc.url}/api/cluster/token`)).json()).token
+    const other = realEngine("b")
+    await cleanup(other)
+    member = await startService({ DOCKER_HOST: engineHost("b") })
+    const onB = await runContainer(other, "hm-ui-on-b", "trap 'exit 0' TERM; sleep 300")
+
+    await page.goto(`${member.url}/#/cluster`)
+    await page.locator("#join-url").fill(svc.url)
+    await page.locator("#join-token").fill(token)
+    await page.locator("#join-name").fill("node-b")
+    await page.locator("#join-advertise").fill(member.url)
+    await page.getByRole("button", { name: "Join" }).click()
+    await page.locator("main .badge", { hasText: "member" }).waitFor()
+
+    await go("/cluster")
+    await page.locator("main tr", { hasText: "node-b" }).locator(".badge", { hasText: "online" }).waitFor()
+    await page.locator("#node").selectOption("node-b")
+    await go("/containers")
+    await page.locator("main tr", { hasText: "hm-ui-on-b" }).waitFor()
+    expect(await page.locator("main tr", { hasText: STACK }).count()).toBe(0)
+    await shot("node-switch")
+    await go(`/containers/${onB}/shell`)
+    await page.locator(".term-status", { hasText: "Connected" }).waitFor()
+    await page.locator(".xterm").click()
+    await page.keyboard.type("echo on-$((40+2))-b\n")
+    await page.locator(".xterm-rows", { hasText: "on-42-b" }).waitFor()
+    await page.locator("#node").selectOption("")
+    await go("/containers")
+    await page.locator("main tr", { hasText: STACK }).first().waitFor()
+
+    await page.goto(`${member.url}/#/cluster`)
+    await page.getByRole("button", { name: "Leave the cluster" }).click()
+    await confirm()
+    await page.locator("#join-url").waitFor()
+    expect(await (await fetch(`${svc.url}/api/nodes`)).json()).toEqual([])
   }, SLOW)
 
   test("speech is synthesized, played with its cues, and downloadable", async () => {

@@ -22,30 +22,47 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
     () => get("/cluster", { ...local, signal }),
     (c) => {
       const r = roleText(c)
-      const join = joinForm(() => void reloadRole())
+      const join = joinForm(() => {
+        void reloadRole()
+        void reloadToken()
+      })
       return [
         h("h2", { id: "role-h" }, "This server"),
         h("p", null, "Role: ", badge(r)),
         c?.control_plane_url && h("p", null, "Control plane: ", h("span", { class: "mono" }, c.control_plane_url)),
         typeof c?.nodes === "number" && h("p", null, `Nodes: ${c.nodes}`),
-        r === "member"
-          ? action("Leave the cluster", () => del("/cluster/membership", local), {
-              class: "danger",
-              confirm: "Leave the cluster? The control plane is asked to drop this server; it is forgotten here in any case.",
-              done: (res) => {
-                toast(res?.removed ? "Left the cluster" : `Left locally${res?.error ? `; the control plane said: ${res.error}` : ""}`)
-                void reloadRole()
-              },
-            })
-          : join,
+        r === "member" &&
+          action("Leave the cluster", () => del("/cluster/membership", local), {
+            class: "danger",
+            confirm: "Leave the cluster? The control plane is asked to drop this server; it is forgotten here in any case.",
+            done: (res) => {
+              toast(res?.removed ? "Left the cluster" : `Left locally; ${res?.error ?? "the control plane did not answer"}`)
+              void reloadRole()
+              void reloadToken()
+            },
+          }),
+        r === "control-plane" &&
+          action("Retire the token", () => del("/cluster/membership", local), {
+            class: "danger",
+            confirm: "Retire the token? Nodes that joined with it turn unauthorized; the registry stays. Minting a new token makes this server a control plane again.",
+            done: () => {
+              toast("Token retired")
+              void reloadRole()
+              void reloadToken()
+            },
+          }),
+        r === "none" && join,
       ]
     },
   )
 
   const reloadToken = load(
     token,
-    () => get("/cluster/token", { ...local, signal }).catch((err) => (err instanceof ApiError && err.status === 404 ? null : Promise.reject(err))),
-    (t) => {
+    async () => {
+      const token = get("/cluster/token", { ...local, signal }).catch((err) => (err instanceof ApiError && err.status === 404 ? null : Promise.reject(err)))
+      return [await token, roleText(await get("/cluster", { ...local, signal }))] as const
+    },
+    ([t, role]) => {
       const value = typeof t === "string" ? t : (t?.token ?? "")
       const field = h("input", { readOnly: true, value, class: "mono", id: "token-value", "aria-label": "Join token", type: "password" })
       const show = h("button", { type: "button", class: "small", "aria-pressed": "false" }, "Show")
@@ -60,14 +77,15 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
         value
           ? h("div", { class: "token" }, field, show, h("button", { type: "button", class: "small", onclick: () => void copyText(value, field) }, "Copy"))
           : h("p", { class: "empty" }, "No token yet. Minting one makes this server a control plane."),
-        action(value ? "Mint a new token" : "Mint a token", () => post("/cluster/token", undefined, local), {
-          confirm: value ? "Mint a new token? The current one stops working: nodes that joined with it turn unauthorized." : undefined,
-          done: () => {
-            toast("Token minted")
-            void reloadToken()
-            void reloadRole()
-          },
-        }),
+        role !== "member" &&
+          action(value ? "Mint a new token" : "Mint a token", () => post("/cluster/token", undefined, local), {
+            confirm: value ? "Mint a new token? The current one stops working: nodes that joined with it turn unauthorized." : undefined,
+            done: () => {
+              toast("Token minted")
+              void reloadToken()
+              void reloadRole()
+            },
+          }),
       ]
     },
   )

@@ -1,6 +1,6 @@
 // Containers: the list with state, image, ports and stack; actions; delete with confirmation; one
 // container's live logs and its shell.
-import { del, enc, get, post } from "../api.ts"
+import { del, enc, get, post, reloadOnChange } from "../api.ts"
 import { action, badge, errorBox, h, load, render, table, toast } from "../dom.ts"
 import { logView } from "../logs.ts"
 import { container, containersOf, shortId, type Container } from "../model.ts"
@@ -68,6 +68,7 @@ export function containersPage(main: HTMLElement, _: Record<string, string>, sig
       return containerTable(q ? all.filter((c) => `${c.name} ${c.image} ${c.stack}`.toLowerCase().includes(q)) : all, () => void reload())
     },
   )
+  reloadOnChange(reload, signal)
 }
 
 export function containerPage(main: HTMLElement, params: Record<string, string>, signal: AbortSignal): void {

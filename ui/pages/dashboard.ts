@@ -1,5 +1,5 @@
 // Dashboard: the system summary, containers by state, and the live feed of engine events.
-import { follow, get } from "../api.ts"
+import { follow, get, reloadOnChange } from "../api.ts"
 import { badge, bytes, errorBox, h, load, render } from "../dom.ts"
 import { containersOf, countBy } from "../model.ts"
 
@@ -38,7 +38,7 @@ export function dashboardPage(main: HTMLElement, _: Record<string, string>, sign
   const feedState = h("div")
   render(main, h("h1", null, "Dashboard"), summary, h("section", { class: "card" }, h("h2", null, "Live events"), feedState, feed))
 
-  load(
+  const reload = load(
     summary,
     () => get("/dashboard", { signal }),
     (data) => {
@@ -68,4 +68,5 @@ export function dashboardPage(main: HTMLElement, _: Record<string, string>, sign
     .then((history: any[]) => (Array.isArray(history) ? history : []).forEach(add))
     .catch((err) => render(feedState, errorBox(err)))
   void follow("/events", add, (err) => render(feedState, errorBox(err)), signal)
+  reloadOnChange(reload, signal)
 }

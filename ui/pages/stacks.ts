@@ -1,6 +1,6 @@
 // Stacks: the list with state; a new stack from the compose editor; one stack's services, compose
 // file, environment (secrets hidden, "pending" until applied), versions and merged logs; copy.
-import { currentNode, del, enc, get, post, put } from "../api.ts"
+import { currentNode, del, enc, get, post, put, reloadOnChange } from "../api.ts"
 import { action, badge, empty, errorBox, h, load, modal, render, table, toast, when } from "../dom.ts"
 import { logView } from "../logs.ts"
 import { listOf, stack, type EnvVar, type Stack } from "../model.ts"
@@ -69,6 +69,7 @@ export function stacksPage(main: HTMLElement, _: Record<string, string>, signal:
         "Stacks",
       ),
   )
+  reloadOnChange(reload, signal)
 }
 
 export function newStackPage(main: HTMLElement): void {
@@ -142,7 +143,10 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
       )
     },
   )
-  if (tab === "overview") render(pane, h("p", { class: "loading" }, "Loading…"))
+  if (tab === "overview") {
+    render(pane, h("p", { class: "loading" }, "Loading…"))
+    reloadOnChange(refreshHead, signal)
+  }
   if (tab === "compose") composeView(pane, name, signal)
   if (tab === "env") envView(pane, name, signal, () => void refreshHead())
   if (tab === "versions") versionsView(pane, name, signal, () => void refreshHead())
