@@ -5,20 +5,23 @@ import type { Ctx } from "./context.ts"
 import { failure } from "./cluster.ts"
 import type { NodeEntry, ProbeResult } from "./nodes.ts"
 
-const unknown = (error: string): ProbeResult => ({ status: "unknown", error })
+/** An answer that is not the one expected, in words: its status and the node's own error message, if any. */
+async function unexpected(what: string, res: Response): Promise<ProbeResult> {
+  const message = ((await res.json().catch(() => null)) as { error?: { message?: unknown } } | null)?.error?.message
+  return { status: "unknown", error: `${what} answered HTTP ${res.status}${typeof message === "string" ? `: ${message}` : ""}` }
+}
 
 export async function probe(url: string, serverId: string, token: string | undefined, timeoutMs: number): Promise<ProbeResult> {
   const signal = AbortSignal.timeout(timeoutMs)
   try {
     const health = await fetch(`${url}/api/health`, { signal, redirect: "error" })
-    if (!health.ok) return unknown(`health check answered HTTP ${health.status}`)
+    if (!health.ok) return unexpected("health check", health)
     const answered = ((await health.json().catch(() => ({}))) as { server_id?: unknown }).server_id
-    if (typeof answered !== "string") return unknown("health check answered without a server_id: not this service")
-    if (answered !== serverId) return unknown(`answered as server ${answered}, registered as ${serverId}: another server has taken its address`)
+    if (typeof answered !== "string") return { status: "unknown", error: "health check answered without a server_id: not this service" }
+    if (answered !== serverId) return { status: "unknown", error: `answered as server ${answered}, registered as ${serverId}: another server has taken its address` }
     const verify = await fetch(`${url}/api/cluster/verify`, { signal, redirect: "error", headers: token ? { authorization: `Bearer ${token}` } : {} })
-    await verify.body?.cancel()
     if (verify.status === 401) return { status: "unauthorized", error: "the node refuses this cluster's token" }
-    if (!verify.ok) return unknown(`token check answered HTTP ${verify.status}`)
+    if (!verify.ok) return unexpected("token check", verify)
     return { status: "online", error: null }
   } catch (err) {
     return { status: "offline", error: failure(err, timeoutMs) }
