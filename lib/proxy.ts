@@ -1,7 +1,7 @@
 // The gateway to a node: an HTTP request is forwarded with its body streamed as it comes (a
 // Content-Length replayed, a chunked upload kept chunked) and the answer streamed back (SSE
 // included); a WebSocket is bridged socket to socket with backpressure both ways. Authorization,
-// Origin and hop-by-hop headers stay behind; a node that does not answer is a 502.
+// Origin, Expect and hop-by-hop headers stay behind; a node that does not answer is a 502.
 import { failure } from "./cluster.ts"
 import type { Peer, SocketSession } from "./handler.ts"
 import { HttpError } from "./http-error.ts"
@@ -59,7 +59,7 @@ export async function forward(node: NodeEntry, req: Request): Promise<Response> 
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers: strip(res.headers, []) })
 }
 
-/** Opens the node's WebSocket; resolves once it is open, so a failure is still a 502 before the upgrade. */
+/** Opens the node's WebSocket; resolves once it is open, so a failure still refuses the client's upgrade (502, or the node's 4xx). */
 export async function bridge(node: NodeEntry, requestUrl: string): Promise<SocketSession> {
   // Bun's client socket (the DOM typing lacks its pause and resume).
   const upstream = new WebSocket(targetUrl(node, requestUrl).replace(/^http/, "ws")) as unknown as Bun.WebSocket
