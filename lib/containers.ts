@@ -1,5 +1,6 @@
 // The service's own container records, mapped from the engine's list and inspect answers.
-import type { ContainerInspect, ContainerSummary, Port } from "./engine.ts"
+import type { ContainerAction, ContainerInspect, ContainerSummary, Engine, Port } from "./engine.ts"
+import { conflict } from "./http-error.ts"
 
 export const STACK_LABEL = "com.docker.compose.project"
 export const SERVICE_LABEL = "com.docker.compose.service"
@@ -95,4 +96,21 @@ export function containerDetail(c: ContainerInspect): ContainerDetail {
     mounts: (c.Mounts ?? []).map((m) => ({ type: m.Type, name: m.Name ?? null, source: m.Source, destination: m.Destination, rw: m.RW ?? true })),
     networks: Object.keys(net.Networks ?? {}),
   }
+}
+
+const NEEDS: Partial<Record<ContainerAction, string>> = { pause: "running", unpause: "paused" }
+
+/**
+ * Runs an action and answers the container's state after it. Pausing needs a running container and
+ * unpausing a paused one: the engine answers those with a 500, here they are conflicts like the rest.
+ */
+export async function runAction(engine: Engine, id: string, action: ContainerAction): Promise<{ id: string; action: ContainerAction; state: string }> {
+  const needs = NEEDS[action]
+  if (needs) {
+    const before = await engine.inspectContainer(id)
+    if (before.State.Status !== needs) throw conflict(`cannot ${action} container ${before.Name.replace(/^\//, "")}: it is ${before.State.Status}, not ${needs}`)
+  }
+  await engine.containerAction(id, action)
+  const after = await engine.inspectContainer(id)
+  return { id: after.Id, action, state: after.State.Status }
 }

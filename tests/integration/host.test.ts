@@ -1,10 +1,13 @@
 // The host API against a real private engine, through the real service process.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { parseDockerHost, type Engine } from "../../lib/engine.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 import { collect, sseMessages } from "../support/sse.ts"
 import { terminal } from "../support/terminal.ts"
+
+// A real engine on a shared machine can be slow; timing decides nothing here.
+setDefaultTimeout(30_000)
 
 let engine: Engine
 let svc: Service
@@ -32,8 +35,10 @@ test("each action moves a real container", async () => {
     expect(await res.json()).toMatchObject({ id, action, state: expected })
     expect(await state(id)).toBe(expected)
   }
-  const again = await api(`/containers/${id}/action`, { method: "POST", headers: json, body: JSON.stringify({ action: "start" }) })
-  expect(again.status).toBe(409)
+  for (const action of ["start", "unpause"]) {
+    const again = await api(`/containers/${id}/action`, { method: "POST", headers: json, body: JSON.stringify({ action }) })
+    expect(again.status).toBe(409)
+  }
   const wrong = await api(`/containers/${id}/action`, { method: "POST", headers: json, body: JSON.stringify({ action: "kill" }) })
   expect(wrong.status).toBe(400)
 })
@@ -113,7 +118,7 @@ test("the shell carries a flood of output and a long paste intact", async () => 
   s.type(`echo ${"x".repeat(100_000)} | wc -c\n`)
   expect((await s.waitFor(/^\s*(100001)\r?$/m))?.[1]).toBe("100001")
   s.ws.close()
-}, 30_000)
+})
 
 test("closing the socket ends the shell", async () => {
   const id = await runContainer(engine, "hm-host-shell-close", IDLE)
