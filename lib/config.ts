@@ -18,6 +18,8 @@ export interface Config {
   scanner: "trivy" | "grype" | "auto"
   /** Seconds one scan may take before it is stopped. */
   scanTimeout: number
+  /** Host folders stacks may mount besides their own folder (bind sources, env files, ...); "/" allows any. */
+  bindRoots: string[]
   /** Registries (host or host:port) spoken to over plain http besides loopback ones. */
   insecureRegistries: string[]
   /** Seconds between periodic update checks; 0 turns them off. */
@@ -68,6 +70,13 @@ export function parseAddr(addr: string): { host: string; port: number } {
 
 function list(value: string | undefined): string[] {
   return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean)
+}
+
+function absolutePaths(name: string, value: string | undefined): string[] {
+  const paths = list(value)
+  const relative = paths.find((p) => !p.startsWith("/"))
+  if (relative !== undefined) throw new ConfigError(`${name} takes absolute paths, got "${relative}"`)
+  return paths
 }
 
 function positiveInt(name: string, value: string | undefined, fallback: number): number {
@@ -125,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     scanner: oneOf("SVC_SCANNER", env.SVC_SCANNER, ["auto", "trivy", "grype"] as const),
     scanTimeout: positiveInt("SVC_SCAN_TIMEOUT", env.SVC_SCAN_TIMEOUT, defaults.scanTimeout),
     insecureRegistries: list(env.SVC_INSECURE_REGISTRIES),
+    bindRoots: absolutePaths("SVC_BIND_ROOTS", env.SVC_BIND_ROOTS),
     updateInterval: positiveInt("SVC_UPDATE_INTERVAL", env.SVC_UPDATE_INTERVAL, 0),
     metrics: oneOf("SVC_METRICS", env.SVC_METRICS, ["off", "on"] as const) === "on",
     metricsToken: env.SVC_METRICS_TOKEN || undefined,

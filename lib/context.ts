@@ -53,7 +53,7 @@ export async function createContext(config: Config, overrides: Partial<Ctx> = {}
     engine,
     events,
     compose,
-    stacks: overrides.stacks ?? new Stacks(config.dataDir, compose, overrides.now),
+    stacks: overrides.stacks ?? new Stacks(config.dataDir, compose, overrides.now, config.bindRoots),
     cluster: overrides.cluster ?? new Cluster(config.dataDir, overrides.now),
     nodes: overrides.nodes ?? new NodeRegistry(config.dataDir, overrides.now),
     scanner,

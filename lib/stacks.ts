@@ -22,7 +22,8 @@ import { join } from "node:path"
 import { parse } from "yaml"
 import { COMPOSE_FILE, ENV_FILE, type ComposeProject, type ComposeRunner } from "./compose.ts"
 import { readJson, writeFileAtomic, writeJson } from "./datadir.ts"
-import { envChanges, mergeEnv, renderEnvFile, sameEnv, type EnvInput, type EnvVar } from "./env.ts"
+import { envChanges, envRecord, mergeEnv, renderEnvFile, sameEnv, type EnvInput, type EnvVar } from "./env.ts"
+import { checkHostPaths } from "./host-paths.ts"
 import { badRequest, conflict, HttpError, notFound } from "./http-error.ts"
 import { isStackName, stackName } from "./stack-name.ts"
 
@@ -104,6 +105,8 @@ export class Stacks {
     readonly dataDir: string,
     private compose: ComposeRunner,
     private now: () => number = Date.now,
+    /** Host folders besides its own that a stack may mount (SVC_BIND_ROOTS). */
+    private hostRoots: readonly string[] = [],
   ) {}
 
   get root(): string {
@@ -212,6 +215,7 @@ export class Stacks {
     return this.lock(name, async () => {
       const stack = await this.read(name)
       const project = this.project(name, stack.env)
+      this.checkHostPaths(name, stack.compose, stack.env)
       if (opts.pull) await this.must(project, ["pull"], "pull")
       await this.must(project, ["up", "-d", "--remove-orphans"], "up")
       return stack
@@ -252,7 +256,7 @@ export class Stacks {
 
   /** Checks, writes, brings up; a new version (deploy/apply) or the rollback target (a number) becomes current. */
   private async release(name: string, compose: string, env: EnvVar[], action: "deploy" | "apply" | number): Promise<Stack> {
-    parseCompose(compose)
+    this.checkHostPaths(name, compose, env)
     await this.check(name, compose, env)
     const before = this.has(name) ? await this.read(name) : undefined
     await this.writeFiles(name, compose, env)
@@ -276,6 +280,10 @@ export class Stacks {
     }
     await this.writeState(name, { ...state, current_version: current, env_pending: false, last_version: Math.max(state.last_version, current) })
     return this.read(name)
+  }
+
+  private checkHostPaths(name: string, compose: string, env: EnvVar[]): void {
+    checkHostPaths(parseCompose(compose), { project: name, env: envRecord(env), projectDir: this.dir(name) }, this.hostRoots)
   }
 
   /** `compose config` on a scratch copy: compose's own verdict before anything of the stack is written. */

@@ -1,7 +1,9 @@
 // Bad input against every route of the manifest, generated from the routes themselves: traversal and
 // junk in every path parameter, malformed JSON, wrong types for every body field, refused query
-// values, non-JSON bodies, oversized bodies. Every answer must be a 4xx JSON error, never a 5xx or a
-// hang, and the data directory must be byte for byte what it was.
+// values, non-JSON bodies, oversized bodies; invalid tokens on every route that asks for the cluster
+// bearer token (found by the handlers' own requireBearer call); tars with entries that leave the
+// volume; compose files that reach host paths outside the stack's folder. Every answer must be a 4xx
+// JSON error, never a 5xx or a hang, and the data directory must be byte for byte what it was.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync, statSync } from "node:fs"
@@ -11,6 +13,7 @@ import type { RouteRow } from "../../lib/app.ts"
 import { routeOf } from "../../lib/manifest.ts"
 import { routes } from "../../lib/routes.gen.ts"
 import { testApp, type TestApp } from "../support/app.ts"
+import { makeTar, type TarFile } from "../support/tar.ts"
 
 const rows = (routes as unknown as RouteRow[]).filter((r) => r.method !== "WS")
 
@@ -71,17 +74,21 @@ function checksum(dir: string): string {
 
 let t: TestApp
 let before: string
+let token: string
 beforeAll(async () => {
   t = await testApp()
+  token = (await (await t.call("POST", "/api/cluster/token")).json()).token
   before = checksum(t.dataDir)
 })
 afterAll(() => t.close())
 
-async function expectRefused(method: string, path: string, body?: unknown, headers?: Record<string, string>) {
+async function expectRefused(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; code: string; message: string }> {
   const res = await t.call(method, path, body, headers)
   const text = await res.text()
   if (res.status < 400 || res.status >= 500) throw new Error(`${method} ${path} ${JSON.stringify(body)?.slice(0, 80)} answered ${res.status}: ${text.slice(0, 200)}`)
-  expect(JSON.parse(text).error).toMatchObject({ code: expect.any(String), message: expect.any(String) })
+  const { error } = JSON.parse(text)
+  expect(error).toMatchObject({ code: expect.any(String), message: expect.any(String) })
+  return { status: res.status, ...error }
 }
 
 const methodOf = (r: RouteRow) => (r.method === "ALL" ? "POST" : r.method)
@@ -124,6 +131,83 @@ describe("query values", () => {
       }
     })
   }
+})
+
+/** The smallest value the schema accepts, for requests that must get past validation. */
+function sample(schema: any): unknown {
+  switch (schema?.type) {
+    case "object":
+      return Object.fromEntries(Object.entries(schema.entries).flatMap(([k, s]: [string, any]) => (s.type === "optional" ? [] : [[k, sample(s)]])))
+    case "nullable":
+    case "nullish":
+      return null
+    case "array":
+      return []
+    case "number":
+      return 1
+    case "boolean":
+      return false
+    case "picklist":
+      return schema.options[0]
+    default:
+      return "probe-1"
+  }
+}
+
+describe("invalid bearer tokens on every guarded route", () => {
+  const guarded = rows.filter((r) => readFileSync(join(import.meta.dir, "../..", r.file), "utf8").includes("requireBearer("))
+  test("the guarded routes are found", () => expect(guarded.length).toBeGreaterThan(5))
+  for (const r of guarded) {
+    test(`${r.method} ${routeOf(r.file).path}`, async () => {
+      const query = r.mod.query ? `?${new URLSearchParams(sample(r.mod.query) as Record<string, string>)}` : ""
+      const path = concretePath(r.file) + query
+      const body = r.mod.body ? sample(r.mod.body) : r.mod.accepts ? new Uint8Array(1024) : undefined
+      if (r.mod.body) expect(v.safeParse(r.mod.body as any, body).success).toBe(true)
+      const headers = r.mod.accepts ? { "content-type": r.mod.accepts[0]! } : {}
+      for (const authorization of [undefined, "", "Bearer", "Bearer ", `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Basic ${btoa(`x:${token}`)}`, token, `Bearer ${token.toUpperCase()}`, "Bearer undefined", `Bearer  ${token} extra`]) {
+        const refused = await expectRefused(r.method, path, body, { ...headers, ...(authorization === undefined ? {} : { authorization }) })
+        expect([refused.status, refused.code]).toEqual([401, "unauthorized"])
+        expect(JSON.stringify(refused)).not.toContain(token)
+      }
+      if (r.method === "GET") expect((await t.call(r.method, path, undefined, { authorization: `Bearer ${token}` })).status).not.toBe(401)
+    })
+  }
+})
+
+describe("volume import refuses archives whose entries leave the volume", () => {
+  const cases: [string, TarFile[]][] = [
+    ["a ../ entry", [{ name: "ok.txt", content: "fine" }, { name: "../escape.txt", content: "out" }]],
+    ["a ../ deeper down", [{ name: "a/b/../../../escape", content: "out" }]],
+    ["an absolute entry", [{ name: "/etc/cron.d/evil", content: "* * * * * root sh" }]],
+    ["a hard link out", [{ name: "passwd", type: "link", linkname: "../../etc/passwd" }]],
+    ["a hard link to an absolute path", [{ name: "shadow", type: "link", linkname: "/etc/shadow" }]],
+  ]
+  for (const [what, files] of cases)
+    test(what, async () => {
+      const name = `probe-import-${cases.findIndex((c) => c[0] === what)}`
+      const refused = await expectRefused("POST", `/api/volumes/${name}/import`, await makeTar(files), { "content-type": "application/x-tar", authorization: `Bearer ${token}` })
+      expect([refused.status, refused.code]).toEqual([400, "unsafe_archive"])
+      expect((await t.engine.listVolumes()).map((v) => v.Name)).not.toContain(name)
+    })
+})
+
+describe("a compose file reaching host paths outside the stack's folder is refused", () => {
+  const compose = (extra: string) => `services:\n  app:\n    image: svc-test/busybox:latest\n${extra}`
+  const cases = [
+    `    volumes: ["/:/host"]\n`,
+    `    volumes: ["/etc:/etc:ro"]\n`,
+    `    volumes: ["../..:/up"]\n`,
+    `    volumes: ["./\${UP}/x:/up"]\n`,
+    `    volumes: [{type: bind, source: /var/run/docker.sock, target: /s}]\n`,
+    `    env_file: /etc/passwd\n`,
+    `    volumes: ["d:/d"]\nvolumes:\n  d: {driver_opts: {type: none, o: bind, device: /root}}\n`,
+    `secrets:\n  s: {file: /etc/shadow}\n`,
+  ]
+  for (const extra of cases)
+    test(extra.trim().split("\n")[0]!, async () => {
+      const refused = await expectRefused("POST", "/api/stacks", { name: "probe-binds", content: compose(extra), env: [{ key: "UP", value: "../../.." }] })
+      expect([refused.status, refused.code]).toEqual([400, "host_path_refused"])
+    })
 })
 
 test("the data directory is unchanged by all of it", () => {

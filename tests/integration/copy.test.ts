@@ -118,7 +118,7 @@ beforeAll(async () => {
   port = await freePort()
   bindDir = mkdtempSync(join(tmpdir(), "hm-copy-bind-"))
   writeFileSync(join(bindDir, "app.conf"), "bind content\n")
-  const env = (which: "a" | "b") => ({ DOCKER_HOST: engineHost(which), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000" })
+  const env = (which: "a" | "b") => ({ DOCKER_HOST: engineHost(which), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000", SVC_BIND_ROOTS: bindDir })
   ;[a, b] = await Promise.all([startService(env("a")), startService(env("b"))])
   const token = (await call(a, "POST", "/api/cluster/token")).body.token
   const joined = await call(b, "POST", "/api/cluster/join", { control_plane_url: a.url, token, name: "b", advertise: b.url })
