@@ -99,14 +99,14 @@ function espeak(): Espeak {
   }
 }
 
-/** Sample offsets (within the sentence) where each piece starts, from the engine's word events. */
-function pieceStarts(pieces: readonly string[], words: Spoken["words"]): number[] {
-  let offset = 0
+/** Where each piece starts in the sentence's samples: at the engine's event for its first word. */
+function pieceStarts(pieces: readonly string[], spoken: Spoken): number[] {
+  let offset = 0 // code points before the piece; espeak-ng counts positions from 1
+  let previous = 0
   return pieces.map((piece, k) => {
-    const from = offset
+    const word = k === 0 ? 0 : (spoken.words.find((w) => w.position - 1 >= offset)?.sample ?? spoken.samples)
     offset += [...piece].length + 1
-    if (k === 0) return 0
-    return words.find((w) => w.position - 1 >= from)?.sample ?? Number.POSITIVE_INFINITY
+    return (previous = Math.min(Math.max(word, previous), spoken.samples))
   })
 }
 
@@ -134,8 +134,7 @@ export function espeakEngine(encoder: Mp3Encoder): TtsEngine {
       for (const pieces of sentences) {
         engine.select(voice)
         const spoken = engine.speak(pieces.join(" "))
-        const starts = pieceStarts(pieces, spoken.words).map((s) => Math.min(s, spoken.samples))
-        for (let k = 1; k < starts.length; k++) starts[k] = Math.max(starts[k]!, starts[k - 1]!)
+        const starts = pieceStarts(pieces, spoken)
         pieces.forEach((text, k) => placed.push({ segment: segments.length, start: filled + starts[k]!, end: filled + (starts[k + 1] ?? spoken.samples), text }))
         chunks.push(...spoken.chunks)
         filled += spoken.samples
@@ -148,7 +147,8 @@ export function espeakEngine(encoder: Mp3Encoder): TtsEngine {
       }
       if (filled > 0 || segments.length === 0) flush()
       const mp3s = await Promise.all(segments)
-      const offsets = mp3s.reduce<number[]>((acc, m) => [...acc, acc.at(-1)! + mp3Info(m).samples], [0])
+      const offsets = [0] // where each segment starts in the decoded audio
+      for (const mp3 of mp3s) offsets.push(offsets.at(-1)! + mp3Info(mp3).samples)
       const at = (segment: number, sample: number) => (offsets[segment]! + DECODER_DELAY + sample) / engine.sampleRate
       const cues: Cue[] = placed.map((p) => ({ start: at(p.segment, p.start), end: at(p.segment, p.end), text: p.text }))
       return { engine: "espeak", mp3: concat(mp3s, (n) => new Uint8Array(n)), cues }

@@ -162,7 +162,7 @@ test("long texts go in chunks under the size limit, each chunk's cues shifted by
   expect(second.start).toBeLessThan(firstChunkAudio + 0.2) // ...as measured from its MP3 frames
   speech.cues.forEach((c, i) => i > 0 && expect(c.start).toBeGreaterThanOrEqual(speech.cues[i - 1]!.end))
   expect(Math.abs(speech.cues.at(-1)!.end - mp3Info(speech.mp3).seconds)).toBeLessThan(1e-9)
-})
+}, 60_000)
 
 test("a 403 from the service is a 502 naming it", async () => {
   mode = "forbidden"

@@ -64,7 +64,7 @@ test("a Markdown document becomes an MP3 whose cues match the audio and give bac
     expect(rms(samples, start - 0.08, start - 0.01)).toBeLessThan(300)
     expect(rms(samples, start, start + 0.4)).toBeGreaterThan(1000)
   }
-})
+}, 60_000)
 
 test("long sentences are split into pieces timed by the engine's word events", async () => {
   const sentence = "When the tide turned, the fishing boats that had waited in the bay since dawn came in one after another, and the crews, tired but glad, tied up at the quay."
@@ -77,7 +77,7 @@ test("long sentences are split into pieces timed by the engine's word events", a
     expect(rms(samples, cue.start, cue.start + 0.25)).toBeGreaterThan(500)
   }
   expect(speech.cues.length).toBe(pieces.length)
-})
+}, 60_000)
 
 test("rate changes the speech itself; a language espeak-ng lacks is a 400", async () => {
   const sentence = [["The harbour master walked along the quay before sunrise."]]
@@ -90,4 +90,4 @@ test("rate changes the speech itself; a language espeak-ng lacks is a 400", asyn
   expect(missing).toBeInstanceOf(HttpError)
   expect(missing.status).toBe(400)
   expect(missing.message).toContain('no voice for the language "xx-YY"')
-})
+}, 60_000)
