@@ -8,7 +8,7 @@ import type { Cue, TtsEngine } from "./engine.ts"
 import { mp3Info } from "./mp3.ts"
 import { signed, type Voice } from "./voice.ts"
 
-/** Escaped text bytes per request: the library splits above 4096 and guesses the timing across splits. */
+/** Escaped text bytes per request (the library's own limit is 4096; a piece is never split). */
 export const CHUNK_BYTES = 4000
 
 export interface Word {
