@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { chromium, type BrowserContext, type Page } from "playwright-core"
 import type { Engine } from "../../lib/engine.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
+import { fixture, standInPath } from "../support/scanners.ts"
 import { startService, type Service } from "../support/service.ts"
 
 const SHOTS = join(import.meta.dir, "../../docs/screenshots")
@@ -31,6 +32,7 @@ let member: Service | undefined
 let browser: BrowserContext
 let page: Page
 let profile: string
+let scanners: string
 const pageErrors: string[] = []
 
 const go = async (hash: string) => {
@@ -46,7 +48,15 @@ beforeAll(async () => {
   engine = realEngine()
   await cleanup(engine)
   mkdirSync(SHOTS, { recursive: true })
-  svc = await startService({ DOCKER_HOST: engineHost(), SVC_TRANSFER_IMAGE: testImage(), SVC_TTS_ENGINE: "espeak" })
+  scanners = standInPath("trivy")
+  svc = await startService({
+    DOCKER_HOST: engineHost(),
+    SVC_TRANSFER_IMAGE: testImage(),
+    SVC_TTS_ENGINE: "espeak",
+    // The scanner is the stand-in that prints a recorded Trivy report.
+    PATH: `${scanners}:${process.env.PATH}`,
+    STAND_IN_REPORT: fixture("trivy-alpine-310.json"),
+  })
   profile = mkdtempSync(join(tmpdir(), "hm-chromium-"))
   // A new, empty profile directory (playwright passes it as --user-data-dir).
   browser = await chromium.launchPersistentContext(profile, {
@@ -67,6 +77,7 @@ afterAll(async () => {
   await cleanup(engine)
   await cleanup(realEngine("b"))
   rmSync(profile, { recursive: true, force: true })
+  rmSync(scanners, { recursive: true, force: true })
 }, 60_000)
 
 describe("web UI", () => {
@@ -76,6 +87,8 @@ describe("web UI", () => {
     expect(await page.locator(".facts dd").first().textContent()).toContain("Docker")
     await runContainer(engine, "hm-ui-dash", "sleep 30")
     await page.locator(".events li", { hasText: "hm-ui-dash" }).first().waitFor()
+    // The summary follows the events: the new container is counted without a reload.
+    await page.locator(".stat", { hasText: "running" }).waitFor()
     await shot("dashboard")
   })
 
@@ -188,8 +201,20 @@ describe("web UI", () => {
 
   test("images, volumes, networks and the prune summary list the engine's resources", async () => {
     await go("/images")
-    await page.locator("main td", { hasText: testImage() }).first().waitFor()
+    const row = page.locator("main tr", { hasText: testImage() })
+    await row.getByRole("button", { name: `Scan ${testImage()}` }).click()
+    await row.locator(".sev, .error-text").first().waitFor()
+    expect(await row.textContent()).not.toContain("scan failed")
+    // The recorded report holds four medium-severity findings.
+    await row.locator(".sev-medium", { hasText: "4 medium" }).waitFor()
     await shot("images")
+    await row.getByRole("button", { name: "CVEs" }).click()
+    const cves = page.locator("dialog.modal tbody tr")
+    await cves.first().waitFor()
+    expect(await cves.count()).toBe(4)
+    expect(await page.locator("dialog.modal").textContent()).toContain("CVE-")
+    await shot("image-cves")
+    await page.locator("dialog.modal").getByRole("button", { name: "Close" }).click()
     await go("/volumes")
     await page.locator("main").locator("table, .empty").first().waitFor()
     await go("/networks")

@@ -51,11 +51,11 @@ async function showScan(i: Image): Promise<void> {
         table(
           cves,
           [
-            { title: "ID", cell: (c: any) => (c.link ?? c.url ? h("a", { href: c.link ?? c.url, target: "_blank", rel: "noopener noreferrer" }, c.id) : c.id) },
+            { title: "ID", class: "nowrap", cell: (c: any) => (c.link ?? c.url ? h("a", { href: c.link ?? c.url, target: "_blank", rel: "noopener noreferrer" }, c.id) : c.id) },
             { title: "Severity", cell: (c: any) => h("span", { class: `sev sev-${String(c.severity).toLowerCase()}` }, String(c.severity).toLowerCase()) },
             { title: "Package", cell: (c: any) => c.package ?? c.pkg },
-            { title: "Installed", cell: (c: any) => c.installed ?? c.installed_version ?? c.version },
-            { title: "Fixed in", cell: (c: any) => c.fixed ?? c.fixed_version ?? "—" },
+            { title: "Installed", class: "nowrap", cell: (c: any) => c.installed ?? c.installed_version ?? c.version },
+            { title: "Fixed in", class: "nowrap", cell: (c: any) => c.fixed ?? c.fixed_version ?? "—" },
             { title: "Title", cell: (c: any) => c.title ?? c.description ?? "" },
           ],
           "No vulnerabilities found.",
@@ -85,6 +85,8 @@ export function imagesPage(main: HTMLElement, _: Record<string, string>, signal:
     () => get("/images", { signal }),
     (data) => {
       const images = listOf(data, "images").map(image)
+      // While scans wait or run, the list refreshes itself until they are done.
+      if (images.some((i) => i.scanState)) setTimeout(() => signal.aborted || void reload(), 2000)
       if (!images.length) return empty("No images on this server.")
       return table(
         images,

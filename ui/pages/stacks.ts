@@ -153,11 +153,12 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
   if (tab === "logs") render(pane, logView(`/stacks/${enc(name)}/logs?follow=true`, signal, { byService: true }))
 }
 
+/** The answer of an update check in one sentence: newer images, images that could not be checked. */
 function updateText(r: any): string {
-  const images = listOf(r, "images")
-  const newer = images.filter((i: any) => i.update_available ?? i.newer ?? i.outdated)
-  if (!images.length) return "Update check done"
-  return newer.length ? `Updates available: ${newer.map((i: any) => i.image ?? i.name ?? i.ref).join(", ")}` : "All images are up to date"
+  const images: { ref: string; update_available: boolean | null; error: string | null }[] = listOf(r, "images")
+  const newer = images.filter((i) => i.update_available).map((i) => i.ref)
+  const unknown = images.filter((i) => i.update_available === null).map((i) => `${i.ref}${i.error ? ` (${i.error})` : ""}`)
+  return [newer.length ? `Newer versions: ${newer.join(", ")}.` : "No newer versions found.", unknown.length ? `Could not check: ${unknown.join(", ")}.` : ""].join(" ").trim()
 }
 
 function servicesView(s: Stack, refresh: () => void): HTMLElement {
