@@ -161,7 +161,7 @@ describe("web UI", () => {
     await shot("stack-env")
     await page.getByRole("button", { name: "Apply" }).click()
     await page.locator("main [role=status]", { hasText: "applied" }).waitFor()
-    expect(await page.locator("main .badge.pending").count()).toBe(0)
+    await page.locator("main .badge.pending").first().waitFor({ state: "detached" })
     expect(await envOf((await stackContainer()).Id)).toContain(`API_TOKEN=${SECRET}`)
     await page.reload()
     await page.locator(".env-value").first().waitFor()

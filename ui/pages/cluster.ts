@@ -92,7 +92,12 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
 
   const reloadNodes = load(
     nodes,
-    () => get("/nodes", { ...local, signal }),
+    async () => {
+      const list = await get("/nodes", { ...local, signal })
+      // The server switcher offers the nodes as this page lists them.
+      nodesChanged()
+      return list
+    },
     (list: any[]) => [
       h("div", { class: "page-head" }, h("h2", { id: "nodes-h" }, "Nodes"), action("Check all", () => post("/nodes/check", undefined, local), { done: () => void reloadNodes() })),
       table(
@@ -111,10 +116,7 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
                 action("Remove", () => del(`/nodes/${enc(n.name)}`, local), {
                   class: "small danger",
                   confirm: `Remove ${n.name} from the registry? The node itself is untouched.`,
-                  done: () => {
-                    nodesChanged()
-                    void reloadNodes()
-                  },
+                  done: () => void reloadNodes(),
                   label: `Remove ${n.name}`,
                 }),
               ),
