@@ -6,7 +6,7 @@ export const PRUNE_KINDS: readonly PruneKind[] = ["containers", "images", "volum
 
 export interface PruneResult {
   kind: PruneKind
-  /** Ids of removed containers, images and networks; names of removed volumes. */
+  /** Ids of removed containers and images; names of removed networks and volumes, as the engine reports them. */
   removed: string[]
   /** Image references that lost their tag (images only). */
   untagged: string[]

@@ -159,6 +159,20 @@ test("prune removes a stopped labelled container and an unused labelled volume, 
   expect((await engine.listVolumes()).map((v) => v.Name)).not.toContain("hm-host-prune-vol")
 })
 
+test("an image prune removes unused tagged images, not only dangling ones, and keeps images in use", async () => {
+  await runContainer(engine, "hm-host-image-user", IDLE)
+  const { Id: source } = await engine.createContainer({ Image: testImage(), Cmd: ["true"], Labels: { [TEST_LABEL]: "1" } }, "hm-host-image-src")
+  const { Id: unused } = await engine.commitContainer(source, "hm-host/unused", "1", [`LABEL ${TEST_LABEL}=1`])
+  await engine.removeContainer(source)
+  const pruned = await (await api("/prune/images", { method: "POST" })).json()
+  expect(pruned.kind).toBe("images")
+  expect(pruned.removed).toContain(unused)
+  expect(pruned.untagged).toContain("hm-host/unused:1")
+  const left = (await engine.listImages()).flatMap((i) => i.RepoTags ?? [])
+  expect(left).toContain(testImage())
+  expect(left).not.toContain("hm-host/unused:1")
+})
+
 test("an image tag is deleted, forcefully, and the listing shows it gone", async () => {
   await engine.tagImage(testImage(), "hm-host/doomed", "1")
   const listed = await (await api("/images")).json()
@@ -182,15 +196,27 @@ test("a volume is deleted; one in use is a 409", async () => {
   expect((await api("/volumes/hm-host-vol", { method: "DELETE" })).status).toBe(404)
 })
 
-test("a network is deleted; a pre-defined one is refused", async () => {
+/** The service never creates networks (stacks do, through compose): the test asks the engine itself. */
+async function createNetwork(name: string): Promise<string> {
   const target = parseDockerHost(engineHost())
   const created = await fetch(`${target.base}/v1.41/networks/create`, {
     method: "POST",
     headers: json,
-    body: JSON.stringify({ Name: "hm-host-net", Labels: { [TEST_LABEL]: "1" } }),
+    body: JSON.stringify({ Name: name, Labels: { [TEST_LABEL]: "1" } }),
     unix: target.unix,
   } as RequestInit)
-  const { Id } = await created.json()
+  return (await created.json()).Id
+}
+
+test("a network prune removes an unused network", async () => {
+  const id = await createNetwork("hm-host-net-unused")
+  const pruned = await (await api("/prune/networks", { method: "POST" })).json()
+  expect(pruned).toMatchObject({ kind: "networks", removed: expect.arrayContaining(["hm-host-net-unused"]) })
+  expect((await engine.listNetworks()).map((n) => n.Id)).not.toContain(id)
+})
+
+test("a network is deleted; a pre-defined one is refused", async () => {
+  const Id = await createNetwork("hm-host-net")
   expect((await (await api("/networks")).json()).find((n: { id: string }) => n.id === Id)).toMatchObject({ name: "hm-host-net", driver: "bridge", labels: { [TEST_LABEL]: "1" } })
   expect(await (await api(`/networks/${Id}`, { method: "DELETE" })).json()).toEqual({ id: Id, removed: true })
   expect((await engine.listNetworks()).map((n) => n.Id)).not.toContain(Id)
