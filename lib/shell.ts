@@ -44,6 +44,11 @@ export function shellSession(exec: ExecSession, resize: (s: TerminalSize) => unk
   let peer: Peer | undefined
   let closed = false
   let drained: (() => void) | undefined
+  const wake = () => {
+    const resume = drained
+    drained = undefined
+    resume?.()
+  }
 
   async function pump() {
     for (;;) {
@@ -68,17 +73,13 @@ export function shellSession(exec: ExecSession, resize: (s: TerminalSize) => unk
       if (size) resize(size)
       else exec.write(data)
     },
-    drain() {
-      const wake = drained
-      drained = undefined
-      wake?.()
-    },
+    drain: wake,
     close() {
       if (closed) return
       closed = true
       exec.close()
       reader.cancel().catch(() => {})
-      this.drain!()
+      wake()
     },
   }
 }
