@@ -3,6 +3,17 @@
 export const HEARTBEAT_MS = 15_000
 
 export function sse(source: AsyncIterable<unknown>, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): Response {
+  return sseBatches(
+    (async function* () {
+      for await (const value of source) yield [value]
+    })(),
+    signal,
+    heartbeatMs,
+  )
+}
+
+/** The same for a source that yields several events at once: a batch goes out as one chunk (fast streams, e.g. stack logs). */
+export function sseBatches(source: AsyncIterable<unknown[]>, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): Response {
   const encoder = new TextEncoder()
   const iterator = source[Symbol.asyncIterator]()
   let timer: ReturnType<typeof setInterval> | undefined
@@ -28,7 +39,7 @@ export function sse(source: AsyncIterable<unknown>, signal: AbortSignal, heartbe
         if (next.done) {
           clearInterval(timer)
           controller.close()
-        } else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`))
+        } else controller.enqueue(encoder.encode(next.value.map((v) => `data: ${JSON.stringify(v)}\n\n`).join("")))
       } catch (err) {
         clearInterval(timer)
         const message = err instanceof Error ? err.message : String(err)

@@ -1,26 +1,61 @@
 // A stack's log: every container's lines (lib/logs.ts) merged as they arrive, `tail` per container.
+// The merge hands out batches (all lines that arrived since the reader last asked), so that a fast
+// stack goes out in few large chunks rather than one write per line.
 import type { Engine } from "./engine.ts"
 import { containerLogs, type LogLineRecord, type LogQuery } from "./logs.ts"
 
-/** Merges several line sources into one; it ends when all have ended (or when the consumer stops). */
-export async function* merge<T>(sources: AsyncIterable<T>[]): AsyncGenerator<T> {
-  const iterators = sources.map((s) => s[Symbol.asyncIterator]())
-  const pending = new Map(iterators.map((it, i) => [i, it.next().then((r) => ({ i, r }))]))
-  try {
-    while (pending.size) {
-      const { i, r } = await Promise.race(pending.values())
-      if (r.done) {
-        pending.delete(i)
-        continue
+/** Items waiting before the sources are held back until the reader catches up. */
+const HIGH_WATER = 4096
+
+/** Merges sources into batches; it ends when every source has ended, and fails when one fails. */
+export async function* mergeBatches<T>(sources: AsyncIterable<T>[]): AsyncGenerator<T[]> {
+  let queue: T[] = []
+  let live = sources.length
+  let failure: { error: unknown } | undefined
+  let stopped = false
+  let wake: (() => void) | undefined
+  let room: { promise: Promise<void>; open: () => void } | undefined
+  const pump = async (source: AsyncIterable<T>) => {
+    try {
+      for await (const item of source) {
+        if (stopped) break
+        queue.push(item)
+        wake?.()
+        if (queue.length >= HIGH_WATER) {
+          if (!room) { let open!: () => void; room = { promise: new Promise<void>((r) => (open = r)), open } }
+          await room.promise
+        }
       }
-      pending.set(i, iterators[i]!.next().then((r) => ({ i, r })))
-      yield r.value
+    } catch (error) {
+      failure ??= { error }
+    } finally {
+      live--
+      wake?.()
+    }
+  }
+  sources.forEach(pump)
+  try {
+    for (;;) {
+      if (queue.length) {
+        const batch = queue
+        queue = []
+        room?.open()
+        room = undefined
+        yield batch
+      } else if (failure) throw failure.error
+      else if (live === 0) return
+      else {
+        await new Promise<void>((r) => (wake = r))
+        // Let the sources finish the chunk they are splitting: the batch then holds its lines.
+        await new Promise((r) => setImmediate(r))
+      }
     }
   } finally {
-    for (const it of iterators) it.return?.()?.catch(() => {})
+    stopped = true
+    room?.open()
   }
 }
 
-export async function stackLogs(engine: Engine, containerIds: string[], q: LogQuery): Promise<AsyncIterable<LogLineRecord>> {
-  return merge(await Promise.all(containerIds.map((id) => containerLogs(engine, id, q))))
+export async function stackLogs(engine: Engine, containerIds: string[], q: LogQuery): Promise<AsyncIterable<LogLineRecord[]>> {
+  return mergeBatches(await Promise.all(containerIds.map((id) => containerLogs(engine, id, q))))
 }

@@ -1,7 +1,7 @@
 import * as v from "valibot"
 import { defineHandler } from "../../../../lib/handler.ts"
 import { flag, tail } from "../../../../lib/query.ts"
-import { sse } from "../../../../lib/sse.ts"
+import { sseBatches } from "../../../../lib/sse.ts"
 import { stackName } from "../../../../lib/stack-name.ts"
 import { stackLogs } from "../../../../lib/stack-logs.ts"
 import { stackView } from "../../../../lib/stack-state.ts"
@@ -15,5 +15,5 @@ export const detail = {
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx }) => {
   const view = await stackView(ctx.stacks, ctx.engine, stackName(params.name))
   const ids = view.services.flatMap((s) => s.containers.map((c) => c.id))
-  return sse(await stackLogs(ctx.engine, ids, { follow: query.follow ?? true, tail: query.tail ?? ctx.config.logsTail, signal: request.signal }), request.signal)
+  return sseBatches(await stackLogs(ctx.engine, ids, { follow: query.follow ?? true, tail: query.tail ?? ctx.config.logsTail, signal: request.signal }), request.signal)
 })
