@@ -32,6 +32,7 @@ const nav = document.getElementById("nav")!
 const menu = document.getElementById("menu")!
 const nodeSelect = document.getElementById("node") as HTMLSelectElement
 let current: AbortController | undefined
+let shownSection: string | undefined
 
 function route(): void {
   current?.abort()
@@ -52,6 +53,9 @@ function route(): void {
     const params = Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, v === undefined ? "" : decodeURIComponent(v)]))
     render(main)
     page(main, params, current.signal)
+    // A new page (not a tab of the same one) takes the focus, so keyboard and screen reader users start at its top.
+    if (shownSection !== undefined && shownSection !== section) main.focus({ preventScroll: true })
+    shownSection = section
     return
   }
   render(main, h("h1", null, "Not found"), h("p", null, "No page at ", h("code", null, path), ". ", h("a", { href: "#/" }, "Back to the dashboard")))

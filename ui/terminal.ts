@@ -6,7 +6,7 @@ import { socketUrl } from "./api.ts"
 import { h } from "./dom.ts"
 
 export function terminal(containerId: string, signal: AbortSignal): HTMLElement {
-  const host = h("div", { class: "terminal" })
+  const host = h("div", { class: "term-host" })
   const status = h("p", { class: "term-status", role: "status" }, "Connecting…")
   const term = new Terminal({ cursorBlink: true, fontSize: 14, fontFamily: "ui-monospace, Menlo, Consolas, monospace", theme: { background: "#0f1419" } })
   const fit = new FitAddon()
