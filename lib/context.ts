@@ -1,8 +1,9 @@
 // The one object every handler gets: built once at start, or by a test with a fake engine.
 import type { Config } from "./config.ts"
-import { dockerEngine, type Engine } from "./engine.ts"
+import { dockerEngine, type Engine, type EngineVersion } from "./engine.ts"
 import { EventBus } from "./events.ts"
 import { DiskUsageCache } from "./disk-usage.ts"
+import { Reused } from "./reused.ts"
 import { serverId } from "./identity.ts"
 import { composeRunner, type ComposeRunner } from "./compose.ts"
 import { Stacks } from "./stacks.ts"
@@ -39,6 +40,8 @@ export interface Ctx {
   metrics: Metrics
   /** The engine's disk usage, one count at a time and reused for 30 s (dashboard). */
   diskUsage: DiskUsageCache
+  /** The engine's version, reused for 30 s: asking for it costs the engine more than listing 200 containers (dashboard). */
+  engineVersion: Reused<EngineVersion>
   /** Text-to-speech: the engine SVC_TTS_ENGINE names behind a concurrency bound (a fake in tests). */
   tts: Speaker
 }
@@ -62,6 +65,7 @@ export async function createContext(config: Config, overrides: Partial<Ctx> = {}
     metrics: overrides.metrics ?? new Metrics(),
     tts: overrides.tts ?? new Speaker(config.tts),
     diskUsage: overrides.diskUsage ?? new DiskUsageCache(engine, 30_000, overrides.now),
+    engineVersion: overrides.engineVersion ?? new Reused(() => engine.version(), 30_000, overrides.now),
     serverId: overrides.serverId ?? (await serverId(config.dataDir)),
     now: overrides.now ?? Date.now,
     ...overrides,

@@ -1,7 +1,8 @@
 // The system summary: one round of engine calls, all at once, and the full container list.
 import { containerRecord, type ContainerRecord } from "./containers.ts"
 import type { DiskUsageCache } from "./disk-usage.ts"
-import type { Engine } from "./engine.ts"
+import type { Engine, EngineVersion } from "./engine.ts"
+import type { Reused } from "./reused.ts"
 
 export interface Dashboard {
   engine: { version: string; api_version: string; os: string; arch: string; kernel: string | null }
@@ -19,10 +20,13 @@ export interface Dashboard {
 const STATES = ["created", "running", "paused", "restarting", "exited", "dead"]
 const sum = (xs: (number | undefined)[] = []) => xs.reduce<number>((a, x) => a + (x && x > 0 ? x : 0), 0)
 
-/** `disk` is shared between callers: the engine counts disk usage one request at a time. */
-export async function dashboard(engine: Engine, disk: DiskUsageCache): Promise<Dashboard> {
+/**
+ * `disk` and `version` are shared between callers and reused for a while: the engine counts disk usage
+ * one request at a time, and answering its version costs it more than listing 200 containers.
+ */
+export async function dashboard(engine: Engine, disk: DiskUsageCache, engineVersion: Reused<EngineVersion>): Promise<Dashboard> {
   const [version, list, images, volumes, networks, df] = await Promise.all([
-    engine.version(),
+    engineVersion.get(),
     engine.listContainers({ all: true }),
     engine.listImages(),
     engine.listVolumes(),

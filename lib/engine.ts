@@ -84,11 +84,13 @@ export interface ExecSession {
 }
 export interface ContainerSpec { [key: string]: unknown }
 
+export interface EngineVersion { Version: string; ApiVersion: string; Os: string; Arch: string; KernelVersion?: string }
+
 export interface Engine {
   /** The DOCKER_HOST this engine talks to, for display and for the compose CLI. */
   readonly host: string
   ping(): Promise<void>
-  version(): Promise<{ Version: string; ApiVersion: string; Os: string; Arch: string; KernelVersion?: string }>
+  version(): Promise<EngineVersion>
   info(): Promise<Record<string, any>>
   df(): Promise<{ LayersSize?: number; Images?: ImageSummary[]; Containers?: { SizeRw?: number }[]; Volumes?: { UsageData?: { Size: number } }[]; BuildCache?: { Size: number }[] }>
   listContainers(opts?: { all?: boolean; filters?: Filters }): Promise<ContainerSummary[]>

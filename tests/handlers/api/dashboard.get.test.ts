@@ -27,6 +27,10 @@ test("summarises the engine and lists every container, asking the engine everyth
   expect(body.containers.map((c: { name: string }) => c.name).sort()).toEqual(["a", "b", "c"])
   expect(body.containers.find((c: { name: string }) => c.name === "c").stack).toBe("shop")
   expect(t.engine.calls.map((c) => c.op).sort()).toEqual(["df", "listContainers", "listImages", "listNetworks", "listVolumes", "version"])
+  // The engine's version and disk use are reused by the next dashboard; the lists are asked again.
+  t.engine.calls = []
+  await t.call("GET", "/api/dashboard")
+  expect(t.engine.calls.map((c) => c.op).sort()).toEqual(["listContainers", "listImages", "listNetworks", "listVolumes"])
 })
 
 test("an unreachable engine is a 503 with the error shape", async () => {
