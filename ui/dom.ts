@@ -80,15 +80,24 @@ export function table<T>(rows: T[], columns: Column<T>[], emptyText: string, cap
   )
 }
 
-/** A button that runs an async action: disabled while it runs, errors as a toast, optional confirmation; `label` names it fully for assistive technology ("Delete web-1"). */
-export function action(label: string, run: () => Promise<unknown>, opts: { confirm?: string; class?: string; done?: (result: any) => void; label?: string } = {}): HTMLButtonElement {
+/**
+ * A button that runs an async action: disabled while it runs, errors as a toast, optional
+ * confirmation (with an optional checkbox, whose state `run` receives); `label` names it fully for
+ * assistive technology ("Delete web-1").
+ */
+export function action(
+  label: string,
+  run: (option: boolean) => Promise<unknown>,
+  opts: { confirm?: string; option?: string; class?: string; done?: (result: any) => void; label?: string } = {},
+): HTMLButtonElement {
   const button = h("button", { type: "button", class: opts.class ?? "small", "aria-label": opts.label }, label)
   button.addEventListener("click", async () => {
-    if (opts.confirm && !(await confirmDialog(opts.confirm))) return
+    const answer = opts.confirm ? await confirmDialog(opts.confirm, opts.option) : { option: false }
+    if (!answer) return
     button.disabled = true
     button.setAttribute("aria-busy", "true")
     try {
-      const result = await run()
+      const result = await run(answer.option)
       opts.done?.(result)
     } catch (err) {
       toast(err instanceof ApiError ? `${label}: ${err.message}` : `${label}: ${errorText(err)}`, "error")
@@ -115,12 +124,14 @@ export function modal(title: string, body: Child, buttons: (close: (value: strin
   )
 }
 
-export async function confirmDialog(message: string): Promise<boolean> {
-  const answer = await modal("Please confirm", h("p", null, message), (close) => [
+/** Asks for a confirmation; false when refused, else the state of the optional checkbox. */
+export async function confirmDialog(message: string, option?: string): Promise<false | { option: boolean }> {
+  const box = h("input", { type: "checkbox" })
+  const answer = await modal("Please confirm", [h("p", null, message), option && h("label", { class: "check" }, box, " ", option)], (close) => [
     h("button", { type: "button", onclick: () => close("no") }, "Cancel"),
     h("button", { type: "button", class: "danger", onclick: () => close("yes") }, "Confirm"),
   ])
-  return answer === "yes"
+  return answer === "yes" && { option: box.checked }
 }
 
 export function toast(message: string, kind: "info" | "error" = "info"): void {

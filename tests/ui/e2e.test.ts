@@ -21,6 +21,11 @@ const COMPOSE = `services:
       API_TOKEN: \${API_TOKEN:-none}
     volumes:
       - ./data:/data
+      - cache:/cache
+    labels:
+      ${TEST_LABEL}: "1"
+volumes:
+  cache:
     labels:
       ${TEST_LABEL}: "1"
 `
@@ -298,6 +303,18 @@ describe("web UI", () => {
     await shot("phone-stacks")
     await page.setViewportSize({ width: 1280, height: 860 })
   })
+
+  test("a stack is deleted from its page, named volumes too when asked", async () => {
+    await go(`/stacks/${STACK}`)
+    expect((await engine.listVolumes()).map((v) => v.Name)).toContain(`${STACK}_cache`)
+    await page.getByRole("button", { name: `Delete ${STACK}`, exact: true }).click()
+    await page.locator("dialog.modal").getByLabel("Also remove its named volumes and their data").check()
+    await confirm()
+    await page.waitForURL("**/#/stacks")
+    await page.locator("main table a", { hasText: STACK }).waitFor({ state: "detached" })
+    expect(await engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${STACK}`] } })).toEqual([])
+    expect((await engine.listVolumes()).map((v) => v.Name)).not.toContain(`${STACK}_cache`)
+  }, SLOW)
 
   test("no script error happened on any page", () => {
     expect(pageErrors).toEqual([])

@@ -36,10 +36,11 @@ function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTML
     op("Restart", "restart"),
     s.state === "paused" ? op("Unpause", "unpause") : op("Pause", "pause"),
     op("Update", "update"),
-    action("Delete", () => del(`/stacks/${enc(s.name)}`), {
+    action("Delete", (volumes) => del(`/stacks/${enc(s.name)}${volumes ? "?volumes=true" : ""}`), {
       class: "small danger",
       label: `Delete ${s.name}`,
-      confirm: `Delete stack ${s.name}? Its containers, networks and files are removed; named volumes stay.`,
+      confirm: `Delete stack ${s.name}? Its containers, networks and files are removed.`,
+      option: "Also remove its named volumes and their data",
       done: () => {
         toast(`Deleted stack ${s.name}`)
         if (navigateAway) location.hash = "#/stacks"
