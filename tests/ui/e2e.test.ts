@@ -75,7 +75,7 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
-  await fetch(`${svc.url}/api/stacks/${STACK}`, { method: "DELETE" }).catch(() => {})
+  for (const name of [STACK, `${STACK}-copy`]) await fetch(`${svc.url}/api/stacks/${name}?volumes=true`, { method: "DELETE" }).catch(() => {})
   await browser?.close()
   await svc?.stop()
   await member?.stop()
@@ -129,11 +129,11 @@ describe("web UI", () => {
     expect(await page.locator(".log-line .log-service").first().textContent()).toBe("app")
     const count = () => page.locator(".log-line").count()
     await page.locator(".logs").getByRole("button", { name: "Pause" }).click()
-    await page.locator(".log-status", { hasText: /Paused, [1-9]\d* new line/ }).waitFor()
-    const whilePaused = await count()
-    expect(await count()).toBe(whilePaused)
+    const atPause = await count()
+    await page.locator(".log-status", { hasText: /Paused, ([2-9]|\d\d+) new lines held/ }).waitFor()
+    expect(await count()).toBe(atPause)
     await page.locator(".logs").getByRole("button", { name: "Resume" }).click()
-    await page.waitForFunction((n) => document.querySelectorAll(".log-line").length > n, whilePaused)
+    await page.waitForFunction((n) => document.querySelectorAll(".log-line").length >= n + 2, atPause)
     await page.getByLabel("Filter log lines").fill("tick 1")
     const visible = await page.locator(".log-line:visible .log-text").allTextContents()
     expect(visible.length).toBeGreaterThan(0)
@@ -183,13 +183,23 @@ describe("web UI", () => {
     await shot("stack-versions")
   }, SLOW)
 
-  test("a copy dry run to the same server without a new name shows a blocker", async () => {
+  test("a copy: the dry run shows a blocker, then under a new name the plan is clear and the copy is made", async () => {
     await go(`/stacks/${STACK}`)
     await page.getByRole("button", { name: "Copy…" }).click()
     await page.getByRole("button", { name: "Dry run" }).click()
     await page.locator(".plan-part.blockers li").first().waitFor()
-    expect(await page.getByRole("button", { name: "Copy", exact: true }).isDisabled()).toBe(true)
+    const copy = page.getByRole("button", { name: "Copy", exact: true })
+    expect(await copy.isDisabled()).toBe(true)
     await shot("copy-dry-run")
+
+    await page.locator("#copy-as").fill(`${STACK}-copy`)
+    await page.getByLabel("Accept that host-path mounts stay behind").check()
+    await page.getByRole("button", { name: "Dry run" }).click()
+    await page.locator(".plan", { hasText: "No blockers" }).waitFor()
+    expect(await page.locator(".plan").textContent()).toContain(`${STACK}-copy_cache`)
+    await copy.click()
+    await page.locator(".plan", { hasText: "Copied." }).waitFor()
+    expect((await (await fetch(`${svc.url}/api/stacks/${STACK}-copy/compose`)).json()).content).toContain("tick")
     await page.locator("dialog.modal").getByRole("button", { name: "Close" }).click()
   }, SLOW)
 

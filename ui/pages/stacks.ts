@@ -340,6 +340,7 @@ async function copyDialog(name: string): Promise<void> {
     return [input, h("label", { class: "check" }, input, " ", text)] as const
   }
   const [volumes, volumesLabel] = box("copy-volumes", "Copy named volume data")
+  volumes.checked = true
   const [start, startLabel] = box("copy-start", "Start the copy")
   const [binds, bindsLabel] = box("copy-binds", "Accept that host-path mounts stay behind")
   const [anon, anonLabel] = box("copy-anon", "Accept losing anonymous volumes")
@@ -413,7 +414,8 @@ function planView(p: any): HTMLElement {
   const list = (title: string, items: any[], cls = "", fmt: (x: any) => string = (x) => (typeof x === "string" ? x : JSON.stringify(x))) =>
     items.length ? h("section", { class: `plan-part ${cls}` }, h("h3", null, `${title} (${items.length})`), h("ul", null, items.map((x) => h("li", null, fmt(x))))) : null
   const blockers = listOf(p, "blockers")
-  const volumeText = (v: any) => (typeof v === "string" ? v : `${v.name ?? v.source ?? v.key ?? "?"} → ${v.as ?? v.destination ?? v.target ?? v.to ?? v.dest_name ?? v.name}${v.size !== undefined ? ` (${v.size} bytes)` : ""}`)
+  const volumeText = (v: any) =>
+    `${v.source} → ${v.target}${v.external ? " (external, left alone)" : v.transfer ? ", data copied" : ", created empty"}${v.exists_on_destination ? ", already on the destination" : ""}`
   const messageOf = (x: any) => (typeof x === "string" ? x : (x.message ?? x.reason ?? JSON.stringify(x)))
   return h(
     "div",
@@ -422,7 +424,7 @@ function planView(p: any): HTMLElement {
     list("Blockers", blockers, "blockers", messageOf),
     list("Warnings", listOf(p, "warnings"), "warnings", messageOf),
     list("Volumes", listOf(p, "volumes"), "", volumeText),
-    list("Host paths (stay behind)", listOf(p, "binds"), "", (b) => (typeof b === "string" ? b : (b.source ?? b.path ?? JSON.stringify(b)))),
-    list("Images", listOf(p, "images"), "", (i) => (typeof i === "string" ? i : (i.name ?? i.ref ?? JSON.stringify(i)))),
+    list("Host paths (stay behind)", listOf(p, "binds"), "", (b) => `${b.source} (${b.service}:${b.target})`),
+    list("Images", listOf(p, "images"), "", (i) => `${i.ref}${i.on_destination ? " (on the destination)" : i.send ? " (sent from the source)" : " (pulled there)"}`),
   )
 }
