@@ -13,7 +13,7 @@ import { COPY_DEFAULTS, plan, type CopyFlags, type Plan, type SideFacts } from "
 import { exportStack, importStack, type StackExport } from "./stack-export.ts"
 import { stackName } from "./stack-name.ts"
 import { parseCompose } from "./stacks.ts"
-import { exportVolume, importVolume, type ImportResult } from "./volume-transfer.ts"
+import { importVolume, openVolume, type ImportResult, type VolumeArchive } from "./volume-transfer.ts"
 
 export interface Inventory extends SideFacts {
   server_id: string
@@ -42,7 +42,7 @@ export interface Side {
   importStack(doc: StackExport): Promise<unknown>
   removeStack(name: string): Promise<unknown>
   up(name: string): Promise<unknown>
-  exportVolume(name: string): Promise<ReadableStream<Uint8Array>>
+  exportVolume(name: string): Promise<VolumeArchive>
   importVolume(name: string, tar: ReadableStream<Uint8Array>): Promise<ImportResult>
   removeVolume(name: string): Promise<unknown>
   exportImages(refs: string[]): Promise<ReadableStream<Uint8Array>>
@@ -59,7 +59,7 @@ export function localSide(ctx: Ctx): Side {
     importStack: (doc) => importStack(ctx, doc),
     removeStack: (name) => ctx.stacks.remove(name),
     up: (name) => ctx.stacks.up(name),
-    exportVolume: (name) => exportVolume(ctx.engine, image, name),
+    exportVolume: (name) => openVolume(ctx.engine, image, name),
     importVolume: (name, tar) => importVolume(ctx.engine, image, name, tar),
     removeVolume: (name) => ctx.engine.removeVolume(name),
     exportImages: (refs) => ctx.engine.saveImages(refs),
@@ -70,7 +70,7 @@ export function localSide(ctx: Ctx): Side {
 
 export function nodeSide(node: { name: string; url: string }, token: string): Side {
   const where = `node ${node.name}`
-  async function call(method: string, path: string, body?: unknown): Promise<Response> {
+  async function call(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
     const stream = body instanceof ReadableStream
     const headers: Record<string, string> = { authorization: `Bearer ${token}` }
     if (body !== undefined) headers["content-type"] = stream ? "application/x-tar" : "application/json"
@@ -82,6 +82,7 @@ export function nodeSide(node: { name: string; url: string }, token: string): Si
         body: body === undefined ? undefined : stream ? body : JSON.stringify(body),
         redirect: "error",
         decompress: false,
+        signal,
         ...(stream ? { duplex: "half" } : {}),
       } as RequestInit)
     } catch (err) {
@@ -101,7 +102,12 @@ export function nodeSide(node: { name: string; url: string }, token: string): Si
     importStack: (doc) => json("POST", "/api/stacks/import", doc),
     removeStack: (name) => json("DELETE", `/api/stacks/${seg(name)}`),
     up: (name) => json("POST", `/api/stacks/${seg(name)}/up`),
-    exportVolume: (name) => tar(`/api/volumes/${seg(name)}/export`),
+    async exportVolume(name) {
+      // Dropping the connection is what releases the node's container when the consumer gave up.
+      const stop = new AbortController()
+      const res = await call("GET", `/api/volumes/${seg(name)}/export`, undefined, stop.signal)
+      return { tar: res.body!, release: async () => stop.abort() }
+    },
     importVolume: (name, body) => json("POST", `/api/volumes/${seg(name)}/import`, body),
     removeVolume: (name) => json("DELETE", `/api/volumes/${seg(name)}`),
     exportImages: (refs) => tar(`/api/move/images?names=${seg(refs.join(","))}`),
@@ -126,18 +132,13 @@ async function sideOf(ctx: Ctx, node: string | undefined): Promise<Side> {
   return nodeSide(entry, token)
 }
 
-/**
- * Feeds `tar` to `consume`; when `consume` stops early (it failed), the source is cancelled, so its
- * throwaway container goes away too.
- */
-async function feed<T>(tar: ReadableStream<Uint8Array>, consume: (s: ReadableStream<Uint8Array>) => Promise<T>): Promise<T> {
-  const stop = new AbortController()
-  const pipe = new TransformStream<Uint8Array, Uint8Array>()
-  tar.pipeTo(pipe.writable, { signal: stop.signal }).catch(() => {})
+/** Streams one volume from source to destination, then releases the source, also when the destination failed. */
+async function moveVolume(src: Side, dst: Side, from: string, to: string): Promise<ImportResult> {
+  const { tar, release } = await src.exportVolume(from)
   try {
-    return await consume(pipe.readable)
+    return await dst.importVolume(to, tar)
   } finally {
-    stop.abort()
+    await release()
   }
 }
 
@@ -168,11 +169,11 @@ export async function copyStack(ctx: Ctx, name: string, req: CopyRequest): Promi
   try {
     const images = thePlan.images.filter((i) => i.send).map((i) => i.ref)
     if (images.length) {
-      await feed(await src.exportImages(images), (tar) => dst.importImages(tar))
+      await dst.importImages(await src.exportImages(images))
       for (const ref of images) undo.push({ what: `image ${ref}`, run: () => dst.removeImage(ref) })
     }
     for (const v of thePlan.volumes.filter((v) => v.transfer)) {
-      const result = await feed(await src.exportVolume(v.source), (tar) => dst.importVolume(v.target, tar))
+      const result = await moveVolume(src, dst, v.source, v.target)
       if (result.created) undo.push({ what: `volume ${v.target}`, run: () => dst.removeVolume(v.target) })
     }
     await dst.importStack({ ...doc, name: target })

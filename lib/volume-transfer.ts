@@ -1,9 +1,15 @@
 // A volume's data as an uncompressed tar, out of and into the engine, through a throwaway container
 // of the transfer image (SVC_TRANSFER_IMAGE, pulled on first use): no network, only the volume
 // mounted (at /v), never started for a transfer, and always removed afterwards, also on failure.
+//
+// An import is handed to the engine as it comes, without a JavaScript stream in between (each such
+// hop costs Bun its backpressure and tens of MiB of buffers). The engine unpacks inside the
+// container's root: it refuses entries and hard links that climb out of /v ("../"), puts absolute
+// names under /v, and a symlink can at worst lead into the throwaway container's own root, which is
+// removed with it. Never the host, never another volume.
 import type { Engine } from "./engine.ts"
 import { badRequest, conflict, HttpError } from "./http-error.ts"
-import { TarScanner, tarGuard } from "./tar-scan.ts"
+import { TarScanner } from "./tar-scan.ts"
 
 /** Docker's own rule for volume names. */
 export const VOLUME_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{1,254}$/
@@ -82,16 +88,33 @@ function whenDone(stream: ReadableStream<Uint8Array>, finish: () => Promise<void
   )
 }
 
-/** The volume's content as a tar stream; 404 when the volume does not exist. */
-export async function exportVolume(engine: Engine, image: string, name: string): Promise<ReadableStream<Uint8Array>> {
+export interface VolumeArchive {
+  /** The tar stream as the engine sends it. */
+  tar: ReadableStream<Uint8Array>
+  /** Removes the throwaway container: once the stream was consumed, or abandoned. */
+  release(): Promise<void>
+}
+
+/** The volume's content straight from the engine; 404 when the volume does not exist. */
+export async function openVolume(engine: Engine, image: string, name: string): Promise<VolumeArchive> {
   await engine.inspectVolume(name)
   const id = await throwaway(engine, image, [{ name, at: "/v" }])
   try {
-    return whenDone(await engine.getArchive(id, "/v/."), () => discard(engine, id))
+    return { tar: await engine.getArchive(id, "/v/."), release: () => discard(engine, id) }
   } catch (err) {
     await discard(engine, id)
     throw err
   }
+}
+
+/**
+ * The volume's content as a tar stream that removes its container itself when it ends or is
+ * cancelled, for a consumer this code does not see finish (an HTTP response). Each chunk passes
+ * through JavaScript here; the copy, which knows when its consumer is done, uses `openVolume`.
+ */
+export async function exportVolume(engine: Engine, image: string, name: string): Promise<ReadableStream<Uint8Array>> {
+  const { tar, release } = await openVolume(engine, image, name)
+  return whenDone(tar, release)
 }
 
 /** Whether the volume mounted at /v in the container has any entry, reading only as far as the first. */
@@ -114,13 +137,19 @@ async function holdsData(engine: Engine, id: string): Promise<boolean> {
 export interface ImportResult {
   name: string
   created: boolean
-  bytes: number
+}
+
+/** The engine's refusal of an archive (an entry out of /v, a broken tar) is the client's fault: 400. */
+function refusedArchive(err: unknown): unknown {
+  if (err instanceof HttpError && /error processing tar file/i.test(err.message))
+    return badRequest(`the engine refused the archive: ${err.message}`, "invalid_archive")
+  return err
 }
 
 /**
  * Unpacks a tar stream into the volume, creating it when absent. A volume that already holds data is
- * refused (409) unless `force`. An entry that points outside the volume fails the import (400); a
- * volume created by a failed import is removed again.
+ * refused (409) unless `force`. An archive the engine refuses is a 400; a volume created by a failed
+ * import is removed again.
  */
 export async function importVolume(engine: Engine, image: string, name: string, tar: ReadableStream<Uint8Array>, force = false): Promise<ImportResult> {
   await ensureImage(engine, image)
@@ -132,21 +161,20 @@ export async function importVolume(engine: Engine, image: string, name: string, 
       return true
     },
   )
-  const guard = tarGuard()
   try {
     // The container goes first: a volume still mounted could not be removed below.
     await withThrowaway(engine, image, [{ name, at: "/v" }], undefined, async (id) => {
       if (!created && !force && (await holdsData(engine, id)))
         throw conflict(`volume ${name} already holds data; add ?force=true to unpack into it anyway`, "volume_not_empty")
-      await engine.putArchive(id, "/v", tar.pipeThrough(guard.stream)).catch((err) => {
-        throw guard.error ?? err
+      await engine.putArchive(id, "/v", tar).catch((err) => {
+        throw refusedArchive(err)
       })
     })
   } catch (err) {
     if (created) await engine.removeVolume(name, { force: true }).catch(() => {})
     throw err
   }
-  return { name, created, bytes: guard.bytes }
+  return { name, created }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test"
+import { HttpError } from "../../../../../lib/http-error.ts"
 import { testApp, type TestApp } from "../../../../support/app.ts"
 import { makeTar } from "../../../../support/tar.ts"
 import { bearer, withToken } from "../../../../support/token.ts"
@@ -22,7 +23,7 @@ test("creates an absent volume and unpacks the tar into it at /v (201)", async (
   const tar = await makeTar([{ name: "./a", content: "hello" }])
   const res = await t.call("POST", "/api/volumes/fresh/import", tar, TAR)
   expect(res.status).toBe(201)
-  expect(await res.json()).toEqual({ name: "fresh", created: true, bytes: tar.length })
+  expect(await res.json()).toEqual({ name: "fresh", created: true })
   expect(t.engine.volumes.has("fresh")).toBe(true)
   expect(t.engine.calls.find((c) => c.op === "putArchive")!.args[1]).toBe("/v")
   expect(archived()).toEqual(tar)
@@ -55,11 +56,16 @@ test("an existing empty volume takes the data without force", async () => {
   expect(res.status).toBe(200)
 })
 
-test("an entry pointing outside the volume is refused (400) and the volume it created is removed", async () => {
+const refusal = 'Error processing tar file(exit status 1): "../escape" is outside of "/v"'
+
+test("an archive the engine refuses (an entry out of the volume) is a 400 and the volume it created is removed", async () => {
   await app()
-  const res = await t.call("POST", "/api/volumes/fresh/import", await makeTar([{ name: "ok", content: "1" }, { name: "../../etc/cron.d/x", content: "2" }]), TAR)
+  t.engine.putArchive = async () => {
+    throw new HttpError(502, "engine_error", refusal)
+  }
+  const res = await t.call("POST", "/api/volumes/fresh/import", await makeTar([{ name: "ok", content: "1" }, { name: "../escape", content: "2" }]), TAR)
   expect(res.status).toBe(400)
-  expect((await res.json()).error).toEqual({ code: "unsafe_archive", message: 'the archive entry "../../etc/cron.d/x" points outside the volume' })
+  expect((await res.json()).error).toEqual({ code: "invalid_archive", message: `the engine refused the archive: ${refusal}` })
   expect(t.engine.volumes.has("fresh")).toBe(false)
   expect(t.engine.containers.size).toBe(0)
 })
@@ -67,7 +73,10 @@ test("an entry pointing outside the volume is refused (400) and the volume it cr
 test("a pre-existing volume is never removed when its import fails", async () => {
   await app()
   await t.engine.createVolume("kept")
-  const res = await t.call("POST", "/api/volumes/kept/import?force=true", await makeTar([{ name: "/abs", content: "2" }]), TAR)
+  t.engine.putArchive = async () => {
+    throw new HttpError(502, "engine_error", refusal)
+  }
+  const res = await t.call("POST", "/api/volumes/kept/import?force=true", await makeTar([{ name: "../escape", content: "2" }]), TAR)
   expect(res.status).toBe(400)
   expect(t.engine.volumes.has("kept")).toBe(true)
 })
