@@ -3,10 +3,12 @@
 import { createApp } from "./lib/app.ts"
 import { ConfigError, loadConfig } from "./lib/config.ts"
 import { createContext } from "./lib/context.ts"
+import { removeStaleTemps } from "./lib/datadir.ts"
 import index from "./ui/index.html"
 
 export async function start(env: Record<string, string | undefined> = process.env) {
   const config = loadConfig(env)
+  removeStaleTemps(config.dataDir)
   const ctx = await createContext(config)
   const app = createApp(ctx)
   const stop = new AbortController()

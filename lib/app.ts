@@ -51,6 +51,8 @@ function toResponse(error: unknown, code: string): Response {
   if (error instanceof ValidationError) return errorResponse(400, "invalid_request", validationMessage(error))
   if (code === "PARSE") return errorResponse(400, "invalid_json", "the request body is not valid JSON")
   if (code === "NOT_FOUND") return errorResponse(404, "not_found", "no such route")
+  if (["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException)?.code ?? ""))
+    return errorResponse(507, "insufficient_storage", "the data directory's disk is full; free space and retry (files are replaced whole, never half-written)")
   console.error("internal error:", error instanceof Error ? (error.stack ?? error.message) : error)
   return errorResponse(500, "internal", "internal error; see the service log")
 }

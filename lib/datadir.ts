@@ -1,7 +1,9 @@
 // Files under the data directory: every write is atomic (temp file, fsync, rename, fsync of the folder).
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs"
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs"
 import { readFile } from "node:fs/promises"
-import { dirname } from "node:path"
+import { dirname, join } from "node:path"
+
+const TEMP = /\.tmp-(\d+)-[a-z0-9]*$/
 
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
   mkdirSync(dirname(path), { recursive: true })
@@ -40,4 +42,29 @@ export async function readJson<T>(path: string, fallback: T): Promise<T> {
     throw err
   }
   return JSON.parse(text) as T
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * Removes the temp files of writes that a killed process never finished (the file they were to
+ * replace is whole, old or new); temp files of a live process are left alone. Returns how many went.
+ */
+export function removeStaleTemps(dataDir: string): number {
+  if (!existsSync(dataDir)) return 0
+  let removed = 0
+  for (const e of readdirSync(dataDir, { recursive: true, withFileTypes: true })) {
+    const pid = Number(TEMP.exec(e.name)?.[1])
+    if (!e.isFile() || !pid || pid === process.pid || alive(pid)) continue
+    rmSync(join(e.parentPath, e.name), { force: true })
+    removed++
+  }
+  return removed
 }
