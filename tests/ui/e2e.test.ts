@@ -321,7 +321,7 @@ describe("web UI", () => {
     await page.locator("dialog.modal").getByLabel("Also remove its named volumes and their data").check()
     await confirm()
     await page.waitForURL("**/#/stacks")
-    await page.locator("main table a", { hasText: STACK }).waitFor({ state: "detached" })
+    await page.locator("main table a", { hasText: new RegExp(`^${STACK}$`) }).waitFor({ state: "detached" })
     expect(await engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${STACK}`] } })).toEqual([])
     expect((await engine.listVolumes()).map((v) => v.Name)).not.toContain(`${STACK}_cache`)
   }, SLOW)

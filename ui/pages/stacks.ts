@@ -368,6 +368,7 @@ async function copyDialog(name: string): Promise<void> {
       try {
         const p = await post(`/stacks/${enc(name)}/copy`, { ...request(), dry_run: true }, { local: true })
         render(plan, planView(p))
+        plan.scrollIntoView({ block: "nearest" })
         copyButton.disabled = listOf(p, "blockers").length > 0
       } catch (err) {
         render(plan, errorBox(err))
