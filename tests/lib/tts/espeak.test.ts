@@ -91,3 +91,24 @@ test("rate changes the speech itself; a language espeak-ng lacks is a 400", asyn
   expect(missing.status).toBe(400)
   expect(missing.message).toContain('no voice for the language "xx-YY"')
 }, 60_000)
+
+test("syntheses running at once interleave sentence by sentence without mixing voices or audio", async () => {
+  const a = planSpeech([paragraph.repeat(4)])
+  const b = planSpeech(["Quite another text, read slowly. ".repeat(12)])
+  const fast = voiceOf({ rate: "+50%" }, "en-US-EmmaMultilingualNeural")
+  const slow = voiceOf({ rate: "-40%", pitch: "-20Hz" }, "en-US-EmmaMultilingualNeural")
+  const aloneA = await engine.synthesize(a, fast)
+  const aloneB = await engine.synthesize(b, slow)
+  const [togetherA, togetherB] = await Promise.all([engine.synthesize(a, fast), engine.synthesize(b, slow)])
+  // espeak-ng varies a sentence's length by a millisecond or so between runs; a sentence spoken with
+  // the other request's voice would take about twice as long or half as long.
+  const lengths = (s: { cues: { start: number; end: number }[] }) => s.cues.map((c) => c.end - c.start)
+  for (const [together, alone] of [
+    [togetherA, aloneA],
+    [togetherB, aloneB],
+  ] as const) {
+    expect(together.cues.map((c) => c.text)).toEqual(alone.cues.map((c) => c.text))
+    lengths(together).forEach((length, i) => expect(Math.abs(length - lengths(alone)[i]!)).toBeLessThan(0.05))
+    expect(Math.abs(probe(together.mp3, "together.mp3").duration - together.cues.at(-1)!.end)).toBeLessThan(0.2)
+  }
+}, 60_000)
