@@ -1,5 +1,6 @@
-// A streaming reader of tar headers (ustar, pax and GNU long names): the "does this volume hold
-// data" check reads only the first entries of an archive with it.
+// A streaming reader of tar headers (ustar, pax and GNU long names) that lets the bytes pass
+// unchanged: the volume import checks every entry's path before the engine sees it, and the
+// "does this volume hold data" check reads only the first entries of an archive.
 import { badRequest } from "./http-error.ts"
 
 export interface TarEntry {
@@ -79,7 +80,7 @@ export class TarScanner {
     const length = size(h.subarray(124, 136))
     this.skip = Math.ceil(length / BLOCK) * BLOCK
     if (type === "x" || type === "L" || type === "K") {
-      if (length > 1 << 20) throw badRequest("a tar extended header is larger than 1 MiB", "invalid_archive")
+      if (length > 1 << 20) throw badRequest("a tar extended header is larger than 1 MiB", "unsafe_archive")
       this.capture = { type, data: new Uint8Array(length), at: 0 }
       if (this.skip === 0) this.captured()
       return
@@ -107,5 +108,42 @@ export class TarScanner {
       if (p.path !== undefined) this.next.name = p.path
       if (p.linkpath !== undefined) this.next.linkname = p.linkpath
     }
+  }
+}
+
+const unsafe = (path: string) => path.startsWith("/") || path.split("/").includes("..")
+
+/** Refuses an entry that would land outside the folder it is unpacked into. */
+export function checkEntry(e: TarEntry): void {
+  if (unsafe(e.name)) throw badRequest(`the archive entry "${e.name.slice(0, 200)}" points outside the volume`, "unsafe_archive")
+  if (e.type === "1" && unsafe(e.linkname)) throw badRequest(`the hard link "${e.name.slice(0, 200)}" points outside the volume`, "unsafe_archive")
+}
+
+export interface TarGuard {
+  stream: TransformStream<Uint8Array, Uint8Array>
+  /** Why the stream was refused, if it was. */
+  readonly error: unknown
+}
+
+/** The bytes unchanged; the stream fails on the first unsafe entry, before that entry is passed on. */
+export function tarGuard(): TarGuard {
+  const scanner = new TarScanner(checkEntry)
+  let error: unknown
+  const stream = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      try {
+        scanner.push(chunk)
+      } catch (err) {
+        error = err
+        throw err
+      }
+      controller.enqueue(chunk)
+    },
+  })
+  return {
+    stream,
+    get error() {
+      return error
+    },
   }
 }

@@ -2,14 +2,13 @@
 // of the transfer image (SVC_TRANSFER_IMAGE, pulled on first use): no network, only the volume
 // mounted (at /v), never started for a transfer, and always removed afterwards, also on failure.
 //
-// An import is handed to the engine as it comes, without a JavaScript stream in between (each such
-// hop costs Bun its backpressure and tens of MiB of buffers). The engine unpacks inside the
-// container's root: it refuses entries and hard links that climb out of /v ("../"), puts absolute
-// names under /v, and a symlink can at worst lead into the throwaway container's own root, which is
-// removed with it. Never the host, never another volume.
+// An import is checked twice: every entry's header as it streams past (an absolute name, a "../"
+// or a hard link out of the volume fails it before that entry reaches the engine), and the engine
+// itself unpacks inside the container's root, so that a symlink can at worst lead into the
+// throwaway container's own root, which is removed with it.
 import type { Engine } from "./engine.ts"
 import { badRequest, conflict, HttpError } from "./http-error.ts"
-import { TarScanner } from "./tar-scan.ts"
+import { TarScanner, tarGuard } from "./tar-scan.ts"
 
 /** Docker's own rule for volume names. */
 export const VOLUME_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{1,254}$/
@@ -50,6 +49,16 @@ async function throwaway(engine: Engine, image: string, volumes: { name: string;
 }
 
 const discard = (engine: Engine, id: string) => engine.removeContainer(id, { force: true }).catch(() => {})
+
+/**
+ * Removes the throwaway containers a killed process left behind (they hold their volumes, which
+ * then cannot be removed); run at start, when no transfer of this service is under way.
+ */
+export async function removeLeftoverThrowaways(engine: Engine): Promise<number> {
+  const left = await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })
+  await Promise.all(left.map((c) => discard(engine, c.Id)))
+  return left.length
+}
 
 /** Runs `fn` with a throwaway container, which is removed afterwards whatever happens. */
 async function withThrowaway<T>(engine: Engine, image: string, volumes: Parameters<typeof throwaway>[2], cmd: string[] | undefined, fn: (id: string) => Promise<T>): Promise<T> {
@@ -139,8 +148,9 @@ export interface ImportResult {
   created: boolean
 }
 
-/** The engine's refusal of an archive (an entry out of /v, a broken tar) is the client's fault: 400. */
-function refusedArchive(err: unknown): unknown {
+/** The reason an import failed: the guard's refusal first, the engine's refusal of a broken tar as a 400. */
+function refusal(err: unknown, guard: { error: unknown }): unknown {
+  if (guard.error) return guard.error
   if (err instanceof HttpError && /error processing tar file/i.test(err.message))
     return badRequest(`the engine refused the archive: ${err.message}`, "invalid_archive")
   return err
@@ -148,8 +158,8 @@ function refusedArchive(err: unknown): unknown {
 
 /**
  * Unpacks a tar stream into the volume, creating it when absent. A volume that already holds data is
- * refused (409) unless `force`. An archive the engine refuses is a 400; a volume created by a failed
- * import is removed again.
+ * refused (409) unless `force`. An entry that points outside the volume, or an archive the engine
+ * refuses, is a 400; a volume created by a failed import is removed again.
  */
 export async function importVolume(engine: Engine, image: string, name: string, tar: ReadableStream<Uint8Array>, force = false): Promise<ImportResult> {
   await ensureImage(engine, image)
@@ -161,13 +171,14 @@ export async function importVolume(engine: Engine, image: string, name: string, 
       return true
     },
   )
+  const guard = tarGuard()
   try {
     // The container goes first: a volume still mounted could not be removed below.
     await withThrowaway(engine, image, [{ name, at: "/v" }], undefined, async (id) => {
       if (!created && !force && (await holdsData(engine, id)))
         throw conflict(`volume ${name} already holds data; add ?force=true to unpack into it anyway`, "volume_not_empty")
-      await engine.putArchive(id, "/v", tar).catch((err) => {
-        throw refusedArchive(err)
+      await engine.putArchive(id, "/v", tar.pipeThrough(guard.stream)).catch((err) => {
+        throw refusal(err, guard)
       })
     })
   } catch (err) {
