@@ -82,10 +82,8 @@ function plainBlocks(text: string): string[] {
   return text.split(/\n\s*\n/).map((p) => p.replace(/\s+/g, " ").trim()).filter(Boolean)
 }
 
-/** Reads a request's text; front matter that does not parse is the client's error (400). */
-export function readDocument(input: string): Document {
-  const text = input.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, " ")
-  if (!frontMatter.test(text)) return { attributes: {}, blocks: MARKDOWN_SYNTAX.test(text) ? blocksOf(marked.lexer(text)) : plainBlocks(text) }
+/** The front matter's keys and the body after it; YAML that does not parse is the client's error. */
+function splitFrontMatter(text: string): { attributes: Record<string, unknown>; body: string } {
   let parsed: { attributes: unknown; body: string }
   try {
     parsed = frontMatter(text)
@@ -95,9 +93,22 @@ export function readDocument(input: string): Document {
   }
   const attributes = parsed.attributes ?? {}
   if (typeof attributes !== "object" || Array.isArray(attributes)) throw badRequest("the front matter must be a mapping of keys to values", "invalid_front_matter")
-  const blocks = blocksOf(marked.lexer(parsed.body))
-  const title = (attributes as Record<string, unknown>).title
-  if (title !== undefined && title !== null && typeof title !== "string" && typeof title !== "number") throw badRequest("front matter title must be text", "invalid_front_matter")
-  const heading = title === undefined || title === null ? "" : asSentence(String(title))
-  return { attributes: attributes as Record<string, unknown>, blocks: heading && blocks[0] !== heading ? [heading, ...blocks] : blocks }
+  return { attributes: attributes as Record<string, unknown>, body: parsed.body }
+}
+
+/** The `title` key as a sentence ("" without one). */
+function titleSentence(title: unknown): string {
+  if (title === undefined || title === null) return ""
+  if (typeof title !== "string" && typeof title !== "number") throw badRequest("front matter title must be text", "invalid_front_matter")
+  return asSentence(String(title))
+}
+
+/** Reads a request's text: the front matter's keys, and the blocks to read aloud. */
+export function readDocument(input: string): Document {
+  const text = input.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, " ")
+  if (!frontMatter.test(text)) return { attributes: {}, blocks: MARKDOWN_SYNTAX.test(text) ? blocksOf(marked.lexer(text)) : plainBlocks(text) }
+  const { attributes, body } = splitFrontMatter(text)
+  const blocks = blocksOf(marked.lexer(body))
+  const title = titleSentence(attributes.title)
+  return { attributes, blocks: title && blocks[0] !== title ? [title, ...blocks] : blocks } // read first, unless the body opens with it
 }
