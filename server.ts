@@ -4,6 +4,7 @@ import { createApp } from "./lib/app.ts"
 import { ConfigError, loadConfig } from "./lib/config.ts"
 import { createContext } from "./lib/context.ts"
 import { removeStaleTemps } from "./lib/datadir.ts"
+import { removeLeftoverThrowaways } from "./lib/volume-transfer.ts"
 import index from "./ui/index.html"
 
 export async function start(env: Record<string, string | undefined> = process.env) {
@@ -24,6 +25,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   })
   void ctx.events.follow(ctx.engine, stop.signal)
   void ctx.scans.resume()
+  void removeLeftoverThrowaways(ctx.engine).catch(() => {})
   void ctx.updates.periodic(config.updateInterval, stop.signal)
   const shutdown = () => {
     stop.abort()

@@ -168,13 +168,14 @@ export async function copyStack(ctx: Ctx, name: string, req: CopyRequest): Promi
   const undo: { what: string; run: () => Promise<unknown> }[] = []
   try {
     const images = thePlan.images.filter((i) => i.send).map((i) => i.ref)
-    if (images.length) {
-      await dst.importImages(await src.exportImages(images))
-      for (const ref of images) undo.push({ what: `image ${ref}`, run: () => dst.removeImage(ref) })
-    }
+    // Undo steps are registered before each transfer: a destination that dies in the middle cannot
+    // clean up after itself, and none of these images or volumes was on it before (the plan sends
+    // only missing images and blocks volumes that exist).
+    for (const ref of images) undo.push({ what: `image ${ref}`, run: () => dst.removeImage(ref) })
+    if (images.length) await dst.importImages(await src.exportImages(images))
     for (const v of thePlan.volumes.filter((v) => v.transfer)) {
-      const result = await moveVolume(src, dst, v.source, v.target)
-      if (result.created) undo.push({ what: `volume ${v.target}`, run: () => dst.removeVolume(v.target) })
+      undo.push({ what: `volume ${v.target}`, run: () => dst.removeVolume(v.target) })
+      await moveVolume(src, dst, v.source, v.target)
     }
     await dst.importStack({ ...doc, name: target })
     undo.push({ what: `stack ${target}`, run: () => dst.removeStack(target) })

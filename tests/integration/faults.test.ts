@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { dockerEngine } from "../../lib/engine.ts"
+import { TRANSFER_LABEL } from "../../lib/volume-transfer.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 import { sseMessages } from "../support/sse.ts"
@@ -201,3 +202,110 @@ test("a full disk under the data directory: writes answer 507 insufficient_stora
     rmSync(dataDir, { recursive: true, force: true })
   }
 }, 120_000)
+
+/** A stand-in node in a process of its own, so that it can die the way a machine does (SIGKILL). */
+async function nodeProcess(token: string) {
+  const script = `import { fakeNode } from ${JSON.stringify(join(root, "tests/support/node.ts"))}
+const n = fakeNode({ token: process.env.NODE_TOKEN })
+console.log(JSON.stringify({ url: n.url, serverId: n.serverId }))`
+  const proc = Bun.spawn(["bun", "-e", script], { env: { ...process.env, NODE_TOKEN: token }, stdout: "pipe", stderr: "inherit" })
+  const reader = proc.stdout.getReader()
+  const { value } = await reader.read()
+  return { proc, ...(JSON.parse(new TextDecoder().decode(value)) as { url: string; serverId: string }) }
+}
+
+const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length
+
+test("a node dies in the middle of a proxied upload: the client gets an error, the control plane stays healthy and keeps nothing open", async () => {
+  const cp = await startService({ DOCKER_HOST: engineHost() })
+  services.push(cp)
+  const token = (await call(cp, "POST", "/api/cluster/token")).body.token
+  const node = await nodeProcess(token)
+  expect((await call(cp, "POST", "/api/cluster/register", { token, server_id: node.serverId, name: "dying", advertise: node.url })).status).toBe(201)
+  const baseline = openFds(cp.proc.pid)
+
+  let sent = 0
+  let cancelled = false
+  const chunk = new Uint8Array(64 * 1024)
+  const body = new ReadableStream<Uint8Array>({
+    async pull(c) {
+      sent += chunk.length
+      if (sent === 64 * chunk.length) node.proc.kill("SIGKILL") // 4 MiB in
+      if (sent > 1 << 30) return c.close() // a bound, never reached when the failure is seen
+      c.enqueue(chunk)
+    },
+    cancel: () => void (cancelled = true),
+  })
+  const outcome = await fetch(`${cp.url}/api/nodes/dying/proxy/upload`, { method: "PUT", body, headers: { "content-type": "application/octet-stream" }, duplex: "half" } as RequestInit).then(
+    async (res) => ({ status: res.status, body: await res.text() }),
+    (err: Error) => ({ status: 0, body: err.message }),
+  )
+  await node.proc.exited
+  expect(sent).toBeLessThan(1 << 30)
+  if (outcome.status !== 0) {
+    expect(outcome.status).toBe(502)
+    expect(JSON.parse(outcome.body).error.code).toBe("node_unreachable")
+  }
+  console.log(`upload: ${sent >> 20} MiB sent before the failure reached the client (${outcome.status || outcome.body}); body cancelled: ${cancelled}`)
+  expect((await call(cp, "GET", "/api/health")).body.status).toBe("ok")
+  expect((await call(cp, "GET", "/api/stacks")).status).toBe(200)
+  // The sockets to the client and to the dead node are closed again.
+  await until(async () => openFds(cp.proc.pid) <= baseline)
+}, 120_000)
+
+test("a node dies in the middle of a copy: a JSON error, the source untouched, and what is left on the node named in an error event", async () => {
+  const [engA, engB] = [realEngine("a"), realEngine("b")]
+  const stack = "hm-fault-copy"
+  const volume = `${stack}_data`
+  const compose = `services:
+  app:
+    image: ${testImage()}
+    command: ["sleep", "3600"]
+    volumes: [data:/data]
+    labels: { ${TEST_LABEL}: "1" }
+volumes:
+  data:
+    labels: { ${TEST_LABEL}: "1" }
+`
+  const env = (which: "a" | "b") => ({ DOCKER_HOST: engineHost(which), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000" })
+  const a = await startService(env("a"))
+  services.push(a)
+  const bDir = mkdtempSync(join(tmpdir(), "hm-fault-node-"))
+  let b = await startService(env("b"), { dataDir: bDir })
+  try {
+    const token = (await call(a, "POST", "/api/cluster/token")).body.token
+    expect((await call(b, "POST", "/api/cluster/join", { control_plane_url: a.url, token, name: "b", advertise: b.url })).status).toBe(200)
+    expect((await call(a, "POST", "/api/stacks", { name: stack, content: compose })).status).toBe(201)
+    // 512 MiB in the source volume: long enough a transfer to die in.
+    const filler = await engA.createContainer({ Image: testImage(), Cmd: ["dd", "if=/dev/zero", "of=/data/big", "bs=1M", "count=512"], Labels: { [TEST_LABEL]: "1" }, HostConfig: { Binds: [`${volume}:/data`] } })
+    await engA.containerAction(filler.Id, "start")
+    expect((await engA.waitContainer(filler.Id)).StatusCode).toBe(0)
+
+    const copying = call(a, "POST", `/api/stacks/${stack}/copy`, { to: "b" })
+    await until(async () => (await engB.listVolumes()).some((v) => v.Name === volume), 600, 20)
+    b.proc.kill("SIGKILL")
+    await b.proc.exited
+    const res = await copying
+    expect(res.status).toBeGreaterThanOrEqual(500)
+    expect(res.body.error.code).toBeString()
+    expect((await call(a, "GET", "/api/health")).body.status).toBe("ok")
+    expect((await call(a, "GET", `/api/stacks/${stack}/compose`)).body.content).toBe(compose)
+
+    const history = (await call(a, "GET", "/api/events/history")).body as { action: string; message?: string }[]
+    const undo = history.find((e) => e.action === "copy_undo_failed")
+    expect(undo?.message).toContain(`volume ${volume}`)
+    // The node back at the same address: what the event named is there, no stack was imported, and it can be removed.
+    b = await startService(env("b"), { dataDir: bDir, port: b.port })
+    expect((await call(b, "GET", `/api/stacks/${stack}`)).status).toBe(404)
+    expect((await engB.listVolumes()).map((v) => v.Name)).toContain(volume)
+    // The import's throwaway container, which held the volume, went when the node started again.
+    await until(async () => (await call(b, "DELETE", `/api/volumes/${volume}`)).status < 300)
+    expect((await engB.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })).length).toBe(0)
+  } finally {
+    await call(a, "DELETE", `/api/stacks/${stack}?volumes=true`).catch(() => {})
+    await b.stop()
+    rmSync(bDir, { recursive: true, force: true })
+    await Promise.all([cleanup(engA), cleanup(engB)])
+    for (const e of [engA, engB]) await e.removeVolume(volume, { force: true }).catch(() => {})
+  }
+}, 300_000)
