@@ -303,6 +303,21 @@ describe("web UI", () => {
     await shot("speech")
   }, SLOW)
 
+  test("keyboard only: skip link, navigation and page controls are reachable, with a visible focus ring", async () => {
+    await go("/")
+    const focused = () => page.evaluate(() => ({ text: document.activeElement?.textContent?.trim(), outline: getComputedStyle(document.activeElement!).outlineStyle }))
+    await page.keyboard.press("Tab")
+    expect(await focused()).toMatchObject({ text: "Skip to content" })
+    expect((await focused()).outline).not.toBe("none")
+    for (let i = 0; i < 10 && (await focused()).text !== "Stacks"; i++) await page.keyboard.press("Tab")
+    expect((await focused()).text).toBe("Stacks")
+    await page.keyboard.press("Enter")
+    await page.locator("main h1", { hasText: "Stacks" }).waitFor()
+    for (let i = 0; i < 5 && (await focused()).text !== "New stack"; i++) await page.keyboard.press("Tab")
+    await page.keyboard.press("Enter")
+    await page.locator("main h1", { hasText: "New stack" }).waitFor()
+  })
+
   test("works at phone width", async () => {
     await page.setViewportSize({ width: 390, height: 844 })
     await go("/containers")
