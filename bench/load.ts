@@ -56,13 +56,17 @@ async function reader(i: number) {
   for (let n = i; running(); n++) await call("GET", READS[n % READS.length]!)
 }
 
+/** Follows an SSE stream until the deadline, opening it again when it ends (a stack's log ends when its containers stop). */
 async function subscribe(path: string, onLine: () => void) {
   const abort = new AbortController()
   const stop = setTimeout(() => abort.abort(), deadline - Date.now())
   try {
-    const res = await fetch(`${service.url}${path}`, { signal: abort.signal })
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
-      for (const line of new TextDecoder().decode(chunk).split("\n")) if (line.startsWith("data:")) onLine()
+    while (running()) {
+      const res = await fetch(`${service.url}${path}`, { signal: abort.signal })
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+        for (const line of new TextDecoder().decode(chunk).split("\n")) if (line.startsWith("data:")) onLine()
+      await Bun.sleep(250)
+    }
   } catch (err) {
     if (running()) fail(`SSE ${path} ${(err as Error).message}`)
   } finally {
@@ -107,8 +111,11 @@ async function stackActions() {
 try {
   const deployed = await fetch(`${service.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "load", content: COMPOSE }) })
   if (!deployed.ok) throw new Error(`deploy failed: ${deployed.status} ${await deployed.text()}`)
+  // The shells get a stack of their own: the stack actions pause and restart "load", and a paused container refuses a shell.
+  const shells = await fetch(`${service.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "load-shells", content: COMPOSE }) })
+  if (!shells.ok) throw new Error(`deploy failed: ${shells.status} ${await shells.text()}`)
   const containers = (await (await fetch(`${service.url}/api/containers`)).json()) as { id: string; stack?: string; service?: string }[]
-  const shellTarget = containers.find((c) => c.stack === "load" && c.service === "quiet")?.id
+  const shellTarget = containers.find((c) => c.stack === "load-shells" && c.service === "quiet")?.id
   if (!shellTarget) throw new Error("no container for the shells")
 
   // The baseline: the engine's own container list against our dashboard, before the load starts.
@@ -149,7 +156,7 @@ try {
   if (rss.length >= 2) ratio("RSS last interval vs first", rss.at(-1)!, rss[0]!, " MiB")
   for (const [what, count] of failures) console.log(`errors: ${count} x ${what}`)
 } finally {
-  await fetch(`${service.url}/api/stacks/load?volumes=true`, { method: "DELETE" }).catch(() => {})
+  for (const name of ["load", "load-shells"]) await fetch(`${service.url}/api/stacks/${name}?volumes=true`, { method: "DELETE" }).catch(() => {})
   await service.stop()
   engine.stop()
 }

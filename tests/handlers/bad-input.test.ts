@@ -136,6 +136,8 @@ describe("query values", () => {
 /** The smallest value the schema accepts, for requests that must get past validation. */
 function sample(schema: any): unknown {
   switch (schema?.type) {
+    case "optional":
+      return sample(schema.wrapped)
     case "object":
       return Object.fromEntries(Object.entries(schema.entries).flatMap(([k, s]: [string, any]) => (s.type === "optional" ? [] : [[k, sample(s)]])))
     case "nullable":
@@ -207,6 +209,20 @@ describe("a compose file reaching host paths outside the stack's folder is refus
     test(extra.trim().split("\n")[0]!, async () => {
       const refused = await expectRefused("POST", "/api/stacks", { name: "probe-binds", content: compose(extra), env: [{ key: "UP", value: "../../.." }] })
       expect([refused.status, refused.code]).toEqual([400, "host_path_refused"])
+    })
+})
+
+describe("names in bodies", () => {
+  const BAD_NAMES = ["", "..", "../etc", "/", "/etc/passwd", "a/b", "a\\b", "a\u0000b", "x".repeat(300), "-rf", " web", "web\n"]
+  const NAME_KEYS = ["name", "as", "from", "to"]
+  const keysOf = (schema: any): string[] => Object.keys(schema?.entries ?? schema?.wrapped?.entries ?? {}).filter((k) => NAME_KEYS.includes(k))
+  const named = rows.filter((r) => keysOf(r.mod.body).length)
+  test("the routes that take a name in the body are found", () => expect(named.length).toBeGreaterThan(1))
+  for (const r of named)
+    test(`${r.method} ${routeOf(r.file).path}`, async () => {
+      const headers = readFileSync(join(import.meta.dir, "../..", r.file), "utf8").includes("requireBearer(") ? { authorization: `Bearer ${token}` } : undefined
+      for (const key of keysOf(r.mod.body))
+        for (const value of BAD_NAMES) await expectRefused(r.method, concretePath(r.file), { ...(sample(r.mod.body) as object), [key]: value }, headers)
     })
 })
 
