@@ -1,5 +1,5 @@
-// MP3 encoding in-process (LAME compiled to WebAssembly, `wasm-media-encoders`) on worker threads,
-// so long texts encode on every core while the event loop stays free. Each call encodes one
+// MP3 encoding in-process (LAME compiled to WebAssembly, `wasm-media-encoders`) on up to two worker
+// threads, so a long text encodes on two cores while the event loop stays free. Each call encodes one
 // independent MP3 stream; streams concatenate into one playable file.
 import type { EncodeReply, EncodeRequest } from "./encoder-worker.ts"
 
