@@ -12,12 +12,16 @@ export async function* demux(source: AsyncIterable<Uint8Array>): AsyncGenerator<
   let buf = new Uint8Array(0)
   for await (const piece of source) {
     buf = concat(buf, piece)
-    while (buf.length >= 8) {
-      const size = new DataView(buf.buffer, buf.byteOffset, 8).getUint32(4)
-      if (buf.length < 8 + size) break
-      yield { stream: buf[0] === 2 ? "stderr" : "stdout", data: buf.slice(8, 8 + size) }
-      buf = buf.slice(8 + size)
+    // Frames are read in place; only the unfinished rest is kept (copying the rest after every
+    // frame made a large chunk of small frames cost quadratic time).
+    let at = 0
+    while (buf.length - at >= 8) {
+      const size = new DataView(buf.buffer, buf.byteOffset + at, 8).getUint32(4)
+      if (buf.length - at < 8 + size) break
+      yield { stream: buf[at] === 2 ? "stderr" : "stdout", data: buf.subarray(at + 8, at + 8 + size) }
+      at += 8 + size
     }
+    buf = buf.slice(at)
   }
 }
 
