@@ -77,14 +77,19 @@ export class EventBus {
       },
     }
     this.subscribers.add(sub)
-    const aborted = new Promise<void>((r) => signal.addEventListener("abort", () => r(), { once: true }))
+    // The abort wakes the waiting reader. (Racing each wait against one long-lived "aborted" promise
+    // would leave a reaction on it per event, held until the subscriber leaves.)
+    const onAbort = () => wake?.()
+    signal.addEventListener("abort", onAbort, { once: true })
     try {
       while (!signal.aborted && !overflowed) {
         while (queue.length) yield queue.shift()!
-        await Promise.race([new Promise<void>((r) => (wake = r)), aborted])
+        if (signal.aborted || overflowed) break
+        await new Promise<void>((r) => (wake = r))
         wake = undefined
       }
     } finally {
+      signal.removeEventListener("abort", onAbort)
       this.subscribers.delete(sub)
     }
   }
