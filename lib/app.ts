@@ -10,7 +10,6 @@ import { checkBody, checkRequest, corsHeaders, type GuardOptions } from "./guard
 import type { Handler, SocketHandler, SocketSession } from "./handler.ts"
 import { errorResponse, HttpError } from "./http-error.ts"
 import { compilePath, routeOf, type Method } from "./manifest.ts"
-import { mcpEndpoint } from "./mcp/endpoint.ts"
 import { routes as manifest } from "./routes.gen.ts"
 import { version } from "./build-info.ts"
 
@@ -107,11 +106,13 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unkn
   }
 
   // /mcp answers to its own Host and Origin allowlists instead of the API's guard; its tools call this app.
-  const mcp = ctx.config.mcp && mcpEndpoint(ctx.config.mcp, async (req) => (await served.fetch(req))!, ctx.now)
+  // The MCP SDK is loaded only when SVC_MCP names a mode.
+  const mode = ctx.config.mcp
+  const mcp = mode && import("./mcp/endpoint.ts").then((m) => m.mcpEndpoint(mode, async (req) => (await served.fetch(req))!, ctx.now))
 
   const served: App = {
     async fetch(req, server) {
-      if (mcp && new URL(req.url).pathname === "/mcp") return mcp.handle(req)
+      if (mcp && new URL(req.url).pathname === "/mcp") return (await mcp).handle(req)
       const origin = req.headers.get("origin")
       const cors = corsHeaders(origin, guard)
       try {

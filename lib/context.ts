@@ -9,7 +9,7 @@ import { composeRunner, type ComposeRunner } from "./compose.ts"
 import { Stacks } from "./stacks.ts"
 import { Cluster } from "./cluster.ts"
 import { NodeRegistry } from "./nodes.ts"
-import { Metrics } from "./metrics.ts"
+import { createMetrics, type Metrics } from "./metrics.ts"
 import { ScanQueue } from "./scan-queue.ts"
 import { createScanner, type Scanner } from "./scanner.ts"
 import { Updates } from "./updates.ts"
@@ -62,7 +62,7 @@ export async function createContext(config: Config, overrides: Partial<Ctx> = {}
     scanner,
     scans: overrides.scans ?? new ScanQueue(config.dataDir, (ref) => scanner.scan(ref), events, overrides.now),
     updates: overrides.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, overrides.now),
-    metrics: overrides.metrics ?? new Metrics(),
+    metrics: overrides.metrics ?? (await createMetrics(config.metrics)),
     tts: overrides.tts ?? new Speaker(config.tts),
     diskUsage: overrides.diskUsage ?? new DiskUsageCache(engine, 30_000, overrides.now),
     engineVersion: overrides.engineVersion ?? new Reused(() => engine.version(), 30_000, overrides.now),
