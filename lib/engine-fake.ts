@@ -219,7 +219,7 @@ export class FakeEngine implements Engine {
   }
   async loadImages(tar: ReadableStream<Uint8Array> | Uint8Array) {
     this.record("loadImages")
-    const text = await new Response(tar).text()
+    const text = await new Response(tar as BodyInit).text()
     for (const name of text.split("\n").filter(Boolean)) this.addImage([name])
   }
   async listVolumes() {
@@ -263,10 +263,10 @@ export class FakeEngine implements Engine {
   }
   async getArchive(container: string, path: string) {
     this.record("getArchive", container, path)
-    return new Response(this.archives.get(container) ?? new Uint8Array(0)).body!
+    return new Response((this.archives.get(container) ?? new Uint8Array(0)) as BodyInit).body!
   }
   async putArchive(container: string, path: string, tar: ReadableStream<Uint8Array> | Uint8Array) {
     this.record("putArchive", container, path)
-    this.archives.set(container, new Uint8Array(await new Response(tar).arrayBuffer()))
+    this.archives.set(container, new Uint8Array(await new Response(tar as BodyInit).arrayBuffer()))
   }
 }

@@ -9,7 +9,7 @@ export interface Chunk {
 
 /** Splits the engine's multiplexed stream ([stream,0,0,0,size BE32] + payload) into chunks. */
 export async function* demux(source: AsyncIterable<Uint8Array>): AsyncGenerator<Chunk> {
-  let buf = new Uint8Array(0)
+  let buf: Uint8Array = new Uint8Array(0)
   for await (const piece of source) {
     buf = concat(buf, piece)
     // Frames are read in place; only the unfinished rest is kept (copying the rest after every

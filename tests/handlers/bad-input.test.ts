@@ -165,7 +165,7 @@ describe("invalid bearer tokens on every guarded route", () => {
       const path = concretePath(r.file) + query
       const body = r.mod.body ? sample(r.mod.body) : r.mod.accepts ? new Uint8Array(1024) : undefined
       if (r.mod.body) expect(v.safeParse(r.mod.body as any, body).success).toBe(true)
-      const headers = r.mod.accepts ? { "content-type": r.mod.accepts[0]! } : {}
+      const headers: Record<string, string> = r.mod.accepts ? { "content-type": r.mod.accepts[0]! } : {}
       for (const authorization of [undefined, "", "Bearer", "Bearer ", `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Basic ${btoa(`x:${token}`)}`, token, `Bearer ${token.toUpperCase()}`, "Bearer undefined", `Bearer  ${token} extra`]) {
         const refused = await expectRefused(r.method, path, body, { ...headers, ...(authorization === undefined ? {} : { authorization }) })
         expect([refused.status, refused.code]).toEqual([401, "unauthorized"])
