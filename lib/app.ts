@@ -36,13 +36,17 @@ export interface SocketData {
   session: SocketSession
 }
 
+interface StandardIssue { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] }
+type StandardSchema = { "~standard": { validate(value: unknown): { issues?: readonly StandardIssue[] } | Promise<unknown> } }
+
+/** "body.n.k: Invalid type: ..." — the valibot issue re-read from the schema, since Elysia flattens its path. */
 function validationMessage(error: ValidationError): string {
-  const first = (error.all as { path?: unknown; message?: string; summary?: string }[])[0]
-  const path = Array.isArray(first?.path)
-    ? first.path.map((p: any) => (typeof p === "object" ? p.key : p)).join(".")
-    : String(first?.path ?? "").replace(/^\//, "").replaceAll("/", ".")
-  const where = path ? `${error.type}.${path}` : error.type
-  return `${where}: ${first?.summary ?? first?.message ?? "invalid value"}`
+  const schema = (error.validator as { schema?: StandardSchema } | undefined)?.schema
+  const result = schema?.["~standard"]?.validate(error.value)
+  const issue = result && !(result instanceof Promise) ? (result as { issues?: readonly StandardIssue[] }).issues?.[0] : undefined
+  const path = (issue?.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".")
+  const message = issue?.message ?? (error.all as { summary?: string; message?: string }[])[0]?.summary ?? "invalid value"
+  return `${path ? `${error.type}.${path}` : error.type}: ${message}`
 }
 
 function toResponse(error: unknown, code: string): Response {
