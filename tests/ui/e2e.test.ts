@@ -10,7 +10,8 @@ import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } 
 import { fixture, standInPath } from "../support/scanners.ts"
 import { startService, type Service } from "../support/service.ts"
 
-const SHOTS = join(import.meta.dir, "../../docs/screenshots")
+// Each run saves its screenshots under tests/.artifacts; UPDATE_SCREENSHOTS=1 refreshes the README's set.
+const SHOTS = join(import.meta.dir, process.env.UPDATE_SCREENSHOTS ? "../../docs/screenshots" : "../.artifacts/screenshots")
 const STACK = `uitest${process.pid}`
 const SECRET = "s3cret-value-42"
 const COMPOSE = `services:
@@ -304,6 +305,8 @@ describe("web UI", () => {
   }, SLOW)
 
   test("keyboard only: skip link, navigation and page controls are reachable, with a visible focus ring", async () => {
+    // A fresh load: a hash change from the previous page would move the focus to the new page's top.
+    await page.goto("about:blank")
     await go("/")
     const focused = () => page.evaluate(() => ({ text: document.activeElement?.textContent?.trim(), outline: getComputedStyle(document.activeElement!).outlineStyle }))
     await page.keyboard.press("Tab")
