@@ -28,6 +28,7 @@ const engine = startEngine("load")
 const service = await startService({ DOCKER_HOST: engine.host })
 const deadline = Date.now() + SECONDS * 1000
 const running = () => Date.now() < deadline
+void service.proc.exited.then(() => running() && console.error(`the service exited during the run: code ${service.proc.exitCode}, signal ${service.proc.signalCode}`))
 const stats = { requests: 0, errors: 0, latencies: [] as number[], events: 0, logLines: 0, shells: 0 }
 const failures = new Map<string, number>()
 const fail = (what: string) => {
