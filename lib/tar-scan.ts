@@ -120,26 +120,39 @@ export function checkEntry(e: TarEntry): void {
 }
 
 export interface TarGuard {
-  stream: TransformStream<Uint8Array, Uint8Array>
+  /** The same bytes, read from the source only as fast as the consumer pulls them. */
+  stream: ReadableStream<Uint8Array>
   /** Why the stream was refused, if it was. */
   readonly error: unknown
 }
 
-/** The bytes unchanged; the stream fails on the first unsafe entry, before that entry is passed on. */
-export function tarGuard(): TarGuard {
+/**
+ * The bytes unchanged; the stream fails on the first unsafe entry, before that entry is passed on.
+ * A pull source with no queue of its own (not a TransformStream, whose queue an upload drains as
+ * fast as it can), so memory stays flat in the size of the archive.
+ */
+export function tarGuard(source: ReadableStream<Uint8Array>): TarGuard {
   const scanner = new TarScanner(checkEntry)
+  const reader = source.getReader()
   let error: unknown
-  const stream = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      try {
-        scanner.push(chunk)
-      } catch (err) {
-        error = err
-        throw err
-      }
-      controller.enqueue(chunk)
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read()
+        if (done) return controller.close()
+        try {
+          scanner.push(value)
+        } catch (err) {
+          error = err
+          reader.cancel(err).catch(() => {})
+          throw err
+        }
+        controller.enqueue(value)
+      },
+      cancel: (reason) => reader.cancel(reason),
     },
-  })
+    { highWaterMark: 0 },
+  )
   return {
     stream,
     get error() {

@@ -171,13 +171,13 @@ export async function importVolume(engine: Engine, image: string, name: string, 
       return true
     },
   )
-  const guard = tarGuard()
+  const guard = tarGuard(tar)
   try {
     // The container goes first: a volume still mounted could not be removed below.
     await withThrowaway(engine, image, [{ name, at: "/v" }], undefined, async (id) => {
       if (!created && !force && (await holdsData(engine, id)))
         throw conflict(`volume ${name} already holds data; add ?force=true to unpack into it anyway`, "volume_not_empty")
-      await engine.putArchive(id, "/v", tar.pipeThrough(guard.stream)).catch((err) => {
+      await engine.putArchive(id, "/v", guard.stream).catch((err) => {
         throw refusal(err, guard)
       })
     })
