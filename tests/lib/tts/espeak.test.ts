@@ -100,15 +100,15 @@ test("syntheses running at once interleave sentence by sentence without mixing v
   const aloneA = await engine.synthesize(a, fast)
   const aloneB = await engine.synthesize(b, slow)
   const [togetherA, togetherB] = await Promise.all([engine.synthesize(a, fast), engine.synthesize(b, slow)])
-  // espeak-ng varies a sentence's length by a millisecond or so between runs; a sentence spoken with
-  // the other request's voice would take about twice as long or half as long.
+  // A cue's length varies a little between runs (espeak-ng's own jitter, a segment join landing
+  // elsewhere); a sentence spoken with the other request's voice would take about twice or half as long.
   const lengths = (s: { cues: { start: number; end: number }[] }) => s.cues.map((c) => c.end - c.start)
   for (const [together, alone] of [
     [togetherA, aloneA],
     [togetherB, aloneB],
   ] as const) {
     expect(together.cues.map((c) => c.text)).toEqual(alone.cues.map((c) => c.text))
-    lengths(together).forEach((length, i) => expect(Math.abs(length - lengths(alone)[i]!)).toBeLessThan(0.05))
+    lengths(together).forEach((length, i) => expect(Math.abs(length - lengths(alone)[i]!)).toBeLessThan(0.25 * lengths(alone)[i]!))
     expect(Math.abs(probe(together.mp3, "together.mp3").duration - together.cues.at(-1)!.end)).toBeLessThan(0.2)
   }
 }, 60_000)
