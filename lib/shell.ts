@@ -5,6 +5,16 @@ import type { Engine, ExecSession } from "./engine.ts"
 import type { Peer, SocketSession } from "./handler.ts"
 import { conflict } from "./http-error.ts"
 
+/**
+ * Typed when the client goes: the engine keeps an exec running after its client disconnects, so a
+ * closed tab would leave its `sh` behind (hundreds under the load bench, each holding a PTY, until
+ * the host has none left and no shell starts anywhere). Ctrl-C ends what runs in the foreground,
+ * Ctrl-D then ends the shell, as a hangup would. It is typed twice, HANG_UP_AGAIN_MS apart: a line
+ * editor that takes the terminal back between two commands flushes what was typed ahead.
+ */
+export const HANG_UP = "\x03\x04"
+export const HANG_UP_AGAIN_MS = 250
+
 /** Detach keys nobody types by accident, so Ctrl-P Ctrl-Q reaches the shell instead of ending it. */
 export const DETACH_KEYS = "ctrl-^,ctrl-@,ctrl-_"
 
@@ -77,8 +87,12 @@ export function shellSession(exec: ExecSession, resize: (s: TerminalSize) => unk
     close() {
       if (closed) return
       closed = true
-      exec.close()
-      reader.cancel().catch(() => {})
+      exec.write(HANG_UP)
+      setTimeout(() => {
+        exec.write(HANG_UP)
+        exec.close()
+        reader.cancel().catch(() => {})
+      }, HANG_UP_AGAIN_MS)
       wake()
     },
   }

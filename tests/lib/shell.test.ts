@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import type { ExecSession } from "../../lib/engine.ts"
-import { resizeMessage, shellSession } from "../../lib/shell.ts"
+import { HANG_UP, HANG_UP_AGAIN_MS, resizeMessage, shellSession } from "../../lib/shell.ts"
 
 function fakeExec() {
   let controller!: ReadableStreamDefaultController<Uint8Array>
@@ -65,7 +65,7 @@ test("reading pauses while the socket is backpressured and resumes on drain", as
   expect(p.sent).toEqual(["one", "two"])
 })
 
-test("the socket closing ends the exec, also while waiting for a drain", async () => {
+test("the socket closing hangs the shell up (twice) and ends the exec, also while waiting for a drain", async () => {
   const x = fakeExec()
   const p = fakePeer([-1])
   const session = shellSession(x.exec, () => {}, async () => 0)
@@ -74,6 +74,9 @@ test("the socket closing ends the exec, also while waiting for a drain", async (
   await tick()
   session.close()
   await tick()
+  expect(x.written).toEqual([HANG_UP])
+  await Bun.sleep(HANG_UP_AGAIN_MS + 20)
+  expect(x.written).toEqual([HANG_UP, HANG_UP])
   expect(x.closed()).toBe(1)
   expect(p.closes).toEqual([])
 })
