@@ -28,12 +28,17 @@ start)
   echo "unix://$dir/docker.sock"
   ;;
 stop)
+  # Containers first: the engine leaves their processes (and PTYs) running when it is killed.
+  DOCKER_HOST="unix://$dir/docker.sock" timeout 60 docker ps -aq 2>/dev/null |
+    DOCKER_HOST="unix://$dir/docker.sock" xargs -r timeout 120 docker rm -f >/dev/null 2>&1 || true
   if [ -f "$dir/docker.pid" ]; then
     pid=$(cat "$dir/docker.pid")
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     kill -9 "$pid" 2>/dev/null || true
   fi
+  # Whatever still runs from this engine's folders (its containerd, shims of containers it left).
+  pkill -9 -f -- "$dir/" 2>/dev/null || true
   ip netns del "$name" 2>/dev/null || true
   umount -R "$dir/root" 2>/dev/null || true
   rm -rf "$dir" 2>/dev/null || true
