@@ -6,6 +6,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort, startService } from "../tests/support/service.ts"
+import { rssMiB } from "./support.ts"
 
 const MiB = 1024 * 1024
 const size = Number(process.argv[2] ?? 1) * 1024 * MiB
@@ -72,15 +73,14 @@ function body(bytes: number): ReadableStream<Uint8Array> {
   })
 }
 
-const rssKiB = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await Bun.file(`/proc/${pid}/status`).text())?.[1])
 
 /** Seconds to upload `bytes` to url; with `pid`, also the peak RSS of that process meanwhile. */
-async function upload(url: string, bytes: number, sized: boolean, pid?: number): Promise<{ seconds: number; peakKiB: number }> {
-  let peakKiB = 0
+async function upload(url: string, bytes: number, sized: boolean, pid?: number): Promise<{ seconds: number; peakMiB: number }> {
+  let peakMiB = 0
   let sampling = pid !== undefined
   const sampler = (async () => {
     while (sampling) {
-      peakKiB = Math.max(peakKiB, await rssKiB(pid!))
+      peakMiB = Math.max(peakMiB, rssMiB(pid!))
       await Bun.sleep(10)
     }
   })()
@@ -91,23 +91,23 @@ async function upload(url: string, bytes: number, sized: boolean, pid?: number):
   sampling = false
   await sampler
   if (got.bytes !== bytes || got.chunked === sized) throw new Error(`${url}: upstream saw ${JSON.stringify(got)}`)
-  return { seconds, peakKiB }
+  return { seconds, peakMiB }
 }
 
 const best = (xs: number[]) => Math.min(...xs)
 const gib = (size / 1024 / MiB).toFixed(2)
 try {
-  const idleKiB = await rssKiB(gateway.proc.pid)
+  const idleMiB = rssMiB(gateway.proc.pid)
   const small = await upload(`${gateway.url}/api/nodes/up/proxy/upload`, size / 8, true, gateway.proc.pid)
   console.log(`gateway vs nginx (proxy_request_buffering off), ${gib} GiB per upload, best of 2 each`)
-  let peakKiB = 0
+  let peakMiB = 0
   for (const sized of [false, true]) {
     const times = { nginx: [] as number[], gateway: [] as number[] }
     for (let round = 0; round < 2; round++) {
       times.nginx.push((await upload(`http://127.0.0.1:${nginxPort}/upload`, size, sized)).seconds)
       const g = await upload(`${gateway.url}/api/nodes/up/proxy/upload`, size, sized, gateway.proc.pid)
       times.gateway.push(g.seconds)
-      peakKiB = Math.max(peakKiB, g.peakKiB)
+      peakMiB = Math.max(peakMiB, g.peakMiB)
     }
     const mibps = (s: number) => (size / MiB / s).toFixed(0)
     const ratio = best(times.nginx) / best(times.gateway)
@@ -115,8 +115,8 @@ try {
       `${sized ? "content-length" : "chunked       "}  nginx ${mibps(best(times.nginx))} MiB/s  gateway ${mibps(best(times.gateway))} MiB/s  ratio ${ratio.toFixed(2)} (target >= 0.8)`,
     )
   }
-  console.log(`gateway RSS: idle ${(idleKiB / 1024).toFixed(0)} MiB, peak during ${gib} GiB uploads ${(peakKiB / 1024).toFixed(0)} MiB (target < 100 MiB)`)
-  console.log(`gateway RSS flat in size: peak during a first ${(size / 8 / MiB).toFixed(0)} MiB upload ${(small.peakKiB / 1024).toFixed(0)} MiB, ratio of peaks ${(peakKiB / small.peakKiB).toFixed(2)}`)
+  console.log(`gateway RSS: idle ${idleMiB.toFixed(0)} MiB, peak during ${gib} GiB uploads ${peakMiB.toFixed(0)} MiB (target < 100 MiB)`)
+  console.log(`gateway RSS flat in size: peak during a first ${(size / 8 / MiB).toFixed(0)} MiB upload ${small.peakMiB.toFixed(0)} MiB, ratio of peaks ${(peakMiB / small.peakMiB).toFixed(2)}`)
 } finally {
   await gateway.stop()
   nginx.kill()

@@ -2,29 +2,19 @@
 // are read (tail=all, no follow) once through GET /api/stacks/{name}/logs (SSE, merged, one JSON
 // object per line) and once straight from the engine's logs API, all containers in parallel, as
 // lines with timestamps. Prints lines/s of both and their ratio (target: at least 0.8).
-// Starts its own private engine (scripts/engine.sh) and service process.
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+// Starts its own private engine and service process.
 import { STACK_LABEL } from "../lib/containers.ts"
 import { dockerEngine } from "../lib/engine.ts"
+import { startEngine } from "./support.ts"
 import { startService } from "../tests/support/service.ts"
 
 const SERVICES = 5
 const LINES = Number(process.env.BENCH_LINES ?? 100_000)
 const ROUNDS = 5
-const root = join(import.meta.dir, "..")
-const netns = `hmbench${process.pid}`
-const dir = mkdtempSync(join(tmpdir(), "hm-bench-"))
-
-const sh = (...args: string[]) => Bun.spawn(["bash", join(root, "scripts/engine.sh"), ...args], { stdout: "pipe", stderr: "inherit" })
-const started = sh("start", netns, dir)
-const host = (await new Response(started.stdout).text()).trim()
-if ((await started.exited) !== 0) throw new Error("the private engine did not start")
-
-const svc = await startService({ DOCKER_HOST: host })
+const bench = startEngine("logs")
+const svc = await startService({ DOCKER_HOST: bench.host })
 try {
-  const engine = dockerEngine(host)
+  const engine = dockerEngine(bench.host)
   const service = (i: number) => `  s${i}:
     image: svc-test/busybox:latest
     command: ["sh", "-c", "i=0; while [ $$i -lt ${LINES} ]; do echo \\"s${i} line $$i of the chatty service\\"; i=$$((i+1)); done"]
@@ -82,5 +72,5 @@ try {
   await fetch(`${svc.url}/api/stacks/chatty`, { method: "DELETE" })
 } finally {
   await svc.stop()
-  await sh("stop", netns, dir).exited
+  bench.stop()
 }
