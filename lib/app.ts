@@ -116,13 +116,13 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unkn
 
   const served: App = {
     async fetch(req, server) {
-      if (mcp && new URL(req.url).pathname === "/mcp") return (await mcp).handle(req)
+      const pathname = new URL(req.url).pathname
+      if (mcp && pathname === "/mcp") return (await mcp).handle(req)
       const origin = req.headers.get("origin")
       const cors = corsHeaders(origin, guard)
       try {
         checkRequest(req, guard)
         if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
-        const pathname = new URL(req.url).pathname
         const accepts = acceptsOf(req.method, pathname)
         checkBody(req, accepts)
         const ip = server?.requestIP(req)?.address
