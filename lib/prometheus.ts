@@ -69,12 +69,8 @@ export class PrometheusMetrics implements Metrics {
 
   private async engineGauges(ctx: Ctx): Promise<void> {
     for (const g of [this.stacks, this.containers, this.cves, this.scanned]) g.reset()
-    const [views, containers, images, scans] = await Promise.all([
-      stackViews(ctx.stacks, ctx.engine),
-      ctx.engine.listContainers({ all: true }),
-      ctx.engine.listImages(),
-      ctx.scans.results(),
-    ])
+    const [containers, images, scans] = await Promise.all([ctx.engine.listContainers({ all: true }), ctx.engine.listImages(), ctx.scans.results()])
+    const views = await stackViews(ctx.stacks, containers)
     countInto(this.stacks, "status", STACK_STATUSES, views.map((v) => v.status))
     countInto(this.containers, "state", CONTAINER_STATES, containers.map((c) => c.State))
     const present = images.flatMap((i) => scans.get(i.Id) ?? [])

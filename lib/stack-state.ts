@@ -28,15 +28,19 @@ export function stackStatus(containers: { State: string }[]): StackStatus {
   return "partly running"
 }
 
-/** Every compose project's containers on the engine (or one project's), grouped by project. */
-export async function projectContainers(engine: Engine, project?: string): Promise<Map<string, ContainerSummary[]>> {
-  const list = await engine.listContainers({ all: true, filters: { label: [project ? `${STACK_LABEL}=${project}` : STACK_LABEL] } })
-  const byProject = new Map<string, ContainerSummary[]>()
+/** Containers grouped by compose project; containers of no project are left out. */
+export function byProject(list: ContainerSummary[]): Map<string, ContainerSummary[]> {
+  const grouped = new Map<string, ContainerSummary[]>()
   for (const c of list) {
-    const p = c.Labels[STACK_LABEL]!
-    byProject.set(p, [...(byProject.get(p) ?? []), c])
+    const p = c.Labels[STACK_LABEL]
+    if (p !== undefined) grouped.set(p, [...(grouped.get(p) ?? []), c])
   }
-  return byProject
+  return grouped
+}
+
+/** One compose project's containers on the engine. */
+async function projectContainers(engine: Engine, project: string): Promise<ContainerSummary[]> {
+  return engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`] } })
 }
 
 function view(name: string, containers: ContainerSummary[], declared: string[], state?: { current_version: number | null; env_pending: boolean }): StackView {
@@ -53,7 +57,7 @@ function view(name: string, containers: ContainerSummary[], declared: string[], 
 
 /** One stack's view: a stack with files here, else a compose project on the engine, else 404. */
 export async function stackView(stacks: Stacks, engine: Engine, name: string): Promise<StackView> {
-  const containers = (await projectContainers(engine, name)).get(name) ?? []
+  const containers = await projectContainers(engine, name)
   if (!stacks.has(name) && containers.length) return view(name, containers, [])
   const stack = await stacks.read(name)
   return view(name, containers, serviceNames(stack.compose), stack.state)
@@ -68,16 +72,16 @@ export function stackAction(stacks: Stacks, engine: Engine, name: string, action
     unpause: (s) => s === "paused",
   }
   return stacks.lock(name, async () => {
-    const containers = (await projectContainers(engine, name)).get(name) ?? []
+    const containers = await projectContainers(engine, name)
     if (!containers.length && !stacks.has(name)) throw notFound(`no stack named ${name}`)
     for (const c of containers.filter((c) => acts[action](c.State))) await engine.containerAction(c.Id, action)
     return stackView(stacks, engine, name)
   })
 }
 
-/** Every stack with files here, then every other compose project on the engine, by name. */
-export async function stackViews(stacks: Stacks, engine: Engine): Promise<StackView[]> {
-  const projects = await projectContainers(engine)
+/** Every stack with files here, then every other compose project among the containers, by name. */
+export async function stackViews(stacks: Stacks, containers: ContainerSummary[]): Promise<StackView[]> {
+  const projects = byProject(containers)
   const managed = await Promise.all(stacks.names().map(async (name) => {
     const stack = await stacks.read(name)
     return view(name, projects.get(name) ?? [], serviceNames(stack.compose), stack.state)
