@@ -38,15 +38,18 @@ export interface ComposeCli {
   flavour: ComposeFlavour
 }
 
-/** The plugin when `docker compose version` exits 0, else `docker-compose`. `probe` answers an exit code. */
-export async function detectCompose(probe: (cmd: string[]) => Promise<number>): Promise<ComposeCli> {
-  if ((await probe(["docker", "compose", "version"])) === 0) return { cmd: ["docker", "compose"], flavour: "v2" }
+/** Answers the exit code of a command run with the given environment. */
+export type Probe = (cmd: string[], env: Record<string, string>) => Promise<number>
+
+/** The plugin when `docker compose version` exits 0, else `docker-compose`. */
+export async function detectCompose(probe: Probe, env: Record<string, string>): Promise<ComposeCli> {
+  if ((await probe(["docker", "compose", "version"], env)) === 0) return { cmd: ["docker", "compose"], flavour: "v2" }
   return { cmd: ["docker-compose"], flavour: "v1" }
 }
 
-async function exitCode(cmd: string[]): Promise<number> {
+async function exitCode(cmd: string[], env: Record<string, string>): Promise<number> {
   try {
-    return await Bun.spawn(cmd, { stdout: "ignore", stderr: "ignore", stdin: "ignore" }).exited
+    return await Bun.spawn(cmd, { env, stdout: "ignore", stderr: "ignore", stdin: "ignore" }).exited
   } catch {
     return 127
   }
@@ -67,14 +70,24 @@ async function eachLine(stream: ReadableStream<Uint8Array>, onLine: (line: strin
   if (pending.trim()) onLine(pending)
 }
 
-export function composeRunner(host: string, events: EventBus, probe = exitCode): ComposeRunner {
+export interface ComposeRunnerOptions {
+  /** The engine's DOCKER_HOST. */
+  host: string
+  /** PATH, HOME, DOCKER_CONFIG: the same for detection and for every run, so a plugin found once is found again. */
+  toolEnv: Record<string, string>
+  events: EventBus
+  probe?: Probe
+}
+
+export function composeRunner({ host, toolEnv, events, probe = exitCode }: ComposeRunnerOptions): ComposeRunner {
+  const base: Record<string, string> = { ...toolEnv, DOCKER_HOST: host }
   let detected: Promise<ComposeCli> | undefined
-  const cli = () => (detected ??= detectCompose(probe))
+  const cli = () => (detected ??= detectCompose(probe, base))
   return {
     flavour: async () => (await cli()).flavour,
     async run(project, args, action) {
       const { cmd } = await cli()
-      const path = Bun.which(cmd[0]!)
+      const path = Bun.which(cmd[0]!, { PATH: base.PATH ?? "" })
       if (!path) throw new HttpError(500, "compose_missing", `the compose CLI (${cmd[0]}) is not installed`)
       const secrets = secretValues(project.env)
       const lines: string[] = []
@@ -85,7 +98,7 @@ export function composeRunner(host: string, events: EventBus, probe = exitCode):
       }
       const proc = Bun.spawn([path, ...cmd.slice(1), ...globalArgs(project), ...args], {
         cwd: project.dir,
-        env: { ...envRecord(project.env), PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", DOCKER_HOST: host },
+        env: { ...envRecord(project.env), ...base },
         stdin: "ignore",
         stdout: "pipe",
         stderr: "pipe",

@@ -7,6 +7,11 @@ export interface Config {
   addr: { host: string; port: number }
   dataDir: string
   dockerHost: string
+  /**
+   * The environment the CLI tools (compose, a scanner) run with: the service's PATH, HOME and
+   * DOCKER_CONFIG (where the docker CLI finds its plugins and registry credentials), nothing else.
+   */
+  toolEnv: Record<string, string>
   logsTail: number
   corsOrigins: string[]
   allowedHosts: string[]
@@ -68,6 +73,11 @@ export function parseAddr(addr: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] || "0.0.0.0"), port }
 }
 
+function toolEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const keep = { PATH: env.PATH || "/usr/local/bin:/usr/bin:/bin", HOME: env.HOME || "/root", DOCKER_CONFIG: env.DOCKER_CONFIG }
+  return Object.fromEntries(Object.entries(keep).filter((e): e is [string, string] => !!e[1]))
+}
+
 function list(value: string | undefined): string[] {
   return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean)
 }
@@ -124,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     addr,
     dataDir: env.SVC_DATA || join(cwd, ".data"),
     dockerHost: env.DOCKER_HOST || defaults.dockerHost,
+    toolEnv: toolEnv(env),
     logsTail: positiveInt("SVC_LOGS_TAIL", env.SVC_LOGS_TAIL, defaults.logsTail),
     corsOrigins: list(env.SVC_CORS_ORIGINS),
     allowedHosts: list(env.SVC_ALLOWED_HOSTS),

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # A private Docker engine for tests, in a network namespace of its own so that it never meets the
-# host's engine: engine.sh start NAME DIR | engine.sh stop NAME DIR. Prints the DOCKER_HOST.
+# host's engine: engine.sh start NAME DIR [FLAVOUR] | engine.sh stop NAME DIR. Prints the DOCKER_HOST.
+# FLAVOUR is "debian12" (the system's docker.io 20.10, the default) or "current": Debian 13's dockerd
+# 26.1 from scripts/current-engine.sh, refusing API versions below 1.44 as Docker 29 does, with the
+# containerd image store that Docker 29 uses on new installs.
 set -euo pipefail
-cmd=$1 name=$2 dir=$3
+cmd=$1 name=$2 dir=$3 flavour=${4:-debian12}
 case "$cmd" in
 start)
   mkdir -p "$dir/etc-docker" "$dir/root" "$dir/exec"
+  if [ "$flavour" = current ]; then
+    current=$(bash "$(dirname "$0")/current-engine.sh")
+    export PATH="$current/usr/bin:$current/usr/sbin:$PATH" DOCKER_MIN_API_VERSION=1.44
+    echo '{"features":{"containerd-snapshotter":true}}' >"$dir/etc-docker/daemon.json"
+  fi
   ip netns add "$name"
   ip -n "$name" link set lo up
   nsenter --net="/run/netns/$name" unshare -m --propagation private sh -c \

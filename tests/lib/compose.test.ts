@@ -7,15 +7,16 @@ import { renderEnvFile, type EnvVar } from "../../lib/env.ts"
 import { EventBus } from "../../lib/events.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "hm-compose-"))
+const toolEnv = { PATH: process.env.PATH! }
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 test("the plugin is chosen when `docker compose version` exits 0, else docker-compose", async () => {
   const asked: string[][] = []
-  const plugin = await detectCompose(async (cmd) => (asked.push(cmd), 0))
+  const plugin = await detectCompose(async (cmd) => (asked.push(cmd), 0), {})
   expect(asked).toEqual([["docker", "compose", "version"]])
   expect(plugin).toEqual({ cmd: ["docker", "compose"], flavour: "v2" })
-  expect(await detectCompose(async () => 1)).toEqual({ cmd: ["docker-compose"], flavour: "v1" })
-  expect(await detectCompose(async () => 127)).toEqual({ cmd: ["docker-compose"], flavour: "v1" })
+  expect(await detectCompose(async () => 1, {})).toEqual({ cmd: ["docker-compose"], flavour: "v1" })
+  expect(await detectCompose(async () => 127, {})).toEqual({ cmd: ["docker-compose"], flavour: "v1" })
 })
 
 test("every call names the project, its file, its folder and its env file", () => {
@@ -33,7 +34,7 @@ test("the real CLI's output is streamed into events with secret values redacted"
   writeFileSync(join(dir, "compose.yaml"), "services:\n  app:\n    image: ${IMAGE}\n    environment:\n      PASSWORD: ${PASSWORD}\n")
   writeFileSync(join(dir, ".env"), "")
   const events = new EventBus()
-  const runner = composeRunner("unix:///nonexistent.sock", events, async () => 1)
+  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events, probe: async () => 1 })
   expect(await runner.flavour()).toBe("v1")
   const res = await runner.run({ name: "demo", dir, env }, ["config"], "config")
   expect(res.code).toBe(0)
@@ -48,7 +49,7 @@ test("the real CLI's output is streamed into events with secret values redacted"
 
 test("a refused compose file gives a non-zero exit and compose's message", async () => {
   writeFileSync(join(dir, "compose.yaml"), "services:\n  app:\n    image: busybox\n    servces: 1\n")
-  const res = await composeRunner("unix:///nonexistent.sock", new EventBus(), async () => 1).run({ name: "demo", dir, env }, ["config", "-q"], "config")
+  const res = await composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus(), probe: async () => 1 }).run({ name: "demo", dir, env }, ["config", "-q"], "config")
   expect(res.code).not.toBe(0)
   expect(res.output).toContain("servces")
 })
