@@ -4,8 +4,7 @@
 // last interval as a ratio to the first (flat memory: close to 1.0) and the dashboard's p50 as a
 // ratio to the engine's own container list in the same run.
 // Run: bun bench/load.ts [seconds=600] [interval=60]
-import { API, parseDockerHost } from "../lib/engine.ts"
-import { median, percentile, ratio, rssMiB, startEngine, startService } from "./support.ts"
+import { engineContainerList, median, percentile, ratio, rssMiB, startEngine, startService } from "./support.ts"
 
 const SECONDS = Number(process.argv[2] ?? 600)
 const INTERVAL = Number(process.argv[3] ?? 60)
@@ -120,12 +119,12 @@ try {
   if (!shellTarget) throw new Error("no container for the shells")
 
   // The baseline: the engine's own container list against our dashboard, before the load starts.
-  const target = parseDockerHost(engine.host)
+  const engineList = await engineContainerList(engine.host)
   const direct: number[] = []
   const ours: number[] = []
   for (let i = 0; i < 30; i++) {
     let t0 = performance.now()
-    await fetch(`${target.base}${API}/containers/json?all=1`, { unix: target.unix } as RequestInit).then((r) => r.arrayBuffer())
+    await engineList()
     direct.push(performance.now() - t0)
     t0 = performance.now()
     await fetch(`${service.url}/api/dashboard`).then((r) => r.arrayBuffer())

@@ -4,9 +4,9 @@
 // the same stand-in scanner directly.
 // Run: bun bench/scans.ts (as root, like the tests).
 import { rmSync } from "node:fs"
-import { API, dockerEngine, parseDockerHost } from "../lib/engine.ts"
+import { dockerEngine } from "../lib/engine.ts"
 import { fixture, standInPath } from "../tests/support/scanners.ts"
-import { median, ratio, startEngine, startService } from "./support.ts"
+import { engineContainerList, median, ratio, startEngine, startService } from "./support.ts"
 
 const ITERATIONS = 40
 const engineInfo = startEngine("scans")
@@ -34,8 +34,7 @@ try {
     // All 20 share one id (tags of one image): wait for the queue to empty.
     while (!/^harbormaster_scan_queue_length 0$/m.test(await (await fetch(`${service.url}/metrics`)).text())) await Bun.sleep(20)
 
-    const target = parseDockerHost(engineInfo.host)
-    const engineCall = () => fetch(`${target.base}${API}/containers/json?all=1`, { unix: target.unix } as RequestInit).then((r) => r.arrayBuffer())
+    const engineCall = await engineContainerList(engineInfo.host)
     const scrape = () => fetch(`${service.url}/metrics`).then((r) => r.text())
     for (let i = 0; i < 5; i++) await Promise.all([engineCall(), scrape()])
     const base: number[] = []

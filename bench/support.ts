@@ -3,6 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { dockerEngine, parseDockerHost } from "../lib/engine.ts"
 import { freePort } from "../tests/support/service.ts"
 
 export const root = join(import.meta.dir, "..")
@@ -24,16 +25,35 @@ export interface BenchEngine {
   stop(): void
 }
 
-export function startEngine(name: string): BenchEngine {
+/** The engine flavours scripts/engine.sh starts: Debian 12's docker.io, and the current one (see scripts/test.sh). */
+export const FLAVOURS = ["debian12", "current"] as const
+export type Flavour = (typeof FLAVOURS)[number]
+
+/** BENCH_FLAVOURS ("debian12", "current" or both, space-separated) picks the flavours a benchmark runs on. */
+export function benchFlavours(): Flavour[] {
+  const asked = (process.env.BENCH_FLAVOURS ?? FLAVOURS.join(" ")).split(/\s+/).filter(Boolean)
+  const unknown = asked.find((f) => !FLAVOURS.includes(f as Flavour))
+  if (unknown) throw new Error(`BENCH_FLAVOURS: unknown flavour "${unknown}" (${FLAVOURS.join(", ")})`)
+  return asked as Flavour[]
+}
+
+export function startEngine(name: string, flavour: Flavour = "debian12"): BenchEngine {
   const netns = `hm${name}${process.pid}`
   const dir = mkdtempSync(join(tmpdir(), `hm-bench-${name}-`))
-  const started = Bun.spawnSync(["bash", join(root, "scripts/engine.sh"), "start", netns, dir], { stderr: "inherit" })
+  const started = Bun.spawnSync(["bash", join(root, "scripts/engine.sh"), "start", netns, dir, flavour], { stderr: "inherit" })
   if (started.exitCode !== 0) throw new Error("the private engine did not start")
   return {
     host: started.stdout.toString().trim().split("\n").at(-1)!,
     netns,
     stop: () => void Bun.spawnSync(["bash", join(root, "scripts/engine.sh"), "stop", netns, dir]),
   }
+}
+
+/** The baseline call of the benchmarks: the engine's own `GET /containers/json?all=1`, at the version the service negotiates. */
+export async function engineContainerList(host: string): Promise<() => Promise<ArrayBuffer>> {
+  const target = parseDockerHost(host)
+  const api = await dockerEngine(host).apiVersion()
+  return () => fetch(`${target.base}/v${api}/containers/json?all=1`, { unix: target.unix } as RequestInit).then((r) => r.arrayBuffer())
 }
 
 export interface BenchService {

@@ -7,6 +7,8 @@ export interface Config {
   addr: { host: string; port: number }
   dataDir: string
   dockerHost: string
+  /** DOCKER_API_VERSION: the Engine API version to speak instead of negotiating one, as for the docker CLI. */
+  dockerApiVersion: string | undefined
   /**
    * The environment the CLI tools (compose, a scanner) run with: the service's PATH, HOME and
    * DOCKER_CONFIG (where the docker CLI finds its plugins and registry credentials), nothing else.
@@ -78,6 +80,12 @@ function toolEnv(env: Record<string, string | undefined>): Record<string, string
   return Object.fromEntries(Object.entries(keep).filter((e): e is [string, string] => !!e[1]))
 }
 
+function apiVersion(value: string | undefined): string | undefined {
+  if (!value) return undefined
+  if (!/^1\.\d{1,3}$/.test(value)) throw new ConfigError(`DOCKER_API_VERSION must be an API version such as 1.45, got "${value}"`)
+  return value
+}
+
 function list(value: string | undefined): string[] {
   return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean)
 }
@@ -134,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     addr,
     dataDir: env.SVC_DATA || join(cwd, ".data"),
     dockerHost: env.DOCKER_HOST || defaults.dockerHost,
+    dockerApiVersion: apiVersion(env.DOCKER_API_VERSION),
     toolEnv: toolEnv(env),
     logsTail: positiveInt("SVC_LOGS_TAIL", env.SVC_LOGS_TAIL, defaults.logsTail),
     corsOrigins: list(env.SVC_CORS_ORIGINS),

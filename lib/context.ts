@@ -47,7 +47,7 @@ export interface Ctx {
 }
 
 export async function createContext(config: Config, overrides: Partial<Ctx> = {}): Promise<Ctx> {
-  const engine = overrides.engine ?? dockerEngine(config.dockerHost)
+  const engine = overrides.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion)
   const events = overrides.events ?? new EventBus()
   const compose = overrides.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
   const scanner = overrides.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: process.env })

@@ -80,6 +80,9 @@ export class FakeEngine implements Engine {
     }
   }
 
+  async apiVersion() {
+    return "1.41"
+  }
   async ping() {
     this.record("ping")
   }

@@ -1,9 +1,27 @@
-// The only module that talks to the Docker Engine API (v1.41+), over a unix socket or tcp (DOCKER_HOST).
-// lib/engine-fake.ts implements the same interface in memory for handler tests.
+// The only module that talks to the Docker Engine API, over a unix socket or tcp (DOCKER_HOST).
+// The API version is negotiated as the docker CLI does it (see `negotiate`), or pinned by
+// DOCKER_API_VERSION. lib/engine-fake.ts implements the same interface in memory for handler tests.
 import { concat, demux, jsonLines, lines, raw, splitTimestamp, type StreamName } from "./frames.ts"
 import { HttpError } from "./http-error.ts"
 
-export const API = "/v1.41"
+/**
+ * The Engine API versions this client speaks: 1.41 (Docker 20.10) to 1.52 (Docker 29.0). Every
+ * change between them (the Engine API's version history) was read against what this module sends
+ * and reads. What it had to handle:
+ * - Docker 29.0 serves 1.44 and newer only: the version is negotiated, not pinned.
+ * - 1.42: a volume prune removes only anonymous volumes unless `all=true` is asked, a filter 1.41
+ *   refuses: it is sent from 1.42 on (see `pruneFilters`).
+ * What it reads and needed nothing: `VirtualSize` left image lists, image inspect and `system df`
+ * (1.44; only `Size` is read); image inspect lost `Container`/`ContainerConfig` (1.45) and leaves
+ * unset `Config` fields out (1.52); events lost `status`/`id`/`from` (1.52; `Type`/`Action`/`Actor`
+ * are read); untagged images list `[]` instead of `<none>:<none>` (1.43; both are skipped).
+ * The containerd image store (Docker 29's default on new installs) is a property of the engine, not
+ * of the version: there an image's `Id` is its index digest, every tag has a `RepoDigests` entry,
+ * list and inspect sizes differ, and a load or tag onto an existing name moves the name and keeps
+ * the old image dangling, as the classic store does.
+ */
+export const API_OLDEST = "1.41"
+export const API_NEWEST = "1.52"
 /** Chunks of hijacked output held for a slow reader before the socket stops reading. */
 const HIGH_WATER = 16
 
@@ -84,11 +102,13 @@ export interface ExecSession {
 }
 export interface ContainerSpec { [key: string]: unknown }
 
-export interface EngineVersion { Version: string; ApiVersion: string; Os: string; Arch: string; KernelVersion?: string }
+export interface EngineVersion { Version: string; ApiVersion: string; MinAPIVersion?: string; Os: string; Arch: string; KernelVersion?: string }
 
 export interface Engine {
   /** The DOCKER_HOST this engine talks to, for display and for the compose CLI. */
   readonly host: string
+  /** The API version spoken with the engine (negotiated on first use, or DOCKER_API_VERSION). */
+  apiVersion(): Promise<string>
   ping(): Promise<void>
   version(): Promise<EngineVersion>
   info(): Promise<Record<string, any>>
@@ -167,6 +187,40 @@ export function engineError(status: number, message: string): HttpError {
   return new HttpError(502, "engine_error", message || `engine answered ${status}`)
 }
 
+/** Orders two API versions ("1.9" < "1.41"). */
+export function compareApi(a: string, b: string): number {
+  const [am = 0, an = 0] = a.split(".").map(Number)
+  const [bm = 0, bn = 0] = b.split(".").map(Number)
+  return am - bm || an - bn
+}
+
+const tooOld = (engineNewest: string) =>
+  new HttpError(503, "engine_unsupported", `the Docker engine speaks API ${engineNewest} at most; this service needs ${API_OLDEST} to ${API_NEWEST} (Docker 20.10 or newer)`)
+
+/**
+ * The version to speak, as the docker CLI chooses it: the newest both sides know. `engineNewest`
+ * is the engine's `API-Version` (from `GET /_ping`). An engine whose floor is above API_NEWEST
+ * refuses the first call, and that refusal is turned into the same 503 (see `refusedVersion`).
+ */
+export function negotiate(engineNewest: string): string {
+  if (compareApi(engineNewest, API_OLDEST) < 0) throw tooOld(engineNewest)
+  return compareApi(engineNewest, API_NEWEST) < 0 ? engineNewest : API_NEWEST
+}
+
+/** The engine's answer to a version it does not serve ("client version 1.41 is too old. Minimum supported API version is 1.44"). */
+export function refusedVersion(status: number, message: string, spoken: string): HttpError | undefined {
+  if (status !== 400 || !/client version .* is too (old|new)/i.test(message)) return undefined
+  const floor = /minimum supported API version is ([\d.]+)/i.exec(message)?.[1]
+  return new HttpError(503, "engine_unsupported", `the Docker engine refused API ${spoken}${floor ? ` (it serves ${floor} and newer)` : ""}; this service speaks ${API_OLDEST} to ${API_NEWEST}: ${message}`)
+}
+
+/** What a prune removes: unused images with tags too (not only dangling ones), named volumes too (not only anonymous ones, from API 1.42). */
+export function pruneFilters(kind: PruneKind, version: string): Filters | undefined {
+  if (kind === "images") return { dangling: ["false"] }
+  if (kind === "volumes" && compareApi(version, "1.42") >= 0) return { all: ["true"] }
+  return undefined
+}
+
 export function unreachable(host: string, cause: unknown): HttpError {
   const why = cause instanceof Error ? cause.message : String(cause)
   return new HttpError(503, "engine_unavailable", `the Docker engine at ${host} is unreachable: ${why}`)
@@ -196,15 +250,44 @@ async function progress(body: ReadableStream<Uint8Array> | null, onProgress?: (l
   }
 }
 
-export function dockerEngine(host: string): Engine {
+/**
+ * `pinned` is DOCKER_API_VERSION: spoken as given, as the docker CLI does. Otherwise the version
+ * is negotiated on the first call and again after the engine was unreachable or refused the
+ * version (an engine upgraded or replaced under a running service).
+ */
+export function dockerEngine(host: string, pinned?: string): Engine {
   const target = parseDockerHost(host)
+  let spoken: Promise<string> | undefined
+
+  async function ask(): Promise<string> {
+    let res: Response
+    try {
+      res = await fetch(`${target.base}/_ping`, { unix: target.unix } as RequestInit)
+      await res.arrayBuffer()
+    } catch (err) {
+      throw unreachable(host, err)
+    }
+    const newest = res.headers.get("api-version")
+    if (!res.ok || !newest) throw new HttpError(502, "engine_error", `the Docker engine at ${host} answered its ping with ${res.status} and no API-Version`)
+    return negotiate(newest)
+  }
+
+  function apiVersion(): Promise<string> {
+    if (pinned) return Promise.resolve(pinned)
+    spoken ??= ask().catch((err) => {
+      spoken = undefined
+      throw err
+    })
+    return spoken
+  }
 
   async function call(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal; timeout?: number } = {}): Promise<Response> {
     const isStream = init.body instanceof ReadableStream || init.body instanceof Uint8Array
     const headers = { ...(init.body !== undefined && !isStream ? { "content-type": "application/json" } : {}), ...init.headers }
+    const version = await apiVersion()
     let res: Response
     try {
-      res = await fetch(`${target.base}${API}${path}`, {
+      res = await fetch(`${target.base}/v${version}${path}`, {
         method,
         headers,
         body: init.body === undefined ? undefined : isStream ? (init.body as BodyInit) : JSON.stringify(init.body),
@@ -215,6 +298,7 @@ export function dockerEngine(host: string): Engine {
       } as RequestInit)
     } catch (err) {
       if ((err as Error)?.name === "AbortError") throw err
+      spoken = undefined
       throw unreachable(host, err)
     }
     if (res.status >= 300 && res.status !== 304) {
@@ -223,7 +307,9 @@ export function dockerEngine(host: string): Engine {
       try {
         message = JSON.parse(text).message ?? text
       } catch {}
-      throw engineError(res.status, message.trim())
+      const refused = refusedVersion(res.status, message.trim(), version)
+      if (refused) spoken = undefined
+      throw refused ?? engineError(res.status, message.trim())
     }
     return res
   }
@@ -243,7 +329,7 @@ export function dockerEngine(host: string): Engine {
   async function hijack(path: string, body: unknown): Promise<{ output: ReadableStream<Uint8Array>; write(d: Uint8Array | string): void; close(): void }> {
     const payload = JSON.stringify(body)
     const head =
-      `POST ${API}${path} HTTP/1.1\r\nHost: docker\r\nContent-Type: application/json\r\n` +
+      `POST /v${await apiVersion()}${path} HTTP/1.1\r\nHost: docker\r\nContent-Type: application/json\r\n` +
       `Connection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`
     // Output is pulled: while the reader lags HIGH_WATER chunks behind, the socket stops reading, so
     // the engine (and the process writing) waits instead of this process buffering without bound.
@@ -316,6 +402,7 @@ export function dockerEngine(host: string): Engine {
 
   return {
     host,
+    apiVersion,
     ping: async () => void (await (await call("GET", "/_ping")).text()),
     version: () => json("GET", "/version"),
     info: () => json("GET", "/info"),
@@ -378,7 +465,7 @@ export function dockerEngine(host: string): Engine {
     removeVolume: (name, o = {}) => done("DELETE", `/volumes/${seg(name)}${query({ force: o.force })}`),
     listNetworks: () => json("GET", "/networks"),
     removeNetwork: (id) => done("DELETE", `/networks/${seg(id)}`),
-    prune: (kind) => json("POST", `/${kind}/prune${query({ filters: kind === "images" ? { dangling: ["false"] } : undefined })}`),
+    prune: async (kind) => json("POST", `/${kind}/prune${query({ filters: pruneFilters(kind, await apiVersion()) })}`),
     getArchive: async (container, path) => (await call("GET", `/containers/${seg(container)}/archive${query({ path })}`)).body!,
     putArchive: (container, path, tar) =>
       call("PUT", `/containers/${seg(container)}/archive${query({ path })}`, { body: tar, headers: { "content-type": "application/x-tar" } }).then((r) => void r.arrayBuffer()),

@@ -199,7 +199,7 @@ test("a volume is deleted; one in use is a 409", async () => {
 /** The service never creates networks (stacks do, through compose): the test asks the engine itself. */
 async function createNetwork(name: string): Promise<string> {
   const target = parseDockerHost(engineHost())
-  const created = await fetch(`${target.base}/v1.41/networks/create`, {
+  const created = await fetch(`${target.base}/v${await engine.apiVersion()}/networks/create`, {
     method: "POST",
     headers: json,
     body: JSON.stringify({ Name: name, Labels: { [TEST_LABEL]: "1" } }),

@@ -26,7 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await cleanup(engine)
-  for (const id of made) await engine.removeImage(id, { force: true }).catch(() => {})
+  for (const ref of made) await engine.removeImage(ref, { force: true }).catch(() => {})
   await service?.stop()
   await link?.remove()
   await registry?.stop()
@@ -53,7 +53,8 @@ test("push, check: up to date; new version pushed under the tag: update availabl
   await engine.tagImage(testImage(), repo, "v1")
   await engine.pushImage(ref)
   const v1 = await engine.inspectImage(ref)
-  made.push(v1.Id)
+  // v1 is the test image under a second name: removing it by id would remove the test image too.
+  made.push(ref)
   await engine.createContainer({ Image: ref, Cmd: ["true"], Labels: { [TEST_LABEL]: "1", "com.docker.compose.project": "hmupd", "com.docker.compose.service": "app" } })
 
   const first = await checkUpdate()
