@@ -93,6 +93,7 @@ const shell = (id: string, query = "") => terminal(`${svc.url.replace("http:", "
 test("the shell runs a command over a real WebSocket, resizes, and ends with the shell", async () => {
   const id = await runContainer(engine, "hm-host-shell", IDLE)
   const s = await shell(id, "?cols=100&rows=30")
+  await s.prompt()
   s.type("stty size\n")
   expect((await s.waitFor(/\b30 100\b/))?.[0]).toBe("30 100")
   s.type("echo hi-$((1+2))\n")
@@ -101,7 +102,9 @@ test("the shell runs a command over a real WebSocket, resizes, and ends with the
   await Bun.sleep(100)
   s.type("stty size\n")
   expect((await s.waitFor(/\b45 123\b/))?.[0]).toBe("45 123")
-  // Ctrl-P Ctrl-Q, the engine's default detach keys, reach the shell (ash recalls history; Ctrl-C drops the line).
+  // Ctrl-P Ctrl-Q, the engine's default detach keys, reach the shell's line editor (it recalls
+  // history; Ctrl-C drops the line): typed at the prompt, where the editor has the terminal.
+  await s.prompt()
   s.type("\x10\x11\x03echo still-$((2*3))\n")
   expect((await s.waitFor(/still-6/))?.[0]).toBe("still-6")
   s.type("exit 7\n")
@@ -112,6 +115,7 @@ test("the shell runs a command over a real WebSocket, resizes, and ends with the
 test("the shell carries a flood of output and a long paste intact", async () => {
   const id = await runContainer(engine, "hm-host-shell-flood", IDLE)
   const s = await shell(id)
+  await s.prompt()
   s.type("seq 1 200000 | tail -n 1; seq 1 200000; echo flood-$((6*7))\n")
   await s.waitFor(/flood-42/)
   expect(s.output().match(/^200000\r?$/gm)?.length).toBe(2)
