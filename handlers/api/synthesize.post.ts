@@ -1,15 +1,17 @@
 import * as v from "valibot"
 import { defineHandler } from "../../lib/handler.ts"
+import { errorResponse } from "../../lib/http-error.ts"
 
 export const body = v.object({ text: v.string("text must be a string (plain text or Markdown)") })
 export const detail = {
   summary:
-    "Text or Markdown (with optional front matter: voice, lang, rate, pitch, volume, title) to speech: the MP3 as base64 and WebVTT cues in one JSON response; the X-TTS-Engine header names the engine that spoke",
+    "Text or Markdown (with optional front matter: voice, lang, rate, pitch, volume, title) to speech: the MP3 as base64 and WebVTT cues in one JSON response; the X-TTS-Engine header names the engine that spoke (flite, espeak, edge). Too many syntheses at once: 503 tts_busy with Retry-After",
   tags: ["tts"],
 }
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, set }) => {
   const spoken = await ctx.tts.speak(body.text)
+  if ("busy" in spoken) return errorResponse(503, "tts_busy", spoken.busy, { "retry-after": String(spoken.retryAfter) })
   set.headers["x-tts-engine"] = spoken.engine
   return { audio_base64: Buffer.from(spoken.mp3).toString("base64"), vtt: spoken.vtt }
 })

@@ -1,7 +1,9 @@
-// The speech engines behind one interface, and the choice among them (SVC_TTS_ENGINE).
+// The speech engines behind one interface, and the choice among them (SVC_TTS_ENGINE). The offline
+// engines (flite, espeak-ng) run in the worker processes of a pool (lib/tts/pool.ts); the online one
+// (Edge) is network I/O and runs in the service.
 import { edgeEngine } from "./edge.ts"
-import { Mp3Encoder } from "./encoder.ts"
-import { espeakEngine } from "./espeak.ts"
+import type { OfflineChoice } from "./offline.ts"
+import type { WorkerPool } from "./pool.ts"
 import type { Voice } from "./voice.ts"
 
 /** One subtitle: seconds from the start of the audio. */
@@ -12,7 +14,7 @@ export interface Cue {
 }
 
 export interface Speech {
-  /** The engine that spoke ("espeak", "edge"). */
+  /** The engine that spoke ("flite", "espeak", "edge"). */
   engine: string
   mp3: Uint8Array
   /** One cue per piece, in order, times measured on the audio itself. */
@@ -25,7 +27,11 @@ export interface TtsEngine {
   synthesize(sentences: readonly string[][], voice: Voice): Promise<Speech>
 }
 
-export type EngineChoice = "auto" | "edge" | "espeak"
+/**
+ * `offline`: flite for English, espeak-ng for other languages; `espeak`: espeak-ng for all; `edge`:
+ * the online voices; `auto`: edge, and `offline` when it fails.
+ */
+export type EngineChoice = "auto" | "edge" | "offline" | "espeak"
 
 /**
  * `auto`: the online engine first, the offline one when it fails. After a failure the online engine
@@ -49,9 +55,23 @@ export function fallback(primary: TtsEngine, secondary: TtsEngine, restMs = 60_0
   }
 }
 
-/** The engine SVC_TTS_ENGINE names; `auto` is Edge with espeak-ng behind it. */
-export function engineFor(choice: EngineChoice, edgeTimeoutMs: number): TtsEngine {
+/** An offline engine in the pool's worker processes; each call has a deadline from its length. */
+export function pooledEngine(pool: WorkerPool, choice: OfflineChoice, deadlineMs: (chars: number) => number): TtsEngine {
+  return {
+    name: choice,
+    async synthesize(sentences, voice) {
+      const pieces = sentences.flat()
+      const chars = pieces.reduce((n, p) => n + p.length + 1, 0)
+      const { header, payload } = await pool.run({ op: "speak", sentences: sentences.map((s) => [...s]), voice, engine: choice }, deadlineMs(chars))
+      const times = header.cues as [number, number][]
+      return { engine: String(header.engine), mp3: payload, cues: times.map(([start, end], i) => ({ start, end, text: pieces[i] ?? "" })) }
+    },
+  }
+}
+
+/** The engine SVC_TTS_ENGINE names; `auto` is Edge with the offline engines behind it. */
+export function engineFor(choice: EngineChoice, edgeTimeoutMs: number, pool: WorkerPool, deadlineMs: (chars: number) => number): TtsEngine {
   if (choice === "edge") return edgeEngine(edgeTimeoutMs)
-  const espeak = espeakEngine(new Mp3Encoder())
-  return choice === "espeak" ? espeak : fallback(edgeEngine(edgeTimeoutMs), espeak)
+  if (choice === "espeak" || choice === "offline") return pooledEngine(pool, choice, deadlineMs)
+  return fallback(edgeEngine(edgeTimeoutMs), pooledEngine(pool, "offline", deadlineMs))
 }

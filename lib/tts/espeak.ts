@@ -1,14 +1,15 @@
-// The offline engine: espeak-ng (Debian libespeak-ng1) through its C API with bun:ffi. Each sentence
-// is synthesised in one synchronous call; the samples it yields time the sentence, and the engine's
-// word events (with their sample positions) time the pieces of a long sentence. The audio is encoded
-// to MP3 on worker threads in segments of about half a minute while the next sentences are spoken.
+// espeak-ng (Debian libespeak-ng1) through its C API with bun:ffi, for the languages flite lacks. It
+// runs in a speech worker process (lib/tts/worker.ts), never in the service's own: espeak-ng 1.51
+// overflows its stack on some inputs (a run of 85 "x." pairs) and takes its process down. Each run of
+// pieces is synthesised in one synchronous call; the engine's word events (with their sample
+// positions) time the pieces.
 import { dlopen, FFIType, JSCallback, read, toArrayBuffer, type Pointer } from "bun:ffi"
 import { HttpError, badRequest } from "../http-error.ts"
-import { DECODER_DELAY, type Mp3Encoder } from "./encoder.ts"
-import type { Cue, TtsEngine } from "./engine.ts"
-import { mp3Info } from "./mp3.ts"
+import type { Mp3Encoder } from "./encoder.ts"
+import type { TtsEngine } from "./engine.ts"
+import { pcmEngine, type PcmVoice, type SpokenRun } from "./pcm.ts"
+import { espeakVoice } from "./lang.ts"
 import type { Voice } from "./voice.ts"
-
 const AUDIO_OUTPUT_SYNCHRONOUS = 2
 const INITIALIZE_DONT_EXIT = 0x8000
 const CHARS_UTF8 = 1
@@ -17,8 +18,6 @@ const EVENT_LIST_TERMINATED = 0
 const EVENT_WORD = 1
 const EVENT_SIZE = 40 // sizeof(espeak_EVENT) on 64-bit: 6 ints, a pointer, an 8-byte union
 const PARAM = { rate: 1, volume: 2, pitch: 3 }
-/** Samples per MP3 segment handed to the encoder: about 30 s. */
-const SEGMENT_SAMPLES = 30 * 22050
 
 interface Spoken {
   chunks: Int16Array[]
@@ -28,7 +27,8 @@ interface Spoken {
 }
 
 /** The loaded library: one per process, as espeak-ng keeps its state in globals. */
-class Espeak {
+class Espeak implements PcmVoice {
+  readonly name = "espeak"
   private sink: Spoken = { chunks: [], samples: 0, words: [] }
   private voiceKey = ""
   private readonly lib
@@ -69,9 +69,9 @@ class Espeak {
   select(voice: Voice): void {
     const key = JSON.stringify([voice.lang, voice.rate, voice.pitch, voice.volume])
     if (key === this.voiceKey) return
-    const names = [voice.lang.toLowerCase(), voice.lang.toLowerCase().split("-")[0]!]
-    if (!names.some((name) => this.lib.symbols.espeak_SetVoiceByName(Buffer.from(`${name}\0`)) === 0)) {
-      throw badRequest(`espeak-ng has no voice for the language "${voice.lang}"`, "unknown_language")
+    const name = espeakVoice(voice.lang)
+    if (!name || this.lib.symbols.espeak_SetVoiceByName(Buffer.from(`${name}\0`)) !== 0) {
+      throw badRequest(`no offline voice speaks the language "${voice.lang}"`, "unsupported_language")
     }
     const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.round(n)))
     this.lib.symbols.espeak_SetParameter(PARAM.rate, clamp(175 * (1 + voice.rate / 100), 80, 450), 0)
@@ -80,13 +80,19 @@ class Espeak {
     this.voiceKey = key
   }
 
-  /** Speaks one sentence synchronously. */
-  speak(text: string): Spoken {
+  /** Speaks one text synchronously. */
+  private synth(text: string): Spoken {
     this.sink = { chunks: [], samples: 0, words: [] }
     const bytes = Buffer.from(`${text}\0`)
     const status = this.lib.symbols.espeak_Synth(bytes, bytes.length, 0, 0, 0, CHARS_UTF8 | ENDPAUSE, null, null)
     if (status !== 0) throw new Error(`espeak_Synth failed with status ${status}`)
     return this.sink
+  }
+
+  speak(pieces: readonly string[], voice: Voice): SpokenRun {
+    this.select(voice)
+    const spoken = this.synth(pieces.join(" "))
+    return { chunks: spoken.chunks, samples: spoken.samples, starts: pieceStarts(pieces, spoken) }
   }
 }
 
@@ -110,48 +116,7 @@ function pieceStarts(pieces: readonly string[], spoken: Spoken): number[] {
   })
 }
 
-const concat = <T extends Int16Array | Uint8Array>(parts: T[], make: (n: number) => T): T => {
-  const out = make(parts.reduce((n, p) => n + p.length, 0))
-  parts.reduce((at, p) => (out.set(p, at), at + p.length), 0)
-  return out
-}
-
+/** espeak-ng for every language it has. */
 export function espeakEngine(encoder: Mp3Encoder): TtsEngine {
-  return {
-    name: "espeak",
-    async synthesize(sentences, voice) {
-      const engine = espeak()
-      const segments: Promise<Uint8Array>[] = []
-      const placed: { segment: number; start: number; end: number; text: string }[] = []
-      let chunks: Int16Array[] = []
-      let filled = 0
-      let lastYield = performance.now()
-      const flush = () => {
-        segments.push(encoder.encode(concat(chunks, (n) => new Int16Array(n)), engine.sampleRate))
-        chunks = []
-        filled = 0
-      }
-      for (const pieces of sentences) {
-        engine.select(voice)
-        const spoken = engine.speak(pieces.join(" "))
-        const starts = pieceStarts(pieces, spoken)
-        pieces.forEach((text, k) => placed.push({ segment: segments.length, start: filled + starts[k]!, end: filled + (starts[k + 1] ?? spoken.samples), text }))
-        chunks.push(...spoken.chunks)
-        filled += spoken.samples
-        if (filled >= SEGMENT_SAMPLES) flush()
-        if (segments.length > encoder.threads * 2) await segments[segments.length - encoder.threads * 2 - 1]
-        if (performance.now() - lastYield > 10) {
-          await new Promise((resolve) => setImmediate(resolve))
-          lastYield = performance.now()
-        }
-      }
-      if (filled > 0 || segments.length === 0) flush()
-      const mp3s = await Promise.all(segments)
-      const offsets = [0] // where each segment starts in the decoded audio
-      for (const mp3 of mp3s) offsets.push(offsets.at(-1)! + mp3Info(mp3).samples)
-      const at = (segment: number, sample: number) => (offsets[segment]! + DECODER_DELAY + sample) / engine.sampleRate
-      const cues: Cue[] = placed.map((p) => ({ start: at(p.segment, p.start), end: at(p.segment, p.end), text: p.text }))
-      return { engine: "espeak", mp3: concat(mp3s, (n) => new Uint8Array(n)), cues }
-    },
-  }
+  return pcmEngine(espeak, encoder)
 }

@@ -1,23 +1,36 @@
-// What POST /api/synthesize does: the text read as a document, planned as sentences and cue pieces,
-// spoken by the engine (a bounded number at a time), and returned as MP3 and WebVTT.
+// What POST /api/synthesize does: the text read as a document and planned as sentences and cue
+// pieces (in a worker process), spoken by the engine (a bounded number at a time; offline engines in
+// worker processes too), and returned as MP3 and WebVTT. The service's own process only moves bytes:
+// a crash, a hang or a memory blow-up of parsing or synthesis ends one worker, never the service.
 import { badRequest } from "../http-error.ts"
 import type { EngineChoice, TtsEngine } from "./engine.ts"
-import { Limiter } from "./limiter.ts"
-import { planSpeech } from "./sentences.ts"
-import { voiceOf } from "./voice.ts"
+import { BusyError, Limiter } from "./limiter.ts"
+import { WorkerPool } from "./pool.ts"
+import type { Plan } from "./prepare.ts"
 import { writeVtt } from "./vtt.ts"
+
+// In a compiled binary a worker process is the binary itself, started with HM_TTS_WORKER=1 (see
+// workerCommand in pool.ts): it becomes a worker here, before the service would start.
+if (process.env.HM_TTS_WORKER === "1") await (await import("./worker.ts")).serve()
 
 export interface TtsConfig {
   engine: EngineChoice
-  /** Longest accepted `text`, in characters. */
+  /** Longest accepted `text`, in characters (code points). */
   maxChars: number
-  /** Syntheses running at once; four times as many may wait. */
+  /** Syntheses running at once (and worker processes); four times as many may wait. */
   concurrency: number
   /** The Edge voice used when the front matter names none. */
   voice: string
   /** Longest wait for the next message of the Edge service. */
   edgeTimeoutMs: number
+  /** Deadline of one offline synthesis: this many ms, plus `timeoutMsPerChar` per character. */
+  timeoutMs?: number
+  timeoutMsPerChar?: number
+  /** Address-space cap of each worker process, in MiB. */
+  workerMemoryMb?: number
 }
+
+export const TTS_DEFAULTS = { timeoutMs: 30_000, timeoutMsPerChar: 4, workerMemoryMb: 4096, prepareTimeoutMs: 20_000 }
 
 export interface Spoken {
   engine: string
@@ -25,32 +38,81 @@ export interface Spoken {
   vtt: string
 }
 
+/** A synthesis refused because too many are running and waiting. */
+export interface Busy {
+  busy: string
+  retryAfter: number
+}
+
+/** Characters as a person counts them: code points, not UTF-16 units. */
+export function codePoints(text: string): number {
+  let pairs = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        pairs++
+        i++
+      }
+    }
+  }
+  return text.length - pairs
+}
+
 export class Speaker {
   private readonly limiter: Limiter
-  private engine: Promise<TtsEngine> | undefined
+  private engine: TtsEngine | undefined
+  readonly pool: WorkerPool
 
   constructor(
     readonly config: TtsConfig,
     engine?: TtsEngine,
   ) {
     this.limiter = new Limiter(config.concurrency, config.concurrency * 4)
-    this.engine = engine && Promise.resolve(engine)
+    this.pool = new WorkerPool({ size: config.concurrency, memoryMb: config.workerMemoryMb ?? TTS_DEFAULTS.workerMemoryMb })
+    this.engine = engine
   }
+
+  private deadline = (chars: number) => (this.config.timeoutMs ?? TTS_DEFAULTS.timeoutMs) + chars * (this.config.timeoutMsPerChar ?? TTS_DEFAULTS.timeoutMsPerChar)
 
   /** The engines are loaded on the first synthesis, so a service that never speaks does not hold them. */
-  private loadEngine(): Promise<TtsEngine> {
-    return (this.engine ??= import("./engine.ts").then((m) => m.engineFor(this.config.engine, this.config.edgeTimeoutMs)))
+  private async loadEngine(): Promise<TtsEngine> {
+    return (this.engine ??= (await import("./engine.ts")).engineFor(this.config.engine, this.config.edgeTimeoutMs, this.pool, this.deadline))
   }
 
-  async speak(text: string): Promise<Spoken> {
-    if (text.length > this.config.maxChars) throw badRequest(`text has ${text.length} characters; the limit is ${this.config.maxChars}`, "text_too_long")
-    const { readDocument } = await import("./markdown.ts")
-    const document = readDocument(text)
-    const voice = voiceOf(document.attributes, this.config.voice)
-    const sentences = planSpeech(document.blocks)
-    if (sentences.length === 0) throw badRequest("text has nothing to read aloud (it is empty, or only code and HTML)", "empty_text")
-    const engine = await this.loadEngine()
-    const speech = await this.limiter.run(() => engine.synthesize(sentences, voice))
-    return { engine: speech.engine, mp3: speech.mp3, vtt: writeVtt(speech.cues) }
+  /** The reading plan, made in a worker process (parsing is bounded, but stays off the event loop). */
+  async plan(text: string): Promise<Plan> {
+    const { header } = await this.pool.run({ op: "prepare", text, defaultVoice: this.config.voice }, TTS_DEFAULTS.prepareTimeoutMs)
+    return header.plan as Plan
+  }
+
+  async speak(text: string): Promise<Spoken | Busy> {
+    const length = codePoints(text)
+    if (length > this.config.maxChars) throw badRequest(`text has ${length} characters; the limit is ${this.config.maxChars}`, "text_too_long")
+    try {
+      return await this.limiter.run(async () => {
+        const plan = await this.plan(text)
+        if (plan.sentences.length === 0) throw badRequest("text has nothing to read aloud (it is empty, or only code)", "empty_text")
+        const engine = await this.loadEngine()
+        const speech = await engine.synthesize(
+          plan.sentences.map((s) => s.map((p) => p.spoken)),
+          plan.voice,
+        )
+        // cues show the text as written; the engine said its spoken form
+        const written = plan.sentences.flat()
+        const cues = speech.cues.map((cue, i) => ({ ...cue, text: speech.cues.length === written.length ? written[i]!.text : cue.text }))
+        return { engine: speech.engine, mp3: speech.mp3, vtt: writeVtt(cues) }
+      })
+    } catch (err) {
+      if (err instanceof BusyError) return { busy: err.message, retryAfter: err.retryAfter }
+      throw err
+    }
+  }
+
+  close(): void {
+    this.pool.close()
   }
 }
+
+

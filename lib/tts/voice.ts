@@ -1,5 +1,6 @@
 // How a text is spoken: the voice and prosody keys of its front matter over the service defaults.
 import { badRequest } from "../http-error.ts"
+import { canonicalTag } from "./lang.ts"
 
 export interface Voice {
   /** An Edge voice short name, e.g. "en-US-EmmaMultilingualNeural". */
@@ -16,7 +17,7 @@ export interface Voice {
 
 const VOICE_NAME = /^([a-z]{2,3})-([A-Z]{2,})-(\w+Neural)$/
 export const isVoiceName = (name: string) => VOICE_NAME.test(name)
-const LANG = /^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/
+const LANG = /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})*$/
 
 const PROSODY = {
   rate: { unit: "%", min: -50, max: 100, example: "+10% or -20%" },
@@ -38,14 +39,17 @@ export function voiceLocale(voice: string): string {
   return m ? `${m[1]}-${m[2]}` : "en-US"
 }
 
-/** The Voice for a document: recognised front matter keys checked; other keys are ignored. */
-export function voiceOf(attributes: Record<string, unknown>, defaultVoice: string): Voice {
+/**
+ * The Voice for a document: recognised front matter keys checked; other keys are ignored. The
+ * language is `lang`, else the `voice` key's locale, else `detected`, else the default voice's locale.
+ */
+export function voiceOf(attributes: Record<string, unknown>, defaultVoice: string, detected?: string): Voice {
   const { voice = defaultVoice, lang, rate, pitch, volume } = attributes
   if (typeof voice !== "string" || !isVoiceName(voice)) throw badRequest(`front matter voice must be an Edge voice name such as "en-US-AriaNeural", got ${JSON.stringify(voice)}`, "invalid_front_matter")
   if (lang !== undefined && (typeof lang !== "string" || !LANG.test(lang))) throw badRequest(`front matter lang must be a language tag such as "en-GB" or "de", got ${JSON.stringify(lang)}`, "invalid_front_matter")
   return {
     voice,
-    lang: (lang as string | undefined) ?? voiceLocale(voice),
+    lang: canonicalTag((lang as string | undefined) ?? (attributes.voice === undefined && detected ? detected : voiceLocale(voice))),
     rate: rate === undefined ? 0 : prosody("rate", rate),
     pitch: pitch === undefined ? 0 : prosody("pitch", pitch),
     volume: volume === undefined ? 0 : prosody("volume", volume),

@@ -89,7 +89,7 @@ test("rate changes the speech itself; a language espeak-ng lacks is a 400", asyn
   const missing = await engine.synthesize(sentence, voiceOf({ lang: "xx-YY" }, "en-US-EmmaMultilingualNeural")).catch((err) => err)
   expect(missing).toBeInstanceOf(HttpError)
   expect(missing.status).toBe(400)
-  expect(missing.message).toContain('no voice for the language "xx-YY"')
+  expect(missing.message).toContain('no offline voice speaks the language "xx-YY"')
 }, 60_000)
 
 test("syntheses running at once interleave sentence by sentence without mixing voices or audio", async () => {

@@ -1,0 +1,64 @@
+// A speech worker process: the service's pool (lib/tts/pool.ts) starts a few of these, and all the
+// work that could crash, hang or balloon happens here, never in the service's own process: Markdown
+// parsing and normalisation ("prepare") and native synthesis with flite or espeak-ng plus MP3
+// encoding ("speak"). Requests and replies are frames (lib/tts/protocol.ts) on stdin and stdout, one
+// request at a time. When this process dies (espeak-ng's stack smashing, the memory cap), the pool
+// answers that one request with 502 `tts_engine_crashed` and starts another.
+import { HttpError } from "../http-error.ts"
+import { Mp3Encoder } from "./encoder.ts"
+import type { TtsEngine } from "./engine.ts"
+import { offlineEngine, type OfflineChoice } from "./offline.ts"
+import { prepare } from "./prepare.ts"
+import { encodeFrame, FrameReader } from "./protocol.ts"
+import type { Voice } from "./voice.ts"
+
+export type WorkerRequest =
+  | { op: "prepare"; text: string; defaultVoice: string }
+  | { op: "speak"; sentences: string[][]; voice: Voice; engine: OfflineChoice }
+  | { op: "ping" }
+
+export type WorkerReply = { ok: true; [key: string]: unknown } | { ok: false; status: number; code: string; message: string }
+
+let encoder: Mp3Encoder | undefined
+const engines = new Map<OfflineChoice, TtsEngine>()
+
+async function handle(request: WorkerRequest): Promise<{ header: WorkerReply; payload?: Uint8Array }> {
+  switch (request.op) {
+    case "ping":
+      return { header: { ok: true } }
+    case "prepare":
+      return { header: { ok: true, plan: prepare(request.text, request.defaultVoice) } }
+    case "speak": {
+      encoder ??= new Mp3Encoder()
+      const engine = engines.get(request.engine) ?? engines.set(request.engine, offlineEngine(request.engine, encoder)).get(request.engine)!
+      const speech = await engine.synthesize(request.sentences, request.voice)
+      return { header: { ok: true, engine: speech.engine, cues: speech.cues.map((c) => [c.start, c.end]) }, payload: speech.mp3 }
+    }
+  }
+}
+
+export async function serve(): Promise<never> {
+  // stdout carries frames only: whatever a library prints goes to stderr.
+  console.log = console.info = console.debug = console.error
+  const out = Bun.stdout.writer()
+  const reader = new FrameReader()
+  for await (const chunk of Bun.stdin.stream()) {
+    for (const frame of reader.push(chunk)) {
+      const { id } = frame.header as { id: number }
+      let reply: { header: WorkerReply; payload?: Uint8Array }
+      try {
+        reply = await handle(frame.header as WorkerRequest)
+      } catch (err) {
+        reply =
+          err instanceof HttpError
+            ? { header: { ok: false, status: err.status, code: err.code, message: err.message } }
+            : { header: { ok: false, status: 500, code: "tts_failed", message: `speech failed: ${err instanceof Error ? err.message : String(err)}` } }
+      }
+      out.write(encodeFrame({ id, ...reply.header }, reply.payload))
+      await out.flush()
+    }
+  }
+  process.exit(0) // stdin closed: the service is gone
+}
+
+if (import.meta.main) await serve()
