@@ -1,7 +1,7 @@
 // The host API against a real private engine, through the real service process.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { parseDockerHost, type Engine } from "../../lib/engine.ts"
-import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
+import { cleanup, engineHost, insideChroot, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 import { collect, sseMessages } from "../support/sse.ts"
 import { terminal } from "../support/terminal.ts"
@@ -102,14 +102,26 @@ test("the shell runs a command over a real WebSocket, resizes, and ends with the
   await Bun.sleep(100)
   s.type("stty size\n")
   expect((await s.waitFor(/\b45 123\b/))?.[0]).toBe("45 123")
-  // Ctrl-P Ctrl-Q, the engine's default detach keys, reach the shell's line editor (it recalls
-  // history; Ctrl-C drops the line): typed at the prompt, where the editor has the terminal.
-  await s.prompt()
-  s.type("\x10\x11\x03echo still-$((2*3))\n")
-  expect((await s.waitFor(/still-6/))?.[0]).toBe("still-6")
   s.type("exit 7\n")
   const close = await s.closed
   expect([close.code, close.reason]).toEqual([1000, "exit 7"])
+})
+
+// Inside a chroot (a test root made with debootstrap), the engine's exec runs in the mount
+// namespace's real root, outside both the chroot and the container: the shell is then the
+// machine's own /bin/sh (dash, no line editor), not the container's.
+test.skipIf(insideChroot())("the container's line editor gets Ctrl-P Ctrl-Q, the engine's default detach keys, and keeps the session", async () => {
+  const id = await runContainer(engine, "hm-host-shell-keys", IDLE)
+  const s = await shell(id)
+  await s.prompt()
+  s.type("echo first\n")
+  await s.waitFor(/\nfirst/)
+  // Typed at the prompt, where the editor has the terminal: Ctrl-P recalls the line, Ctrl-C drops it.
+  await s.prompt()
+  s.type("\x10\x11\x03echo still-$((2*3))\n")
+  expect((await s.waitFor(/still-6/))[0]).toBe("still-6")
+  s.type("exit\n")
+  expect((await s.closed).code).toBe(1000)
 })
 
 test("the shell carries a flood of output and a long paste intact", async () => {

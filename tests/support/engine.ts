@@ -1,4 +1,5 @@
 // The private engines that scripts/test.sh starts for the integration tests.
+import { statSync } from "node:fs"
 import { dockerEngine, type Engine } from "../../lib/engine.ts"
 
 /** Every resource a test creates carries this label; cleanup goes by it. */
@@ -12,6 +13,16 @@ export function engineHost(which: "a" | "b" = "a"): string {
 
 export function realEngine(which: "a" | "b" = "a"): Engine {
   return dockerEngine(engineHost(which))
+}
+
+/** True inside a chroot: the root directory is not the root of PID 1's. */
+export function insideChroot(): boolean {
+  const inode = (path: string) => statSync(path).ino + ":" + statSync(path).dev
+  try {
+    return inode("/") !== inode("/proc/1/root/.")
+  } catch {
+    return false
+  }
 }
 
 export const testImage = () => process.env.TEST_IMAGE ?? "svc-test/busybox:latest"

@@ -17,7 +17,7 @@ export async function terminal(url: string) {
     if (!m) throw new Error(`${re} did not appear; the screen ends with:\n${JSON.stringify(output.slice(-600))}`)
     return m
   }
-  /** Waits for the shell's prompt at the end of the output. */
-  const prompt = () => waitFor(/[#$] $/)
+  /** Waits for the shell's prompt at the end of the output (a line editor may follow it with control sequences). */
+  const prompt = () => waitFor(/[#$] (\x1b\[[\d;]*[A-Za-z]|\r)*$/)
   return { ws, type, waitFor, prompt, closed, output: () => output }
 }
