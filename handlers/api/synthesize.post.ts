@@ -1,6 +1,7 @@
 import * as v from "valibot"
 import { defineHandler } from "../../lib/handler.ts"
 import { errorResponse } from "../../lib/http-error.ts"
+import { speechResponse } from "../../lib/tts/speaker.ts"
 
 export const body = v.object({ text: v.string("text must be a string (plain text or Markdown)") })
 export const detail = {
@@ -9,9 +10,8 @@ export const detail = {
   tags: ["tts"],
 }
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, set }) => {
+export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx }) => {
   const spoken = await ctx.tts.speak(body.text)
   if ("busy" in spoken) return errorResponse(503, "tts_busy", spoken.busy, { "retry-after": String(spoken.retryAfter) })
-  set.headers["x-tts-engine"] = spoken.engine
-  return { audio_base64: Buffer.from(spoken.mp3).toString("base64"), vtt: spoken.vtt }
+  return speechResponse(spoken)
 })

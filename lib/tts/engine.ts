@@ -17,6 +17,8 @@ export interface Speech {
   /** The engine that spoke ("flite", "espeak", "edge"). */
   engine: string
   mp3: Uint8Array
+  /** The MP3 as base64 (ASCII bytes), when the engine made it already (the worker processes do). */
+  base64?: Uint8Array
   /** One cue per piece, in order, times measured on the audio itself. */
   cues: Cue[]
 }
@@ -64,7 +66,8 @@ export function pooledEngine(pool: WorkerPool, choice: OfflineChoice, deadlineMs
       const chars = pieces.reduce((n, p) => n + p.length + 1, 0)
       const { header, payload } = await pool.run({ op: "speak", sentences: sentences.map((s) => [...s]), voice, engine: choice }, deadlineMs(chars))
       const times = header.cues as [number, number][]
-      return { engine: String(header.engine), mp3: payload, cues: times.map(([start, end], i) => ({ start, end, text: pieces[i] ?? "" })) }
+      // the payload is the MP3 in base64: the service never holds the audio as a string
+      return { engine: String(header.engine), mp3: new Uint8Array(0), base64: payload, cues: times.map(([start, end], i) => ({ start, end, text: pieces[i] ?? "" })) }
     },
   }
 }

@@ -2,7 +2,6 @@
 // detected from the text, else the default voice's locale), and which offline voice speaks it:
 // flite's cmu_us_slt for English, espeak-ng's voices for the rest. Tags are taken the way people write
 // them (`zh`, `zh-CN`, `pt-BR`, `EN_us`); a language no offline voice speaks is a 400 naming it.
-import { detect } from "tinyld"
 import { badRequest } from "../http-error.ts"
 
 /** espeak-ng 1.51's voices (Debian), from `espeak-ng --voices`. */
@@ -55,30 +54,3 @@ export function checkSpoken(tag: string): void {
   if (!espeakVoice(tag)) throw badRequest(`no offline voice speaks the language "${tag}"; languages spoken: English (flite), and espeak-ng's (de, fr, es, zh, ja, ar, pt-BR, ...)`, "unsupported_language")
 }
 
-/** Letters of the scripts that name their language outright. */
-const SCRIPTS: [RegExp, string][] = [
-  [/[\u3040-\u30ff]/u, "ja"], // kana: Japanese, even among kanji
-  [/[\uac00-\ud7af]/u, "ko"],
-  [/\p{Script=Han}/u, "zh"],
-  [/\p{Script=Arabic}/u, "ar"],
-  [/\p{Script=Hebrew}/u, "he"],
-  [/\p{Script=Thai}/u, "th"],
-  [/\p{Script=Greek}/u, "el"],
-]
-
-/**
- * The language of a text, or undefined when it cannot be told (too short, or mixed). The scripts
- * that name one language decide first; Latin and Cyrillic text goes to tinyld (pure JS, ~600 kB,
- * chosen over eld for needing no data files at run time), which needs a dozen letters to be sure.
- */
-export function detectLanguage(text: string): string | undefined {
-  const sample = text.slice(0, 4000)
-  const letters = sample.match(/\p{L}/gu)?.length ?? 0
-  if (letters === 0) return undefined
-  for (const [script, lang] of SCRIPTS) {
-    const n = sample.match(new RegExp(script.source, "gu"))?.length ?? 0
-    if (n > 0 && (lang === "ja" || n / letters > 0.3)) return lang
-  }
-  if (letters < 12) return undefined
-  return detect(sample) || undefined
-}

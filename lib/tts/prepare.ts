@@ -5,7 +5,8 @@
 // engine should say for it (normalised: numbers, dates, URLs, ...), while the cue keeps what was
 // written.
 import { badRequest } from "../http-error.ts"
-import { checkSpoken, detectLanguage, primary } from "./lang.ts"
+import { detectLanguage } from "./detect.ts"
+import { checkSpoken, primary } from "./lang.ts"
 import { readDocument } from "./markdown.ts"
 import { normalize } from "./normalize.ts"
 import { planSpeech } from "./sentences.ts"

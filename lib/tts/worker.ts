@@ -32,12 +32,24 @@ async function handle(request: WorkerRequest): Promise<{ header: WorkerReply; pa
       encoder ??= new Mp3Encoder()
       const engine = engines.get(request.engine) ?? engines.set(request.engine, offlineEngine(request.engine, encoder)).get(request.engine)!
       const speech = await engine.synthesize(request.sentences, request.voice)
-      return { header: { ok: true, engine: speech.engine, cues: speech.cues.map((c) => [c.start, c.end]) }, payload: speech.mp3 }
+      const base64 = Buffer.from(Buffer.from(speech.mp3.buffer, speech.mp3.byteOffset, speech.mp3.length).toString("base64"), "latin1")
+      return { header: { ok: true, engine: speech.engine, cues: speech.cues.map((c) => [c.start, c.end]) }, payload: base64 }
     }
   }
 }
 
+/** Dies with the service: Linux's parent-death signal (prctl PR_SET_PDEATHSIG, SIGKILL), best effort. */
+async function dieWithParent(): Promise<void> {
+  try {
+    const { dlopen, FFIType } = await import("bun:ffi")
+    const libc = dlopen("libc.so.6", { prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 } })
+    libc.symbols.prctl(1, 9, 0, 0, 0)
+  } catch {}
+  if (process.ppid === 1) process.exit(0)
+}
+
 export async function serve(): Promise<never> {
+  await dieWithParent()
   // stdout carries frames only: whatever a library prints goes to stderr.
   console.log = console.info = console.debug = console.error
   const out = Bun.stdout.writer()
