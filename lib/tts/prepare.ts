@@ -25,9 +25,9 @@ export interface Plan {
   sentences: Piece[][]
 }
 
-export function prepare(text: string, defaultVoice: string): Plan {
+export async function prepare(text: string, defaultVoice: string): Promise<Plan> {
   const document = readDocument(text)
-  const detected = document.attributes.lang === undefined && document.attributes.voice === undefined ? detectLanguage(document.blocks.join("\n")) : undefined
+  const detected = document.attributes.lang === undefined && document.attributes.voice === undefined ? await detectLanguage(document.blocks.join("\n")) : undefined
   const voice = voiceOf(document.attributes, defaultVoice, detected)
   checkSpoken(voice.lang)
   const lang = primary(voice.lang)

@@ -8,6 +8,7 @@ import { HttpError } from "../http-error.ts"
 import { Mp3Encoder } from "./encoder.ts"
 import type { TtsEngine } from "./engine.ts"
 import { offlineEngine, type OfflineChoice } from "./offline.ts"
+import { loadDetector } from "./detect.ts"
 import { prepare } from "./prepare.ts"
 import { encodeFrame, FrameReader } from "./protocol.ts"
 import type { Voice } from "./voice.ts"
@@ -27,7 +28,7 @@ async function handle(request: WorkerRequest): Promise<{ header: WorkerReply; pa
     case "ping":
       return { header: { ok: true } }
     case "prepare":
-      return { header: { ok: true, plan: prepare(request.text, request.defaultVoice) } }
+      return { header: { ok: true, plan: await prepare(request.text, request.defaultVoice) } }
     case "speak": {
       encoder ??= new Mp3Encoder()
       const engine = engines.get(request.engine) ?? engines.set(request.engine, offlineEngine(request.engine, encoder)).get(request.engine)!
@@ -50,6 +51,7 @@ async function dieWithParent(): Promise<void> {
 
 export async function serve(): Promise<never> {
   await dieWithParent()
+  void loadDetector()
   // stdout carries frames only: whatever a library prints goes to stderr.
   console.log = console.info = console.debug = console.error
   const out = Bun.stdout.writer()

@@ -8,7 +8,11 @@ import { testApp, type TestApp } from "../../support/app.ts"
 import { parseVtt } from "../../support/webvtt.ts"
 
 let t: TestApp
-afterEach(() => t.close())
+afterEach(() => {
+  t.close()
+  speaker?.close()
+})
+let speaker: Speaker | undefined
 
 const MP3 = new Uint8Array([0xff, 0xf3, 0x60, 0xc4, 1, 2, 3])
 
@@ -28,7 +32,8 @@ function fakeEngine(fail?: HttpError) {
 
 async function app(env: Record<string, string> = {}, fail?: HttpError) {
   const fake = fakeEngine(fail)
-  t = await testApp({ tts: new Speaker(loadConfig(env).tts, fake.engine) }, env)
+  speaker = new Speaker(loadConfig(env).tts, fake.engine)
+  t = await testApp({ tts: speaker }, env)
   return fake
 }
 
@@ -51,14 +56,14 @@ test("Markdown with front matter: MP3 as base64, WebVTT cues, the engine named i
   expect(calls).toEqual([
     { sentences: [["Tides."], ["High water."], ["At noon & after."]], voice: { voice: "en-GB-SoniaNeural", lang: "en-GB", rate: -10, pitch: 0, volume: 0 } },
   ])
-})
+}, 60_000)
 
 test("plain text is read as it is, with the configured default voice", async () => {
   const { calls } = await app({ SVC_TTS_VOICE: "fr-FR-DeniseNeural" })
   const res = await t.call("POST", "/api/synthesize", { text: "Bonjour. Ça va?" })
   expect(res.status).toBe(200)
   expect(calls[0]).toEqual({ sentences: [["Bonjour."], ["Ça va?"]], voice: { voice: "fr-FR-DeniseNeural", lang: "fr-FR", rate: 0, pitch: 0, volume: 0 } })
-})
+}, 60_000)
 
 test("missing, non-string, empty and oversized text, and bad front matter, are 400s that say why", async () => {
   const { calls } = await app({ SVC_TTS_MAX_CHARS: "100" })
@@ -80,11 +85,11 @@ test("missing, non-string, empty and oversized text, and bad front matter, are 4
     expect(error.message).toContain(message)
   }
   expect(calls).toEqual([])
-})
+}, 60_000)
 
 test("an engine failure keeps its status: the online engine asked for explicitly is a 502", async () => {
   await app({}, new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms"))
   const res = await t.call("POST", "/api/synthesize", { text: "Hello." })
   expect(res.status).toBe(502)
   expect(await res.json()).toEqual({ error: { code: "tts_engine_failed", message: "the Edge voice service failed: no answer within 5000 ms" } })
-})
+}, 60_000)

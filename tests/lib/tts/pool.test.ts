@@ -46,7 +46,7 @@ test("workers run with their address space capped", async () => {
   } finally {
     capped.close()
   }
-})
+}, 60_000)
 
 test("a worker whose cap is too small to start fails its request cleanly", async () => {
   const starved = new WorkerPool({ size: 1, memoryMb: 8 })
@@ -57,7 +57,7 @@ test("a worker whose cap is too small to start fails its request cleanly", async
   } finally {
     starved.close()
   }
-})
+}, 60_000)
 
 test("a request beyond the running and waiting ones is refused at once, with a Retry-After", async () => {
   const speaker = new Speaker({ engine: "espeak", maxChars: 50_000, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })
@@ -67,7 +67,7 @@ test("a request beyond the running and waiting ones is refused at once, with a R
     const busy = results.filter((r) => "busy" in r)
     expect(busy.length).toBe(2) // one running, four waiting
     for (const b of busy) expect((b as { retryAfter: number }).retryAfter).toBeGreaterThanOrEqual(1)
-    expect(results.filter((r) => "mp3" in r).length).toBe(5)
+    expect(results.filter((r) => "base64" in r).length).toBe(5)
   } finally {
     speaker.close()
   }
