@@ -28,6 +28,29 @@ export interface ComposeRunner {
   flavour(): Promise<ComposeFlavour>
   /** Runs `compose <global flags> <args>`; `action` names the event (`<action>.output`). */
   run(project: ComposeProject, args: string[], action: string): Promise<ComposeResult>
+  /**
+   * Compose's resolved model of a candidate: `config` on `candidate.file` and `candidate.envFile`
+   * with `--project-directory project.dir` (relative paths resolve there, as they will on deploy,
+   * whether the folder exists yet or not), in `candidate.cwd`. Every profile is enabled (v2), so the
+   * model holds every service the file declares. stdout is returned as printed (JSON with v2, YAML
+   * with v1) and published nowhere: it holds the environment in the clear.
+   */
+  config(project: ComposeProject, candidate: ComposeCandidate): Promise<ComposeConfigResult>
+}
+
+export interface ComposeCandidate {
+  /** The compose file to resolve (absolute). */
+  file: string
+  /** The .env file rendered for this flavour (absolute). */
+  envFile: string
+  /** The working directory compose runs in (v1 resolves a bound volume's relative `device` against it). */
+  cwd: string
+}
+
+export interface ComposeConfigResult extends ComposeResult {
+  flavour: ComposeFlavour
+  /** The model as compose printed it (secrets in the clear: parse it, never log or return it). */
+  stdout: string
 }
 
 export const COMPOSE_FILE = "compose.yaml"
@@ -55,8 +78,8 @@ async function exitCode(cmd: string[], env: Record<string, string>): Promise<num
   }
 }
 
-export function globalArgs(project: ComposeProject): string[] {
-  return ["--ansi", "never", "-p", project.name, "-f", join(project.dir, COMPOSE_FILE), "--project-directory", project.dir, "--env-file", join(project.dir, ENV_FILE)]
+export function globalArgs(project: ComposeProject, files = { file: join(project.dir, COMPOSE_FILE), envFile: join(project.dir, ENV_FILE) }): string[] {
+  return ["--ansi", "never", "-p", project.name, "-f", files.file, "--project-directory", project.dir, "--env-file", files.envFile]
 }
 
 async function eachLine(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<void> {
@@ -105,6 +128,24 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode }: Compo
       })
       await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
       return { code: await proc.exited, output: lines.join("\n") }
+    },
+    async config(project, candidate) {
+      const { cmd, flavour } = await cli()
+      const path = Bun.which(cmd[0]!, { PATH: base.PATH ?? "" })
+      if (!path) throw new HttpError(500, "compose_missing", `the compose CLI (${cmd[0]}) is not installed`)
+      const args = flavour === "v2" ? ["--profile", "*", "config", "--format", "json"] : ["config"]
+      const proc = Bun.spawn([path, ...cmd.slice(1), ...globalArgs(project, candidate), ...args], {
+        cwd: candidate.cwd,
+        env: { ...envRecord(project.env), ...base },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      })
+      const secrets = secretValues(project.env)
+      const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+      const output = redact(stderr.trim(), secrets)
+      if (output) events.publish({ type: "stack", action: "config.output", name: project.name, message: output })
+      return { flavour, code: await proc.exited, stdout, output }
     },
   }
 }

@@ -6,13 +6,11 @@
 // undone there; what cannot be undone is named in an error event. The source is only ever read.
 import { STACK_LABEL } from "./containers.ts"
 import type { Ctx } from "./context.ts"
-import { envRecord } from "./env.ts"
 import { failure } from "./cluster.ts"
 import { conflict, HttpError } from "./http-error.ts"
 import { COPY_DEFAULTS, plan, type CopyFlags, type Plan, type SideFacts } from "./planner.ts"
-import { exportStack, importStack, type StackExport } from "./stack-export.ts"
+import { exportModel, exportStack, importStack, type StackExport } from "./stack-export.ts"
 import { stackName } from "./stack-name.ts"
-import { parseCompose } from "./stacks.ts"
 import { importVolume, openVolume, type ImportResult, type VolumeArchive } from "./volume-transfer.ts"
 
 export interface Inventory extends SideFacts {
@@ -156,9 +154,8 @@ export async function copyStack(ctx: Ctx, name: string, req: CopyRequest): Promi
   const [src, dst] = await Promise.all([sideOf(ctx, req.from), sideOf(ctx, req.to)])
   const [doc, srcInv, dstInv] = await Promise.all([src.exportStack(source), src.inventory(), dst.inventory()])
   const thePlan = plan({
-    compose: parseCompose(doc.compose),
-    env: envRecord(doc.env),
-    source: { name: source, projectDir: doc.dir, volumes: srcInv.volumes, images: srcInv.images },
+    model: exportModel(doc),
+    source: { name: source, volumes: srcInv.volumes, images: srcInv.images },
     target: { name: target, stacks: dstInv.stacks, volumes: dstInv.volumes, ports: dstInv.ports, images: dstInv.images },
     sameServer: srcInv.server_id === dstInv.server_id,
     flags,

@@ -1,8 +1,7 @@
-// The mount inventory of a stack, read from its compose model: the named volumes (with the compose
-// key each comes from, the engine name it has, where each service mounts it), anonymous volumes, and
-// the host paths (binds) the stack mounts. Pure: the parsed compose file and the stack's environment in.
-import { isAbsolute, join } from "node:path"
-import { interpolate } from "./interpolate.ts"
+// The mounts of a stack as compose's model gives them: named volumes (with the compose key each comes
+// from, the engine name it has, where each service mounts it), anonymous volumes, and the host paths
+// (binds) the stack mounts. Read from the model `compose config` prints (lib/compose-model.ts), never
+// from the compose file itself: there every path is already interpolated, resolved and absolute.
 
 export interface VolumeMount {
   service: string
@@ -24,10 +23,16 @@ export interface VolumeEntry {
 
 export interface BindEntry {
   service: string
-  /** The host path, made absolute against the project directory when it was relative. */
+  /** The host path, absolute, as compose resolved it. */
   source: string
   target: string
   read_only: boolean
+  /**
+   * The path lies inside the stack's own folder (`./data:/data`): it holds the stack's data, not a
+   * file of the stack, so it is never versioned or carried as one of the stack's files (copy treats
+   * it as any bind).
+   */
+  data: boolean
 }
 
 export interface MountInventory {
@@ -35,39 +40,25 @@ export interface MountInventory {
   binds: BindEntry[]
 }
 
-export interface ProjectInfo {
-  /** The compose project name (the stack name). */
-  project: string
-  env: Record<string, string>
-  /** Where relative bind paths are resolved from. */
-  projectDir: string
-}
-
-type Obj = Record<string, unknown>
-const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {})
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined)
-
-/** How a top-level volume is named on the engine: `project_key`, its own `name:`, or external. */
-export function volumeName(key: string, config: unknown, p: Pick<ProjectInfo, "project" | "env">): Pick<VolumeEntry, "name" | "external" | "explicit_name"> {
-  const c = obj(config)
-  const ext = c.external
-  const external = ext === true || (typeof ext === "object" && ext !== null)
-  const own = str(obj(ext).name) ?? str(c.name)
-  if (own !== undefined) return { name: interpolate(own, p.env), external, explicit_name: !external }
-  return { name: external ? key : `${p.project}_${key}`, external, explicit_name: false }
-}
-
-interface RawMount {
+export interface Mount {
   type: string
   source?: string
   target: string
   read_only: boolean
 }
 
-/** One entry of a service's `volumes:`, short ("src:dst:ro") or long ({type, source, target}) syntax. */
-export function parseMount(entry: unknown, env: Record<string, string>): RawMount | undefined {
+type Obj = Record<string, unknown>
+const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {})
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined)
+
+/**
+ * One entry of a service's `volumes:` in compose's model: v2 prints the long syntax; v1 prints the
+ * short syntax resolved (`/abs/src:/dst:rw`, `name:/dst:ro`, `/anon`) or the long syntax as given,
+ * its bind source made absolute.
+ */
+export function parseMount(entry: unknown): Mount | undefined {
   if (typeof entry === "string") {
-    const parts = interpolate(entry, env).split(":")
+    const parts = entry.split(":")
     if (parts.length === 1) return { type: "volume", target: parts[0]!, read_only: false }
     const [source, target, mode = ""] = parts as [string, string, string?]
     const bind = /^[./~]/.test(source)
@@ -76,32 +67,5 @@ export function parseMount(entry: unknown, env: Record<string, string>): RawMoun
   const e = obj(entry)
   const target = str(e.target)
   if (!target) return undefined
-  const source = str(e.source)
-  return { type: str(e.type) ?? "volume", source: source && interpolate(source, env), target: interpolate(target, env), read_only: e.read_only === true }
-}
-
-export function mountInventory(model: unknown, p: ProjectInfo): MountInventory {
-  const declared = obj(obj(model).volumes)
-  const named = new Map<string, VolumeEntry>()
-  const entry = (key: string) => {
-    let v = named.get(key)
-    if (!v) named.set(key, (v = { key, ...volumeName(key, declared[key], p), anonymous: false, mounts: [] }))
-    return v
-  }
-  for (const key of Object.keys(declared)) entry(key)
-  const anonymous: VolumeEntry[] = []
-  const binds: BindEntry[] = []
-  for (const [service, config] of Object.entries(obj(obj(model).services))) {
-    const list = obj(config).volumes
-    for (const raw of Array.isArray(list) ? list : []) {
-      const m = parseMount(raw, p.env)
-      if (!m) continue
-      const at = { service, target: m.target, read_only: m.read_only }
-      if (m.type === "bind" && m.source)
-        binds.push({ ...at, source: isAbsolute(m.source) || m.source.startsWith("~") ? m.source : join(p.projectDir, m.source) })
-      else if (m.type === "volume" && m.source) entry(m.source).mounts.push(at)
-      else if (m.type === "volume") anonymous.push({ key: null, name: null, external: false, explicit_name: false, anonymous: true, mounts: [at] })
-    }
-  }
-  return { volumes: [...named.values(), ...anonymous], binds }
+  return { type: str(e.type) ?? "volume", source: str(e.source), target, read_only: e.read_only === true }
 }

@@ -1,8 +1,9 @@
 // The copy plan: what copying a stack to a destination (another server, or this one under a new
-// name) would do, and what stops it. Pure: the stack's compose model and environment, what exists
-// on the source and on the destination, and the request's flags in; the plan out.
-import { interpolate } from "./interpolate.ts"
-import { mountInventory, type BindEntry, type VolumeMount } from "./mounts.ts"
+// name) would do, and what stops it. Pure: the stack's model as compose resolved it on the source
+// (lib/compose-model.ts: volumes, binds, images, ports), what exists on the source and on the
+// destination, and the request's flags in; the plan out.
+import type { StackModel } from "./compose-model.ts"
+import type { BindEntry, VolumeMount } from "./mounts.ts"
 
 export interface CopyFlags {
   include_volumes: boolean
@@ -29,11 +30,13 @@ export interface SideFacts {
   images: string[]
 }
 
+/** What the plan reads of the stack's model. */
+export type PlanModel = Pick<StackModel, "images" | "built" | "ports" | "volumes" | "binds">
+
 export interface PlanInput {
-  compose: unknown
-  env: Record<string, string>
-  /** The source stack's name and where its files live (relative binds are resolved from there). */
-  source: { name: string; projectDir: string; volumes: string[]; images: string[] }
+  model: PlanModel
+  /** The source stack's name, the volume names and image tags its engine has. */
+  source: { name: string; volumes: string[]; images: string[] }
   target: { name: string } & SideFacts
   sameServer: boolean
   flags: CopyFlags
@@ -83,15 +86,19 @@ function range(text: string): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i)
 }
 
-/** The host ports one `ports:` entry publishes: none when only a container port is given. */
-export function parsePorts(entry: unknown, env: Record<string, string>): PublishedPort[] {
+/**
+ * The host ports one `ports:` entry of compose's model publishes: v2 prints the long syntax, v1 the
+ * long syntax or (for an entry with a host address or a range) the short string, interpolated. None
+ * when only a container port is given.
+ */
+export function parsePorts(entry: unknown): PublishedPort[] {
   if (typeof entry === "object" && entry !== null) {
     const e = obj(entry)
     if (e.published === undefined || e.published === null || e.published === "") return []
     const protocol = typeof e.protocol === "string" ? e.protocol : "tcp"
-    return range(interpolate(String(e.published), env)).map((port) => ({ port, protocol, ip: typeof e.host_ip === "string" ? e.host_ip : "" }))
+    return range(String(e.published)).map((port) => ({ port, protocol, ip: typeof e.host_ip === "string" ? e.host_ip : "" }))
   }
-  const [spec, protocol = "tcp"] = interpolate(String(entry), env).split("/") as [string, string?]
+  const [spec, protocol = "tcp"] = String(entry).split("/") as [string, string?]
   const cut = spec.lastIndexOf(":")
   if (cut < 0) return []
   const host = spec.slice(0, cut)
@@ -111,31 +118,23 @@ export function imageKey(ref: string): string {
   return bare.includes("@") || /:[^/]+$/.test(bare) ? bare : `${bare}:latest`
 }
 
-const services = (compose: unknown) => Object.entries(obj(obj(compose).services)).map(([name, s]) => [name, obj(s)] as const)
-
-/** The image references of a stack's services, interpolated, each once. */
-export function stackImages(compose: unknown, env: Record<string, string>): string[] {
-  return [...new Set(services(compose).flatMap(([, s]) => (typeof s.image === "string" ? [interpolate(s.image, env)] : [])))]
-}
-
 export function plan(input: PlanInput): Plan {
-  const { compose, env, source, target, flags, sameServer } = input
+  const { model, source, target, flags, sameServer } = input
   const warnings: string[] = []
   const blockers: Plan["blockers"] = []
   const block = (code: BlockerCode, message: string) => blockers.push({ code, message })
 
   if (target.stacks.includes(target.name)) block("name_taken", `the destination already has a stack named ${target.name}`)
 
-  const ports = services(compose).flatMap(([, s]) => (Array.isArray(s.ports) ? s.ports.flatMap((p) => parsePorts(p, env)) : []))
+  const ports = model.ports
   for (const p of ports.filter((p) => target.ports.some((t) => clashes(p, t)))) {
     const text = `port ${p.port}/${p.protocol} is already published on the destination`
     if (flags.allow_port_clash) warnings.push(`${text}; the copy will not start until it is free`)
     else block("port_clash", text)
   }
 
-  const inventory = mountInventory(compose, { project: source.name, env, projectDir: source.projectDir })
   const volumes: PlannedVolume[] = []
-  for (const v of inventory.volumes) {
+  for (const v of model.volumes) {
     if (v.anonymous) {
       const where = v.mounts.map((m) => `${m.service}:${m.target}`).join(", ")
       if (flags.include_volumes && !flags.allow_anonymous_volumes)
@@ -159,21 +158,20 @@ export function plan(input: PlanInput): Plan {
     else if (exists && !v.external) warnings.push(`volume ${name} already exists on the destination; the copy uses it as it is`)
   }
 
-  for (const b of inventory.binds) {
+  for (const b of model.binds) {
     const text = `host path ${b.source} (${b.service}:${b.target}) is not copied`
     if (flags.allow_binds) warnings.push(`${text}; it must exist on the destination`)
     else block("binds", `${text}; allow_binds accepts that it stays behind`)
   }
 
-  const images = stackImages(compose, env).map((ref) => {
+  const images = model.images.map((ref) => {
     const has = (images: string[]) => images.some((i) => imageKey(i) === imageKey(ref))
     const onDestination = has(target.images)
     const send = !onDestination && has(source.images)
     if (!onDestination && !send) warnings.push(`image ${ref} is on neither server; the destination pulls it when the copy starts`)
     return { ref, on_destination: onDestination, send }
   })
-  for (const [name, s] of services(compose))
-    if (s.image === undefined && s.build !== undefined) warnings.push(`service ${name} is built from source; its build context is not copied`)
+  for (const name of model.built) warnings.push(`service ${name} is built from source; its build context is not copied`)
 
-  return { source: source.name, target: target.name, same_server: sameServer, volumes, binds: inventory.binds, images, ports, warnings, blockers }
+  return { source: source.name, target: target.name, same_server: sameServer, volumes, binds: model.binds, images, ports, warnings, blockers }
 }

@@ -1,15 +1,16 @@
 // A whole stack as JSON, for moving it to another server: compose file, environment with secrets in
-// the clear, every version with its own environment, the images it references, its mount inventory
-// and current_version. The import writes such a document under a name without starting it.
+// the clear, every version with its own environment, and what compose's model of it says (the images
+// it references, its mount inventory, published ports, services built from source), and
+// current_version. The import writes such a document under a name without starting it.
 import * as v from "valibot"
 import { STACK_LABEL } from "./containers.ts"
 import type { Ctx } from "./context.ts"
-import { envInput, envRecord, type EnvVar } from "./env.ts"
+import { envInput, type EnvVar } from "./env.ts"
 import { conflict } from "./http-error.ts"
-import { mountInventory, type BindEntry, type VolumeEntry } from "./mounts.ts"
-import { stackImages } from "./planner.ts"
+import type { BindEntry, VolumeEntry } from "./mounts.ts"
+import type { PlanModel, PublishedPort } from "./planner.ts"
 import { stackName } from "./stack-name.ts"
-import { parseCompose, type StackVersion } from "./stacks.ts"
+import type { StackVersion } from "./stacks.ts"
 import { measureVolumes } from "./volume-transfer.ts"
 
 export const EXPORT_FORMAT = "harbormaster.stack/1"
@@ -26,14 +27,17 @@ export interface StackExport {
   dir: string
   /** With `sizes`: each volume's `size` in bytes (null when the engine has no such volume). */
   mounts: { volumes: (VolumeEntry & { size?: number | null })[]; binds: BindEntry[] }
+  /** The host ports the stack publishes. */
+  ports: PublishedPort[]
+  /** Services built from a context (not carried by a copy). */
+  built: string[]
 }
 
 export async function exportStack(ctx: Ctx, name: string, opts: { sizes?: boolean } = {}): Promise<StackExport> {
   const stack = await ctx.stacks.read(stackName(name))
-  const model = parseCompose(stack.compose)
-  const env = envRecord(stack.env)
   const dir = ctx.stacks.dir(name)
-  const mounts: StackExport["mounts"] = mountInventory(model, { project: name, env, projectDir: dir })
+  const model = await ctx.stacks.model(name, stack.compose, stack.env)
+  const mounts: StackExport["mounts"] = { volumes: model.volumes, binds: model.binds }
   if (opts.sizes) {
     const named = mounts.volumes.flatMap((v) => (v.name ? [v.name] : []))
     const sizes = await measureVolumes(ctx.engine, ctx.config.transferImage, named)
@@ -46,10 +50,17 @@ export async function exportStack(ctx: Ctx, name: string, opts: { sizes?: boolea
     env: stack.env,
     versions: stack.versions,
     current_version: stack.state.current_version,
-    images: stackImages(model, env),
+    images: model.images,
     dir,
     mounts,
+    ports: model.ports,
+    built: model.built,
   }
+}
+
+/** What a copy plans with, from an export document: compose's model of the stack on its source. */
+export function exportModel(doc: StackExport): PlanModel {
+  return { images: doc.images, built: doc.built ?? [], ports: doc.ports ?? [], volumes: doc.mounts.volumes, binds: doc.mounts.binds }
 }
 
 const storedEnv = v.array(v.object({ key: envInput.item.entries.key, value: v.string(), secret: v.boolean() }))

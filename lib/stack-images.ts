@@ -1,16 +1,15 @@
-// The image references of a stack: those its compose file names (interpolated with its environment)
+// The image references of a stack: those compose's model of it names (interpolated with its environment)
 // and those its containers run (found by the compose project label), each once.
 import { STACK_LABEL } from "./containers.ts"
 import type { Engine } from "./engine.ts"
 import { notFound } from "./http-error.ts"
-import { stackImages } from "./planner.ts"
 import { stackName } from "./stack-name.ts"
-import { parseCompose, type Stacks } from "./stacks.ts"
+import type { Stacks } from "./stacks.ts"
 
 export async function stackImageRefs(stacks: Stacks, engine: Engine, name: string): Promise<string[]> {
   stackName(name)
   const declared = stacks.has(name)
-    ? await stacks.read(name).then((s) => stackImages(parseCompose(s.compose), Object.fromEntries(s.env.map((e) => [e.key, e.value]))))
+    ? await stacks.read(name).then(async (s) => (await stacks.model(name, s.compose, s.env)).images)
     : []
   // A container lists its image by id once the tag has moved on; its configuration keeps the reference.
   const containers = await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })

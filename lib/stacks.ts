@@ -9,9 +9,11 @@
 //
 // Rules: a successful deploy or apply adds version last_version+1 (numbers are never reused, even
 // after a deletion) and becomes current; a rollback redeploys a stored version and makes it current
-// without adding one; the current version cannot be deleted. A compose file that does not parse or
-// that `compose config` refuses (checked in a scratch folder) is a 400 and nothing is written; when
-// `up` fails, the previous files come back and the previous version is brought up again.
+// without adding one; the current version cannot be deleted. A compose file that does not parse,
+// that compose refuses, or whose model (compose's own, resolved as if it lay in the stack's folder:
+// lib/compose-model.ts) reaches a host path outside the stack's folder is a 400 and nothing is
+// written (deploy, apply, rollback, import and up alike); when `up` fails, the previous files come
+// back and the previous version is brought up again.
 //
 // For other parts of the service (copy, export, import, up): `read` gives the whole stack,
 // `importStack` writes one without deploying, `up` brings a stack up without adding a version, and
@@ -19,11 +21,10 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { parse } from "yaml"
 import { COMPOSE_FILE, ENV_FILE, type ComposeProject, type ComposeRunner } from "./compose.ts"
+import { candidateModel, parseCompose, type StackModel } from "./compose-model.ts"
 import { readJson, writeFileAtomic, writeJson } from "./datadir.ts"
-import { envChanges, envRecord, mergeEnv, renderEnvFile, sameEnv, type EnvInput, type EnvVar } from "./env.ts"
-import { checkHostPaths } from "./host-paths.ts"
+import { envChanges, mergeEnv, renderEnvFile, sameEnv, type EnvInput, type EnvVar } from "./env.ts"
 import { badRequest, conflict, HttpError, notFound } from "./http-error.ts"
 import { isStackName, stackName } from "./stack-name.ts"
 
@@ -72,17 +73,7 @@ export interface StackImport {
 
 const SECRET = 0o600
 
-/** The parsed compose file, or a 400 with the parser's message. */
-export function parseCompose(text: string): Record<string, any> {
-  let doc: unknown
-  try {
-    doc = parse(text)
-  } catch (err) {
-    throw badRequest(`the compose file does not parse: ${(err as Error).message}`, "invalid_compose")
-  }
-  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw badRequest("the compose file must be a YAML mapping", "invalid_compose")
-  return doc as Record<string, any>
-}
+export { parseCompose }
 
 export const serviceNames = (text: string): string[] => {
   const services = parseCompose(text).services
@@ -215,7 +206,7 @@ export class Stacks {
     return this.lock(name, async () => {
       const stack = await this.read(name)
       const project = this.project(name, stack.env)
-      this.checkHostPaths(name, stack.compose, stack.env)
+      await this.model(name, stack.compose, stack.env)
       if (opts.pull) await this.must(project, ["pull"], "pull")
       await this.must(project, ["up", "-d", "--remove-orphans"], "up")
       return stack
@@ -238,13 +229,23 @@ export class Stacks {
       if (existsSync(this.dir(name))) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
       const current = s.versions.find((v) => v.version === s.current_version)
       if (s.current_version !== null && !current) throw badRequest(`current_version ${s.current_version} is not among the versions`, "invalid_import")
-      parseCompose(s.compose)
+      await this.model(name, s.compose, s.env)
       for (const v of s.versions) writeJson(join(this.dir(name), "versions", `${v.version}.json`), v, SECRET)
       await this.writeFiles(name, s.compose, s.env)
       const time = new Date(this.now()).toISOString()
       const last = Math.max(0, ...s.versions.map((v) => v.version))
       return this.writeState(name, { current_version: s.current_version, env_pending: !current || !sameEnv(s.env, current.env), last_version: last, created: time, updated: time })
     })
+  }
+
+  /**
+   * Compose's model of a compose file and environment for this stack, resolved as if they lay in its
+   * folder, checked before anything is written: 400 `invalid_compose` for a file that is not YAML or
+   * that compose refuses, 400 `host_path_refused` for a host path outside the stack folder and
+   * SVC_BIND_ROOTS (lib/compose-model.ts).
+   */
+  model(name: string, compose: string, env: EnvVar[]): Promise<StackModel> {
+    return candidateModel(this.compose, { project: this.project(stackName(name), env), compose, roots: this.hostRoots })
   }
 
   /** Runs a compose command; a non-zero exit is an HttpError carrying compose's own (redacted) message. */
@@ -256,8 +257,7 @@ export class Stacks {
 
   /** Checks, writes, brings up; a new version (deploy/apply) or the rollback target (a number) becomes current. */
   private async release(name: string, compose: string, env: EnvVar[], action: "deploy" | "apply" | number): Promise<Stack> {
-    this.checkHostPaths(name, compose, env)
-    await this.check(name, compose, env)
+    await this.model(name, compose, env)
     const before = this.has(name) ? await this.read(name) : undefined
     await this.writeFiles(name, compose, env)
     try {
@@ -280,21 +280,6 @@ export class Stacks {
     }
     await this.writeState(name, { ...state, current_version: current, env_pending: false, last_version: Math.max(state.last_version, current) })
     return this.read(name)
-  }
-
-  private checkHostPaths(name: string, compose: string, env: EnvVar[]): void {
-    checkHostPaths(parseCompose(compose), { project: name, env: envRecord(env), projectDir: this.dir(name) }, this.hostRoots)
-  }
-
-  /** `compose config` on a scratch copy: compose's own verdict before anything of the stack is written. */
-  private async check(name: string, compose: string, env: EnvVar[]): Promise<void> {
-    const dir = join(this.root, `.check-${name}-${Math.random().toString(36).slice(2)}`)
-    try {
-      await this.writeFiles(name, compose, env, dir)
-      await this.must({ name, dir, env }, ["config", "-q"], "config", 400, "invalid_compose")
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
   }
 
   /** After a failed `up`: the previous files come back and the previous version runs again; a new stack is taken down. */

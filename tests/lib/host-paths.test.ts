@@ -1,9 +1,10 @@
 import { afterAll, expect, test } from "bun:test"
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parse } from "yaml"
-import { checkHostPaths, hostPaths } from "../../lib/host-paths.ts"
+import { readModel } from "../../lib/compose-model.ts"
+import { allowedIn, checkHostPaths, filesComposeReads } from "../../lib/host-paths.ts"
 
 const base = mkdtempSync(join(tmpdir(), "hm-host-paths-"))
 const projectDir = join(base, "stacks", "web")
@@ -12,55 +13,81 @@ mkdirSync(join(projectDir, "data"), { recursive: true })
 mkdirSync(shared)
 afterAll(() => rmSync(base, { recursive: true, force: true }))
 
-const p = { project: "web", env: { CONF: "../..", SAFE: "conf" }, projectDir }
-const service = (lines: string) => parse(`services:\n  app:\n    image: x\n${lines}`)
-const check = (model: unknown, roots: string[] = []) => () => checkHostPaths(model, p, roots)
+const check = (paths: string[], roots: string[] = []) => () => checkHostPaths(paths.map((path) => ({ where: "test", path })), projectDir, roots)
 
-test("every place a compose file names a host path is found", () => {
-  const model = parse(`services:
-  app:
-    image: x
-    volumes: ["./data:/data", {type: bind, source: /srv, target: /srv}, "named:/n"]
-    env_file: [a.env, {path: /etc/b.env}]
-    build: {context: ./src}
-volumes:
-  named: {}
-  dev: {driver_opts: {type: none, o: bind, device: /mnt/dev}}
-  nfs: {driver_opts: {type: nfs, o: "addr=10.0.0.1", device: ":/export"}}
-secrets:
-  s: {file: ./s.txt}
-configs:
-  c: {file: /etc/c.conf}
-`)
-  expect(hostPaths(model, p).map((h) => [h.where, h.path])).toEqual([
+test("every host path of compose's model (v2 JSON) is found", () => {
+  const model = readModel(
+    {
+      services: {
+        app: {
+          image: "x",
+          volumes: [
+            { type: "bind", source: join(projectDir, "data"), target: "/data", bind: { create_host_path: true } },
+            { type: "bind", source: "/srv", target: "/srv" },
+            { type: "volume", source: "named", target: "/n", volume: {} },
+          ],
+          build: { context: join(projectDir, "src"), dockerfile: "../Dockerfile", additional_contexts: { more: "/opt/ctx", img: "docker-image://alpine" }, ssh: ["default=/root/.ssh/id"] },
+          develop: { watch: [{ path: "/etc", action: "sync", target: "/x" }] },
+        },
+      },
+      volumes: { named: { name: "web_named" }, dev: { name: "web_dev", driver_opts: { type: "none", o: "bind", device: "/mnt/dev" } }, nfs: { name: "web_nfs", driver_opts: { type: "nfs", o: "addr=10.0.0.1", device: ":/export" } }, rel: { name: "web_rel", driver_opts: { o: "bind", device: "./x" } } },
+      secrets: { s: { name: "web_s", file: join(projectDir, "s.txt") } },
+      configs: { c: { name: "web_c", file: "/etc/c.conf" } },
+    },
+    "v2",
+    { project: "web", projectDir },
+  )
+  expect(model.hostPaths.map((h) => [h.where, h.path])).toEqual([
+    ["volume dev device", "/mnt/dev"],
+    ["volume rel device", "./x"],
+    ["secrets s file", join(projectDir, "s.txt")],
+    ["configs c file", "/etc/c.conf"],
     ["service app volumes", join(projectDir, "data")],
     ["service app volumes", "/srv"],
-    ["volume dev device", "/mnt/dev"],
-    ["secrets s file", "./s.txt"],
-    ["configs c file", "/etc/c.conf"],
-    ["service app env_file", "a.env"],
-    ["service app env_file", "/etc/b.env"],
-    ["service app build", "./src"],
+    ["service app build context", join(projectDir, "src")],
+    ["service app build dockerfile", join(projectDir, "Dockerfile")],
+    ["service app build context more", "/opt/ctx"],
+    ["service app build ssh", "/root/.ssh/id"],
+    ["service app develop watch", "/etc"],
   ])
+  expect(model.binds.map((b) => [b.source, b.data])).toEqual([[join(projectDir, "data"), true], ["/srv", false]])
 })
 
-test("paths inside the stack's folder pass, whether it exists yet or not", () => {
-  expect(check(service(`    volumes: ["./data:/data", "./new/deeper:/x", "./\${SAFE}:/c"]\n    env_file: .env`))).not.toThrow()
+test("v1's model: short syntax, and a relative device resolved against the folder v1 ran in", () => {
+  const cwd = join(base, "scratch")
+  const model = readModel(parse(`services:\n  app:\n    image: x\n    volumes:\n    - ${projectDir}/data:/data:rw\n    - named:/n:ro\n    - /anon\nvolumes:\n  named: {}\n  dev:\n    driver_opts: {device: ${cwd}/dev, o: bind, type: none}\n`), "v1", { project: "web", projectDir, cwd })
+  expect(model.hostPaths.map((h) => h.path)).toEqual([join(projectDir, "dev"), join(projectDir, "data")])
+  expect(model.volumes.map((v) => [v.key, v.name, v.mounts.length])).toEqual([["named", "web_named", 1], ["dev", "web_dev", 0], [null, null, 1]])
 })
 
-test("/, /etc, ../.., a variable leading out, ~ and a root's neighbour are refused", () => {
-  for (const src of ["/:/host", "/etc:/etc:ro", "../..:/up", "./${CONF}:/up", "~/.ssh:/k", `${shared}-evil:/x`])
-    expect(check(service(`    volumes: ["${src}"]`), [shared])).toThrow(/host_path_refused|outside the stack's folder/)
-  expect(check(parse(`secrets:\n  s: {file: /etc/shadow}`))).toThrow("secrets s file")
-  expect(check(parse(`volumes:\n  d: {driver_opts: {type: none, o: bind, device: /}}`))).toThrow("volume d device")
+test("paths inside the stack's folder pass, whether they exist yet or not", () => {
+  expect(check([join(projectDir, "data"), join(projectDir, "new/deeper")])).not.toThrow()
+})
+
+test("/, /etc, a path leading out, a root's neighbour and a relative path are refused", () => {
+  for (const path of ["/", "/etc", join(projectDir, "../.."), `${shared}-evil`, "./x"]) expect(check([path], [shared])).toThrow("host path")
 })
 
 test("a symlink inside the stack folder that leads out is followed and refused", () => {
   symlinkSync("/etc", join(projectDir, "data", "escape"))
-  expect(check(service(`    volumes: ["./data/escape:/x"]`))).toThrow("outside")
+  expect(check([join(projectDir, "data/escape/passwd")])).toThrow("outside")
 })
 
-test("SVC_BIND_ROOTS lets a stack mount under the roots it names; / allows any", () => {
-  expect(check(service(`    volumes: ["${shared}/sub:/s"]`), [shared])).not.toThrow()
-  expect(check(service(`    volumes: ["/etc:/etc"]`), ["/"])).not.toThrow()
+test("SVC_BIND_ROOTS lets a stack reach under the roots it names; / allows any", () => {
+  expect(check([`${shared}/sub`], [shared])).not.toThrow()
+  expect(check(["/etc"], ["/"])).not.toThrow()
+})
+
+test("the files compose reads while loading are found in the file: env_file, extends, include (merge keys, defaults, nested files)", () => {
+  writeFileSync(join(projectDir, "base.yaml"), `services:\n  base:\n    image: x\n    env_file: ../../leak.env\n`)
+  const text = `x-e: &e\n  env_file: \${NOPE:-\${ALSO:-/etc/passwd}}\ninclude:\n  - path: ./inc.yaml\n    env_file: [./inc.env]\nservices:\n  app:\n    image: x\n    <<: *e\n    extends: {file: ./base.yaml, service: base}\n  b:\n    image: x\n    env_file: [{path: ~/b.env}]\n`
+  const paths = filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []))
+  expect(paths.map((p) => [p.where.replace(projectDir, "<dir>"), p.path.replace(projectDir, "<dir>")])).toEqual([
+    ["include env_file", "<dir>/inc.env"],
+    ["include", "<dir>/inc.yaml"],
+    ["service app env_file", "/etc/passwd"],
+    ["service app extends", "<dir>/base.yaml"],
+    ["<dir>/base.yaml: service base env_file", join(base, "leak.env")],
+    ["service b env_file", join(process.env.HOME || "/root", "b.env")],
+  ])
 })

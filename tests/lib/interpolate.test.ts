@@ -21,3 +21,15 @@ test.each([
 ])("%p becomes %p", (text, out) => {
   expect(interpolate(text, env)).toBe(out)
 })
+
+test.each([
+  ["${MISSING:-${APP}}", "web"],
+  ["${MISSING:-${ALSO:-/etc}}/x", "/etc/x"],
+  ["${APP:+${TAG}-x}", "1.2-x"],
+  ["${EMPTY-${APP}}", ""],
+  ["a${MISSING:-b${MISSING:-c}d}e", "abcde"],
+  ["$$${APP}", "$web"],
+  ["${unclosed", "${unclosed"],
+])("nested: %p becomes %p", (text, out) => {
+  expect(interpolate(text, env)).toBe(out)
+})

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test"
 import { parse } from "yaml"
+import { readModel } from "../../lib/compose-model.ts"
 import { COPY_DEFAULTS, imageKey, parsePorts, plan, type CopyFlags, type PlanInput, type SideFacts } from "../../lib/planner.ts"
 
+// The plan reads compose's model of the stack; these documents are written as `docker-compose config`
+// (v1) prints them: interpolated, short syntax kept.
 const compose = (text: string) => parse(text)
 
 const WEB = compose(`
@@ -13,14 +16,13 @@ services:
 volumes:
   data:
   shared:
-    name: \${SHARED:-shared}-vol
+    name: shared-vol
 `)
 
-function input(over: { compose?: unknown; env?: Record<string, string>; name?: string; sourceVolumes?: string[]; target?: Partial<SideFacts> & { name?: string }; sameServer?: boolean; flags?: Partial<CopyFlags> } = {}): PlanInput {
+function input(over: { compose?: unknown; name?: string; sourceVolumes?: string[]; target?: Partial<SideFacts> & { name?: string }; sameServer?: boolean; flags?: Partial<CopyFlags> } = {}): PlanInput {
   return {
-    compose: over.compose ?? WEB,
-    env: over.env ?? {},
-    source: { name: over.name ?? "web", projectDir: "/data/stacks/web", volumes: over.sourceVolumes ?? ["web_data", "shared-vol", "prod-vol"], images: ["busybox:latest"] },
+    model: readModel(over.compose ?? WEB, "v1", { project: over.name ?? "web", projectDir: "/data/stacks/web" }),
+    source: { name: over.name ?? "web", volumes: over.sourceVolumes ?? ["web_data", "shared-vol", "prod-vol"], images: ["busybox:latest"] },
     target: { name: "web-staging", stacks: [], volumes: [], ports: [], images: [], ...over.target },
     sameServer: over.sameServer ?? false,
     flags: { ...COPY_DEFAULTS, ...over.flags },
@@ -72,7 +74,7 @@ describe("blockers (rule 2)", () => {
       "the anonymous volume at a:/cache is not copied; the copy starts with an empty one",
       "host path /srv/x (a:/x) is not copied; it must exist on the destination",
     ])
-    expect(p.binds).toEqual([{ service: "a", source: "/srv/x", target: "/x", read_only: false }])
+    expect(p.binds).toEqual([{ service: "a", source: "/srv/x", target: "/x", read_only: false, data: false }])
   })
 })
 
@@ -82,7 +84,7 @@ describe("volume names (rules 3 and 4)", () => {
   test.each<[string, PlanInput, unknown[]]>([
     ["renamed after the destination project; explicit name: kept", input(), [["data", "web_data", "web-staging_data", true], ["shared", "shared-vol", "shared-vol", true]]],
     ["copied under the same name to another server", input({ target: { name: "web" } }), [["data", "web_data", "web_data", true], ["shared", "shared-vol", "shared-vol", true]]],
-    ["name: interpolated from the stack's environment", input({ env: { SHARED: "prod" } }), [["data", "web_data", "web-staging_data", true], ["shared", "prod-vol", "prod-vol", true]]],
+    ["name: as compose interpolated it", input({ compose: compose(`services: {app: {image: busybox, volumes: [data:/data, shared:/shared]}}\nvolumes: {data: {}, shared: {name: prod-vol}}`) }), [["data", "web_data", "web-staging_data", true], ["shared", "prod-vol", "prod-vol", true]]],
     ["volumes the engine never created leave the plan", input({ sourceVolumes: ["web_data"] }), [["data", "web_data", "web-staging_data", true]]],
     ["without include_volumes nothing is transferred", input({ flags: { include_volumes: false } }), [["data", "web_data", "web-staging_data", false], ["shared", "shared-vol", "shared-vol", false]]],
     ["external volumes are left alone", input({ compose: compose(`services: {a: {image: x, volumes: [e:/e, l:/l]}}\nvolumes: {e: {external: true}, l: {external: {name: legacy}}}`), sourceVolumes: ["e", "legacy"] }), [["e", "e", "e", false], ["l", "legacy", "legacy", false]]],
@@ -112,7 +114,7 @@ describe("volume names (rules 3 and 4)", () => {
 
 describe("images and ports", () => {
   test("images the destination lacks are sent from the source when it has them", () => {
-    const p = plan(input({ compose: compose(`services: {a: {image: busybox}, b: {image: "docker.io/library/busybox:latest"}, c: {image: "app:\${TAG}"}, d: {image: other}, e: {build: .}}`), env: { TAG: "2" }, target: { images: ["app:2"] } }))
+    const p = plan(input({ compose: compose(`services: {a: {image: busybox}, b: {image: "docker.io/library/busybox:latest"}, c: {image: "app:2"}, d: {image: other}, e: {build: {context: /data/stacks/web}}}`), target: { images: ["app:2"] } }))
     expect(p.images).toEqual([
       { ref: "busybox", on_destination: false, send: true },
       { ref: "docker.io/library/busybox:latest", on_destination: false, send: true },
@@ -137,9 +139,10 @@ describe("images and ports", () => {
     ["127.0.0.1:8080:80/udp", [{ port: 8080, protocol: "udp", ip: "127.0.0.1" }]],
     ["[::1]:6000:6000", [{ port: 6000, protocol: "tcp", ip: "::1" }]],
     ["9090-9091:8080-8081", [{ port: 9090, protocol: "tcp", ip: "" }, { port: 9091, protocol: "tcp", ip: "" }]],
-    ["${PORT:-81}:80", [{ port: 81, protocol: "tcp", ip: "" }]],
+    ["81:80", [{ port: 81, protocol: "tcp", ip: "" }]],
+    [{ target: 80, published: "9000-9001", protocol: "tcp", mode: "ingress" }, [{ port: 9000, protocol: "tcp", ip: "" }, { port: 9001, protocol: "tcp", ip: "" }]],
     ["127.0.0.1::80", []],
     [{ target: 80, published: 8081, protocol: "udp", host_ip: "10.0.0.1" }, [{ port: 8081, protocol: "udp", ip: "10.0.0.1" }]],
     [{ target: 80 }, []],
-  ])("ports %p publish %p", (entry, out) => expect(parsePorts(entry, {})).toEqual(out as any))
+  ])("ports %p publish %p", (entry, out) => expect(parsePorts(entry)).toEqual(out as any))
 })

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { FakeEngine } from "../../lib/engine-fake.ts"
@@ -31,8 +31,8 @@ test("a deploy writes the files (secrets 0600), checks with config first, and ad
   const { stack, created } = await stacks.deploy("web", twoServices, secret)
   expect(created).toBe(true)
   const dir = join(dataDir, "stacks/web")
-  expect(compose.calls.map((c) => c.args[0])).toEqual(["config", "up"])
-  expect(compose.calls[0]!.project).toBe("web")
+  expect(compose.calls.map((c) => c.args[0])).toEqual(["up"])
+  expect(compose.configCalls.map((c) => [c.project, c.dir])).toEqual([["web", dir]])
   expect(stack.state).toMatchObject({ current_version: 1, env_pending: false, last_version: 1 })
   expect(readFileSync(join(dir, "compose.yaml"), "utf8")).toBe(twoServices)
   expect(readFileSync(join(dir, ".env"), "utf8")).toBe("TOKEN='t0ken-one'\n")
@@ -90,7 +90,7 @@ test("env, apply, rollback and version deletion follow the version rules", async
   expect(stack.env).toEqual([{ key: "TOKEN", value: "t0ken-two", secret: true }, { key: "MODE", value: "fast", secret: false }])
   expect((await stacks.setEnv("web", [{ key: "TOKEN", value: "t0ken-one" }])).state.env_pending).toBe(false)
   await stacks.setEnv("web", [{ key: "TOKEN", value: "t0ken-two" }])
-  expect(compose.calls.map((c) => c.args[0])).toEqual(["config", "up"])
+  expect(compose.calls.map((c) => c.args[0])).toEqual(["up"])
 
   stack = await stacks.apply("web")
   expect(stack.state).toMatchObject({ current_version: 2, env_pending: false })
@@ -121,11 +121,12 @@ test("two deploys of one stack run one after the other; another stack is not hel
   const second = stacks.deploy("web", twoServices, [{ key: "TOKEN", value: "t0ken-two", secret: true }])
   const other = stacks.deploy("api", twoServices)
   await Bun.sleep(20)
-  expect(compose.calls.filter((c) => c.project === "web").map((c) => c.args[0])).toEqual(["config", "up"])
-  expect(compose.calls.filter((c) => c.project === "api").map((c) => c.args[0])).toEqual(["config", "up"])
+  expect(compose.calls.filter((c) => c.project === "web").map((c) => c.args[0])).toEqual(["up"])
+  expect(compose.calls.filter((c) => c.project === "api").map((c) => c.args[0])).toEqual(["up"])
   release()
   await Promise.all([first, second, other])
-  expect(compose.calls.filter((c) => c.project === "web").map((c) => c.args[0])).toEqual(["config", "up", "config", "up"])
+  expect(compose.calls.filter((c) => c.project === "web").map((c) => c.args[0])).toEqual(["up", "up"])
+  expect(compose.configCalls.filter((c) => c.project === "web").length).toBe(2)
   const stack = await stacks.read("web")
   expect(stack.versions.map((v) => v.version)).toEqual([1, 2])
   expect(stack.state.current_version).toBe(2)
@@ -143,6 +144,33 @@ test("an imported stack is written without deploying, and up adds no version", a
   await stacks.up("web-copy")
   expect(compose.calls.slice(before).map((c) => c.args.join(" "))).toEqual(["up -d --remove-orphans"])
   expect((await stacks.read("web-copy")).versions.map((v) => v.version)).toEqual([1])
+})
+
+test("the guard reads compose's model on deploy, apply, rollback, import and up, before anything is written", async () => {
+  const escape = "services:\n  app:\n    image: x\n    volumes: [\"/etc:/x\"]\n"
+  const refused = async (p: Promise<unknown>) => expect((await fails(p, 400)).code).toBe("host_path_refused")
+  await refused(stacks.deploy("web", escape))
+  expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
+  await refused(stacks.importStack({ name: "imp", compose: escape, env: [], versions: [], current_version: null }))
+  expect(existsSync(join(dataDir, "stacks/imp"))).toBe(false)
+
+  // A stack stored before the guard (or by hand) is refused on apply, rollback and up.
+  await stacks.deploy("web", twoServices, secret)
+  const dir = join(dataDir, "stacks/web")
+  const v1 = JSON.parse(readFileSync(join(dir, "versions/1.json"), "utf8"))
+  writeFileSync(join(dir, "versions/1.json"), JSON.stringify({ ...v1, compose: escape }))
+  writeFileSync(join(dir, "compose.yaml"), escape)
+  const ups = compose.calls.length
+  await refused(stacks.apply("web"))
+  await refused(stacks.up("web"))
+  await refused(stacks.rollback("web", 1))
+  expect(compose.calls.length).toBe(ups)
+  expect((await stacks.read("web")).versions.map((v) => v.version)).toEqual([1])
+})
+
+test("the model marks binds inside the stack folder as data", async () => {
+  const model = await new Stacks(dataDir, compose, Date.now, ["/srv"]).model("web", "services:\n  app:\n    image: x\n    volumes: [\"./data:/data\", \"/srv/x:/x\"]\n", [])
+  expect(model.binds.map((b) => [b.source, b.data])).toEqual([[join(dataDir, "stacks/web/data"), true], ["/srv/x", false]])
 })
 
 test("remove takes the stack down (volumes only when asked) and deletes its files", async () => {

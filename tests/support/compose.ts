@@ -1,15 +1,18 @@
 // A fake compose CLI for handler tests: it records each call and acts on the fake engine the way
 // compose would (up creates one labelled container per service, down removes them).
 import { readFileSync } from "node:fs"
-import { join } from "node:path"
-import { parse } from "yaml"
-import type { ComposeProject, ComposeResult, ComposeRunner } from "../../lib/compose.ts"
+import { isAbsolute, join } from "node:path"
+import { parse, stringify } from "yaml"
+import type { ComposeCandidate, ComposeConfigResult, ComposeProject, ComposeResult, ComposeRunner } from "../../lib/compose.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "../../lib/containers.ts"
+import { interpolate } from "../../lib/interpolate.ts"
 import { FakeEngine } from "../../lib/engine-fake.ts"
 import { testApp, type TestApp } from "./app.ts"
 
 export class FakeCompose implements ComposeRunner {
   calls: { project: string; args: string[]; env: Record<string, string>; compose: string }[] = []
+  /** The `config` calls (compose's model of a candidate, asked before anything is written), apart from the rest. */
+  configCalls: { project: string; dir: string; env: Record<string, string>; compose: string }[] = []
   /** Subcommand ("config", "up", "pull", ...) → output of a failure. */
   failures = new Map<string, string>()
   /** Resolves when a test lets an `up` finish; for ordering tests. */
@@ -39,6 +42,32 @@ export class FakeCompose implements ComposeRunner {
           logs: [{ stream: "stdout", ts: "2026-01-01T00:00:00.000000000Z", line: `hello from ${service}` }],
         })
     return { code: 0, output: `${sub} done` }
+  }
+
+  /**
+   * A stand-in for `docker-compose config` (v1 prints YAML): the file with merge keys applied, every
+   * string interpolated with the stack's environment, relative bind sources made absolute against the
+   * project folder. Nothing else is resolved: tests of the host-path guard run the real CLI
+   * (tests/handlers/bad-input.test.ts).
+   */
+  async config(project: ComposeProject, candidate: ComposeCandidate): Promise<ComposeConfigResult> {
+    const compose = readFileSync(candidate.file, "utf8")
+    this.configCalls.push({ project: project.name, dir: project.dir, env: Object.fromEntries(project.env.map((e) => [e.key, e.value])), compose })
+    const failure = this.failures.get("config")
+    if (failure) return { flavour: "v1", code: 1, output: failure, stdout: "" }
+    const env = Object.fromEntries(project.env.map((e) => [e.key, e.value]))
+    const resolve = (v: unknown): any =>
+      typeof v === "string" ? interpolate(v, env) : Array.isArray(v) ? v.map(resolve) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)])) : v
+    const doc = resolve(parse(compose, { merge: true }) ?? {})
+    const absolute = (p: string) => (isAbsolute(p) ? p : join(project.dir, p))
+    for (const s of Object.values<any>(doc.services ?? {}))
+      if (Array.isArray(s?.volumes))
+        s.volumes = s.volumes.map((v: any) => {
+          if (typeof v !== "string") return v?.type === "bind" ? { ...v, source: absolute(v.source) } : v
+          const [source, ...rest] = v.split(":")
+          return rest.length && /^[./]/.test(source) ? [absolute(source), ...rest].join(":") : v
+        })
+    return { flavour: "v1", code: 0, output: "", stdout: stringify(doc) }
   }
 }
 

@@ -52,7 +52,7 @@ test("update pulls then brings up, adding no version", async () => {
   const res = await t.call("POST", "/api/stacks/demo/update")
   expect(res.status).toBe(200)
   expect((await res.json()).current_version).toBe(1)
-  expect(t.compose.calls.slice(2).map((c) => c.args.join(" "))).toEqual(["pull", "up -d --remove-orphans"])
+  expect(t.compose.calls.slice(1).map((c) => c.args.join(" "))).toEqual(["pull", "up -d --remove-orphans"])
   t.compose.failures.set("pull", "pull access denied for busybox")
   const failed = await t.call("POST", "/api/stacks/demo/update")
   expect(failed.status).toBe(502)

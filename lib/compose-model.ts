@@ -1,0 +1,232 @@
+// One model of a stack, compose's own. Whatever the service needs to know about a stack (the host
+// paths the guard checks, the mount inventory and volume names copy plans with, images, published
+// ports, services) is read from the model compose prints: `docker compose config --format json` with
+// the plugin, `docker-compose config` (resolved YAML) with v1. By then compose has applied YAML merge
+// keys and anchors, interpolation with the stack's environment, `extends`, `include`, profiles and
+// long syntax, and made every path absolute against the project directory: what it prints is what
+// `up` runs.
+//
+// The candidate is resolved before anything of the stack is written: its compose file and .env go to
+// a private temporary folder, and compose runs with `--project-directory <the stack's real folder>`
+// (whether that exists yet or not), so relative paths resolve exactly as they will on deploy. v1
+// resolves a bound volume's relative `device` against its working directory (the stack folder on
+// deploy, the temporary folder here): such paths are mapped back onto the stack folder.
+//
+// What compose does not print: the files it reads while loading (`env_file`, read into
+// `environment`; `extends` and `include` files, merged in). Those are found in the file itself before
+// compose runs (`filesComposeReads`), the one place a walk of our own is left, and compose's error
+// messages are checked for files outside the stack folder before they are passed on.
+import { mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { isAbsolute, join } from "node:path"
+import { parse } from "yaml"
+import type { ComposeFlavour, ComposeProject, ComposeRunner } from "./compose.ts"
+import { envRecord, renderEnvFile } from "./env.ts"
+import { allowedIn, checkHostPaths, filesComposeReads, realPath, within, type HostPath } from "./host-paths.ts"
+import { badRequest, HttpError } from "./http-error.ts"
+import { parseMount, type BindEntry, type VolumeEntry } from "./mounts.ts"
+import { parsePorts, type PublishedPort } from "./planner.ts"
+
+export type { BindEntry, HostPath, PublishedPort, VolumeEntry }
+
+export interface StackModel {
+  flavour: ComposeFlavour
+  services: string[]
+  /** Image references of the services, each once. */
+  images: string[]
+  /** Services built from a context. */
+  built: string[]
+  ports: PublishedPort[]
+  /** Named volumes (declared ones first), then anonymous ones. */
+  volumes: VolumeEntry[]
+  binds: BindEntry[]
+  /** Every host path the model names: bind sources, bound volume devices, secret and config files, build contexts and Dockerfiles, watch paths. */
+  hostPaths: HostPath[]
+}
+
+export interface ModelContext {
+  /** The compose project name (the stack name). */
+  project: string
+  /** The stack's real folder, the project directory. */
+  projectDir: string
+  /** The working directory compose ran in, when it was not the project directory (v1 `device` paths are mapped back). */
+  cwd?: string
+}
+
+type Obj = Record<string, unknown>
+const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {})
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v])
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined)
+
+const isUrl = (s: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^git@/.test(s) || /^github\.com\//.test(s)
+
+/**
+ * A local volume's `device` when it names a host path: an absolute path other than a network share
+ * (`//host/share`, `addr:/export`), or any device of a bind mount (`o: bind`). Null otherwise (tmpfs,
+ * nfs and the like).
+ */
+function volumeDevice(config: Obj): string | null {
+  const driver = str(config.driver)
+  if (driver && driver !== "local") return null
+  const opts = obj(config.driver_opts)
+  const device = str(opts.device)
+  if (!device) return null
+  const bind = /(^|,)r?bind(,|$)/.test(str(opts.o) ?? "") || str(opts.type) === "none"
+  if (bind) return device
+  // A block device (`type: ext4, device: /dev/sda1`) is a host path too; a share (`//host/share`,
+  // `addr:/export`) or a tmpfs is not.
+  return isAbsolute(device) && !device.startsWith("//") ? device : null
+}
+
+/** The model compose printed (JSON with v2, YAML with v1), read into what the service needs. Pure. */
+export function readModel(raw: unknown, flavour: ComposeFlavour, c: ModelContext): StackModel {
+  const model = obj(raw)
+  const root = realPath(c.projectDir)
+  const isData = (path: string) => isAbsolute(path) && within(realPath(path), root)
+  const hostPaths: HostPath[] = []
+  const path = (where: string, p: string | undefined) => p !== undefined && p !== "" && hostPaths.push({ where, path: p })
+
+  const declared = obj(model.volumes)
+  const named = new Map<string, VolumeEntry>()
+  const volume = (key: string) => {
+    let v = named.get(key)
+    if (!v) {
+      const config = obj(declared[key])
+      const external = config.external === true || (typeof config.external === "object" && config.external !== null)
+      const own = str(obj(config.external).name) ?? str(config.name)
+      const name = own ?? (external ? key : `${c.project}_${key}`)
+      named.set(key, (v = { key, name, external, explicit_name: !external && name !== `${c.project}_${key}`, anonymous: false, mounts: [] }))
+    }
+    return v
+  }
+  for (const [key, config] of Object.entries(declared)) {
+    volume(key)
+    let device = volumeDevice(obj(config))
+    if (device !== null && flavour === "v1" && c.cwd && within(device, c.cwd)) device = c.projectDir + device.slice(c.cwd.length)
+    if (device !== null) path(`volume ${key} device`, device)
+  }
+  for (const section of ["secrets", "configs"])
+    for (const [key, config] of Object.entries(obj(model[section]))) path(`${section} ${key} file`, str(obj(config).file))
+
+  const services = Object.entries(obj(model.services)).map(([name, s]) => [name, obj(s)] as const)
+  const anonymous: VolumeEntry[] = []
+  const binds: BindEntry[] = []
+  const ports: PublishedPort[] = []
+  for (const [service, s] of services) {
+    for (const rawMount of arr(s.volumes)) {
+      const m = parseMount(rawMount)
+      if (!m) continue
+      const at = { service, target: m.target, read_only: m.read_only }
+      if (m.type === "bind" && m.source) {
+        binds.push({ ...at, source: m.source, data: isData(m.source) })
+        path(`service ${service} volumes`, m.source)
+      } else if (m.type === "volume" && m.source) volume(m.source).mounts.push(at)
+      else if (m.type === "volume") anonymous.push({ key: null, name: null, external: false, explicit_name: false, anonymous: true, mounts: [at] })
+    }
+    for (const p of arr(s.ports)) ports.push(...parsePorts(p))
+    // v2 prints `env_file` only when it skips reading it; v1 never does. Either way it is checked.
+    for (const e of arr(s.env_file)) path(`service ${service} env_file`, typeof e === "string" ? e : str(obj(e).path))
+    if (s.build !== undefined) {
+      const build = typeof s.build === "string" ? { context: s.build } : obj(s.build)
+      const context = str(build.context) ?? "."
+      if (!isUrl(context)) {
+        path(`service ${service} build context`, context)
+        const dockerfile = str(build.dockerfile)
+        if (dockerfile && build.dockerfile_inline === undefined) path(`service ${service} build dockerfile`, isAbsolute(dockerfile) ? dockerfile : join(context, dockerfile))
+      }
+      for (const [name, ctx] of Object.entries(obj(build.additional_contexts))) {
+        const where = str(ctx)
+        if (where && !isUrl(where) && !/^(docker-image|service|oci-layout):/.test(where)) path(`service ${service} build context ${name}`, where)
+      }
+      for (const ssh of arr(build.ssh)) {
+        const file = typeof ssh === "string" ? ssh.split("=", 2)[1] : str(obj(ssh).path)
+        if (file) path(`service ${service} build ssh`, file)
+      }
+    }
+    for (const w of arr(obj(s.develop).watch)) path(`service ${service} develop watch`, str(obj(w).path))
+  }
+
+  const images = [...new Set(services.flatMap(([, s]) => (typeof s.image === "string" ? [s.image] : [])))]
+  return {
+    flavour,
+    services: services.map(([name]) => name),
+    images,
+    built: services.filter(([, s]) => s.build !== undefined).map(([name]) => name),
+    ports,
+    volumes: [...named.values(), ...anonymous],
+    binds,
+    hostPaths,
+  }
+}
+
+/** Absolute paths of existing files named in compose's error output that lie outside the allowed folders. */
+function outsideFilesIn(output: string, allowed: (path: string) => boolean): string[] {
+  const found = output.match(/\/[^\s'"`,;:()]+/g) ?? []
+  return [...new Set(found)].filter((p) => {
+    try {
+      return statSync(p).isFile() && !allowed(p)
+    } catch {
+      return false
+    }
+  })
+}
+
+export interface CandidateInput {
+  /** The stack's name and real folder (the project directory), and the environment the deploy will use. */
+  project: ComposeProject
+  compose: string
+  /** Host folders besides the stack's own that it may reach (SVC_BIND_ROOTS). */
+  roots: readonly string[]
+}
+
+/**
+ * Compose's model of a candidate compose file and environment, resolved as if they lay in the
+ * stack's folder, and checked: a file that is not YAML is a 400 `invalid_compose` (before compose is
+ * asked), a file that reads or names a host path outside the stack's folder and `roots` a 400
+ * `host_path_refused`, a file compose refuses a 400 `invalid_compose` with compose's own message.
+ * Nothing is written to the data directory.
+ */
+export async function candidateModel(runner: ComposeRunner, { project, compose, roots }: CandidateInput): Promise<StackModel> {
+  parseCompose(compose)
+  const allowed = allowedIn(project.dir, roots)
+  checkHostPaths(filesComposeReads(compose, envRecord(project.env), project.dir, allowed), project.dir, roots)
+
+  const flavour = await runner.flavour()
+  const scratch = realpathSync(mkdtempSync(join(tmpdir(), "hm-compose-")))
+  try {
+    const file = join(scratch, "compose.yaml")
+    const envFile = join(scratch, ".env")
+    writeFileSync(file, compose, { mode: 0o600 })
+    writeFileSync(envFile, renderEnvFile(project.env, flavour), { mode: 0o600 })
+    const result = await runner.config(project, { file, envFile, cwd: scratch })
+    if (result.code !== 0) {
+      const message = result.output.split(scratch).join(project.dir)
+      const outside = outsideFilesIn(message, allowed)
+      if (outside.length) throw new HttpError(400, "host_path_refused", `compose read ${outside[0]!.slice(0, 200)}, outside the stack's folder and SVC_BIND_ROOTS (its message is withheld)`)
+      throw badRequest(`compose refused the file: ${message.split("\n").slice(-20).join("\n") || "no output"}`, "invalid_compose")
+    }
+    let raw: unknown
+    try {
+      raw = result.flavour === "v2" ? JSON.parse(result.stdout) : parse(result.stdout)
+    } catch {
+      throw new HttpError(502, "compose_failed", "compose config printed a model that does not parse")
+    }
+    const model = readModel(raw, result.flavour, { project: project.name, projectDir: project.dir, cwd: scratch })
+    checkHostPaths(model.hostPaths, project.dir, roots)
+    return model
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/** The parsed compose file, or a 400 with the parser's message: the fast answer for a file that is not YAML. */
+export function parseCompose(text: string): Record<string, any> {
+  let doc: unknown
+  try {
+    doc = parse(text, { merge: true })
+  } catch (err) {
+    throw badRequest(`the compose file does not parse: ${(err as Error).message}`, "invalid_compose")
+  }
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw badRequest("the compose file must be a YAML mapping", "invalid_compose")
+  return doc as Record<string, any>
+}
