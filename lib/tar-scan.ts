@@ -1,122 +1,99 @@
-// A streaming reader of tar headers (ustar, pax and GNU long names) that lets the bytes pass
-// unchanged: the volume import checks every entry's path before the engine sees it, and the
-// "does this volume hold data" check reads only the first entries of an archive.
+// The volume import's tar guard, and the reader of a volume archive's first entries. Archives are
+// read by tar-stream's extract (ustar, pax `path`/`linkpath`/`size` records, GNU long names and
+// long links); the bytes pass on unchanged. An entry that tar-stream and the engine's Go
+// archive/tar would frame differently (a size on a type that holds no data, a type tar-stream does
+// not know) is refused, since the next header could then hide from one of them.
+import { extract, type Extract, type Header } from "tar-stream"
 import { badRequest } from "./http-error.ts"
 
 export interface TarEntry {
   name: string
+  /** The typeflag: "0" file, "1" hard link, "2" symlink, "3"/"4" device, "5" directory, "6" fifo, "7" contiguous file; "?" for any other. */
   type: string
   linkname: string
   size: number
 }
 
-const BLOCK = 512
-const text = (b: Uint8Array) => {
-  const end = b.indexOf(0)
-  return Buffer.from(end < 0 ? b : b.subarray(0, end)).toString("utf8")
+const TYPEFLAG: Record<string, string> = {
+  file: "0",
+  link: "1",
+  symlink: "2",
+  "character-device": "3",
+  "block-device": "4",
+  directory: "5",
+  fifo: "6",
+  "contiguous-file": "7",
 }
 
-function size(field: Uint8Array): number {
-  if (field[0]! & 0x80) return field.subarray(1).reduce((n, byte) => n * 256 + byte, field[0]! & 0x7f)
-  return parseInt(text(field).trim() || "0", 8)
-}
+const entryOf = (h: Header): TarEntry => ({ name: h.name, type: TYPEFLAG[h.type] ?? "?", linkname: h.linkname ?? "", size: h.size })
 
-/** Pax records "len key=value\n" as a map. */
-function pax(data: Uint8Array): Record<string, string> {
-  const out: Record<string, string> = {}
-  const s = Buffer.from(data).toString("utf8")
-  for (let i = 0; i < s.length; ) {
-    const space = s.indexOf(" ", i)
-    const len = Number(s.slice(i, space))
-    if (space < 0 || !len) break
-    const record = s.slice(space + 1, i + len - 1)
-    const eq = record.indexOf("=")
-    out[record.slice(0, eq)] = record.slice(eq + 1)
-    i += len
-  }
-  return out
-}
+const unreadable = (err: Error) => badRequest(`the archive cannot be read: ${err.message}`, "invalid_archive")
 
-/** Feeds bytes, calls `onEntry` once per entry with its final name (pax and GNU long names applied). */
+/**
+ * Reads the chunks pushed in and calls `onEntry` once per entry with its final name, before the
+ * chunk that completes the entry's header is accepted. A throw from `onEntry` fails the scan.
+ */
 export class TarScanner {
-  private header = new Uint8Array(BLOCK)
-  private filled = 0
-  private skip = 0
-  private capture: { type: string; data: Uint8Array; at: number } | undefined
-  private next: Partial<TarEntry> = {}
+  // A high-water mark of one byte makes every write report its end with a "drain".
+  private parser: Extract = extract({ highWaterMark: 1 })
+  private failure: unknown
+  private settle: (() => void) | undefined
 
-  constructor(private onEntry: (e: TarEntry) => void) {}
-
-  push(chunk: Uint8Array): void {
-    let pos = 0
-    while (pos < chunk.length) {
-      if (this.skip > 0) {
-        const n = Math.min(this.skip, chunk.length - pos)
-        if (this.capture && this.capture.at < this.capture.data.length) {
-          const take = chunk.subarray(pos, pos + Math.min(n, this.capture.data.length - this.capture.at))
-          this.capture.data.set(take, this.capture.at)
-          this.capture.at += take.length
-        }
-        this.skip -= n
-        pos += n
-        if (this.skip === 0 && this.capture) this.captured()
-        continue
+  constructor(onEntry: (e: TarEntry) => void) {
+    this.parser.on("entry", (header, stream, next) => {
+      stream.on("error", () => {}) // the parser's own "error" carries the reason
+      try {
+        onEntry(entryOf(header))
+      } catch (err) {
+        this.failure ??= err
+        return next(err as Error)
       }
-      const n = Math.min(BLOCK - this.filled, chunk.length - pos)
-      this.header.set(chunk.subarray(pos, pos + n), this.filled)
-      this.filled += n
-      pos += n
-      if (this.filled === BLOCK) {
-        this.filled = 0
-        this.headerDone()
-      }
-    }
+      stream.on("end", () => next()).resume()
+    })
+    this.parser.on("error", (err: Error) => (this.failure ??= unreadable(err)))
+    this.parser.on("drain", () => this.settle?.())
+    this.parser.on("close", () => this.settle?.())
   }
 
-  private headerDone(): void {
-    const h = this.header
-    if (h.every((b) => b === 0)) return
-    const type = String.fromCharCode(h[156]! || 48)
-    const length = size(h.subarray(124, 136))
-    this.skip = Math.ceil(length / BLOCK) * BLOCK
-    if (type === "x" || type === "L" || type === "K") {
-      if (length > 1 << 20) throw badRequest("a tar extended header is larger than 1 MiB", "unsafe_archive")
-      this.capture = { type, data: new Uint8Array(length), at: 0 }
-      if (this.skip === 0) this.captured()
-      return
-    }
-    if (type === "g") return
-    const prefix = text(h.subarray(345, 500))
-    const raw = text(h.subarray(0, 100))
-    const entry: TarEntry = {
-      name: this.next.name ?? (prefix ? `${prefix}/${raw}` : raw),
-      linkname: this.next.linkname ?? text(h.subarray(157, 257)),
-      type,
-      size: length,
-    }
-    this.next = {}
-    this.onEntry(entry)
+  /** Resolves once the chunk is read (push one at a time); rejects with the first refusal or read error. */
+  push(chunk: Uint8Array): Promise<void> {
+    if (chunk.length === 0) return this.failure ? Promise.reject(this.failure) : Promise.resolve()
+    return this.until(() => this.parser.write(chunk))
   }
 
-  private captured(): void {
-    const { type, data } = this.capture!
-    this.capture = undefined
-    if (type === "L") this.next.name = text(data)
-    else if (type === "K") this.next.linkname = text(data)
-    else {
-      const p = pax(data)
-      if (p.path !== undefined) this.next.name = p.path
-      if (p.linkpath !== undefined) this.next.linkname = p.linkpath
-    }
+  /** Resolves at the end of a whole archive; rejects when it stops in the middle of an entry. */
+  end(): Promise<void> {
+    return this.until(() => this.parser.end(null))
+  }
+
+  private until(start: () => unknown): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure)
+    return new Promise((resolve, reject) => {
+      this.settle = () => {
+        this.settle = undefined
+        if (this.failure) reject(this.failure)
+        else resolve()
+      }
+      start()
+    })
   }
 }
 
 const unsafe = (path: string) => path.startsWith("/") || path.split("/").includes("..")
+const quoted = (name: string) => `"${name.slice(0, 200)}"`
 
-/** Refuses an entry that would land outside the folder it is unpacked into. */
+/** Types whose data the engine skips whatever size the header gives them. */
+const NO_DATA = new Set(["1", "2", "3", "4", "5", "6"])
+
+/** A size tar-stream and the engine would not both skip: the next header could then hide from one of them. */
+const ambiguousSize = (e: TarEntry) => e.size > 0 && (NO_DATA.has(e.type) || (e.type === "0" && e.name.endsWith("/")))
+
+/** Refuses an entry that would land outside the folder it is unpacked into, or that the engine could read differently. */
 export function checkEntry(e: TarEntry): void {
-  if (unsafe(e.name)) throw badRequest(`the archive entry "${e.name.slice(0, 200)}" points outside the volume`, "unsafe_archive")
-  if (e.type === "1" && unsafe(e.linkname)) throw badRequest(`the hard link "${e.name.slice(0, 200)}" points outside the volume`, "unsafe_archive")
+  if (unsafe(e.name)) throw badRequest(`the archive entry ${quoted(e.name)} points outside the volume`, "unsafe_archive")
+  if (e.type === "1" && unsafe(e.linkname)) throw badRequest(`the hard link ${quoted(e.name)} points outside the volume`, "unsafe_archive")
+  if (e.type === "?") throw badRequest(`the archive entry ${quoted(e.name)} has a type the import does not unpack`, "unsafe_archive")
+  if (ambiguousSize(e)) throw badRequest(`the archive entry ${quoted(e.name)} gives a size to an entry that holds no data`, "unsafe_archive")
 }
 
 export interface TarGuard {
@@ -127,9 +104,10 @@ export interface TarGuard {
 }
 
 /**
- * The bytes unchanged; the stream fails on the first unsafe entry, before that entry is passed on.
- * A pull source with no queue of its own (not a TransformStream, whose queue an upload drains as
- * fast as it can), so memory stays flat in the size of the archive.
+ * The bytes unchanged; the stream fails on the first unsafe entry, before that entry is passed on,
+ * and at the end when the archive stops in the middle of an entry. A pull source with no queue of
+ * its own (not a TransformStream, whose queue an upload drains as fast as it can), so memory stays
+ * flat in the size of the archive.
  */
 export function tarGuard(source: ReadableStream<Uint8Array>): TarGuard {
   const scanner = new TarScanner(checkEntry)
@@ -139,15 +117,15 @@ export function tarGuard(source: ReadableStream<Uint8Array>): TarGuard {
     {
       async pull(controller) {
         const { done, value } = await reader.read()
-        if (done) return controller.close()
         try {
-          scanner.push(value)
+          await (done ? scanner.end() : scanner.push(value))
         } catch (err) {
           error = err
           reader.cancel(err).catch(() => {})
           throw err
         }
-        controller.enqueue(value)
+        if (done) controller.close()
+        else controller.enqueue(value)
       },
       cancel: (reason) => reader.cancel(reason),
     },

@@ -135,7 +135,7 @@ async function holdsData(engine: Engine, id: string): Promise<boolean> {
     while (!found) {
       const { done, value } = await reader.read()
       if (done) break
-      scanner.push(value)
+      await scanner.push(value)
     }
   } finally {
     await reader.cancel().catch(() => {})
