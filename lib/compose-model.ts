@@ -13,9 +13,11 @@
 // deploy, the temporary folder here): such paths are mapped back onto the stack folder.
 //
 // What compose does not print: the files it reads while loading (`env_file`, read into
-// `environment`; `extends` and `include` files, merged in). Those are found in the file itself before
-// compose runs (`filesComposeReads`), the one place a walk of our own is left, and compose's error
-// messages are checked for files outside the stack folder before they are passed on.
+// `environment` by both versions; `extends` and `include` files, merged in). Those are found in the
+// file itself before compose runs (`filesComposeReads` in lib/host-paths.ts), the one walk of our own
+// left, and compose's error messages are checked for files outside the stack folder before they are
+// passed on (compose quotes what it could not parse: `validating /etc/shadow: Additional property
+// root:$y$... is not allowed`).
 import { mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { isAbsolute, join } from "node:path"
