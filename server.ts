@@ -27,6 +27,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   void ctx.scans.resume()
   void removeLeftoverThrowaways(ctx.engine).catch(() => {})
   void ctx.updates.periodic(config.updateInterval, stop.signal)
+  void ctx.stats.run(stop.signal)
   const shutdown = () => {
     stop.abort()
     server.stop(true)

@@ -32,6 +32,10 @@ export interface Config {
   /** Seconds between periodic update checks; 0 turns them off. */
   updateInterval: number
   metrics: boolean
+  /** SVC_METRICS_CONTAINERS: per-container gauges on /metrics (from the stats sampler). */
+  metricsContainers: boolean
+  /** Container stats (lib/stats): seconds between samples, and whether an hour of history is kept. */
+  stats: { interval: number; history: boolean }
   metricsToken: string | undefined
   /** The MCP endpoint; null when SVC_MCP is unset (then /mcp is not routed). */
   mcp: McpConfig | null
@@ -64,6 +68,7 @@ export const defaults = {
   ttsConcurrency: 2,
   ttsVoice: "en-US-EmmaMultilingualNeural",
   ttsEdgeTimeoutMs: 5000,
+  statsInterval: 5,
 }
 
 export class ConfigError extends Error {}
@@ -136,6 +141,12 @@ function ttsConfig(env: Record<string, string | undefined>): TtsConfig {
   }
 }
 
+function statsConfig(env: Record<string, string | undefined>): Config["stats"] {
+  const interval = positiveInt("SVC_STATS_INTERVAL", env.SVC_STATS_INTERVAL, defaults.statsInterval)
+  if (interval < 1) throw new ConfigError("SVC_STATS_INTERVAL must be at least 1 (seconds)")
+  return { interval, history: oneOf("SVC_STATS_HISTORY", env.SVC_STATS_HISTORY, ["on", "off"] as const) === "on" }
+}
+
 export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
   const addr = parseAddr(env.SVC_ADDR || defaults.addr)
   return {
@@ -158,6 +169,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     updateInterval: positiveInt("SVC_UPDATE_INTERVAL", env.SVC_UPDATE_INTERVAL, 0),
     metrics: oneOf("SVC_METRICS", env.SVC_METRICS, ["off", "on"] as const) === "on",
     metricsToken: env.SVC_METRICS_TOKEN || undefined,
+    metricsContainers: oneOf("SVC_METRICS_CONTAINERS", env.SVC_METRICS_CONTAINERS, ["off", "on"] as const) === "on",
+    stats: statsConfig(env),
     tts: ttsConfig(env),
   }
 }

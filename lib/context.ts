@@ -14,6 +14,7 @@ import { ScanQueue } from "./scan-queue.ts"
 import { createScanner, type Scanner } from "./scanner.ts"
 import { Updates } from "./updates.ts"
 import { Speaker } from "./tts/speaker.ts"
+import { StatsSampler } from "./stats/sampler.ts"
 
 export interface Ctx {
   config: Config
@@ -44,6 +45,8 @@ export interface Ctx {
   engineVersion: Reused<EngineVersion>
   /** Text-to-speech: the engine SVC_TTS_ENGINE names behind a concurrency bound (a fake in tests). */
   tts: Speaker
+  /** Container stats: the one sampler of the engine and its history (started by server.ts). */
+  stats: StatsSampler
 }
 
 export async function createContext(config: Config, overrides: Partial<Ctx> = {}): Promise<Ctx> {
@@ -64,6 +67,7 @@ export async function createContext(config: Config, overrides: Partial<Ctx> = {}
     updates: overrides.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, overrides.now),
     metrics: overrides.metrics ?? (await createMetrics(config.metrics)),
     tts: overrides.tts ?? new Speaker(config.tts),
+    stats: overrides.stats ?? new StatsSampler(engine, { interval: config.stats.interval, history: config.stats.history, now: overrides.now }),
     diskUsage: overrides.diskUsage ?? new DiskUsageCache(engine, 30_000, overrides.now),
     engineVersion: overrides.engineVersion ?? new Reused(() => engine.version(), 30_000, overrides.now),
     serverId: overrides.serverId ?? (await serverId(config.dataDir)),

@@ -14,6 +14,9 @@ export interface FakeContainer {
   tty?: boolean
   env?: string[]
   logs?: LogLine[]
+  /** Stats payloads answered in turn (the last one again once they run out); none: a payload of zeros. */
+  stats?: Record<string, any>[]
+  hostConfig?: Record<string, unknown>
 }
 
 const nextId = (() => {
@@ -112,7 +115,7 @@ export class FakeEngine implements Engine {
     return {
       Id: c.id, Name: `/${c.name}`, Created: new Date(0).toISOString(), Image: c.image,
       State: { Status: c.state, Running: c.state === "running" || c.state === "paused", Paused: c.state === "paused", ExitCode: 0 },
-      Config: { Image: c.image, Tty: c.tty ?? false, Env: c.env ?? [], Labels: c.labels }, HostConfig: {}, Mounts: c.mounts ?? [],
+      Config: { Image: c.image, Tty: c.tty ?? false, Env: c.env ?? [], Labels: c.labels }, HostConfig: c.hostConfig ?? {}, Mounts: c.mounts ?? [],
     }
   }
   async createContainer(spec: Record<string, any>, name?: string) {
@@ -140,6 +143,13 @@ export class FakeEngine implements Engine {
     this.record("waitContainer", id)
     this.find(id).state = "exited"
     return { StatusCode: 0 }
+  }
+  async stats(id: string) {
+    this.record("stats", id)
+    const c = this.find(id)
+    if (c.state !== "running" && c.state !== "paused") return { read: "0001-01-01T00:00:00Z", cpu_stats: {}, memory_stats: {} }
+    const queue = c.stats ?? []
+    return (queue.length > 1 ? queue.shift() : queue[0]) ?? { read: new Date().toISOString(), cpu_stats: {}, memory_stats: {} }
   }
   async *logs(id: string, o: { follow: boolean; tail: number | "all" }): AsyncIterable<LogLine> {
     this.record("logs", id, o)

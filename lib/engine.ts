@@ -119,6 +119,8 @@ export interface Engine {
   containerAction(id: string, action: ContainerAction): Promise<void>
   removeContainer(id: string, opts?: { force?: boolean; volumes?: boolean }): Promise<void>
   waitContainer(id: string): Promise<{ StatusCode: number }>
+  /** One reading of a container's stats (`stream=false&one-shot=true`: at once, no second sample; precpu is empty). */
+  stats(id: string): Promise<Record<string, any>>
   logs(id: string, opts: LogOptions): AsyncIterable<LogLine>
   events(opts?: { since?: number; until?: number; filters?: Filters; signal?: AbortSignal }): AsyncIterable<EngineEvent>
   exec(container: string, opts: ExecOptions): Promise<ExecSession>
@@ -413,6 +415,7 @@ export function dockerEngine(host: string, pinned?: string): Engine {
     containerAction: (id, action) => done("POST", `/containers/${seg(id)}/${action}`),
     removeContainer: (id, o = {}) => done("DELETE", `/containers/${seg(id)}${query({ force: o.force, v: o.volumes })}`),
     waitContainer: (id) => json("POST", `/containers/${seg(id)}/wait`),
+    stats: (id) => json("GET", `/containers/${seg(id)}/stats${query({ stream: false, "one-shot": true })}`),
     async *logs(id, o) {
       const info = await json<ContainerInspect>("GET", `/containers/${seg(id)}/json`)
       const res = await call("GET", `/containers/${seg(id)}/logs${query({ stdout: 1, stderr: 1, timestamps: 1, follow: o.follow ? 1 : 0, tail: o.tail })}`, { signal: o.signal })

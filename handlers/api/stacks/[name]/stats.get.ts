@@ -1,0 +1,16 @@
+import { defineHandler } from "../../../../lib/handler.ts"
+import { stackName } from "../../../../lib/stack-name.ts"
+import { stackView as stackState } from "../../../../lib/stack-state.ts"
+import { stackView, statsQuery, type HistoryQuery } from "../../../../lib/stats/views.ts"
+
+export const query = statsQuery
+export const detail = {
+  summary: "A stack's stats: sums over its running containers and each one's latest sample; history=true adds the sums' last hour and each container's (points=N averages them down)",
+  tags: ["stacks", "stats"],
+}
+
+export default defineHandler<unknown, HistoryQuery>(async ({ params, query, ctx }) => {
+  const name = stackName(params.name)
+  await stackState(ctx.stacks, ctx.engine, name)
+  return stackView(ctx, name, query)
+})

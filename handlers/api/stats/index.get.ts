@@ -1,0 +1,10 @@
+import { defineHandler } from "../../../lib/handler.ts"
+import { allStats, statsQuery, type HistoryQuery } from "../../../lib/stats/views.ts"
+
+export const query = statsQuery
+export const detail = {
+  summary: "The latest stats of every running container (CPU %, memory, network and block I/O per second, PIDs), per-stack sums and the host's CPUs and memory; history=true adds each one's last hour (points=N averages it down)",
+  tags: ["stats"],
+}
+
+export default defineHandler<unknown, HistoryQuery>(async ({ query, ctx }) => allStats(ctx, query))
