@@ -8,6 +8,7 @@ import type { Ctx } from "./context.ts"
 import type { Exposition, Metrics } from "./metrics.ts"
 import { SEVERITIES } from "./scanner.ts"
 import { stackViews } from "./stack-state.ts"
+import { ContainerGauges } from "./stats/prometheus.ts"
 
 const STACK_STATUSES = ["running", "partly running", "paused", "stopped"]
 const CONTAINER_STATES = ["created", "running", "paused", "restarting", "removing", "exited", "dead"]
@@ -17,6 +18,8 @@ export class PrometheusMetrics implements Metrics {
   readonly registry = new Registry()
   private readonly started = Date.now() / 1000
   private cpu = process.cpuUsage()
+  /** Per-container gauges, with SVC_METRICS_CONTAINERS=on (lib/stats/prometheus.ts). */
+  private containerGauges: ContainerGauges | undefined
   private readonly g = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [this.registry] })
 
   private readonly http = new Histogram({
@@ -64,6 +67,7 @@ export class PrometheusMetrics implements Metrics {
     countInto(this.nodes, "status", NODE_STATUSES, (await ctx.nodes.list()).map((n) => n.status))
     const engine = await this.engineGauges(ctx).then(() => 1, () => 0)
     this.engineUp.set(engine)
+    if (ctx.config.metricsContainers) await (this.containerGauges ??= new ContainerGauges(this.registry)).update(ctx.stats)
     return { contentType: prometheusContentType, text: await this.registry.metrics() }
   }
 

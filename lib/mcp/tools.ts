@@ -38,6 +38,18 @@ export const tools: Tool[] = [
   { name: "list_containers", route: "GET /api/containers", input: { all: z.boolean().optional().describe("include stopped containers (default: running only)") }, description: "List containers with id, name, image, state, status, ports, labels and the stack/service they belong to." },
   { name: "inspect_container", route: "GET /api/containers/:id", input: { id: containerId }, description: "One container in detail: state, exit code, start time, command, mounts, networks, ports, labels. Its environment is never shown." },
   { name: "container_logs", route: "GET /api/containers/:id/logs", fixed: { follow: "false" }, input: { id: containerId, tail }, description: "The last lines of a container's log (no following), each {service, container, stream, ts, line}." },
+  {
+    name: "container_stats",
+    route: "GET /api/containers/:id/stats",
+    input: { id: containerId, history: z.boolean().optional().describe("add the last hour as columns (time, cpu_percent, memory_bytes, …)"), points: z.number().int().min(1).max(720).optional().describe("with history: average it down to at most this many points (e.g. 60)") },
+    description: "One container's resource use from the latest sample: CPU % (100 = one core, and of its limit), memory without page cache and its limit, network and block I/O bytes per second, PIDs; null while it is not running.",
+  },
+  {
+    name: "stack_stats",
+    route: "GET /api/stacks/:name/stats",
+    input: { name: stackName, history: z.boolean().optional().describe("add the last hour of the sums and of each container"), points: z.number().int().min(1).max(720).optional().describe("with history: average it down to at most this many points (e.g. 60)") },
+    description: "A stack's resource use: sums over its running containers (CPU %, memory, network and block I/O per second, PIDs) and each container's latest sample.",
+  },
   { name: "event_history", route: "GET /api/events/history", input: {}, description: "The last 100 events, oldest first: the engine's (container start/stop/die, image pull, …) and the service's own (compose output, failures)." },
   { name: "list_images", route: "GET /api/images", input: {}, description: "Local images with tags, size, creation time and their vulnerability scan summary." },
   { name: "list_volumes", route: "GET /api/volumes", input: {}, description: "Volumes with driver, mount point, labels and the stack they belong to." },
