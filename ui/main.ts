@@ -15,7 +15,7 @@ export type Page = (main: HTMLElement, params: Record<string, string>, signal: A
 const routes: [RegExp, Page][] = [
   [/^\/$/, dashboardPage],
   [/^\/containers$/, containersPage],
-  [/^\/containers\/(?<id>[^/]+)(?:\/(?<tab>logs|shell))?$/, containerPage],
+  [/^\/containers\/(?<id>[^/]+)(?:\/(?<tab>logs|shell|stats))?$/, containerPage],
   [/^\/stacks$/, stacksPage],
   [/^\/stacks-new$/, newStackPage],
   [/^\/stacks\/(?<name>[^/]+)(?:\/(?<tab>[a-z]+))?$/, stackPage],

@@ -1,9 +1,10 @@
-// Containers: the list with state, image, ports and stack; actions; delete with confirmation; one
-// container's live logs and its shell.
+// Containers: the list with state, image, ports, stack and CPU/memory sparklines; actions; delete
+// with confirmation; one container's live logs, its shell and its resource charts.
 import { del, enc, get, post, reloadOnChange } from "../api.ts"
 import { action, badge, errorBox, h, load, render, table, toast } from "../dom.ts"
 import { logView } from "../logs.ts"
 import { container, containersOf, shortId, type Container } from "../model.ts"
+import { containerResources, paintSparks, StatsFeed } from "../stats.ts"
 
 const ACTIONS: Record<string, string[]> = {
   running: ["stop", "restart", "pause"],
@@ -33,12 +34,16 @@ export function containerActions(c: Container, refresh: () => void): HTMLElement
   )
 }
 
-export function containerTable(list: Container[], refresh: () => void): HTMLElement {
+/** A cell a StatsFeed fills with a sparkline (see paintSparks). */
+const sparkCell = (kind: "cpu" | "mem", c: Container) => (c.state === "running" || c.state === "paused" ? h("span", { "data-spark": kind, "data-id": c.id, "data-name": c.name }) : "—")
+
+export function containerTable(list: Container[], refresh: () => void, sparks = false): HTMLElement {
   return table(
     list,
     [
       { title: "Name", cell: (c) => h("a", { href: `#/containers/${enc(c.id)}` }, c.name || shortId(c.id)) },
       { title: "State", cell: (c) => [badge(c.state), h("small", { class: "muted" }, " ", c.status)] },
+      ...(sparks ? [{ title: "CPU", cell: (c: Container) => sparkCell("cpu", c) }, { title: "Memory", cell: (c: Container) => sparkCell("mem", c) }] : []),
       { title: "Image", cell: (c) => h("span", { class: "mono" }, c.image) },
       { title: "Ports", cell: (c) => c.ports.join(", ") || "—" },
       { title: "Stack", cell: (c) => (c.stack ? h("a", { href: `#/stacks/${enc(c.stack)}` }, c.stack) : "—") },
@@ -53,9 +58,11 @@ export function containersPage(main: HTMLElement, _: Record<string, string>, sig
   const body = h("div")
   const filter = h("input", { type: "search", placeholder: "Filter by name, image or stack", "aria-label": "Filter containers" })
   let all: Container[] = []
+  const feed = new StatsFeed()
   const show = () => {
     const q = filter.value.toLowerCase()
-    render(body, containerTable(q ? all.filter((c) => `${c.name} ${c.image} ${c.stack} ${c.state}`.toLowerCase().includes(q)) : all, () => void reload()))
+    render(body, containerTable(q ? all.filter((c) => `${c.name} ${c.image} ${c.stack} ${c.state}`.toLowerCase().includes(q)) : all, () => void reload(), true))
+    paintSparks(body, feed)
   }
   filter.addEventListener("input", show)
   render(main, h("div", { class: "page-head" }, h("h1", null, "Containers"), filter, h("button", { type: "button", onclick: () => void reload() }, "Refresh")), body)
@@ -65,11 +72,16 @@ export function containersPage(main: HTMLElement, _: Record<string, string>, sig
     (data) => {
       all = containersOf(data)
       const q = filter.value.toLowerCase()
-      return containerTable(q ? all.filter((c) => `${c.name} ${c.image} ${c.stack}`.toLowerCase().includes(q)) : all, () => void reload())
+      const view = containerTable(q ? all.filter((c) => `${c.name} ${c.image} ${c.stack}`.toLowerCase().includes(q)) : all, () => void reload(), true)
+      paintSparks(view, feed)
+      return view
     },
   )
   reloadOnChange(reload, signal)
+  feed.start(signal, () => paintSparks(body, feed))
 }
+
+const TAB_NAMES: Record<string, string> = { logs: "Logs", shell: "Terminal", stats: "Resources" }
 
 export function containerPage(main: HTMLElement, params: Record<string, string>, signal: AbortSignal): void {
   const id = params.id!
@@ -83,7 +95,7 @@ export function containerPage(main: HTMLElement, params: Record<string, string>,
     h(
       "div",
       { class: "tabs", role: "navigation", "aria-label": "Container views" },
-      ["logs", "shell"].map((t) => h("a", { href: `#/containers/${enc(id)}/${t}`, "aria-current": t === tab ? "page" : false }, t === "logs" ? "Logs" : "Terminal")),
+      ["logs", "shell", "stats"].map((t) => h("a", { href: `#/containers/${enc(id)}/${t}`, "aria-current": t === tab ? "page" : false }, TAB_NAMES[t])),
     ),
     pane,
   )
@@ -92,6 +104,7 @@ export function containerPage(main: HTMLElement, params: Record<string, string>,
     async () => container(await get(`/containers/${enc(id)}`, { signal })),
     (c) => h("div", { class: "page-head" }, h("h1", null, c.name), badge(c.state), h("span", { class: "mono muted" }, c.image), c.stack && h("a", { href: `#/stacks/${enc(c.stack)}` }, `stack ${c.stack}`), containerActions(c, () => void reload())),
   )
+  if (tab === "stats") return containerResources(pane, id, signal)
   if (tab !== "shell") return render(pane, logView(`/containers/${enc(id)}/logs?follow=true`, signal))
   // xterm.js is most of the page weight: loaded only when a terminal is opened.
   render(pane, h("p", { class: "loading" }, "Loading the terminal…"))

@@ -1,7 +1,26 @@
-// Dashboard: the system summary, containers by state, and the live feed of engine events.
-import { follow, get, reloadOnChange } from "../api.ts"
-import { badge, bytes, errorBox, h, load, render } from "../dom.ts"
+// Dashboard: the system summary, containers by state, the top consumers of CPU and memory (live
+// sparklines), and the live feed of engine events.
+import { enc, follow, get, reloadOnChange } from "../api.ts"
+import { badge, bytes, errorBox, h, load, render, table } from "../dom.ts"
 import { containersOf, countBy } from "../model.ts"
+import { StatsFeed } from "../stats.ts"
+
+const TOP = 5
+
+/** The containers using the most CPU (then memory) now, with their last hour as sparklines. */
+function topConsumers(feed: StatsFeed): HTMLElement {
+  const top = [...feed.latest.values()].sort((a, b) => (b.cpu_percent ?? 0) - (a.cpu_percent ?? 0) || b.memory_bytes - a.memory_bytes).slice(0, TOP)
+  return table(
+    top,
+    [
+      { title: "Container", cell: (c) => h("a", { href: `#/containers/${enc(c.id)}/stats` }, c.name) },
+      { title: "CPU", cell: (c) => feed.cells(c.id, c.name).cpu },
+      { title: "Memory", cell: (c) => feed.cells(c.id, c.name).mem },
+    ],
+    "No running container.",
+    "Top consumers",
+  )
+}
 
 const FEED_LIMIT = 200
 
@@ -36,7 +55,20 @@ export function dashboardPage(main: HTMLElement, _: Record<string, string>, sign
   const summary = h("section", { "aria-labelledby": "sum-h" })
   const feed = h("ol", { class: "events", "aria-live": "polite", "aria-label": "Engine events" })
   const feedState = h("div")
-  render(main, h("h1", null, "Dashboard"), summary, h("section", { class: "card" }, h("h2", null, "Live events"), feedState, feed))
+  const consumers = h("div", { class: "top-consumers" })
+  const host = h("span", { class: "muted" })
+  render(
+    main,
+    h("h1", null, "Dashboard"),
+    summary,
+    h("section", { class: "card", "aria-labelledby": "top-h" }, h("h2", { id: "top-h" }, "Top consumers ", host), consumers),
+    h("section", { class: "card" }, h("h2", null, "Live events"), feedState, feed),
+  )
+  const stats = new StatsFeed()
+  stats.start(signal, () => {
+    render(consumers, topConsumers(stats))
+    render(host, stats.host.cpus ? `(host: ${stats.host.cpus} CPUs, ${bytes(stats.host.memory_bytes ?? undefined)})` : "")
+  })
 
   const reload = load(
     summary,

@@ -6,6 +6,7 @@ import { logView } from "../logs.ts"
 import { listOf, stack, type EnvVar, type Stack } from "../model.ts"
 import { yamlEditor } from "../yaml-editor.ts"
 import { containerTable } from "./containers.ts"
+import { stackResources } from "../stats.ts"
 
 const TEMPLATE = `services:
   web:
@@ -103,8 +104,8 @@ export function newStackPage(main: HTMLElement): void {
   )
 }
 
-const TABS = ["overview", "compose", "env", "versions", "logs"] as const
-const TAB_NAMES: Record<string, string> = { overview: "Overview", compose: "Compose", env: "Environment", versions: "Versions", logs: "Logs" }
+const TABS = ["overview", "compose", "env", "versions", "logs", "resources"] as const
+const TAB_NAMES: Record<string, string> = { overview: "Overview", compose: "Compose", env: "Environment", versions: "Versions", logs: "Logs", resources: "Resources" }
 
 export function stackPage(main: HTMLElement, params: Record<string, string>, signal: AbortSignal): void {
   const name = params.name!
@@ -152,6 +153,7 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
   if (tab === "env") envView(pane, name, signal, () => void refreshHead())
   if (tab === "versions") versionsView(pane, name, signal, () => void refreshHead())
   if (tab === "logs") render(pane, logView(`/stacks/${enc(name)}/logs?follow=true`, signal, { byService: true }))
+  if (tab === "resources") stackResources(pane, name, signal)
 }
 
 /** The answer of an update check in one sentence: newer images, images that could not be checked. */

@@ -1,0 +1,87 @@
+// The full resource charts (CPU, memory, network, block I/O over the last hour, live) drawn with
+// uPlot: a ~50 kB canvas library made for time series, chosen over Chart.js (~200 kB) and ECharts
+// (~1 MB) for its size and its speed with thousands of points. Loaded only when a chart is shown.
+import uPlot from "uplot"
+import { bytes, h } from "./dom.ts"
+import { HOUR_S, type Point } from "./stats.ts"
+
+type Unit = "percent" | "bytes" | "rate" | "count"
+
+interface ChartSpec {
+  title: string
+  unit: Unit
+  series: { label: string; key: keyof Point; color: string }[]
+}
+
+const SPECS: ChartSpec[] = [
+  { title: "CPU", unit: "percent", series: [{ label: "CPU (100 % = one core)", key: "cpu", color: "--accent" }] },
+  { title: "Memory", unit: "bytes", series: [{ label: "Memory used", key: "mem", color: "--ok" }] },
+  { title: "Network", unit: "rate", series: [{ label: "Received", key: "rx", color: "--accent" }, { label: "Sent", key: "tx", color: "--warn" }] },
+  { title: "Block I/O", unit: "rate", series: [{ label: "Read", key: "blkRead", color: "--ok" }, { label: "Written", key: "blkWrite", color: "--danger" }] },
+]
+
+export function format(unit: Unit, v: number | null | undefined): string {
+  if (v === null || v === undefined || Number.isNaN(v)) return "—"
+  if (unit === "percent") return `${v < 10 ? v.toFixed(1) : v.toFixed(0)} %`
+  if (unit === "bytes") return bytes(v)
+  if (unit === "rate") return `${bytes(v)}/s`
+  return String(Math.round(v))
+}
+
+const cssVar = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888"
+
+export interface Charts {
+  el: HTMLElement
+  /** Adds the newest point to every chart, dropping what is older than an hour. */
+  push(p: Point): void
+}
+
+/** Four charts over `points` (oldest first); they follow the width of their box, a phone's included. */
+export function resourceCharts(points: Point[]): Charts {
+  const el = h("div", { class: "charts" })
+  const data: Point[] = [...points]
+  const plots: { plot: uPlot; spec: ChartSpec; box: HTMLElement }[] = []
+  const columns = (spec: ChartSpec): uPlot.AlignedData => [data.map((p) => p.t / 1000), ...spec.series.map((s) => data.map((p) => (p[s.key] as number | null) ?? null))]
+
+  for (const spec of SPECS) {
+    const box = h("figure", { class: "chart", "data-chart": spec.title.toLowerCase().replace(/\W+/g, "-") }, h("figcaption", null, spec.title))
+    el.append(box)
+    const axis = { stroke: cssVar("--muted"), grid: { stroke: cssVar("--line"), width: 1 }, ticks: { stroke: cssVar("--line"), width: 1 } }
+    const opts: uPlot.Options = {
+      width: 320,
+      height: 160,
+      cursor: { drag: { x: false, y: false } },
+      legend: { live: true },
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, spec.unit === "percent" ? Math.max(100, max * 1.1) : Math.max(max * 1.1, 1)] } },
+      axes: [
+        { ...axis, space: 60 },
+        { ...axis, size: 70, values: (_u, ticks) => ticks.map((v) => format(spec.unit, v)) },
+      ],
+      series: [
+        { value: (_u, v) => (v === null ? "—" : new Date(v * 1000).toLocaleTimeString()) },
+        ...spec.series.map((s) => ({ label: s.label, stroke: cssVar(s.color), width: 1.5, fill: cssVar(s.color) + "22", spanGaps: false, value: (_u: uPlot, v: number | null) => format(spec.unit, v) })),
+      ],
+    }
+    plots.push({ plot: new uPlot(opts, columns(spec), box), spec, box })
+  }
+
+  const fit = () => {
+    for (const { plot, box } of plots) {
+      const width = Math.max(200, Math.floor(box.clientWidth) - 2)
+      if (width !== plot.width) plot.setSize({ width, height: 160 })
+    }
+  }
+  new ResizeObserver(fit).observe(el)
+
+  return {
+    el,
+    push(p) {
+      if (data.length && data.at(-1)!.t >= p.t) return
+      data.push(p)
+      const cutoff = p.t - HOUR_S * 1000
+      while (data.length && data[0]!.t < cutoff) data.shift()
+      for (const { plot, spec } of plots) plot.setData(columns(spec))
+      el.dataset.points = String(data.length)
+    },
+  }
+}
