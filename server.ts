@@ -11,18 +11,10 @@ export async function start(env: Record<string, string | undefined> = process.en
   const config = loadConfig(env)
   removeStaleTemps(config.dataDir)
   const ctx = await createContext(config)
-  const app = createApp(ctx)
+  const app = createApp(ctx).get("/", index)
   const stop = new AbortController()
-  const server = Bun.serve({
-    hostname: config.addr.host,
-    port: config.addr.port,
-    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-    idleTimeout: 120,
-    development: false,
-    routes: { "/": index },
-    fetch: app.fetch,
-    websocket: app.websocket,
-  })
+  app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
+  const server = app.server!
   void ctx.events.follow(ctx.engine, stop.signal)
   void ctx.scans.resume()
   void removeLeftoverThrowaways(ctx.engine).catch(() => {})

@@ -1,15 +1,16 @@
-// The HTTP application: Elysia hosts the routes of the manifest; browser-safety checks, WebSocket
-// upgrades and the error shape are decided here, in one place.
+// The HTTP application: Elysia is the one router. It hosts every route of the manifest (WebSocket
+// routes through its `.ws()`), and its hooks hold what applies to all of them: the browser-safety
+// guard and CORS (onRequest), each route's body rules (its parse hook), the one error shape
+// (onError) and the request metrics (onAfterResponse).
 import { openapi } from "@elysiajs/openapi"
 import { toJsonSchema } from "@valibot/to-json-schema"
 import { Elysia, ValidationError } from "elysia"
-import type { Server, ServerWebSocket, WebSocketHandler } from "bun"
 import type { Ctx } from "./context.ts"
-import { limitBody } from "./body-limit.ts"
-import { checkBody, checkRequest, corsHeaders, type GuardOptions } from "./guard.ts"
-import type { Handler, SocketHandler, SocketSession } from "./handler.ts"
+import { readLimited } from "./body-limit.ts"
+import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from "./guard.ts"
+import type { Handler, Peer, SocketHandler, SocketSession } from "./handler.ts"
 import { errorResponse, HttpError } from "./http-error.ts"
-import { compilePath, routeOf, type Method } from "./manifest.ts"
+import { routeOf, type Method } from "./manifest.ts"
 import { routes as manifest } from "./routes.gen.ts"
 import { version } from "./build-info.ts"
 
@@ -28,14 +29,6 @@ export interface RouteRow {
 
 const JSON_ONLY = ["application/json"]
 
-export interface App {
-  fetch(req: Request, server?: Server<SocketData>): Promise<Response | undefined>
-  websocket: WebSocketHandler<SocketData>
-}
-export interface SocketData {
-  session: SocketSession
-}
-
 interface StandardIssue { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] }
 type StandardSchema = { "~standard": { validate(value: unknown): { issues?: readonly StandardIssue[] } | Promise<unknown> } }
 
@@ -50,6 +43,8 @@ function validationMessage(error: ValidationError): string {
 }
 
 function toResponse(error: unknown, code: string): Response {
+  // A parse hook's own refusal (415, 413, invalid JSON) reaches here wrapped as Elysia's parse error.
+  if (code === "PARSE" && (error as Error).cause instanceof HttpError) error = (error as Error).cause
   if (error instanceof HttpError) return errorResponse(error.status, error.code, error.message)
   if (error instanceof ValidationError) return errorResponse(400, "invalid_request", validationMessage(error))
   if (code === "PARSE") return errorResponse(400, "invalid_json", "the request body is not valid JSON")
@@ -60,90 +55,93 @@ function toResponse(error: unknown, code: string): Response {
   return errorResponse(500, "internal", "internal error; see the service log")
 }
 
-export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unknown as RouteRow[]): App {
-  const peers = new WeakMap<Request, string>()
-  const routePatterns = new WeakMap<Request, string>()
+/** A JSON route's body: the right content type (415), at most `limit` bytes (413), valid JSON (400). */
+function jsonBody(limit: number) {
+  return async ({ request }: { request: Request }) => {
+    checkBody(request, JSON_ONLY)
+    if (!hasBody(request)) return undefined
+    const text = await readLimited(request, limit)
+    if (!text) return undefined
+    try {
+      return JSON.parse(text)
+    } catch {
+      throw new HttpError(400, "invalid_json", "the request body is not valid JSON")
+    }
+  }
+}
+
+/** The Bun socket under Elysia's wrapper, as a session's peer: its `send` reports backpressure (-1). */
+const peerOf = (ws: { raw: Peer }): Peer => ws.raw
+
+/** Elysia reads a text frame that looks like JSON (or a number) into a value: the session gets text back. */
+const frame = (message: unknown): string | Uint8Array =>
+  typeof message === "string" ? message : message instanceof Uint8Array ? message : ArrayBuffer.isView(message) ? new Uint8Array(message.buffer) : JSON.stringify(message)
+
+export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unknown as RouteRow[]) {
   const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
-  const bodyTypes: { method: Method; match: ReturnType<typeof compilePath>; accepts: string[] }[] = []
-  const sockets: { match: ReturnType<typeof compilePath>; handler: SocketHandler }[] = []
+  const failed = new WeakMap<Request, number>()
+  const started = new WeakMap<Request, number>()
+  // /mcp answers to its own Host and Origin allowlists instead of the API's guard; its tools call this app.
+  // The MCP SDK is loaded only when SVC_MCP names a mode.
+  const mode = ctx.config.mcp
+  const mcp = mode && import("./mcp/endpoint.ts").then((m) => m.mcpEndpoint(mode, async (req) => app.handle(req), ctx.now))
 
   const app = new Elysia()
     .use(openapi({ path: "/openapi", specPath: "/openapi", provider: null, documentation: { info: { title: "Harbormaster API", version } }, mapJsonSchema: { valibot: toJsonSchema } }))
-    .onError(({ error, code }) => toResponse(error, String(code)))
-    .onTransform(({ request, route }) => void routePatterns.set(request, route))
+    .onRequest(({ request, set }) => {
+      started.set(request, performance.now())
+      if (mcp && new URL(request.url).pathname === "/mcp") return
+      const cors = corsHeaders(request.headers.get("origin"), guard)
+      Object.assign(set.headers, cors)
+      checkRequest(request, guard)
+      if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
+    })
+    .onError(({ error, code, request, set }) => {
+      const res = toResponse(error, String(code))
+      failed.set(request, res.status)
+      for (const [k, v] of Object.entries(set.headers)) if (k.startsWith("access-control-") || k === "vary") res.headers.set(k, String(v))
+      return res
+    })
+    .onAfterResponse(({ request, route, set, responseValue }: { request: Request; route: string; set: { status?: number | string }; responseValue?: unknown }) => {
+      const status = failed.get(request) ?? (responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200))
+      ctx.metrics.observeRequest(route || "unmatched", request.method, status, (performance.now() - (started.get(request) ?? performance.now())) / 1000)
+    })
+
+  if (mcp) app.all("/mcp", async ({ request }) => (await mcp).handle(request), { parse: "none" })
 
   for (const row of rows) {
     const { path, rest } = routeOf(row.file)
-    const match = compilePath(path, rest)
+    const param = (params: Record<string, string>) => (rest ? { ...params, [rest]: params["*"]! } : params)
     if (row.method === "WS") {
-      sockets.push({ match, handler: row.mod.default as SocketHandler })
+      const open = row.mod.default as SocketHandler
+      app.ws(path, {
+        detail: row.mod.detail,
+        // Called once, before the upgrade (a route's beforeHandle would run twice for a WebSocket).
+        async upgrade(c: any) {
+          c.session = await open({ params: param(c.params), query: c.query, request: c.request, ctx, peer: c.server?.requestIP(c.request)?.address })
+        },
+        open: (ws: any) => (ws.data.session as SocketSession).open(peerOf(ws)),
+        message: (ws: any, message: unknown) => (ws.data.session as SocketSession).message(frame(message)),
+        close: (ws: any) => (ws.data.session as SocketSession).close(),
+        drain: (ws: any) => (ws.data.session as SocketSession).drain?.(),
+      } as any)
       continue
     }
     const accepts = row.mod.accepts ?? JSON_ONLY
-    if (accepts !== JSON_ONLY) bodyTypes.push({ method: row.method, match, accepts })
     const handler = row.mod.default as Handler
     app.route(
       row.method,
       path,
-      (c: any) => {
-        const params = rest ? { ...c.params, [rest]: c.params["*"] } : c.params
-        return handler({ params, query: c.query, body: c.body, request: c.request, ctx, set: c.set, peer: peers.get(c.request) })
-      },
-      { body: row.mod.body, query: row.mod.query, detail: row.mod.detail, ...(accepts.includes("application/json") ? {} : { parse: "none" }) } as any,
+      (c: any) => handler({ params: param(c.params), query: c.query, body: c.body, request: c.request, ctx, set: c.set, peer: c.server?.requestIP(c.request)?.address }),
+      {
+        body: row.mod.body,
+        query: row.mod.query,
+        detail: row.mod.detail,
+        ...(accepts === JSON_ONLY ? { parse: jsonBody(ctx.config.maxJsonBody) } : { parse: "none", beforeHandle: ({ request }: { request: Request }) => checkBody(request, accepts) }),
+      } as any,
     )
   }
-
-  const acceptsOf = (method: string, pathname: string) =>
-    bodyTypes.find((b) => (b.method === "ALL" || b.method === method) && b.match(pathname))?.accepts ?? JSON_ONLY
-
-  async function upgrade(req: Request, pathname: string, server?: Server<SocketData>): Promise<Response | undefined> {
-    for (const s of sockets) {
-      const params = s.match(pathname)
-      if (!params) continue
-      if (!server) throw new HttpError(400, "upgrade_unavailable", "WebSocket upgrades need the running server")
-      const session = await s.handler({ params, query: Object.fromEntries(new URL(req.url).searchParams), request: req, ctx, peer: peers.get(req) })
-      if (server.upgrade(req, { data: { session } })) return undefined
-      session.close()
-      throw new HttpError(400, "upgrade_failed", "the WebSocket upgrade failed")
-    }
-    throw new HttpError(404, "not_found", "no WebSocket route here")
-  }
-
-  // /mcp answers to its own Host and Origin allowlists instead of the API's guard; its tools call this app.
-  // The MCP SDK is loaded only when SVC_MCP names a mode.
-  const mode = ctx.config.mcp
-  const mcp = mode && import("./mcp/endpoint.ts").then((m) => m.mcpEndpoint(mode, async (req) => (await served.fetch(req))!, ctx.now))
-
-  const served: App = {
-    async fetch(req, server) {
-      const pathname = new URL(req.url).pathname
-      if (mcp && pathname === "/mcp") return (await mcp).handle(req)
-      const origin = req.headers.get("origin")
-      const cors = corsHeaders(origin, guard)
-      try {
-        checkRequest(req, guard)
-        if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
-        const accepts = acceptsOf(req.method, pathname)
-        checkBody(req, accepts)
-        const ip = server?.requestIP(req)?.address
-        if (accepts === JSON_ONLY) req = await limitBody(req, ctx.config.maxJsonBody)
-        if (ip) peers.set(req, ip)
-        if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return await upgrade(req, pathname, server)
-        const started = performance.now()
-        const res = await app.handle(req)
-        ctx.metrics.observeRequest(routePatterns.get(req) ?? "unmatched", req.method, res.status, (performance.now() - started) / 1000)
-        for (const [k, v] of Object.entries(cors)) res.headers.set(k, v)
-        return res
-      } catch (error) {
-        return toResponse(error, "")
-      }
-    },
-    websocket: {
-      open: (ws: ServerWebSocket<SocketData>) => ws.data.session.open(ws),
-      message: (ws: ServerWebSocket<SocketData>, data) => ws.data.session.message(typeof data === "string" ? data : new Uint8Array(data)),
-      close: (ws: ServerWebSocket<SocketData>) => ws.data.session.close(),
-      drain: (ws: ServerWebSocket<SocketData>) => ws.data.session.drain?.(),
-    },
-  }
-  return served
+  return app
 }
+
+export type App = ReturnType<typeof createApp>

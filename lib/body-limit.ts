@@ -5,13 +5,11 @@ import { HttpError } from "./http-error.ts"
 
 const tooLarge = (limit: number) => new HttpError(413, "body_too_large", `the request body is larger than ${limit} bytes`)
 
-export async function limitBody(req: Request, limit: number): Promise<Request> {
+/** The body as text, refused with 413 past `limit` bytes. */
+export async function readLimited(req: Request, limit: number): Promise<string> {
   const length = req.headers.get("content-length")
-  if (length !== null) {
-    if (Number(length) > limit) throw tooLarge(limit)
-    return req
-  }
-  if (!req.body) return req
+  if (length !== null && Number(length) > limit) throw tooLarge(limit)
+  if (!req.body) return ""
   const chunks: Uint8Array[] = []
   let size = 0
   for await (const chunk of req.body as unknown as AsyncIterable<Uint8Array>) {
@@ -19,7 +17,5 @@ export async function limitBody(req: Request, limit: number): Promise<Request> {
     if (size > limit) throw tooLarge(limit)
     chunks.push(chunk)
   }
-  const headers = new Headers(req.headers)
-  headers.delete("transfer-encoding")
-  return new Request(req.url, { method: req.method, headers, body: Buffer.concat(chunks), signal: req.signal })
+  return Buffer.concat(chunks).toString("utf8")
 }

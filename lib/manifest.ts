@@ -16,25 +16,6 @@ export function routeOf(file: string): { method: Method; path: string; rest?: st
   return { method: (suffix?.toUpperCase() ?? "ALL") as Method, path: `/${segments.join("/")}`, ...(rest ? { rest } : {}) }
 }
 
-/** A route path as a matcher: returns the params of a matching URL path, or undefined. */
-export function compilePath(path: string, rest = "*"): (pathname: string) => Record<string, string> | undefined {
-  const keys: string[] = []
-  const source = path
-    .split("/")
-    .map((seg) => {
-      if (seg === "*") return keys.push(rest), "(.*)"
-      if (seg.startsWith(":")) return keys.push(seg.slice(1)), "([^/]+)"
-      return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-    })
-    .join("/")
-  const re = new RegExp(`^${source}$`)
-  return (pathname) => {
-    const m = re.exec(pathname)
-    if (!m) return undefined
-    return Object.fromEntries(keys.map((k, i) => [k, decodeURIComponent(m[i + 1]!)]))
-  }
-}
-
 export function renderManifest(files: string[]): string {
   const sorted = [...files].sort()
   const imports = sorted.map((f, i) => `import * as h${i} from "../${f}"`)

@@ -1,10 +1,13 @@
-import { afterAll, expect, test } from "bun:test"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test"
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { composeRunner, detectCompose, globalArgs } from "../../lib/compose.ts"
 import { renderEnvFile, type EnvVar } from "../../lib/env.ts"
 import { EventBus } from "../../lib/events.ts"
+
+// docker-compose v1 is a Python program: seconds to start on a loaded machine.
+setDefaultTimeout(30_000)
 
 const dir = mkdtempSync(join(tmpdir(), "hm-compose-"))
 const toolEnv = { PATH: process.env.PATH! }
@@ -17,6 +20,36 @@ test("the plugin is chosen when `docker compose version` exits 0, else docker-co
   expect(plugin).toEqual({ cmd: ["docker", "compose"], flavour: "v2" })
   expect(await detectCompose(async () => 1, {})).toEqual({ cmd: ["docker-compose"], flavour: "v1" })
   expect(await detectCompose(async () => 127, {})).toEqual({ cmd: ["docker-compose"], flavour: "v1" })
+})
+
+// A compose plugin found only through DOCKER_CONFIG, as the docker CLI finds plugins: it answers the
+// CLI's metadata call and records what it was run with.
+test("a plugin found through DOCKER_CONFIG is detected and run with the same environment, and nothing else of the service's", async () => {
+  const config = join(dir, "docker-config")
+  mkdirSync(join(config, "cli-plugins"), { recursive: true })
+  const record = join(dir, "plugin-calls")
+  const plugin = join(config, "cli-plugins", "docker-compose")
+  writeFileSync(
+    plugin,
+    `#!/bin/sh
+[ "$1" = docker-cli-plugin-metadata ] && exec echo '{"SchemaVersion":"0.1.0","Vendor":"test","Version":"v2.99.0","ShortDescription":"stand-in"}'
+echo "args=$* DOCKER_CONFIG=$DOCKER_CONFIG DOCKER_HOST=$DOCKER_HOST LEAK=$LEAK STACK=$STACK_VAR" >> ${record}
+echo ran
+`,
+  )
+  chmodSync(plugin, 0o755)
+  const toolEnv = { PATH: process.env.PATH!, HOME: dir, DOCKER_CONFIG: config }
+  process.env.LEAK = "service-only"
+  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus() })
+  expect(await runner.flavour()).toBe("v2")
+  const res = await runner.run({ name: "demo", dir, env: [{ key: "STACK_VAR", value: "mine", secret: false }] }, ["ps"], "ps")
+  delete process.env.LEAK
+  expect(res).toEqual({ code: 0, output: "ran" })
+  const env = `DOCKER_CONFIG=${config} DOCKER_HOST=unix:///nonexistent.sock LEAK=`
+  expect(readFileSync(record, "utf8").trim().split("\n")).toEqual([
+    `args=compose version ${env} STACK=`,
+    `args=compose --ansi never -p demo -f ${dir}/compose.yaml --project-directory ${dir} --env-file ${dir}/.env ps ${env} STACK=mine`,
+  ])
 })
 
 test("every call names the project, its file, its folder and its env file", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { compilePath, renderManifest, routeOf } from "../../lib/manifest.ts"
+import { renderManifest, routeOf } from "../../lib/manifest.ts"
 import { handlerFiles } from "../../scripts/routes.ts"
 
 describe("routeOf", () => {
@@ -13,14 +13,6 @@ describe("routeOf", () => {
     ["handlers/api/nodes/[name]/proxy/[...path].ts", "ALL", "/api/nodes/:name/proxy/*", "path"],
   ])("%s is %s %s", (file, method, path, rest) => {
     expect(routeOf(file)).toEqual({ method, path, ...(rest ? { rest } : {}) } as any)
-  })
-})
-
-describe("compilePath", () => {
-  test("matches params and a catch-all, decoding them", () => {
-    const match = compilePath("/api/nodes/:name/proxy/*", "path")
-    expect(match("/api/nodes/n1/proxy/api/x%20y")).toEqual({ name: "n1", path: "api/x y" })
-    expect(match("/api/nodes/n1/other")).toBeUndefined()
   })
 })
 

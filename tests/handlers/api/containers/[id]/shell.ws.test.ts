@@ -1,19 +1,17 @@
 import { afterEach, expect, test } from "bun:test"
-import { createApp } from "../../../../../lib/app.ts"
-import { testApp, type TestApp } from "../../../../support/app.ts"
+import { serveApp, testApp, type TestApp } from "../../../../support/app.ts"
 
 let t: TestApp
-let server: ReturnType<typeof Bun.serve> | undefined
+let server: ReturnType<typeof serveApp> | undefined
 afterEach(() => {
-  server?.stop(true)
+  server?.stop()
   t.close()
 })
 
 async function serve(): Promise<string> {
   t = await testApp()
-  const app = createApp(t.ctx)
-  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch, websocket: app.websocket })
-  return `ws://127.0.0.1:${server.port}`
+  server = serveApp(t)
+  return server.url.replace("http:", "ws:")
 }
 
 test("opens sh with a TTY and its own detach keys, sizes it from the query, and echoes input", async () => {
