@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { escapeCueText, timestamp, writeVtt } from "../../../lib/tts/vtt.ts"
+import { escapeCueText, timestamp, wrapLines, writeVtt } from "../../../lib/tts/vtt.ts"
 import { parseVtt } from "../../support/webvtt.ts"
 
 test("timestamps are HH:MM:SS.mmm, rounded to the nearest millisecond and carried upwards", () => {
@@ -53,4 +53,19 @@ test("overlapping or empty cues are written in order, never overlapping, never e
 
 test("an empty cue list is still a valid document", () => {
   expect(parseVtt(writeVtt([])).errors).toEqual([])
+})
+
+test("cues are at most two lines of at most 42 columns, broken at a phrase boundary, without invisible characters", () => {
+  expect(wrapLines("A short cue.")).toEqual(["A short cue."])
+  expect(wrapLines("the breakwater came in one after another, and the crews, tired but glad,")).toEqual(["the breakwater came in one after another,", "and the crews, tired but glad,"])
+  expect(wrapLines("今天天气很好，我们去公园吧，然后我们一起去吃饭，吃完饭以后")).toEqual(["今天天气很好，我们去公园吧，", "然后我们一起去吃饭，吃完饭以后"])
+  expect(wrapLines("soft\u00adhyphen, zero\u200bwidth and \u202ebidi\u202c marks")).toEqual(["softhyphen, zerowidth and bidi marks"])
+  const text = "When the harbour opened in the early morning, the ships came in one by one."
+  const vtt = writeVtt([{ start: 0, end: 5, text }])
+  const parsed = parseVtt(vtt)
+  expect(parsed.errors).toEqual([])
+  const lines = parsed.cues[0]!.text.split("\n")
+  expect(lines.length).toBe(2)
+  for (const line of lines) expect(line.length).toBeLessThanOrEqual(42)
+  expect(lines.join(" ")).toBe(text)
 })
