@@ -1,17 +1,18 @@
 // Entry point: `bun server.ts` or the compiled binary. Reads the environment once, builds the
 // context, serves the API, the UI and the WebSocket routes on one port.
-import { createApp } from "./lib/app.ts"
+import { createApp, type RouteRow } from "./lib/app.ts"
 import { ConfigError, loadConfig } from "./lib/config.ts"
 import { createContext } from "./lib/context.ts"
 import { removeStaleTemps } from "./lib/datadir.ts"
 import { removeLeftoverThrowaways } from "./lib/volume-transfer.ts"
+import { routes } from "./routes.gen.ts"
 import index from "./ui/index.html"
 
 export async function start(env: Record<string, string | undefined> = process.env) {
   const config = loadConfig(env)
   removeStaleTemps(config.dataDir)
   const ctx = await createContext(config)
-  const app = createApp(ctx).get("/", index)
+  const app = createApp(ctx, routes as unknown as RouteRow[]).get("/", index)
   const stop = new AbortController()
   app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
   const server = app.server!

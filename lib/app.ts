@@ -11,7 +11,6 @@ import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from
 import type { Handler, Peer, SocketHandler, SocketSession } from "./handler.ts"
 import { errorResponse, HttpError } from "./http-error.ts"
 import { routeOf, type Method } from "./manifest.ts"
-import { routes as manifest } from "./routes.gen.ts"
 import { version } from "./build-info.ts"
 
 export interface RouteModule {
@@ -77,7 +76,8 @@ const peerOf = (ws: { raw: Peer }): Peer => ws.raw
 const frame = (message: unknown): string | Uint8Array =>
   typeof message === "string" ? message : message instanceof Uint8Array ? message : ArrayBuffer.isView(message) ? new Uint8Array(message.buffer) : JSON.stringify(message)
 
-export function createApp(ctx: Ctx, rows: readonly RouteRow[] = manifest as unknown as RouteRow[]) {
+/** The app over `rows`, the route manifest (routes.gen.ts) that the entry point hands in. */
+export function createApp(ctx: Ctx, rows: readonly RouteRow[]) {
   const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
   const failed = new WeakMap<Request, number>()
   const started = new WeakMap<Request, number>()

@@ -18,7 +18,7 @@ export function routeOf(file: string): { method: Method; path: string; rest?: st
 
 export function renderManifest(files: string[]): string {
   const sorted = [...files].sort()
-  const imports = sorted.map((f, i) => `import * as h${i} from "../${f}"`)
+  const imports = sorted.map((f, i) => `import * as h${i} from "./${f}"`)
   const rows = sorted.map((f, i) => {
     const { method, path } = routeOf(f)
     return `  { method: "${method}", path: "${path}", file: "${f}", mod: h${i} },`

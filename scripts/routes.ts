@@ -1,4 +1,5 @@
-// Writes lib/routes.gen.ts, the static route manifest that lets a compiled binary find its handlers.
+// Writes routes.gen.ts beside server.ts, the static route manifest that lets a compiled binary find
+// its handlers. Only the entry points import it: lib/ never imports a handler.
 import { join } from "node:path"
 import { renderManifest } from "../lib/manifest.ts"
 import { writeFileAtomic } from "../lib/datadir.ts"
@@ -9,5 +10,5 @@ export async function handlerFiles(root: string): Promise<string[]> {
 
 if (import.meta.main) {
   const root = join(import.meta.dir, "..")
-  writeFileAtomic(join(root, "lib/routes.gen.ts"), renderManifest(await handlerFiles(root)))
+  writeFileAtomic(join(root, "routes.gen.ts"), renderManifest(await handlerFiles(root)))
 }

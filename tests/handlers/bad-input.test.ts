@@ -4,7 +4,7 @@
 // bearer token (found by the handlers' own requireBearer call); tars with entries that leave the
 // volume; compose files that reach host paths outside the stack's folder. Every answer must be a 4xx
 // JSON error, never a 5xx or a hang, and the data directory must be byte for byte what it was.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { createHash } from "node:crypto"
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -12,8 +12,11 @@ import { join } from "node:path"
 import * as v from "valibot"
 import type { RouteRow } from "../../lib/app.ts"
 import { routeOf } from "../../lib/manifest.ts"
-import { routes } from "../../lib/routes.gen.ts"
+import { routes } from "../../routes.gen.ts"
 import { testApp, type TestApp } from "../support/app.ts"
+
+// Each case checksums the data directory; the compose files go through the real compose CLI.
+setDefaultTimeout(30_000)
 import { expectedCode, HOST_PATH_CASES, layOutside, realRunner, type CaseDirs } from "../support/host-path-cases.ts"
 import { makeTar, type TarFile } from "../support/tar.ts"
 

@@ -18,6 +18,6 @@ describe("routeOf", () => {
 
 test("the committed route manifest matches the handler files", async () => {
   const root = join(import.meta.dir, "../..")
-  const committed = readFileSync(join(root, "lib/routes.gen.ts"), "utf8")
+  const committed = readFileSync(join(root, "routes.gen.ts"), "utf8")
   expect(committed).toBe(renderManifest(await handlerFiles(root)))
 })

@@ -2,10 +2,14 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createApp } from "../../lib/app.ts"
+import { createApp, type RouteRow } from "../../lib/app.ts"
 import { loadConfig } from "../../lib/config.ts"
 import { createContext, type Ctx } from "../../lib/context.ts"
 import { FakeEngine } from "../../lib/engine-fake.ts"
+import { routes } from "../../routes.gen.ts"
+
+/** The app over the real route manifest, as server.ts builds it. */
+export const appFor = (ctx: Ctx) => createApp(ctx, routes as unknown as RouteRow[])
 
 export interface TestApp {
   ctx: Ctx
@@ -20,7 +24,7 @@ export async function testApp(overrides: Partial<Ctx> = {}, env: Record<string, 
   const dataDir = mkdtempSync(join(tmpdir(), "hm-data-"))
   const engine = new FakeEngine()
   const ctx = await createContext(loadConfig({ SVC_DATA: dataDir, ...env }), { engine, ...overrides })
-  const app = createApp(ctx)
+  const app = appFor(ctx)
   return {
     ctx,
     engine,
@@ -39,7 +43,7 @@ export async function testApp(overrides: Partial<Ctx> = {}, env: Record<string, 
 
 /** Serves a test app on a loopback port, for calls that need real HTTP: peer addresses, WebSockets, server-to-server calls. */
 export function serveApp(t: TestApp): { url: string; port: number; stop(): void } {
-  const app = createApp(t.ctx).listen({ hostname: "127.0.0.1", port: 0, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
+  const app = appFor(t.ctx).listen({ hostname: "127.0.0.1", port: 0, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
   const port = app.server!.port!
   return { url: `http://127.0.0.1:${port}`, port, stop: () => void app.stop(true) }
 }

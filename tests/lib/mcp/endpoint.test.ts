@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { createApp } from "../../../lib/app.ts"
 import { MCP_MAX_BODY, mcpEndpoint } from "../../../lib/mcp/endpoint.ts"
-import { testApp, type TestApp } from "../../support/app.ts"
+import { appFor, testApp, type TestApp } from "../../support/app.ts"
 
 const HOST = "127.0.0.1:8080"
 let t: TestApp | undefined
@@ -13,7 +12,7 @@ afterEach(() => t?.close())
 async function mcpApp(env: Record<string, string> = {}) {
   const clock = { now: 1_000_000 }
   t = await testApp({ now: () => clock.now }, { SVC_MCP: "full", SVC_ADDR: HOST, ...env })
-  const app = createApp(t.ctx)
+  const app = appFor(t.ctx)
   // What a client on loopback sends: the Host header names the address it dialled.
   const fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const req = new Request(input, init)

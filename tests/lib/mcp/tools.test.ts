@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import { routeOf as fileRoute } from "../../../lib/manifest.ts"
-import { routes } from "../../../lib/routes.gen.ts"
+import { routes } from "../../../routes.gen.ts"
 import { apiCall, routeOf, tools, toolsFor } from "../../../lib/mcp/tools.ts"
 
 const shape = (path: string) => path.replace(/:\w+/g, ":")
