@@ -12,7 +12,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   const config = loadConfig(env)
   removeStaleTemps(config.dataDir)
   const ctx = await createContext(config)
-  const app = createApp(ctx, routes as unknown as RouteRow[]).get("/", index)
+  const app = createApp(ctx, routes as unknown as RouteRow[], { "/": index })
   const stop = new AbortController()
   app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
   const server = app.server!

@@ -76,8 +76,11 @@ const peerOf = (ws: { raw: Peer }): Peer => ws.raw
 const frame = (message: unknown): string | Uint8Array =>
   typeof message === "string" ? message : message instanceof Uint8Array ? message : ArrayBuffer.isView(message) ? new Uint8Array(message.buffer) : JSON.stringify(message)
 
-/** The app over `rows`, the route manifest (routes.gen.ts) that the entry point hands in. */
-export function createApp(ctx: Ctx, rows: readonly RouteRow[]) {
+/**
+ * The app over `rows`, the route manifest (routes.gen.ts) that the entry point hands in. `pages`
+ * are HTML imports served by Bun itself (the bundled UI), as static routes of the server.
+ */
+export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<string, Bun.HTMLBundle> = {}) {
   const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
   const failed = new WeakMap<Request, number>()
   const started = new WeakMap<Request, number>()
@@ -86,7 +89,7 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[]) {
   const mode = ctx.config.mcp
   const mcp = mode && import("./mcp/endpoint.ts").then((m) => m.mcpEndpoint(mode, async (req) => app.handle(req), ctx.now))
 
-  const app = new Elysia()
+  const app = new Elysia({ serve: { routes: pages } })
     .use(openapi({ path: "/openapi", specPath: "/openapi", provider: null, documentation: { info: { title: "Harbormaster API", version } }, mapJsonSchema: { valibot: toJsonSchema } }))
     .onRequest(({ request, set }) => {
       started.set(request, performance.now())
