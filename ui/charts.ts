@@ -52,7 +52,7 @@ export function resourceCharts(points: Point[]): Charts {
       height: 160,
       cursor: { drag: { x: false, y: false } },
       legend: { live: true },
-      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, spec.unit === "percent" ? Math.max(100, max * 1.1) : Math.max(max * 1.1, 1)] } },
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, spec.unit === "percent" ? Math.max(100, max * 1.1) : Math.max(max * 1.1, 1000)] } },
       axes: [
         { ...axis, space: 60 },
         { ...axis, size: 70, values: (_u, ticks) => ticks.map((v) => format(spec.unit, v)) },
@@ -72,6 +72,7 @@ export function resourceCharts(points: Point[]): Charts {
     }
   }
   new ResizeObserver(fit).observe(el)
+  el.dataset.points = String(data.length)
 
   return {
     el,

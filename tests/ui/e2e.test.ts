@@ -59,6 +59,8 @@ beforeAll(async () => {
     DOCKER_HOST: engineHost(),
     SVC_TRANSFER_IMAGE: testImage(),
     SVC_TTS_ENGINE: "espeak",
+    // Stats rounds every second, so charts have history and move within the test's patience.
+    SVC_STATS_INTERVAL: "1",
     // The scanner is the stand-in that prints a recorded Trivy report.
     PATH: `${scanners}:${process.env.PATH}`,
     STAND_IN_REPORT: fixture("trivy-alpine-310.json"),
@@ -320,6 +322,38 @@ describe("web UI", () => {
     await page.keyboard.press("Enter")
     await page.locator("main h1", { hasText: "New stack" }).waitFor()
   })
+
+  test("resource charts open with history and update live; sparklines in the list and the dashboard; a phone's width", async () => {
+    const id = (await stackContainer()).Id
+    for (let i = 0; i < 60; i++) {
+      const r = await (await fetch(`${svc.url}/api/containers/${id}/stats?history=true`)).json()
+      if (r.history.time.length >= 3) break
+      await Bun.sleep(500)
+    }
+    const points = async () => Number(await page.locator(".charts").getAttribute("data-points"))
+    for (const path of [`/containers/${id}/stats`, `/stacks/${STACK}/resources`]) {
+      await go(path)
+      await page.locator(".chart canvas").nth(3).waitFor()
+      expect(await page.locator(".chart figcaption").allTextContents()).toEqual(["CPU", "Memory", "Network", "Block I/O"])
+      const opened = await points()
+      expect(opened).toBeGreaterThanOrEqual(3)
+      await page.waitForFunction((n) => Number(document.querySelector(".charts")?.getAttribute("data-points")) > n, opened)
+      await shot(path.startsWith("/containers") ? "container-resources" : "stack-resources")
+    }
+    expect(await page.locator(".stats-facts dd").first().textContent()).toMatch(/%/)
+    await go("/containers")
+    const spark = page.locator("main tr", { hasText: STACK }).first().locator("svg.spark-cpu path")
+    await spark.waitFor()
+    await page.waitForFunction(() => (document.querySelector("main svg.spark-mem path")?.getAttribute("d") ?? "").includes("L"))
+    await go("/")
+    await page.locator(".top-consumers svg.spark-cpu").first().waitFor()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await go(`/containers/${id}/stats`)
+    await page.locator(".chart canvas").first().waitFor()
+    await page.waitForFunction(() => [...document.querySelectorAll(".chart")].every((c) => c.getBoundingClientRect().right <= 390))
+    await shot("phone-resources")
+    await page.setViewportSize({ width: 1280, height: 860 })
+  }, SLOW)
 
   test("works at phone width", async () => {
     await page.setViewportSize({ width: 390, height: 844 })
