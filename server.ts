@@ -32,7 +32,10 @@ export async function start(env: Record<string, string | undefined> = process.en
   return server
 }
 
-if (import.meta.main) {
+if (import.meta.main && process.env.HM_TTS_WORKER === "1") {
+  // A compiled binary's speech workers are the binary itself (lib/tts/pool.ts).
+  await (await import("./lib/tts/worker.ts")).serve()
+} else if (import.meta.main) {
   try {
     await start()
   } catch (err) {

@@ -68,6 +68,9 @@ export const defaults = {
   ttsConcurrency: 2,
   ttsVoice: "en-US-EmmaMultilingualNeural",
   ttsEdgeTimeoutMs: 5000,
+  ttsTimeoutMs: 30_000,
+  ttsTimeoutMsPerChar: 4,
+  ttsWorkerMemoryMb: 4096,
   statsInterval: 5,
 }
 
@@ -133,7 +136,10 @@ function ttsConfig(env: Record<string, string | undefined>): TtsConfig {
   const voice = env.SVC_TTS_VOICE || defaults.ttsVoice
   if (!isVoiceName(voice)) throw new ConfigError(`SVC_TTS_VOICE must be an Edge voice name such as en-US-AriaNeural, got "${voice}"`)
   return {
-    engine: oneOf("SVC_TTS_ENGINE", env.SVC_TTS_ENGINE, ["auto", "edge", "espeak"] as const),
+    engine: oneOf("SVC_TTS_ENGINE", env.SVC_TTS_ENGINE, ["auto", "edge", "offline", "espeak"] as const),
+    timeoutMs: positiveInt("SVC_TTS_TIMEOUT_MS", env.SVC_TTS_TIMEOUT_MS, defaults.ttsTimeoutMs),
+    timeoutMsPerChar: positiveInt("SVC_TTS_TIMEOUT_MS_PER_CHAR", env.SVC_TTS_TIMEOUT_MS_PER_CHAR, defaults.ttsTimeoutMsPerChar),
+    workerMemoryMb: positiveInt("SVC_TTS_WORKER_MEMORY_MB", env.SVC_TTS_WORKER_MEMORY_MB, defaults.ttsWorkerMemoryMb),
     maxChars: positiveInt("SVC_TTS_MAX_CHARS", env.SVC_TTS_MAX_CHARS, defaults.ttsMaxChars),
     concurrency,
     voice,

@@ -28,7 +28,7 @@ export interface PoolOptions {
 
 /**
  * How a worker is started. From source: this Bun running worker.ts. In a compiled binary (no source
- * on disk) the binary itself, with HM_TTS_WORKER=1, which speaker.ts turns into a worker at start.
+ * on disk) the binary itself, with HM_TTS_WORKER=1, which server.ts turns into a worker at start.
  */
 export function workerCommand(): { command: string[]; env: Record<string, string> } {
   if (import.meta.url.startsWith("file:///$bunfs/")) return { command: [process.execPath], env: { HM_TTS_WORKER: "1" } }

@@ -9,10 +9,6 @@ import { WorkerPool } from "./pool.ts"
 import type { Plan } from "./prepare.ts"
 import { writeVtt } from "./vtt.ts"
 
-// In a compiled binary a worker process is the binary itself, started with HM_TTS_WORKER=1 (see
-// workerCommand in pool.ts): it becomes a worker here, before the service would start.
-if (process.env.HM_TTS_WORKER === "1") await (await import("./worker.ts")).serve()
-
 export interface TtsConfig {
   engine: EngineChoice
   /** Longest accepted `text`, in characters (code points). */
