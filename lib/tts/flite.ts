@@ -68,12 +68,12 @@ class Flite implements PcmVoice {
       const data = wave && samples > 0 ? (read.ptr(wave, WAVE.data) as Pointer) : null
       const pcm = data ? new Int16Array(toArrayBuffer(data, 0, samples * 2).slice(0)) : new Int16Array(0)
       // Start time (seconds) of each token that has words; tokens such as a lone dash have none.
-      const tokenStarts: (number | undefined)[] = []
+      const itemStarts: (number | undefined)[] = []
       for (let tok = lib.symbols.relation_head(lib.symbols.utt_relation(utt, c("Token"))); tok; tok = lib.symbols.item_next(tok)) {
         const word = lib.symbols.item_daughter(tok)
-        tokenStarts.push(word ? lib.symbols.ffeature_float(word, TOKEN_START) : undefined)
+        itemStarts.push(word ? lib.symbols.ffeature_float(word, TOKEN_START) : undefined)
       }
-      return { chunks: [pcm], samples, starts: pieceStarts(pieces, tokenStarts, samples, this.sampleRate) }
+      return { chunks: [pcm], samples, starts: pieceStarts(pieces, itemStarts, samples, this.sampleRate) }
     } finally {
       lib.symbols.delete_utterance(utt)
     }
@@ -85,9 +85,9 @@ class Flite implements PcmVoice {
  * none). When flite's tokens do not line up with the pieces' whitespace tokens, the pieces are
  * placed by their share of the characters instead.
  */
-export function pieceStarts(pieces: readonly string[], tokenStarts: readonly (number | undefined)[], samples: number, rate: number): number[] {
+export function pieceStarts(pieces: readonly string[], itemStarts: readonly (number | undefined)[], samples: number, rate: number): number[] {
   const counts = pieces.map((p) => p.split(/\s+/).filter(Boolean).length)
-  if (counts.reduce((a, b) => a + b, 0) !== tokenStarts.length) {
+  if (counts.reduce((a, b) => a + b, 0) !== itemStarts.length) {
     const total = pieces.reduce((n, p) => n + p.length + 1, 0)
     let before = 0
     return pieces.map((p) => {
@@ -102,7 +102,7 @@ export function pieceStarts(pieces: readonly string[], tokenStarts: readonly (nu
     const first = token
     token += counts[k]!
     if (k === 0) return 0
-    const t = tokenStarts.slice(first).find((s) => s !== undefined)
+    const t = itemStarts.slice(first).find((s) => s !== undefined)
     const at = t === undefined ? samples : Math.round(t * rate)
     return (previous = Math.min(Math.max(at, previous), samples))
   })

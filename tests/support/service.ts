@@ -29,10 +29,15 @@ export async function startService(env: Record<string, string> = {}, opts: { dat
     stderr: "pipe",
   })
   const url = `http://${opts.host ?? "127.0.0.1"}:${port}`
-  for (let i = 0; i < 100; i++) {
+  // A loaded machine can take seconds to start a Bun process: wait up to 30 s, then say so.
+  for (let i = 0; ; i++) {
     if (proc.exitCode !== null) throw new Error(`service exited: ${await new Response(proc.stderr).text()}`)
     const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false)
     if (ok) break
+    if (i === 600) {
+      proc.kill()
+      throw new Error(`the service did not answer /api/health within 30 s: ${await new Response(proc.stderr).text()}`)
+    }
     await Bun.sleep(50)
   }
   return {
