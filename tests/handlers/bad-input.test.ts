@@ -98,6 +98,14 @@ async function expectRefused(method: string, path: string, body?: unknown, heade
 }
 
 const methodOf = (r: RouteRow) => (r.method === "ALL" ? "POST" : r.method)
+
+/** The routes a URL path reaches, by their patterns (a parameter is one segment, `*` the rest). */
+const patterns = rows.map((r) => ({ row: r, re: new RegExp(`^${routeOf(r.file).path.replace(/:[^/]+/g, "[^/]+").replace("*", ".*")}$`) }))
+/** A dot segment is removed by the URL parser before any server sees it: `/api/containers/../stats` is a request for `/api/stats`. */
+const reachesOtherRoute = (r: RouteRow, path: string) => {
+  const normalised = new URL(path, "http://127.0.0.1:8080").pathname
+  return normalised !== path && patterns.some((p) => p.row !== r && p.row.method === r.method && p.re.test(normalised))
+}
 const hasParams = (r: RouteRow) => /\[/.test(r.file)
 
 describe("path parameters", () => {
@@ -108,7 +116,9 @@ describe("path parameters", () => {
         for (const value of BAD_SEGMENTS) {
           if (routeOf(r.file).path.split("/").filter((s) => s.startsWith(":") || s === "*")[index] === "*") continue
           const method = methodOf(r)
-          await expectRefused(method, concretePath(r.file, { index, value }), method === "GET" || method === "DELETE" ? undefined : {})
+          const path = concretePath(r.file, { index, value })
+          if (reachesOtherRoute(r, path)) continue
+          await expectRefused(method, path, method === "GET" || method === "DELETE" ? undefined : {})
         }
     })
   }
