@@ -1,15 +1,9 @@
-// The API client: JSON in and out, errors as ApiError with the API's own message, server-sent
-// events read through fetch (so a refused stream shows its error), and the node switcher: when a
-// node is selected, every call goes through the control plane's gateway to that node.
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message)
-  }
-}
+// The API client: JSON in and out, errors as the service's own HttpError with the API's code and
+// message, server-sent events read through fetch with the service's one SSE reader (so a refused
+// stream shows its error), and the node switcher: when a node is selected, every call goes through
+// the control plane's gateway to that node.
+import { HttpError } from "../lib/http-error.ts"
+import { sseMessages } from "../lib/sse-read.ts"
 
 const NODE_KEY = "hm.node"
 let node: string | null = globalThis.sessionStorage?.getItem(NODE_KEY) ?? null
@@ -33,13 +27,13 @@ export function apiUrl(path: string, opts: CallOptions = {}): string {
   return node && !opts.local ? `/api/nodes/${encodeURIComponent(node)}/proxy/api${path}` : `/api${path}`
 }
 
-async function failure(res: Response): Promise<ApiError> {
+async function failure(res: Response): Promise<HttpError> {
   const text = await res.text().catch(() => "")
   try {
     const { error } = JSON.parse(text)
-    if (error?.message) return new ApiError(res.status, error.code ?? "error", error.message)
+    if (error?.message) return new HttpError(res.status, error.code ?? "error", error.message)
   } catch {}
-  return new ApiError(res.status, "http_" + res.status, text.slice(0, 300) || res.statusText || `HTTP ${res.status}`)
+  return new HttpError(res.status, "http_" + res.status, text.slice(0, 300) || res.statusText || `HTTP ${res.status}`)
 }
 
 export async function call<T = any>(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<T> {
@@ -68,29 +62,16 @@ export const enc = encodeURIComponent
  * ends it quietly. A dropped connection is reported and retried.
  */
 export async function follow(path: string, onData: (data: any) => void, onError: (err: Error) => void, signal: AbortSignal, opts: CallOptions = {}): Promise<void> {
-  const decoder = new TextDecoder()
   while (!signal.aborted) {
     try {
       const res = await fetch(apiUrl(path, opts), { signal, headers: { accept: "text/event-stream" } })
       if (!res.ok) return onError(await failure(res))
-      const reader = res.body!.getReader()
-      let buffer = ""
-      for (;;) {
-        const { value, done } = await reader.read()
-        if (done) return
-        buffer += decoder.decode(value, { stream: true })
-        let end: number
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const event = /^event: ?(.*)$/m.exec(block)?.[1]
-          const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n")
-          if (!data) continue
-          const parsed = JSON.parse(data)
-          if (event === "error") return onError(new ApiError(0, parsed.error?.code ?? "stream_failed", parsed.error?.message ?? data))
-          onData(parsed)
-        }
+      for await (const { event, data } of sseMessages(res.body!)) {
+        const failed = data as { error?: { code?: string; message?: string } }
+        if (event === "error") return onError(new HttpError(0, failed.error?.code ?? "stream_failed", failed.error?.message ?? "the stream failed"))
+        onData(data)
       }
+      return
     } catch (err) {
       if (signal.aborted) return
       onError(err as Error)

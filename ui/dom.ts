@@ -1,5 +1,5 @@
 // A tiny DOM toolkit: element builder, loading/empty/error states, tables, dialogs and toasts.
-import { ApiError } from "./api.ts"
+import { HttpError } from "../lib/http-error.ts"
 
 type Child = Node | string | number | null | undefined | false | Child[]
 type Props = Record<string, unknown>
@@ -34,7 +34,7 @@ export function render(el: Element, ...children: Child[]): void {
 export const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
 export function errorBox(err: unknown, retry?: () => void): HTMLElement {
-  const code = err instanceof ApiError ? `${err.status} ${err.code}` : "error"
+  const code = err instanceof HttpError ? `${err.status} ${err.code}` : "error"
   return h("div", { class: "error", role: "alert" }, h("strong", null, code), " ", errorText(err), retry && h("button", { class: "small", onclick: retry }, "Retry"))
 }
 
@@ -100,7 +100,7 @@ export function action(
       const result = await run(answer.option)
       opts.done?.(result)
     } catch (err) {
-      toast(err instanceof ApiError ? `${label}: ${err.message}` : `${label}: ${errorText(err)}`, "error")
+      toast(err instanceof HttpError ? `${label}: ${err.message}` : `${label}: ${errorText(err)}`, "error")
     } finally {
       button.disabled = false
       button.removeAttribute("aria-busy")

@@ -1,6 +1,7 @@
 // A tool's way into the service: a request to the app's own routes, made in-process, so a tool does
 // exactly what the API does, with the same validation and the same error messages.
 import { HttpError } from "../http-error.ts"
+import { sseMessages } from "../sse-read.ts"
 
 export type AppFetch = (req: Request) => Promise<Response>
 
@@ -22,19 +23,12 @@ function url(call: ApiCall): string {
 }
 
 /** The data of an SSE body's events; an `error` event fails the call with its message. */
-export function sseData(text: string): unknown[] {
+export async function sseData(body: ReadableStream<Uint8Array>): Promise<unknown[]> {
   const events: unknown[] = []
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    let event = "message"
-    const data: string[] = []
-    for (const line of block.split(/\r?\n/)) {
-      if (line.startsWith("event:")) event = line.slice(6).trim()
-      else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""))
-    }
-    if (!data.length) continue
-    const value = JSON.parse(data.join("\n"))
-    if (event === "error") throw new HttpError(502, value?.error?.code ?? "stream_failed", value?.error?.message ?? "the stream failed")
-    events.push(value)
+  for await (const { event, data } of sseMessages(body)) {
+    const failed = data as { error?: { code?: string; message?: string } } | null
+    if (event === "error") throw new HttpError(502, failed?.error?.code ?? "stream_failed", failed?.error?.message ?? "the stream failed")
+    events.push(data)
   }
   return events
 }
@@ -51,12 +45,12 @@ export async function callApi(fetch: AppFetch, call: ApiCall, signal?: AbortSign
   }
   const res = await fetch(new Request(url(call), init))
   const type = res.headers.get("content-type") ?? ""
+  if (res.ok && type.includes("text/event-stream")) return sseData(res.body!)
   const text = await res.text()
   if (!res.ok) {
     const error = type.includes("json") ? (JSON.parse(text) as { error?: { code?: string; message?: string } }).error : undefined
     throw new HttpError(res.status, error?.code ?? "error", error?.message ?? (text || `the API answered ${res.status}`))
   }
-  if (type.includes("text/event-stream")) return sseData(text)
   if (type.includes("json")) return text ? JSON.parse(text) : null
   return text
 }

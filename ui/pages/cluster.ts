@@ -1,6 +1,7 @@
 // Cluster: this server's role, the join token (mint, copy), the nodes with their status and
 // probes, join and leave. Always about this server, whichever node the switcher shows.
-import { ApiError, del, enc, get, post } from "../api.ts"
+import { HttpError } from "../../lib/http-error.ts"
+import { del, enc, get, post } from "../api.ts"
 import { action, badge, copyText, errorBox, h, load, render, table, toast } from "../dom.ts"
 
 const local = { local: true }
@@ -59,7 +60,7 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
   const reloadToken = load(
     token,
     async () => {
-      const token = get("/cluster/token", { ...local, signal }).catch((err) => (err instanceof ApiError && err.status === 404 ? null : Promise.reject(err)))
+      const token = get("/cluster/token", { ...local, signal }).catch((err) => (err instanceof HttpError && err.status === 404 ? null : Promise.reject(err)))
       return [await token, roleText(await get("/cluster", { ...local, signal }))] as const
     },
     ([t, role]) => {

@@ -2,12 +2,14 @@ import { expect, test } from "bun:test"
 import { callApi, sseData } from "../../../lib/mcp/api.ts"
 import { HttpError } from "../../../lib/http-error.ts"
 
-test("sseData keeps the data of each event and skips comments", () => {
-  expect(sseData(': connected\n\ndata: {"line":"a"}\n\n: ping\n\ndata: {"line":"b"}\n\n')).toEqual([{ line: "a" }, { line: "b" }])
+const body = (text: string) => new Response(text).body!
+
+test("sseData keeps the data of each event and skips comments", async () => {
+  expect(await sseData(body(': connected\n\ndata: {"line":"a"}\n\n: ping\n\ndata: {"line":"b"}\n\n'))).toEqual([{ line: "a" }, { line: "b" }])
 })
 
-test("an error event fails with its code and message", () => {
-  expect(() => sseData('data: {"line":"a"}\n\nevent: error\ndata: {"error":{"code":"stream_failed","message":"gone"}}\n\n')).toThrow("gone")
+test("an error event fails with its code and message", async () => {
+  expect(sseData(body('data: {"line":"a"}\n\nevent: error\ndata: {"error":{"code":"stream_failed","message":"gone"}}\n\n'))).rejects.toThrow("gone")
 })
 
 test("callApi sends the query and a JSON body, and reads the answer by its type", async () => {
