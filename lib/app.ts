@@ -1,7 +1,7 @@
 // The HTTP application: Elysia is the one router. It hosts every route of the manifest (WebSocket
 // routes through its `.ws()`), and its hooks hold what applies to all of them: the browser-safety
 // guard and CORS (onRequest), each route's body rules (its parse hook), the one error shape
-// (onError) and the request metrics (onAfterResponse).
+// (onError) and the request metrics (onAfterHandle and onError, when the answer is decided).
 import { openapi } from "@elysiajs/openapi"
 import { toJsonSchema } from "@valibot/to-json-schema"
 import { Elysia, ValidationError } from "elysia"
@@ -82,8 +82,9 @@ const frame = (message: unknown): string | Uint8Array =>
  */
 export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<string, Bun.HTMLBundle> = {}) {
   const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
-  const failed = new WeakMap<Request, number>()
   const started = new WeakMap<Request, number>()
+  const observe = (request: Request, route: string | undefined, status: number) =>
+    ctx.metrics.observeRequest(route || "unmatched", request.method, status, (performance.now() - (started.get(request) ?? performance.now())) / 1000)
   // /mcp answers to its own Host and Origin allowlists instead of the API's guard; its tools call this app.
   // The MCP SDK is loaded only when SVC_MCP names a mode.
   const mode = ctx.config.mcp
@@ -99,16 +100,13 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<str
       checkRequest(request, guard)
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
     })
-    .onError(({ error, code, request, set }) => {
+    .onError(({ error, code, request, set, route }: any) => {
       const res = toResponse(error, String(code))
-      failed.set(request, res.status)
+      observe(request, route, res.status)
       for (const [k, v] of Object.entries(set.headers)) if (k.startsWith("access-control-") || k === "vary") res.headers.set(k, String(v))
       return res
     })
-    .onAfterResponse(({ request, route, set, responseValue }: { request: Request; route: string; set: { status?: number | string }; responseValue?: unknown }) => {
-      const status = failed.get(request) ?? (responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200))
-      ctx.metrics.observeRequest(route || "unmatched", request.method, status, (performance.now() - (started.get(request) ?? performance.now())) / 1000)
-    })
+    .onAfterHandle(({ request, route, set, response }: any) => void observe(request, route, response instanceof Response ? response.status : Number(set.status ?? 200)))
 
   if (mcp) app.all("/mcp", async ({ request }) => (await mcp).handle(request), { parse: "none" })
 
