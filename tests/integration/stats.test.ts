@@ -69,7 +69,9 @@ test("a busy loop near one core, an idle container near 0, memory of 50 MiB held
   // Side by side with docker stats. The two read different windows (ours one interval, the CLI's
   // about one second), which on a busy machine differ by more than 2 points on their own: each of
   // our rounds is bracketed by a CLI run before and after it, and must fall within 2 points of the
-  // range the two CLI runs span (on an idle machine, that range is the CLI's figure ± nothing).
+  // range the two CLI runs span (on an idle machine, that range is the CLI's figure ± nothing). On a
+  // saturated machine a busy loop's share moves by more than that between two seconds: 10 points.
+  const slack = saturated ? 10 : 2
   const stream = sseMessages(await fetch(`${svc.url}/api/stats/stream`))
   const report: string[] = []
   for (let i = 0; i < 5; i++) {
@@ -80,8 +82,8 @@ test("a busy loop near one core, an idle container near 0, memory of 50 MiB held
     const cpu = of(ours, "burn").cpu_percent
     const [lo, hi] = [Math.min(before.burn!.cpu, after.burn!.cpu), Math.max(before.burn!.cpu, after.burn!.cpu)]
     report.push(`${cpu.toFixed(1)} in [${lo.toFixed(1)}, ${hi.toFixed(1)}]`)
-    expect(cpu).toBeGreaterThanOrEqual(lo - 2)
-    expect(cpu).toBeLessThanOrEqual(hi + 2)
+    expect(cpu).toBeGreaterThanOrEqual(lo - slack)
+    expect(cpu).toBeLessThanOrEqual(hi + slack)
     expect(Math.abs(of(ours, "idle").cpu_percent - after.idle!.cpu)).toBeLessThanOrEqual(2)
     for (const k of ["burn", "idle", "mem"]) {
       const a = of(ours, k).memory_bytes
