@@ -73,8 +73,13 @@ test("a safe archive passes byte for byte; symlinks may point anywhere (the engi
 // Archives written byte by byte, for what tar-stream's pack never writes.
 const ascii = (s: string) => new TextEncoder().encode(s)
 
-/** A 512-byte header: ustar, or GNU (`ustar  \0`) as GNU tar writes it for long names. */
-function header(h: { name: string; type?: string; size?: number; linkname?: string; gnu?: boolean }): Uint8Array {
+/**
+ * A 512-byte header: ustar, GNU (`ustar  \0`) as GNU tar writes it for long names, star (ustar with
+ * `tar\0` at 508), or V7 (no magic); `at345` fills the bytes from 345 (USTAR's prefix, GNU's
+ * access and change times, star's 131-byte prefix and times). The checksum is of unsigned bytes
+ * unless `signed`.
+ */
+function header(h: { name: string; type?: string; size?: number; linkname?: string; gnu?: boolean; star?: boolean; v7?: boolean; at345?: string; signed?: boolean }): Uint8Array {
   const b = new Uint8Array(512)
   const put = (s: string, at: number) => b.set(ascii(s), at)
   put(h.name, 0)
@@ -85,9 +90,12 @@ function header(h: { name: string; type?: string; size?: number; linkname?: stri
   put("00000000000\0", 136)
   put(h.type ?? "0", 156)
   put(h.linkname ?? "", 157)
-  put(h.gnu ? "ustar  \0" : "ustar\u000000", 257)
+  if (!h.v7) put(h.gnu ? "ustar  \0" : "ustar\u000000", 257)
+  if (h.star) put("tar\0", 508)
+  if (h.at345) put(h.at345, 345)
   put("        ", 148)
-  put(`${b.reduce((n, x) => n + x, 0).toString(8).padStart(6, "0")}\0 `, 148)
+  const sum = b.reduce((n, x) => n + (h.signed ? (x << 24) >> 24 : x), 0)
+  put(`${sum.toString(8).padStart(6, "0")}\0 `, 148)
   return b
 }
 
@@ -97,16 +105,27 @@ const padded = (data: Uint8Array) => {
   return out
 }
 
-/** A pax extended header ('x') with its records, for the entry that follows. */
-function pax(records: Record<string, string>): Uint8Array[] {
+/** Pax records as a pax header's data. */
+function paxData(records: Record<string, string>): Uint8Array {
   const record = (key: string, value: string) => {
     const body = ` ${key}=${value}\n`
     let length = body.length + 1
     while (`${length}`.length + body.length !== length) length++
     return `${length}${body}`
   }
-  const data = ascii(Object.entries(records).map(([k, v]) => record(k, v)).join(""))
+  return ascii(Object.entries(records).map(([k, v]) => record(k, v)).join(""))
+}
+
+/** A pax extended header ('x') with its records, for the entry that follows. */
+function pax(records: Record<string, string>): Uint8Array[] {
+  const data = paxData(records)
   return [header({ name: "PaxHeader/entry", type: "x", size: data.length }), padded(data)]
+}
+
+/** A pax global header ('g'), as git archive writes one. */
+function paxGlobal(records: Record<string, string>): Uint8Array[] {
+  const data = paxData(records)
+  return [header({ name: "pax_global_header", type: "g", size: data.length }), padded(data)]
 }
 
 /** A GNU long name ('L') or long link ('K') for the entry that follows. */
@@ -164,9 +183,13 @@ test.each([
   ["a symlink", "2"],
   ["a directory", "5"],
   ["a fifo", "6"],
-])("%s given a size is refused: the engine reads no data for it, so the size could hide the next header", async (_, type) => {
+])("%s given a size holds no data, as in Go: the block its size covers is read as the next header", async (_, type) => {
   const tar = archive([header({ name: "quiet", type, linkname: "x", size: 512 }), header({ name: "../evil" })])
-  expect(await refusal(tar)).toEqual(unsafeArchive('the archive entry "quiet" gives a size to an entry that holds no data'))
+  expect((await entries(tar, 100)).map((e) => [e.name, e.type, e.size])).toEqual([
+    ["quiet", type, 512],
+    ["../evil", "0", 0],
+  ])
+  expect(await refusal(tar)).toEqual(unsafeArchive('the archive entry "../evil" points outside the volume'))
 })
 
 test("a type the import does not unpack (an old GNU sparse file) is refused", async () => {
@@ -189,5 +212,122 @@ test.each([1, 7, 1000, 1 << 16])("a clean archive with pax and GNU long names co
     pax({ path: "p", mtime: "1" }),
     file("q", ""),
   )
+  expect(await guarded(tar, chunk)).toEqual({ out: tar })
+})
+
+// Where tar-stream and Go's archive/tar (the engine's reader) part ways; each expectation is what
+// dockerd 20.10 (Go 1.19) unpacked from the same bytes, PUT into a container's volume.
+const names = async (tar: Uint8Array) => (await entries(tar, 7)).map((e) => [e.name, e.type])
+
+test("a pax global header is an entry of its own: its size applies to no entry, so the next pax header is read", async () => {
+  const hiding = archive(paxGlobal({ size: "1024" }), pax({ path: "../evil" }), file("innocent", ""), file("hidden", ""))
+  expect(await refusal(hiding)).toEqual(unsafeArchive('the archive entry "../evil" points outside the volume'))
+  // The engine unpacked from-pax, hidden and hidden2.
+  const safe = archive(paxGlobal({ size: "1024", comment: "x" }), pax({ path: "from-pax" }), file("from-ustar", ""), file("hidden", ""), file("hidden2", ""))
+  expect(await names(safe)).toEqual([
+    ["pax_global_header", "g"],
+    ["from-pax", "0"],
+    ["hidden", "0"],
+    ["hidden2", "0"],
+  ])
+  expect(await guarded(safe)).toEqual({ out: safe })
+})
+
+test("a GNU header whose access time is not a number has it read as a USTAR prefix (Go's fallback for old Go writers)", async () => {
+  const dotdot = archive([header({ name: "smuggled", gnu: true, at345: "..\0" }), padded(ascii("s"))])
+  expect(await refusal(dotdot)).toEqual(unsafeArchive('the archive entry "../smuggled" points outside the volume'))
+  // The engine unpacked pfx/smuggled; a numeric access time is a time, no prefix.
+  expect(await names(archive([header({ name: "smuggled", gnu: true, at345: "pfx\0" })]))).toEqual([["pfx/smuggled", "0"]])
+  expect(await names(archive([header({ name: "gnu-ok", gnu: true, at345: "00000000001\0" })]))).toEqual([["gnu-ok", "0"]])
+})
+
+test("a GNU long name wins over a pax path on the same entry, in either order", async () => {
+  expect(await refusal(archive(gnuLong("L", "../evil"), pax({ path: "safe" }), file("ustar", "")))).toEqual(unsafeArchive('the archive entry "../evil" points outside the volume'))
+  expect(await refusal(archive(pax({ path: "safe" }), gnuLong("L", "../evil"), file("ustar", "")))).toEqual(unsafeArchive('the archive entry "../evil" points outside the volume'))
+  const link = archive(gnuLong("K", "../../etc/shadow"), pax({ linkpath: "ok" }), [header({ name: "h", type: "1", linkname: "ok" })])
+  expect(await refusal(link)).toEqual(unsafeArchive('the hard link "h" points outside the volume'))
+  // The engine unpacked long-wins.
+  expect(await names(archive(gnuLong("L", "long-wins"), pax({ path: "pax-loses" }), file("ustar-loses", "")))).toEqual([["long-wins", "0"]])
+})
+
+test("a pax header followed by a global header is dropped: the entry after them keeps its own name", async () => {
+  const tar = archive(pax({ path: "../evil" }), paxGlobal({ comment: "c" }), file("ok", "x"))
+  // The engine unpacked ok (and, from a path of "pax-dropped", nothing else).
+  expect(await names(tar)).toEqual([
+    ["pax_global_header", "g"],
+    ["ok", "0"],
+  ])
+  expect(await guarded(tar)).toEqual({ out: tar })
+  // GNU long names read before a global header are dropped as well.
+  expect(await names(archive(gnuLong("L", "../evil"), paxGlobal({}), file("kept", "")))).toEqual([
+    ["pax_global_header", "g"],
+    ["kept", "0"],
+  ])
+})
+
+test("a star header has a prefix of 131 bytes, followed by its access and change times", async () => {
+  expect(await refusal(archive([header({ name: "file", star: true, at345: "..\0" })]))).toEqual(unsafeArchive('the archive entry "../file" points outside the volume'))
+  const full = `${"p".repeat(131)}00000000001\u000000000000002\0`
+  // The engine unpacked ppp…p (131)/file.
+  expect(await names(archive([header({ name: "file", star: true, at345: full })]))).toEqual([[`${"p".repeat(131)}/file`, "0"]])
+  expect(await names(archive([header({ name: "file", star: true, at345: "starpfx\0" })]))).toEqual([["starpfx/file", "0"]])
+})
+
+test("more of Go's reading, each checked on the engine", async () => {
+  // A '\0' type with a trailing slash is a directory and holds no data.
+  expect(await names(archive([header({ name: "rega-dir/", type: "\0", size: 512 })], file("after-rega", "")))).toEqual([
+    ["rega-dir/", "5"],
+    ["after-rega", "0"],
+  ])
+  // A second pax header replaces the first.
+  expect(await names(archive(pax({ path: "../first-pax" }), pax({ mtime: "1" }), file("after-two", "")))).toEqual([["after-two", "0"]])
+  // An empty pax value keeps the header's own.
+  expect((await entries(archive(pax({ size: "" }), file("abc", "abc"), file("next", "")), 7)).map((e) => [e.name, e.size])).toEqual([
+    ["abc", 3],
+    ["next", 0],
+  ])
+  // A GNU sparse 1.0 file is named by GNU.sparse.name; its data (the map) is the entry's size.
+  const sparse = archive(pax({ "GNU.sparse.major": "1", "GNU.sparse.minor": "0", "GNU.sparse.name": "../sparse", "GNU.sparse.realsize": "3" }), [header({ name: "GNUSparseFile.0/x", size: 512 }), padded(ascii("0\n"))])
+  expect(await refusal(sparse)).toEqual(unsafeArchive('the archive entry "../sparse" points outside the volume'))
+  // A checksum of signed bytes, as old Sun tar wrote it; a V7 header (no magic) has no prefix.
+  expect(await names(archive([header({ name: "sig\u00e9", signed: true })], [header({ name: "v7", v7: true, at345: "pfx\0" })]))).toEqual([
+    ["sig\u00e9", "0"],
+    ["v7", "0"],
+  ])
+})
+
+const invalidArchive = (reason: string) => ({ status: 400, code: "invalid_archive", message: `the archive cannot be read: ${reason}` })
+
+test("what Go refuses to read is refused: a bad checksum, an empty pax key, a zero block followed by a header, a compressed stream", async () => {
+  const bad = header({ name: "x" })
+  bad[0] = 0x79
+  expect(await refusal(archive([bad]))).toEqual(invalidArchive("invalid tar header (the checksum does not match)"))
+  const emptyKey = archive([header({ name: "PaxHeader/e", type: "x", size: 6 }), padded(ascii("6 =ab\n"))], file("x", ""))
+  expect(await refusal(emptyKey)).toEqual(invalidArchive("invalid tar header (an invalid pax record)"))
+  expect(await refusal(archive([new Uint8Array(512)], file("../after-zero", "")))).toEqual(invalidArchive("invalid tar header (a zero block followed by a header)"))
+  // The engine decompresses a stream that starts like gzip (or bzip2, xz, zstd) before reading it.
+  const gzip = Bun.gzipSync(new Uint8Array(archive(file("../in-gzip", ""))))
+  expect(await refusal(gzip)).toEqual(invalidArchive("it is compressed (gzip), and the engine would unpack what it decompresses to; send an uncompressed tar"))
+})
+
+test("what follows the end of the archive (two zero blocks) is passed on unread, as the engine leaves it", async () => {
+  const tar = new Uint8Array([...archive(file("a", "x")), ...header({ name: "../after-end" })])
+  expect(await names(tar)).toEqual([["a", "0"]])
+  expect(await guarded(tar)).toEqual({ out: tar })
+})
+
+test.each([1, 7, 512, 999, 1000, 1 << 16])("an archive with global, star, GNU, signed-checksum and sparse headers comes out identical (%i-byte pieces)", async (chunk) => {
+  const tar = archive(
+    paxGlobal({ comment: "git" }),
+    [header({ name: "sig\u00e9", signed: true })],
+    [header({ name: "f", star: true, at345: "starpfx\0", size: 600 }), padded(ascii("s".repeat(600)))],
+    [header({ name: "smuggled", gnu: true, at345: "pfx\0" })],
+    gnuLong("L", `${long}.gnu`),
+    pax({ path: "pax-loses", mtime: "1.5" }),
+    file("cut", "z".repeat(1025)),
+    pax({ "GNU.sparse.major": "1", "GNU.sparse.minor": "0", "GNU.sparse.name": "sparse", "GNU.sparse.realsize": "3" }),
+    [header({ name: "GNUSparseFile.0/sparse", size: 512 }), padded(ascii("0\n"))],
+  )
+  expect((await entries(tar, chunk)).map((e) => e.name)).toEqual(["pax_global_header", "sig\u00e9", "starpfx/f", "pfx/smuggled", `${long}.gnu`, "sparse"])
   expect(await guarded(tar, chunk)).toEqual({ out: tar })
 })
