@@ -20,6 +20,8 @@ export async function start(env: Record<string, string | undefined> = process.en
   void ctx.scans.resume()
   void removeLeftoverThrowaways(ctx.engine).catch(() => {})
   void ctx.updates.periodic(config.updateInterval, stop.signal)
+  void ctx.policies.run(stop.signal) // update policies (lib/updates/scheduler.ts); notifications from the bus:
+  void ctx.notifier.follow(ctx.events, stop.signal, async (id) => (await ctx.scans.results()).get(id)?.counts.critical ?? 0)
   void ctx.stats.run(stop.signal)
   const shutdown = () => {
     stop.abort()

@@ -2,6 +2,7 @@
 import { join } from "node:path"
 import type { TtsConfig } from "./tts/speaker.ts"
 import { isVoiceName } from "./tts/voice.ts"
+import { parseTarget } from "./updates/notify.ts"
 
 export interface Config {
   addr: { host: string; port: number }
@@ -31,6 +32,10 @@ export interface Config {
   insecureRegistries: string[]
   /** Seconds between periodic update checks; 0 turns them off. */
   updateInterval: number
+  /** SVC_UPDATE_WATCH: seconds a guarded update watches the stack's health when the request names none. */
+  updateWatch: number
+  /** SVC_NOTIFY_URLS: webhook (https://...) and ntfy (ntfy+https://host/topic) addresses for notifications (lib/updates/notify.ts). */
+  notifyUrls: string[]
   metrics: boolean
   /** SVC_METRICS_CONTAINERS: per-container gauges on /metrics (from the stats sampler). */
   metricsContainers: boolean
@@ -72,6 +77,7 @@ export const defaults = {
   ttsTimeoutMsPerChar: 4,
   ttsWorkerMemoryMb: 4096,
   statsInterval: 5,
+  updateWatch: 60,
 }
 
 export class ConfigError extends Error {}
@@ -103,6 +109,18 @@ function absolutePaths(name: string, value: string | undefined): string[] {
   const relative = paths.find((p) => !p.startsWith("/"))
   if (relative !== undefined) throw new ConfigError(`${name} takes absolute paths, got "${relative}"`)
   return paths
+}
+
+function notifyUrls(value: string | undefined): string[] {
+  const urls = list(value)
+  for (const u of urls) {
+    try {
+      parseTarget(u)
+    } catch (err) {
+      throw new ConfigError(`SVC_NOTIFY_URLS takes http(s):// webhook and ntfy+https:// addresses: ${err instanceof Error ? err.message : err}`)
+    }
+  }
+  return urls
 }
 
 function positiveInt(name: string, value: string | undefined, fallback: number): number {
@@ -173,6 +191,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     insecureRegistries: list(env.SVC_INSECURE_REGISTRIES),
     bindRoots: absolutePaths("SVC_BIND_ROOTS", env.SVC_BIND_ROOTS),
     updateInterval: positiveInt("SVC_UPDATE_INTERVAL", env.SVC_UPDATE_INTERVAL, 0),
+    updateWatch: positiveInt("SVC_UPDATE_WATCH", env.SVC_UPDATE_WATCH, defaults.updateWatch),
+    notifyUrls: notifyUrls(env.SVC_NOTIFY_URLS),
     metrics: oneOf("SVC_METRICS", env.SVC_METRICS, ["off", "on"] as const) === "on",
     metricsToken: env.SVC_METRICS_TOKEN || undefined,
     metricsContainers: oneOf("SVC_METRICS_CONTAINERS", env.SVC_METRICS_CONTAINERS, ["off", "on"] as const) === "on",

@@ -13,6 +13,10 @@ import { createMetrics, type Metrics } from "./metrics.ts"
 import { ScanQueue } from "./scan-queue.ts"
 import { createScanner, type Scanner } from "./scanner.ts"
 import { Updates } from "./updates.ts"
+import { UpdateGuard } from "./updates/guard.ts"
+import { Notifier } from "./updates/notify.ts"
+import { UpdateRecords } from "./updates/records.ts"
+import { PolicyScheduler } from "./updates/scheduler.ts"
 import { Speaker } from "./tts/speaker.ts"
 import { StatsSampler } from "./stats/sampler.ts"
 
@@ -37,6 +41,14 @@ export interface Ctx {
   scans: ScanQueue
   /** Registry update checks and their records (updates.json). */
   updates: Updates
+  /** Guarded updates: pin, watch, rollback, verdicts (lib/updates/guard.ts). */
+  guard: UpdateGuard
+  /** Each stack's update history and policy (lib/updates/records.ts). */
+  updateRecords: UpdateRecords
+  /** Notifications to SVC_NOTIFY_URLS (lib/updates/notify.ts). */
+  notifier: Notifier
+  /** Runs the stacks' update policies (started by server.ts). */
+  policies: PolicyScheduler
   /** The Prometheus registry; request and probe durations are observed into it. */
   metrics: Metrics
   /** The engine's disk usage, one count at a time and reused for 30 s (dashboard). */
@@ -54,23 +66,34 @@ export async function createContext(config: Config, overrides: Partial<Ctx> = {}
   const events = overrides.events ?? new EventBus()
   const compose = overrides.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
   const scanner = overrides.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: process.env })
+  const now = overrides.now ?? Date.now
+  const stacks = overrides.stacks ?? new Stacks(config.dataDir, compose, overrides.now, config.bindRoots)
+  const updates = overrides.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, overrides.now)
+  const id = overrides.serverId ?? (await serverId(config.dataDir))
+  const notifier = overrides.notifier ?? new Notifier(config.notifyUrls, { serverId: id, events, now })
+  const updateRecords = overrides.updateRecords ?? new UpdateRecords(stacks, now)
+  const guard = overrides.guard ?? new UpdateGuard({ engine, stacks, events, records: updateRecords, notifier, watch: config.updateWatch })
   return {
     config,
     engine,
     events,
     compose,
-    stacks: overrides.stacks ?? new Stacks(config.dataDir, compose, overrides.now, config.bindRoots),
+    stacks,
     cluster: overrides.cluster ?? new Cluster(config.dataDir, overrides.now),
     nodes: overrides.nodes ?? new NodeRegistry(config.dataDir, overrides.now),
     scanner,
     scans: overrides.scans ?? new ScanQueue(config.dataDir, (ref) => scanner.scan(ref), events, overrides.now),
-    updates: overrides.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, overrides.now),
+    updates,
+    notifier,
+    updateRecords,
+    guard,
+    policies: overrides.policies ?? new PolicyScheduler({ stacks, engine, updates, records: updateRecords, guard, notifier, events, interval: config.updateInterval, now }),
     metrics: overrides.metrics ?? (await createMetrics(config.metrics)),
     tts: overrides.tts ?? new Speaker(config.tts),
     stats: overrides.stats ?? new StatsSampler(engine, { interval: config.stats.interval, history: config.stats.history, now: overrides.now }),
     diskUsage: overrides.diskUsage ?? new DiskUsageCache(engine, 30_000, overrides.now),
     engineVersion: overrides.engineVersion ?? new Reused(() => engine.version(), 30_000, overrides.now),
-    serverId: overrides.serverId ?? (await serverId(config.dataDir)),
+    serverId: id,
     now: overrides.now ?? Date.now,
     ...overrides,
   }

@@ -47,6 +47,10 @@ export class PrometheusMetrics implements Metrics {
   private readonly lastEvent = this.g("harbormaster_last_engine_event_timestamp_seconds", "When the last engine event arrived (Unix time)")
   private readonly rss = this.g("process_resident_memory_bytes", "Resident memory size in bytes")
   private readonly start = this.g("process_start_time_seconds", "Start time of the process since the Unix epoch in seconds")
+  private readonly updateVerdicts = new Counter({ name: "harbormaster_stack_updates_total", help: "Guarded stack updates by verdict (updated, rolled_back, rollback_failed, unchanged)", labelNames: ["verdict"], registers: [this.registry] })
+  private readonly notifications = new Counter({ name: "harbormaster_notifications_total", help: "Notifications to SVC_NOTIFY_URLS by result (sent, failed: given up after its retries)", labelNames: ["result"], registers: [this.registry] })
+  /** What the counters above were last brought to (they count in lib/updates; the difference is added at scrape time). */
+  private counted: Record<string, number> = {}
   private readonly cpuUser = new Counter({ name: "process_cpu_user_seconds_total", help: "User CPU time spent in seconds", registers: [this.registry] })
   private readonly cpuSystem = new Counter({ name: "process_cpu_system_seconds_total", help: "System CPU time spent in seconds", registers: [this.registry] })
 
@@ -64,6 +68,8 @@ export class PrometheusMetrics implements Metrics {
     this.queue.set(ctx.scans.length)
     if (ctx.events.lastEngineEventAt !== undefined) this.lastEvent.set(ctx.events.lastEngineEventAt / 1000)
     this.updates.set((await ctx.updates.pending()).length)
+    for (const [verdict, n] of Object.entries(ctx.guard.counts)) this.catchUp(this.updateVerdicts, "verdict", verdict, n)
+    for (const [result, n] of Object.entries(ctx.notifier.counts)) this.catchUp(this.notifications, "result", result, n)
     countInto(this.nodes, "status", NODE_STATUSES, (await ctx.nodes.list()).map((n) => n.status))
     const engine = await this.engineGauges(ctx).then(() => 1, () => 0)
     this.engineUp.set(engine)
@@ -80,6 +86,13 @@ export class PrometheusMetrics implements Metrics {
     const present = images.flatMap((i) => scans.get(i.Id) ?? [])
     for (const s of SEVERITIES) this.cves.set({ severity: s }, present.reduce((n, r) => n + (r.counts[s] ?? 0), 0))
     this.scanned.set(present.length)
+  }
+
+  /** Adds to a counter what a count kept elsewhere grew by since the last scrape (every label value present from the start). */
+  private catchUp(counter: Counter, label: string, value: string, total: number): void {
+    const key = `${label}=${value}`
+    counter.inc({ [label]: value }, Math.max(0, total - (this.counted[key] ?? 0)))
+    this.counted[key] = total
   }
 
   private process(): void {

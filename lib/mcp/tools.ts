@@ -97,13 +97,20 @@ export const tools: Tool[] = [
     description: "Replace a stack's environment without deploying (env_pending becomes true); apply_stack deploys it.",
   },
   ...Object.entries({
-    update: "Pull the stack's images, then bring it up with what was pulled.",
     restart: "Restart every container of the stack (paused ones excepted).",
     start: "Start every stopped container of the stack.",
     pause: "Pause every running container of the stack.",
     unpause: "Resume every paused container of the stack.",
     apply: "Redeploy the stack with its stored environment, add a version and clear env_pending.",
   }).map(([action, description]): Tool => ({ name: `${action}_stack`, route: `POST /api/stacks/:name/${action}`, changes: true, input: { name: stackName }, description })),
+  {
+    name: "update_stack",
+    route: "POST /api/stacks/:name/update",
+    changes: true,
+    input: { name: stackName, watch: z.number().int().min(0).max(3600).optional().describe("seconds to watch the stack's health after the update (default: the server's SVC_UPDATE_WATCH)") },
+    description:
+      "Guarded update: pull the stack's images; when one changed, bring the stack up and watch its health; a failed watch rolls back to the previous images by digest. Returns the stack with update.verdict: updated, rolled_back (update.reason says why), rollback_failed (update.fix says what to fix by hand) or unchanged (nothing restarted).",
+  },
   {
     name: "rollback_stack",
     route: "POST /api/stacks/:name/rollback/:version",

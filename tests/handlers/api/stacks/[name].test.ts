@@ -49,7 +49,7 @@ test("pause, unpause, restart and start act on the stack's containers by label",
 
 test("update pulls then brings up, adding no version", async () => {
   await deployed()
-  const res = await t.call("POST", "/api/stacks/demo/update")
+  const res = await t.call("POST", "/api/stacks/demo/update", { watch: 0 })
   expect(res.status).toBe(200)
   expect((await res.json()).current_version).toBe(1)
   expect(t.compose.calls.slice(1).map((c) => c.args.join(" "))).toEqual(["pull", "up -d --remove-orphans"])

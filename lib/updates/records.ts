@@ -1,0 +1,172 @@
+// A stack's update record and policy, kept with the stack (its folder under <dataDir>/stacks/<name>/,
+// so they go when the stack goes): owns their shapes, validation and files.
+//
+//   update-history.json   the last 50 guarded updates, newest first (no secret: reasons are redacted)
+//   update-policy.json    {policy: {auto_update, schedule, watch}, state: {set_at, last_run, notified, rejected}}
+//
+// A schedule is an interval (`30s`, `15m`, `6h`, `1d`) or a cron expression (5 fields, or 6 with
+// seconds first) read by croner; null follows SVC_UPDATE_INTERVAL.
+import { Cron } from "croner"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import * as v from "valibot"
+import { readJson, writeJson } from "../datadir.ts"
+import { badRequest } from "../http-error.ts"
+import type { Stacks } from "../stacks.ts"
+
+export const VERDICTS = ["updated", "rolled_back", "rollback_failed", "unchanged"] as const
+export type Verdict = (typeof VERDICTS)[number]
+
+export interface ImageChange {
+  service: string
+  ref: string
+  /** What ran before: `repo@sha256:...`, or the image id for an image with no registry digest. */
+  from: string
+  /** What the update brought (the same notation); null when the service's image did not move. */
+  to: string | null
+  from_id: string
+  to_id: string | null
+}
+
+export interface UpdateOutcome {
+  stack: string
+  /** What was done: a pull and up (`update`), or a deploy, apply or rollback asked to be watched. */
+  action: "update" | "deploy" | "apply" | "rollback"
+  trigger: "api" | "policy"
+  verdict: Verdict
+  /** Why the watch failed (for rolled_back and rollback_failed). */
+  reason: string | null
+  /** What to do by hand (rollback_failed). */
+  fix: string | null
+  /** The stack's version the pin recorded (and a rollback returned to). */
+  version: number | null
+  images: ImageChange[]
+  watch: number
+  /** The watch of the new state ended before its window (certain early). */
+  decided_early: boolean
+  started_at: string
+  finished_at: string
+  duration_ms: number
+}
+
+export const HISTORY_LIMIT = 50
+
+export const AUTO_UPDATE = ["off", "notify", "apply"] as const
+export interface Policy {
+  auto_update: (typeof AUTO_UPDATE)[number]
+  schedule: string | null
+  /** Seconds of health watch; null follows SVC_UPDATE_WATCH. */
+  watch: number | null
+}
+
+export interface PolicyState {
+  set_at: string | null
+  last_run: string | null
+  /** Remote digests already announced as update_available (per reference). */
+  notified: Record<string, string>
+  /** Remote digests an automatic update rolled back (per reference): not applied again automatically. */
+  rejected: Record<string, string>
+}
+
+export const DEFAULT_POLICY: Policy = { auto_update: "off", schedule: null, watch: null }
+const EMPTY_STATE: PolicyState = { set_at: null, last_run: null, notified: {}, rejected: {} }
+
+const INTERVAL = /^(\d{1,6})(s|m|h|d)$/
+const UNIT = { s: 1, m: 60, h: 3600, d: 86400 } as const
+
+/** An interval schedule in seconds, or null for a cron expression. */
+export function intervalSeconds(schedule: string): number | null {
+  const m = INTERVAL.exec(schedule.trim())
+  return m ? Number(m[1]) * UNIT[m[2] as keyof typeof UNIT] : null
+}
+
+/** Checks a schedule: an interval (at least 1 s), or a cron expression croner accepts. */
+export function checkSchedule(schedule: string): void {
+  const seconds = intervalSeconds(schedule)
+  if (seconds !== null) {
+    if (seconds < 1) throw badRequest(`schedule ${schedule}: an interval is at least 1s`, "invalid_policy")
+    return
+  }
+  try {
+    new Cron(schedule, { paused: true })
+  } catch (err) {
+    throw badRequest(`schedule "${schedule.slice(0, 100)}" is neither an interval (30s, 15m, 6h, 1d) nor a cron expression: ${err instanceof Error ? err.message : err}`, "invalid_policy")
+  }
+}
+
+/** When a schedule is next due after `after` (ms), null when never. */
+export function nextDue(schedule: string, after: number): number | null {
+  const seconds = intervalSeconds(schedule)
+  if (seconds !== null) return after + seconds * 1000
+  const next = new Cron(schedule, { paused: true }).nextRun(new Date(after))
+  return next ? next.getTime() : null
+}
+
+export const policyBody = v.object({
+  auto_update: v.picklist(AUTO_UPDATE, "auto_update must be one of off, notify, apply"),
+  schedule: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
+  watch: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3600)))),
+})
+export type PolicyInput = v.InferOutput<typeof policyBody>
+
+interface PolicyFile {
+  policy: Policy
+  state: PolicyState
+}
+
+export class UpdateRecords {
+  private writing = new Map<string, Promise<unknown>>()
+
+  constructor(private readonly stacks: Stacks, private readonly now: () => number = Date.now) {}
+
+  private file(name: string, which: "history" | "policy"): string {
+    return join(this.stacks.dir(name), `update-${which}.json`)
+  }
+
+  /** Serialises the read-change-write of one stack's files. */
+  private change<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const next = (this.writing.get(name) ?? Promise.resolve()).catch(() => {}).then(fn)
+    this.writing.set(name, next)
+    next.finally(() => this.writing.get(name) === next && this.writing.delete(name)).catch(() => {})
+    return next
+  }
+
+  async history(name: string): Promise<UpdateOutcome[]> {
+    return readJson<UpdateOutcome[]>(this.file(name, "history"), [])
+  }
+
+  addHistory(name: string, outcome: UpdateOutcome): Promise<void> {
+    return this.change(name, async () => {
+      if (!existsSync(this.stacks.dir(name))) return
+      writeJson(this.file(name, "history"), [outcome, ...(await this.history(name))].slice(0, HISTORY_LIMIT))
+    })
+  }
+
+  async policyFile(name: string): Promise<PolicyFile> {
+    const f = await readJson<Partial<PolicyFile>>(this.file(name, "policy"), {})
+    return { policy: { ...DEFAULT_POLICY, ...f.policy }, state: { ...EMPTY_STATE, ...f.state } }
+  }
+
+  async policy(name: string): Promise<Policy> {
+    return (await this.policyFile(name)).policy
+  }
+
+  setPolicy(name: string, input: PolicyInput): Promise<Policy> {
+    if (input.schedule) checkSchedule(input.schedule)
+    return this.change(name, async () => {
+      const f = await this.policyFile(name)
+      const policy: Policy = { auto_update: input.auto_update, schedule: input.schedule?.trim() || null, watch: input.watch ?? null }
+      writeJson(this.file(name, "policy"), { policy, state: { ...f.state, set_at: new Date(this.now()).toISOString() } })
+      return policy
+    })
+  }
+
+  updateState(name: string, fn: (s: PolicyState) => void): Promise<void> {
+    return this.change(name, async () => {
+      if (!existsSync(this.stacks.dir(name))) return
+      const f = await this.policyFile(name)
+      fn(f.state)
+      writeJson(this.file(name, "policy"), f)
+    })
+  }
+}
