@@ -259,7 +259,13 @@ export class Stacks {
   private async release(name: string, compose: string, env: EnvVar[], action: "deploy" | "apply" | number): Promise<Stack> {
     await this.model(name, compose, env)
     const before = this.has(name) ? await this.read(name) : undefined
-    await this.writeFiles(name, compose, env)
+    try {
+      await this.writeFiles(name, compose, env)
+    } catch (err) {
+      // A write refused (a full disk) leaves no folder behind for a stack that had none.
+      if (!before) rmSync(this.dir(name), { recursive: true, force: true })
+      throw err
+    }
     try {
       await this.must(this.project(name, env), ["up", "-d", "--remove-orphans"], "up")
     } catch (err) {

@@ -150,10 +150,11 @@ test("a dry run returns the plan and changes nothing on either server", async ()
   const res = await copy({ to: "b", dry_run: true })
   expect(res.status).toBe(200)
   expect(res.body).toMatchObject({ source: "hm-web", target: "hm-web", same_server: false, dry_run: true })
-  expect(res.body.volumes.map((v: any) => [v.key, v.source, v.target, v.external, v.transfer])).toEqual([
+  // In the order compose's model lists them (v1 sorts by key).
+  expect(res.body.volumes.map((v: any) => [v.key, v.source, v.target, v.external, v.transfer]).sort()).toEqual([
     ["data", "hm-web_data", "hm-web_data", false, true],
-    ["shared", SHARED, SHARED, false, true],
     ["ext", EXT, EXT, true, false],
+    ["shared", SHARED, SHARED, false, true],
   ])
   expect(res.body.binds).toEqual([{ service: "app", source: bindDir, target: "/conf", read_only: true }])
   expect(res.body.blockers.map((x: any) => x.code)).toEqual(["anonymous_volumes", "binds"])
