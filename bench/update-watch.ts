@@ -33,7 +33,10 @@ for (const flavour of benchFlavours()) {
   const engine = dockerEngine(eng.host)
   const registry = await startRegistry(eng.netns)
   const link = await veth(eng.netns)
-  const service = await startService({ DOCKER_HOST: eng.host }, { host: link.inside, cmd: ["ip", "netns", "exec", eng.netns, "bun", join(root, "server.ts")] })
+  // The current flavour's compose is the v2 plugin beside its engine (as scripts/test.sh sets it up).
+  const current = flavour === "current" ? Bun.spawnSync(["bash", join(root, "scripts/current-engine.sh")]).stdout.toString().trim() : ""
+  const tools: Record<string, string> = current ? { PATH: `${current}/usr/bin:${process.env.PATH}`, DOCKER_CONFIG: current } : {}
+  const service = await startService({ DOCKER_HOST: eng.host, ...tools }, { host: link.inside, cmd: ["ip", "netns", "exec", eng.netns, "bun", join(root, "server.ts")] })
   try {
     const repo = `${registry.host}/bench/app`
     let running = await variant(engine, repo, "good")

@@ -18,6 +18,8 @@ let link: Awaited<ReturnType<typeof veth>>
 let service: Service
 let repo: string
 const made: string[] = []
+/** Each case pushes images and runs compose several times: minutes on a loaded machine with compose v1. */
+const SLOW = 300_000
 const stacks = ["hmwatch", "hmloop", "hmapply", "hmnotify"]
 
 /** What the notification stand-ins received. */
@@ -46,7 +48,7 @@ beforeAll(async () => {
     },
     { host: link.inside, cmd: ["ip", "netns", "exec", ns, "bun", join(import.meta.dir, "../../server.ts")] },
   )
-})
+}, SLOW)
 
 afterAll(async () => {
   for (const s of stacks) await fetch(`${service.url}/api/stacks/${s}`, { method: "DELETE" }).catch(() => {})
@@ -56,7 +58,7 @@ afterAll(async () => {
   for (const s of servers) s.stop(true)
   await link?.remove()
   await registry?.stop()
-})
+}, SLOW)
 
 type Kind = "good" | "exits" | "unhealthy" | "loop"
 const LOOP = "trap 'exit 0' TERM; while :; do sleep 1; done"
@@ -105,15 +107,16 @@ const digests = new Map<string, string | undefined>()
 /** The service's own events about a stack (for a failure's message). */
 async function eventsOf(name: string): Promise<string> {
   const all = (await (await fetch(`${service.url}/api/events/history`)).json()) as { source: string; name?: string; action: string; message?: string }[]
-  return all.filter((e) => e.source === "service" && e.name === name).map((e) => `${e.action}: ${e.message}`).join("\n")
+  return all.filter((e) => e.source === "service" && e.name === name).map((e: any) => `${e.time} ${e.action}: ${e.message}`).join("\n")
 }
 
 async function update(name: string, watch = 30): Promise<any> {
-  const res = await fetch(`${service.url}/api/stacks/${name}/update`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ watch }), signal: AbortSignal.timeout(100_000) }).catch(async (err) => {
+  const res = await fetch(`${service.url}/api/stacks/${name}/update`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ watch }), signal: AbortSignal.timeout(Number(process.env.UPDATE_TIMEOUT_MS ?? 250_000)) }).catch(async (err) => {
     throw new Error(`${err}; events:\n${await eventsOf(name)}`)
   })
   const body = await res.json()
   expect(res.status, JSON.stringify(body)).toBe(200)
+  console.log(`${name}: ${body.update.verdict} in ${body.update.duration_ms} ms${body.update.reason ? ` (${body.update.reason})` : ""}`)
   return body.update
 }
 
@@ -133,7 +136,7 @@ test("v1 deployed; a new v1 that exits at start is rolled back to the previous d
   expect(v1Digest).toBeDefined()
   expect((await webContainer("hmwatch")).Image).toBe(v1)
   await rolledBack("exits", /^service web: exited with code 3, 0 restarts$/)
-})
+}, SLOW)
 
 test("a new v1 whose healthcheck fails is rolled back, the reason carrying the healthcheck's output", async () => {
   await rolledBack("unhealthy", /^service web: unhealthy: database unreachable$/)
@@ -141,7 +144,7 @@ test("a new v1 whose healthcheck fails is rolled back, the reason carrying the h
   const stack = await (await fetch(`${service.url}/api/stacks/hmwatch/compose`)).json()
   expect(stack.content).toBe(compose("v1", "no"))
   expect((await (await fetch(`${service.url}/api/stacks/hmwatch`)).json()).current_version).toBe(1)
-})
+}, SLOW)
 
 async function rolledBack(kind: Kind, reason: RegExp): Promise<void> {
   const bad = await publish(kind, "v1", v1)
@@ -178,7 +181,7 @@ test("a good new v1 is updated; the same tag again is unchanged and restarts not
   expect(hooks[0]!.body).toMatchObject({ event: "rolled_back", stack: "hmwatch", verdict: "rolled_back", reason: expect.stringContaining("service web: exited with code 3") })
   expect(ntfy.some((n) => n.title === "Harbormaster: rolled back (hmwatch)" && n.text.includes("exited with code 3"))).toBe(true)
   expect(hanging).toBeGreaterThanOrEqual(3)
-})
+}, SLOW)
 
 test("an image that restarts in a loop is rolled back once it has restarted past the threshold", async () => {
   const good = await push("good", "loop")
@@ -189,7 +192,7 @@ test("an image that restarts in a loop is rolled back once it has restarted past
   expect(result.reason).toMatch(/^service web: exited with code 1, [3-9] restarts$/)
   expect(result.images[0].to_id).toBe(bad)
   expect((await webContainer("hmloop")).Image).toBe(good)
-})
+}, SLOW)
 
 test("policies: an apply stack is updated by the scheduler; a notify stack is left alone and update_available is sent", async () => {
   const applyV1 = await push("good", "apply")
@@ -219,4 +222,4 @@ test("policies: an apply stack is updated by the scheduler; a notify stack is le
   // Announced once per new digest.
   await Bun.sleep(4500)
   expect(hooks.filter((h) => h.body.event === "update_available" && h.body.stack === "hmnotify")).toHaveLength(1)
-})
+}, SLOW)

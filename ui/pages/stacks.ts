@@ -36,7 +36,10 @@ function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTML
     op("Start", "start"),
     op("Restart", "restart"),
     s.state === "paused" ? op("Unpause", "unpause") : op("Pause", "pause"),
-    op("Update", "update"),
+    action("Update", () => post(`/stacks/${enc(s.name)}/update`), {
+      label: `Update ${s.name}`,
+      done: (r: any) => (toast(verdictText(s.name, r?.update), r?.update?.verdict === "rolled_back" || r?.update?.verdict === "rollback_failed" ? "error" : "info"), refresh()),
+    }),
     action("Delete", (volumes) => del(`/stacks/${enc(s.name)}${volumes ? "?volumes=true" : ""}`), {
       class: "small danger",
       label: `Delete ${s.name}`,
@@ -104,8 +107,8 @@ export function newStackPage(main: HTMLElement): void {
   )
 }
 
-const TABS = ["overview", "compose", "env", "versions", "logs", "resources"] as const
-const TAB_NAMES: Record<string, string> = { overview: "Overview", compose: "Compose", env: "Environment", versions: "Versions", logs: "Logs", resources: "Resources" }
+const TABS = ["overview", "compose", "env", "versions", "updates", "logs", "resources"] as const
+const TAB_NAMES: Record<string, string> = { overview: "Overview", compose: "Compose", env: "Environment", versions: "Versions", updates: "Updates", logs: "Logs", resources: "Resources" }
 
 export function stackPage(main: HTMLElement, params: Record<string, string>, signal: AbortSignal): void {
   const name = params.name!
@@ -152,8 +155,52 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
   if (tab === "compose") composeView(pane, name, signal)
   if (tab === "env") envView(pane, name, signal, () => void refreshHead())
   if (tab === "versions") versionsView(pane, name, signal, () => void refreshHead())
+  if (tab === "updates") updatesView(pane, name, signal)
   if (tab === "logs") render(pane, logView(`/stacks/${enc(name)}/logs?follow=true`, signal, { byService: true }))
   if (tab === "resources") stackResources(pane, name, signal)
+}
+
+/** A guarded update's verdict in one sentence. */
+function verdictText(name: string, u: any): string {
+  if (!u) return `Update: ${name} done`
+  const text: Record<string, string> = { updated: "updated", rolled_back: "rolled back", rollback_failed: "rollback failed", unchanged: "unchanged (nothing newer)" }
+  return [`${name}: ${text[u.verdict] ?? u.verdict}`, u.reason, u.fix && `Fix by hand: ${u.fix}`].filter(Boolean).join(". ")
+}
+
+/** The update policy (editable), the last verdict and the history of guarded updates. */
+function updatesView(pane: HTMLElement, name: string, signal: AbortSignal): void {
+  const reload = load(
+    pane,
+    async () => [await get(`/stacks/${enc(name)}/policy`, { signal }), await get(`/stacks/${enc(name)}/updates`, { signal })] as const,
+    ([policy, data]) => {
+      const mode = h("select", { id: "policy-mode" }, ["off", "notify", "apply"].map((m) => h("option", { value: m, selected: policy.auto_update === m }, m)))
+      const schedule = h("input", { id: "policy-schedule", value: policy.schedule ?? "", placeholder: "6h or 0 4 * * * (empty: SVC_UPDATE_INTERVAL)" })
+      const watch = h("input", { id: "policy-watch", type: "number", min: "0", max: "3600", value: policy.watch ?? "", placeholder: "SVC_UPDATE_WATCH" })
+      const save = action("Save policy", () => put(`/stacks/${enc(name)}/policy`, { auto_update: mode.value, schedule: schedule.value.trim() || null, watch: watch.value === "" ? null : Number(watch.value) }), { done: () => (toast("Policy saved"), void reload()) })
+      const last = policy.last_verdict
+      return h(
+        "div",
+        null,
+        h("h2", null, "Policy"),
+        h("div", { class: "form-row" }, h("label", { for: "policy-mode" }, "Automatic updates"), mode, h("label", { for: "policy-schedule" }, "Schedule"), schedule, h("label", { for: "policy-watch" }, "Watch (s)"), watch, save),
+        h("p", { class: "muted" }, `Last run: ${policy.last_run ? when(policy.last_run) : "never"}. Last verdict: `, last ? [badge(last.verdict), last.reason ? ` ${last.reason}` : ""] : "none"),
+        h("h2", null, "History"),
+        table(
+          listOf(data, "history"),
+          [
+            { title: "Finished", cell: (u: any) => when(u.finished_at) },
+            { title: "Verdict", cell: (u: any) => badge(u.verdict) },
+            { title: "Trigger", cell: (u: any) => `${u.action} (${u.trigger})` },
+            { title: "Images", cell: (u: any) => (u.images ?? []).filter((i: any) => i.to).map((i: any) => `${i.service}: ${i.from.split("@").pop()!.slice(0, 19)} → ${String(i.to).split("@").pop()!.slice(0, 19)}`).join(", ") || "—" },
+            { title: "Reason", cell: (u: any) => [u.reason ?? "—", u.fix ? h("div", { class: "muted" }, `Fix by hand: ${u.fix}`) : null] },
+            { title: "Time", cell: (u: any) => `${(u.duration_ms / 1000).toFixed(1)} s` },
+          ],
+          "No guarded updates yet.",
+          "Update history (last 50)",
+        ),
+      )
+    },
+  )
 }
 
 /** The answer of an update check in one sentence: newer images, images that could not be checked. */
