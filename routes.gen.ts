@@ -46,34 +46,38 @@ import * as h43 from "./handlers/api/stacks/[name]/env.get.ts"
 import * as h44 from "./handlers/api/stacks/[name]/env.put.ts"
 import * as h45 from "./handlers/api/stacks/[name]/env/export.get.ts"
 import * as h46 from "./handlers/api/stacks/[name]/export.get.ts"
-import * as h47 from "./handlers/api/stacks/[name]/logs.get.ts"
-import * as h48 from "./handlers/api/stacks/[name]/pause.post.ts"
-import * as h49 from "./handlers/api/stacks/[name]/policy.get.ts"
-import * as h50 from "./handlers/api/stacks/[name]/policy.put.ts"
-import * as h51 from "./handlers/api/stacks/[name]/restart.post.ts"
-import * as h52 from "./handlers/api/stacks/[name]/rollback/[version].post.ts"
-import * as h53 from "./handlers/api/stacks/[name]/scan.post.ts"
-import * as h54 from "./handlers/api/stacks/[name]/start.post.ts"
-import * as h55 from "./handlers/api/stacks/[name]/stats.get.ts"
-import * as h56 from "./handlers/api/stacks/[name]/stats/stream.get.ts"
-import * as h57 from "./handlers/api/stacks/[name]/unpause.post.ts"
-import * as h58 from "./handlers/api/stacks/[name]/up.post.ts"
-import * as h59 from "./handlers/api/stacks/[name]/update.post.ts"
-import * as h60 from "./handlers/api/stacks/[name]/updates.get.ts"
-import * as h61 from "./handlers/api/stacks/[name]/versions.get.ts"
-import * as h62 from "./handlers/api/stacks/[name]/versions/[version].delete.ts"
-import * as h63 from "./handlers/api/stacks/import.post.ts"
-import * as h64 from "./handlers/api/stacks/index.get.ts"
-import * as h65 from "./handlers/api/stacks/index.post.ts"
-import * as h66 from "./handlers/api/stats/index.get.ts"
-import * as h67 from "./handlers/api/stats/stream.get.ts"
-import * as h68 from "./handlers/api/synthesize.post.ts"
-import * as h69 from "./handlers/api/volumes/[name].delete.ts"
-import * as h70 from "./handlers/api/volumes/[name]/export.get.ts"
-import * as h71 from "./handlers/api/volumes/[name]/import.post.ts"
-import * as h72 from "./handlers/api/volumes/index.get.ts"
-import * as h73 from "./handlers/metrics.get.ts"
-import * as h74 from "./handlers/metrics/targets.get.ts"
+import * as h47 from "./handlers/api/stacks/[name]/files/[...path].delete.ts"
+import * as h48 from "./handlers/api/stacks/[name]/files/[...path].get.ts"
+import * as h49 from "./handlers/api/stacks/[name]/files/[...path].put.ts"
+import * as h50 from "./handlers/api/stacks/[name]/files/index.get.ts"
+import * as h51 from "./handlers/api/stacks/[name]/logs.get.ts"
+import * as h52 from "./handlers/api/stacks/[name]/pause.post.ts"
+import * as h53 from "./handlers/api/stacks/[name]/policy.get.ts"
+import * as h54 from "./handlers/api/stacks/[name]/policy.put.ts"
+import * as h55 from "./handlers/api/stacks/[name]/restart.post.ts"
+import * as h56 from "./handlers/api/stacks/[name]/rollback/[version].post.ts"
+import * as h57 from "./handlers/api/stacks/[name]/scan.post.ts"
+import * as h58 from "./handlers/api/stacks/[name]/start.post.ts"
+import * as h59 from "./handlers/api/stacks/[name]/stats.get.ts"
+import * as h60 from "./handlers/api/stacks/[name]/stats/stream.get.ts"
+import * as h61 from "./handlers/api/stacks/[name]/unpause.post.ts"
+import * as h62 from "./handlers/api/stacks/[name]/up.post.ts"
+import * as h63 from "./handlers/api/stacks/[name]/update.post.ts"
+import * as h64 from "./handlers/api/stacks/[name]/updates.get.ts"
+import * as h65 from "./handlers/api/stacks/[name]/versions.get.ts"
+import * as h66 from "./handlers/api/stacks/[name]/versions/[version].delete.ts"
+import * as h67 from "./handlers/api/stacks/import.post.ts"
+import * as h68 from "./handlers/api/stacks/index.get.ts"
+import * as h69 from "./handlers/api/stacks/index.post.ts"
+import * as h70 from "./handlers/api/stats/index.get.ts"
+import * as h71 from "./handlers/api/stats/stream.get.ts"
+import * as h72 from "./handlers/api/synthesize.post.ts"
+import * as h73 from "./handlers/api/volumes/[name].delete.ts"
+import * as h74 from "./handlers/api/volumes/[name]/export.get.ts"
+import * as h75 from "./handlers/api/volumes/[name]/import.post.ts"
+import * as h76 from "./handlers/api/volumes/index.get.ts"
+import * as h77 from "./handlers/metrics.get.ts"
+import * as h78 from "./handlers/metrics/targets.get.ts"
 
 export const routes = [
   { method: "GET", path: "/api/cluster", file: "handlers/api/cluster/index.get.ts", mod: h0 },
@@ -123,32 +127,36 @@ export const routes = [
   { method: "PUT", path: "/api/stacks/:name/env", file: "handlers/api/stacks/[name]/env.put.ts", mod: h44 },
   { method: "GET", path: "/api/stacks/:name/env/export", file: "handlers/api/stacks/[name]/env/export.get.ts", mod: h45 },
   { method: "GET", path: "/api/stacks/:name/export", file: "handlers/api/stacks/[name]/export.get.ts", mod: h46 },
-  { method: "GET", path: "/api/stacks/:name/logs", file: "handlers/api/stacks/[name]/logs.get.ts", mod: h47 },
-  { method: "POST", path: "/api/stacks/:name/pause", file: "handlers/api/stacks/[name]/pause.post.ts", mod: h48 },
-  { method: "GET", path: "/api/stacks/:name/policy", file: "handlers/api/stacks/[name]/policy.get.ts", mod: h49 },
-  { method: "PUT", path: "/api/stacks/:name/policy", file: "handlers/api/stacks/[name]/policy.put.ts", mod: h50 },
-  { method: "POST", path: "/api/stacks/:name/restart", file: "handlers/api/stacks/[name]/restart.post.ts", mod: h51 },
-  { method: "POST", path: "/api/stacks/:name/rollback/:version", file: "handlers/api/stacks/[name]/rollback/[version].post.ts", mod: h52 },
-  { method: "POST", path: "/api/stacks/:name/scan", file: "handlers/api/stacks/[name]/scan.post.ts", mod: h53 },
-  { method: "POST", path: "/api/stacks/:name/start", file: "handlers/api/stacks/[name]/start.post.ts", mod: h54 },
-  { method: "GET", path: "/api/stacks/:name/stats", file: "handlers/api/stacks/[name]/stats.get.ts", mod: h55 },
-  { method: "GET", path: "/api/stacks/:name/stats/stream", file: "handlers/api/stacks/[name]/stats/stream.get.ts", mod: h56 },
-  { method: "POST", path: "/api/stacks/:name/unpause", file: "handlers/api/stacks/[name]/unpause.post.ts", mod: h57 },
-  { method: "POST", path: "/api/stacks/:name/up", file: "handlers/api/stacks/[name]/up.post.ts", mod: h58 },
-  { method: "POST", path: "/api/stacks/:name/update", file: "handlers/api/stacks/[name]/update.post.ts", mod: h59 },
-  { method: "GET", path: "/api/stacks/:name/updates", file: "handlers/api/stacks/[name]/updates.get.ts", mod: h60 },
-  { method: "GET", path: "/api/stacks/:name/versions", file: "handlers/api/stacks/[name]/versions.get.ts", mod: h61 },
-  { method: "DELETE", path: "/api/stacks/:name/versions/:version", file: "handlers/api/stacks/[name]/versions/[version].delete.ts", mod: h62 },
-  { method: "POST", path: "/api/stacks/import", file: "handlers/api/stacks/import.post.ts", mod: h63 },
-  { method: "GET", path: "/api/stacks", file: "handlers/api/stacks/index.get.ts", mod: h64 },
-  { method: "POST", path: "/api/stacks", file: "handlers/api/stacks/index.post.ts", mod: h65 },
-  { method: "GET", path: "/api/stats", file: "handlers/api/stats/index.get.ts", mod: h66 },
-  { method: "GET", path: "/api/stats/stream", file: "handlers/api/stats/stream.get.ts", mod: h67 },
-  { method: "POST", path: "/api/synthesize", file: "handlers/api/synthesize.post.ts", mod: h68 },
-  { method: "DELETE", path: "/api/volumes/:name", file: "handlers/api/volumes/[name].delete.ts", mod: h69 },
-  { method: "GET", path: "/api/volumes/:name/export", file: "handlers/api/volumes/[name]/export.get.ts", mod: h70 },
-  { method: "POST", path: "/api/volumes/:name/import", file: "handlers/api/volumes/[name]/import.post.ts", mod: h71 },
-  { method: "GET", path: "/api/volumes", file: "handlers/api/volumes/index.get.ts", mod: h72 },
-  { method: "GET", path: "/metrics", file: "handlers/metrics.get.ts", mod: h73 },
-  { method: "GET", path: "/metrics/targets", file: "handlers/metrics/targets.get.ts", mod: h74 },
+  { method: "DELETE", path: "/api/stacks/:name/files/*", file: "handlers/api/stacks/[name]/files/[...path].delete.ts", mod: h47 },
+  { method: "GET", path: "/api/stacks/:name/files/*", file: "handlers/api/stacks/[name]/files/[...path].get.ts", mod: h48 },
+  { method: "PUT", path: "/api/stacks/:name/files/*", file: "handlers/api/stacks/[name]/files/[...path].put.ts", mod: h49 },
+  { method: "GET", path: "/api/stacks/:name/files", file: "handlers/api/stacks/[name]/files/index.get.ts", mod: h50 },
+  { method: "GET", path: "/api/stacks/:name/logs", file: "handlers/api/stacks/[name]/logs.get.ts", mod: h51 },
+  { method: "POST", path: "/api/stacks/:name/pause", file: "handlers/api/stacks/[name]/pause.post.ts", mod: h52 },
+  { method: "GET", path: "/api/stacks/:name/policy", file: "handlers/api/stacks/[name]/policy.get.ts", mod: h53 },
+  { method: "PUT", path: "/api/stacks/:name/policy", file: "handlers/api/stacks/[name]/policy.put.ts", mod: h54 },
+  { method: "POST", path: "/api/stacks/:name/restart", file: "handlers/api/stacks/[name]/restart.post.ts", mod: h55 },
+  { method: "POST", path: "/api/stacks/:name/rollback/:version", file: "handlers/api/stacks/[name]/rollback/[version].post.ts", mod: h56 },
+  { method: "POST", path: "/api/stacks/:name/scan", file: "handlers/api/stacks/[name]/scan.post.ts", mod: h57 },
+  { method: "POST", path: "/api/stacks/:name/start", file: "handlers/api/stacks/[name]/start.post.ts", mod: h58 },
+  { method: "GET", path: "/api/stacks/:name/stats", file: "handlers/api/stacks/[name]/stats.get.ts", mod: h59 },
+  { method: "GET", path: "/api/stacks/:name/stats/stream", file: "handlers/api/stacks/[name]/stats/stream.get.ts", mod: h60 },
+  { method: "POST", path: "/api/stacks/:name/unpause", file: "handlers/api/stacks/[name]/unpause.post.ts", mod: h61 },
+  { method: "POST", path: "/api/stacks/:name/up", file: "handlers/api/stacks/[name]/up.post.ts", mod: h62 },
+  { method: "POST", path: "/api/stacks/:name/update", file: "handlers/api/stacks/[name]/update.post.ts", mod: h63 },
+  { method: "GET", path: "/api/stacks/:name/updates", file: "handlers/api/stacks/[name]/updates.get.ts", mod: h64 },
+  { method: "GET", path: "/api/stacks/:name/versions", file: "handlers/api/stacks/[name]/versions.get.ts", mod: h65 },
+  { method: "DELETE", path: "/api/stacks/:name/versions/:version", file: "handlers/api/stacks/[name]/versions/[version].delete.ts", mod: h66 },
+  { method: "POST", path: "/api/stacks/import", file: "handlers/api/stacks/import.post.ts", mod: h67 },
+  { method: "GET", path: "/api/stacks", file: "handlers/api/stacks/index.get.ts", mod: h68 },
+  { method: "POST", path: "/api/stacks", file: "handlers/api/stacks/index.post.ts", mod: h69 },
+  { method: "GET", path: "/api/stats", file: "handlers/api/stats/index.get.ts", mod: h70 },
+  { method: "GET", path: "/api/stats/stream", file: "handlers/api/stats/stream.get.ts", mod: h71 },
+  { method: "POST", path: "/api/synthesize", file: "handlers/api/synthesize.post.ts", mod: h72 },
+  { method: "DELETE", path: "/api/volumes/:name", file: "handlers/api/volumes/[name].delete.ts", mod: h73 },
+  { method: "GET", path: "/api/volumes/:name/export", file: "handlers/api/volumes/[name]/export.get.ts", mod: h74 },
+  { method: "POST", path: "/api/volumes/:name/import", file: "handlers/api/volumes/[name]/import.post.ts", mod: h75 },
+  { method: "GET", path: "/api/volumes", file: "handlers/api/volumes/index.get.ts", mod: h76 },
+  { method: "GET", path: "/metrics", file: "handlers/metrics.get.ts", mod: h77 },
+  { method: "GET", path: "/metrics/targets", file: "handlers/metrics/targets.get.ts", mod: h78 },
 ] as const

@@ -6,11 +6,14 @@
 // long syntax, and made every path absolute against the project directory: what it prints is what
 // `up` runs.
 //
-// The candidate is resolved before anything of the stack is written: its compose file and .env go to
-// a private temporary folder, and compose runs with `--project-directory <the stack's real folder>`
-// (whether that exists yet or not), so relative paths resolve exactly as they will on deploy. v1
-// resolves a bound volume's relative `device` against its working directory (the stack folder on
-// deploy, the temporary folder here): such paths are mapped back onto the stack folder.
+// The candidate is resolved before anything of the stack is written: its compose file, .env and its
+// other files (lib/stack-files.ts: an `extends:` or `include:`d file, an env file, `nginx.conf`) go
+// to a private temporary folder laid out as the stack's folder will be, with whatever else lies in the
+// stack's real folder (its data) linked in, and compose runs with that folder as its project
+// directory: both versions resolve `extends.file`, `include` and `env_file` against the project
+// directory, so they read the candidate's files, not the ones on disk. Every path of the model that
+// lies in the temporary folder is then mapped back onto the stack's real folder, where it will be on
+// deploy (and where the guard checks it, following the symlinks that are really there).
 //
 // What compose does not print: the files it reads while loading (`env_file`, read into
 // `environment` by both versions; `extends` and `include` files, merged in). Those are found in the
@@ -18,16 +21,17 @@
 // left, and compose's error messages are checked for files outside the stack folder before they are
 // passed on (compose quotes what it could not parse: `validating /etc/shadow: Additional property
 // root:$y$... is not allowed`).
-import { mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { isAbsolute, join } from "node:path"
+import { dirname, isAbsolute, join, relative } from "node:path"
 import { parse } from "yaml"
 import type { ComposeFlavour, ComposeProject, ComposeRunner } from "./compose.ts"
 import { envRecord, renderEnvFile } from "./env.ts"
-import { allowedIn, checkHostPaths, filesComposeReads, realPath, within, type HostPath } from "./host-paths.ts"
+import { allowedIn, checkHostPaths, filesComposeReads, readIfFile, realPath, within, type HostPath } from "./host-paths.ts"
 import { badRequest, HttpError } from "./http-error.ts"
 import { parseMount, type BindEntry, type VolumeEntry } from "./mounts.ts"
 import { parsePorts, type PublishedPort } from "./planner.ts"
+import type { StackFiles } from "./stack-files.ts"
 
 export type { BindEntry, HostPath, PublishedPort, VolumeEntry }
 
@@ -53,6 +57,8 @@ export interface ModelContext {
   projectDir: string
   /** The working directory compose ran in, when it was not the project directory (v1 `device` paths are mapped back). */
   cwd?: string
+  /** The stack's own files (relative paths): a bind of one of them, or of a folder holding only them, is not data. */
+  files?: readonly string[]
 }
 
 type Obj = Record<string, unknown>
@@ -84,7 +90,18 @@ function volumeDevice(config: Obj): string | null {
 export function readModel(raw: unknown, flavour: ComposeFlavour, c: ModelContext): StackModel {
   const model = obj(raw)
   const root = realPath(c.projectDir)
-  const isData = (path: string) => isAbsolute(path) && within(realPath(path), root)
+  const own = new Set(c.files ?? [])
+  // A bind of one of the stack's files (`./nginx.conf:/etc/nginx/nginx.conf:ro`), or of a folder that
+  // holds only stack files, carries the stack's files (versioned, copied as files); any other bind
+  // inside the stack folder is its data.
+  const isFile = (path: string) => {
+    if (!within(path, c.projectDir) || path === c.projectDir) return false
+    const rel = path.slice(c.projectDir.length + 1)
+    if (own.has(rel)) return true
+    const under = [...own].filter((f) => f.startsWith(`${rel}/`))
+    return under.length > 0 && onDisk(path).every((f) => own.has(`${rel}/${f}`))
+  }
+  const isData = (path: string) => isAbsolute(path) && within(realPath(path), root) && !isFile(path)
   const hostPaths: HostPath[] = []
   const path = (where: string, p: string | undefined) => p !== undefined && p !== "" && hostPaths.push({ where, path: p })
 
@@ -120,7 +137,8 @@ export function readModel(raw: unknown, flavour: ComposeFlavour, c: ModelContext
       if (!m) continue
       const at = { service, target: m.target, read_only: m.read_only }
       if (m.type === "bind" && m.source) {
-        binds.push({ ...at, source: m.source, data: isData(m.source) })
+        const file = isAbsolute(m.source) && isFile(m.source)
+        binds.push({ ...at, source: m.source, data: !file && isData(m.source), ...(file ? { file } : {}) })
         path(`service ${service} volumes`, m.source)
       } else if (m.type === "volume" && m.source) volume(m.source).mounts.push(at)
       else if (m.type === "volume") anonymous.push({ key: null, name: null, external: false, explicit_name: false, anonymous: true, mounts: [at] })
@@ -161,6 +179,44 @@ export function readModel(raw: unknown, flavour: ComposeFlavour, c: ModelContext
   }
 }
 
+/** The files under a folder on disk, relative to it (none when it does not exist). */
+function onDisk(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => relative(dir, join(e.parentPath, e.name)))
+  } catch {
+    return []
+  }
+}
+
+/** Every string of a parsed model that names a path in `from` (or is it), moved onto `to`. */
+function movePaths(v: unknown, from: string, to: string): unknown {
+  if (typeof v === "string") return v === from || v.startsWith(`${from}/`) ? to + v.slice(from.length) : v.split(`${from}/`).join(`${to}/`)
+  if (Array.isArray(v)) return v.map((x) => movePaths(x, from, to))
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [movePaths(k, from, to) as string, movePaths(x, from, to)]))
+  return v
+}
+
+/** What the store keeps of its own in a stack's folder: never linked into the candidate's folder. */
+const STORE_OWN = new Set(["compose.yaml", ".env", "env.json", "state.json", "versions"])
+
+/**
+ * Lays the candidate out in `scratch` as the stack's folder will be: compose file, .env, the stack's
+ * files, and a link to each other thing in the real folder (its data), except the stack's current
+ * files (`own`), which the candidate replaces.
+ */
+function layOut(scratch: string, projectDir: string, compose: string, env: string, files: StackFiles, own: readonly string[]): void {
+  writeFileSync(join(scratch, "compose.yaml"), compose, { mode: 0o600 })
+  writeFileSync(join(scratch, ".env"), env, { mode: 0o600 })
+  const tops = new Set([...Object.keys(files), ...own].map((p) => p.split("/")[0]!))
+  for (const [p, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(scratch, p)), { recursive: true })
+    writeFileSync(join(scratch, p), content, { mode: 0o600 })
+  }
+  if (!existsSync(projectDir)) return
+  for (const entry of readdirSync(projectDir))
+    if (!STORE_OWN.has(entry) && !tops.has(entry) && !/\.tmp-\d+-[a-z0-9]*$/.test(entry)) symlinkSync(join(projectDir, entry), join(scratch, entry))
+}
+
 /** Absolute paths of existing files named in compose's error output that lie outside the allowed folders. */
 function outsideFilesIn(output: string, allowed: (path: string) => boolean): string[] {
   const found = output.match(/\/[^\s'"`,;:()]+/g) ?? []
@@ -179,6 +235,10 @@ export interface CandidateInput {
   compose: string
   /** Host folders besides the stack's own that it may reach (SVC_BIND_ROOTS). */
   roots: readonly string[]
+  /** The stack's files as the deploy will write them (relative path → content). */
+  files?: StackFiles
+  /** The stack's files on disk now (relative paths), which `files` replaces. */
+  own?: readonly string[]
 }
 
 /**
@@ -188,19 +248,29 @@ export interface CandidateInput {
  * `host_path_refused`, a file compose refuses a 400 `invalid_compose` with compose's own message.
  * Nothing is written to the data directory.
  */
-export async function candidateModel(runner: ComposeRunner, { project, compose, roots }: CandidateInput): Promise<StackModel> {
+export async function candidateModel(runner: ComposeRunner, { project, compose, roots, files = {}, own = [] }: CandidateInput): Promise<StackModel> {
   parseCompose(compose)
   const allowed = allowedIn(project.dir, roots)
-  checkHostPaths(filesComposeReads(compose, envRecord(project.env), project.dir, allowed), project.dir, roots)
+  // The files compose reads while loading are the candidate's where it has them (and gone where it
+  // drops one of the stack's files), else what is on disk.
+  const dropped = new Set(own.filter((p) => !Object.hasOwn(files, p)))
+  const read = (path: string): string | undefined => {
+    if (within(path, project.dir) && path !== project.dir) {
+      const rel = path.slice(project.dir.length + 1)
+      if (Object.hasOwn(files, rel)) return files[rel]
+      if (dropped.has(rel)) return undefined
+    }
+    return readIfFile(path)
+  }
+  checkHostPaths(filesComposeReads(compose, envRecord(project.env), project.dir, allowed, read), project.dir, roots)
 
   const flavour = await runner.flavour()
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "hm-compose-")))
   try {
     const file = join(scratch, "compose.yaml")
     const envFile = join(scratch, ".env")
-    writeFileSync(file, compose, { mode: 0o600 })
-    writeFileSync(envFile, renderEnvFile(project.env, flavour), { mode: 0o600 })
-    const result = await runner.config(project, { file, envFile, cwd: scratch })
+    layOut(scratch, project.dir, compose, renderEnvFile(project.env, flavour), files, own)
+    const result = await runner.config({ ...project, dir: scratch }, { file, envFile, cwd: scratch })
     if (result.code !== 0) {
       const message = result.output.split(scratch).join(project.dir)
       const outside = outsideFilesIn(message, allowed)
@@ -213,7 +283,8 @@ export async function candidateModel(runner: ComposeRunner, { project, compose, 
     } catch {
       throw new HttpError(502, "compose_failed", "compose config printed a model that does not parse")
     }
-    const model = readModel(raw, result.flavour, { project: project.name, projectDir: project.dir, cwd: scratch })
+    raw = movePaths(raw, scratch, project.dir)
+    const model = readModel(raw, result.flavour, { project: project.name, projectDir: project.dir, files: Object.keys(files) })
     checkHostPaths(model.hostPaths, project.dir, roots)
     return model
   } finally {

@@ -58,6 +58,15 @@ export function interpolationEnv(env: Record<string, string>, processEnv: Record
   return { ...env, HOME: "/root", ...own }
 }
 
+/** A file's text, or undefined when there is no regular file at `path`. */
+export function readIfFile(path: string): string | undefined {
+  try {
+    return statSync(path).isFile() ? readFileSync(path, "utf8") : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * The files compose reads while it loads a project and does not print in its model: `env_file`
  * entries (read into `environment`: neither v1 nor v2 prints the path), `extends.file` and `include`
@@ -68,7 +77,14 @@ export function interpolationEnv(env: Record<string, string>, processEnv: Record
  * applied as compose applies them, variables interpolated as compose does (nested defaults too).
  * Files it finds inside the allowed folders are walked in turn, relative to their own folder.
  */
-export function filesComposeReads(text: string, env: Record<string, string>, projectDir: string, allowed: (path: string) => boolean): HostPath[] {
+export function filesComposeReads(
+  text: string,
+  env: Record<string, string>,
+  projectDir: string,
+  allowed: (path: string) => boolean,
+  /** How a file is read: the candidate's files over the disk (lib/compose-model.ts). */
+  read: (path: string) => string | undefined = readIfFile,
+): HostPath[] {
   const vars = interpolationEnv(env)
   const out: HostPath[] = []
   const seen = new Set<string>()
@@ -82,11 +98,13 @@ export function filesComposeReads(text: string, env: Record<string, string>, pro
       return full
     }
     const follow = (path: string | undefined, dir?: string) => {
-      if (!path || depth > 8 || seen.has(path) || !allowed(path) || !existsSync(path) || !statSync(path).isFile()) return
+      if (!path || depth > 8 || seen.has(path) || !allowed(path)) return
+      const content = read(path)
+      if (content === undefined) return
       seen.add(path)
       let next: unknown
       try {
-        next = parse(readFileSync(path, "utf8"), { merge: true })
+        next = parse(content, { merge: true })
       } catch {
         return // compose itself reports a file that does not parse
       }

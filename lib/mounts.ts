@@ -33,6 +33,12 @@ export interface BindEntry {
    * it as any bind).
    */
   data: boolean
+  /**
+   * The path is one of the stack's own files (`./nginx.conf:/etc/nginx/nginx.conf:ro`), or a folder
+   * holding only them: it is versioned and carried with the stack (lib/stack-files.ts), so a copy
+   * needs no `allow_binds` for it.
+   */
+  file?: boolean
 }
 
 export interface MountInventory {

@@ -31,7 +31,8 @@ export interface SideFacts {
 }
 
 /** What the plan reads of the stack's model. */
-export type PlanModel = Pick<StackModel, "images" | "built" | "ports" | "volumes" | "binds">
+/** `files`: the stack's own files (relative paths), carried with it; a bind of one of them (`file: true`) is not a host path left behind. */
+export type PlanModel = Pick<StackModel, "images" | "built" | "ports" | "volumes" | "binds"> & { files?: string[] }
 
 export interface PlanInput {
   model: PlanModel
@@ -71,6 +72,8 @@ export interface Plan {
   same_server: boolean
   volumes: PlannedVolume[]
   binds: BindEntry[]
+  /** The stack's files the copy carries (relative paths); binds of them are among `binds` with `file: true`. */
+  files: string[]
   images: PlannedImage[]
   ports: PublishedPort[]
   warnings: string[]
@@ -159,6 +162,7 @@ export function plan(input: PlanInput): Plan {
   }
 
   for (const b of model.binds) {
+    if (b.file) continue
     const text = `host path ${b.source} (${b.service}:${b.target}) is not copied`
     if (flags.allow_binds) warnings.push(`${text}; it must exist on the destination`)
     else block("binds", `${text}; allow_binds accepts that it stays behind`)
@@ -173,5 +177,5 @@ export function plan(input: PlanInput): Plan {
   })
   for (const name of model.built) warnings.push(`service ${name} is built from source; its build context is not copied`)
 
-  return { source: source.name, target: target.name, same_server: sameServer, volumes, binds: model.binds, images, ports, warnings, blockers }
+  return { source: source.name, target: target.name, same_server: sameServer, volumes, binds: model.binds, files: model.files ?? [], images, ports, warnings, blockers }
 }

@@ -1,5 +1,6 @@
 // A whole stack as JSON, for moving it to another server: compose file, environment with secrets in
-// the clear, every version with its own environment, and what compose's model of it says (the images
+// the clear, the stack's other files (lib/stack-files.ts; its data binds are not among them), every
+// version with its own environment and files, and what compose's model of it says (the images
 // it references, its mount inventory, published ports, services built from source), and
 // current_version. The import writes such a document under a name without starting it.
 import * as v from "valibot"
@@ -10,6 +11,7 @@ import { conflict } from "./http-error.ts"
 import type { BindEntry, VolumeEntry } from "./mounts.ts"
 import type { PlanModel, PublishedPort } from "./planner.ts"
 import { stackName } from "./stack-name.ts"
+import { FILE_PATH_MAX, FILES_MAX, type StackFiles } from "./stack-files.ts"
 import type { StackVersion } from "./stacks.ts"
 import { measureVolumes } from "./volume-transfer.ts"
 
@@ -20,6 +22,8 @@ export interface StackExport {
   name: string
   compose: string
   env: EnvVar[]
+  /** The stack's files besides its compose file (relative path → content). */
+  files: StackFiles
   versions: StackVersion[]
   current_version: number | null
   images: string[]
@@ -36,7 +40,7 @@ export interface StackExport {
 export async function exportStack(ctx: Ctx, name: string, opts: { sizes?: boolean } = {}): Promise<StackExport> {
   const stack = await ctx.stacks.read(stackName(name))
   const dir = ctx.stacks.dir(name)
-  const model = await ctx.stacks.model(name, stack.compose, stack.env)
+  const model = await ctx.stacks.model(name, stack.compose, stack.env, stack.files)
   const mounts: StackExport["mounts"] = { volumes: model.volumes, binds: model.binds }
   if (opts.sizes) {
     const named = mounts.volumes.flatMap((v) => (v.name ? [v.name] : []))
@@ -48,6 +52,7 @@ export async function exportStack(ctx: Ctx, name: string, opts: { sizes?: boolea
     name,
     compose: stack.compose,
     env: stack.env,
+    files: stack.files,
     versions: stack.versions,
     current_version: stack.state.current_version,
     images: model.images,
@@ -60,16 +65,23 @@ export async function exportStack(ctx: Ctx, name: string, opts: { sizes?: boolea
 
 /** What a copy plans with, from an export document: compose's model of the stack on its source. */
 export function exportModel(doc: StackExport): PlanModel {
-  return { images: doc.images, built: doc.built ?? [], ports: doc.ports ?? [], volumes: doc.mounts.volumes, binds: doc.mounts.binds }
+  return { images: doc.images, built: doc.built ?? [], ports: doc.ports ?? [], volumes: doc.mounts.volumes, binds: doc.mounts.binds, files: Object.keys(doc.files ?? {}).sort() }
 }
 
 const storedEnv = v.array(v.object({ key: envInput.item.entries.key, value: v.string(), secret: v.boolean() }))
+/** Paths and sizes are checked by the store (lib/stack-files.ts); this bounds the document's shape. */
+export const stackFiles = v.pipe(
+  v.record(v.pipe(v.string(), v.maxLength(FILE_PATH_MAX)), v.string()),
+  v.check((f) => Object.keys(f).length <= FILES_MAX, `at most ${FILES_MAX} files`),
+)
+const changeList = v.object({ added: v.array(v.string()), removed: v.array(v.string()), changed: v.array(v.string()) })
 
 /** The import body: an export document (other fields are ignored) and the name to write it under. */
 export const importBody = v.object({
   name: v.string(),
   compose: v.string(),
   env: storedEnv,
+  files: v.optional(stackFiles),
   versions: v.array(
     v.object({
       version: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999_999)),
@@ -77,10 +89,12 @@ export const importBody = v.object({
       action: v.picklist(["deploy", "apply"]),
       compose: v.string(),
       env: storedEnv,
+      files: v.optional(stackFiles),
       changes: v.object({
         from: v.nullable(v.number()),
         compose: v.boolean(),
-        env: v.object({ added: v.array(v.string()), removed: v.array(v.string()), changed: v.array(v.string()) }),
+        env: changeList,
+        files: v.optional(changeList),
       }),
     }),
   ),

@@ -15,6 +15,10 @@ export interface StackView {
   services: { name: string; containers: ContainerRecord[] }[]
   current_version: number | null
   env_pending: boolean
+  /** The stack's files changed since the current version (not yet applied). */
+  files_pending: boolean
+  /** The stack's files besides its compose file (relative paths). */
+  files: string[]
 }
 
 /** running: all running; paused: all paused; stopped: none running or paused (or no containers); else partly running. */
@@ -43,7 +47,7 @@ async function projectContainers(engine: Engine, project: string): Promise<Conta
   return engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`] } })
 }
 
-function view(name: string, containers: ContainerSummary[], declared: string[], state?: { current_version: number | null; env_pending: boolean }): StackView {
+function view(name: string, containers: ContainerSummary[], declared: string[], state?: { current_version: number | null; env_pending: boolean; files_pending?: boolean; files?: string[] }): StackView {
   const services = [...new Set([...declared, ...containers.map((c) => c.Labels[SERVICE_LABEL] ?? "")])].sort()
   return {
     name,
@@ -52,6 +56,8 @@ function view(name: string, containers: ContainerSummary[], declared: string[], 
     services: services.map((s) => ({ name: s, containers: containers.filter((c) => (c.Labels[SERVICE_LABEL] ?? "") === s).map(containerRecord) })),
     current_version: state?.current_version ?? null,
     env_pending: state?.env_pending ?? false,
+    files_pending: state?.files_pending ?? false,
+    files: state?.files ?? [],
   }
 }
 

@@ -4,8 +4,15 @@
 //   compose.yaml        the compose file as deployed (or as written by an import)
 //   env.json      0600  the environment [{key, value, secret}], secrets in the clear
 //   .env          0600  the same environment rendered for the compose CLI
-//   state.json          {current_version, env_pending, last_version, created, updated}
-//   versions/<n>.json 0600  {version, time, action, compose, env, changes}
+//   state.json          {current_version, env_pending, files_pending, files, last_version, created, updated}
+//   versions/<n>.json 0600  {version, time, action, compose, env, files, changes}
+//   <path>              the stack's other files (`files` in state.json: lib/stack-files.ts), each at
+//                       its relative path, where compose finds it; anything else in the folder
+//                       (`./data` bound into a container) is the stack's data and is left alone
+//
+// A version keeps the stack's files with its compose file and environment, so a rollback restores
+// them; a file changed through `writeFile`/`deleteFile` waits for `apply` (files_pending) as the
+// environment does. The guard sees a candidate's files before anything is written.
 //
 // Rules: a successful deploy or apply adds version last_version+1 (numbers are never reused, even
 // after a deletion) and becomes current; a rollback redeploys a stored version and makes it current
@@ -27,10 +34,15 @@ import { readJson, writeFileAtomic, writeJson } from "./datadir.ts"
 import { envChanges, mergeEnv, renderEnvFile, sameEnv, type EnvInput, type EnvVar } from "./env.ts"
 import { badRequest, conflict, HttpError, notFound } from "./http-error.ts"
 import { isStackName, stackName } from "./stack-name.ts"
+import { checkFiles, checkOnDisk, fileChanges, filePath, filePaths, plainFile, removeFile, sameFiles, type StackFiles } from "./stack-files.ts"
 
 export interface StackState {
   current_version: number | null
   env_pending: boolean
+  /** The stack's files differ from the current version's (changed through writeFile/deleteFile, not yet applied). */
+  files_pending?: boolean
+  /** The stack's files besides compose.yaml (relative paths, sorted). */
+  files?: string[]
   /** The highest version number ever given; the next one is last_version + 1. */
   last_version: number
   created: string
@@ -42,6 +54,8 @@ export interface VersionChanges {
   from: number | null
   compose: boolean
   env: { added: string[]; removed: string[]; changed: string[] }
+  /** The stack's files added, removed and changed (absent in versions made before stacks had files). */
+  files?: { added: string[]; removed: string[]; changed: string[] }
 }
 
 export interface StackVersion {
@@ -50,6 +64,8 @@ export interface StackVersion {
   action: "deploy" | "apply"
   compose: string
   env: EnvVar[]
+  /** The stack's files in this version (absent: none). */
+  files?: StackFiles
   changes: VersionChanges
 }
 
@@ -57,6 +73,8 @@ export interface Stack {
   name: string
   compose: string
   env: EnvVar[]
+  /** The stack's files as they lie on disk (relative path → content). */
+  files: StackFiles
   state: StackState
   /** Oldest first. */
   versions: StackVersion[]
@@ -67,6 +85,7 @@ export interface StackImport {
   name: string
   compose: string
   env: EnvVar[]
+  files?: StackFiles
   versions: StackVersion[]
   current_version: number | null
 }
@@ -133,11 +152,13 @@ export class Stacks {
     const versionsDir = join(dir, "versions")
     const files = existsSync(versionsDir) ? readdirSync(versionsDir).filter((f) => /^\d+\.json$/.test(f)) : []
     const versions = await Promise.all(files.map((f) => readJson<StackVersion>(join(versionsDir, f), null as never)))
+    const state = await readJson<StackState>(join(dir, "state.json"), null as never)
     return {
       name,
       compose: await readFile(join(dir, COMPOSE_FILE), "utf8"),
       env: await readJson<EnvVar[]>(join(dir, "env.json"), []),
-      state: await readJson<StackState>(join(dir, "state.json"), null as never),
+      files: await this.readFiles(dir, state.files ?? []),
+      state: { ...state, files_pending: state.files_pending ?? false, files: state.files ?? [] },
       versions: versions.sort((a, b) => a.version - b.version),
     }
   }
@@ -154,30 +175,72 @@ export class Stacks {
 
   /**
    * Deploys a compose file; `env` (if given) replaces the environment, null values keeping stored
-   * ones. Adds a version; `created` says whether the stack is new.
+   * ones; `files` (if given) replaces the stack's other files, else the stored ones stay. Adds a
+   * version; `created` says whether the stack is new.
    */
-  deploy(name: string, compose: string, env?: EnvInput): Promise<{ stack: Stack; created: boolean }> {
+  deploy(name: string, compose: string, env?: EnvInput, files?: StackFiles): Promise<{ stack: Stack; created: boolean }> {
     stackName(name)
+    if (files) checkFiles(files)
     return this.lock(name, async () => {
       const created = !this.has(name)
-      const stored = created ? [] : (await this.read(name)).env
-      return { stack: await this.release(name, compose, env ? mergeEnv(stored, env) : stored, "deploy"), created }
+      const stored = created ? undefined : await this.read(name)
+      const storedEnv = stored?.env ?? []
+      const candidate = files ?? stored?.files ?? {}
+      return { stack: await this.release(name, compose, env ? mergeEnv(storedEnv, env) : storedEnv, "deploy", candidate), created }
     })
   }
 
-  /** Redeploys with the stored environment and adds a version; clears env_pending. */
+  /** Redeploys with the stored environment and files and adds a version; clears env_pending and files_pending. */
   apply(name: string): Promise<Stack> {
     return this.lock(name, async () => {
       const stack = await this.read(name)
-      return this.release(name, stack.compose, stack.env, "apply")
+      return this.release(name, stack.compose, stack.env, "apply", stack.files)
     })
   }
 
-  /** Redeploys the compose file and environment of version `n`, which becomes current; no version is added. */
+  /** Redeploys the compose file, environment and files of version `n`, which becomes current; no version is added. */
   rollback(name: string, n: number): Promise<Stack> {
     return this.lock(name, async () => {
       const v = await this.version(name, n)
-      return this.release(name, v.compose, v.env, n)
+      return this.release(name, v.compose, v.env, n, v.files ?? {})
+    })
+  }
+
+  /** One of the stack's files (404 when it has none at that path). */
+  async file(name: string, path: string): Promise<string> {
+    const p = filePath(path)
+    const stack = await this.read(name)
+    if (!Object.hasOwn(stack.files, p)) throw notFound(`stack ${name} has no file ${p}`, "no_file")
+    return stack.files[p]!
+  }
+
+  /**
+   * Writes one of the stack's files without deploying (files_pending says whether the files differ
+   * from the current version's; `apply` deploys them). Compose's model of the stack with the new file
+   * is checked first, as on deploy. `created` says whether the file is new.
+   */
+  writeFile(name: string, path: string, content: string): Promise<{ stack: Stack; created: boolean }> {
+    const p = filePath(path)
+    return this.lock(name, async () => {
+      const stack = await this.read(name)
+      const files = checkFiles({ ...stack.files, [p]: content })
+      checkOnDisk(this.dir(name), { [p]: content }, stack.state.files ?? [])
+      await this.model(name, stack.compose, stack.env, files)
+      writeFileAtomic(join(this.dir(name), p), content)
+      return { stack: await this.filesChanged(stack, files), created: !Object.hasOwn(stack.files, p) }
+    })
+  }
+
+  /** Removes one of the stack's files without deploying (404 when it has none at that path); as writeFile. */
+  deleteFile(name: string, path: string): Promise<Stack> {
+    const p = filePath(path)
+    return this.lock(name, async () => {
+      const stack = await this.read(name)
+      if (!Object.hasOwn(stack.files, p)) throw notFound(`stack ${name} has no file ${p}`, "no_file")
+      const { [p]: _gone, ...files } = stack.files
+      await this.model(name, stack.compose, stack.env, files)
+      removeFile(this.dir(name), p)
+      return this.filesChanged(stack, files)
     })
   }
 
@@ -229,12 +292,22 @@ export class Stacks {
       if (existsSync(this.dir(name))) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
       const current = s.versions.find((v) => v.version === s.current_version)
       if (s.current_version !== null && !current) throw badRequest(`current_version ${s.current_version} is not among the versions`, "invalid_import")
-      await this.model(name, s.compose, s.env)
+      const files = checkFiles(s.files ?? {})
+      for (const v of s.versions) checkFiles(v.files ?? {})
+      await this.model(name, s.compose, s.env, files)
       for (const v of s.versions) writeJson(join(this.dir(name), "versions", `${v.version}.json`), v, SECRET)
-      await this.writeFiles(name, s.compose, s.env)
+      await this.writeFiles(name, s.compose, s.env, files)
       const time = new Date(this.now()).toISOString()
       const last = Math.max(0, ...s.versions.map((v) => v.version))
-      return this.writeState(name, { current_version: s.current_version, env_pending: !current || !sameEnv(s.env, current.env), last_version: last, created: time, updated: time })
+      return this.writeState(name, {
+        current_version: s.current_version,
+        env_pending: !current || !sameEnv(s.env, current.env),
+        files_pending: !current || !sameFiles(files, current.files ?? {}),
+        files: filePaths(files),
+        last_version: last,
+        created: time,
+        updated: time,
+      })
     })
   }
 
@@ -242,10 +315,14 @@ export class Stacks {
    * Compose's model of a compose file and environment for this stack, resolved as if they lay in its
    * folder, checked before anything is written: 400 `invalid_compose` for a file that is not YAML or
    * that compose refuses, 400 `host_path_refused` for a host path outside the stack folder and
-   * SVC_BIND_ROOTS (lib/compose-model.ts).
+   * SVC_BIND_ROOTS (lib/compose-model.ts). `files` are the stack's other files as the deploy will
+   * write them; without them, the ones on disk.
    */
-  model(name: string, compose: string, env: EnvVar[]): Promise<StackModel> {
-    return candidateModel(this.compose, { project: this.project(stackName(name), env), compose, roots: this.hostRoots })
+  async model(name: string, compose: string, env: EnvVar[], files?: StackFiles): Promise<StackModel> {
+    const dir = this.dir(name)
+    const own = this.has(name) ? ((await readJson<StackState>(join(dir, "state.json"), null as never)).files ?? []) : []
+    const candidate = files ?? (await this.readFiles(dir, own))
+    return candidateModel(this.compose, { project: this.project(stackName(name), env), compose, roots: this.hostRoots, files: candidate, own })
   }
 
   /** Runs a compose command; a non-zero exit is an HttpError carrying compose's own (redacted) message. */
@@ -256,11 +333,13 @@ export class Stacks {
   }
 
   /** Checks, writes, brings up; a new version (deploy/apply) or the rollback target (a number) becomes current. */
-  private async release(name: string, compose: string, env: EnvVar[], action: "deploy" | "apply" | number): Promise<Stack> {
-    await this.model(name, compose, env)
+  private async release(name: string, compose: string, env: EnvVar[], action: "deploy" | "apply" | number, files: StackFiles): Promise<Stack> {
+    checkFiles(files)
     const before = this.has(name) ? await this.read(name) : undefined
+    checkOnDisk(this.dir(name), files, before?.state.files ?? [])
+    await this.model(name, compose, env, files)
     try {
-      await this.writeFiles(name, compose, env)
+      await this.writeFiles(name, compose, env, files, before?.state.files)
     } catch (err) {
       // A write refused (a full disk) leaves no folder behind for a stack that had none.
       if (!before) rmSync(this.dir(name), { recursive: true, force: true })
@@ -269,7 +348,7 @@ export class Stacks {
     try {
       await this.must(this.project(name, env), ["up", "-d", "--remove-orphans"], "up")
     } catch (err) {
-      await this.restore(name, env, before)
+      await this.restore(name, env, before, files)
       throw err
     }
     const time = new Date(this.now()).toISOString()
@@ -281,29 +360,58 @@ export class Stacks {
         from: prev?.version ?? null,
         compose: prev?.compose !== compose,
         env: envChanges(prev?.env ?? [], env),
+        files: fileChanges(prev?.files ?? {}, files),
       }
-      writeJson(join(this.dir(name), "versions", `${current}.json`), { version: current, time, action, compose, env, changes } satisfies StackVersion, SECRET)
+      writeJson(join(this.dir(name), "versions", `${current}.json`), { version: current, time, action, compose, env, files, changes } satisfies StackVersion, SECRET)
     }
-    await this.writeState(name, { ...state, current_version: current, env_pending: false, last_version: Math.max(state.last_version, current) })
+    await this.writeState(name, { ...state, current_version: current, env_pending: false, files_pending: false, files: filePaths(files), last_version: Math.max(state.last_version, current) })
     return this.read(name)
   }
 
   /** After a failed `up`: the previous files come back and the previous version runs again; a new stack is taken down. */
-  private async restore(name: string, env: EnvVar[], before: Stack | undefined): Promise<void> {
+  private async restore(name: string, env: EnvVar[], before: Stack | undefined, written: StackFiles): Promise<void> {
     if (!before) {
       await this.compose.run(this.project(name, env), ["down", "--remove-orphans"], "undo").catch(() => {})
       rmSync(this.dir(name), { recursive: true, force: true })
       return
     }
-    await this.writeFiles(name, before.compose, before.env)
+    await this.writeFiles(name, before.compose, before.env, before.files, Object.keys(written))
     if (before.state.current_version !== null) await this.compose.run(this.project(name, before.env), ["up", "-d", "--remove-orphans"], "undo").catch(() => {})
   }
 
-  private async writeFiles(name: string, compose: string, env: EnvVar[], dir = this.dir(name)): Promise<void> {
+  /**
+   * Writes the compose file and environment, and with `files` the stack's other files too, removing
+   * those of `replaced` (the stack's files until now) that `files` drops.
+   */
+  private async writeFiles(name: string, compose: string, env: EnvVar[], files?: StackFiles, replaced: readonly string[] = []): Promise<void> {
+    const dir = this.dir(name)
     mkdirSync(dir, { recursive: true })
     writeFileAtomic(join(dir, COMPOSE_FILE), compose)
     writeJson(join(dir, "env.json"), env, SECRET)
     writeFileAtomic(join(dir, ENV_FILE), renderEnvFile(env, await this.compose.flavour()), SECRET)
+    if (!files) return
+    for (const [p, content] of Object.entries(files)) writeFileAtomic(join(dir, p), content)
+    for (const p of replaced) if (!Object.hasOwn(files, p)) removeFile(dir, p)
+  }
+
+  /** The stack's files listed in state.json, as they lie on disk (one missing, or reached through a symlink, is left out). */
+  private async readFiles(dir: string, paths: readonly string[]): Promise<StackFiles> {
+    const files: StackFiles = {}
+    for (const p of paths) {
+      if (!plainFile(dir, p)) continue
+      try {
+        files[p] = await readFile(join(dir, p), "utf8")
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err
+      }
+    }
+    return files
+  }
+
+  /** After writeFile/deleteFile: the file list and whether it differs from the current version's. */
+  private filesChanged(stack: Stack, files: StackFiles): Promise<Stack> {
+    const current = stack.versions.find((v) => v.version === stack.state.current_version)
+    return this.writeState(stack.name, { ...stack.state, files: filePaths(files), files_pending: !current || !sameFiles(files, current.files ?? {}) })
   }
 
   private async writeState(name: string, state: StackState): Promise<Stack> {

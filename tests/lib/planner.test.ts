@@ -78,6 +78,18 @@ describe("blockers (rule 2)", () => {
   })
 })
 
+describe("the stack's files", () => {
+  test("are reported and carried; a bind of one needs no allow_binds, other binds still do", () => {
+    const doc = compose(`services: {a: {image: x, volumes: ["/data/stacks/web/nginx.conf:/etc/nginx.conf:ro", "/data/stacks/web/data:/data"]}}`)
+    const i = input({ compose: doc })
+    i.model = { ...readModel(doc, "v1", { project: "web", projectDir: "/data/stacks/web", files: ["nginx.conf"] }), files: ["nginx.conf"] }
+    const p = plan(i)
+    expect(p.files).toEqual(["nginx.conf"])
+    expect(p.binds.map((b) => [b.target, b.file ?? false, b.data])).toEqual([["/etc/nginx.conf", true, false], ["/data", false, true]])
+    expect(p.blockers.map((b) => b.message)).toEqual(["host path /data/stacks/web/data (a:/data) is not copied; allow_binds accepts that it stays behind"])
+  })
+})
+
 describe("volume names (rules 3 and 4)", () => {
   const volumes = (i: PlanInput) => plan(i).volumes.map((v) => [v.key, v.source, v.target, v.transfer])
 

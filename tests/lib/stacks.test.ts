@@ -32,7 +32,8 @@ test("a deploy writes the files (secrets 0600), checks with config first, and ad
   expect(created).toBe(true)
   const dir = join(dataDir, "stacks/web")
   expect(compose.calls.map((c) => c.args[0])).toEqual(["up"])
-  expect(compose.configCalls.map((c) => [c.project, c.dir])).toEqual([["web", dir]])
+  // compose resolves the candidate in a folder laid out as the stack's will be, never in the stack's own
+  expect(compose.configCalls.map((c) => [c.project, c.dir === dir, c.files])).toEqual([["web", false, {}]])
   expect(stack.state).toMatchObject({ current_version: 1, env_pending: false, last_version: 1 })
   expect(readFileSync(join(dir, "compose.yaml"), "utf8")).toBe(twoServices)
   expect(readFileSync(join(dir, ".env"), "utf8")).toBe("TOKEN='t0ken-one'\n")
@@ -184,4 +185,22 @@ test("remove takes the stack down (volumes only when asked) and deletes its file
 test("version numbers in paths are positive whole numbers", () => {
   expect(versionNumber("12")).toBe(12)
   for (const bad of ["0", "-1", "1.5", "01", "x", "", undefined]) expect(() => versionNumber(bad)).toThrow(HttpError)
+})
+
+test("a stack's files: written on deploy, restored with the previous version when up fails, a bind of one is not data", async () => {
+  const withFiles = "services:\n  app:\n    image: x\n    volumes: [\"./app.conf:/app.conf:ro\", \"./conf:/conf\", \"./data:/data\"]\n"
+  await stacks.deploy("web", withFiles, [], { "app.conf": "one\n", "conf/a.conf": "a\n" })
+  const dir = join(dataDir, "stacks/web")
+  compose.failures.set("up", "boom")
+  await fails(stacks.deploy("web", withFiles, [], { "app.conf": "two\n", "new.conf": "n\n" }), 502)
+  compose.failures.clear()
+  expect(readFileSync(join(dir, "app.conf"), "utf8")).toBe("one\n")
+  expect(readFileSync(join(dir, "conf/a.conf"), "utf8")).toBe("a\n")
+  expect(existsSync(join(dir, "new.conf"))).toBe(false)
+  expect((await stacks.read("web")).files).toEqual({ "app.conf": "one\n", "conf/a.conf": "a\n" })
+  const binds = async () => (await stacks.model("web", withFiles, [])).binds.map((b) => [b.target, b.data, b.file ?? false])
+  expect(await binds()).toEqual([["/app.conf", false, true], ["/conf", false, true], ["/data", true, false]])
+  // Something else in the folder (written by the container) makes it data again.
+  writeFileSync(join(dir, "conf/written-by-app"), "x")
+  expect((await binds())[1]).toEqual(["/conf", true, false])
 })

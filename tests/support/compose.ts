@@ -1,7 +1,7 @@
 // A fake compose CLI for handler tests: it records each call and acts on the fake engine the way
 // compose would (up creates one labelled container per service, down removes them).
-import { readFileSync } from "node:fs"
-import { isAbsolute, join } from "node:path"
+import { readdirSync, readFileSync } from "node:fs"
+import { isAbsolute, join, relative } from "node:path"
 import { parse, stringify } from "yaml"
 import type { ComposeCandidate, ComposeConfigResult, ComposeProject, ComposeResult, ComposeRunner } from "../../lib/compose.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "../../lib/containers.ts"
@@ -12,7 +12,7 @@ import { testApp, type TestApp } from "./app.ts"
 export class FakeCompose implements ComposeRunner {
   calls: { project: string; args: string[]; env: Record<string, string>; compose: string }[] = []
   /** The `config` calls (compose's model of a candidate, asked before anything is written), apart from the rest. */
-  configCalls: { project: string; dir: string; env: Record<string, string>; compose: string }[] = []
+  configCalls: { project: string; dir: string; env: Record<string, string>; compose: string; files: Record<string, string> }[] = []
   /** Subcommand ("config", "up", "pull", ...) → output of a failure. */
   failures = new Map<string, string>()
   /** Resolves when a test lets an `up` finish; for ordering tests. */
@@ -52,7 +52,15 @@ export class FakeCompose implements ComposeRunner {
    */
   async config(project: ComposeProject, candidate: ComposeCandidate): Promise<ComposeConfigResult> {
     const compose = readFileSync(candidate.file, "utf8")
-    this.configCalls.push({ project: project.name, dir: project.dir, env: Object.fromEntries(project.env.map((e) => [e.key, e.value])), compose })
+    // The stack's other files as the candidate lays them out (links to the stack's data left out).
+    const files = Object.fromEntries(
+      readdirSync(candidate.cwd, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => relative(candidate.cwd, join(e.parentPath, e.name)))
+        .filter((p) => p !== "compose.yaml" && p !== ".env")
+        .map((p) => [p, readFileSync(join(candidate.cwd, p), "utf8")]),
+    )
+    this.configCalls.push({ project: project.name, dir: project.dir, env: Object.fromEntries(project.env.map((e) => [e.key, e.value])), compose, files })
     const failure = this.failures.get("config")
     if (failure) return { flavour: "v1", code: 1, output: failure, stdout: "" }
     const env = Object.fromEntries(project.env.map((e) => [e.key, e.value]))

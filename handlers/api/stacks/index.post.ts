@@ -1,18 +1,19 @@
 import * as v from "valibot"
 import { envInput } from "../../../lib/env.ts"
+import { stackFiles } from "../../../lib/stack-export.ts"
 import { defineHandler } from "../../../lib/handler.ts"
 import { stackName } from "../../../lib/stack-name.ts"
 import { stackView } from "../../../lib/stack-state.ts"
 
-export const body = v.object({ name: v.string(), content: v.string(), env: v.optional(envInput) })
+export const body = v.object({ name: v.string(), content: v.string(), env: v.optional(envInput), files: v.optional(stackFiles) })
 export const detail = {
-  summary: "Deploy a stack: checks the compose file with compose, writes it, brings it up and adds a version; env (if given) replaces the environment, a null value keeping the stored one",
+  summary: "Deploy a stack: checks the compose file with compose, writes it, brings it up and adds a version; env (if given) replaces the environment, a null value keeping the stored one; files (if given: relative path → text) replace the stack's other files, checked with it",
   tags: ["stacks"],
 }
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, set }) => {
   const name = stackName(body.name)
-  const { created } = await ctx.stacks.deploy(name, body.content, body.env)
+  const { created } = await ctx.stacks.deploy(name, body.content, body.env, body.files)
   set.status = created ? 201 : 200
   return stackView(ctx.stacks, ctx.engine, name)
 })

@@ -16,7 +16,7 @@ test("versions list what changed without values; rollback moves to a version; th
   expect(text).not.toContain("second-secret")
   const versions = JSON.parse(text)
   expect(versions.map((v: any) => [v.version, v.action, v.current])).toEqual([[1, "deploy", false], [2, "apply", true]])
-  expect(versions[1].changes).toEqual({ from: 1, compose: false, env: { added: [], removed: [], changed: ["TOKEN"] } })
+  expect(versions[1].changes).toEqual({ from: 1, compose: false, env: { added: [], removed: [], changed: ["TOKEN"] }, files: { added: [], removed: [], changed: [] } })
 
   const back = await t.call("POST", "/api/stacks/demo/rollback/1")
   expect(await back.json()).toMatchObject({ current_version: 1, env_pending: false })

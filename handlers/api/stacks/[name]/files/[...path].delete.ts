@@ -1,0 +1,12 @@
+import { defineHandler } from "../../../../../lib/handler.ts"
+import { stackName } from "../../../../../lib/stack-name.ts"
+
+export const detail = {
+  summary: "Remove one of the stack's files without deploying (compose checks the stack without it first); answers files_pending, cleared by apply",
+  tags: ["stacks"],
+}
+
+export default defineHandler(async ({ params, ctx }) => {
+  const stack = await ctx.stacks.deleteFile(stackName(params.name), params.path!)
+  return { path: params.path, files_pending: stack.state.files_pending, files: stack.state.files }
+})

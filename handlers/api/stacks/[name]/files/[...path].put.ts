@@ -1,0 +1,16 @@
+import * as v from "valibot"
+import { defineHandler } from "../../../../../lib/handler.ts"
+import { stackName } from "../../../../../lib/stack-name.ts"
+
+export const body = v.object({ content: v.string() })
+export const detail = {
+  summary:
+    "Write one of the stack's files without deploying (201 when new): the path stays in the stack's folder, compose.yaml, .env, env.json, state.json and versions/ are not writable here, compose checks the stack with it first; answers files_pending, cleared by apply",
+  tags: ["stacks"],
+}
+
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx, set }) => {
+  const { stack, created } = await ctx.stacks.writeFile(stackName(params.name), params.path!, body.content)
+  set.status = created ? 201 : 200
+  return { path: params.path, created, files_pending: stack.state.files_pending, files: stack.state.files }
+})
