@@ -75,6 +75,17 @@ export async function readStack(engine: Engine, project: string): Promise<Contai
   return read.filter((r): r is ContainerReading & { created: number } => !!r)
 }
 
+/** The exit code of the container's last `die` since `since` (the engine's event log, asked for a closed range). */
+async function dieCode(engine: Engine, id: string, since: number): Promise<number | undefined> {
+  let code: number | undefined
+  try {
+    const until = Math.ceil(Date.now() / 1000)
+    for await (const e of engine.events({ since: Math.floor(since / 1000) - 1, until, filters: { container: [id], event: ["die"] } }))
+      if (e.Actor?.Attributes?.exitCode !== undefined) code = Number(e.Actor.Attributes.exitCode)
+  } catch {}
+  return code
+}
+
 const restartsText = (n: number) => `${n} restart${n === 1 ? "" : "s"}`
 
 /** Watches a stack until the verdict is certain or the window ends. */
@@ -90,6 +101,12 @@ export async function watchStack(engine: Engine, project: string, o: WatchOption
   /** Restart counts at first sight, for containers that existed before the change. */
   const baseline = new Map<string, number>()
   const say = (s: string) => redact(s, secrets)
+  /** The last exit code seen while a container was not running (a restarted one reads 0 again on newer engines). */
+  const lastExit = new Map<string, number>()
+  const exitOf = async (r: ContainerReading) => {
+    if (r.status !== "running" && r.exitCode !== 0) return r.exitCode
+    return lastExit.get(r.id) ?? (await dieCode(engine, r.id, since)) ?? r.exitCode
+  }
   let last: ContainerReading[] = []
   for (;;) {
     const readings = (await readStack(engine, project)).filter((r) => !ignore.has(r.service)) as (ContainerReading & { created: number })[]
@@ -97,10 +114,11 @@ export async function watchStack(engine: Engine, project: string, o: WatchOption
     const elapsed_ms = now() - start
     for (const r of readings) {
       if (!baseline.has(r.id)) baseline.set(r.id, r.created >= since - 1000 ? 0 : r.restarts)
+      if (r.status !== "running" && r.exitCode !== 0) lastExit.set(r.id, r.exitCode)
       const restarts = r.restarts - baseline.get(r.id)!
       const fail = (reason: string): WatchResult => ({ ok: false, service: r.service, reason: say(`service ${r.service}: ${reason}`), elapsed_ms, containers: last })
       if (r.health === "unhealthy") return fail(`unhealthy: ${clip(r.healthOutput) || "(no output)"}`)
-      if (restarts > maxRestarts) return fail(`exited with code ${r.exitCode}, ${restartsText(restarts)}`)
+      if (restarts > maxRestarts) return fail(`exited with code ${await exitOf(r)}, ${restartsText(restarts)}`)
       if (r.status === "exited" || r.status === "dead") return fail(`exited with code ${r.exitCode}, ${restartsText(restarts)}`)
     }
     if (readings.length && readings.every((r) => r.status === "running" && r.health === "healthy"))

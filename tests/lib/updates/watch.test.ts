@@ -52,3 +52,15 @@ test("a container that turns bad during the window fails then; ignored services 
   expect(r).toMatchObject({ ok: false, service: "web", reason: "service web: exited with code 2, 0 restarts" })
   expect(r.elapsed_ms).toBeLessThan(30_000)
 })
+
+test("a restarted container reads exit code 0 again on newer engines: the code comes from its last die event", async () => {
+  const engine = scripted([{ id: "a", service: "api", status: "running", restarts: 3, exit: 0 }])
+  const asked: any[] = []
+  engine.events = async function* (o: any) {
+    asked.push(o)
+    yield { Type: "container", Action: "die", Actor: { ID: "a", Attributes: { exitCode: "1" } }, time: 0, timeNano: 0 }
+  } as Engine["events"]
+  expect(await watchStack(engine, "s", { window: 30, pollMs: 10 })).toMatchObject({ ok: false, reason: "service api: exited with code 1, 3 restarts" })
+  expect(asked[0]).toMatchObject({ filters: { container: ["a"], event: ["die"] } })
+  expect(asked[0].until).toBeDefined()
+})
