@@ -1,5 +1,5 @@
 // The private engines that scripts/test.sh starts for the integration tests.
-import { statSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { dockerEngine, type Engine } from "../../lib/engine.ts"
 
 /** Every resource a test creates carries this label; cleanup goes by it. */
@@ -15,14 +15,14 @@ export function realEngine(which: "a" | "b" = "a"): Engine {
   return dockerEngine(engineHost(which))
 }
 
-/** True inside a chroot: the root directory is not the root of PID 1's. */
+/**
+ * True inside a chroot: the mount this process sees at "/" is a folder of a filesystem (the
+ * mountinfo "root" field of the last mount at "/" is not "/"), as when a test root was made with
+ * debootstrap and entered with chroot.
+ */
 export function insideChroot(): boolean {
-  const inode = (path: string) => statSync(path).ino + ":" + statSync(path).dev
-  try {
-    return inode("/") !== inode("/proc/1/root/.")
-  } catch {
-    return false
-  }
+  const atRoot = readFileSync("/proc/self/mountinfo", "utf8").split("\n").map((l) => l.split(" ")).filter((f) => f[4] === "/")
+  return (atRoot.at(-1)?.[3] ?? "/") !== "/"
 }
 
 export const testImage = () => process.env.TEST_IMAGE ?? "svc-test/busybox:latest"
