@@ -1,6 +1,7 @@
 // The event bus: one long-lived subscription to the engine's event stream, the service's own events
 // beside it, the last 100 kept for history, and a bounded queue per subscriber.
 import type { Engine, EngineEvent } from "./engine.ts"
+import { Fanout } from "./fanout.ts"
 
 export interface ServiceEvent {
   seq: number
@@ -33,14 +34,10 @@ export function fromEngine(e: EngineEvent): Omit<ServiceEvent, "seq"> {
   }
 }
 
-interface Subscriber {
-  push(e: ServiceEvent): void
-}
-
 export class EventBus {
   private seq = 0
   private ring: ServiceEvent[] = []
-  private subscribers = new Set<Subscriber>()
+  private subscribers = new Fanout<ServiceEvent>(QUEUE_LIMIT)
   lastEngineEventAt: number | undefined
 
   history(): ServiceEvent[] {
@@ -60,38 +57,13 @@ export class EventBus {
     const event = { seq: ++this.seq, ...e }
     this.ring.push(event)
     if (this.ring.length > HISTORY_LIMIT) this.ring.shift()
-    for (const s of this.subscribers) s.push(event)
+    this.subscribers.publish(event)
     return event
   }
 
   /** Live events until the signal aborts. A subscriber that falls QUEUE_LIMIT events behind is dropped. */
-  async *subscribe(signal: AbortSignal): AsyncGenerator<ServiceEvent> {
-    const queue: ServiceEvent[] = []
-    let wake: (() => void) | undefined
-    let overflowed = false
-    const sub: Subscriber = {
-      push(e) {
-        if (queue.length >= QUEUE_LIMIT) overflowed = true
-        else queue.push(e)
-        wake?.()
-      },
-    }
-    this.subscribers.add(sub)
-    // The abort wakes the waiting reader. (Racing each wait against one long-lived "aborted" promise
-    // would leave a reaction on it per event, held until the subscriber leaves.)
-    const onAbort = () => wake?.()
-    signal.addEventListener("abort", onAbort, { once: true })
-    try {
-      while (!signal.aborted && !overflowed) {
-        while (queue.length) yield queue.shift()!
-        if (signal.aborted || overflowed) break
-        await new Promise<void>((r) => (wake = r))
-        wake = undefined
-      }
-    } finally {
-      signal.removeEventListener("abort", onAbort)
-      this.subscribers.delete(sub)
-    }
+  subscribe(signal: AbortSignal): AsyncGenerator<ServiceEvent> {
+    return this.subscribers.subscribe(signal)
   }
 
   /**

@@ -5,6 +5,7 @@
 // after someone asked (GET, a scrape); a container that stops leaves the round it stopped in.
 import { SERVICE_LABEL, STACK_LABEL } from "../containers.ts"
 import type { ContainerSummary, Engine } from "../engine.ts"
+import { Fanout } from "../fanout.ts"
 import { HistoryStore, SERIES, slotsFor, type Columns, type Series } from "./history.ts"
 import { cpuLimitCores, parseStats, toSample, type Reading, type Sample } from "./reading.ts"
 
@@ -185,10 +186,6 @@ const slotOf = (s: ContainerStats | StackStats): Record<Series, number | null> =
   pids: s.pids,
 })
 
-interface Subscriber {
-  push(r: Round): void
-}
-
 export class StatsSampler {
   readonly interval: number
   readonly keepsHistory: boolean
@@ -202,7 +199,7 @@ export class StatsSampler {
   private leaseUntil = 0
   private wake: (() => void) | undefined
   private waiters: (() => void)[] = []
-  private subscribers = new Set<Subscriber>()
+  private subscribers = new Fanout<Round>(QUEUE_LIMIT)
   private looping = false
   /** Rounds published since start. */
   rounds = 0
@@ -349,7 +346,7 @@ export class StatsSampler {
     this.current = r
     this.rounds++
     for (const w of this.waiters.splice(0)) w()
-    for (const s of this.subscribers) s.push(r)
+    this.subscribers.publish(r)
   }
 
   /** Asleep: the previous readings are stale and the latest round is no longer current. */
@@ -372,30 +369,14 @@ export class StatsSampler {
 
   /** New rounds until the signal aborts; the sampler wakes for a subscriber. One that falls QUEUE_LIMIT rounds behind is dropped. */
   async *subscribe(signal: AbortSignal): AsyncGenerator<Round> {
-    const queue: Round[] = []
-    let wake: (() => void) | undefined
-    let overflowed = false
-    const sub: Subscriber = {
-      push(r) {
-        if (queue.length >= QUEUE_LIMIT) overflowed = true
-        else queue.push(r)
-        wake?.()
-      },
-    }
-    this.subscribers.add(sub)
-    this.wake?.()
-    const onAbort = () => wake?.()
-    signal.addEventListener("abort", onAbort, { once: true })
+    const rounds = this.subscribers.subscribe(signal)
     try {
-      while (!signal.aborted && !overflowed) {
-        while (queue.length) yield queue.shift()!
-        if (signal.aborted || overflowed) break
-        await new Promise<void>((r) => (wake = r))
-        wake = undefined
-      }
+      const first = rounds.next() // registers the subscriber before the sampler wakes for it
+      this.wake?.()
+      for (let r = await first; !r.done; r = await rounds.next()) yield r.value
     } finally {
-      signal.removeEventListener("abort", onAbort)
-      this.subscribers.delete(sub)
+      await rounds.return(undefined)
     }
   }
+
 }
