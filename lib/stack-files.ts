@@ -46,6 +46,17 @@ export function filePath(p: unknown): string {
   return p
 }
 
+/** A stack file's path from a URL's catch-all (left encoded by the router: `conf%2Fsite.conf` is `conf/site.conf`), checked. */
+export function filePathParam(raw: string | undefined): string {
+  let p: string
+  try {
+    p = decodeURIComponent(raw ?? "")
+  } catch {
+    throw invalid(raw ?? "", "not a well-formed URL path")
+  }
+  return filePath(p)
+}
+
 /** Checks a whole set: every path, sizes, count, and no path that is a folder of another (400/413). */
 export function checkFiles(files: StackFiles): StackFiles {
   const paths = Object.keys(files)

@@ -337,7 +337,7 @@ export class Stacks {
     checkFiles(files)
     const before = this.has(name) ? await this.read(name) : undefined
     checkOnDisk(this.dir(name), files, before?.state.files ?? [])
-    await this.model(name, compose, env, files)
+    const model = await this.model(name, compose, env, files)
     try {
       await this.writeFiles(name, compose, env, files, before?.state.files)
     } catch (err) {
@@ -347,6 +347,10 @@ export class Stacks {
     }
     try {
       await this.must(this.project(name, env), ["up", "-d", "--remove-orphans"], "up")
+      // The running containers were made with the current version's files (those on disk may have changed since).
+      const running = before?.versions.find((v) => v.version === before.state.current_version)?.files ?? before?.files ?? {}
+      const recreate = this.boundChanges(name, model, running, files)
+      if (before && recreate.length) await this.must(this.project(name, env), ["up", "-d", "--no-deps", "--force-recreate", ...recreate], "up")
     } catch (err) {
       await this.restore(name, env, before, files)
       throw err
@@ -406,6 +410,17 @@ export class Stacks {
       }
     }
     return files
+  }
+
+  /**
+   * The services that bind one of the stack's files whose content changed. A file is replaced whole
+   * (a new inode), and a container keeps the inode it was given: compose does not recreate it for a
+   * changed file, so these are recreated to see the new content. (A bound folder shows the new file.)
+   */
+  private boundChanges(name: string, model: StackModel, before: StackFiles, after: StackFiles): string[] {
+    const { added, removed, changed } = fileChanges(before, after)
+    const sources = new Set([...added, ...removed, ...changed].map((p) => join(this.dir(name), p)))
+    return [...new Set(model.binds.filter((b) => b.file && sources.has(b.source)).map((b) => b.service))].sort()
   }
 
   /** After writeFile/deleteFile: the file list and whether it differs from the current version's. */

@@ -31,6 +31,7 @@ const envVar = z.object({
   secret: z.boolean().optional().describe("a secret's value is stored and used, but never shown again"),
 })
 const env = z.array(envVar).describe("the whole environment: keys left out are removed")
+const filePath = z.string().min(1).describe("the file's path relative to the stack's folder, e.g. nginx.conf or conf/site.conf (not compose.yaml, .env, env.json, state.json or versions/)")
 const tail = z.number().int().min(1).max(10_000).optional().describe("how many of the last lines to return (default: the service's SVC_LOGS_TAIL)")
 export const tools: Tool[] = [
   // Reading
@@ -58,6 +59,8 @@ export const tools: Tool[] = [
   { name: "list_stacks", route: "GET /api/stacks", input: {}, description: "Every stack with its state (running, partly running, stopped, paused), services and containers, current_version and env_pending; compose projects made elsewhere have managed: false." },
   { name: "inspect_stack", route: "GET /api/stacks/:name", input: { name: stackName }, description: "One stack: state, services and their containers, current_version, env_pending." },
   { name: "stack_compose", route: "GET /api/stacks/:name/compose", input: { name: stackName }, description: "The stack's compose file, as {name, content}." },
+  { name: "stack_files", route: "GET /api/stacks/:name/files", input: { name: stackName }, description: "The stack's files besides its compose file (an extends: or include:d file, a bound nginx.conf, env files), as [{path, size}]; its data folders are not among them." },
+  { name: "read_stack_file", route: "GET /api/stacks/:name/files/:path", input: { name: stackName, path: filePath }, description: "One of the stack's files, as {path, content}." },
   { name: "stack_env", route: "GET /api/stacks/:name/env", input: { name: stackName }, description: "The stack's environment as [{key, value, secret}]; the value of a secret is always null." },
   { name: "stack_versions", route: "GET /api/stacks/:name/versions", input: { name: stackName }, description: "The stack's versions, oldest first: number, time, action, whether current, and which keys changed (never a value)." },
   { name: "stack_logs", route: "GET /api/stacks/:name/logs", fixed: { follow: "false" }, input: { name: stackName, tail }, description: "The last lines of every container of the stack (tail counts per container, no following), each {service, container, stream, ts, line}." },
@@ -85,8 +88,27 @@ export const tools: Tool[] = [
     name: "deploy_stack",
     route: "POST /api/stacks",
     changes: true,
-    input: { name: stackName, content: z.string().min(1).describe("the compose file (YAML)"), env: env.optional().describe("replaces the stack's environment; omitted keeps it") },
-    description: "Create or redeploy a stack: compose checks the file, it is written, brought up, and a version is added. A file compose rejects changes nothing and the error carries compose's message.",
+    input: {
+      name: stackName,
+      content: z.string().min(1).describe("the compose file (YAML)"),
+      env: env.optional().describe("replaces the stack's environment; omitted keeps it"),
+      files: z.record(z.string(), z.string()).optional().describe("the stack's other files, relative path → text (e.g. {\"nginx.conf\": \"...\"}); replaces them all; omitted keeps them"),
+    },
+    description: "Create or redeploy a stack: compose checks the file (with its other files), they are written, brought up, and a version is added. A file compose rejects changes nothing and the error carries compose's message.",
+  },
+  {
+    name: "write_stack_file",
+    route: "PUT /api/stacks/:name/files/:path",
+    changes: true,
+    input: { name: stackName, path: filePath, content: z.string().describe("the file's whole new text (at most 1 MiB)") },
+    description: "Create or replace one of the stack's files without deploying (files_pending becomes true); compose checks the stack with it first. apply_stack deploys it as a new version.",
+  },
+  {
+    name: "delete_stack_file",
+    route: "DELETE /api/stacks/:name/files/:path",
+    changes: true,
+    input: { name: stackName, path: filePath },
+    description: "Remove one of the stack's files without deploying (files_pending becomes true); earlier versions keep it, so a rollback brings it back. apply_stack deploys the change.",
   },
   {
     name: "set_stack_env",
@@ -101,7 +123,7 @@ export const tools: Tool[] = [
     start: "Start every stopped container of the stack.",
     pause: "Pause every running container of the stack.",
     unpause: "Resume every paused container of the stack.",
-    apply: "Redeploy the stack with its stored environment, add a version and clear env_pending.",
+    apply: "Redeploy the stack with its stored environment and files, add a version and clear env_pending and files_pending.",
   }).map(([action, description]): Tool => ({ name: `${action}_stack`, route: `POST /api/stacks/:name/${action}`, changes: true, input: { name: stackName }, description })),
   {
     name: "update_stack",
@@ -116,7 +138,7 @@ export const tools: Tool[] = [
     route: "POST /api/stacks/:name/rollback/:version",
     changes: true,
     input: { name: stackName, version: z.number().int().min(1).describe("version number from stack_versions") },
-    description: "Redeploy the compose file and environment of an earlier version, which becomes current (no version is added).",
+    description: "Redeploy the compose file, environment and files of an earlier version, which becomes current (no version is added).",
   },
   {
     name: "delete_stack",

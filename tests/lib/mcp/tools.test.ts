@@ -3,7 +3,8 @@ import { routeOf as fileRoute } from "../../../lib/manifest.ts"
 import { routes } from "../../../routes.gen.ts"
 import { apiCall, routeOf, tools, toolsFor } from "../../../lib/mcp/tools.ts"
 
-const shape = (path: string) => path.replace(/:\w+/g, ":")
+// A catch-all (`*`, from `[...path]`) takes a tool's `:param` too.
+const shape = (path: string) => path.replace(/:\w+|\*/g, ":")
 const served = new Set(routes.map((r) => { const { method, path } = fileRoute(r.file); return `${method} ${shape(path)}` }))
 
 test.each(tools.map((t) => [t.name, t]))("%s calls a route the API serves", (_, tool) => {
@@ -19,6 +20,11 @@ test("tool names are unique and every tool is described", () => {
 test("read-only mode offers no tool that changes anything", () => {
   expect(toolsFor("read-only").filter((t) => t.changes)).toEqual([])
   expect(toolsFor("full").length).toBeGreaterThan(toolsFor("read-only").length)
+})
+
+test("a stack file's path goes into the catch-all encoded, its content into the body", () => {
+  const write = tools.find((t) => t.name === "write_stack_file")!
+  expect(apiCall(write, { name: "web", path: "conf/site.conf", content: "x" })).toEqual({ method: "PUT", path: "/api/stacks/web/files/conf%2Fsite.conf", query: undefined, body: { content: "x" } })
 })
 
 test("path parameters are encoded; other arguments go to the query of a GET and the body of a POST", () => {

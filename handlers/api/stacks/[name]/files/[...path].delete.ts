@@ -1,4 +1,5 @@
 import { defineHandler } from "../../../../../lib/handler.ts"
+import { filePathParam } from "../../../../../lib/stack-files.ts"
 import { stackName } from "../../../../../lib/stack-name.ts"
 
 export const detail = {
@@ -7,6 +8,7 @@ export const detail = {
 }
 
 export default defineHandler(async ({ params, ctx }) => {
-  const stack = await ctx.stacks.deleteFile(stackName(params.name), params.path!)
-  return { path: params.path, files_pending: stack.state.files_pending, files: stack.state.files }
+  const path = filePathParam(params.path)
+  const stack = await ctx.stacks.deleteFile(stackName(params.name), path)
+  return { path, files_pending: stack.state.files_pending, files: stack.state.files }
 })

@@ -1,9 +1,11 @@
 import { defineHandler } from "../../../../../lib/handler.ts"
+import { filePathParam } from "../../../../../lib/stack-files.ts"
 import { stackName } from "../../../../../lib/stack-name.ts"
 
 export const detail = { summary: "One of the stack's files, as {path, content}; 404 when the stack has no file at that path", tags: ["stacks"] }
 
 export default defineHandler(async ({ params, ctx }) => {
-  const content = await ctx.stacks.file(stackName(params.name), params.path!)
-  return { path: params.path, content }
+  const path = filePathParam(params.path)
+  const content = await ctx.stacks.file(stackName(params.name), path)
+  return { path, content }
 })

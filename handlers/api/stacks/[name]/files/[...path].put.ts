@@ -1,5 +1,6 @@
 import * as v from "valibot"
 import { defineHandler } from "../../../../../lib/handler.ts"
+import { filePathParam } from "../../../../../lib/stack-files.ts"
 import { stackName } from "../../../../../lib/stack-name.ts"
 
 export const body = v.object({ content: v.string() })
@@ -10,7 +11,8 @@ export const detail = {
 }
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx, set }) => {
-  const { stack, created } = await ctx.stacks.writeFile(stackName(params.name), params.path!, body.content)
+  const path = filePathParam(params.path)
+  const { stack, created } = await ctx.stacks.writeFile(stackName(params.name), path, body.content)
   set.status = created ? 201 : 200
-  return { path: params.path, created, files_pending: stack.state.files_pending, files: stack.state.files }
+  return { path, created, files_pending: stack.state.files_pending, files: stack.state.files }
 })

@@ -67,6 +67,8 @@ test("PUT and DELETE change a file without deploying (files_pending), apply depl
   res = await t.call("PUT", "/api/stacks/demo/files/conf.d/site.conf", { content: "server {}\n" })
   expect(res.status).toBe(201)
   expect(readFileSync(join(dir(), "conf.d/site.conf"), "utf8")).toBe("server {}\n")
+  // A path's slashes may come encoded (as the MCP tools send them).
+  expect((await t.call("GET", "/api/stacks/demo/files/conf.d%2Fsite.conf")).status).toBe(200)
   expect(t.compose.calls.length).toBe(calls) // nothing deployed
   expect(t.compose.configCalls.at(-1)!.files["conf.d/site.conf"]).toBe("server {}\n") // but compose saw it first
   expect((await (await t.call("GET", "/api/stacks/demo")).json()).files_pending).toBe(true)
@@ -154,4 +156,16 @@ test("export and import carry the files and every version's files", async () => 
   const badVersion = await t.call("POST", "/api/stacks/import", { ...doc, name: "bad", versions: [{ ...doc.versions[0], files: { "state.json": "{}" } }] }, auth)
   expect(badVersion.status).toBe(400)
   expect(existsSync(join(t.dataDir, "stacks/bad"))).toBe(false)
+})
+
+test("apply and rollback recreate the services that bind a file whose content changed (a container keeps the file it was given)", async () => {
+  await deployed()
+  await t.call("PUT", "/api/stacks/demo/files/nginx.conf", { content: "changed\n" })
+  await t.call("POST", "/api/stacks/demo/apply")
+  expect(t.compose.calls.slice(-2).map((c) => c.args.join(" "))).toEqual(["up -d --remove-orphans", "up -d --no-deps --force-recreate web"])
+  await t.call("PUT", "/api/stacks/demo/files/other.conf", { content: "not bound\n" })
+  await t.call("POST", "/api/stacks/demo/apply")
+  expect(t.compose.calls.at(-1)!.args.join(" ")).toBe("up -d --remove-orphans")
+  await t.call("POST", "/api/stacks/demo/rollback/1")
+  expect(t.compose.calls.at(-1)!.args.join(" ")).toBe("up -d --no-deps --force-recreate web")
 })
