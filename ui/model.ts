@@ -136,6 +136,10 @@ export interface Stack {
   state: string
   services: { name: string; containers: Container[] }[]
   envPending: boolean
+  /** The stack's files changed and not applied yet. */
+  filesPending: boolean
+  /** The stack's files besides its compose file (relative paths). */
+  files: string[]
   currentVersion: number | string | null
   external: boolean
 }
@@ -148,6 +152,8 @@ export function stack(s: any): Stack {
     state: String(first(s, "state", "status") ?? "unknown"),
     services: list.map((x: any) => (typeof x === "string" ? { name: x, containers: [] } : { name: first(x, "name", "service") ?? "", containers: (first(x, "containers") ?? []).map(container) })),
     envPending: Boolean(first(s, "env_pending")),
+    filesPending: Boolean(first(s, "files_pending")),
+    files: Array.isArray(first(s, "files")) ? first(s, "files").map(String) : [],
     currentVersion: first(s, "current_version") ?? null,
     external: Boolean(first(s, "external", "unmanaged")) || first(s, "managed") === false,
   }

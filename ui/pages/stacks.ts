@@ -1,5 +1,5 @@
 // Stacks: the list with state; a new stack from the compose editor; one stack's services, compose
-// file, environment (secrets hidden, "pending" until applied), versions and merged logs; copy.
+// file with its other files (a list beside the editor), environment (secrets hidden, "pending" until applied), versions and merged logs; copy.
 import { currentNode, del, enc, get, post, put, reloadOnChange } from "../api.ts"
 import { action, badge, empty, errorBox, h, load, modal, render, table, toast, when } from "../dom.ts"
 import { logView } from "../logs.ts"
@@ -26,6 +26,11 @@ volumes:
 const NAME = /^[a-z0-9][a-z0-9_-]*$/
 
 const pendingMark = () => h("span", { class: "badge pending", title: "The environment changed and is not applied yet" }, "env pending")
+const filesPendingMark = () => h("span", { class: "badge pending", title: "The stack's files changed and are not applied yet" }, "files pending")
+/** A stack file's path: relative, each part a name (letters, digits, '.', '_', '-'; not starting with '.'). */
+const FILE_PATH = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/
+/** A stack file's path in a URL: each part encoded, the slashes kept. */
+const encPath = (p: string) => p.split("/").map(enc).join("/")
 
 /** The stack-wide operations; each refreshes the view when done. */
 function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTMLElement {
@@ -65,7 +70,7 @@ export function stacksPage(main: HTMLElement, _: Record<string, string>, signal:
         listOf(data, "stacks").map(stack),
         [
           { title: "Name", cell: (s) => h("a", { href: `#/stacks/${enc(s.name)}` }, s.name) },
-          { title: "State", cell: (s) => [badge(s.state), s.envPending && pendingMark(), s.external && h("span", { class: "badge" }, "external")] },
+          { title: "State", cell: (s) => [badge(s.state), s.envPending && pendingMark(), s.filesPending && filesPendingMark(), s.external && h("span", { class: "badge" }, "external")] },
           { title: "Services", cell: (s) => s.services.map((x) => x.name).join(", ") || "—" },
           { title: "Version", cell: (s) => s.currentVersion ?? "—" },
           { title: "Actions", cell: (s) => stackActions(s, () => void reload()) },
@@ -136,6 +141,7 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
         h("h1", null, s.name),
         badge(s.state),
         s.envPending && pendingMark(),
+        s.filesPending && filesPendingMark(),
         s.currentVersion !== null && h("span", { class: "muted" }, `version ${s.currentVersion}`),
         stackActions(s, () => void refreshHead(), true),
         h(
@@ -152,7 +158,7 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
     render(pane, h("p", { class: "loading" }, "Loading…"))
     reloadOnChange(refreshHead, signal)
   }
-  if (tab === "compose") composeView(pane, name, signal)
+  if (tab === "compose") composeView(pane, name, signal, () => void refreshHead())
   if (tab === "env") envView(pane, name, signal, () => void refreshHead())
   if (tab === "versions") versionsView(pane, name, signal, () => void refreshHead())
   if (tab === "updates") updatesView(pane, name, signal)
@@ -220,34 +226,131 @@ function servicesView(s: Stack, refresh: () => void): HTMLElement {
   )
 }
 
-function composeView(pane: HTMLElement, name: string, signal: AbortSignal): void {
-  load(
+/**
+ * The compose file and the stack's other files: a list beside the editor. compose.yaml deploys when
+ * saved; another file is saved without deploying ("files pending") and applied with Apply, as the
+ * environment is.
+ */
+function composeView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHead: () => void): void {
+  let selected = "compose.yaml"
+  const reload = load(
     pane,
-    () => get(`/stacks/${enc(name)}/compose`, { signal }),
-    (data) => {
-      const text = typeof data === "string" ? data : (data?.content ?? data?.compose ?? "")
-      const editor = yamlEditor(text, "Compose file")
+    async () => [await get(`/stacks/${enc(name)}/compose`, { signal }), await get(`/stacks/${enc(name)}/files`, { signal }), stack(await get(`/stacks/${enc(name)}`, { signal }))] as const,
+    ([data, list, s]) => {
+      const files: { path: string; size: number }[] = listOf(list, "files")
+      if (selected !== "compose.yaml" && !files.some((f) => f.path === selected)) selected = "compose.yaml"
+      const editorPane = h("div", { class: "file-editor", style: "flex: 1 1 30rem; min-width: 0" })
       const problems = h("div")
-      return [
-        editor.el,
-        problems,
-        h(
-          "div",
-          { class: "actions" },
-          action(
-            "Save and deploy",
-            async () => {
-              render(problems)
-              try {
-                await post("/stacks", { name, content: editor.value() })
-                toast(`Deployed ${name}`)
-              } catch (err) {
-                render(problems, errorBox(err))
-              }
-            },
-            { class: "primary" },
+      const changed = () => {
+        refreshHead()
+        void reload()
+      }
+      const pick = async (path: string) => {
+        selected = path
+        for (const b of nav.querySelectorAll("button")) b.setAttribute("aria-current", String(b.dataset.path === path))
+        render(problems)
+        if (path === "compose.yaml") return render(editorPane, composeEditor(typeof data === "string" ? data : (data?.content ?? data?.compose ?? "")))
+        render(editorPane, h("p", { class: "loading" }, "Loading…"))
+        try {
+          const f = await get(`/stacks/${enc(name)}/files/${encPath(path)}`, { signal })
+          render(editorPane, fileEditor(path, f.content ?? ""))
+        } catch (err) {
+          render(editorPane, errorBox(err))
+        }
+      }
+      const composeEditor = (text: string) => {
+        const editor = yamlEditor(text, "Compose file")
+        return [
+          h("h2", { class: "mono" }, "compose.yaml"),
+          editor.el,
+          h(
+            "div",
+            { class: "actions" },
+            action(
+              "Save and deploy",
+              async () => {
+                render(problems)
+                try {
+                  await post("/stacks", { name, content: editor.value() })
+                  toast(`Deployed ${name}`)
+                  refreshHead()
+                } catch (err) {
+                  render(problems, errorBox(err))
+                }
+              },
+              { class: "primary" },
+            ),
           ),
+        ]
+      }
+      const fileEditor = (path: string, text: string) => {
+        const editor = yamlEditor(text, `File ${path}`)
+        return [
+          h("h2", { class: "mono" }, path),
+          editor.el,
+          h(
+            "div",
+            { class: "actions" },
+            action(
+              "Save",
+              async () => {
+                render(problems)
+                try {
+                  const r = await put(`/stacks/${enc(name)}/files/${encPath(path)}`, { content: editor.value() })
+                  toast(r?.files_pending ? `Saved ${path}; apply to redeploy` : `Saved ${path}`)
+                  changed()
+                } catch (err) {
+                  render(problems, errorBox(err))
+                }
+              },
+              { class: "primary" },
+            ),
+            action("Delete", () => del(`/stacks/${enc(name)}/files/${encPath(path)}`), {
+              class: "small danger",
+              label: `Delete file ${path}`,
+              confirm: `Delete ${path} from ${name}? Earlier versions keep it; apply to redeploy without it.`,
+              done: () => (toast(`Deleted ${path}`), (selected = "compose.yaml"), changed()),
+            }),
+          ),
+        ]
+      }
+      const newFile = () => {
+        const input = h("input", { id: "new-file-path", class: "mono", placeholder: "nginx.conf or conf/site.conf", autocomplete: "off", pattern: FILE_PATH.source })
+        const add = action("Create", async () => {
+          render(problems)
+          const path = input.value.trim()
+          if (!FILE_PATH.test(path)) return render(problems, errorBox(new Error("A file path is relative: names of letters, digits, '.', '_' and '-' separated by '/', none starting with '.'.")))
+          try {
+            await put(`/stacks/${enc(name)}/files/${encPath(path)}`, { content: "" })
+            selected = path
+            toast(`Created ${path}`)
+            changed()
+          } catch (err) {
+            render(problems, errorBox(err))
+          }
+        })
+        render(editorPane, h("h2", null, "New file"), h("div", { class: "field" }, h("label", { for: "new-file-path" }, "Path in the stack's folder"), input), h("div", { class: "actions" }, add))
+        input.focus()
+      }
+      const item = (path: string, size?: number) =>
+        h("li", null, h("button", { type: "button", class: "link mono", "data-path": path, onclick: () => void pick(path) }, path, size !== undefined ? h("span", { class: "muted" }, ` ${size} B`) : null))
+      const nav = h(
+        "nav",
+        { class: "file-list", "aria-label": "Stack files", style: "flex: 0 1 14rem" },
+        h("ul", { style: "list-style: none; padding: 0; margin: 0" }, item("compose.yaml"), files.map((f) => item(f.path, f.size))),
+        h("div", { class: "actions" }, h("button", { type: "button", class: "small", onclick: newFile }, "New file")),
+      )
+      const apply = action("Apply", () => post(`/stacks/${enc(name)}/apply`), { done: () => (toast("Files applied; a new version was made"), changed()) })
+      void pick(selected)
+      return [
+        h(
+          "p",
+          { class: "muted" },
+          "The compose file deploys when saved. The stack's other files (an extends: or include:d file, a bound config) are saved without deploying: apply to use them. ",
+          s.filesPending ? [filesPendingMark(), " ", apply] : null,
         ),
+        h("div", { class: "files-layout", style: "display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start" }, nav, editorPane),
+        problems,
       ]
     },
   )
@@ -350,7 +453,7 @@ function versionsView(pane: HTMLElement, name: string, signal: AbortSignal, refr
               return h(
                 "div",
                 { class: "actions" },
-                action("Roll back", () => post(`/stacks/${enc(name)}/rollback/${enc(String(n))}`), { confirm: `Roll ${name} back to version ${n}? It is redeployed with that version's compose file and environment.`, done: () => (toast(`Rolled back to version ${n}`), done()), label: `Roll back to version ${n}` }),
+                action("Roll back", () => post(`/stacks/${enc(name)}/rollback/${enc(String(n))}`), { confirm: `Roll ${name} back to version ${n}? It is redeployed with that version's compose file, environment and files.`, done: () => (toast(`Rolled back to version ${n}`), done()), label: `Roll back to version ${n}` }),
                 action("Delete", () => del(`/stacks/${enc(name)}/versions/${enc(String(n))}`), { class: "small danger", confirm: `Delete version ${n} of ${name}?`, done, label: `Delete version ${n}` }),
               )
             },
@@ -371,6 +474,7 @@ function changeText(v: any): string {
     v.action,
     c.from !== null && c.from !== undefined ? `from ${c.from}` : "first version",
     c.compose && "compose file changed",
+    ...(["added", "changed", "removed"] as const).map((k) => c.files?.[k]?.length && `${k === "changed" ? "edited" : k} file ${c.files[k].join(", ")}`),
     env.added?.length && `added ${env.added.join(", ")}`,
     env.changed?.length && `changed ${env.changed.join(", ")}`,
     env.removed?.length && `removed ${env.removed.join(", ")}`,
