@@ -5,8 +5,7 @@
 // volume; compose files that reach host paths outside the stack's folder. Every answer must be a 4xx
 // JSON error, never a 5xx or a hang, and the data directory must be byte for byte what it was.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { createHash } from "node:crypto"
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as v from "valibot"
@@ -14,6 +13,7 @@ import type { RouteRow } from "../../lib/app.ts"
 import { routeOf } from "../../lib/manifest.ts"
 import { routes } from "../../routes.gen.ts"
 import { testApp, type TestApp } from "../support/app.ts"
+import { treeChecksum } from "../support/checksum.ts"
 
 // Each case checksums the data directory; the compose files go through the real compose CLI.
 setDefaultTimeout(30_000)
@@ -62,21 +62,6 @@ function concretePath(file: string, replace?: { index: number; value: string }):
     .join("/")
 }
 
-function checksum(dir: string): string {
-  const hash = createHash("sha256")
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name)
-      const st = lstatSync(p)
-      hash.update(`${p}:${st.mode}\n`)
-      if (st.isDirectory()) walk(p)
-      else if (st.isSymbolicLink()) hash.update(readlinkSync(p))
-      else hash.update(readFileSync(p))
-    }
-  }
-  walk(dir)
-  return hash.digest("hex")
-}
 
 let t: TestApp
 let before: string
@@ -84,7 +69,7 @@ let token: string
 beforeAll(async () => {
   t = await testApp()
   token = (await (await t.call("POST", "/api/cluster/token")).json()).token
-  before = checksum(t.dataDir)
+  before = treeChecksum(t.dataDir)
 })
 afterAll(() => t.close())
 
@@ -241,21 +226,21 @@ for (const flavour of ["v1", "v2"] as const) {
         const d = { ...dirs, stackDir: join(app.dataDir, "stacks", name) }
         c.setup?.(d)
         mkdirSync(join(app.dataDir, "stacks"), { recursive: true })
-        const before = checksum(app.dataDir)
+        const before = treeChecksum(app.dataDir)
         const res = await app.call("POST", "/api/stacks", { name, content: c.compose(d, "svc-test/busybox:latest"), env: c.env ?? [] })
         const body = await res.json()
         expect([res.status, body.error?.code, body.error?.message]).toEqual([400, expectedCode(c, flavour), expect.any(String)])
-        expect(checksum(app.dataDir)).toBe(before)
+        expect(treeChecksum(app.dataDir)).toBe(before)
         expect(await app.engine.listContainers({ all: true })).toEqual([])
       }, 30_000),
     )
     test("the issue's file is refused on import, before anything is written", async () => {
       const compose = HOST_PATH_CASES[0]!.compose({ ...dirs, stackDir: "" }, "svc-test/busybox:latest")
       const token = (await (await app.call("POST", "/api/cluster/token")).json()).token
-      const before = checksum(app.dataDir)
+      const before = treeChecksum(app.dataDir)
       const res = await app.call("POST", "/api/stacks/import", { name: "probe-import", compose, env: [], versions: [], current_version: null }, { authorization: `Bearer ${token}` })
       expect([res.status, (await res.json()).error?.code]).toEqual([400, "host_path_refused"])
-      expect(checksum(app.dataDir)).toBe(before)
+      expect(treeChecksum(app.dataDir)).toBe(before)
     }, 30_000)
   })
 }
@@ -275,5 +260,5 @@ describe("names in bodies", () => {
 })
 
 test("the data directory is unchanged by all of it", () => {
-  expect(checksum(t.dataDir)).toBe(before)
+  expect(treeChecksum(t.dataDir)).toBe(before)
 })

@@ -4,31 +4,16 @@
 // 400 host_path_refused (or compose's own 400 where the flavour lacks the feature), no container of
 // the project on the engine, and the data directory, the stack folder included, as it was.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { createHash } from "node:crypto"
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { STACK_LABEL } from "../../lib/containers.ts"
 import type { Engine } from "../../lib/engine.ts"
 import { testApp, type TestApp } from "../support/app.ts"
+import { treeChecksum } from "../support/checksum.ts"
 import { realEngine, testImage } from "../support/engine.ts"
 import { expectedCode, HOST_PATH_CASES, layOutside, type CaseDirs } from "../support/host-path-cases.ts"
 
-function checksum(dir: string): string {
-  const hash = createHash("sha256")
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name)
-      const st = lstatSync(p)
-      hash.update(`${p}:${st.mode}\n`)
-      if (st.isDirectory()) walk(p)
-      else if (st.isSymbolicLink()) hash.update(readlinkSync(p))
-      else hash.update(readFileSync(p))
-    }
-  }
-  walk(dir)
-  return hash.digest("hex")
-}
 
 const enabled = !!process.env.TEST_DOCKER_HOST
 if (!enabled) console.warn("SKIPPED: tests/integration/host-paths.test.ts needs TEST_DOCKER_HOST (run it through scripts/test.sh)")
@@ -64,13 +49,13 @@ describe.skipIf(!enabled)("compose files reaching host paths outside the stack f
       c.setup?.(d)
       mkdirSync(join(app.dataDir, "stacks"), { recursive: true })
       const existed = existsSync(d.stackDir)
-      const before = checksum(app.dataDir)
+      const before = treeChecksum(app.dataDir)
       const res = await app.call("POST", "/api/stacks", { name, content: c.compose(d, testImage()), env: c.env ?? [] })
       const body = await res.json()
       expect([res.status, body.error?.code, body.error?.message]).toEqual([400, expectedCode(c, flavour), expect.any(String)])
       expect(await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })).toEqual([])
       expect(existsSync(d.stackDir)).toBe(existed)
-      expect(checksum(app.dataDir)).toBe(before)
+      expect(treeChecksum(app.dataDir)).toBe(before)
     }, 60_000),
   )
 })
