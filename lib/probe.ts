@@ -28,11 +28,14 @@ export async function probe(url: string, serverId: string, token: string | undef
   }
 }
 
-/** Probes a registry entry with this server's token and records the result. */
+/** Probes a registry entry with this server's token and records the result; a node that goes offline is an error event. */
 export async function check(ctx: Ctx, node: NodeEntry): Promise<NodeEntry> {
   const token = (await ctx.cluster.read())?.token
   const started = performance.now()
   const result = await probe(node.url, node.server_id, token, ctx.config.probeTimeoutMs)
   ctx.metrics.observeProbe(node.name, result.status, (performance.now() - started) / 1000)
-  return ctx.nodes.settle(node, result)
+  const settled = await ctx.nodes.settle(node, result)
+  if (result.status === "offline" && node.status !== "offline")
+    ctx.events.publish({ type: "node", action: "offline", name: node.name, level: "error", message: `node ${node.name} (${node.url}) is offline: ${result.error}` })
+  return settled
 }

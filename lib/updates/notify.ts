@@ -140,8 +140,8 @@ export class Notifier {
 
   /**
    * Notifications from what others publish on the bus, where that is cheap: a copy that failed
-   * (`copy_undo_failed`), a scan that found critical vulnerabilities (`critical` asked of the
-   * scan's stored counts).
+   * (`copy_undo_failed`), a node a probe found offline, a scan that found critical vulnerabilities
+   * (`critical` asked of the scan's stored counts).
    */
   async follow(events: EventBus, signal: AbortSignal, critical: (image: string) => Promise<number>): Promise<void> {
     for await (const e of events.subscribe(signal)) {
@@ -154,6 +154,7 @@ export class Notifier {
   private async fromEvent(e: ServiceEvent, critical: (image: string) => Promise<number>): Promise<Notification | undefined> {
     if (e.type === "stack" && (e.action === "copy_undo_failed" || e.action === "copy_failed"))
       return { event: "copy_failed", stack: e.name ?? null, message: e.message ?? "a copy failed" }
+    if (e.type === "node" && e.action === "offline") return { event: "node_offline", message: e.message ?? `node ${e.name} is offline` }
     if (e.type === "image" && e.action === "scan" && e.id) {
       const n = await critical(e.id)
       if (n > 0) return { event: "scan_found_critical", message: `scan of ${e.name ?? e.id}: ${n} critical vulnerabilit${n === 1 ? "y" : "ies"}` }

@@ -42,3 +42,23 @@ test("probes every node in parallel, each within the deadline, and returns all b
   expect(all[3].error).toBe("no answer within 2000 ms")
   expect((await t.ctx.nodes.get("stuck")).status).toBe("offline")
 })
+
+test("a node that goes offline is an error event once, and a node_offline notification", async () => {
+  const received: { event: string; message: string }[] = []
+  const hook = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: async (req) => (received.push(await req.json()), new Response(null, { status: 204 })) })
+  stops.push(() => hook.stop(true))
+  t = await testApp({}, { SVC_NOTIFY_URLS: `http://127.0.0.1:${hook.port}/hook` })
+  const following = new AbortController()
+  stops.push(() => following.abort())
+  void t.ctx.notifier.follow(t.ctx.events, following.signal, async () => 0)
+  const gone = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() })
+  const url = `http://127.0.0.1:${gone.port}`
+  gone.stop(true)
+  await t.ctx.nodes.register({ server_id: "s-gone", name: "gone", url })
+  for (let i = 0; i < 2; i++) expect((await t.call("POST", "/api/nodes/check")).status).toBe(200)
+  const offline = t.ctx.events.history().filter((e) => e.type === "node" && e.action === "offline")
+  expect(offline).toHaveLength(1)
+  expect(offline[0]).toMatchObject({ name: "gone", level: "error", message: expect.stringContaining(url) })
+  await t.ctx.notifier.idle()
+  expect(received).toEqual([expect.objectContaining({ event: "node_offline", message: expect.stringContaining("node gone") })])
+})
