@@ -156,7 +156,7 @@ test("a dry run returns the plan and changes nothing on either server", async ()
     ["ext", EXT, EXT, true, false],
     ["shared", SHARED, SHARED, false, true],
   ])
-  expect(res.body.binds).toEqual([{ service: "app", source: bindDir, target: "/conf", read_only: true }])
+  expect(res.body.binds).toEqual([expect.objectContaining({ service: "app", source: bindDir, target: "/conf", read_only: true, data: false })])
   expect(res.body.blockers.map((x: any) => x.code)).toEqual(["anonymous_volumes", "binds"])
   expect(res.body.warnings).toContain(`external volume ${EXT} does not exist on the destination; create it there before starting the copy`)
   expect(res.body.warnings).toContain("volume never (hm-web_never) was never created on the source; the copy creates it empty")
