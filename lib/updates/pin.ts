@@ -91,8 +91,12 @@ export async function pinStack(engine: Engine, stacks: Stacks, name: string, now
       hold: null,
     })
   }
-  const files = (stack as { files?: Record<string, string> }).files ?? {}
-  return { stack: name, version: stack.state.current_version, compose: stack.compose, env: stack.env, files, services: [...services.values()], at: now() }
+  // What runs is the current version, not the stored files: an environment or file changed since
+  // (pending until applied) is what a watched apply is about to try.
+  const current = stack.state.current_version
+  const running = current === null ? stack : await stacks.version(name, current)
+  const files = (running as { files?: Record<string, string> }).files ?? {}
+  return { stack: name, version: current, compose: running.compose, env: running.env, files, services: [...services.values()], at: now() }
 }
 
 /** The image id a reference names locally now, null when there is none. */

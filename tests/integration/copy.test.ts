@@ -159,7 +159,9 @@ test("a dry run returns the plan and changes nothing on either server", async ()
   expect(res.body.binds).toEqual([expect.objectContaining({ service: "app", source: bindDir, target: "/conf", read_only: true, data: false })])
   expect(res.body.blockers.map((x: any) => x.code)).toEqual(["anonymous_volumes", "binds"])
   expect(res.body.warnings).toContain(`external volume ${EXT} does not exist on the destination; create it there before starting the copy`)
-  expect(res.body.warnings).toContain("volume never (hm-web_never) was never created on the source; the copy creates it empty")
+  // Compose v2's model leaves out a declared volume no service mounts; v1 keeps it.
+  if (process.env.TEST_COMPOSE === "v2") expect(res.body.warnings.join("\n")).not.toContain("hm-web_never")
+  else expect(res.body.warnings).toContain("volume never (hm-web_never) was never created on the source; the copy creates it empty")
   expect([await snapshot(engA, a), await snapshot(engB, b)]).toEqual(before)
 }, 60_000)
 
@@ -241,7 +243,7 @@ test("the move routes on the real engine: sizes, tar export, refusals of a full 
   const size = Object.fromEntries(doc.mounts.volumes.map((v: any) => [v.key, v.size]))
   expect(size.data).toBeGreaterThanOrEqual(200 * 1024 * 1024)
   expect(size.shared).toBeGreaterThan(0)
-  expect(size.never).toBeNull()
+  expect(size.never).toBe(process.env.TEST_COMPOSE === "v2" ? undefined : null)
 
   const names: string[] = []
   const scanner = new TarScanner((e) => names.push(e.name))

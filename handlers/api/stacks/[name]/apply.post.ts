@@ -1,11 +1,22 @@
+import * as v from "valibot"
 import { defineHandler } from "../../../../lib/handler.ts"
 import { stackName } from "../../../../lib/stack-name.ts"
 import { stackView } from "../../../../lib/stack-state.ts"
+import { watchBody } from "../../../../lib/updates/watch-body.ts"
 
-export const detail = { summary: "Redeploy with the stored environment, add a version, clear env_pending", tags: ["stacks"] }
+export const detail = {
+  summary:
+    "Redeploy with the stored environment and files, add a version, clear env_pending. With `watch` (seconds), the stack's health is watched afterwards and a failed watch rolls back to the state before; the answer then carries `update` with the verdict",
+  tags: ["stacks"],
+}
+export const body = watchBody
 
-export default defineHandler(async ({ params, ctx }) => {
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => {
   const name = stackName(params.name)
-  await ctx.stacks.apply(name)
-  return stackView(ctx.stacks, ctx.engine, name)
+  if (body.watch === undefined) {
+    await ctx.stacks.apply(name)
+    return stackView(ctx.stacks, ctx.engine, name)
+  }
+  const update = await ctx.guard.watched(name, "apply", { watch: body.watch }, () => ctx.stacks.apply(name))
+  return { ...(await stackView(ctx.stacks, ctx.engine, name)), update }
 })

@@ -2,13 +2,14 @@ import * as v from "valibot"
 import { defineHandler } from "../../../../lib/handler.ts"
 import { stackName } from "../../../../lib/stack-name.ts"
 import { stackView } from "../../../../lib/stack-state.ts"
+import { watchBody } from "../../../../lib/updates/watch-body.ts"
 
 export const detail = {
   summary:
     "Guarded update: pin the running images by digest, pull, and when an image moved bring the stack up and watch its health for `watch` seconds (default SVC_UPDATE_WATCH); a failed watch rolls back to the pinned images without pulling. Answers the stack with `update`: {verdict: updated | rolled_back | rollback_failed | unchanged, reason, fix, images, ...}",
   tags: ["stacks"],
 }
-export const body = v.optional(v.object({ watch: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3600))) }), {})
+export const body = watchBody
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => {
   const name = stackName(params.name)

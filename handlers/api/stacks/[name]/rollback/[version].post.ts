@@ -1,12 +1,24 @@
+import * as v from "valibot"
 import { defineHandler } from "../../../../../lib/handler.ts"
 import { stackName } from "../../../../../lib/stack-name.ts"
 import { stackView } from "../../../../../lib/stack-state.ts"
 import { versionNumber } from "../../../../../lib/stacks.ts"
+import { watchBody } from "../../../../../lib/updates/watch-body.ts"
 
-export const detail = { summary: "Redeploy the compose file and environment of a version, which becomes current (no version is added)", tags: ["stacks"] }
+export const detail = {
+  summary:
+    "Redeploy the compose file, environment and files of a version, which becomes current (no version is added). With `watch` (seconds), the stack's health is watched afterwards and a failed watch goes back to the state before; the answer then carries `update` with the verdict",
+  tags: ["stacks"],
+}
+export const body = watchBody
 
-export default defineHandler(async ({ params, ctx }) => {
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => {
   const name = stackName(params.name)
-  await ctx.stacks.rollback(name, versionNumber(params.version))
-  return stackView(ctx.stacks, ctx.engine, name)
+  const version = versionNumber(params.version)
+  if (body.watch === undefined) {
+    await ctx.stacks.rollback(name, version)
+    return stackView(ctx.stacks, ctx.engine, name)
+  }
+  const update = await ctx.guard.watched(name, "rollback", { watch: body.watch }, () => ctx.stacks.rollback(name, version))
+  return { ...(await stackView(ctx.stacks, ctx.engine, name)), update }
 })
