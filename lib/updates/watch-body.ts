@@ -1,4 +1,5 @@
 // The body of an operation that may be watched: `watch`, seconds of health watch after it (0 to 3600).
 import * as v from "valibot"
 
-export const watchBody = v.optional(v.object({ watch: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3600))) }), {})
+export const watchSeconds = v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3600)))
+export const watchBody = v.optional(v.object({ watch: watchSeconds }), {})

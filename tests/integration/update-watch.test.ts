@@ -251,3 +251,17 @@ guarded("a watched apply of an environment that makes the service exit goes back
   expect(after.Config.Env).toContain("MODE=good")
   expect(body.current_version).toBe(1)
 }, SLOW)
+
+guarded("a watched deploy of a compose file whose service exits goes back to the compose file before", async () => {
+  const name = "hmenvwatch"
+  const before = await (await fetch(`${service.url}/api/stacks/${name}/compose`)).text()
+  const broken = `services:\n  web:\n    image: ${testImage()}\n    command: ["sh", "-c", "exit 5"]\n    stop_grace_period: 1s\n`
+  const res = await fetch(`${service.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, content: broken, watch: 30 }) })
+  const body = await res.json()
+  expect(res.status, JSON.stringify(body)).toBe(200)
+  expect(body.update).toMatchObject({ action: "deploy", verdict: "rolled_back", reason: expect.stringMatching(/^service web: exited with code 5/) })
+  expect(await (await fetch(`${service.url}/api/stacks/${name}/compose`)).text()).toBe(before)
+  const after = await webContainer(name)
+  expect(after.State.Running).toBe(true)
+  expect(after.Config.Env).toContain("MODE=good")
+}, SLOW)

@@ -4,16 +4,24 @@ import { stackFiles } from "../../../lib/stack-export.ts"
 import { defineHandler } from "../../../lib/handler.ts"
 import { stackName } from "../../../lib/stack-name.ts"
 import { stackView } from "../../../lib/stack-state.ts"
+import { watchSeconds } from "../../../lib/updates/watch-body.ts"
 
-export const body = v.object({ name: v.string(), content: v.string(), env: v.optional(envInput), files: v.optional(stackFiles) })
+export const body = v.object({ name: v.string(), content: v.string(), env: v.optional(envInput), files: v.optional(stackFiles), watch: watchSeconds })
 export const detail = {
-  summary: "Deploy a stack: checks the compose file with compose, writes it, brings it up and adds a version; env (if given) replaces the environment, a null value keeping the stored one; files (if given: relative path → text) replace the stack's other files, checked with it",
+  summary:
+    "Deploy a stack: checks the compose file with compose, writes it, brings it up and adds a version; env (if given) replaces the environment, a null value keeping the stored one; files (if given: relative path → text) replace the stack's other files, checked with it. With `watch` (seconds) the stack's health is watched afterwards, a failed watch going back to what ran before; the answer then carries `update` with the verdict",
   tags: ["stacks"],
 }
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, set }) => {
   const name = stackName(body.name)
-  const { created } = await ctx.stacks.deploy(name, body.content, body.env, body.files)
+  const deploy = () => ctx.stacks.deploy(name, body.content, body.env, body.files)
+  if (body.watch === undefined) {
+    set.status = (await deploy()).created ? 201 : 200
+    return stackView(ctx.stacks, ctx.engine, name)
+  }
+  let created = false
+  const update = await ctx.guard.watched(name, "deploy", { watch: body.watch }, async () => void ({ created } = await deploy()))
   set.status = created ? 201 : 200
-  return stackView(ctx.stacks, ctx.engine, name)
+  return { ...(await stackView(ctx.stacks, ctx.engine, name)), update }
 })
