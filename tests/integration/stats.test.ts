@@ -88,8 +88,9 @@ test("a busy loop near one core, an idle container near 0, memory of 50 MiB held
     for (const k of ["burn", "idle", "mem"]) {
       const a = of(ours, k).memory_bytes
       const b = after[k]!.mem
-      // docker stats prints three significant digits (50.3MiB), small figures in KiB.
-      expect(Math.abs(a - b)).toBeLessThanOrEqual(Math.max(0.02 * b, 64 * 1024))
+      // docker stats prints three significant digits (50.3MiB), small figures in KiB; a shell's own
+      // few hundred KiB move by pages between our round and the CLI's read.
+      expect(Math.abs(a - b)).toBeLessThanOrEqual(Math.max(0.02 * b, 256 * 1024))
     }
   }
   await stream.return(undefined)
