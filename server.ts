@@ -1,10 +1,10 @@
 // Entry point: `bun server.ts` or the compiled binary. Reads the environment once, builds the
 // context, serves the API, the UI and the WebSocket routes on one port.
-import { createApp, type RouteRow } from "./lib/app.ts"
-import { ConfigError, loadConfig } from "./lib/config.ts"
-import { createContext } from "./lib/context.ts"
-import { removeStaleTemps } from "./lib/datadir.ts"
-import { removeLeftoverThrowaways } from "./lib/volume-transfer.ts"
+import { createApp, type RouteRow } from "#lib/http/app.ts"
+import { ConfigError, loadConfig } from "#lib/service/config.ts"
+import { createContext } from "#lib/service/context.ts"
+import { removeStaleTemps } from "#lib/service/datadir.ts"
+import { removeLeftoverThrowaways } from "#lib/volumes/transfer.ts"
 import { routes } from "./routes.gen.ts"
 import index from "./ui/index.html"
 
@@ -36,7 +36,7 @@ export async function start(env: Record<string, string | undefined> = process.en
 
 if (import.meta.main && process.env.HM_TTS_WORKER === "1") {
   // A compiled binary's speech workers are the binary itself (lib/tts/pool.ts).
-  await (await import("./lib/tts/worker.ts")).serve()
+  await (await import("#lib/tts/worker.ts")).serve()
 } else if (import.meta.main) {
   try {
     await start()

@@ -3,7 +3,7 @@
 // own archive GET from one piped straight into an archive PUT on the other. Prints the ratio of
 // throughputs (target: at least 0.8) and the services' peak RSS during the copy (target: under
 // 120 MiB, flat in the volume size). Run: bun bench/copy.ts [GiB]   (as root, like the tests)
-import { dockerEngine, type Engine } from "../lib/engine.ts"
+import { dockerEngine, type Engine } from "#lib/engine/client.ts"
 import { startService, type Service } from "../tests/support/service.ts"
 import { rssMiB, startEngine, type BenchEngine } from "./support.ts"
 

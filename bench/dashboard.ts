@@ -2,7 +2,7 @@
 // own GET /containers/json?all=1 in the same run, on each engine flavour (BENCH_FLAVOURS) (target: at most 1.3x), and the service's startup
 // time to the first /api/health (target: under 100 ms) and idle RSS (target: under 60 MiB).
 // Run as root: bun bench/dashboard.ts (after `bun run build`, to measure the compiled binary).
-import { dockerEngine } from "../lib/engine.ts"
+import { dockerEngine } from "#lib/engine/client.ts"
 import { benchFlavours, engineContainerList, median, ratio, rssMiB, startEngine, startService, type BenchService, type Flavour } from "./support.ts"
 
 const CONTAINERS = 200

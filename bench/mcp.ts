@@ -6,7 +6,7 @@
 // Run: bun bench/mcp.ts (as root, like the tests)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { dockerEngine } from "../lib/engine.ts"
+import { dockerEngine } from "#lib/engine/client.ts"
 import { median, ratio, rssMiB, startEngine, startService } from "./support.ts"
 
 const CONTAINERS = 20

@@ -4,7 +4,7 @@
 // the same stand-in scanner directly.
 // Run: bun bench/scans.ts (as root, like the tests).
 import { rmSync } from "node:fs"
-import { dockerEngine } from "../lib/engine.ts"
+import { dockerEngine } from "#lib/engine/client.ts"
 import { fixture, standInPath } from "../tests/support/scanners.ts"
 import { engineContainerList, median, ratio, startEngine, startService } from "./support.ts"
 

@@ -3,8 +3,8 @@
 // object per line) and once straight from the engine's logs API, all containers in parallel, as
 // lines with timestamps. Prints lines/s of both and their ratio (target: at least 0.8).
 // Starts its own private engine and service process.
-import { STACK_LABEL } from "../lib/containers.ts"
-import { dockerEngine } from "../lib/engine.ts"
+import { STACK_LABEL } from "#lib/engine/containers.ts"
+import { dockerEngine } from "#lib/engine/client.ts"
 import { startEngine } from "./support.ts"
 import { startService } from "../tests/support/service.ts"
 

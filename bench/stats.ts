@@ -5,7 +5,7 @@
 // in full when created (lib/stats/history.ts), so the hour's memory is resident after the first round.
 // Run as root: bun bench/stats.ts (after `bun run build`, to measure the compiled binary).
 import { readFileSync } from "node:fs"
-import { dockerEngine } from "../lib/engine.ts"
+import { dockerEngine } from "#lib/engine/client.ts"
 import { benchFlavours, ratio, rssMiB, startEngine, startService, type BenchService, type Flavour } from "./support.ts"
 
 const CONTAINERS = Number(process.env.BENCH_CONTAINERS ?? 200)

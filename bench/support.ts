@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { dockerEngine, parseDockerHost } from "../lib/engine.ts"
+import { dockerEngine, parseDockerHost } from "#lib/engine/client.ts"
 import { freePort } from "../tests/support/service.ts"
 
 export const root = join(import.meta.dir, "..")

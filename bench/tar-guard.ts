@@ -5,7 +5,7 @@
 // guard's ratio to the plain pass-through (medians). No engine needed.
 // Run: bun bench/tar-guard.ts [rounds=3]
 import { readFileSync } from "node:fs"
-import { tarGuard } from "../lib/tar-scan.ts"
+import { tarGuard } from "#lib/volumes/tar-scan.ts"
 import { median } from "./support.ts"
 
 const TOTAL = 512 * 1024 * 1024

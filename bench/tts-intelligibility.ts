@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Speaker } from "../lib/tts/speaker.ts"
+import { Speaker } from "#lib/tts/speaker.ts"
 
 const CORPUS = [
   "My grandmother kept a small garden behind her house. Every spring she planted beans, carrots and a long row of sunflowers along the fence. The neighbours often stopped to talk with her while she worked.",

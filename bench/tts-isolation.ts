@@ -5,7 +5,7 @@
 // more than the idle p99); and the service's RSS when idle, right after the burst and 5 s later
 // (the audio lives in worker processes; the service only passes base64 bytes on).
 // Run as root: bun bench/tts-isolation.ts
-import { dockerEngine } from "../lib/engine.ts"
+import { dockerEngine } from "#lib/engine/client.ts"
 import { median, percentile, rssMiB, startEngine, startService } from "./support.ts"
 
 const engine = startEngine("tts")

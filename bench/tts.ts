@@ -7,9 +7,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { BITRATE } from "../lib/tts/encoder.ts"
-import { readDocument } from "../lib/tts/markdown.ts"
-import { mp3Info } from "../lib/tts/mp3.ts"
+import { BITRATE } from "#lib/tts/encoder.ts"
+import { readDocument } from "#lib/tts/markdown.ts"
+import { mp3Info } from "#lib/tts/mp3.ts"
 import { median, ratio, startService } from "./support.ts"
 
 const ROUNDS = 7

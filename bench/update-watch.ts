@@ -7,7 +7,7 @@
 // run. Prints each time and its ratio to the window (well below 1: the decision came early).
 // Run: bun bench/update-watch.ts [window seconds, default 60]   (as root; BENCH_FLAVOURS picks engines)
 import { join } from "node:path"
-import { dockerEngine, type Engine } from "../lib/engine.ts"
+import { dockerEngine, type Engine } from "#lib/engine/client.ts"
 import { startRegistry, veth } from "../tests/support/netns.ts"
 import { startService } from "../tests/support/service.ts"
 import { benchFlavours, median, root, startEngine } from "./support.ts"

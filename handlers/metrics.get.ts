@@ -1,5 +1,5 @@
-import { defineHandler } from "../lib/handler.ts"
-import { requireMetricsAccess } from "../lib/metrics.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { requireMetricsAccess } from "#lib/metrics/metrics.ts"
 
 export const detail = { summary: "Prometheus metrics (only with SVC_METRICS=on; bearer SVC_METRICS_TOKEN when set)", tags: ["metrics"] }
 

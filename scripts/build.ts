@@ -3,7 +3,7 @@
 // worker thread is a second entrypoint (workers are not followed from `new Worker(...)` by the bundler).
 // The code ships as bytecode: otherwise parsing it is most of what a start spends its time on.
 import { join } from "node:path"
-import { gitSha } from "../lib/build-info.ts"
+import { gitSha } from "#lib/service/build-info.ts"
 
 const root = join(import.meta.dir, "..")
 const outfile = join(root, "dist/harbormaster")

@@ -2,8 +2,8 @@
 // message, server-sent events read through fetch with the service's one SSE reader (so a refused
 // stream shows its error), and the node switcher: when a node is selected, every call goes through
 // the control plane's gateway to that node.
-import { HttpError } from "../lib/http-error.ts"
-import { sseMessages } from "../lib/sse-read.ts"
+import { HttpError } from "#lib/http/http-error.ts"
+import { sseMessages } from "#lib/http/sse-read.ts"
 
 const NODE_KEY = "hm.node"
 let node: string | null = globalThis.sessionStorage?.getItem(NODE_KEY) ?? null

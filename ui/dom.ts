@@ -1,5 +1,5 @@
 // A tiny DOM toolkit: element builder, loading/empty/error states, tables, dialogs and toasts.
-import { HttpError } from "../lib/http-error.ts"
+import { HttpError } from "#lib/http/http-error.ts"
 
 type Child = Node | string | number | null | undefined | false | Child[]
 type Props = Record<string, unknown>

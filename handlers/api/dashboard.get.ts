@@ -1,5 +1,5 @@
-import { dashboard } from "../../lib/dashboard.ts"
-import { defineHandler } from "../../lib/handler.ts"
+import { dashboard } from "#lib/engine/dashboard.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const detail = { summary: "System summary (engine, containers by state, images, volumes, networks, disk use) and the full container list", tags: ["system"] }
 

@@ -1,5 +1,5 @@
-import { defineHandler } from "../../lib/handler.ts"
-import { sse } from "../../lib/sse.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { sse } from "#lib/http/sse.ts"
 
 export const detail = { summary: "SSE of engine and service events, one event object per message, with heartbeats", tags: ["system"] }
 

@@ -1,6 +1,6 @@
-import { sha, version } from "../../lib/build-info.ts"
-import { defineHandler } from "../../lib/handler.ts"
-import { HttpError } from "../../lib/http-error.ts"
+import { sha, version } from "#lib/service/build-info.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { HttpError } from "#lib/http/http-error.ts"
 
 export const detail = { summary: "Service health, version, source revision and server identity", tags: ["system"] }
 

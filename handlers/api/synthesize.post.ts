@@ -1,7 +1,7 @@
 import * as v from "valibot"
-import { defineHandler } from "../../lib/handler.ts"
-import { errorResponse } from "../../lib/http-error.ts"
-import { speechResponse } from "../../lib/tts/speaker.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { errorResponse } from "#lib/http/http-error.ts"
+import { speechResponse } from "#lib/tts/speaker.ts"
 
 export const body = v.object({ text: v.string("text must be a string (plain text or Markdown)") })
 export const detail = {

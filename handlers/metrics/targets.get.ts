@@ -1,5 +1,5 @@
-import { defineHandler } from "../../lib/handler.ts"
-import { requireMetricsAccess, targetGroups } from "../../lib/metrics.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { requireMetricsAccess, targetGroups } from "#lib/metrics/metrics.ts"
 
 export const detail = { summary: "The registry's nodes as Prometheus HTTP service discovery JSON, each group labelled node", tags: ["metrics"] }
 

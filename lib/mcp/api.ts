@@ -1,7 +1,7 @@
 // A tool's way into the service: a request to the app's own routes, made in-process, so a tool does
 // exactly what the API does, with the same validation and the same error messages.
-import { HttpError } from "../http-error.ts"
-import { sseMessages } from "../sse-read.ts"
+import { HttpError } from "../http/http-error.ts"
+import { sseMessages } from "../http/sse-read.ts"
 
 export type AppFetch = (req: Request) => Promise<Response>
 

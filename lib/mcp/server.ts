@@ -3,9 +3,9 @@
 // are the API's.
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { version } from "../build-info.ts"
-import type { McpMode } from "../config.ts"
-import { HttpError } from "../http-error.ts"
+import { version } from "../service/build-info.ts"
+import type { McpMode } from "../service/config.ts"
+import { HttpError } from "../http/http-error.ts"
 import { callApi, segment, type AppFetch } from "./api.ts"
 import { apiCall, toolsFor, type Tool } from "./tools.ts"
 

@@ -2,7 +2,7 @@
 // come from the arguments of the same name; the other arguments become the query of a GET or DELETE
 // and the JSON body of a POST or PUT.
 import { z } from "zod"
-import type { McpMode } from "../config.ts"
+import type { McpMode } from "../service/config.ts"
 import { segment, type ApiCall } from "./api.ts"
 
 export interface Tool {

@@ -3,9 +3,9 @@
 // ones, sums them per stack, keeps the history (lib/stats/history.ts) and hands each round to the
 // SSE subscribers. It samples only while someone listens, while history is on, or for a minute
 // after someone asked (GET, a scrape); a container that stops leaves the round it stopped in.
-import { SERVICE_LABEL, STACK_LABEL } from "../containers.ts"
-import type { ContainerSummary, Engine } from "../engine.ts"
-import { Fanout } from "../fanout.ts"
+import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
+import type { ContainerSummary, Engine } from "../engine/client.ts"
+import { Fanout } from "../engine/fanout.ts"
 import { HistoryStore, SERIES, slotsFor, type Columns, type Series } from "./history.ts"
 import { cpuLimitCores, parseStats, toSample, type Reading, type Sample } from "./reading.ts"
 

@@ -1,10 +1,10 @@
 // Owns what the stats routes answer: the latest round with or without history, one container's
 // and one stack's view, and their SSE streams (per container, per stack), all read from the sampler.
 import * as v from "valibot"
-import type { Ctx } from "../context.ts"
-import { flag } from "../query.ts"
-import type { ContainerInspect } from "../engine.ts"
-import { SERVICE_LABEL, STACK_LABEL } from "../containers.ts"
+import type { Ctx } from "../service/context.ts"
+import { flag } from "../http/query.ts"
+import type { ContainerInspect } from "../engine/client.ts"
+import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import { emptyStack, stackSums, type ContainerStats, type History, type HostStats, type Round, type StackStats, type StatsSampler } from "./sampler.ts"
 
 /** The query of the stats routes: `history=true` adds the last hour; `points=N` averages it down to at most N points (a sparkline). */

@@ -3,7 +3,7 @@
 // deadline (the library waits forever on a connection that stalls); word boundaries from the service
 // time the cues, and each chunk's cues are shifted by the measured length of the audio before it.
 import { UniversalCommunicate } from "edge-tts-universal"
-import { HttpError } from "../http-error.ts"
+import { HttpError } from "../http/http-error.ts"
 import type { Cue, TtsEngine } from "./engine.ts"
 import { mp3Info } from "./mp3.ts"
 import { signed, type Voice } from "./voice.ts"

@@ -4,7 +4,7 @@
 // pieces is synthesised in one synchronous call; the engine's word events (with their sample
 // positions) time the pieces.
 import { dlopen, FFIType, JSCallback, read, toArrayBuffer, type Pointer } from "bun:ffi"
-import { HttpError, badRequest } from "../http-error.ts"
+import { HttpError, badRequest } from "../http/http-error.ts"
 import type { Mp3Encoder } from "./encoder.ts"
 import type { TtsEngine } from "./engine.ts"
 import { pcmEngine, type PcmVoice, type SpokenRun } from "./pcm.ts"

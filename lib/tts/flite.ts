@@ -5,7 +5,7 @@
 // daughters) with each word's segments gives the engine's own start time of every token, and so of
 // every piece.
 import { dlopen, FFIType, read, toArrayBuffer, type Pointer } from "bun:ffi"
-import { HttpError } from "../http-error.ts"
+import { HttpError } from "../http/http-error.ts"
 import type { Mp3Encoder } from "./encoder.ts"
 import type { TtsEngine } from "./engine.ts"
 import { pcmEngine, type PcmVoice, type SpokenRun } from "./pcm.ts"

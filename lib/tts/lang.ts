@@ -2,7 +2,7 @@
 // detected from the text, else the default voice's locale), and which offline voice speaks it:
 // flite's cmu_us_slt for English, espeak-ng's voices for the rest. Tags are taken the way people write
 // them (`zh`, `zh-CN`, `pt-BR`, `EN_us`); a language no offline voice speaks is a 400 naming it.
-import { badRequest } from "../http-error.ts"
+import { badRequest } from "../http/http-error.ts"
 
 /** espeak-ng 1.51's voices (Debian), from `espeak-ng --voices`. */
 const ESPEAK_VOICES = new Set(

@@ -1,7 +1,7 @@
 // Bounds concurrent syntheses: `limit` run at once, up to `queue` more wait their turn in order, and
 // a request beyond that is refused with 503 `tts_busy` at once (with a Retry-After estimated from the
 // recent syntheses), so a burst cannot exhaust memory.
-import { HttpError } from "../http-error.ts"
+import { HttpError } from "../http/http-error.ts"
 
 export class BusyError extends HttpError {
   constructor(

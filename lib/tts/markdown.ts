@@ -12,7 +12,7 @@
 import { decodeHTML } from "entities"
 import frontMatter from "front-matter"
 import { Marked, type Token, type Tokens } from "marked"
-import { badRequest } from "../http-error.ts"
+import { badRequest } from "../http/http-error.ts"
 
 export interface Document {
   /** The front matter's keys as written (an empty object when there is none). */

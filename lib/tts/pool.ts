@@ -8,7 +8,7 @@
 // leave after a minute without work, so an idle service holds none.
 import { readFileSync } from "node:fs"
 import { setPriority } from "node:os"
-import { HttpError } from "../http-error.ts"
+import { HttpError } from "../http/http-error.ts"
 import { encodeFrame, FrameReader, type Frame } from "./protocol.ts"
 import type { WorkerReply, WorkerRequest } from "./worker.ts"
 

@@ -4,7 +4,7 @@
 // split into sentences and cue pieces by that language's rules, and each piece gets the words an
 // engine should say for it (normalised: numbers, dates, URLs, ...), while the cue keeps what was
 // written.
-import { badRequest } from "../http-error.ts"
+import { badRequest } from "../http/http-error.ts"
 import { detectLanguage } from "./detect.ts"
 import { checkSpoken, primary } from "./lang.ts"
 import { readDocument } from "./markdown.ts"

@@ -1,5 +1,5 @@
 // How a text is spoken: the voice and prosody keys of its front matter over the service defaults.
-import { badRequest } from "../http-error.ts"
+import { badRequest } from "../http/http-error.ts"
 import { canonicalTag } from "./lang.ts"
 
 export interface Voice {

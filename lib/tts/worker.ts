@@ -4,7 +4,7 @@
 // encoding ("speak"). Requests and replies are frames (lib/tts/protocol.ts) on stdin and stdout, one
 // request at a time. When this process dies (espeak-ng's stack smashing, the memory cap), the pool
 // answers that one request with 502 `tts_engine_crashed` and starts another.
-import { HttpError } from "../http-error.ts"
+import { HttpError } from "../http/http-error.ts"
 import { Mp3Encoder } from "./encoder.ts"
 import type { TtsEngine } from "./engine.ts"
 import { offlineEngine, type OfflineChoice } from "./offline.ts"

@@ -13,11 +13,11 @@
 //
 // One guarded operation per stack at a time (a second is 409 update_in_progress); the stack store's
 // own lock still orders each compose call with the rest of the service.
-import type { EventBus } from "../events.ts"
-import type { Engine } from "../engine.ts"
-import { redact, sameEnv, secretValues } from "../env.ts"
-import { conflict } from "../http-error.ts"
-import type { Stacks } from "../stacks.ts"
+import type { EventBus } from "../engine/events.ts"
+import type { Engine } from "../engine/client.ts"
+import { redact, sameEnv, secretValues } from "../stacks/env.ts"
+import { conflict } from "../http/http-error.ts"
+import type { Stacks } from "../stacks/store.ts"
 import type { Notifier } from "./notify.ts"
 import { digestRef, holdImages, movedServices, pinStack, releaseImages, restoreImages, sameFiles, type Pin } from "./pin.ts"
 import type { ImageChange, UpdateOutcome, UpdateRecords, Verdict } from "./records.ts"

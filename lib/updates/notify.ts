@@ -12,7 +12,7 @@
 // of the operation. Nothing secret goes out: messages are built from reasons already redacted, never
 // from a stack's environment; and an address (which may carry a token in its path) appears in
 // events and errors only as its origin.
-import type { EventBus, ServiceEvent } from "../events.ts"
+import type { EventBus, ServiceEvent } from "../engine/events.ts"
 import type { ImageChange } from "./records.ts"
 
 export const NOTIFY_EVENTS = ["update_available", "updated", "rolled_back", "rollback_failed", "copy_failed", "node_offline", "scan_found_critical"] as const

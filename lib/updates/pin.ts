@@ -14,12 +14,12 @@
 // has moved on is kept dangling under no name, so a digest reference would send compose to the
 // registry (a pull), while its id (the index digest there, the config digest on the classic store)
 // still names it as long as a container uses it.
-import { SERVICE_LABEL, STACK_LABEL } from "../containers.ts"
-import type { Engine } from "../engine.ts"
-import type { EnvVar } from "../env.ts"
-import { HttpError } from "../http-error.ts"
-import { localDigests, parseRef } from "../registry.ts"
-import type { Stacks } from "../stacks.ts"
+import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
+import type { Engine } from "../engine/client.ts"
+import type { EnvVar } from "../stacks/env.ts"
+import { HttpError } from "../http/http-error.ts"
+import { localDigests, parseRef } from "../images/registry.ts"
+import type { Stacks } from "../stacks/store.ts"
 
 export interface PinnedService {
   service: string

@@ -10,9 +10,9 @@ import { Cron } from "croner"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import * as v from "valibot"
-import { readJson, writeJson } from "../datadir.ts"
-import { badRequest } from "../http-error.ts"
-import type { Stacks } from "../stacks.ts"
+import { readJson, writeJson } from "../service/datadir.ts"
+import { badRequest } from "../http/http-error.ts"
+import type { Stacks } from "../stacks/store.ts"
 
 export const VERDICTS = ["updated", "rolled_back", "rollback_failed", "unchanged"] as const
 export type Verdict = (typeof VERDICTS)[number]

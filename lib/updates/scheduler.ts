@@ -7,11 +7,11 @@
 //   apply   the guarded update runs (lib/updates/guard.ts) with the policy's watch. A digest that an
 //           automatic update rolled back is not applied again automatically (update_available is
 //           sent once instead); a newer push under the tag is tried again.
-import type { Engine } from "../engine.ts"
-import type { EventBus } from "../events.ts"
-import { stackImageRefs } from "../stack-images.ts"
-import type { Stacks } from "../stacks.ts"
-import type { Updates } from "../updates.ts"
+import type { Engine } from "../engine/client.ts"
+import type { EventBus } from "../engine/events.ts"
+import { stackImageRefs } from "../stacks/images.ts"
+import type { Stacks } from "../stacks/store.ts"
+import type { Updates } from "../images/update-checks.ts"
 import type { UpdateGuard } from "./guard.ts"
 import type { Notifier } from "./notify.ts"
 import { nextDue, type UpdateRecords } from "./records.ts"

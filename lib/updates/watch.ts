@@ -11,9 +11,9 @@
 //     those with one must be healthy (still `starting` is a failure).
 // Reasons name the service and what went wrong (`service web: unhealthy: <last healthcheck output>`,
 // `service api: exited with code 1, 3 restarts`), with every secret of the stack replaced by ***.
-import { SERVICE_LABEL, STACK_LABEL } from "../containers.ts"
-import type { Engine } from "../engine.ts"
-import { redact } from "../env.ts"
+import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
+import type { Engine } from "../engine/client.ts"
+import { redact } from "../stacks/env.ts"
 
 export interface WatchOptions {
   /** Seconds to watch. */

@@ -2,7 +2,7 @@
 // engine), joined, probed, re-keyed, stopped and replaced; and the gateway carrying JSON, SSE, a
 // container shell over WebSocket and 1 GiB uploads to a node.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { Engine } from "../../lib/engine.ts"
+import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, runContainer } from "../support/engine.ts"
 import { fakeNode, generated, type FakeNode } from "../support/node.ts"
 import { startService, type Service } from "../support/service.ts"

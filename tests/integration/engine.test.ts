@@ -1,7 +1,7 @@
 // The engine flavour under test, as the service meets it: the API version it negotiates, an engine
 // that refuses an old version, and the compose CLI it finds with the environment it was given.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { API_NEWEST, compareApi, parseDockerHost } from "../../lib/engine.ts"
+import { API_NEWEST, compareApi, parseDockerHost } from "#lib/engine/client.ts"
 import { engineHost } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 

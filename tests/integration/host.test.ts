@@ -1,6 +1,6 @@
 // The host API against a real private engine, through the real service process.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
-import { parseDockerHost, type Engine } from "../../lib/engine.ts"
+import { parseDockerHost, type Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, insideChroot, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 import { collect, sseMessages } from "../support/sse.ts"

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { sameSecret } from "../../lib/bearer.ts"
-import { loadConfig } from "../../lib/config.ts"
+import { sameSecret } from "#lib/cluster/bearer.ts"
+import { loadConfig } from "#lib/service/config.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { fakeNode, type FakeNode } from "../support/node.ts"
 import { startService, type Service } from "../support/service.ts"
@@ -201,6 +201,6 @@ test("tokens and secrets are compared only through the constant-time comparison"
   const offenders = files.flatMap((f) =>
     readFileSync(join(root, f), "utf8").split("\n").map((line, i) => [`${f}:${i + 1}`, line] as const).filter(([, line]) => /token/i.test(line) && compares.test(line) && !line.trim().startsWith("//")),
   )
-  expect(readFileSync(join(root, "lib/bearer.ts"), "utf8")).toContain("!sameSecret(given, expected)")
+  expect(readFileSync(join(root, "lib/cluster/bearer.ts"), "utf8")).toContain("!sameSecret(given, expected)")
   expect(offenders).toEqual([])
 })

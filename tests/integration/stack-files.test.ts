@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, relative } from "node:path"
-import { SERVICE_LABEL, STACK_LABEL } from "../../lib/containers.ts"
-import type { Engine } from "../../lib/engine.ts"
+import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
+import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 

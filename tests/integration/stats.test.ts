@@ -3,7 +3,7 @@
 // a stopped container leaving the streams.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { cpus, loadavg } from "node:os"
-import type { Engine } from "../../lib/engine.ts"
+import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, runContainer } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 import { sseMessages } from "../support/sse.ts"

@@ -7,7 +7,7 @@
 // A notification endpoint that never answers holds nothing up.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { join } from "node:path"
-import type { Engine } from "../../lib/engine.ts"
+import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, insideChroot, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { netnsA, startRegistry, veth, type TestRegistry } from "../support/netns.ts"
 import { startService, type Service } from "../support/service.ts"

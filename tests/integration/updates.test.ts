@@ -2,7 +2,7 @@
 // pull, check. The registry and the service run in the private engine's network namespace.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { join } from "node:path"
-import type { Engine } from "../../lib/engine.ts"
+import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { netnsA, startRegistry, veth, type TestRegistry } from "../support/netns.ts"
 import { startService, type Service } from "../support/service.ts"

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { ConfigError, loadConfig } from "../../lib/config.ts"
+import { ConfigError, loadConfig } from "#lib/service/config.ts"
 
 test("SVC_MCP unset: no MCP endpoint", () => {
   expect(loadConfig({}).mcp).toBeNull()

@@ -2,10 +2,10 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createApp, type RouteRow } from "../../lib/app.ts"
-import { loadConfig } from "../../lib/config.ts"
-import { createContext, type Ctx } from "../../lib/context.ts"
-import { FakeEngine } from "../../lib/engine-fake.ts"
+import { createApp, type RouteRow } from "#lib/http/app.ts"
+import { loadConfig } from "#lib/service/config.ts"
+import { createContext, type Ctx } from "#lib/service/context.ts"
+import { FakeEngine } from "./fake-engine.ts"
 import { routes } from "../../routes.gen.ts"
 
 /** The app over the real route manifest, as server.ts builds it. */

@@ -3,10 +3,10 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { isAbsolute, join, relative } from "node:path"
 import { parse, stringify } from "yaml"
-import type { ComposeCandidate, ComposeConfigResult, ComposeProject, ComposeResult, ComposeRunner } from "../../lib/compose.ts"
-import { SERVICE_LABEL, STACK_LABEL } from "../../lib/containers.ts"
-import { interpolate } from "../../lib/interpolate.ts"
-import { FakeEngine } from "../../lib/engine-fake.ts"
+import type { ComposeCandidate, ComposeConfigResult, ComposeProject, ComposeResult, ComposeRunner } from "#lib/stacks/compose.ts"
+import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
+import { interpolate } from "#lib/stacks/interpolate.ts"
+import { FakeEngine } from "./fake-engine.ts"
 import { testApp, type TestApp } from "./app.ts"
 
 export class FakeCompose implements ComposeRunner {

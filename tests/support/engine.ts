@@ -1,6 +1,6 @@
 // The private engines that scripts/test.sh starts for the integration tests.
 import { readFileSync } from "node:fs"
-import { dockerEngine, type Engine } from "../../lib/engine.ts"
+import { dockerEngine, type Engine } from "#lib/engine/client.ts"
 
 /** Every resource a test creates carries this label; cleanup goes by it. */
 export const TEST_LABEL = "hm.test"

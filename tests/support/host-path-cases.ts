@@ -4,8 +4,8 @@
 // (tests/integration/host-paths.test.ts).
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
-import { composeRunner, type ComposeFlavour, type ComposeRunner } from "../../lib/compose.ts"
-import { EventBus } from "../../lib/events.ts"
+import { composeRunner, type ComposeFlavour, type ComposeRunner } from "#lib/stacks/compose.ts"
+import { EventBus } from "#lib/engine/events.ts"
 
 export interface CaseDirs {
   /** The stack's folder (not created unless a case's setup does). */

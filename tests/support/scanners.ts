@@ -3,8 +3,8 @@
 import { mkdtempSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { Engine } from "../../lib/engine.ts"
-import { createScanner, type Scanner } from "../../lib/scanner.ts"
+import type { Engine } from "#lib/engine/client.ts"
+import { createScanner, type Scanner } from "#lib/images/scanner.ts"
 
 export const fixture = (name: string) => join(import.meta.dir, "../../../shared/fixtures/scanners", name)
 

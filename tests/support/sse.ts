@@ -1,5 +1,5 @@
 // Reads server-sent events through the service's own reader: the JSON data of each message, as they arrive.
-import { sseMessages as messagesOf } from "../../lib/sse-read.ts"
+import { sseMessages as messagesOf } from "#lib/http/sse-read.ts"
 
 export async function* sseMessages(res: Response): AsyncGenerator<any> {
   for await (const { data } of messagesOf(res.body!)) yield data

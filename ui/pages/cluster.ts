@@ -1,6 +1,6 @@
 // Cluster: this server's role, the join token (mint, copy), the nodes with their status and
 // probes, join and leave. Always about this server, whichever node the switcher shows.
-import { HttpError } from "../../lib/http-error.ts"
+import { HttpError } from "#lib/http/http-error.ts"
 import { del, enc, get, post } from "../api.ts"
 import { action, badge, copyText, errorBox, h, load, render, table, toast } from "../dom.ts"
 

@@ -1,4 +1,4 @@
-import { defineHandler } from "../../../lib/handler.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const detail = { summary: "Whether this server is a control plane, a member, or neither", tags: ["cluster"] }
 

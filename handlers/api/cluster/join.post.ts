@@ -1,7 +1,7 @@
 import * as v from "valibot"
-import { join } from "../../../lib/cluster.ts"
-import { defineHandler } from "../../../lib/handler.ts"
-import { NODE_NAME } from "../../../lib/nodes.ts"
+import { join } from "#lib/cluster/membership.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { NODE_NAME } from "#lib/cluster/nodes.ts"
 
 export const body = v.object({
   control_plane_url: v.string(),

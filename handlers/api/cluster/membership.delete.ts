@@ -1,5 +1,5 @@
-import { leave } from "../../../lib/cluster.ts"
-import { defineHandler } from "../../../lib/handler.ts"
+import { leave } from "#lib/cluster/membership.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const detail = { summary: "Leave the cluster: ask the control plane to drop this server, then forget locally", tags: ["cluster"] }
 

@@ -1,9 +1,9 @@
 import * as v from "valibot"
-import { sameSecret } from "../../../lib/bearer.ts"
-import { defineHandler } from "../../../lib/handler.ts"
-import { conflict, HttpError } from "../../../lib/http-error.ts"
-import { defaultName, NODE_NAME, nodeUrl } from "../../../lib/nodes.ts"
-import { check } from "../../../lib/probe.ts"
+import { sameSecret } from "#lib/cluster/bearer.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { conflict, HttpError } from "#lib/http/http-error.ts"
+import { defaultName, NODE_NAME, nodeUrl } from "#lib/cluster/nodes.ts"
+import { check } from "#lib/cluster/probe.ts"
 
 export const body = v.object({
   token: v.pipe(v.string(), v.minLength(1)),

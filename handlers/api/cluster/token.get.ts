@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../lib/handler.ts"
-import { notFound } from "../../../lib/http-error.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { notFound } from "#lib/http/http-error.ts"
 
 export const detail = { summary: "The cluster token (minted here or joined with); 404 when none exists", tags: ["cluster"] }
 

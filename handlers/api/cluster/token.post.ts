@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../lib/handler.ts"
-import { conflict } from "../../../lib/http-error.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { conflict } from "#lib/http/http-error.ts"
 
 export const detail = { summary: "Mint a new cluster token, retiring the previous one; this server becomes the control plane", tags: ["cluster"] }
 

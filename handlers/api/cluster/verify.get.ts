@@ -1,5 +1,5 @@
-import { requireBearer } from "../../../lib/bearer.ts"
-import { defineHandler } from "../../../lib/handler.ts"
+import { requireBearer } from "#lib/cluster/bearer.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const detail = { summary: "Whether the bearer token is this server's cluster token (401 if not); used by probes", tags: ["cluster"] }
 

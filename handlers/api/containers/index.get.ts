@@ -1,7 +1,7 @@
 import * as v from "valibot"
-import { containerRecord } from "../../../lib/containers.ts"
-import { defineHandler } from "../../../lib/handler.ts"
-import { flag } from "../../../lib/query.ts"
+import { containerRecord } from "#lib/engine/containers.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { flag } from "#lib/http/query.ts"
 
 export const query = v.object({ all: v.optional(flag) })
 export const detail = { summary: "List containers: running ones, or every one with all=true", tags: ["containers"] }

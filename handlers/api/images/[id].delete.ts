@@ -1,4 +1,4 @@
-import { defineHandler } from "../../../lib/handler.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const detail = { summary: "Delete an image, forcefully (its tags too, even when a stopped container uses it)", tags: ["images"] }
 

@@ -1,6 +1,6 @@
-import { defineHandler } from "../../../lib/handler.ts"
-import { withImageStatus } from "../../../lib/image-status.ts"
-import { imageRecord } from "../../../lib/inventory.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { withImageStatus } from "#lib/images/status.ts"
+import { imageRecord } from "#lib/engine/inventory.ts"
 
 export const detail = { summary: "List local images, each with its latest scan summary and update status", tags: ["images"] }
 

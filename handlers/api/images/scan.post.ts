@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../lib/handler.ts"
-import { requestScan } from "../../../lib/scan-queue.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { requestScan } from "#lib/images/scan-queue.ts"
 
 export const detail = { summary: "Queue a vulnerability scan of every tagged image; results come later at /api/images/{id}/scan", tags: ["images"] }
 

@@ -1,6 +1,6 @@
 import * as v from "valibot"
-import { requireBearer } from "../../../lib/bearer.ts"
-import { defineHandler } from "../../../lib/handler.ts"
+import { requireBearer } from "#lib/cluster/bearer.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const detail = { summary: "The named images as one `docker save` tar stream; names are comma-separated (cluster bearer token required)", tags: ["move"] }
 export const query = v.object({ names: v.pipe(v.string(), v.regex(/^[^,\s]+(,[^,\s]+)*$/, "comma-separated image references")) })

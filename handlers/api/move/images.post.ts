@@ -1,6 +1,6 @@
-import { requireBearer } from "../../../lib/bearer.ts"
-import { defineHandler } from "../../../lib/handler.ts"
-import { badRequest } from "../../../lib/http-error.ts"
+import { requireBearer } from "#lib/cluster/bearer.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { badRequest } from "#lib/http/http-error.ts"
 
 export const detail = { summary: "Load images from a `docker save` tar body (cluster bearer token required)", tags: ["move"] }
 export const accepts = ["application/x-tar"]

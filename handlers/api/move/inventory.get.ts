@@ -1,6 +1,6 @@
-import { requireBearer } from "../../../lib/bearer.ts"
-import { serverInventory } from "../../../lib/copy.ts"
-import { defineHandler } from "../../../lib/handler.ts"
+import { requireBearer } from "#lib/cluster/bearer.ts"
+import { serverInventory } from "#lib/copy/copy.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const detail = {
   summary: "What a copy needs to know about this server: server_id, stack names, volume names, published ports, image tags (cluster bearer token required)",

@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../lib/handler.ts"
-import { networkRecord } from "../../../lib/inventory.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { networkRecord } from "#lib/engine/inventory.ts"
 
 export const detail = { summary: "List networks", tags: ["networks"] }
 

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "../../../lib/handler.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const query = v.object({ server_id: v.optional(v.string()) })
 export const detail = { summary: "Drop a node from the registry (the node itself is untouched); with server_id only if the name is still that server's", tags: ["nodes"] }

@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../lib/handler.ts"
-import { check } from "../../../lib/probe.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { check } from "#lib/cluster/probe.ts"
 
 export const detail = { summary: "Probe every node in parallel, each within the probe deadline; returns all", tags: ["nodes"] }
 

@@ -1,4 +1,4 @@
-import { defineHandler } from "../../../lib/handler.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const detail = { summary: "The node registry, ordered by name", tags: ["nodes"] }
 

@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../lib/handler.ts"
-import { prune, pruneKind } from "../../../lib/prune.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { prune, pruneKind } from "#lib/engine/prune.ts"
 
 export const detail = {
   summary: "Prune containers (stopped), images (dangling and unused), volumes (unused local) or networks (unused); answers what was removed and the space reclaimed",

@@ -1,7 +1,7 @@
 import * as v from "valibot"
-import { defineHandler } from "../../../lib/handler.ts"
-import { flag } from "../../../lib/query.ts"
-import { stackName } from "../../../lib/stack-name.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { flag } from "#lib/http/query.ts"
+import { stackName } from "#lib/stacks/name.ts"
 
 export const query = v.object({ volumes: v.optional(flag) })
 export const detail = { summary: "Remove a stack: its containers, networks and files; named volumes stay unless volumes=true", tags: ["stacks"] }

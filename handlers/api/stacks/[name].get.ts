@@ -1,6 +1,6 @@
-import { defineHandler } from "../../../lib/handler.ts"
-import { stackName } from "../../../lib/stack-name.ts"
-import { stackView } from "../../../lib/stack-state.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
+import { stackView } from "#lib/stacks/state.ts"
 
 export const detail = { summary: "One stack: state, services and their containers, current_version, env_pending, its last update check", tags: ["stacks"] }
 

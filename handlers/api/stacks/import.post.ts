@@ -1,6 +1,6 @@
-import { requireBearer } from "../../../lib/bearer.ts"
-import { defineHandler } from "../../../lib/handler.ts"
-import { importBody, importStack, type ImportBody } from "../../../lib/stack-export.ts"
+import { requireBearer } from "#lib/cluster/bearer.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { importBody, importStack, type ImportBody } from "#lib/copy/export.ts"
 
 export const detail = {
   summary: "Write a stack from its export JSON under `name` without starting it; 409 for a taken name or files present, 400 for a current_version missing from versions (cluster bearer token required)",

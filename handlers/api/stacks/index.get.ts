@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../lib/handler.ts"
-import { stackViews } from "../../../lib/stack-state.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackViews } from "#lib/stacks/state.ts"
 
 export const detail = { summary: "Every stack with its state, services and containers; compose projects made elsewhere are listed with managed: false", tags: ["stacks"] }
 

@@ -1,10 +1,10 @@
 import * as v from "valibot"
-import { envInput } from "../../../lib/env.ts"
-import { stackFiles } from "../../../lib/stack-export.ts"
-import { defineHandler } from "../../../lib/handler.ts"
-import { stackName } from "../../../lib/stack-name.ts"
-import { stackView } from "../../../lib/stack-state.ts"
-import { watchSeconds } from "../../../lib/updates/watch-body.ts"
+import { envInput } from "#lib/stacks/env.ts"
+import { stackFiles } from "#lib/copy/export.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
+import { stackView } from "#lib/stacks/state.ts"
+import { watchSeconds } from "#lib/updates/watch-body.ts"
 
 export const body = v.object({ name: v.string(), content: v.string(), env: v.optional(envInput), files: v.optional(stackFiles), watch: watchSeconds })
 export const detail = {

@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../lib/handler.ts"
-import { allStats, statsQuery, type HistoryQuery } from "../../../lib/stats/views.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { allStats, statsQuery, type HistoryQuery } from "#lib/stats/views.ts"
 
 export const query = statsQuery
 export const detail = {

@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../lib/handler.ts"
-import { sse } from "../../../lib/sse.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { sse } from "#lib/http/sse.ts"
 
 export const detail = {
   summary: "SSE of stats rounds: every interval one {time, interval, host, containers, stacks, error} message, as GET /api/stats answers; a stopped container is absent from the next one",

@@ -1,4 +1,4 @@
-import { defineHandler } from "../../../lib/handler.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const detail = { summary: "Delete a volume (409 while a container uses it)", tags: ["volumes"] }
 

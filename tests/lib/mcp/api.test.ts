@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
-import { callApi, sseData } from "../../../lib/mcp/api.ts"
-import { HttpError } from "../../../lib/http-error.ts"
+import { callApi, sseData } from "#lib/mcp/api.ts"
+import { HttpError } from "#lib/http/http-error.ts"
 
 const body = (text: string) => new Response(text).body!
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { MCP_MAX_BODY, mcpEndpoint } from "../../../lib/mcp/endpoint.ts"
+import { MCP_MAX_BODY, mcpEndpoint } from "#lib/mcp/endpoint.ts"
 import { appFor, testApp, type TestApp } from "../../support/app.ts"
 
 const HOST = "127.0.0.1:8080"

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { mcpHostAllowed, mcpOriginAllowed, mcpRefusal } from "../../../lib/mcp/guard.ts"
+import { mcpHostAllowed, mcpOriginAllowed, mcpRefusal } from "#lib/mcp/guard.ts"
 
 const loopback = ["localhost:8080", "127.0.0.1:8080", "[::1]:8080"]
 

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { SessionStore } from "../../../lib/mcp/sessions.ts"
+import { SessionStore } from "#lib/mcp/sessions.ts"
 
 function store(ttlMs = 1000, max = 3) {
   const clock = { now: 0 }

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test"
-import { routeOf as fileRoute } from "../../../lib/manifest.ts"
+import { routeOf as fileRoute } from "#lib/http/manifest.ts"
 import { routes } from "../../../routes.gen.ts"
-import { apiCall, routeOf, tools, toolsFor } from "../../../lib/mcp/tools.ts"
+import { apiCall, routeOf, tools, toolsFor } from "#lib/mcp/tools.ts"
 
 // A catch-all (`*`, from `[...path]`) takes a tool's `:param` too.
 const shape = (path: string) => path.replace(/:\w+|\*/g, ":")

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { HistoryStore, Ring, SERIES, SLOT_BYTES, slotsFor, WINDOW_MS } from "../../../lib/stats/history.ts"
+import { HistoryStore, Ring, SERIES, SLOT_BYTES, slotsFor, WINDOW_MS } from "#lib/stats/history.ts"
 
 const slot = (n: number) => ({ cpu: n, mem: n * 1000, rx: null, tx: n, blkRead: 0, blkWrite: 0, pids: 1 })
 

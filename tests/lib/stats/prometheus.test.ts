@@ -1,6 +1,6 @@
 // Per-container gauges on /metrics behind SVC_METRICS_CONTAINERS=on, through the real app.
 import { afterEach, expect, test } from "bun:test"
-import { apiCall, tools, toolsFor } from "../../../lib/mcp/tools.ts"
+import { apiCall, tools, toolsFor } from "#lib/mcp/tools.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
 import { series } from "./payload.ts"
 

@@ -3,7 +3,7 @@
 // running `while true; do :; done`, read twice with stream=false&one-shot=true, and a container
 // limited to --memory 256m --cpus 0.5.
 import { expect, test } from "bun:test"
-import { cpuLimitCores, memoryUsed, parseStats, toSample } from "../../../lib/stats/reading.ts"
+import { cpuLimitCores, memoryUsed, parseStats, toSample } from "#lib/stats/reading.ts"
 
 const fixture = (name: string) => Bun.file(`${import.meta.dir}/fixtures/${name}.json`).json()
 

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
-import { FakeEngine } from "../../../lib/engine-fake.ts"
-import { LEASE_MS, mapBounded, StatsSampler } from "../../../lib/stats/sampler.ts"
+import { FakeEngine } from "../../support/fake-engine.ts"
+import { LEASE_MS, mapBounded, StatsSampler } from "#lib/stats/sampler.ts"
 import { payload, series } from "./payload.ts"
 
 const T0 = Date.parse("2026-11-23T12:00:00Z")

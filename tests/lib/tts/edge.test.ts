@@ -5,10 +5,10 @@ import { afterAll, beforeEach, expect, mock, test } from "bun:test"
 import type { ServerWebSocket, Socket } from "bun"
 import { createRequire } from "node:module"
 import { createMp3Encoder } from "wasm-media-encoders"
-import { HttpError } from "../../../lib/http-error.ts"
-import { mp3Info } from "../../../lib/tts/mp3.ts"
-import { planSpeech } from "../../../lib/tts/sentences.ts"
-import { voiceOf } from "../../../lib/tts/voice.ts"
+import { HttpError } from "#lib/http/http-error.ts"
+import { mp3Info } from "#lib/tts/mp3.ts"
+import { planSpeech } from "#lib/tts/sentences.ts"
+import { voiceOf } from "#lib/tts/voice.ts"
 
 const EDGE = "wss://speech.platform.bing.com/"
 let target = "" // where Edge connections go in the current test
@@ -21,7 +21,7 @@ class RedirectedWebSocket extends RealWebSocket {
   }
 }
 mock.module("ws", () => ({ ...RealWebSocket, default: RedirectedWebSocket, WebSocket: RedirectedWebSocket }))
-const { CHUNK_BYTES, chunkPieces, cuesFromWords, edgeEngine } = await import("../../../lib/tts/edge.ts")
+const { CHUNK_BYTES, chunkPieces, cuesFromWords, edgeEngine } = await import("#lib/tts/edge.ts")
 
 // ---- the fake service ------------------------------------------------------------------------
 type Mode = "speak" | "forbidden" | "silent"

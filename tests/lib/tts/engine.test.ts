@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
-import { fallback, type TtsEngine } from "../../../lib/tts/engine.ts"
-import { voiceOf } from "../../../lib/tts/voice.ts"
+import { fallback, type TtsEngine } from "#lib/tts/engine.ts"
+import { voiceOf } from "#lib/tts/voice.ts"
 
 function engine(name: string, fail: boolean, calls: string[]): TtsEngine {
   return {

@@ -4,12 +4,12 @@ import { afterAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { HttpError } from "../../../lib/http-error.ts"
-import { Mp3Encoder } from "../../../lib/tts/encoder.ts"
-import { espeakEngine } from "../../../lib/tts/espeak.ts"
-import { readDocument } from "../../../lib/tts/markdown.ts"
-import { planSpeech } from "../../../lib/tts/sentences.ts"
-import { voiceOf } from "../../../lib/tts/voice.ts"
+import { HttpError } from "#lib/http/http-error.ts"
+import { Mp3Encoder } from "#lib/tts/encoder.ts"
+import { espeakEngine } from "#lib/tts/espeak.ts"
+import { readDocument } from "#lib/tts/markdown.ts"
+import { planSpeech } from "#lib/tts/sentences.ts"
+import { voiceOf } from "#lib/tts/voice.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "hm-espeak-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

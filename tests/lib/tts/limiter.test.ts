@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
-import { HttpError } from "../../../lib/http-error.ts"
-import { Limiter } from "../../../lib/tts/limiter.ts"
+import { HttpError } from "#lib/http/http-error.ts"
+import { Limiter } from "#lib/tts/limiter.ts"
 
 function gate() {
   let open!: () => void

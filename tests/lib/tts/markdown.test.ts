@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
-import { HttpError } from "../../../lib/http-error.ts"
-import { flattenNesting, readDocument } from "../../../lib/tts/markdown.ts"
+import { HttpError } from "#lib/http/http-error.ts"
+import { flattenNesting, readDocument } from "#lib/tts/markdown.ts"
 
 const article = `---
 title: Harbour news

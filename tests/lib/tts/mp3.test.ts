@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createMp3Encoder } from "wasm-media-encoders"
-import { mp3Info } from "../../../lib/tts/mp3.ts"
+import { mp3Info } from "#lib/tts/mp3.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "hm-mp3-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

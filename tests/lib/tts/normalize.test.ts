@@ -1,6 +1,6 @@
 // A table of normalisation cases per language: what is written, and what the engine is given.
 import { expect, test } from "bun:test"
-import { normalize, numberEn, ordinalEn } from "../../../lib/tts/normalize.ts"
+import { normalize, numberEn, ordinalEn } from "#lib/tts/normalize.ts"
 
 const CASES: Record<string, [string, string][]> = {
   en: [

@@ -3,10 +3,10 @@
 // serves the next one with a fresh worker.
 import { afterAll, expect, test } from "bun:test"
 import { readFileSync } from "node:fs"
-import { HttpError } from "../../../lib/http-error.ts"
-import { WorkerPool } from "../../../lib/tts/pool.ts"
-import { Speaker } from "../../../lib/tts/speaker.ts"
-import { voiceOf } from "../../../lib/tts/voice.ts"
+import { HttpError } from "#lib/http/http-error.ts"
+import { WorkerPool } from "#lib/tts/pool.ts"
+import { Speaker } from "#lib/tts/speaker.ts"
+import { voiceOf } from "#lib/tts/voice.ts"
 
 const pool = new WorkerPool({ size: 2, memoryMb: 4096 })
 afterAll(() => pool.close())

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { cuePieces, MAX_CUE_CHARS, planSpeech, splitSentences, width } from "../../../lib/tts/sentences.ts"
+import { cuePieces, MAX_CUE_CHARS, planSpeech, splitSentences, width } from "#lib/tts/sentences.ts"
 
 test("sentences end where the locale's rules end them, not at abbreviations, initials or inside quotes", () => {
   expect(splitSentences("Hello there. How are you? Fine!  Really…  Yes.")).toEqual(["Hello there.", "How are you?", "Fine!", "Really…", "Yes."])

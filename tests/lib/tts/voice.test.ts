@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
-import { HttpError } from "../../../lib/http-error.ts"
-import { signed, voiceOf } from "../../../lib/tts/voice.ts"
+import { HttpError } from "#lib/http/http-error.ts"
+import { signed, voiceOf } from "#lib/tts/voice.ts"
 
 const DEFAULT = "en-US-EmmaMultilingualNeural"
 

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { escapeCueText, timestamp, wrapLines, writeVtt } from "../../../lib/tts/vtt.ts"
+import { escapeCueText, timestamp, wrapLines, writeVtt } from "#lib/tts/vtt.ts"
 import { parseVtt } from "../../support/webvtt.ts"
 
 test("timestamps are HH:MM:SS.mmm, rounded to the nearest millisecond and carried upwards", () => {

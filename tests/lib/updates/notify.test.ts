@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test"
-import { EventBus } from "../../../lib/events.ts"
-import { Notifier, parseTarget } from "../../../lib/updates/notify.ts"
+import { EventBus } from "#lib/engine/events.ts"
+import { Notifier, parseTarget } from "#lib/updates/notify.ts"
 
 let servers: ReturnType<typeof Bun.serve>[] = []
 afterEach(() => {

@@ -2,9 +2,9 @@ import { afterEach, expect, test } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { ComposeRunner } from "../../../lib/compose.ts"
-import { Stacks } from "../../../lib/stacks.ts"
-import { checkSchedule, HISTORY_LIMIT, intervalSeconds, nextDue, UpdateRecords, type UpdateOutcome } from "../../../lib/updates/records.ts"
+import type { ComposeRunner } from "#lib/stacks/compose.ts"
+import { Stacks } from "#lib/stacks/store.ts"
+import { checkSchedule, HISTORY_LIMIT, intervalSeconds, nextDue, UpdateRecords, type UpdateOutcome } from "#lib/updates/records.ts"
 
 let dir: string
 afterEach(() => void (dir && rmSync(dir, { recursive: true, force: true })))

@@ -1,6 +1,6 @@
 import * as v from "valibot"
-import { runAction } from "../../../../lib/containers.ts"
-import { defineHandler } from "../../../../lib/handler.ts"
+import { runAction } from "#lib/engine/containers.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const body = v.object({ action: v.picklist(["start", "stop", "restart", "pause", "unpause"], "must be one of start, stop, restart, pause, unpause") })
 export const detail = { summary: "Start, stop, restart, pause or unpause a container; answers its state afterwards", tags: ["containers"] }

@@ -1,6 +1,6 @@
 import * as v from "valibot"
-import { defineHandler } from "../../../../lib/handler.ts"
-import { flag } from "../../../../lib/query.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { flag } from "#lib/http/query.ts"
 
 export const query = v.object({ force: v.optional(flag), volumes: v.optional(flag) })
 export const detail = { summary: "Delete a container; force=true removes a running one, volumes=true its anonymous volumes", tags: ["containers"] }

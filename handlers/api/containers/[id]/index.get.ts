@@ -1,5 +1,5 @@
-import { containerDetail } from "../../../../lib/containers.ts"
-import { defineHandler } from "../../../../lib/handler.ts"
+import { containerDetail } from "#lib/engine/containers.ts"
+import { defineHandler } from "#lib/http/handler.ts"
 
 export const detail = { summary: "Inspect one container (its environment is not shown)", tags: ["containers"] }
 

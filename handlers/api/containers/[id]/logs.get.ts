@@ -1,8 +1,8 @@
 import * as v from "valibot"
-import { defineHandler } from "../../../../lib/handler.ts"
-import { containerLogs } from "../../../../lib/logs.ts"
-import { flag, tail } from "../../../../lib/query.ts"
-import { sse } from "../../../../lib/sse.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { containerLogs } from "#lib/engine/logs.ts"
+import { flag, tail } from "#lib/http/query.ts"
+import { sse } from "#lib/http/sse.ts"
 
 export const query = v.object({ follow: v.optional(flag), tail: v.optional(tail) })
 export const detail = {

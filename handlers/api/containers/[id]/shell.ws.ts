@@ -1,5 +1,5 @@
-import { defineSocket } from "../../../../lib/handler.ts"
-import { openShell } from "../../../../lib/shell.ts"
+import { defineSocket } from "#lib/http/handler.ts"
+import { openShell } from "#lib/engine/shell.ts"
 
 export const detail = {
   summary: "WebSocket to an interactive sh: binary frames are raw PTY bytes both ways; a text frame {\"type\":\"resize\",\"cols\":C,\"rows\":R} resizes; query cols/rows set the first size",

@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../../lib/handler.ts"
-import { notFound } from "../../../../lib/http-error.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { notFound } from "#lib/http/http-error.ts"
 
 export const detail = { summary: "The latest scan result of an image with the full CVE list; 404 when it was never scanned", tags: ["images"] }
 

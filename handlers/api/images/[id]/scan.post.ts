@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../../lib/handler.ts"
-import { requestScan } from "../../../../lib/scan-queue.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { requestScan } from "#lib/images/scan-queue.ts"
 
 export const detail = { summary: "Queue a vulnerability scan of one image and answer at once (202); poll GET /api/images/{id}/scan", tags: ["images"] }
 

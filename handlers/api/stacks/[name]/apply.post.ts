@@ -1,8 +1,8 @@
 import * as v from "valibot"
-import { defineHandler } from "../../../../lib/handler.ts"
-import { stackName } from "../../../../lib/stack-name.ts"
-import { stackView } from "../../../../lib/stack-state.ts"
-import { watchBody } from "../../../../lib/updates/watch-body.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
+import { stackView } from "#lib/stacks/state.ts"
+import { watchBody } from "#lib/updates/watch-body.ts"
 
 export const detail = {
   summary:

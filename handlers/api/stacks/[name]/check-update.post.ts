@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../../lib/handler.ts"
-import { stackImageRefs } from "../../../../lib/stack-images.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackImageRefs } from "#lib/stacks/images.ts"
 
 export const detail = { summary: "Ask each image's registry for the current digest of its tag and record which images have a newer version", tags: ["stacks"] }
 

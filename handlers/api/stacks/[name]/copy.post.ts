@@ -1,7 +1,7 @@
 import * as v from "valibot"
-import { copyStack } from "../../../../lib/copy.ts"
-import { defineHandler } from "../../../../lib/handler.ts"
-import { errorBody } from "../../../../lib/http-error.ts"
+import { copyStack } from "#lib/copy/copy.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { errorBody } from "#lib/http/http-error.ts"
 
 export const detail = {
   summary: "Copy the stack (volume data included by default) to another server or under a new name; returns the plan. Blockers refuse a real copy with 409 and the plan; dry_run changes nothing",

@@ -1,6 +1,6 @@
-import { publicEnv } from "../../../../lib/env.ts"
-import { defineHandler } from "../../../../lib/handler.ts"
-import { stackName } from "../../../../lib/stack-name.ts"
+import { publicEnv } from "#lib/stacks/env.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
 
 export const detail = { summary: "The stack's environment [{key, value, secret}]; secret values are null", tags: ["stacks"] }
 

@@ -1,6 +1,6 @@
-import { envInput, publicEnv, type EnvInput } from "../../../../lib/env.ts"
-import { defineHandler } from "../../../../lib/handler.ts"
-import { stackName } from "../../../../lib/stack-name.ts"
+import { envInput, publicEnv, type EnvInput } from "#lib/stacks/env.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
 
 export const body = envInput
 export const detail = {

@@ -1,8 +1,8 @@
 import * as v from "valibot"
-import { requireBearer } from "../../../../lib/bearer.ts"
-import { defineHandler } from "../../../../lib/handler.ts"
-import { flag } from "../../../../lib/query.ts"
-import { exportStack } from "../../../../lib/stack-export.ts"
+import { requireBearer } from "#lib/cluster/bearer.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { flag } from "#lib/http/query.ts"
+import { exportStack } from "#lib/copy/export.ts"
 
 export const detail = {
   summary: "The whole stack as JSON: compose file, environment with secrets in the clear, versions, images, mount inventory; sizes=true measures each volume (cluster bearer token required)",

@@ -1,10 +1,10 @@
 import * as v from "valibot"
-import { defineHandler } from "../../../../lib/handler.ts"
-import { flag, tail } from "../../../../lib/query.ts"
-import { sseBatches } from "../../../../lib/sse.ts"
-import { stackName } from "../../../../lib/stack-name.ts"
-import { stackLogs } from "../../../../lib/stack-logs.ts"
-import { stackView } from "../../../../lib/stack-state.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { flag, tail } from "#lib/http/query.ts"
+import { sseBatches } from "#lib/http/sse.ts"
+import { stackName } from "#lib/stacks/name.ts"
+import { stackLogs } from "#lib/stacks/logs.ts"
+import { stackView } from "#lib/stacks/state.ts"
 
 export const query = v.object({ follow: v.optional(flag), tail: v.optional(tail) })
 export const detail = {

@@ -1,6 +1,6 @@
-import { defineHandler } from "../../../../lib/handler.ts"
-import { stackName } from "../../../../lib/stack-name.ts"
-import { stackAction } from "../../../../lib/stack-state.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
+import { stackAction } from "#lib/stacks/state.ts"
 
 export const detail = { summary: "Pause every running container of the stack, found by the compose labels", tags: ["stacks"] }
 

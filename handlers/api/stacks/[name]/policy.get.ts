@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../../lib/handler.ts"
-import { stackName } from "../../../../lib/stack-name.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
 
 export const detail = { summary: "The stack's update policy {auto_update: off | notify | apply, schedule, watch}, when it last ran, and the last verdict", tags: ["stacks"] }
 

@@ -1,6 +1,6 @@
-import { defineHandler } from "../../../../lib/handler.ts"
-import { stackName } from "../../../../lib/stack-name.ts"
-import { policyBody, type PolicyInput } from "../../../../lib/updates/records.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
+import { policyBody, type PolicyInput } from "#lib/updates/records.ts"
 
 export const body = policyBody
 export const detail = {

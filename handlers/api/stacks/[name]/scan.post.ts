@@ -1,7 +1,7 @@
-import { defineHandler } from "../../../../lib/handler.ts"
-import { HttpError } from "../../../../lib/http-error.ts"
-import { requestScan } from "../../../../lib/scan-queue.ts"
-import { stackImageRefs } from "../../../../lib/stack-images.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { HttpError } from "#lib/http/http-error.ts"
+import { requestScan } from "#lib/images/scan-queue.ts"
+import { stackImageRefs } from "#lib/stacks/images.ts"
 
 export const detail = { summary: "Queue a vulnerability scan of every image of a stack (202); images not present locally are listed as missing", tags: ["stacks"] }
 

@@ -1,7 +1,7 @@
-import { defineHandler } from "../../../../lib/handler.ts"
-import { stackName } from "../../../../lib/stack-name.ts"
-import { stackView as stackState } from "../../../../lib/stack-state.ts"
-import { stackView, statsQuery, type HistoryQuery } from "../../../../lib/stats/views.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
+import { stackView as stackState } from "#lib/stacks/state.ts"
+import { stackView, statsQuery, type HistoryQuery } from "#lib/stats/views.ts"
 
 export const query = statsQuery
 export const detail = {

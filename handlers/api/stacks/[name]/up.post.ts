@@ -1,7 +1,7 @@
-import { requireBearer } from "../../../../lib/bearer.ts"
-import { defineHandler } from "../../../../lib/handler.ts"
-import { stackName } from "../../../../lib/stack-name.ts"
-import { stackView } from "../../../../lib/stack-state.ts"
+import { requireBearer } from "#lib/cluster/bearer.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
+import { stackView } from "#lib/stacks/state.ts"
 
 export const detail = { summary: "Bring an imported stack up as it lies on disk, adding no version (cluster bearer token required)", tags: ["move"] }
 

@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../../lib/handler.ts"
-import { stackName } from "../../../../lib/stack-name.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
 
 export const detail = { summary: "The stack's guarded updates, newest first (the last 50): verdict, reason, fix, images from and to, timings", tags: ["stacks"] }
 

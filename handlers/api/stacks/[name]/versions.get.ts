@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../../lib/handler.ts"
-import { stackName } from "../../../../lib/stack-name.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
 
 export const detail = { summary: "The stack's versions, oldest first: number, time, action, whether current, what changed (key names only)", tags: ["stacks"] }
 

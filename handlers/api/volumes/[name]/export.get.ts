@@ -1,6 +1,6 @@
-import { requireBearer } from "../../../../lib/bearer.ts"
-import { defineHandler } from "../../../../lib/handler.ts"
-import { exportVolume, volumeName } from "../../../../lib/volume-transfer.ts"
+import { requireBearer } from "#lib/cluster/bearer.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { exportVolume, volumeName } from "#lib/volumes/transfer.ts"
 
 export const detail = {
   summary: "The volume's content as an uncompressed tar stream (cluster bearer token required)",

@@ -1,9 +1,9 @@
 import * as v from "valibot"
-import { requireBearer } from "../../../../lib/bearer.ts"
-import { defineHandler } from "../../../../lib/handler.ts"
-import { badRequest } from "../../../../lib/http-error.ts"
-import { flag } from "../../../../lib/query.ts"
-import { importVolume, volumeName } from "../../../../lib/volume-transfer.ts"
+import { requireBearer } from "#lib/cluster/bearer.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { badRequest } from "#lib/http/http-error.ts"
+import { flag } from "#lib/http/query.ts"
+import { importVolume, volumeName } from "#lib/volumes/transfer.ts"
 
 export const detail = {
   summary: "Unpack a tar body into the volume, created if absent; a volume holding data needs ?force=true (cluster bearer token required)",

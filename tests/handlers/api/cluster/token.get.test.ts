@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { clusterFile } from "../../../../lib/bearer.ts"
+import { clusterFile } from "#lib/cluster/bearer.ts"
 import { testApp, type TestApp } from "../../../support/app.ts"
 
 let t: TestApp

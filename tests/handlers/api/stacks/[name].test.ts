@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { SERVICE_LABEL, STACK_LABEL } from "../../../../lib/containers.ts"
+import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
 import { stackApp, twoServices } from "../../../support/compose.ts"
 
 let t: Awaited<ReturnType<typeof stackApp>>

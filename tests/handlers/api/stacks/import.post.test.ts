@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test"
-import { STACK_LABEL } from "../../../../lib/containers.ts"
+import { STACK_LABEL } from "#lib/engine/containers.ts"
 import { stackApp, twoServices, type FakeCompose } from "../../../support/compose.ts"
 import type { TestApp } from "../../../support/app.ts"
 import { bearer, withToken } from "../../../support/token.ts"

@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test"
 import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
-import { STACK_LABEL, SERVICE_LABEL } from "../../../../lib/containers.ts"
+import { STACK_LABEL, SERVICE_LABEL } from "#lib/engine/containers.ts"
 import { stackApp, twoServices } from "../../../support/compose.ts"
 
 let t: Awaited<ReturnType<typeof stackApp>>

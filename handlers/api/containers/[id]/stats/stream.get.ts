@@ -1,6 +1,6 @@
-import { defineHandler } from "../../../../../lib/handler.ts"
-import { sse } from "../../../../../lib/sse.ts"
-import { containerStream } from "../../../../../lib/stats/views.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { sse } from "#lib/http/sse.ts"
+import { containerStream } from "#lib/stats/views.ts"
 
 export const detail = {
   summary: "SSE of one container's stats, one sample per interval; when it stops, one {id, time, running: false} and nothing until it runs again",

@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../../../lib/handler.ts"
-import { forward } from "../../../../../lib/proxy.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { forward } from "#lib/cluster/gateway.ts"
 
 /** Any body, unparsed: it is streamed to the node as it comes. */
 export const accepts = ["*"]

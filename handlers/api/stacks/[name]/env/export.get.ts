@@ -1,6 +1,6 @@
-import { requireBearer } from "../../../../../lib/bearer.ts"
-import { defineHandler } from "../../../../../lib/handler.ts"
-import { stackName } from "../../../../../lib/stack-name.ts"
+import { requireBearer } from "#lib/cluster/bearer.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
 
 export const detail = { summary: "The environment with secrets in the clear; needs Authorization: Bearer <cluster token>", tags: ["stacks"] }
 

@@ -1,6 +1,6 @@
-import { defineHandler } from "../../../../../lib/handler.ts"
-import { filePathParam } from "../../../../../lib/stack-files.ts"
-import { stackName } from "../../../../../lib/stack-name.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { filePathParam } from "#lib/stacks/files.ts"
+import { stackName } from "#lib/stacks/name.ts"
 
 export const detail = {
   summary: "Remove one of the stack's files without deploying (compose checks the stack without it first); answers files_pending, cleared by apply",

@@ -1,6 +1,6 @@
-import { defineHandler } from "../../../../../lib/handler.ts"
-import { filePathParam } from "../../../../../lib/stack-files.ts"
-import { stackName } from "../../../../../lib/stack-name.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { filePathParam } from "#lib/stacks/files.ts"
+import { stackName } from "#lib/stacks/name.ts"
 
 export const detail = { summary: "One of the stack's files, as {path, content}; 404 when the stack has no file at that path", tags: ["stacks"] }
 

@@ -1,7 +1,7 @@
 import * as v from "valibot"
-import { defineHandler } from "../../../../../lib/handler.ts"
-import { filePathParam } from "../../../../../lib/stack-files.ts"
-import { stackName } from "../../../../../lib/stack-name.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { filePathParam } from "#lib/stacks/files.ts"
+import { stackName } from "#lib/stacks/name.ts"
 
 export const body = v.object({ content: v.string() })
 export const detail = {

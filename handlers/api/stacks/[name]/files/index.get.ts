@@ -1,5 +1,5 @@
-import { defineHandler } from "../../../../../lib/handler.ts"
-import { stackName } from "../../../../../lib/stack-name.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
 
 export const detail = {
   summary: "The stack's files besides its compose file, as [{path, size}] (size in bytes), sorted by path; its data (binds such as ./data) is not among them",

@@ -1,8 +1,8 @@
-import { defineHandler } from "../../../../../lib/handler.ts"
-import { sse } from "../../../../../lib/sse.ts"
-import { stackName } from "../../../../../lib/stack-name.ts"
-import { stackView } from "../../../../../lib/stack-state.ts"
-import { stackStream } from "../../../../../lib/stats/views.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { sse } from "#lib/http/sse.ts"
+import { stackName } from "#lib/stacks/name.ts"
+import { stackView } from "#lib/stacks/state.ts"
+import { stackStream } from "#lib/stats/views.ts"
 
 export const detail = {
   summary: "SSE of a stack's stats, one {name, time, interval, host, sum, containers} message per interval",

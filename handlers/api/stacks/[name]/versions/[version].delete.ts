@@ -1,6 +1,6 @@
-import { defineHandler } from "../../../../../lib/handler.ts"
-import { stackName } from "../../../../../lib/stack-name.ts"
-import { versionNumber } from "../../../../../lib/stacks.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { stackName } from "#lib/stacks/name.ts"
+import { versionNumber } from "#lib/stacks/store.ts"
 
 export const detail = { summary: "Delete a version; the current one cannot be deleted (409)", tags: ["stacks"] }
 

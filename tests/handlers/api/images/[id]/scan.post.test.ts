@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test"
-import { FakeEngine } from "../../../../../lib/engine-fake.ts"
+import { FakeEngine } from "../../../../support/fake-engine.ts"
 import { testApp, type TestApp } from "../../../../support/app.ts"
 import { standInScanner } from "../../../../support/scanners.ts"
 

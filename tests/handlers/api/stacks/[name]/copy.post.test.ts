@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test"
-import { HttpError } from "../../../../../lib/http-error.ts"
+import { HttpError } from "#lib/http/http-error.ts"
 import { stackApp, type FakeCompose } from "../../../../support/compose.ts"
 import type { TestApp } from "../../../../support/app.ts"
 

@@ -2,8 +2,8 @@
 // compose and the engine, the verdict, the record and the events. The watch itself against real
 // containers: tests/integration/update-watch.test.ts.
 import { afterEach, expect, test } from "bun:test"
-import type { ComposeProject } from "../../../../../lib/compose.ts"
-import { STACK_LABEL } from "../../../../../lib/containers.ts"
+import type { ComposeProject } from "#lib/stacks/compose.ts"
+import { STACK_LABEL } from "#lib/engine/containers.ts"
 import { stackApp, twoServices } from "../../../../support/compose.ts"
 
 let t: Awaited<ReturnType<typeof stackApp>>

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test"
-import { HttpError } from "../../../../../lib/http-error.ts"
+import { HttpError } from "#lib/http/http-error.ts"
 import { testApp, type TestApp } from "../../../../support/app.ts"
 import { makeTar } from "../../../../support/tar.ts"
 import { bearer, withToken } from "../../../../support/token.ts"

@@ -1,0 +1,116 @@
+// The gateway to a node: an HTTP request is forwarded with its body streamed as it comes (a
+// Content-Length replayed, a chunked upload kept chunked) and the answer streamed back (SSE
+// included); a WebSocket is bridged socket to socket with backpressure both ways. Authorization,
+// Origin, Expect and hop-by-hop headers stay behind; a node that does not answer is a 502.
+import { failure } from "./membership.ts"
+import type { Peer, SocketSession } from "../http/handler.ts"
+import { HttpError } from "../http/http-error.ts"
+import type { NodeEntry } from "./nodes.ts"
+
+const HOP_BY_HOP = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade"]
+/** Never sent to a node: credentials, the browser origin the control plane already checked, and
+ *  `Expect: 100-continue`, which the control plane has already answered. */
+const REQUEST_ONLY = ["authorization", "origin", "host", "expect"]
+/** A WebSocket peer that has this many bytes queued stops reading from the other side. */
+const HIGH_WATER = 1024 * 1024
+const DRAIN_POLL_MS = 10
+
+/** `{node url}/{path}?{query}` for a request under /api/nodes/{name}/proxy. */
+export function targetUrl(node: NodeEntry, requestUrl: string): string {
+  const url = new URL(requestUrl)
+  const path = /^\/api\/nodes\/[^/]+\/proxy(\/.*)?$/.exec(url.pathname)?.[1] ?? "/"
+  return `${node.url}${path}${url.search}`
+}
+
+function strip(headers: Headers, extra: string[]): Headers {
+  const out = new Headers(headers)
+  const named = (headers.get("connection") ?? "").split(",").map((s) => s.trim().toLowerCase())
+  // transfer-encoding goes too: fetch sends a body without Content-Length chunked by itself.
+  for (const h of [...HOP_BY_HOP, "transfer-encoding", ...extra, ...named]) if (h) out.delete(h)
+  return out
+}
+
+const unreachable = (node: NodeEntry, err: unknown) =>
+  new HttpError(502, "node_unreachable", `node "${node.name}" at ${node.url} did not answer: ${failure(err, 0)}`)
+
+/** A failed WebSocket connect: the node's own refusal (a 4xx keeps its status), or no answer. */
+function connectFailed(node: NodeEntry, e: ErrorEvent): HttpError {
+  const status = Number(/Expected 101 status code: (\d{3})/.exec(e.message)?.[1])
+  if (!status) return unreachable(node, e.error ?? e.message)
+  return new HttpError(status >= 400 && status < 500 ? status : 502, "upgrade_refused", `node "${node.name}" answered the WebSocket upgrade with HTTP ${status}`)
+}
+
+export async function forward(node: NodeEntry, req: Request): Promise<Response> {
+  let res: Response
+  try {
+    res = await fetch(targetUrl(node, req.url), {
+      method: req.method,
+      headers: strip(req.headers, REQUEST_ONLY),
+      body: req.body,
+      duplex: "half",
+      decompress: false,
+      redirect: "manual",
+      signal: req.signal, // the client going away ends the call to the node
+      timeout: false, // no idle deadline of its own: a quiet stream stays open as long as the client's
+    } as RequestInit)
+  } catch (err) {
+    throw unreachable(node, err)
+  }
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers: strip(res.headers, []) })
+}
+
+/** Opens the node's WebSocket; resolves once it is open, so a failure still refuses the client's upgrade (502, or the node's 4xx). */
+export async function bridge(node: NodeEntry, requestUrl: string): Promise<SocketSession> {
+  // Bun's client socket (the DOM typing lacks its pause and resume).
+  const upstream = new WebSocket(targetUrl(node, requestUrl).replace(/^http/, "ws")) as unknown as Bun.WebSocket
+  upstream.binaryType = "arraybuffer"
+  upstream.pause() // until the client's socket is open
+  await new Promise<void>((resolve, reject) => {
+    upstream.onopen = () => resolve()
+    upstream.onerror = (e) => reject(connectFailed(node, e as ErrorEvent))
+  })
+  let client: Peer | undefined
+  const early: (string | Uint8Array)[] = [] // what the node sent before the client's socket opened
+  let ended: { code: number; reason: string } | undefined
+  let waiting: ReturnType<typeof setInterval> | undefined
+  const toClient = (data: string | Uint8Array) => {
+    if (!client) early.push(data)
+    else if (client.send(data) === -1) upstream.pause() // resumed by drain
+  }
+  const end = (code: number, reason: string) => {
+    if (ended) return
+    // 1005 (no code) and 1006 (no close frame) cannot be sent: a plain close, or an error.
+    ended = { code: code === 1005 ? 1000 : code === 1006 ? 1011 : code, reason }
+    client?.close(ended.code, ended.reason)
+  }
+  upstream.onmessage = (e) => toClient(typeof e.data === "string" ? e.data : new Uint8Array(e.data as ArrayBuffer))
+  upstream.onclose = (e) => end(e.code, e.reason)
+  upstream.onerror = () => end(1011, "the node's socket failed")
+  return {
+    open(peer) {
+      client = peer
+      for (const data of early.splice(0)) toClient(data)
+      if (ended) peer.close(ended.code, ended.reason)
+      else upstream.resume()
+    },
+    message(data) {
+      upstream.send(data)
+      if (waiting || upstream.bufferedAmount < HIGH_WATER || !client?.pause) return
+      client.pause() // the node reads slower than the client writes: resumed once its queue drains
+      waiting = setInterval(() => {
+        if (upstream.bufferedAmount >= HIGH_WATER && upstream.readyState === WebSocket.OPEN) return
+        clearInterval(waiting)
+        waiting = undefined
+        client?.resume?.()
+      }, DRAIN_POLL_MS)
+    },
+    drain() {
+      upstream.resume()
+    },
+    close() {
+      ended ??= { code: 1000, reason: "" }
+      clearInterval(waiting)
+      upstream.close()
+    },
+  }
+}

@@ -1,0 +1,160 @@
+// This server's place in a cluster, kept in cluster.json (mode 0600) under the data directory. A
+// control plane holds the token it minted; a member holds the token it joined with, the control
+// plane's URL and the name it was registered under; without the file a server is in no cluster.
+import { randomBytes } from "node:crypto"
+import { rmSync } from "node:fs"
+import { clusterFile } from "./bearer.ts"
+import type { Ctx } from "../service/context.ts"
+import { readJson, writeJson } from "../service/datadir.ts"
+import { conflict, HttpError } from "../http/http-error.ts"
+
+export type Role = "control-plane" | "member" | "none"
+
+export interface Membership {
+  role: "control-plane" | "member"
+  token: string
+  /** Member only: where its control plane answers. */
+  control_plane_url?: string
+  /** Member only: the name its control plane registered it under. */
+  name?: string
+  since: string
+}
+
+export class Cluster {
+  constructor(
+    private readonly dataDir: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  read(): Promise<Membership | undefined> {
+    return readJson<Membership | undefined>(clusterFile(this.dataDir), undefined)
+  }
+
+  async role(): Promise<Role> {
+    return (await this.read())?.role ?? "none"
+  }
+
+  /** A new cryptographically random token; the previous one stops working; this server becomes the control plane. */
+  mint(): string {
+    const token = randomBytes(32).toString("base64url")
+    this.save({ role: "control-plane", token })
+    return token
+  }
+
+  /** Writes the membership; `since` is now unless given (a failed join puts back what was). */
+  save(m: Omit<Membership, "since"> & { since?: string }): void {
+    writeJson(clusterFile(this.dataDir), { since: new Date(this.now()).toISOString(), ...m }, 0o600)
+  }
+
+  /** Back to no cluster: the token is forgotten. */
+  forget(): void {
+    rmSync(clusterFile(this.dataDir), { force: true })
+  }
+}
+
+/** A server's base URL, normalised: http or https, no query, no trailing slash. */
+export function baseUrl(input: string, field: string): string {
+  let url: URL
+  try {
+    url = new URL(input)
+  } catch {
+    throw new HttpError(400, "invalid_request", `body.${field}: not a URL`)
+  }
+  if (!/^https?:$/.test(url.protocol) || url.search || url.hash || url.username)
+    throw new HttpError(400, "invalid_request", `body.${field}: must be an http(s) URL without query, fragment or credentials`)
+  return url.href.replace(/\/+$/, "")
+}
+
+export interface Answer {
+  status: number
+  body: any
+}
+
+/** One JSON call to another server of the cluster, carrying the token as a bearer; no answer in time is a 502. */
+export async function callServer(base: string, path: string, init: { method: string; token?: string; body?: unknown }, timeoutMs: number): Promise<Answer> {
+  const headers: Record<string, string> = init.token ? { authorization: `Bearer ${init.token}` } : {}
+  if (init.body !== undefined) headers["content-type"] = "application/json"
+  try {
+    const res = await fetch(`${base}${path}`, {
+      method: init.method,
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      redirect: "error",
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    return { status: res.status, body: await res.json().catch(() => null) }
+  } catch (err) {
+    throw new HttpError(502, "server_unreachable", `${base} did not answer: ${failure(err, timeoutMs)}`)
+  }
+}
+
+/** Why a call got no answer, in words. */
+export function failure(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; code?: string; message?: string }
+  if (e?.name === "TimeoutError") return `no answer within ${timeoutMs} ms`
+  return e?.code ?? e?.message ?? String(err)
+}
+
+export interface JoinRequest {
+  control_plane_url: string
+  token: string
+  name?: string
+  advertise?: string
+}
+
+/**
+ * Registers this server with a control plane and makes it a member holding the token. A control
+ * plane does not join another cluster (it leaves its own first); a member may join its own control
+ * plane again (a new token, name or address), not another one.
+ */
+export async function join(ctx: Ctx, req: JoinRequest) {
+  const before = await ctx.cluster.read()
+  if (before?.role === "control-plane")
+    throw conflict("this server is a control plane; leave its cluster (DELETE /api/cluster/membership) before joining another", "is_control_plane")
+  const cp = baseUrl(req.control_plane_url, "control_plane_url")
+  if (before?.role === "member" && before.control_plane_url !== cp)
+    throw conflict(`this server is a member of ${before.control_plane_url}; leave it (DELETE /api/cluster/membership) before joining another`, "already_member")
+  const undo = () => (before ? ctx.cluster.save(before) : ctx.cluster.forget())
+  // Saved first: the control plane probes this server with the token before it answers.
+  ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp })
+  const body = { token: req.token, server_id: ctx.serverId, name: req.name, advertise: req.advertise, port: ctx.config.addr.port }
+  let answer: Answer
+  try {
+    // The control plane answers after its own probe of this server: give it that long twice over.
+    answer = await callServer(cp, "/api/cluster/register", { method: "POST", body }, 3 * ctx.config.probeTimeoutMs)
+    if (answer.status >= 300) {
+      const { code = "join_refused", message = `HTTP ${answer.status}` } = answer.body?.error ?? {}
+      throw new HttpError(answer.status < 500 ? answer.status : 502, code, `the control plane refused: ${message}`)
+    }
+  } catch (err) {
+    undo()
+    throw err
+  }
+  const node = answer.body as { name: string; url: string; status: string; error: string | null }
+  ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp, name: node.name })
+  return { role: "member", control_plane_url: cp, node: { name: node.name, url: node.url, status: node.status, error: node.error } }
+}
+
+/**
+ * Leaves the cluster. A member asks its control plane to drop its entry, then forgets the
+ * membership even when the control plane cannot be reached; a control plane retires its token
+ * (its members turn `unauthorized`; the registry stays).
+ */
+export async function leave(ctx: Ctx): Promise<{ left: boolean; removed: boolean; error: string | null }> {
+  const m = await ctx.cluster.read()
+  if (!m) return { left: false, removed: false, error: "this server is in no cluster" }
+  let removed = false
+  let error: string | null = null
+  if (m.role === "member") {
+    const path = `/api/nodes/${encodeURIComponent(m.name ?? "")}?server_id=${encodeURIComponent(ctx.serverId)}`
+    try {
+      const answer = await callServer(m.control_plane_url!, path, { method: "DELETE", token: m.token }, ctx.config.probeTimeoutMs)
+      removed = answer.status === 200
+      if (!removed) error = `the control plane did not drop this server: ${answer.body?.error?.message ?? `HTTP ${answer.status}`}`
+    } catch (err) {
+      error = (err as Error).message
+    }
+  }
+  ctx.cluster.forget()
+  return { left: true, removed, error }
+}

@@ -1,0 +1,202 @@
+// Copying a stack, volume data included, from one server of the cluster to another (or to this
+// server under a new name). The control plane orchestrates: it reads the stack and both servers'
+// inventories, plans (lib/copy/planner.ts), and unless the plan has blockers or it is a dry run, streams
+// the images the destination lacks and each volume's data from source to destination, imports the
+// stack there and optionally starts it. Anything that fails after the destination was written to is
+// undone there; what cannot be undone is named in an error event. The source is only ever read.
+import { STACK_LABEL } from "../engine/containers.ts"
+import type { Ctx } from "../service/context.ts"
+import { failure } from "../cluster/membership.ts"
+import { conflict, HttpError } from "../http/http-error.ts"
+import { COPY_DEFAULTS, plan, type CopyFlags, type Plan, type SideFacts } from "./planner.ts"
+import { exportModel, exportStack, importStack, type StackExport } from "./export.ts"
+import { stackName } from "../stacks/name.ts"
+import { importVolume, openVolume, type ImportResult, type VolumeArchive } from "../volumes/transfer.ts"
+
+export interface Inventory extends SideFacts {
+  server_id: string
+}
+
+/** What the planner needs to know about a server: its stacks, volumes, published ports and image tags. */
+export async function serverInventory(ctx: Ctx): Promise<Inventory> {
+  const [containers, volumes, images] = await Promise.all([ctx.engine.listContainers({ all: true }), ctx.engine.listVolumes(), ctx.engine.listImages()])
+  const projects = containers.flatMap((c) => (c.Labels?.[STACK_LABEL] ? [c.Labels[STACK_LABEL]] : []))
+  return {
+    server_id: ctx.serverId,
+    stacks: [...new Set([...ctx.stacks.names(), ...projects])].sort(),
+    volumes: volumes.map((v) => v.Name),
+    ports: containers
+      .filter((c) => c.State === "running" || c.State === "paused")
+      .flatMap((c) => c.Ports.flatMap((p) => (p.PublicPort ? [{ port: p.PublicPort, protocol: p.Type, ip: p.IP ?? "" }] : []))),
+    images: images.flatMap((i) => (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>")),
+  }
+}
+
+/** One end of a copy: this server (its own functions) or a node (its routes, with the cluster token). */
+export interface Side {
+  where: string
+  inventory(): Promise<Inventory>
+  exportStack(name: string): Promise<StackExport>
+  importStack(doc: StackExport): Promise<unknown>
+  removeStack(name: string): Promise<unknown>
+  up(name: string): Promise<unknown>
+  exportVolume(name: string): Promise<VolumeArchive>
+  importVolume(name: string, tar: ReadableStream<Uint8Array>): Promise<ImportResult>
+  removeVolume(name: string): Promise<unknown>
+  exportImages(refs: string[]): Promise<ReadableStream<Uint8Array>>
+  importImages(tar: ReadableStream<Uint8Array>): Promise<unknown>
+  removeImage(ref: string): Promise<unknown>
+}
+
+export function localSide(ctx: Ctx): Side {
+  const image = ctx.config.transferImage
+  return {
+    where: "this server",
+    inventory: () => serverInventory(ctx),
+    exportStack: (name) => exportStack(ctx, name),
+    importStack: (doc) => importStack(ctx, doc),
+    removeStack: (name) => ctx.stacks.remove(name),
+    up: (name) => ctx.stacks.up(name),
+    exportVolume: (name) => openVolume(ctx.engine, image, name),
+    importVolume: (name, tar) => importVolume(ctx.engine, image, name, tar),
+    removeVolume: (name) => ctx.engine.removeVolume(name),
+    exportImages: (refs) => ctx.engine.saveImages(refs),
+    importImages: (tar) => ctx.engine.loadImages(tar),
+    removeImage: (ref) => ctx.engine.removeImage(ref, { force: true }),
+  }
+}
+
+export function nodeSide(node: { name: string; url: string }, token: string): Side {
+  const where = `node ${node.name}`
+  async function call(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+    const stream = body instanceof ReadableStream
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` }
+    if (body !== undefined) headers["content-type"] = stream ? "application/x-tar" : "application/json"
+    let res: Response
+    try {
+      res = await fetch(`${node.url}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : stream ? body : JSON.stringify(body),
+        redirect: "error",
+        decompress: false,
+        signal,
+        ...(stream ? { duplex: "half" } : {}),
+      } as RequestInit)
+    } catch (err) {
+      throw new HttpError(502, "node_unreachable", `${where} (${node.url}) did not answer: ${failure(err, 0)}`)
+    }
+    if (res.ok) return res
+    const e = ((await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null)?.error
+    throw new HttpError(res.status >= 500 ? 502 : res.status, e?.code ?? "node_error", `${where}: ${e?.message ?? `HTTP ${res.status}`}`)
+  }
+  const json = async (method: string, path: string, body?: unknown) => (await call(method, path, body)).json()
+  const tar = async (path: string) => (await call("GET", path)).body!
+  const seg = encodeURIComponent
+  return {
+    where,
+    inventory: () => json("GET", "/api/move/inventory"),
+    exportStack: (name) => json("GET", `/api/stacks/${seg(name)}/export`),
+    importStack: (doc) => json("POST", "/api/stacks/import", doc),
+    removeStack: (name) => json("DELETE", `/api/stacks/${seg(name)}`),
+    up: (name) => json("POST", `/api/stacks/${seg(name)}/up`),
+    async exportVolume(name) {
+      // Dropping the connection is what releases the node's container when the consumer gave up.
+      const stop = new AbortController()
+      const res = await call("GET", `/api/volumes/${seg(name)}/export`, undefined, stop.signal)
+      return { tar: res.body!, release: async () => stop.abort() }
+    },
+    importVolume: (name, body) => json("POST", `/api/volumes/${seg(name)}/import`, body),
+    removeVolume: (name) => json("DELETE", `/api/volumes/${seg(name)}`),
+    exportImages: (refs) => tar(`/api/move/images?names=${seg(refs.join(","))}`),
+    importImages: (body) => json("POST", "/api/move/images", body),
+    removeImage: (ref) => json("DELETE", `/api/images/${seg(ref)}`),
+  }
+}
+
+export interface CopyRequest extends Partial<CopyFlags> {
+  from?: string
+  to?: string
+  as?: string
+  start?: boolean
+  dry_run?: boolean
+}
+
+async function sideOf(ctx: Ctx, node: string | undefined): Promise<Side> {
+  if (node === undefined) return localSide(ctx)
+  const entry = await ctx.nodes.get(node)
+  const token = (await ctx.cluster.read())?.token
+  if (!token) throw conflict("this server holds no cluster token: copies between nodes run on the control plane", "no_cluster")
+  return nodeSide(entry, token)
+}
+
+/** Streams one volume from source to destination, then releases the source, also when the destination failed. */
+async function moveVolume(src: Side, dst: Side, from: string, to: string): Promise<ImportResult> {
+  const { tar, release } = await src.exportVolume(from)
+  try {
+    return await dst.importVolume(to, tar)
+  } finally {
+    await release()
+  }
+}
+
+export interface CopyResult {
+  plan: Plan
+  /** True when the copy was carried out (not a dry run, no blockers). */
+  copied: boolean
+  started: boolean
+}
+
+export async function copyStack(ctx: Ctx, name: string, req: CopyRequest): Promise<CopyResult> {
+  const flags: CopyFlags = { ...COPY_DEFAULTS, ...Object.fromEntries(Object.entries(req).filter(([k, v]) => k in COPY_DEFAULTS && v !== undefined)) }
+  const source = stackName(name)
+  const target = stackName(req.as ?? source)
+  const [src, dst] = await Promise.all([sideOf(ctx, req.from), sideOf(ctx, req.to)])
+  const [doc, srcInv, dstInv] = await Promise.all([src.exportStack(source), src.inventory(), dst.inventory()])
+  const thePlan = plan({
+    model: exportModel(doc),
+    source: { name: source, volumes: srcInv.volumes, images: srcInv.images },
+    target: { name: target, stacks: dstInv.stacks, volumes: dstInv.volumes, ports: dstInv.ports, images: dstInv.images },
+    sameServer: srcInv.server_id === dstInv.server_id,
+    flags,
+  })
+  if (req.dry_run || thePlan.blockers.length) return { plan: thePlan, copied: false, started: false }
+
+  const undo: { what: string; run: () => Promise<unknown> }[] = []
+  try {
+    const images = thePlan.images.filter((i) => i.send).map((i) => i.ref)
+    // Undo steps are registered before each transfer: a destination that dies in the middle cannot
+    // clean up after itself, and none of these images or volumes was on it before (the plan sends
+    // only missing images and blocks volumes that exist).
+    for (const ref of images) undo.push({ what: `image ${ref}`, run: () => dst.removeImage(ref) })
+    if (images.length) await dst.importImages(await src.exportImages(images))
+    for (const v of thePlan.volumes.filter((v) => v.transfer)) {
+      undo.push({ what: `volume ${v.target}`, run: () => dst.removeVolume(v.target) })
+      await moveVolume(src, dst, v.source, v.target)
+    }
+    await dst.importStack({ ...doc, name: target })
+    undo.push({ what: `stack ${target}`, run: () => dst.removeStack(target) })
+    if (req.start) await dst.up(target)
+  } catch (err) {
+    await rollBack(ctx, undo.reverse(), `the copy of ${source} to ${dst.where} as ${target}`, dst.where)
+    throw err
+  }
+  ctx.events.publish({ type: "stack", action: "copy", name: target, level: "info", message: `copied ${source} from ${src.where} to ${dst.where} as ${target}` })
+  return { plan: thePlan, copied: true, started: req.start ?? false }
+}
+
+const gone = (err: unknown) => err instanceof HttpError && err.status === 404
+
+/** Runs the undo steps (newest first); what fails is named in an error event for removal by hand. */
+async function rollBack(ctx: Ctx, steps: { what: string; run: () => Promise<unknown> }[], copy: string, where: string): Promise<void> {
+  const left: string[] = []
+  for (const step of steps) {
+    try {
+      await step.run()
+    } catch (err) {
+      if (!gone(err)) left.push(`${step.what} (${err instanceof Error ? err.message : String(err)})`)
+    }
+  }
+  if (left.length)
+    ctx.events.publish({ type: "stack", action: "copy_undo_failed", level: "error", message: `${copy} failed and could not undo itself; remove by hand on ${where}: ${left.join("; ")}` })
+}

@@ -1,0 +1,115 @@
+// A whole stack as JSON, for moving it to another server: compose file, environment with secrets in
+// the clear, the stack's other files (lib/stacks/files.ts; its data binds are not among them), every
+// version with its own environment and files, and what compose's model of it says (the images
+// it references, its mount inventory, published ports, services built from source), and
+// current_version. The import writes such a document under a name without starting it.
+import * as v from "valibot"
+import { STACK_LABEL } from "../engine/containers.ts"
+import type { Ctx } from "../service/context.ts"
+import { envInput, type EnvVar } from "../stacks/env.ts"
+import { conflict } from "../http/http-error.ts"
+import type { BindEntry, VolumeEntry } from "../stacks/mounts.ts"
+import type { PlanModel, PublishedPort } from "./planner.ts"
+import { stackName } from "../stacks/name.ts"
+import { FILE_PATH_MAX, FILES_MAX, type StackFiles } from "../stacks/files.ts"
+import type { StackVersion } from "../stacks/store.ts"
+import { measureVolumes } from "../volumes/transfer.ts"
+
+export const EXPORT_FORMAT = "harbormaster.stack/1"
+
+export interface StackExport {
+  format: typeof EXPORT_FORMAT
+  name: string
+  compose: string
+  env: EnvVar[]
+  /** The stack's files besides its compose file (relative path → content). */
+  files: StackFiles
+  versions: StackVersion[]
+  current_version: number | null
+  images: string[]
+  /** The folder the stack's files live in on the source (relative bind paths start there). */
+  dir: string
+  /** With `sizes`: each volume's `size` in bytes (null when the engine has no such volume). */
+  mounts: { volumes: (VolumeEntry & { size?: number | null })[]; binds: BindEntry[] }
+  /** The host ports the stack publishes. */
+  ports: PublishedPort[]
+  /** Services built from a context (not carried by a copy). */
+  built: string[]
+}
+
+export async function exportStack(ctx: Ctx, name: string, opts: { sizes?: boolean } = {}): Promise<StackExport> {
+  const stack = await ctx.stacks.read(stackName(name))
+  const dir = ctx.stacks.dir(name)
+  const model = await ctx.stacks.model(name, stack.compose, stack.env, stack.files)
+  const mounts: StackExport["mounts"] = { volumes: model.volumes, binds: model.binds }
+  if (opts.sizes) {
+    const named = mounts.volumes.flatMap((v) => (v.name ? [v.name] : []))
+    const sizes = await measureVolumes(ctx.engine, ctx.config.transferImage, named)
+    mounts.volumes = mounts.volumes.map((v) => (v.name ? { ...v, size: sizes[v.name] ?? null } : v))
+  }
+  return {
+    format: EXPORT_FORMAT,
+    name,
+    compose: stack.compose,
+    env: stack.env,
+    files: stack.files,
+    versions: stack.versions,
+    current_version: stack.state.current_version,
+    images: model.images,
+    dir,
+    mounts,
+    ports: model.ports,
+    built: model.built,
+  }
+}
+
+/** What a copy plans with, from an export document: compose's model of the stack on its source. */
+export function exportModel(doc: StackExport): PlanModel {
+  return { images: doc.images, built: doc.built ?? [], ports: doc.ports ?? [], volumes: doc.mounts.volumes, binds: doc.mounts.binds, files: Object.keys(doc.files ?? {}).sort() }
+}
+
+const storedEnv = v.array(v.object({ key: envInput.item.entries.key, value: v.string(), secret: v.boolean() }))
+/** Paths and sizes are checked by the store (lib/stacks/files.ts); this bounds the document's shape. */
+export const stackFiles = v.pipe(
+  v.record(v.pipe(v.string(), v.maxLength(FILE_PATH_MAX)), v.string()),
+  v.check((f) => Object.keys(f).length <= FILES_MAX, `at most ${FILES_MAX} files`),
+)
+const changeList = v.object({ added: v.array(v.string()), removed: v.array(v.string()), changed: v.array(v.string()) })
+
+/** The import body: an export document (other fields are ignored) and the name to write it under. */
+export const importBody = v.object({
+  name: v.string(),
+  compose: v.string(),
+  env: storedEnv,
+  files: v.optional(stackFiles),
+  versions: v.array(
+    v.object({
+      version: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999_999)),
+      time: v.string(),
+      action: v.picklist(["deploy", "apply"]),
+      compose: v.string(),
+      env: storedEnv,
+      files: v.optional(stackFiles),
+      changes: v.object({
+        from: v.nullable(v.number()),
+        compose: v.boolean(),
+        env: changeList,
+        files: v.optional(changeList),
+      }),
+    }),
+  ),
+  current_version: v.nullable(v.number()),
+})
+export type ImportBody = v.InferOutput<typeof importBody>
+
+/**
+ * Writes the stack without starting it. Refused: a name the engine already runs a compose project
+ * under or that has files here (409), a current_version missing from the versions (400).
+ */
+export async function importStack(ctx: Ctx, doc: ImportBody) {
+  const name = stackName(doc.name)
+  const running = await ctx.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
+  if (running.length) throw conflict(`the engine already runs a compose project named ${name}`, "name_taken")
+  const stack = await ctx.stacks.importStack({ ...doc, name })
+  return { name, current_version: stack.state.current_version, versions: stack.versions.map((v) => v.version), env_pending: stack.state.env_pending }
+}

@@ -1,0 +1,476 @@
+// The only module that talks to the Docker Engine API, over a unix socket or tcp (DOCKER_HOST).
+// The API version is negotiated as the docker CLI does it (see `negotiate`), or pinned by
+// DOCKER_API_VERSION. tests/support/fake-engine.ts implements the same interface in memory for handler tests.
+import { concat, demux, jsonLines, lines, raw, splitTimestamp, type StreamName } from "./frames.ts"
+import { HttpError } from "../http/http-error.ts"
+
+/**
+ * The Engine API versions this client speaks: 1.41 (Docker 20.10) to 1.52 (Docker 29.0). Every
+ * change between them (the Engine API's version history) was read against what this module sends
+ * and reads. What it had to handle:
+ * - Docker 29.0 serves 1.44 and newer only: the version is negotiated, not pinned.
+ * - 1.42: a volume prune removes only anonymous volumes unless `all=true` is asked, a filter 1.41
+ *   refuses: it is sent from 1.42 on (see `pruneFilters`).
+ * What it reads and needed nothing: `VirtualSize` left image lists, image inspect and `system df`
+ * (1.44; only `Size` is read); image inspect lost `Container`/`ContainerConfig` (1.45) and leaves
+ * unset `Config` fields out (1.52); events lost `status`/`id`/`from` (1.52; `Type`/`Action`/`Actor`
+ * are read); untagged images list `[]` instead of `<none>:<none>` (1.43; both are skipped).
+ * The containerd image store (Docker 29's default on new installs) is a property of the engine, not
+ * of the version: there an image's `Id` is its index digest, every tag has a `RepoDigests` entry,
+ * list and inspect sizes differ, and a load or tag onto an existing name moves the name and keeps
+ * the old image dangling, as the classic store does.
+ */
+export const API_OLDEST = "1.41"
+export const API_NEWEST = "1.52"
+/** Chunks of hijacked output held for a slow reader before the socket stops reading. */
+const HIGH_WATER = 16
+
+export type ContainerAction = "start" | "stop" | "restart" | "pause" | "unpause"
+export type PruneKind = "containers" | "images" | "volumes" | "networks"
+export type Filters = Record<string, string[]>
+
+export interface Port { IP?: string; PrivatePort: number; PublicPort?: number; Type: string }
+export interface Mount { Type: string; Name?: string; Source: string; Destination: string; RW?: boolean }
+export interface ContainerSummary {
+  Id: string
+  Names: string[]
+  Image: string
+  ImageID: string
+  Command?: string
+  Created: number
+  State: string
+  Status: string
+  Ports: Port[]
+  Labels: Record<string, string>
+  Mounts?: Mount[]
+}
+export interface ContainerInspect {
+  Id: string
+  Name: string
+  Created: string
+  Image: string
+  State: { Status: string; Running: boolean; Paused: boolean; ExitCode: number; StartedAt?: string }
+  Config: { Image: string; Tty: boolean; Env?: string[]; Labels: Record<string, string>; Cmd?: string[] }
+  HostConfig: Record<string, unknown>
+  Mounts: Mount[]
+  NetworkSettings?: Record<string, unknown>
+}
+export interface ImageSummary {
+  Id: string
+  RepoTags: string[] | null
+  RepoDigests: string[] | null
+  Created: number
+  Size: number
+  Containers?: number
+  Labels?: Record<string, string> | null
+}
+export interface Volume {
+  Name: string
+  Driver: string
+  Mountpoint: string
+  CreatedAt?: string
+  Labels: Record<string, string> | null
+  Scope?: string
+  Options?: Record<string, string> | null
+}
+export interface Network {
+  Id: string
+  Name: string
+  Driver: string
+  Scope: string
+  Created: string
+  Internal?: boolean
+  Labels: Record<string, string> | null
+  Containers?: Record<string, unknown>
+}
+export interface EngineEvent {
+  Type: string
+  Action: string
+  Actor: { ID: string; Attributes: Record<string, string> }
+  time: number
+  timeNano: number
+}
+export interface LogLine { stream: StreamName; ts: string; line: string }
+export interface LogOptions { follow: boolean; tail: number | "all"; signal?: AbortSignal }
+export interface ExecOptions { cmd: string[]; tty: boolean; detachKeys: string; env?: string[] }
+/** A hijacked exec connection: raw bytes both ways. */
+export interface ExecSession {
+  id: string
+  output: ReadableStream<Uint8Array>
+  write(data: Uint8Array | string): void
+  close(): void
+}
+export interface ContainerSpec { [key: string]: unknown }
+
+export interface EngineVersion { Version: string; ApiVersion: string; MinAPIVersion?: string; Os: string; Arch: string; KernelVersion?: string }
+
+export interface Engine {
+  /** The DOCKER_HOST this engine talks to, for display and for the compose CLI. */
+  readonly host: string
+  /** The API version spoken with the engine (negotiated on first use, or DOCKER_API_VERSION). */
+  apiVersion(): Promise<string>
+  ping(): Promise<void>
+  version(): Promise<EngineVersion>
+  info(): Promise<Record<string, any>>
+  df(): Promise<{ LayersSize?: number; Images?: ImageSummary[]; Containers?: { SizeRw?: number }[]; Volumes?: { UsageData?: { Size: number } }[]; BuildCache?: { Size: number }[] }>
+  listContainers(opts?: { all?: boolean; filters?: Filters }): Promise<ContainerSummary[]>
+  inspectContainer(id: string): Promise<ContainerInspect>
+  createContainer(spec: ContainerSpec, name?: string): Promise<{ Id: string }>
+  containerAction(id: string, action: ContainerAction): Promise<void>
+  removeContainer(id: string, opts?: { force?: boolean; volumes?: boolean }): Promise<void>
+  waitContainer(id: string): Promise<{ StatusCode: number }>
+  /** One reading of a container's stats (`stream=false&one-shot=true`: at once, no second sample; precpu is empty). */
+  stats(id: string): Promise<Record<string, any>>
+  logs(id: string, opts: LogOptions): AsyncIterable<LogLine>
+  events(opts?: { since?: number; until?: number; filters?: Filters; signal?: AbortSignal }): AsyncIterable<EngineEvent>
+  exec(container: string, opts: ExecOptions): Promise<ExecSession>
+  execResize(execId: string, rows: number, cols: number): Promise<void>
+  execInspect(execId: string): Promise<{ ExitCode: number | null; Running: boolean }>
+  listImages(): Promise<ImageSummary[]>
+  inspectImage(ref: string): Promise<Record<string, any> & { Id: string; RepoTags: string[]; RepoDigests: string[] }>
+  removeImage(id: string, opts?: { force?: boolean }): Promise<Record<string, string>[]>
+  pullImage(ref: string, onProgress?: (line: string) => void): Promise<void>
+  pushImage(ref: string, onProgress?: (line: string) => void): Promise<void>
+  tagImage(source: string, repo: string, tag: string): Promise<void>
+  /** Makes an image of a container's filesystem, tagged repo:tag; `changes` are Dockerfile instructions (ENTRYPOINT, ENV ...). */
+  commitContainer(id: string, repo: string, tag: string, changes?: string[]): Promise<{ Id: string }>
+  saveImages(names: string[]): Promise<ReadableStream<Uint8Array>>
+  loadImages(tar: ReadableStream<Uint8Array> | Uint8Array): Promise<void>
+  listVolumes(filters?: Filters): Promise<Volume[]>
+  inspectVolume(name: string): Promise<Volume>
+  createVolume(name: string, labels?: Record<string, string>): Promise<Volume>
+  removeVolume(name: string, opts?: { force?: boolean }): Promise<void>
+  listNetworks(): Promise<Network[]>
+  removeNetwork(id: string): Promise<void>
+  prune(kind: PruneKind): Promise<Record<string, unknown>>
+  getArchive(container: string, path: string): Promise<ReadableStream<Uint8Array>>
+  putArchive(container: string, path: string, tar: ReadableStream<Uint8Array> | Uint8Array): Promise<void>
+}
+
+interface Target { unix?: string; base: string; hostname?: string; port?: number }
+
+export function parseDockerHost(host: string): Target {
+  if (host.startsWith("unix://")) return { unix: host.slice("unix://".length), base: "http://localhost" }
+  const m = /^(?:tcp|http):\/\/([^:/]+)(?::(\d+))?\/?$/.exec(host)
+  if (!m) throw new Error(`DOCKER_HOST must be unix:///path or tcp://host:port, got "${host}"`)
+  const port = Number(m[2] ?? 2375)
+  return { base: `http://${m[1]}:${port}`, hostname: m[1], port }
+}
+
+/**
+ * An id, name or image reference as one URL path segment. Refuses what could step out of the
+ * segment once the engine decodes it: dot segments, control characters, absurd lengths.
+ */
+export function seg(id: string): string {
+  if (!id || id.length > 512 || id.split("/").some((p) => p === "." || p === "..") || /[\x00-\x1f\x7f\\]/.test(id))
+    throw new HttpError(400, "invalid_id", `"${id.slice(0, 80)}" is not a valid id or name`)
+  return encodeURIComponent(id)
+}
+
+function query(params: Record<string, unknown> = {}): string {
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue
+    q.set(k, typeof v === "object" ? JSON.stringify(v) : String(v))
+  }
+  const s = q.toString()
+  return s ? `?${s}` : ""
+}
+
+/**
+ * Maps an engine error status to the service's own: the engine's message is kept. The engine's 403
+ * (a pre-defined network, a network with containers attached) is a conflict with the resource's state.
+ */
+export function engineError(status: number, message: string): HttpError {
+  if (status === 404) return new HttpError(404, "not_found", message)
+  if (status === 409 || status === 403) return new HttpError(409, "conflict", message)
+  if (status === 304) return new HttpError(409, "not_modified", message || "already in that state")
+  if (status === 400) return new HttpError(400, "bad_request", message)
+  return new HttpError(502, "engine_error", message || `engine answered ${status}`)
+}
+
+/** Orders two API versions ("1.9" < "1.41"). */
+export function compareApi(a: string, b: string): number {
+  const [am = 0, an = 0] = a.split(".").map(Number)
+  const [bm = 0, bn = 0] = b.split(".").map(Number)
+  return am - bm || an - bn
+}
+
+const tooOld = (engineNewest: string) =>
+  new HttpError(503, "engine_unsupported", `the Docker engine speaks API ${engineNewest} at most; this service needs ${API_OLDEST} to ${API_NEWEST} (Docker 20.10 or newer)`)
+
+/**
+ * The version to speak, as the docker CLI chooses it: the newest both sides know. `engineNewest`
+ * is the engine's `API-Version` (from `GET /_ping`). An engine whose floor is above API_NEWEST
+ * refuses the first call, and that refusal is turned into the same 503 (see `refusedVersion`).
+ */
+export function negotiate(engineNewest: string): string {
+  if (compareApi(engineNewest, API_OLDEST) < 0) throw tooOld(engineNewest)
+  return compareApi(engineNewest, API_NEWEST) < 0 ? engineNewest : API_NEWEST
+}
+
+/** The engine's answer to a version it does not serve ("client version 1.41 is too old. Minimum supported API version is 1.44"). */
+export function refusedVersion(status: number, message: string, spoken: string): HttpError | undefined {
+  if (status !== 400 || !/client version .* is too (old|new)/i.test(message)) return undefined
+  const floor = /minimum supported API version is ([\d.]+)/i.exec(message)?.[1]
+  return new HttpError(503, "engine_unsupported", `the Docker engine refused API ${spoken}${floor ? ` (it serves ${floor} and newer)` : ""}; this service speaks ${API_OLDEST} to ${API_NEWEST}: ${message}`)
+}
+
+/** What a prune removes: unused images with tags too (not only dangling ones), named volumes too (not only anonymous ones, from API 1.42). */
+export function pruneFilters(kind: PruneKind, version: string): Filters | undefined {
+  if (kind === "images") return { dangling: ["false"] }
+  if (kind === "volumes" && compareApi(version, "1.42") >= 0) return { all: ["true"] }
+  return undefined
+}
+
+export function unreachable(host: string, cause: unknown): HttpError {
+  const why = cause instanceof Error ? cause.message : String(cause)
+  return new HttpError(503, "engine_unavailable", `the Docker engine at ${host} is unreachable: ${why}`)
+}
+
+async function* iterate(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!body) return
+  const reader = body.getReader()
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      yield value
+    }
+  } finally {
+    reader.releaseLock()
+    body.cancel().catch(() => {})
+  }
+}
+
+/** Reads a pull/push/load progress stream; the engine reports failures inside a 200 body. */
+async function progress(body: ReadableStream<Uint8Array> | null, onProgress?: (line: string) => void) {
+  for await (const msg of jsonLines<{ status?: string; progress?: string; id?: string; error?: string; stream?: string }>(iterate(body))) {
+    if (msg.error) throw new HttpError(502, "engine_error", msg.error)
+    const text = msg.stream?.trim() || [msg.id, msg.status, msg.progress].filter(Boolean).join(" ")
+    if (text) onProgress?.(text)
+  }
+}
+
+/**
+ * `pinned` is DOCKER_API_VERSION: spoken as given, as the docker CLI does. Otherwise the version
+ * is negotiated on the first call and again after the engine was unreachable or refused the
+ * version (an engine upgraded or replaced under a running service).
+ */
+export function dockerEngine(host: string, pinned?: string): Engine {
+  const target = parseDockerHost(host)
+  let spoken: Promise<string> | undefined
+
+  async function ask(): Promise<string> {
+    let res: Response
+    try {
+      res = await fetch(`${target.base}/_ping`, { unix: target.unix } as RequestInit)
+      await res.arrayBuffer()
+    } catch (err) {
+      throw unreachable(host, err)
+    }
+    const newest = res.headers.get("api-version")
+    if (!res.ok || !newest) throw new HttpError(502, "engine_error", `the Docker engine at ${host} answered its ping with ${res.status} and no API-Version`)
+    return negotiate(newest)
+  }
+
+  function apiVersion(): Promise<string> {
+    if (pinned) return Promise.resolve(pinned)
+    spoken ??= ask().catch((err) => {
+      spoken = undefined
+      throw err
+    })
+    return spoken
+  }
+
+  async function call(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal; timeout?: number } = {}): Promise<Response> {
+    const isStream = init.body instanceof ReadableStream || init.body instanceof Uint8Array
+    const headers = { ...(init.body !== undefined && !isStream ? { "content-type": "application/json" } : {}), ...init.headers }
+    const version = await apiVersion()
+    let res: Response
+    try {
+      res = await fetch(`${target.base}/v${version}${path}`, {
+        method,
+        headers,
+        body: init.body === undefined ? undefined : isStream ? (init.body as BodyInit) : JSON.stringify(init.body),
+        signal: init.signal,
+        unix: target.unix,
+        decompress: false,
+        ...(isStream ? { duplex: "half" } : {}),
+      } as RequestInit)
+    } catch (err) {
+      if ((err as Error)?.name === "AbortError") throw err
+      spoken = undefined
+      throw unreachable(host, err)
+    }
+    if (res.status >= 300 && res.status !== 304) {
+      const text = await res.text()
+      let message = text
+      try {
+        message = JSON.parse(text).message ?? text
+      } catch {}
+      const refused = refusedVersion(res.status, message.trim(), version)
+      if (refused) spoken = undefined
+      throw refused ?? engineError(res.status, message.trim())
+    }
+    return res
+  }
+
+  async function json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await call(method, path, { body })
+    const text = await res.text()
+    return (text ? JSON.parse(text) : undefined) as T
+  }
+
+  async function done(method: string, path: string, body?: unknown): Promise<void> {
+    const res = await call(method, path, { body })
+    if (res.status === 304) throw engineError(304, "")
+    await res.arrayBuffer()
+  }
+
+  async function hijack(path: string, body: unknown): Promise<{ output: ReadableStream<Uint8Array>; write(d: Uint8Array | string): void; close(): void }> {
+    const payload = JSON.stringify(body)
+    const head =
+      `POST /v${await apiVersion()}${path} HTTP/1.1\r\nHost: docker\r\nContent-Type: application/json\r\n` +
+      `Connection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`
+    // Output is pulled: while the reader lags HIGH_WATER chunks behind, the socket stops reading, so
+    // the engine (and the process writing) waits instead of this process buffering without bound.
+    let socket: Awaited<ReturnType<typeof Bun.connect>> | undefined
+    let controller!: ReadableStreamDefaultController<Uint8Array>
+    const output = new ReadableStream<Uint8Array>(
+      { start: (c) => void (controller = c), pull: () => void socket?.resume(), cancel: () => void socket?.end() },
+      { highWaterMark: HIGH_WATER },
+    )
+    const push = (s: { pause(): void }, data: Uint8Array) => {
+      try {
+        controller.enqueue(new Uint8Array(data))
+        if (controller.desiredSize! <= 0) s.pause()
+      } catch {}
+    }
+    // Input the socket could not take at once waits for its drain, in order.
+    let pending: Uint8Array = new Uint8Array(0)
+    const send = (data: Uint8Array) => {
+      pending = concat(pending, data)
+      const written = socket!.write(pending)
+      pending = pending.slice(Math.max(written, 0))
+    }
+    let header = ""
+    let upgraded = false
+    let settle!: { resolve: () => void; reject: (e: Error) => void }
+    const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }))
+    const finish = () => {
+      try {
+        controller.close()
+      } catch {}
+    }
+    const handlers = {
+      data(s: { pause(): void }, data: Uint8Array) {
+        if (upgraded) return push(s, data)
+        header += Buffer.from(data).toString("latin1")
+        const end = header.indexOf("\r\n\r\n")
+        if (end < 0) return
+        const status = Number(header.split(" ")[1])
+        if (status !== 101 && status !== 200) {
+          const message = header.slice(end + 4).trim()
+          return settle.reject(engineError(status, (() => { try { return JSON.parse(message).message } catch { return message } })()))
+        }
+        upgraded = true
+        settle.resolve()
+        const rest = Buffer.from(header.slice(end + 4), "latin1")
+        if (rest.length) push(s, rest)
+      },
+      drain: () => send(new Uint8Array(0)),
+      close: finish,
+      error(_s: unknown, err: Error) {
+        settle.reject(unreachable(host, err))
+        finish()
+      },
+    }
+    try {
+      socket = target.unix
+        ? await Bun.connect({ unix: target.unix, socket: handlers })
+        : await Bun.connect({ hostname: target.hostname!, port: target.port!, socket: handlers })
+    } catch (err) {
+      throw unreachable(host, err)
+    }
+    socket.write(head)
+    await ready
+    return {
+      output,
+      write: (d) => send(typeof d === "string" ? new TextEncoder().encode(d) : d),
+      close: () => socket!.end(),
+    }
+  }
+
+  return {
+    host,
+    apiVersion,
+    ping: async () => void (await (await call("GET", "/_ping")).text()),
+    version: () => json("GET", "/version"),
+    info: () => json("GET", "/info"),
+    df: () => json("GET", "/system/df"),
+    listContainers: (o = {}) => json("GET", `/containers/json${query({ all: o.all ? 1 : undefined, filters: o.filters })}`),
+    inspectContainer: (id) => json("GET", `/containers/${seg(id)}/json`),
+    createContainer: (spec, name) => json("POST", `/containers/create${query({ name })}`, spec),
+    containerAction: (id, action) => done("POST", `/containers/${seg(id)}/${action}`),
+    removeContainer: (id, o = {}) => done("DELETE", `/containers/${seg(id)}${query({ force: o.force, v: o.volumes })}`),
+    waitContainer: (id) => json("POST", `/containers/${seg(id)}/wait`),
+    stats: (id) => json("GET", `/containers/${seg(id)}/stats${query({ stream: false, "one-shot": true })}`),
+    async *logs(id, o) {
+      const info = await json<ContainerInspect>("GET", `/containers/${seg(id)}/json`)
+      const res = await call("GET", `/containers/${seg(id)}/logs${query({ stdout: 1, stderr: 1, timestamps: 1, follow: o.follow ? 1 : 0, tail: o.tail })}`, { signal: o.signal })
+      const bytes = iterate(res.body)
+      for await (const { stream, text } of lines(info.Config.Tty ? raw(bytes) : demux(bytes))) yield { stream, ...splitTimestamp(text) }
+    },
+    async *events(o = {}) {
+      const res = await call("GET", `/events${query({ since: o.since, until: o.until, filters: o.filters })}`, { signal: o.signal })
+      yield* jsonLines<EngineEvent>(iterate(res.body))
+    },
+    async exec(container, o) {
+      const { Id } = await json<{ Id: string }>("POST", `/containers/${seg(container)}/exec`, {
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: o.tty,
+        Cmd: o.cmd,
+        Env: o.env,
+        DetachKeys: o.detachKeys,
+      })
+      return { id: Id, ...(await hijack(`/exec/${Id}/start`, { Detach: false, Tty: o.tty })) }
+    },
+    execResize: (id, rows, cols) => done("POST", `/exec/${seg(id)}/resize${query({ h: rows, w: cols })}`),
+    execInspect: (id) => json("GET", `/exec/${seg(id)}/json`),
+    listImages: () => json("GET", "/images/json"),
+    inspectImage: (ref) => json("GET", `/images/${seg(ref)}/json`),
+    removeImage: (id, o = {}) => json("DELETE", `/images/${seg(id)}${query({ force: o.force })}`),
+    async pullImage(ref, onProgress) {
+      const res = await call("POST", `/images/create${query({ fromImage: ref, ...(ref.includes("@") || /:[^/]+$/.test(ref) ? {} : { tag: "latest" }) })}`)
+      await progress(res.body, onProgress)
+    },
+    async pushImage(ref, onProgress) {
+      const res = await call("POST", `/images/${seg(ref)}/push`, { headers: { "X-Registry-Auth": btoa("{}") } })
+      await progress(res.body, onProgress)
+    },
+    tagImage: (source, repo, tag) => done("POST", `/images/${seg(source)}/tag${query({ repo, tag })}`),
+    commitContainer: (id, repo, tag, changes = []) => {
+      const q = new URLSearchParams({ container: id, repo, tag })
+      for (const c of changes) q.append("changes", c)
+      return json("POST", `/commit?${q}`)
+    },
+    saveImages: async (names) => (await call("GET", `/images/get?${names.map((n) => `names=${encodeURIComponent(n)}`).join("&")}`)).body!,
+    async loadImages(tar) {
+      const res = await call("POST", `/images/load${query({ quiet: 1 })}`, { body: tar, headers: { "content-type": "application/x-tar" } })
+      await progress(res.body)
+    },
+    listVolumes: async (filters) => (await json<{ Volumes: Volume[] | null }>("GET", `/volumes${query({ filters })}`)).Volumes ?? [],
+    inspectVolume: (name) => json("GET", `/volumes/${seg(name)}`),
+    createVolume: (name, labels) => json("POST", "/volumes/create", { Name: name, Labels: labels ?? {} }),
+    removeVolume: (name, o = {}) => done("DELETE", `/volumes/${seg(name)}${query({ force: o.force })}`),
+    listNetworks: () => json("GET", "/networks"),
+    removeNetwork: (id) => done("DELETE", `/networks/${seg(id)}`),
+    prune: async (kind) => json("POST", `/${kind}/prune${query({ filters: pruneFilters(kind, await apiVersion()) })}`),
+    getArchive: async (container, path) => (await call("GET", `/containers/${seg(container)}/archive${query({ path })}`)).body!,
+    putArchive: (container, path, tar) =>
+      call("PUT", `/containers/${seg(container)}/archive${query({ path })}`, { body: tar, headers: { "content-type": "application/x-tar" } }).then((r) => void r.arrayBuffer()),
+  }
+}

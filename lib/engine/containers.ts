@@ -1,0 +1,116 @@
+// The service's own container records, mapped from the engine's list and inspect answers.
+import type { ContainerAction, ContainerInspect, ContainerSummary, Engine, Port } from "./client.ts"
+import { conflict } from "../http/http-error.ts"
+
+export const STACK_LABEL = "com.docker.compose.project"
+export const SERVICE_LABEL = "com.docker.compose.service"
+
+export interface PortRecord {
+  ip?: string
+  private_port: number
+  public_port?: number
+  type: string
+}
+
+export interface ContainerRecord {
+  id: string
+  name: string
+  image: string
+  image_id: string
+  state: string
+  status: string
+  /** ISO 8601 */
+  created: string
+  ports: PortRecord[]
+  labels: Record<string, string>
+  /** The compose project the container belongs to, if any. */
+  stack: string | null
+  /** The compose service the container runs, if any. */
+  service: string | null
+}
+
+export interface ContainerDetail extends ContainerRecord {
+  command: string[]
+  tty: boolean
+  started_at: string | null
+  exit_code: number
+  mounts: { type: string; name: string | null; source: string; destination: string; rw: boolean }[]
+  networks: string[]
+}
+
+const portRecord = (p: Port): PortRecord => ({
+  ...(p.IP ? { ip: p.IP } : {}),
+  private_port: p.PrivatePort,
+  ...(p.PublicPort ? { public_port: p.PublicPort } : {}),
+  type: p.Type,
+})
+
+const owner = (labels: Record<string, string>) => ({ stack: labels[STACK_LABEL] ?? null, service: labels[SERVICE_LABEL] ?? null })
+
+export function containerRecord(c: ContainerSummary): ContainerRecord {
+  const labels = c.Labels ?? {}
+  return {
+    id: c.Id,
+    name: (c.Names[0] ?? c.Id.slice(0, 12)).replace(/^\//, ""),
+    image: c.Image,
+    image_id: c.ImageID,
+    state: c.State,
+    status: c.Status,
+    created: new Date(c.Created * 1000).toISOString(),
+    ports: (c.Ports ?? []).map(portRecord),
+    labels,
+    ...owner(labels),
+  }
+}
+
+type InspectPorts = Record<string, { HostIp: string; HostPort: string }[] | null>
+
+/** Published and exposed ports from an inspect answer ("80/tcp" keys), in the list's shape. */
+function inspectPorts(ports: InspectPorts | undefined): PortRecord[] {
+  return Object.entries(ports ?? {}).flatMap(([key, bindings]) => {
+    const [port, type = "tcp"] = key.split("/")
+    const base = { PrivatePort: Number(port), Type: type }
+    return bindings?.length ? bindings.map((b) => portRecord({ ...base, IP: b.HostIp, PublicPort: Number(b.HostPort) })) : [portRecord(base)]
+  })
+}
+
+/** The detail record of one container. Its environment is left out: stack secrets live there. */
+export function containerDetail(c: ContainerInspect): ContainerDetail {
+  const labels = c.Config.Labels ?? {}
+  const net = (c.NetworkSettings ?? {}) as { Ports?: InspectPorts; Networks?: Record<string, unknown> }
+  return {
+    id: c.Id,
+    name: c.Name.replace(/^\//, ""),
+    image: c.Config.Image,
+    image_id: c.Image,
+    state: c.State.Status,
+    status: c.State.Status,
+    created: c.Created,
+    ports: inspectPorts(net.Ports),
+    labels,
+    ...owner(labels),
+    command: c.Config.Cmd ?? [],
+    tty: c.Config.Tty,
+    started_at: c.State.StartedAt && !c.State.StartedAt.startsWith("0001") ? c.State.StartedAt : null,
+    exit_code: c.State.ExitCode,
+    mounts: (c.Mounts ?? []).map((m) => ({ type: m.Type, name: m.Name ?? null, source: m.Source, destination: m.Destination, rw: m.RW ?? true })),
+    networks: Object.keys(net.Networks ?? {}),
+  }
+}
+
+const NEEDS: Partial<Record<ContainerAction, string>> = { pause: "running", unpause: "paused" }
+
+/**
+ * Runs an action and answers the container's state after it. Pausing needs a running container and
+ * unpausing a paused one: the engine answers those with a 500, here they are conflicts like the rest.
+ */
+export async function runAction(engine: Engine, id: string, action: ContainerAction): Promise<{ id: string; action: ContainerAction; state: string }> {
+  const needs = NEEDS[action]
+  if (needs) {
+    const before = await engine.inspectContainer(id)
+    if (before.State.Status !== needs) throw conflict(`cannot ${action} container ${before.Name.replace(/^\//, "")}: it is ${before.State.Status}, not ${needs}`)
+  }
+  await engine.containerAction(id, action)
+  const after = await engine.inspectContainer(id)
+  return { id: after.Id, action, state: after.State.Status }
+}

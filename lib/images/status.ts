@@ -1,0 +1,29 @@
+// What GET /api/images adds to each image: the summary of its latest scan (counts by severity, when,
+// by which scanner), whether a scan is waiting or running, and the update checks made of it.
+import type { Ctx } from "../service/context.ts"
+import { summaryOf, type ScanState, type ScanSummary } from "./scan-queue.ts"
+import type { UpdateRecord } from "./update-checks.ts"
+
+export interface ImageStatus {
+  scan: ScanSummary | null
+  scan_state: ScanState | null
+  /** true when a registry serves a newer version of one of its tags; null when never told. */
+  update_available: boolean | null
+  update_checks: UpdateRecord[]
+}
+
+export async function withImageStatus<T extends { id: string }>(ctx: Ctx, images: T[]): Promise<(T & ImageStatus)[]> {
+  const [scans, updates] = await Promise.all([ctx.scans.results(), ctx.updates.records()])
+  return images.map((image) => {
+    const scan = scans.get(image.id)
+    const checks = Object.values(updates.images).filter((u) => u.image === image.id)
+    const told = checks.filter((c) => c.update_available !== null)
+    return {
+      ...image,
+      scan: scan ? summaryOf(scan) : null,
+      scan_state: ctx.scans.state(image.id) ?? null,
+      update_available: told.length ? told.some((c) => c.update_available) : null,
+      update_checks: checks,
+    }
+  })
+}

@@ -1,0 +1,54 @@
+// Metrics as the rest of the service sees them: observations that cost nothing while SVC_METRICS is
+// off, and the Prometheus registry (lib/metrics/prometheus.ts, prom-client) loaded only when it is on.
+import { sameSecret } from "../cluster/bearer.ts"
+import type { Ctx } from "../service/context.ts"
+import { HttpError } from "../http/http-error.ts"
+import type { NodeEntry } from "../cluster/nodes.ts"
+
+export interface Exposition {
+  contentType: string
+  text: string
+}
+
+export interface Metrics {
+  observeRequest(route: string, method: string, status: number, seconds: number): void
+  observeProbe(node: string, status: string, seconds: number): void
+  /** The exposition text, gauges read now. */
+  render(ctx: Ctx): Promise<Exposition>
+}
+
+const off: Metrics = {
+  observeRequest() {},
+  observeProbe() {},
+  render: () => Promise.reject(new HttpError(404, "not_found", "no such route")),
+}
+
+export async function createMetrics(enabled: boolean): Promise<Metrics> {
+  return enabled ? new (await import("./prometheus.ts")).PrometheusMetrics() : off
+}
+
+/** /metrics and /metrics/targets exist only with SVC_METRICS=on, and want SVC_METRICS_TOKEN when it is set. */
+export function requireMetricsAccess(ctx: Ctx, req: Request): void {
+  if (!ctx.config.metrics) throw new HttpError(404, "not_found", "no such route")
+  const expected = ctx.config.metricsToken
+  if (!expected) return
+  const given = /^Bearer\s+(.+)$/i.exec(req.headers.get("authorization") ?? "")?.[1]?.trim()
+  if (!given || !sameSecret(given, expected)) throw new HttpError(401, "unauthorized", "a valid Authorization: Bearer <SVC_METRICS_TOKEN> is required")
+}
+
+export interface TargetGroup {
+  targets: string[]
+  labels: Record<string, string>
+}
+
+/** The registry's nodes as Prometheus HTTP service discovery groups, one per node. */
+export function targetGroups(nodes: NodeEntry[]): TargetGroup[] {
+  return nodes.map((n) => {
+    const url = new URL(n.url)
+    const prefix = url.pathname.replace(/\/+$/, "")
+    return {
+      targets: [url.host],
+      labels: { node: n.name, __scheme__: url.protocol.replace(":", ""), ...(prefix ? { __metrics_path__: `${prefix}/metrics` } : {}) },
+    }
+  })
+}

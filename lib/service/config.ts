@@ -1,0 +1,202 @@
+// Service configuration, read once from the environment. Pure: takes the env, returns the config.
+import { join } from "node:path"
+import type { TtsConfig } from "../tts/speaker.ts"
+import { isVoiceName } from "../tts/voice.ts"
+import { parseTarget } from "../updates/notify.ts"
+
+export interface Config {
+  addr: { host: string; port: number }
+  dataDir: string
+  dockerHost: string
+  /** DOCKER_API_VERSION: the Engine API version to speak instead of negotiating one, as for the docker CLI. */
+  dockerApiVersion: string | undefined
+  /**
+   * The environment the CLI tools (compose, a scanner) run with: the service's PATH, HOME and
+   * DOCKER_CONFIG (where the docker CLI finds its plugins and registry credentials), nothing else.
+   */
+  toolEnv: Record<string, string>
+  logsTail: number
+  corsOrigins: string[]
+  allowedHosts: string[]
+  transferImage: string
+  maxJsonBody: number
+  /** Milliseconds a node probe (and each node-to-node call) may take. */
+  probeTimeoutMs: number
+  /** Which vulnerability scanner runs: trivy, grype, or auto (the first on PATH, else Trivy's image). */
+  scanner: "trivy" | "grype" | "auto"
+  /** Seconds one scan may take before it is stopped. */
+  scanTimeout: number
+  /** Host folders stacks may mount besides their own folder (bind sources, env files, ...); "/" allows any. */
+  bindRoots: string[]
+  /** Registries (host or host:port) spoken to over plain http besides loopback ones. */
+  insecureRegistries: string[]
+  /** Seconds between periodic update checks; 0 turns them off. */
+  updateInterval: number
+  /** SVC_UPDATE_WATCH: seconds a guarded update watches the stack's health when the request names none. */
+  updateWatch: number
+  /** SVC_NOTIFY_URLS: webhook (https://...) and ntfy (ntfy+https://host/topic) addresses for notifications (lib/updates/notify.ts). */
+  notifyUrls: string[]
+  metrics: boolean
+  /** SVC_METRICS_CONTAINERS: per-container gauges on /metrics (from the stats sampler). */
+  metricsContainers: boolean
+  /** Container stats (lib/stats): seconds between samples, and whether an hour of history is kept. */
+  stats: { interval: number; history: boolean }
+  metricsToken: string | undefined
+  /** The MCP endpoint; null when SVC_MCP is unset (then /mcp is not routed). */
+  mcp: McpConfig | null
+  /** Text-to-speech (POST /api/synthesize). */
+  tts: TtsConfig
+}
+
+export const MCP_MODES = ["read-only", "full"] as const
+export type McpMode = (typeof MCP_MODES)[number]
+export interface McpConfig {
+  mode: McpMode
+  /** Host header values (host:port) /mcp answers to; "*" allows any. */
+  allowedHosts: string[]
+  /** Browser origins allowed to call /mcp; none by default. */
+  allowedOrigins: string[]
+  /** Idle seconds after which an MCP session is dropped. */
+  sessionTtl: number
+}
+
+export const defaults = {
+  addr: "127.0.0.1:8080",
+  dockerHost: "unix:///var/run/docker.sock",
+  logsTail: 100,
+  transferImage: "alpine:3",
+  maxJsonBody: 32 * 1024 * 1024,
+  probeTimeoutMs: 5000,
+  scanTimeout: 600,
+  mcpSessionTtl: 30 * 60,
+  ttsMaxChars: 50_000,
+  ttsConcurrency: 2,
+  ttsVoice: "en-US-EmmaMultilingualNeural",
+  ttsEdgeTimeoutMs: 5000,
+  ttsTimeoutMs: 30_000,
+  ttsTimeoutMsPerChar: 4,
+  ttsWorkerMemoryMb: 4096,
+  statsInterval: 5,
+  updateWatch: 60,
+}
+
+export class ConfigError extends Error {}
+
+export function parseAddr(addr: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(addr)
+  const port = m ? Number(m[3]) : NaN
+  if (!m || port > 65535) throw new ConfigError(`SVC_ADDR must be host:port, got "${addr}"`)
+  return { host: m[1] ?? (m[2] || "0.0.0.0"), port }
+}
+
+function toolEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const keep = { PATH: env.PATH || "/usr/local/bin:/usr/bin:/bin", HOME: env.HOME || "/root", DOCKER_CONFIG: env.DOCKER_CONFIG }
+  return Object.fromEntries(Object.entries(keep).filter((e): e is [string, string] => !!e[1]))
+}
+
+function apiVersion(value: string | undefined): string | undefined {
+  if (!value) return undefined
+  if (!/^1\.\d{1,3}$/.test(value)) throw new ConfigError(`DOCKER_API_VERSION must be an API version such as 1.45, got "${value}"`)
+  return value
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean)
+}
+
+function absolutePaths(name: string, value: string | undefined): string[] {
+  const paths = list(value)
+  const relative = paths.find((p) => !p.startsWith("/"))
+  if (relative !== undefined) throw new ConfigError(`${name} takes absolute paths, got "${relative}"`)
+  return paths
+}
+
+function notifyUrls(value: string | undefined): string[] {
+  const urls = list(value)
+  for (const u of urls) {
+    try {
+      parseTarget(u)
+    } catch (err) {
+      throw new ConfigError(`SVC_NOTIFY_URLS takes http(s):// webhook and ntfy+https:// addresses: ${err instanceof Error ? err.message : err}`)
+    }
+  }
+  return urls
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a whole number, got "${value}"`)
+  return n
+}
+
+/** One of the allowed words; the first is the default. */
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly [T, ...T[]]): T {
+  if (value === undefined || value === "") return allowed[0]
+  if (!allowed.includes(value as T)) throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got "${value}"`)
+  return value as T
+}
+
+function mcpConfig(env: Record<string, string | undefined>, addr: Config["addr"]): McpConfig | null {
+  if (!env.SVC_MCP) return null
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].map((h) => `${h}:${addr.port}`)
+  return {
+    mode: oneOf("SVC_MCP", env.SVC_MCP, MCP_MODES),
+    allowedHosts: env.SVC_MCP_ALLOWED_HOSTS ? list(env.SVC_MCP_ALLOWED_HOSTS) : loopback,
+    allowedOrigins: list(env.SVC_MCP_ALLOWED_ORIGINS),
+    sessionTtl: positiveInt("SVC_MCP_SESSION_TTL", env.SVC_MCP_SESSION_TTL, defaults.mcpSessionTtl),
+  }
+}
+
+function ttsConfig(env: Record<string, string | undefined>): TtsConfig {
+  const concurrency = positiveInt("SVC_TTS_CONCURRENCY", env.SVC_TTS_CONCURRENCY, defaults.ttsConcurrency)
+  if (concurrency < 1) throw new ConfigError("SVC_TTS_CONCURRENCY must be at least 1")
+  const voice = env.SVC_TTS_VOICE || defaults.ttsVoice
+  if (!isVoiceName(voice)) throw new ConfigError(`SVC_TTS_VOICE must be an Edge voice name such as en-US-AriaNeural, got "${voice}"`)
+  return {
+    engine: oneOf("SVC_TTS_ENGINE", env.SVC_TTS_ENGINE, ["auto", "edge", "offline", "espeak"] as const),
+    timeoutMs: positiveInt("SVC_TTS_TIMEOUT_MS", env.SVC_TTS_TIMEOUT_MS, defaults.ttsTimeoutMs),
+    timeoutMsPerChar: positiveInt("SVC_TTS_TIMEOUT_MS_PER_CHAR", env.SVC_TTS_TIMEOUT_MS_PER_CHAR, defaults.ttsTimeoutMsPerChar),
+    workerMemoryMb: positiveInt("SVC_TTS_WORKER_MEMORY_MB", env.SVC_TTS_WORKER_MEMORY_MB, defaults.ttsWorkerMemoryMb),
+    maxChars: positiveInt("SVC_TTS_MAX_CHARS", env.SVC_TTS_MAX_CHARS, defaults.ttsMaxChars),
+    concurrency,
+    voice,
+    edgeTimeoutMs: positiveInt("SVC_TTS_EDGE_TIMEOUT_MS", env.SVC_TTS_EDGE_TIMEOUT_MS, defaults.ttsEdgeTimeoutMs),
+  }
+}
+
+function statsConfig(env: Record<string, string | undefined>): Config["stats"] {
+  const interval = positiveInt("SVC_STATS_INTERVAL", env.SVC_STATS_INTERVAL, defaults.statsInterval)
+  if (interval < 1) throw new ConfigError("SVC_STATS_INTERVAL must be at least 1 (seconds)")
+  return { interval, history: oneOf("SVC_STATS_HISTORY", env.SVC_STATS_HISTORY, ["on", "off"] as const) === "on" }
+}
+
+export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
+  const addr = parseAddr(env.SVC_ADDR || defaults.addr)
+  return {
+    addr,
+    dataDir: env.SVC_DATA || join(cwd, ".data"),
+    dockerHost: env.DOCKER_HOST || defaults.dockerHost,
+    dockerApiVersion: apiVersion(env.DOCKER_API_VERSION),
+    toolEnv: toolEnv(env),
+    logsTail: positiveInt("SVC_LOGS_TAIL", env.SVC_LOGS_TAIL, defaults.logsTail),
+    corsOrigins: list(env.SVC_CORS_ORIGINS),
+    allowedHosts: list(env.SVC_ALLOWED_HOSTS),
+    transferImage: env.SVC_TRANSFER_IMAGE || defaults.transferImage,
+    maxJsonBody: positiveInt("SVC_MAX_JSON_BODY", env.SVC_MAX_JSON_BODY, defaults.maxJsonBody),
+    probeTimeoutMs: positiveInt("SVC_PROBE_TIMEOUT_MS", env.SVC_PROBE_TIMEOUT_MS, defaults.probeTimeoutMs),
+    mcp: mcpConfig(env, addr),
+    scanner: oneOf("SVC_SCANNER", env.SVC_SCANNER, ["auto", "trivy", "grype"] as const),
+    scanTimeout: positiveInt("SVC_SCAN_TIMEOUT", env.SVC_SCAN_TIMEOUT, defaults.scanTimeout),
+    insecureRegistries: list(env.SVC_INSECURE_REGISTRIES),
+    bindRoots: absolutePaths("SVC_BIND_ROOTS", env.SVC_BIND_ROOTS),
+    updateInterval: positiveInt("SVC_UPDATE_INTERVAL", env.SVC_UPDATE_INTERVAL, 0),
+    updateWatch: positiveInt("SVC_UPDATE_WATCH", env.SVC_UPDATE_WATCH, defaults.updateWatch),
+    notifyUrls: notifyUrls(env.SVC_NOTIFY_URLS),
+    metrics: oneOf("SVC_METRICS", env.SVC_METRICS, ["off", "on"] as const) === "on",
+    metricsToken: env.SVC_METRICS_TOKEN || undefined,
+    metricsContainers: oneOf("SVC_METRICS_CONTAINERS", env.SVC_METRICS_CONTAINERS, ["off", "on"] as const) === "on",
+    stats: statsConfig(env),
+    tts: ttsConfig(env),
+  }
+}

@@ -1,0 +1,100 @@
+// The one object every handler gets: built once at start, or by a test with a fake engine.
+import type { Config } from "./config.ts"
+import { dockerEngine, type Engine, type EngineVersion } from "../engine/client.ts"
+import { EventBus } from "../engine/events.ts"
+import { DiskUsageCache } from "../engine/disk-usage.ts"
+import { Reused } from "../engine/reused.ts"
+import { serverId } from "./identity.ts"
+import { composeRunner, type ComposeRunner } from "../stacks/compose.ts"
+import { Stacks } from "../stacks/store.ts"
+import { Cluster } from "../cluster/membership.ts"
+import { NodeRegistry } from "../cluster/nodes.ts"
+import { createMetrics, type Metrics } from "../metrics/metrics.ts"
+import { ScanQueue } from "../images/scan-queue.ts"
+import { createScanner, type Scanner } from "../images/scanner.ts"
+import { Updates } from "../images/update-checks.ts"
+import { UpdateGuard } from "../updates/guard.ts"
+import { Notifier } from "../updates/notify.ts"
+import { UpdateRecords } from "../updates/records.ts"
+import { PolicyScheduler } from "../updates/scheduler.ts"
+import { Speaker } from "../tts/speaker.ts"
+import { StatsSampler } from "../stats/sampler.ts"
+
+export interface Ctx {
+  config: Config
+  engine: Engine
+  events: EventBus
+  serverId: string
+  /** Wall clock in milliseconds; tests may pin it. */
+  now: () => number
+  /** The compose CLI (a fake in handler tests). */
+  compose: ComposeRunner
+  /** The stack store under <dataDir>/stacks. */
+  stacks: Stacks
+  /** This server's cluster role and token (cluster.json). */
+  cluster: Cluster
+  /** The node registry of a control plane (nodes.json). */
+  nodes: NodeRegistry
+  /** The vulnerability scanner (Trivy or Grype, binary or container). */
+  scanner: Scanner
+  /** The scan queue and the stored results (<dataDir>/scans). */
+  scans: ScanQueue
+  /** Registry update checks and their records (updates.json). */
+  updates: Updates
+  /** Guarded updates: pin, watch, rollback, verdicts (lib/updates/guard.ts). */
+  guard: UpdateGuard
+  /** Each stack's update history and policy (lib/updates/records.ts). */
+  updateRecords: UpdateRecords
+  /** Notifications to SVC_NOTIFY_URLS (lib/updates/notify.ts). */
+  notifier: Notifier
+  /** Runs the stacks' update policies (started by server.ts). */
+  policies: PolicyScheduler
+  /** The Prometheus registry; request and probe durations are observed into it. */
+  metrics: Metrics
+  /** The engine's disk usage, one count at a time and reused for 30 s (dashboard). */
+  diskUsage: DiskUsageCache
+  /** The engine's version, reused for 30 s: asking for it costs the engine more than listing 200 containers (dashboard). */
+  engineVersion: Reused<EngineVersion>
+  /** Text-to-speech: the engine SVC_TTS_ENGINE names behind a concurrency bound (a fake in tests). */
+  tts: Speaker
+  /** Container stats: the one sampler of the engine and its history (started by server.ts). */
+  stats: StatsSampler
+}
+
+export async function createContext(config: Config, overrides: Partial<Ctx> = {}): Promise<Ctx> {
+  const engine = overrides.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion)
+  const events = overrides.events ?? new EventBus()
+  const compose = overrides.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
+  const scanner = overrides.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: process.env })
+  const now = overrides.now ?? Date.now
+  const stacks = overrides.stacks ?? new Stacks(config.dataDir, compose, overrides.now, config.bindRoots)
+  const updates = overrides.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, overrides.now)
+  const id = overrides.serverId ?? (await serverId(config.dataDir))
+  const notifier = overrides.notifier ?? new Notifier(config.notifyUrls, { serverId: id, events, now })
+  const updateRecords = overrides.updateRecords ?? new UpdateRecords(stacks, now)
+  const guard = overrides.guard ?? new UpdateGuard({ engine, stacks, events, records: updateRecords, notifier, watch: config.updateWatch })
+  return {
+    config,
+    engine,
+    events,
+    compose,
+    stacks,
+    cluster: overrides.cluster ?? new Cluster(config.dataDir, overrides.now),
+    nodes: overrides.nodes ?? new NodeRegistry(config.dataDir, overrides.now),
+    scanner,
+    scans: overrides.scans ?? new ScanQueue(config.dataDir, (ref) => scanner.scan(ref), events, overrides.now),
+    updates,
+    notifier,
+    updateRecords,
+    guard,
+    policies: overrides.policies ?? new PolicyScheduler({ stacks, engine, updates, records: updateRecords, guard, notifier, events, interval: config.updateInterval, now }),
+    metrics: overrides.metrics ?? (await createMetrics(config.metrics)),
+    tts: overrides.tts ?? new Speaker(config.tts),
+    stats: overrides.stats ?? new StatsSampler(engine, { interval: config.stats.interval, history: config.stats.history, now: overrides.now }),
+    diskUsage: overrides.diskUsage ?? new DiskUsageCache(engine, 30_000, overrides.now),
+    engineVersion: overrides.engineVersion ?? new Reused(() => engine.version(), 30_000, overrides.now),
+    serverId: id,
+    now: overrides.now ?? Date.now,
+    ...overrides,
+  }
+}

@@ -1,0 +1,151 @@
+// The compose runner: the only code that spawns the compose CLI. Once, on first use, it detects the
+// `docker compose` plugin (v2) or else the standalone `docker-compose` (v1, all Debian 12 has).
+// Every call names the project, its file, its folder and its env file, and runs against the
+// service's engine (DOCKER_HOST). Output lines are streamed into the event bus as they come, with
+// every secret value of the stack replaced by "***"; the same redacted text is returned.
+import { join } from "node:path"
+import { envRecord, redact, secretValues, type EnvVar } from "./env.ts"
+import type { EventBus } from "../engine/events.ts"
+import { HttpError } from "../http/http-error.ts"
+
+export type ComposeFlavour = "v1" | "v2"
+
+/** A compose project as it lies on disk: `<dir>/compose.yaml` and `<dir>/.env`. */
+export interface ComposeProject {
+  name: string
+  dir: string
+  /** The stack's environment: handed to the CLI (exact values for interpolation) and redacted from its output. */
+  env: EnvVar[]
+}
+
+export interface ComposeResult {
+  code: number
+  /** stdout and stderr lines in arrival order, secrets redacted. */
+  output: string
+}
+
+export interface ComposeRunner {
+  flavour(): Promise<ComposeFlavour>
+  /** Runs `compose <global flags> <args>`; `action` names the event (`<action>.output`). */
+  run(project: ComposeProject, args: string[], action: string): Promise<ComposeResult>
+  /**
+   * Compose's resolved model of a candidate: `config` on `candidate.file` and `candidate.envFile`
+   * with `--project-directory project.dir` (relative paths resolve there, as they will on deploy,
+   * whether the folder exists yet or not), in `candidate.cwd`. Every profile is enabled (v2), so the
+   * model holds every service the file declares. stdout is returned as printed (JSON with v2, YAML
+   * with v1) and published nowhere: it holds the environment in the clear.
+   */
+  config(project: ComposeProject, candidate: ComposeCandidate): Promise<ComposeConfigResult>
+}
+
+export interface ComposeCandidate {
+  /** The compose file to resolve (absolute). */
+  file: string
+  /** The .env file rendered for this flavour (absolute). */
+  envFile: string
+  /** The working directory compose runs in (v1 resolves a bound volume's relative `device` against it). */
+  cwd: string
+}
+
+export interface ComposeConfigResult extends ComposeResult {
+  flavour: ComposeFlavour
+  /** The model as compose printed it (secrets in the clear: parse it, never log or return it). */
+  stdout: string
+}
+
+export const COMPOSE_FILE = "compose.yaml"
+export const ENV_FILE = ".env"
+
+export interface ComposeCli {
+  cmd: string[]
+  flavour: ComposeFlavour
+}
+
+/** Answers the exit code of a command run with the given environment. */
+export type Probe = (cmd: string[], env: Record<string, string>) => Promise<number>
+
+/** The plugin when `docker compose version` exits 0, else `docker-compose`. */
+export async function detectCompose(probe: Probe, env: Record<string, string>): Promise<ComposeCli> {
+  if ((await probe(["docker", "compose", "version"], env)) === 0) return { cmd: ["docker", "compose"], flavour: "v2" }
+  return { cmd: ["docker-compose"], flavour: "v1" }
+}
+
+async function exitCode(cmd: string[], env: Record<string, string>): Promise<number> {
+  try {
+    return await Bun.spawn(cmd, { env, stdout: "ignore", stderr: "ignore", stdin: "ignore" }).exited
+  } catch {
+    return 127
+  }
+}
+
+export function globalArgs(project: ComposeProject, files = { file: join(project.dir, COMPOSE_FILE), envFile: join(project.dir, ENV_FILE) }): string[] {
+  return ["--ansi", "never", "-p", project.name, "-f", files.file, "--project-directory", project.dir, "--env-file", files.envFile]
+}
+
+async function eachLine(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<void> {
+  const decoder = new TextDecoder()
+  let pending = ""
+  for await (const chunk of stream) {
+    const parts = (pending + decoder.decode(chunk, { stream: true })).split(/\r?\n/)
+    pending = parts.pop() ?? ""
+    for (const p of parts) if (p.trim()) onLine(p)
+  }
+  if (pending.trim()) onLine(pending)
+}
+
+export interface ComposeRunnerOptions {
+  /** The engine's DOCKER_HOST. */
+  host: string
+  /** PATH, HOME, DOCKER_CONFIG: the same for detection and for every run, so a plugin found once is found again. */
+  toolEnv: Record<string, string>
+  events: EventBus
+  probe?: Probe
+}
+
+export function composeRunner({ host, toolEnv, events, probe = exitCode }: ComposeRunnerOptions): ComposeRunner {
+  const base: Record<string, string> = { ...toolEnv, DOCKER_HOST: host }
+  let detected: Promise<ComposeCli> | undefined
+  const cli = () => (detected ??= detectCompose(probe, base))
+  return {
+    flavour: async () => (await cli()).flavour,
+    async run(project, args, action) {
+      const { cmd } = await cli()
+      const path = Bun.which(cmd[0]!, { PATH: base.PATH ?? "" })
+      if (!path) throw new HttpError(500, "compose_missing", `the compose CLI (${cmd[0]}) is not installed`)
+      const secrets = secretValues(project.env)
+      const lines: string[] = []
+      const onLine = (raw: string) => {
+        const line = redact(raw, secrets)
+        lines.push(line)
+        events.publish({ type: "stack", action: `${action}.output`, name: project.name, message: line })
+      }
+      const proc = Bun.spawn([path, ...cmd.slice(1), ...globalArgs(project), ...args], {
+        cwd: project.dir,
+        env: { ...envRecord(project.env), ...base },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      })
+      await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
+      return { code: await proc.exited, output: lines.join("\n") }
+    },
+    async config(project, candidate) {
+      const { cmd, flavour } = await cli()
+      const path = Bun.which(cmd[0]!, { PATH: base.PATH ?? "" })
+      if (!path) throw new HttpError(500, "compose_missing", `the compose CLI (${cmd[0]}) is not installed`)
+      const args = flavour === "v2" ? ["--profile", "*", "config", "--format", "json"] : ["config"]
+      const proc = Bun.spawn([path, ...cmd.slice(1), ...globalArgs(project, candidate), ...args], {
+        cwd: candidate.cwd,
+        env: { ...envRecord(project.env), ...base },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      })
+      const secrets = secretValues(project.env)
+      const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+      const output = redact(stderr.trim(), secrets)
+      if (output) events.publish({ type: "stack", action: "config.output", name: project.name, message: output })
+      return { flavour, code: await proc.exited, stdout, output }
+    },
+  }
+}

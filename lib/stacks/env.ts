@@ -1,0 +1,70 @@
+// A stack's environment: entries {key, value, secret}. Secret values are hidden on read (null),
+// a null value on write keeps the stored one, and the .env file compose reads is rendered here.
+import * as v from "valibot"
+import { badRequest } from "../http/http-error.ts"
+
+export interface EnvVar {
+  key: string
+  value: string
+  secret: boolean
+}
+
+/** An entry as a client sends it: value null keeps the stored value; secret omitted keeps the stored flag (new keys: false). */
+export const envInput = v.array(
+  v.object({
+    key: v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment key is letters, digits and _, not starting with a digit")),
+    value: v.nullable(v.string()),
+    secret: v.optional(v.boolean()),
+  }),
+)
+export type EnvInput = v.InferOutput<typeof envInput>
+
+export const publicEnv = (env: EnvVar[]) => env.map((e) => ({ key: e.key, value: e.secret ? null : e.value, secret: e.secret }))
+
+/** The new environment: `input` replaces `stored`, except that a null value keeps the stored value. */
+export function mergeEnv(stored: EnvVar[], input: EnvInput): EnvVar[] {
+  const seen = new Set<string>()
+  return input.map(({ key, value, secret }) => {
+    if (seen.has(key)) throw badRequest(`environment key ${key} appears twice`, "invalid_env")
+    seen.add(key)
+    const old = stored.find((e) => e.key === key)
+    if (value === null && !old) throw badRequest(`environment key ${key} has no stored value to keep (value null)`, "invalid_env")
+    return { key, value: value ?? old!.value, secret: secret ?? old?.secret ?? false }
+  })
+}
+
+export const sameEnv = (a: EnvVar[], b: EnvVar[]) =>
+  a.length === b.length && a.every((e) => b.some((o) => o.key === e.key && o.value === e.value && o.secret === e.secret))
+
+/** Keys added, removed and changed (value or secret flag) from `before` to `after`: names only, never values. */
+export function envChanges(before: EnvVar[], after: EnvVar[]) {
+  const find = (list: EnvVar[], key: string) => list.find((e) => e.key === key)
+  return {
+    added: after.filter((e) => !find(before, e.key)).map((e) => e.key),
+    removed: before.filter((e) => !find(after, e.key)).map((e) => e.key),
+    changed: after.filter((e) => { const o = find(before, e.key); return o && (o.value !== e.value || o.secret !== e.secret) }).map((e) => e.key),
+  }
+}
+
+export const secretValues = (env: EnvVar[]) => env.filter((e) => e.secret && e.value !== "").map((e) => e.value)
+
+/** Replaces every secret value in a text by "***", longest first so that no part of one survives. */
+export function redact(text: string, secrets: string[]): string {
+  return [...secrets].sort((a, b) => b.length - a.length).reduce((t, s) => t.split(s).join("***"), text)
+}
+
+/**
+ * The .env file for the compose CLI. docker-compose v1 parses it with python-dotenv, where a
+ * single-quoted value is literal except for \\ and \'; the plugin (compose-go) takes a single-quoted
+ * value fully literally and a double-quoted one with \ escapes and \$ for a dollar.
+ */
+export function renderEnvFile(env: EnvVar[], flavour: "v1" | "v2"): string {
+  const quote = (s: string) => {
+    if (flavour === "v1") return `'${s.replace(/[\\']/g, (c) => `\\${c}`)}'`
+    if (!/['\n]/.test(s)) return `'${s}'`
+    return `"${s.replace(/[\\"$]/g, (c) => `\\${c}`).replace(/\n/g, "\\n")}"`
+  }
+  return env.map((e) => `${e.key}=${quote(e.value)}\n`).join("")
+}
+
+export const envRecord = (env: EnvVar[]) => Object.fromEntries(env.map((e) => [e.key, e.value]))

@@ -1,0 +1,159 @@
+// A stack's own files besides its compose file: `nginx.conf` bound read-only, an `extends:` or
+// `include:`d compose file, an env file, secrets and configs files. They live in the stack's folder at
+// their relative paths (compose resolves them there), are listed in state.json, and every version
+// keeps a copy of them, so a rollback restores them.
+//
+// Paths are checked before anything touches the disk: relative, "/"-separated, each segment a name
+// like a stack name (letters, digits, "_", "-", and "." after the first character: no ".", "..",
+// hidden names, NUL, backslashes or empty segments), at most 8 deep. What the store keeps of its own
+// (compose.yaml, .env, env.json, state.json, versions/) is not a stack file, nor is a name the atomic
+// writer uses for its temporary files. A file may not replace something on disk that is not one of the
+// stack's files (its data: `./data:/data`), nor be reached through a symlink.
+import { existsSync, lstatSync, readdirSync, rmdirSync, rmSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { HttpError } from "../http/http-error.ts"
+
+export const FILE_MAX_BYTES = 1024 * 1024
+export const FILES_MAX = 64
+export const FILES_MAX_TOTAL = 4 * 1024 * 1024
+export const FILE_PATH_MAX = 255
+const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$/
+const DEPTH_MAX = 8
+const RESERVED = new Set(["compose.yaml", ".env", "env.json", "state.json"])
+/** The atomic writer's temporary files (lib/service/datadir.ts): removed at start when their process is gone. */
+const TEMP = /\.tmp-\d+-[a-z0-9]*$/
+
+/** Relative path → text content. */
+export type StackFiles = Record<string, string>
+
+const invalid = (p: string, why: string) =>
+  new HttpError(400, "invalid_path", `invalid file path ${JSON.stringify(p.slice(0, 200))}: ${why}`)
+
+/** A stack file's path, checked (400 `invalid_path`, 400 `reserved_path`). */
+export function filePath(p: unknown): string {
+  if (typeof p !== "string" || !p) throw invalid(String(p ?? ""), "a relative path such as nginx.conf or conf/site.conf")
+  if (p.length > FILE_PATH_MAX) throw invalid(p, `longer than ${FILE_PATH_MAX} characters`)
+  if (p.startsWith("/")) throw invalid(p, "absolute; paths are relative to the stack's folder")
+  const segments = p.split("/")
+  if (segments.length > DEPTH_MAX) throw invalid(p, `more than ${DEPTH_MAX} folders deep`)
+  for (const s of segments) {
+    if (s === "..") throw invalid(p, "it leaves the stack's folder")
+    if (!SEGMENT.test(s))
+      throw invalid(p, "each part must start with a letter, digit or _ and hold only letters, digits, '.', '_' and '-' (no empty, hidden or '..' parts)")
+  }
+  if (RESERVED.has(p) || segments[0] === "versions" || TEMP.test(p))
+    throw new HttpError(400, "reserved_path", `${p} is kept by the service itself (compose.yaml, .env, env.json, state.json, versions/): change it through its own route`)
+  return p
+}
+
+/** A stack file's path from a URL's catch-all (left encoded by the router: `conf%2Fsite.conf` is `conf/site.conf`), checked. */
+export function filePathParam(raw: string | undefined): string {
+  let p: string
+  try {
+    p = decodeURIComponent(raw ?? "")
+  } catch {
+    throw invalid(raw ?? "", "not a well-formed URL path")
+  }
+  return filePath(p)
+}
+
+/** Checks a whole set: every path, sizes, count, and no path that is a folder of another (400/413). */
+export function checkFiles(files: StackFiles): StackFiles {
+  const paths = Object.keys(files)
+  if (paths.length > FILES_MAX) throw new HttpError(400, "too_many_files", `a stack holds at most ${FILES_MAX} files besides its compose file`)
+  let total = 0
+  for (const p of paths) {
+    filePath(p)
+    if (typeof files[p] !== "string") throw new HttpError(400, "invalid_file", `${p}: the content must be text`)
+    const size = Buffer.byteLength(files[p]!)
+    if (size > FILE_MAX_BYTES) throw new HttpError(413, "file_too_large", `${p} is ${size} bytes; a stack file holds at most ${FILE_MAX_BYTES}`)
+    total += size
+  }
+  if (total > FILES_MAX_TOTAL) throw new HttpError(413, "files_too_large", `the stack's files hold ${total} bytes together; at most ${FILES_MAX_TOTAL}`)
+  const set = new Set(paths)
+  for (const p of paths)
+    for (let d = dirname(p); d !== "."; d = dirname(d))
+      if (set.has(d)) throw invalid(p, `${d} is a file of the stack, not a folder`)
+  return files
+}
+
+/**
+ * Checks that the files can be written in the stack folder `dir` without touching anything else: no
+ * symlink on the way (400 `invalid_path`), and no file, folder or other thing already at a new path
+ * that is not one of the stack's files `own` (409 `path_taken`: its data stays as it is).
+ */
+export function checkOnDisk(dir: string, files: StackFiles, own: readonly string[]): void {
+  const mine = new Set(own)
+  for (const p of Object.keys(files)) {
+    const segments = p.split("/")
+    for (let i = 1; i <= segments.length; i++) {
+      const at = join(dir, ...segments.slice(0, i))
+      let st
+      try {
+        st = lstatSync(at)
+      } catch {
+        break // nothing there yet, nor below
+      }
+      if (st.isSymbolicLink()) throw invalid(p, `${segments.slice(0, i).join("/")} is a symlink in the stack's folder`)
+      const last = i === segments.length
+      if (!last && !st.isDirectory()) throw invalid(p, `${segments.slice(0, i).join("/")} is not a folder`)
+      if (last && (!st.isFile() || !mine.has(p))) throw new HttpError(409, "path_taken", `${p} already exists in the stack's folder and is not one of its files (its data is left alone)`)
+    }
+  }
+}
+
+/** Whether two file sets hold the same paths and contents. */
+export function sameFiles(a: StackFiles, b: StackFiles): boolean {
+  const ka = Object.keys(a)
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && a[k] === b[k])
+}
+
+/** Which files were added, removed or changed from `before` to `after`, each sorted. */
+export function fileChanges(before: StackFiles, after: StackFiles): { added: string[]; removed: string[]; changed: string[] } {
+  const added = Object.keys(after).filter((k) => !Object.hasOwn(before, k)).sort()
+  const removed = Object.keys(before).filter((k) => !Object.hasOwn(after, k)).sort()
+  const changed = Object.keys(after).filter((k) => Object.hasOwn(before, k) && before[k] !== after[k]).sort()
+  return { added, removed, changed }
+}
+
+/** Whether every folder on the way to `p` in `dir` is a real folder, not a symlink (a container may have put one there). */
+function plainWay(dir: string, p: string): boolean {
+  const segments = p.split("/")
+  for (let i = 1; i < segments.length; i++) {
+    try {
+      const st = lstatSync(join(dir, ...segments.slice(0, i)))
+      if (st.isSymbolicLink() || !st.isDirectory()) return false
+    } catch {
+      return false
+    }
+  }
+  return true
+}
+
+/** Whether `p` is a regular file in `dir` reached without a symlink: only then is it read as a stack file. */
+export function plainFile(dir: string, p: string): boolean {
+  if (!plainWay(dir, p)) return false
+  try {
+    return lstatSync(join(dir, p)).isFile()
+  } catch {
+    return false
+  }
+}
+
+/** Removes a stack file and the folders it leaves empty (up to the stack's folder); never through a symlink. */
+export function removeFile(dir: string, p: string): void {
+  if (!plainWay(dir, p)) return
+  rmSync(join(dir, p), { force: true })
+  for (let d = dirname(p); d !== "."; d = dirname(d)) {
+    const at = join(dir, d)
+    try {
+      if (!existsSync(at) || readdirSync(at).length) break
+      rmdirSync(at)
+    } catch {
+      break
+    }
+  }
+}
+
+/** The sorted paths. */
+export const filePaths = (files: StackFiles): string[] => Object.keys(files).sort()

@@ -1,0 +1,132 @@
+// Which host paths a stack may reach. Compose's model (lib/stacks/model.ts) names them: bind mount
+// sources, local volumes bound to a device, `secrets`/`configs` files, build contexts and Dockerfiles;
+// the files compose reads while loading (`env_file`, `extends`, `include`) are found before it runs
+// (`filesComposeReads`). Each must lie inside the stack's own folder (`<dataDir>/stacks/<name>/`) or
+// under one of the roots SVC_BIND_ROOTS names; anything else (`/`, `/etc`, `../..`, `~`, a symlink that
+// leads out) is refused with 400 `host_path_refused` before anything is written or run. Symlinks that
+// already exist on disk are followed (the realpath of the longest existing prefix).
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs"
+import { basename, dirname, isAbsolute, join, resolve } from "node:path"
+import { parse } from "yaml"
+import { HttpError } from "../http/http-error.ts"
+import { interpolate } from "./interpolate.ts"
+
+export interface HostPath {
+  /** Where it is named, e.g. `service app volumes`. */
+  where: string
+  /** Absolute as compose resolved it; a relative one is one compose left for the engine to resolve. */
+  path: string
+}
+
+/** The path with every symlink that exists along it followed; the part not yet on disk is kept as written. */
+export function realPath(path: string): string {
+  let existing = resolve(path)
+  const rest: string[] = []
+  while (!existsSync(existing) && dirname(existing) !== existing) {
+    rest.unshift(basename(existing))
+    existing = dirname(existing)
+  }
+  return join(realpathSync(existing), ...rest)
+}
+
+export const within = (path: string, root: string) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`)
+
+/** Whether a path lies (through existing symlinks) inside the stack folder or one of the roots. */
+export function allowedIn(projectDir: string, roots: readonly string[]): (path: string) => boolean {
+  const allowed = [projectDir, ...roots].map(realPath)
+  return (path) => isAbsolute(path) && allowed.some((root) => within(realPath(path), root))
+}
+
+/** Throws 400 `host_path_refused` for the first host path outside the stack folder and `roots`. */
+export function checkHostPaths(paths: HostPath[], projectDir: string, roots: readonly string[]): void {
+  const allowed = allowedIn(projectDir, roots)
+  for (const { where, path } of paths) {
+    if (!isAbsolute(path))
+      throw new HttpError(400, "host_path_refused", `${where}: the host path "${path.slice(0, 200)}" is left relative by compose: the engine would resolve it against its own folder`)
+    if (!allowed(path))
+      throw new HttpError(400, "host_path_refused", `${where}: the host path "${path.slice(0, 200)}" is outside the stack's folder and SVC_BIND_ROOTS`)
+  }
+}
+
+type Obj = Record<string, unknown>
+const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {})
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v])
+
+/** The variables compose interpolates with: the stack's, with the runner's PATH, HOME, DOCKER_CONFIG and DOCKER_HOST over them. */
+export function interpolationEnv(env: Record<string, string>, processEnv: Record<string, string | undefined> = process.env): Record<string, string> {
+  const own = Object.fromEntries(["PATH", "HOME", "DOCKER_CONFIG", "DOCKER_HOST"].flatMap((k) => (processEnv[k] ? [[k, processEnv[k]!]] : [])))
+  return { ...env, HOME: "/root", ...own }
+}
+
+/** A file's text, or undefined when there is no regular file at `path`. */
+export function readIfFile(path: string): string | undefined {
+  try {
+    return statSync(path).isFile() ? readFileSync(path, "utf8") : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The files compose reads while it loads a project and does not print in its model: `env_file`
+ * entries (read into `environment`: neither v1 nor v2 prints the path), `extends.file` and `include`
+ * files (merged in: the model names neither), with an include's own `env_file`s and
+ * `project_directory`. The one walk of the compose file left, because compose cannot be asked: by the
+ * time it prints a model it has read these files, and the model no longer names them. It errs towards
+ * more paths: every service's entries are taken, whether compose would use them or not, merge keys
+ * applied as compose applies them, variables interpolated as compose does (nested defaults too).
+ * Files it finds inside the allowed folders are walked in turn, relative to their own folder.
+ */
+export function filesComposeReads(
+  text: string,
+  env: Record<string, string>,
+  projectDir: string,
+  allowed: (path: string) => boolean,
+  /** How a file is read: the candidate's files over the disk (lib/stacks/model.ts). */
+  read: (path: string) => string | undefined = readIfFile,
+): HostPath[] {
+  const vars = interpolationEnv(env)
+  const out: HostPath[] = []
+  const seen = new Set<string>()
+  const walk = (doc: unknown, base: string, file: string, depth: number) => {
+    const m = obj(doc)
+    const at = (where: string, raw: unknown, dir = base): string | undefined => {
+      if (typeof raw !== "string") return undefined
+      const value = interpolate(raw, vars)
+      const full = value === "~" || value.startsWith("~/") ? join(vars.HOME!, value.slice(1)) : isAbsolute(value) ? value : join(dir, value)
+      out.push({ where: `${file}${where}`, path: full })
+      return full
+    }
+    const follow = (path: string | undefined, dir?: string) => {
+      if (!path || depth > 8 || seen.has(path) || !allowed(path)) return
+      const content = read(path)
+      if (content === undefined) return
+      seen.add(path)
+      let next: unknown
+      try {
+        next = parse(content, { merge: true })
+      } catch {
+        return // compose itself reports a file that does not parse
+      }
+      walk(next, dir ?? dirname(path), `${path}: `, depth + 1)
+    }
+    for (const entry of arr(m.include)) {
+      if (typeof entry === "string") {
+        follow(at("include", entry))
+        continue
+      }
+      const e = obj(entry)
+      const dir = at("include project_directory", e.project_directory)
+      for (const f of arr(e.env_file)) at("include env_file", f, dir)
+      for (const p of arr(e.path)) follow(at("include", p), dir)
+    }
+    for (const [service, config] of Object.entries(obj(m.services))) {
+      const s = obj(config)
+      for (const e of arr(s.env_file)) at(`service ${service} env_file`, typeof e === "string" ? e : obj(e).path)
+      const ext = obj(s.extends)
+      if (ext.file !== undefined) follow(at(`service ${service} extends`, ext.file))
+    }
+  }
+  walk(parse(text, { merge: true }), projectDir, "", 0)
+  return out
+}

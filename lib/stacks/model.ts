@@ -1,0 +1,305 @@
+// One model of a stack, compose's own. Whatever the service needs to know about a stack (the host
+// paths the guard checks, the mount inventory and volume names copy plans with, images, published
+// ports, services) is read from the model compose prints: `docker compose config --format json` with
+// the plugin, `docker-compose config` (resolved YAML) with v1. By then compose has applied YAML merge
+// keys and anchors, interpolation with the stack's environment, `extends`, `include`, profiles and
+// long syntax, and made every path absolute against the project directory: what it prints is what
+// `up` runs.
+//
+// The candidate is resolved before anything of the stack is written: its compose file, .env and its
+// other files (lib/stacks/files.ts: an `extends:` or `include:`d file, an env file, `nginx.conf`) go
+// to a private temporary folder laid out as the stack's folder will be, with whatever else lies in the
+// stack's real folder (its data) linked in, and compose runs with that folder as its project
+// directory: both versions resolve `extends.file`, `include` and `env_file` against the project
+// directory, so they read the candidate's files, not the ones on disk. Every path of the model that
+// lies in the temporary folder is then mapped back onto the stack's real folder, where it will be on
+// deploy (and where the guard checks it, following the symlinks that are really there).
+//
+// What compose does not print: the files it reads while loading (`env_file`, read into
+// `environment` by both versions; `extends` and `include` files, merged in). Those are found in the
+// file itself before compose runs (`filesComposeReads` in lib/stacks/host-paths.ts), the one walk of our own
+// left, and compose's error messages are checked for files outside the stack folder before they are
+// passed on (compose quotes what it could not parse: `validating /etc/shadow: Additional property
+// root:$y$... is not allowed`).
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, isAbsolute, join, relative } from "node:path"
+import { parse } from "yaml"
+import type { ComposeFlavour, ComposeProject, ComposeRunner } from "./compose.ts"
+import { envRecord, renderEnvFile } from "./env.ts"
+import { allowedIn, checkHostPaths, filesComposeReads, readIfFile, realPath, within, type HostPath } from "./host-paths.ts"
+import { badRequest, HttpError } from "../http/http-error.ts"
+import { parseMount, type BindEntry, type VolumeEntry } from "./mounts.ts"
+import { parsePorts, type PublishedPort } from "../copy/planner.ts"
+import type { StackFiles } from "./files.ts"
+
+export type { BindEntry, HostPath, PublishedPort, VolumeEntry }
+
+export interface StackModel {
+  flavour: ComposeFlavour
+  services: string[]
+  /** Image references of the services, each once. */
+  images: string[]
+  /** Services built from a context. */
+  built: string[]
+  ports: PublishedPort[]
+  /** Named volumes (declared ones first), then anonymous ones. */
+  volumes: VolumeEntry[]
+  binds: BindEntry[]
+  /** Every host path the model names: bind sources, bound volume devices, secret and config files, build contexts and Dockerfiles, watch paths. */
+  hostPaths: HostPath[]
+}
+
+export interface ModelContext {
+  /** The compose project name (the stack name). */
+  project: string
+  /** The stack's real folder, the project directory. */
+  projectDir: string
+  /** The working directory compose ran in, when it was not the project directory (v1 `device` paths are mapped back). */
+  cwd?: string
+  /** The stack's own files (relative paths): a bind of one of them, or of a folder holding only them, is not data. */
+  files?: readonly string[]
+}
+
+type Obj = Record<string, unknown>
+const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {})
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v])
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined)
+
+const isUrl = (s: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^git@/.test(s) || /^github\.com\//.test(s)
+
+/**
+ * A local volume's `device` when it names a host path: an absolute path other than a network share
+ * (`//host/share`, `addr:/export`), or any device of a bind mount (`o: bind`). Null otherwise (tmpfs,
+ * nfs and the like).
+ */
+function volumeDevice(config: Obj): string | null {
+  const driver = str(config.driver)
+  if (driver && driver !== "local") return null
+  const opts = obj(config.driver_opts)
+  const device = str(opts.device)
+  if (!device) return null
+  const bind = /(^|,)r?bind(,|$)/.test(str(opts.o) ?? "") || str(opts.type) === "none"
+  if (bind) return device
+  // A block device (`type: ext4, device: /dev/sda1`) is a host path too; a share (`//host/share`,
+  // `addr:/export`) or a tmpfs is not.
+  return isAbsolute(device) && !device.startsWith("//") ? device : null
+}
+
+/** The model compose printed (JSON with v2, YAML with v1), read into what the service needs. Pure. */
+export function readModel(raw: unknown, flavour: ComposeFlavour, c: ModelContext): StackModel {
+  const model = obj(raw)
+  const root = realPath(c.projectDir)
+  const own = new Set(c.files ?? [])
+  // A bind of one of the stack's files (`./nginx.conf:/etc/nginx/nginx.conf:ro`), or of a folder that
+  // holds only stack files, carries the stack's files (versioned, copied as files); any other bind
+  // inside the stack folder is its data.
+  const isFile = (path: string) => {
+    if (!within(path, c.projectDir) || path === c.projectDir) return false
+    const rel = path.slice(c.projectDir.length + 1)
+    if (own.has(rel)) return true
+    const under = [...own].filter((f) => f.startsWith(`${rel}/`))
+    return under.length > 0 && onDisk(path).every((f) => own.has(`${rel}/${f}`))
+  }
+  const isData = (path: string) => isAbsolute(path) && within(realPath(path), root) && !isFile(path)
+  const hostPaths: HostPath[] = []
+  const path = (where: string, p: string | undefined) => p !== undefined && p !== "" && hostPaths.push({ where, path: p })
+
+  const declared = obj(model.volumes)
+  const named = new Map<string, VolumeEntry>()
+  const volume = (key: string) => {
+    let v = named.get(key)
+    if (!v) {
+      const config = obj(declared[key])
+      const external = config.external === true || (typeof config.external === "object" && config.external !== null)
+      const own = str(obj(config.external).name) ?? str(config.name)
+      const name = own ?? (external ? key : `${c.project}_${key}`)
+      named.set(key, (v = { key, name, external, explicit_name: !external && name !== `${c.project}_${key}`, anonymous: false, mounts: [] }))
+    }
+    return v
+  }
+  for (const [key, config] of Object.entries(declared)) {
+    volume(key)
+    let device = volumeDevice(obj(config))
+    if (device !== null && flavour === "v1" && c.cwd && within(device, c.cwd)) device = c.projectDir + device.slice(c.cwd.length)
+    if (device !== null) path(`volume ${key} device`, device)
+  }
+  for (const section of ["secrets", "configs"])
+    for (const [key, config] of Object.entries(obj(model[section]))) path(`${section} ${key} file`, str(obj(config).file))
+
+  const services = Object.entries(obj(model.services)).map(([name, s]) => [name, obj(s)] as const)
+  const anonymous: VolumeEntry[] = []
+  const binds: BindEntry[] = []
+  const ports: PublishedPort[] = []
+  for (const [service, s] of services) {
+    for (const rawMount of arr(s.volumes)) {
+      const m = parseMount(rawMount)
+      if (!m) continue
+      const at = { service, target: m.target, read_only: m.read_only }
+      if (m.type === "bind" && m.source) {
+        const file = isAbsolute(m.source) && isFile(m.source)
+        binds.push({ ...at, source: m.source, data: !file && isData(m.source), ...(file ? { file } : {}) })
+        path(`service ${service} volumes`, m.source)
+      } else if (m.type === "volume" && m.source) volume(m.source).mounts.push(at)
+      else if (m.type === "volume") anonymous.push({ key: null, name: null, external: false, explicit_name: false, anonymous: true, mounts: [at] })
+    }
+    for (const p of arr(s.ports)) ports.push(...parsePorts(p))
+    // v2 prints `env_file` only when it skips reading it; v1 never does. Either way it is checked.
+    for (const e of arr(s.env_file)) path(`service ${service} env_file`, typeof e === "string" ? e : str(obj(e).path))
+    if (s.build !== undefined) {
+      const build = typeof s.build === "string" ? { context: s.build } : obj(s.build)
+      const context = str(build.context) ?? "."
+      if (!isUrl(context)) {
+        path(`service ${service} build context`, context)
+        const dockerfile = str(build.dockerfile)
+        if (dockerfile && build.dockerfile_inline === undefined) path(`service ${service} build dockerfile`, isAbsolute(dockerfile) ? dockerfile : join(context, dockerfile))
+      }
+      for (const [name, ctx] of Object.entries(obj(build.additional_contexts))) {
+        const where = str(ctx)
+        if (where && !isUrl(where) && !/^(docker-image|service|oci-layout):/.test(where)) path(`service ${service} build context ${name}`, where)
+      }
+      for (const ssh of arr(build.ssh)) {
+        const file = typeof ssh === "string" ? ssh.split("=", 2)[1] : str(obj(ssh).path)
+        if (file) path(`service ${service} build ssh`, file)
+      }
+    }
+    for (const w of arr(obj(s.develop).watch)) path(`service ${service} develop watch`, str(obj(w).path))
+  }
+
+  const images = [...new Set(services.flatMap(([, s]) => (typeof s.image === "string" ? [s.image] : [])))]
+  return {
+    flavour,
+    services: services.map(([name]) => name),
+    images,
+    built: services.filter(([, s]) => s.build !== undefined).map(([name]) => name),
+    ports,
+    volumes: [...named.values(), ...anonymous],
+    binds,
+    hostPaths,
+  }
+}
+
+/** The files under a folder on disk, relative to it (none when it does not exist). */
+function onDisk(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => relative(dir, join(e.parentPath, e.name)))
+  } catch {
+    return []
+  }
+}
+
+/** Every string of a parsed model that names a path in `from` (or is it), moved onto `to`. */
+function movePaths(v: unknown, from: string, to: string): unknown {
+  if (typeof v === "string") return v === from || v.startsWith(`${from}/`) ? to + v.slice(from.length) : v.split(`${from}/`).join(`${to}/`)
+  if (Array.isArray(v)) return v.map((x) => movePaths(x, from, to))
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [movePaths(k, from, to) as string, movePaths(x, from, to)]))
+  return v
+}
+
+/** What the store keeps of its own in a stack's folder: never linked into the candidate's folder. */
+const STORE_OWN = new Set(["compose.yaml", ".env", "env.json", "state.json", "versions"])
+
+/**
+ * Lays the candidate out in `scratch` as the stack's folder will be: compose file, .env, the stack's
+ * files, and a link to each other thing in the real folder (its data), except the stack's current
+ * files (`own`), which the candidate replaces.
+ */
+function layOut(scratch: string, projectDir: string, compose: string, env: string, files: StackFiles, own: readonly string[]): void {
+  writeFileSync(join(scratch, "compose.yaml"), compose, { mode: 0o600 })
+  writeFileSync(join(scratch, ".env"), env, { mode: 0o600 })
+  const tops = new Set([...Object.keys(files), ...own].map((p) => p.split("/")[0]!))
+  for (const [p, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(scratch, p)), { recursive: true })
+    writeFileSync(join(scratch, p), content, { mode: 0o600 })
+  }
+  if (!existsSync(projectDir)) return
+  for (const entry of readdirSync(projectDir))
+    if (!STORE_OWN.has(entry) && !tops.has(entry) && !/\.tmp-\d+-[a-z0-9]*$/.test(entry)) symlinkSync(join(projectDir, entry), join(scratch, entry))
+}
+
+/** Absolute paths of existing files named in compose's error output that lie outside the allowed folders. */
+function outsideFilesIn(output: string, allowed: (path: string) => boolean): string[] {
+  const found = output.match(/\/[^\s'"`,;:()]+/g) ?? []
+  return [...new Set(found)].filter((p) => {
+    try {
+      return statSync(p).isFile() && !allowed(p)
+    } catch {
+      return false
+    }
+  })
+}
+
+export interface CandidateInput {
+  /** The stack's name and real folder (the project directory), and the environment the deploy will use. */
+  project: ComposeProject
+  compose: string
+  /** Host folders besides the stack's own that it may reach (SVC_BIND_ROOTS). */
+  roots: readonly string[]
+  /** The stack's files as the deploy will write them (relative path → content). */
+  files?: StackFiles
+  /** The stack's files on disk now (relative paths), which `files` replaces. */
+  own?: readonly string[]
+}
+
+/**
+ * Compose's model of a candidate compose file and environment, resolved as if they lay in the
+ * stack's folder, and checked: a file that is not YAML is a 400 `invalid_compose` (before compose is
+ * asked), a file that reads or names a host path outside the stack's folder and `roots` a 400
+ * `host_path_refused`, a file compose refuses a 400 `invalid_compose` with compose's own message.
+ * Nothing is written to the data directory.
+ */
+export async function candidateModel(runner: ComposeRunner, { project, compose, roots, files = {}, own = [] }: CandidateInput): Promise<StackModel> {
+  parseCompose(compose)
+  const allowed = allowedIn(project.dir, roots)
+  // The files compose reads while loading are the candidate's where it has them (and gone where it
+  // drops one of the stack's files), else what is on disk.
+  const dropped = new Set(own.filter((p) => !Object.hasOwn(files, p)))
+  const read = (path: string): string | undefined => {
+    if (within(path, project.dir) && path !== project.dir) {
+      const rel = path.slice(project.dir.length + 1)
+      if (Object.hasOwn(files, rel)) return files[rel]
+      if (dropped.has(rel)) return undefined
+    }
+    return readIfFile(path)
+  }
+  checkHostPaths(filesComposeReads(compose, envRecord(project.env), project.dir, allowed, read), project.dir, roots)
+
+  const flavour = await runner.flavour()
+  const scratch = realpathSync(mkdtempSync(join(tmpdir(), "hm-compose-")))
+  try {
+    const file = join(scratch, "compose.yaml")
+    const envFile = join(scratch, ".env")
+    layOut(scratch, project.dir, compose, renderEnvFile(project.env, flavour), files, own)
+    const result = await runner.config({ ...project, dir: scratch }, { file, envFile, cwd: scratch })
+    if (result.code !== 0) {
+      const message = result.output.split(scratch).join(project.dir)
+      const outside = outsideFilesIn(message, allowed)
+      if (outside.length) throw new HttpError(400, "host_path_refused", `compose read ${outside[0]!.slice(0, 200)}, outside the stack's folder and SVC_BIND_ROOTS (its message is withheld)`)
+      throw badRequest(`compose refused the file: ${message.split("\n").slice(-20).join("\n") || "no output"}`, "invalid_compose")
+    }
+    let raw: unknown
+    try {
+      raw = result.flavour === "v2" ? JSON.parse(result.stdout) : parse(result.stdout)
+    } catch {
+      throw new HttpError(502, "compose_failed", "compose config printed a model that does not parse")
+    }
+    raw = movePaths(raw, scratch, project.dir)
+    const model = readModel(raw, result.flavour, { project: project.name, projectDir: project.dir, files: Object.keys(files) })
+    checkHostPaths(model.hostPaths, project.dir, roots)
+    return model
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/** The parsed compose file, or a 400 with the parser's message: the fast answer for a file that is not YAML. */
+export function parseCompose(text: string): Record<string, any> {
+  let doc: unknown
+  try {
+    doc = parse(text, { merge: true })
+  } catch (err) {
+    throw badRequest(`the compose file does not parse: ${(err as Error).message}`, "invalid_compose")
+  }
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw badRequest("the compose file must be a YAML mapping", "invalid_compose")
+  return doc as Record<string, any>
+}

@@ -1,0 +1,19 @@
+// Stack names become folder names and compose project names, so they are checked before anything
+// touches the disk: lowercase letters, digits, "-" and "_", starting with a letter or digit.
+import { badRequest } from "../http/http-error.ts"
+
+export const STACK_NAME = /^[a-z0-9][a-z0-9_-]*$/
+export const STACK_NAME_MAX = 63
+
+export function isStackName(name: unknown): name is string {
+  return typeof name === "string" && name.length <= STACK_NAME_MAX && STACK_NAME.test(name)
+}
+
+/** The name itself, or a 400 naming the rule. */
+export function stackName(name: unknown): string {
+  if (isStackName(name)) return name
+  throw badRequest(
+    `invalid stack name ${JSON.stringify(String(name).slice(0, 80))}: use at most ${STACK_NAME_MAX} lowercase letters, digits, "-" and "_", starting with a letter or digit`,
+    "invalid_name",
+  )
+}

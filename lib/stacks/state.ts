@@ -1,0 +1,97 @@
+// A stack's live state, read from the engine by the compose labels (never by container name, which
+// differs between compose v1 "proj_svc_1" and v2 "proj-svc-1"). Compose projects that run on the
+// engine but have no files here are reported too, with managed: false.
+import { containerRecord, SERVICE_LABEL, STACK_LABEL, type ContainerRecord } from "../engine/containers.ts"
+import type { ContainerSummary, Engine } from "../engine/client.ts"
+import { notFound } from "../http/http-error.ts"
+import { serviceNames, type Stacks } from "./store.ts"
+
+export type StackStatus = "running" | "partly running" | "paused" | "stopped"
+
+export interface StackView {
+  name: string
+  managed: boolean
+  status: StackStatus
+  services: { name: string; containers: ContainerRecord[] }[]
+  current_version: number | null
+  env_pending: boolean
+  /** The stack's files changed since the current version (not yet applied). */
+  files_pending: boolean
+  /** The stack's files besides its compose file (relative paths). */
+  files: string[]
+}
+
+/** running: all running; paused: all paused; stopped: none running or paused (or no containers); else partly running. */
+export function stackStatus(containers: { State: string }[]): StackStatus {
+  const count = (s: string) => containers.filter((c) => c.State === s).length
+  const running = count("running")
+  const paused = count("paused")
+  if (containers.length && running === containers.length) return "running"
+  if (containers.length && paused === containers.length) return "paused"
+  if (running + paused === 0) return "stopped"
+  return "partly running"
+}
+
+/** Containers grouped by compose project; containers of no project are left out. */
+export function byProject(list: ContainerSummary[]): Map<string, ContainerSummary[]> {
+  const grouped = new Map<string, ContainerSummary[]>()
+  for (const c of list) {
+    const p = c.Labels[STACK_LABEL]
+    if (p !== undefined) grouped.set(p, [...(grouped.get(p) ?? []), c])
+  }
+  return grouped
+}
+
+/** One compose project's containers on the engine. */
+async function projectContainers(engine: Engine, project: string): Promise<ContainerSummary[]> {
+  return engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`] } })
+}
+
+function view(name: string, containers: ContainerSummary[], declared: string[], state?: { current_version: number | null; env_pending: boolean; files_pending?: boolean; files?: string[] }): StackView {
+  const services = [...new Set([...declared, ...containers.map((c) => c.Labels[SERVICE_LABEL] ?? "")])].sort()
+  return {
+    name,
+    managed: !!state,
+    status: stackStatus(containers),
+    services: services.map((s) => ({ name: s, containers: containers.filter((c) => (c.Labels[SERVICE_LABEL] ?? "") === s).map(containerRecord) })),
+    current_version: state?.current_version ?? null,
+    env_pending: state?.env_pending ?? false,
+    files_pending: state?.files_pending ?? false,
+    files: state?.files ?? [],
+  }
+}
+
+/** One stack's view: a stack with files here, else a compose project on the engine, else 404. */
+export async function stackView(stacks: Stacks, engine: Engine, name: string): Promise<StackView> {
+  const containers = await projectContainers(engine, name)
+  if (!stacks.has(name) && containers.length) return view(name, containers, [])
+  const stack = await stacks.read(name)
+  return view(name, containers, serviceNames(stack.compose), stack.state)
+}
+
+/** Applies an engine action to each of the stack's containers in the state it acts on (by label, under the stack's lock). */
+export function stackAction(stacks: Stacks, engine: Engine, name: string, action: "start" | "restart" | "pause" | "unpause"): Promise<StackView> {
+  const acts: Record<typeof action, (state: string) => boolean> = {
+    start: (s) => s === "created" || s === "exited",
+    restart: (s) => s !== "paused",
+    pause: (s) => s === "running",
+    unpause: (s) => s === "paused",
+  }
+  return stacks.lock(name, async () => {
+    const containers = await projectContainers(engine, name)
+    if (!containers.length && !stacks.has(name)) throw notFound(`no stack named ${name}`)
+    for (const c of containers.filter((c) => acts[action](c.State))) await engine.containerAction(c.Id, action)
+    return stackView(stacks, engine, name)
+  })
+}
+
+/** Every stack with files here, then every other compose project among the containers, by name. */
+export async function stackViews(stacks: Stacks, containers: ContainerSummary[]): Promise<StackView[]> {
+  const projects = byProject(containers)
+  const managed = await Promise.all(stacks.names().map(async (name) => {
+    const stack = await stacks.read(name)
+    return view(name, projects.get(name) ?? [], serviceNames(stack.compose), stack.state)
+  }))
+  const others = [...projects].filter(([p]) => !managed.some((m) => m.name === p)).map(([p, cs]) => view(p, cs, []))
+  return [...managed, ...others].sort((a, b) => a.name.localeCompare(b.name))
+}

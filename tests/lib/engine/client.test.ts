@@ -1,0 +1,91 @@
+import { afterAll, expect, test } from "bun:test"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { API_NEWEST, compareApi, dockerEngine, negotiate, pruneFilters } from "#lib/engine/client.ts"
+import { HttpError } from "#lib/http/http-error.ts"
+
+test("API versions order by their minor number", () => {
+  expect(compareApi("1.9", "1.41")).toBeLessThan(0)
+  expect(compareApi("1.52", "1.52")).toBe(0)
+  expect(compareApi("1.45", "1.44")).toBeGreaterThan(0)
+})
+
+test("the spoken version is the newest both sides know", () => {
+  expect(negotiate("1.41")).toBe("1.41")
+  expect(negotiate("1.45")).toBe("1.45")
+  expect(negotiate("1.99")).toBe(API_NEWEST)
+  expect(() => negotiate("1.40")).toThrow(/speaks API 1.40 at most/)
+})
+
+// An engine on a unix socket that serves a version range and refuses the rest with Docker's own words.
+const dir = mkdtempSync(join(tmpdir(), "hm-engine-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+function engineServing(min: string, max: string) {
+  const seen: string[] = []
+  const socket = join(dir, `${min}-${max}.sock`)
+  const server = Bun.serve({
+    unix: socket,
+    fetch(req) {
+      const path = new URL(req.url).pathname
+      seen.push(path)
+      if (path === "/_ping") return new Response("OK", { headers: { "API-Version": max } })
+      const v = /^\/v([\d.]+)\//.exec(path)?.[1] ?? max
+      if (compareApi(v, min) < 0) return Response.json({ message: `client version ${v} is too old. Minimum supported API version is ${min}, please upgrade your client to a newer version` }, { status: 400 })
+      return Response.json({ Version: "x", ApiVersion: max, MinAPIVersion: min })
+    },
+  })
+  return { host: `unix://${socket}`, seen, stop: () => server.stop(true) }
+}
+
+test("a current engine is asked its range once and spoken to at its newest version", async () => {
+  const e = engineServing("1.44", "1.45")
+  const engine = dockerEngine(e.host)
+  await Promise.all([engine.version(), engine.info(), engine.version()])
+  expect(await engine.apiVersion()).toBe("1.45")
+  expect(e.seen.filter((p) => p === "/_ping")).toHaveLength(1)
+  expect(e.seen.filter((p) => p !== "/_ping").every((p) => p.startsWith("/v1.45/"))).toBe(true)
+  e.stop()
+})
+
+test("DOCKER_API_VERSION pins the version; an engine refusing it is a 503 naming both versions", async () => {
+  const e = engineServing("1.44", "1.45")
+  const err = await dockerEngine(e.host, "1.41").version().catch((x) => x)
+  expect(err).toBeInstanceOf(HttpError)
+  expect(err).toMatchObject({ status: 503, code: "engine_unsupported" })
+  expect(err.message).toContain("refused API 1.41 (it serves 1.44 and newer)")
+  expect(e.seen).not.toContain("/_ping")
+  e.stop()
+})
+
+test("an engine older than the oldest version spoken is a 503, not a stack trace", async () => {
+  const e = engineServing("1.12", "1.40")
+  const err = await dockerEngine(e.host).info().catch((x) => x)
+  expect(err).toMatchObject({ status: 503, code: "engine_unsupported" })
+  expect(err.message).toContain("speaks API 1.40 at most")
+  e.stop()
+})
+
+test("an engine replaced under the service is asked again", async () => {
+  const old = engineServing("1.12", "1.41")
+  const engine = dockerEngine(old.host)
+  expect(await engine.apiVersion()).toBe("1.41")
+  old.stop()
+  await expect(engine.version()).rejects.toMatchObject({ status: 503, code: "engine_unavailable" })
+  const socket = old.host.slice("unix://".length)
+  rmSync(socket, { force: true })
+  const server = Bun.serve({
+    unix: socket,
+    fetch: (req) => (new URL(req.url).pathname === "/_ping" ? new Response("OK", { headers: { "API-Version": "1.45" } }) : Response.json({ path: new URL(req.url).pathname })),
+  })
+  expect(await engine.info()).toEqual({ path: "/v1.45/info" })
+  server.stop(true)
+})
+
+test("a volume prune asks for named volumes too where the API would skip them", () => {
+  expect(pruneFilters("volumes", "1.41")).toBeUndefined()
+  expect(pruneFilters("volumes", "1.42")).toEqual({ all: ["true"] })
+  expect(pruneFilters("volumes", "1.52")).toEqual({ all: ["true"] })
+  expect(pruneFilters("images", "1.45")).toEqual({ dangling: ["false"] })
+  expect(pruneFilters("containers", "1.45")).toBeUndefined()
+})

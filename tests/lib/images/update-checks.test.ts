@@ -1,0 +1,51 @@
+import { afterEach, expect, test } from "bun:test"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { FakeEngine } from "../../support/fake-engine.ts"
+import { Updates } from "#lib/images/update-checks.ts"
+
+const digest = (c: string) => `sha256:${c.repeat(64)}`
+let dataDir: string
+let registry: ReturnType<typeof Bun.serve>
+afterEach(() => {
+  registry?.stop(true)
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+function setup() {
+  dataDir = mkdtempSync(join(tmpdir(), "hm-updates-"))
+  registry = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(null, { headers: { "docker-content-digest": digest("b") } }) })
+  const engine = new FakeEngine()
+  const host = `127.0.0.1:${registry.port}`
+  engine.addImage([`${host}/pulled:1`], { RepoDigests: [`${host}/pulled@${digest("a")}`] })
+  engine.addImage(["built-here:1"])
+  return { engine, host, updates: new Updates(dataDir, engine, { insecure: [] }) }
+}
+
+test("the periodic check is off with interval 0", async () => {
+  const { updates } = setup()
+  await updates.periodic(0, new AbortController().signal)
+  expect((await updates.records()).images).toEqual({})
+})
+
+test("the periodic check looks at every tag of images that came from a registry, records it, and stops on abort", async () => {
+  const { engine, host, updates } = setup()
+  const stop = new AbortController()
+  const loop = updates.periodic(1, stop.signal)
+  while (!Object.keys((await updates.records()).images).length) await Bun.sleep(50)
+  stop.abort()
+  await loop
+  const stored = JSON.parse(readFileSync(join(dataDir, "updates.json"), "utf8"))
+  expect(Object.keys(stored.images)).toEqual([`${host}/pulled:1`])
+  expect(stored.images[`${host}/pulled:1`]).toMatchObject({ update_available: true, remote_digest: digest("b"), local_digests: [digest("a")] })
+  expect(await updates.pending()).toHaveLength(1)
+  expect(engine.calls.filter((c) => c.op === "listImages").length).toBeGreaterThan(0)
+})
+
+test("a digest-pinned reference is never outdated; an image id is not a reference", async () => {
+  const { updates } = setup()
+  const [pinned, id] = await updates.checkAll([`busybox@${digest("c")}`, digest("d")])
+  expect(pinned).toMatchObject({ update_available: false, remote_digest: digest("c"), error: null })
+  expect(id).toMatchObject({ update_available: null, error: expect.stringContaining("is an image id") })
+})

@@ -1,0 +1,12 @@
+import { expect, test } from "bun:test"
+import { loadConfig } from "#lib/service/config.ts"
+
+test("scan, update and metrics settings: defaults and parsing", () => {
+  const d = loadConfig({})
+  expect([d.scanner, d.scanTimeout, d.insecureRegistries, d.updateInterval, d.metrics, d.metricsToken]).toEqual(["auto", 600, [], 0, false, undefined])
+  const c = loadConfig({ SVC_SCANNER: "grype", SVC_SCAN_TIMEOUT: "30", SVC_INSECURE_REGISTRIES: "reg.lan:5000, 10.0.0.9:5000", SVC_UPDATE_INTERVAL: "3600", SVC_METRICS: "on", SVC_METRICS_TOKEN: "t" })
+  expect([c.scanner, c.scanTimeout, c.insecureRegistries, c.updateInterval, c.metrics, c.metricsToken]).toEqual(["grype", 30, ["reg.lan:5000", "10.0.0.9:5000"], 3600, true, "t"])
+  expect(() => loadConfig({ SVC_SCANNER: "clair" })).toThrow('SVC_SCANNER must be one of auto, trivy, grype, got "clair"')
+  expect(() => loadConfig({ SVC_METRICS: "yes" })).toThrow("SVC_METRICS must be one of off, on")
+  expect(() => loadConfig({ SVC_SCAN_TIMEOUT: "-1" })).toThrow("SVC_SCAN_TIMEOUT must be a whole number")
+})

@@ -1,0 +1,108 @@
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test"
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { composeRunner, detectCompose, globalArgs } from "#lib/stacks/compose.ts"
+import { renderEnvFile, type EnvVar } from "#lib/stacks/env.ts"
+import { EventBus } from "#lib/engine/events.ts"
+
+// docker-compose v1 is a Python program: seconds to start on a loaded machine.
+setDefaultTimeout(30_000)
+
+const dir = mkdtempSync(join(tmpdir(), "hm-compose-"))
+const toolEnv = { PATH: process.env.PATH! }
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+test("the plugin is chosen when `docker compose version` exits 0, else docker-compose", async () => {
+  const asked: string[][] = []
+  const plugin = await detectCompose(async (cmd) => (asked.push(cmd), 0), {})
+  expect(asked).toEqual([["docker", "compose", "version"]])
+  expect(plugin).toEqual({ cmd: ["docker", "compose"], flavour: "v2" })
+  expect(await detectCompose(async () => 1, {})).toEqual({ cmd: ["docker-compose"], flavour: "v1" })
+  expect(await detectCompose(async () => 127, {})).toEqual({ cmd: ["docker-compose"], flavour: "v1" })
+})
+
+// A compose plugin found only through DOCKER_CONFIG, as the docker CLI finds plugins: it answers the
+// CLI's metadata call and records what it was run with.
+test("a plugin found through DOCKER_CONFIG is detected and run with the same environment, and nothing else of the service's", async () => {
+  const config = join(dir, "docker-config")
+  mkdirSync(join(config, "cli-plugins"), { recursive: true })
+  const record = join(dir, "plugin-calls")
+  const plugin = join(config, "cli-plugins", "docker-compose")
+  writeFileSync(
+    plugin,
+    `#!/bin/sh
+[ "$1" = docker-cli-plugin-metadata ] && exec echo '{"SchemaVersion":"0.1.0","Vendor":"test","Version":"v2.99.0","ShortDescription":"stand-in"}'
+echo "args=$* DOCKER_CONFIG=$DOCKER_CONFIG DOCKER_HOST=$DOCKER_HOST LEAK=$LEAK STACK=$STACK_VAR" >> ${record}
+echo ran
+`,
+  )
+  chmodSync(plugin, 0o755)
+  const toolEnv = { PATH: process.env.PATH!, HOME: dir, DOCKER_CONFIG: config }
+  process.env.LEAK = "service-only"
+  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus() })
+  expect(await runner.flavour()).toBe("v2")
+  const res = await runner.run({ name: "demo", dir, env: [{ key: "STACK_VAR", value: "mine", secret: false }] }, ["ps"], "ps")
+  delete process.env.LEAK
+  expect(res).toEqual({ code: 0, output: "ran" })
+  const env = `DOCKER_CONFIG=${config} DOCKER_HOST=unix:///nonexistent.sock LEAK=`
+  expect(readFileSync(record, "utf8").trim().split("\n")).toEqual([
+    `args=compose version ${env} STACK=`,
+    `args=compose --ansi never -p demo -f ${dir}/compose.yaml --project-directory ${dir} --env-file ${dir}/.env ps ${env} STACK=mine`,
+  ])
+})
+
+test("every call names the project, its file, its folder and its env file", () => {
+  const args = globalArgs({ name: "web", dir: "/data/stacks/web", env: [] })
+  expect(args.join(" ")).toContain("-p web -f /data/stacks/web/compose.yaml --project-directory /data/stacks/web --env-file /data/stacks/web/.env")
+})
+
+// The real docker-compose (v1): `config` needs no engine.
+const env: EnvVar[] = [
+  { key: "IMAGE", value: "busybox", secret: false },
+  { key: "PASSWORD", value: "pa55-w0rd-xyz", secret: true },
+]
+
+test("the real CLI's output is streamed into events with secret values redacted", async () => {
+  writeFileSync(join(dir, "compose.yaml"), "services:\n  app:\n    image: ${IMAGE}\n    environment:\n      PASSWORD: ${PASSWORD}\n")
+  writeFileSync(join(dir, ".env"), "")
+  const events = new EventBus()
+  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events, probe: async () => 1 })
+  expect(await runner.flavour()).toBe("v1")
+  const res = await runner.run({ name: "demo", dir, env }, ["config"], "config")
+  expect(res.code).toBe(0)
+  expect(res.output).toContain("image: busybox")
+  expect(res.output).toContain("PASSWORD: ***")
+  expect(res.output).not.toContain("pa55-w0rd-xyz")
+  const history = events.history()
+  expect(history.length).toBeGreaterThan(0)
+  expect(history.every((e) => e.type === "stack" && e.action === "config.output" && e.name === "demo")).toBe(true)
+  expect(JSON.stringify(history)).not.toContain("pa55-w0rd-xyz")
+})
+
+test("a refused compose file gives a non-zero exit and compose's message", async () => {
+  writeFileSync(join(dir, "compose.yaml"), "services:\n  app:\n    image: busybox\n    servces: 1\n")
+  const res = await composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus(), probe: async () => 1 }).run({ name: "demo", dir, env }, ["config", "-q"], "config")
+  expect(res.code).not.toBe(0)
+  expect(res.output).toContain("servces")
+})
+
+// python-dotenv (v1) expands \${VAR} in any value, quoted or not, with no escape: such values reach
+// the compose file exactly only through the CLI's environment, which the runner always sets.
+test("the rendered v1 env file reads back exactly through docker-compose", async () => {
+  const values = [`it's`, `back\\slash`, `$HOME and $USER`, `"double"`, `#hash`, `two\nlines`, ` spaced `]
+  const vars: EnvVar[] = values.map((value, i) => ({ key: `V${i}`, value, secret: false }))
+  writeFileSync(join(dir, ".env"), renderEnvFile(vars, "v1"))
+  writeFileSync(join(dir, "compose.yaml"), `services:\n  app:\n    image: busybox\n    env_file: .env\n`)
+  const proc = Bun.spawn(["docker-compose", "-p", "demo", "-f", join(dir, "compose.yaml"), "--project-directory", dir, "config"], {
+    env: { PATH: process.env.PATH!, DOCKER_HOST: "unix:///nonexistent.sock" },
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  const out = await new Response(proc.stdout).text()
+  expect(await proc.exited).toBe(0)
+  const { parse } = await import("yaml")
+  const environment = parse(out).services.app.environment
+  // `config` prints a literal $ as $$.
+  values.forEach((value, i) => expect(environment[`V${i}`].replaceAll("$$", "$")).toBe(value))
+})

@@ -1,0 +1,52 @@
+import { expect, test } from "bun:test"
+import * as v from "valibot"
+import { envChanges, envInput, mergeEnv, publicEnv, redact, renderEnvFile, sameEnv, type EnvVar } from "#lib/stacks/env.ts"
+
+const stored: EnvVar[] = [
+  { key: "USER", value: "admin", secret: false },
+  { key: "PASSWORD", value: "hunter2", secret: true },
+]
+
+test("the public view hides secret values only", () => {
+  expect(publicEnv(stored)).toEqual([{ key: "USER", value: "admin", secret: false }, { key: "PASSWORD", value: null, secret: true }])
+})
+
+test("merge: null keeps the stored value and flag, omitted keys are dropped, new keys default to not secret", () => {
+  const merged = mergeEnv(stored, [{ key: "PASSWORD", value: null }, { key: "PORT", value: "80" }])
+  expect(merged).toEqual([{ key: "PASSWORD", value: "hunter2", secret: true }, { key: "PORT", value: "80", secret: false }])
+  expect(mergeEnv(stored, [{ key: "USER", value: "root", secret: true }])).toEqual([{ key: "USER", value: "root", secret: true }])
+})
+
+test("merge refuses a null value with nothing stored and duplicate keys", () => {
+  expect(() => mergeEnv(stored, [{ key: "NEW", value: null }])).toThrow(/no stored value/)
+  expect(() => mergeEnv(stored, [{ key: "A", value: "1" }, { key: "A", value: "2" }])).toThrow(/twice/)
+})
+
+test("keys must be variable names", () => {
+  expect(v.safeParse(envInput, [{ key: "1A", value: "x" }]).success).toBe(false)
+  expect(v.safeParse(envInput, [{ key: "A=B", value: "x" }]).success).toBe(false)
+  expect(v.safeParse(envInput, [{ key: "_A1", value: "x" }]).success).toBe(true)
+})
+
+test("changes name keys, never values", () => {
+  const after: EnvVar[] = [{ key: "PASSWORD", value: "other", secret: true }, { key: "PORT", value: "80", secret: false }]
+  const changes = envChanges(stored, after)
+  expect(changes).toEqual({ added: ["PORT"], removed: ["USER"], changed: ["PASSWORD"] })
+  expect(JSON.stringify(changes)).not.toContain("other")
+  expect(sameEnv(stored, [...stored].reverse())).toBe(true)
+  expect(sameEnv(stored, after)).toBe(false)
+})
+
+test("redact replaces every occurrence, longest secret first", () => {
+  expect(redact("pw=hunter2 again hunter2; abc abcdef", ["abc", "abcdef", "hunter2"])).toBe("pw=*** again ***; *** ***")
+})
+
+test("the v1 env file escapes quotes and backslashes inside single quotes", () => {
+  const env: EnvVar[] = [{ key: "A", value: `it's \\ $HOME`, secret: false }, { key: "B", value: "two\nlines", secret: false }]
+  expect(renderEnvFile(env, "v1")).toBe(`A='it\\'s \\\\ $HOME'\nB='two\nlines'\n`)
+})
+
+test("the v2 env file keeps plain values literal in single quotes and escapes the rest in double quotes", () => {
+  const env: EnvVar[] = [{ key: "A", value: `a\\b $X`, secret: false }, { key: "B", value: `it's "$X"\n`, secret: false }]
+  expect(renderEnvFile(env, "v2")).toBe(`A='a\\b $X'\nB="it's \\"\\$X\\"\\n"\n`)
+})

@@ -1,0 +1,93 @@
+import { afterAll, expect, test } from "bun:test"
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parse } from "yaml"
+import { readModel } from "#lib/stacks/model.ts"
+import { allowedIn, checkHostPaths, filesComposeReads } from "#lib/stacks/host-paths.ts"
+
+const base = mkdtempSync(join(tmpdir(), "hm-host-paths-"))
+const projectDir = join(base, "stacks", "web")
+const shared = join(base, "shared")
+mkdirSync(join(projectDir, "data"), { recursive: true })
+mkdirSync(shared)
+afterAll(() => rmSync(base, { recursive: true, force: true }))
+
+const check = (paths: string[], roots: string[] = []) => () => checkHostPaths(paths.map((path) => ({ where: "test", path })), projectDir, roots)
+
+test("every host path of compose's model (v2 JSON) is found", () => {
+  const model = readModel(
+    {
+      services: {
+        app: {
+          image: "x",
+          volumes: [
+            { type: "bind", source: join(projectDir, "data"), target: "/data", bind: { create_host_path: true } },
+            { type: "bind", source: "/srv", target: "/srv" },
+            { type: "volume", source: "named", target: "/n", volume: {} },
+          ],
+          build: { context: join(projectDir, "src"), dockerfile: "../Dockerfile", additional_contexts: { more: "/opt/ctx", img: "docker-image://alpine" }, ssh: ["default=/root/.ssh/id"] },
+          develop: { watch: [{ path: "/etc", action: "sync", target: "/x" }] },
+        },
+      },
+      volumes: { named: { name: "web_named" }, dev: { name: "web_dev", driver_opts: { type: "none", o: "bind", device: "/mnt/dev" } }, nfs: { name: "web_nfs", driver_opts: { type: "nfs", o: "addr=10.0.0.1", device: ":/export" } }, rel: { name: "web_rel", driver_opts: { o: "bind", device: "./x" } } },
+      secrets: { s: { name: "web_s", file: join(projectDir, "s.txt") } },
+      configs: { c: { name: "web_c", file: "/etc/c.conf" } },
+    },
+    "v2",
+    { project: "web", projectDir },
+  )
+  expect(model.hostPaths.map((h) => [h.where, h.path])).toEqual([
+    ["volume dev device", "/mnt/dev"],
+    ["volume rel device", "./x"],
+    ["secrets s file", join(projectDir, "s.txt")],
+    ["configs c file", "/etc/c.conf"],
+    ["service app volumes", join(projectDir, "data")],
+    ["service app volumes", "/srv"],
+    ["service app build context", join(projectDir, "src")],
+    ["service app build dockerfile", join(projectDir, "Dockerfile")],
+    ["service app build context more", "/opt/ctx"],
+    ["service app build ssh", "/root/.ssh/id"],
+    ["service app develop watch", "/etc"],
+  ])
+  expect(model.binds.map((b) => [b.source, b.data])).toEqual([[join(projectDir, "data"), true], ["/srv", false]])
+})
+
+test("v1's model: short syntax, and a relative device resolved against the folder v1 ran in", () => {
+  const cwd = join(base, "scratch")
+  const model = readModel(parse(`services:\n  app:\n    image: x\n    volumes:\n    - ${projectDir}/data:/data:rw\n    - named:/n:ro\n    - /anon\nvolumes:\n  named: {}\n  dev:\n    driver_opts: {device: ${cwd}/dev, o: bind, type: none}\n`), "v1", { project: "web", projectDir, cwd })
+  expect(model.hostPaths.map((h) => h.path)).toEqual([join(projectDir, "dev"), join(projectDir, "data")])
+  expect(model.volumes.map((v) => [v.key, v.name, v.mounts.length])).toEqual([["named", "web_named", 1], ["dev", "web_dev", 0], [null, null, 1]])
+})
+
+test("paths inside the stack's folder pass, whether they exist yet or not", () => {
+  expect(check([join(projectDir, "data"), join(projectDir, "new/deeper")])).not.toThrow()
+})
+
+test("/, /etc, a path leading out, a root's neighbour and a relative path are refused", () => {
+  for (const path of ["/", "/etc", join(projectDir, "../.."), `${shared}-evil`, "./x"]) expect(check([path], [shared])).toThrow("host path")
+})
+
+test("a symlink inside the stack folder that leads out is followed and refused", () => {
+  symlinkSync("/etc", join(projectDir, "data", "escape"))
+  expect(check([join(projectDir, "data/escape/passwd")])).toThrow("outside")
+})
+
+test("SVC_BIND_ROOTS lets a stack reach under the roots it names; / allows any", () => {
+  expect(check([`${shared}/sub`], [shared])).not.toThrow()
+  expect(check(["/etc"], ["/"])).not.toThrow()
+})
+
+test("the files compose reads while loading are found in the file: env_file, extends, include (merge keys, defaults, nested files)", () => {
+  writeFileSync(join(projectDir, "base.yaml"), `services:\n  base:\n    image: x\n    env_file: ../../leak.env\n`)
+  const text = `x-e: &e\n  env_file: \${NOPE:-\${ALSO:-/etc/passwd}}\ninclude:\n  - path: ./inc.yaml\n    env_file: [./inc.env]\nservices:\n  app:\n    image: x\n    <<: *e\n    extends: {file: ./base.yaml, service: base}\n  b:\n    image: x\n    env_file: [{path: ~/b.env}]\n`
+  const paths = filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []))
+  expect(paths.map((p) => [p.where.replace(projectDir, "<dir>"), p.path.replace(projectDir, "<dir>")])).toEqual([
+    ["include env_file", "<dir>/inc.env"],
+    ["include", "<dir>/inc.yaml"],
+    ["service app env_file", "/etc/passwd"],
+    ["service app extends", "<dir>/base.yaml"],
+    ["<dir>/base.yaml: service base env_file", join(base, "leak.env")],
+    ["service b env_file", join(process.env.HOME || "/root", "b.env")],
+  ])
+})

@@ -1,0 +1,206 @@
+import { afterEach, beforeEach, expect, test } from "bun:test"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { FakeEngine } from "../../support/fake-engine.ts"
+import { HttpError } from "#lib/http/http-error.ts"
+import { Stacks, versionNumber } from "#lib/stacks/store.ts"
+import { FakeCompose, twoServices } from "../../support/compose.ts"
+
+let dataDir: string
+let compose: FakeCompose
+let stacks: Stacks
+
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), "hm-stacks-"))
+  compose = new FakeCompose(new FakeEngine())
+  stacks = new Stacks(dataDir, compose, () => Date.parse("2026-01-01T00:00:00Z"))
+})
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
+
+const secret = [{ key: "TOKEN", value: "t0ken-one", secret: true }]
+const mode = (path: string) => statSync(path).mode & 0o777
+const fails = async (p: Promise<unknown>, status: number) => {
+  const err = await p.then(() => undefined, (e) => e)
+  expect(err).toBeInstanceOf(HttpError)
+  expect((err as HttpError).status).toBe(status)
+  return err as HttpError
+}
+
+test("a deploy writes the files (secrets 0600), checks with config first, and adds version 1", async () => {
+  const { stack, created } = await stacks.deploy("web", twoServices, secret)
+  expect(created).toBe(true)
+  const dir = join(dataDir, "stacks/web")
+  expect(compose.calls.map((c) => c.args[0])).toEqual(["up"])
+  // compose resolves the candidate in a folder laid out as the stack's will be, never in the stack's own
+  expect(compose.configCalls.map((c) => [c.project, c.dir === dir, c.files])).toEqual([["web", false, {}]])
+  expect(stack.state).toMatchObject({ current_version: 1, env_pending: false, last_version: 1 })
+  expect(readFileSync(join(dir, "compose.yaml"), "utf8")).toBe(twoServices)
+  expect(readFileSync(join(dir, ".env"), "utf8")).toBe("TOKEN='t0ken-one'\n")
+  for (const f of ["env.json", ".env", "versions/1.json"]) expect(mode(join(dir, f))).toBe(0o600)
+  expect(stack.versions[0]).toMatchObject({ version: 1, action: "deploy", compose: twoServices, env: secret })
+  expect(stacks.names()).toEqual(["web"])
+})
+
+test("broken YAML and a file compose refuses are 400 and write nothing", async () => {
+  const err = await fails(stacks.deploy("web", "services: [unclosed", secret), 400)
+  expect(err.message).toContain("does not parse")
+  compose.failures.set("config", "Unsupported config option for services.app: 'servces'")
+  expect((await fails(stacks.deploy("web", twoServices, secret), 400)).message).toContain("servces")
+  expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
+  expect(existsSync(join(dataDir, "stacks")) ? readdirSync(join(dataDir, "stacks")) : []).toEqual([])
+})
+
+test("a refused redeploy leaves the previous files, environment and version", async () => {
+  await stacks.deploy("web", twoServices, secret)
+  compose.failures.set("config", "refused")
+  await fails(stacks.deploy("web", "services:\n  other:\n    image: x\n", [{ key: "TOKEN", value: "two", secret: true }]), 400)
+  const stack = await stacks.read("web")
+  expect(stack.compose).toBe(twoServices)
+  expect(stack.env).toEqual(secret)
+  expect(stack.versions.map((v) => v.version)).toEqual([1])
+})
+
+test("when up fails the previous files come back and the previous version is brought up again", async () => {
+  await stacks.deploy("web", twoServices, secret)
+  compose.failures.set("up", "port is already allocated")
+  const err = await fails(stacks.deploy("web", "services:\n  other:\n    image: x\n", [{ key: "TOKEN", value: "t0ken-two", secret: true }]), 502)
+  expect(err.message).toContain("port is already allocated")
+  compose.failures.clear()
+  const stack = await stacks.read("web")
+  expect(stack.compose).toBe(twoServices)
+  expect(readFileSync(join(dataDir, "stacks/web/.env"), "utf8")).toBe("TOKEN='t0ken-one'\n")
+  expect(stack.state.current_version).toBe(1)
+  const undo = compose.calls.at(-1)!
+  expect(undo.args[0]).toBe("up")
+  expect(undo.compose).toBe(twoServices)
+  expect(undo.env).toEqual({ TOKEN: "t0ken-one" })
+})
+
+test("a new stack whose up fails is taken down and leaves no files", async () => {
+  compose.failures.set("up", "no such image")
+  await fails(stacks.deploy("web", twoServices, secret), 502)
+  expect(compose.calls.at(-1)!.args[0]).toBe("down")
+  expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
+})
+
+test("env, apply, rollback and version deletion follow the version rules", async () => {
+  await stacks.deploy("web", twoServices, secret)
+  let stack = await stacks.setEnv("web", [{ key: "TOKEN", value: "t0ken-two" }, { key: "MODE", value: "fast" }])
+  expect(stack.state.env_pending).toBe(true)
+  expect(stack.env).toEqual([{ key: "TOKEN", value: "t0ken-two", secret: true }, { key: "MODE", value: "fast", secret: false }])
+  expect((await stacks.setEnv("web", [{ key: "TOKEN", value: "t0ken-one" }])).state.env_pending).toBe(false)
+  await stacks.setEnv("web", [{ key: "TOKEN", value: "t0ken-two" }])
+  expect(compose.calls.map((c) => c.args[0])).toEqual(["up"])
+
+  stack = await stacks.apply("web")
+  expect(stack.state).toMatchObject({ current_version: 2, env_pending: false })
+  expect(stack.versions[1]).toMatchObject({ version: 2, action: "apply", changes: { from: 1, compose: false, env: { added: [], removed: [], changed: ["TOKEN"] } } })
+  expect(compose.calls.at(-1)!.env).toEqual({ TOKEN: "t0ken-two" })
+
+  stack = await stacks.rollback("web", 1)
+  expect(stack.state.current_version).toBe(1)
+  expect(stack.env).toEqual(secret)
+  expect(stack.versions.map((v) => v.version)).toEqual([1, 2])
+  expect(compose.calls.at(-1)!.env).toEqual({ TOKEN: "t0ken-one" })
+
+  await fails(stacks.deleteVersion("web", 1), 409)
+  await fails(stacks.deleteVersion("web", 7), 404)
+  await fails(stacks.rollback("web", 7), 404)
+  await stacks.deleteVersion("web", 2)
+  const redeployed = await stacks.deploy("web", twoServices)
+  expect(redeployed.created).toBe(false)
+  stack = redeployed.stack
+  expect(stack.versions.map((v) => v.version)).toEqual([1, 3])
+  expect(stack.env).toEqual(secret)
+})
+
+test("two deploys of one stack run one after the other; another stack is not held up", async () => {
+  let release!: () => void
+  compose.gate = new Promise((r) => (release = r))
+  const first = stacks.deploy("web", twoServices, secret)
+  const second = stacks.deploy("web", twoServices, [{ key: "TOKEN", value: "t0ken-two", secret: true }])
+  const other = stacks.deploy("api", twoServices)
+  await Bun.sleep(20)
+  expect(compose.calls.filter((c) => c.project === "web").map((c) => c.args[0])).toEqual(["up"])
+  expect(compose.calls.filter((c) => c.project === "api").map((c) => c.args[0])).toEqual(["up"])
+  release()
+  await Promise.all([first, second, other])
+  expect(compose.calls.filter((c) => c.project === "web").map((c) => c.args[0])).toEqual(["up", "up"])
+  expect(compose.configCalls.filter((c) => c.project === "web").length).toBe(2)
+  const stack = await stacks.read("web")
+  expect(stack.versions.map((v) => v.version)).toEqual([1, 2])
+  expect(stack.state.current_version).toBe(2)
+  expect(stack.env[0]!.value).toBe("t0ken-two")
+})
+
+test("an imported stack is written without deploying, and up adds no version", async () => {
+  const { stack: source } = await stacks.deploy("web", twoServices, secret)
+  const before = compose.calls.length
+  const imported = await stacks.importStack({ name: "web-copy", compose: source.compose, env: source.env, versions: source.versions, current_version: 1 })
+  expect(compose.calls.length).toBe(before)
+  expect(imported).toMatchObject({ compose: twoServices, env: secret, state: { current_version: 1, env_pending: false, last_version: 1 } })
+  await fails(stacks.importStack({ name: "web-copy", compose: twoServices, env: [], versions: [], current_version: null }), 409)
+  await fails(stacks.importStack({ name: "other", compose: twoServices, env: [], versions: source.versions, current_version: 4 }), 400)
+  await stacks.up("web-copy")
+  expect(compose.calls.slice(before).map((c) => c.args.join(" "))).toEqual(["up -d --remove-orphans"])
+  expect((await stacks.read("web-copy")).versions.map((v) => v.version)).toEqual([1])
+})
+
+test("the guard reads compose's model on deploy, apply, rollback, import and up, before anything is written", async () => {
+  const escape = "services:\n  app:\n    image: x\n    volumes: [\"/etc:/x\"]\n"
+  const refused = async (p: Promise<unknown>) => expect((await fails(p, 400)).code).toBe("host_path_refused")
+  await refused(stacks.deploy("web", escape))
+  expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
+  await refused(stacks.importStack({ name: "imp", compose: escape, env: [], versions: [], current_version: null }))
+  expect(existsSync(join(dataDir, "stacks/imp"))).toBe(false)
+
+  // A stack stored before the guard (or by hand) is refused on apply, rollback and up.
+  await stacks.deploy("web", twoServices, secret)
+  const dir = join(dataDir, "stacks/web")
+  const v1 = JSON.parse(readFileSync(join(dir, "versions/1.json"), "utf8"))
+  writeFileSync(join(dir, "versions/1.json"), JSON.stringify({ ...v1, compose: escape }))
+  writeFileSync(join(dir, "compose.yaml"), escape)
+  const ups = compose.calls.length
+  await refused(stacks.apply("web"))
+  await refused(stacks.up("web"))
+  await refused(stacks.rollback("web", 1))
+  expect(compose.calls.length).toBe(ups)
+  expect((await stacks.read("web")).versions.map((v) => v.version)).toEqual([1])
+})
+
+test("the model marks binds inside the stack folder as data", async () => {
+  const model = await new Stacks(dataDir, compose, Date.now, ["/srv"]).model("web", "services:\n  app:\n    image: x\n    volumes: [\"./data:/data\", \"/srv/x:/x\"]\n", [])
+  expect(model.binds.map((b) => [b.source, b.data])).toEqual([[join(dataDir, "stacks/web/data"), true], ["/srv/x", false]])
+})
+
+test("remove takes the stack down (volumes only when asked) and deletes its files", async () => {
+  await stacks.deploy("web", twoServices)
+  await stacks.remove("web", { volumes: true })
+  expect(compose.calls.at(-1)!.args).toEqual(["down", "--remove-orphans", "--volumes"])
+  expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
+  await fails(stacks.read("web"), 404)
+})
+
+test("version numbers in paths are positive whole numbers", () => {
+  expect(versionNumber("12")).toBe(12)
+  for (const bad of ["0", "-1", "1.5", "01", "x", "", undefined]) expect(() => versionNumber(bad)).toThrow(HttpError)
+})
+
+test("a stack's files: written on deploy, restored with the previous version when up fails, a bind of one is not data", async () => {
+  const withFiles = "services:\n  app:\n    image: x\n    volumes: [\"./app.conf:/app.conf:ro\", \"./conf:/conf\", \"./data:/data\"]\n"
+  await stacks.deploy("web", withFiles, [], { "app.conf": "one\n", "conf/a.conf": "a\n" })
+  const dir = join(dataDir, "stacks/web")
+  compose.failures.set("up", "boom")
+  await fails(stacks.deploy("web", withFiles, [], { "app.conf": "two\n", "new.conf": "n\n" }), 502)
+  compose.failures.clear()
+  expect(readFileSync(join(dir, "app.conf"), "utf8")).toBe("one\n")
+  expect(readFileSync(join(dir, "conf/a.conf"), "utf8")).toBe("a\n")
+  expect(existsSync(join(dir, "new.conf"))).toBe(false)
+  expect((await stacks.read("web")).files).toEqual({ "app.conf": "one\n", "conf/a.conf": "a\n" })
+  const binds = async () => (await stacks.model("web", withFiles, [])).binds.map((b) => [b.target, b.data, b.file ?? false])
+  expect(await binds()).toEqual([["/app.conf", false, true], ["/conf", false, true], ["/data", true, false]])
+  // Something else in the folder (written by the container) makes it data again.
+  writeFileSync(join(dir, "conf/written-by-app"), "x")
+  expect((await binds())[1]).toEqual(["/conf", true, false])
+})

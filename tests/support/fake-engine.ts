@@ -1,0 +1,285 @@
+// An in-memory Engine for handler tests: same interface as lib/engine/client.ts, no socket.
+// It records every call in `calls` so a test can check what the engine was asked to do.
+import type { ContainerAction, ContainerInspect, ContainerSummary, Engine, EngineEvent, ExecSession, ImageSummary, LogLine, Network, Volume } from "#lib/engine/client.ts"
+import { HttpError } from "#lib/http/http-error.ts"
+
+export interface FakeContainer {
+  id: string
+  name: string
+  image: string
+  state: "created" | "running" | "paused" | "exited"
+  labels: Record<string, string>
+  ports?: ContainerSummary["Ports"]
+  mounts?: ContainerSummary["Mounts"]
+  tty?: boolean
+  env?: string[]
+  logs?: LogLine[]
+  /** Stats payloads answered in turn (the last one again once they run out); none: a payload of zeros. */
+  stats?: Record<string, any>[]
+  hostConfig?: Record<string, unknown>
+}
+
+const nextId = (() => {
+  let n = 0
+  return () => (++n).toString(16).padStart(12, "0").padEnd(64, "f")
+})()
+
+export class FakeEngine implements Engine {
+  readonly host: string = "fake://engine"
+  calls: { op: string; args: unknown[] }[] = []
+  down = false
+  containers = new Map<string, FakeContainer>()
+  images = new Map<string, ImageSummary>()
+  volumes = new Map<string, Volume>()
+  networks = new Map<string, Network>()
+  archives = new Map<string, Uint8Array>()
+  private listeners = new Set<(e: EngineEvent) => void>()
+  private history: EngineEvent[] = []
+
+  constructor() {
+    this.networks.set("bridge", { Id: "bridge0", Name: "bridge", Driver: "bridge", Scope: "local", Created: new Date(0).toISOString(), Labels: {} })
+  }
+
+  private record(op: string, ...args: unknown[]) {
+    if (this.down) throw new HttpError(503, "engine_unavailable", `the Docker engine at ${this.host} is unreachable: connection refused`)
+    this.calls.push({ op, args })
+  }
+
+  emit(type: string, action: string, id: string, attributes: Record<string, string> = {}) {
+    const now = Date.now()
+    const event: EngineEvent = { Type: type, Action: action, Actor: { ID: id, Attributes: attributes }, time: Math.floor(now / 1000), timeNano: now * 1e6 }
+    this.history.push(event)
+    for (const l of this.listeners) l(event)
+  }
+
+  addContainer(c: Partial<FakeContainer> & { name: string }): FakeContainer {
+    const full: FakeContainer = { id: nextId(), image: "busybox:latest", state: "running", labels: {}, logs: [], ...c }
+    this.containers.set(full.id, full)
+    return full
+  }
+
+  addImage(tags: string[], extra: Partial<ImageSummary> = {}): ImageSummary {
+    const image: ImageSummary = { Id: `sha256:${nextId()}`, RepoTags: tags, RepoDigests: [], Created: 0, Size: 1000, ...extra }
+    this.images.set(image.Id, image)
+    return image
+  }
+
+  private find(id: string): FakeContainer {
+    const c = this.containers.get(id) ?? [...this.containers.values()].find((c) => c.name === id || c.id.startsWith(id))
+    if (!c) throw new HttpError(404, "not_found", `No such container: ${id}`)
+    return c
+  }
+
+  private findImage(ref: string): ImageSummary {
+    const image = this.images.get(ref) ?? [...this.images.values()].find((i) => i.Id === `sha256:${ref}` || i.Id.startsWith(`sha256:${ref}`) || i.RepoTags?.includes(ref))
+    if (!image) throw new HttpError(404, "not_found", `No such image: ${ref}`)
+    return image
+  }
+
+  private summary(c: FakeContainer): ContainerSummary {
+    return {
+      Id: c.id, Names: [`/${c.name}`], Image: c.image, ImageID: "", Created: 0, State: c.state,
+      Status: c.state === "running" ? "Up 1 second" : c.state, Ports: c.ports ?? [], Labels: c.labels, Mounts: c.mounts ?? [],
+    }
+  }
+
+  async apiVersion() {
+    return "1.41"
+  }
+  async ping() {
+    this.record("ping")
+  }
+  async version() {
+    this.record("version")
+    return { Version: "fake", ApiVersion: "1.41", Os: "linux", Arch: "amd64" }
+  }
+  async info() {
+    this.record("info")
+    return { ID: "FAKE", Name: "fake", NCPU: 2, MemTotal: 1 << 30, OperatingSystem: "fake", ServerVersion: "fake" }
+  }
+  async df() {
+    this.record("df")
+    return { LayersSize: 0, Images: [...this.images.values()], Containers: [], Volumes: [], BuildCache: [] }
+  }
+  async listContainers(o: { all?: boolean; filters?: Record<string, string[]> } = {}) {
+    this.record("listContainers", o)
+    const labels = o.filters?.label ?? []
+    return [...this.containers.values()]
+      .filter((c) => o.all || c.state === "running" || c.state === "paused")
+      .filter((c) => labels.every((l) => { const [k, v] = l.split("="); return v === undefined ? k! in c.labels : c.labels[k!] === v }))
+      .map((c) => this.summary(c))
+  }
+  async inspectContainer(id: string): Promise<ContainerInspect> {
+    this.record("inspectContainer", id)
+    const c = this.find(id)
+    return {
+      Id: c.id, Name: `/${c.name}`, Created: new Date(0).toISOString(), Image: c.image,
+      State: { Status: c.state, Running: c.state === "running" || c.state === "paused", Paused: c.state === "paused", ExitCode: 0 },
+      Config: { Image: c.image, Tty: c.tty ?? false, Env: c.env ?? [], Labels: c.labels }, HostConfig: c.hostConfig ?? {}, Mounts: c.mounts ?? [],
+    }
+  }
+  async createContainer(spec: Record<string, any>, name?: string) {
+    this.record("createContainer", spec, name)
+    const c = this.addContainer({ name: name ?? `c${this.containers.size}`, image: spec.Image, state: "created", labels: spec.Labels ?? {} })
+    return { Id: c.id }
+  }
+  async containerAction(id: string, action: ContainerAction) {
+    this.record("containerAction", id, action)
+    const c = this.find(id)
+    const next = { start: "running", restart: "running", stop: "exited", pause: "paused", unpause: "running" } as const
+    if (action === "pause" && c.state !== "running") throw new HttpError(409, "conflict", `Container ${id} is not running`)
+    if (action === "unpause" && c.state !== "paused") throw new HttpError(409, "conflict", `Container ${id} is not paused`)
+    c.state = next[action]
+    this.emit("container", action === "stop" ? "die" : action, c.id, { name: c.name, ...c.labels })
+  }
+  async removeContainer(id: string, o: { force?: boolean; volumes?: boolean } = {}) {
+    this.record("removeContainer", id, o)
+    const c = this.find(id)
+    if (c.state === "running" && !o.force) throw new HttpError(409, "conflict", `You cannot remove a running container ${c.id}`)
+    this.containers.delete(c.id)
+    this.emit("container", "destroy", c.id, { name: c.name })
+  }
+  async waitContainer(id: string) {
+    this.record("waitContainer", id)
+    this.find(id).state = "exited"
+    return { StatusCode: 0 }
+  }
+  async stats(id: string) {
+    this.record("stats", id)
+    const c = this.find(id)
+    if (c.state !== "running" && c.state !== "paused") return { read: "0001-01-01T00:00:00Z", cpu_stats: {}, memory_stats: {} }
+    const queue = c.stats ?? []
+    return (queue.length > 1 ? queue.shift() : queue[0]) ?? { read: new Date().toISOString(), cpu_stats: {}, memory_stats: {} }
+  }
+  async *logs(id: string, o: { follow: boolean; tail: number | "all" }): AsyncIterable<LogLine> {
+    this.record("logs", id, o)
+    const all = this.find(id).logs ?? []
+    yield* o.tail === "all" ? all : all.slice(Math.max(0, all.length - o.tail))
+  }
+  async *events(o: { since?: number; until?: number; signal?: AbortSignal } = {}): AsyncIterable<EngineEvent> {
+    this.record("events", o)
+    if (o.until !== undefined) return yield* this.history.filter((e) => e.time >= (o.since ?? 0) && e.time <= o.until!)
+    const queue: EngineEvent[] = []
+    let wake: (() => void) | undefined
+    const listener = (e: EngineEvent) => {
+      queue.push(e)
+      wake?.()
+    }
+    this.listeners.add(listener)
+    const aborted = new Promise<void>((r) => o.signal?.addEventListener("abort", () => r(), { once: true }))
+    try {
+      while (!o.signal?.aborted) {
+        while (queue.length) yield queue.shift()!
+        await Promise.race([new Promise<void>((r) => (wake = r)), aborted])
+      }
+    } finally {
+      this.listeners.delete(listener)
+    }
+  }
+  async exec(container: string, o: { cmd: string[] }): Promise<ExecSession> {
+    this.record("exec", container, o)
+    this.find(container)
+    let controller!: ReadableStreamDefaultController<Uint8Array>
+    const output = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) })
+    return {
+      id: `exec-${nextId()}`,
+      output,
+      // The fake shell echoes what it is sent, as a TTY in cooked mode would.
+      write: (d) => controller.enqueue(typeof d === "string" ? new TextEncoder().encode(d) : d),
+      close: () => controller.close(),
+    }
+  }
+  async execResize(id: string, rows: number, cols: number) {
+    this.record("execResize", id, rows, cols)
+  }
+  async execInspect(id: string) {
+    this.record("execInspect", id)
+    return { ExitCode: 0, Running: false }
+  }
+  async listImages() {
+    this.record("listImages")
+    return [...this.images.values()]
+  }
+  async inspectImage(ref: string) {
+    this.record("inspectImage", ref)
+    const i = this.findImage(ref)
+    return { ...i, RepoTags: i.RepoTags ?? [], RepoDigests: i.RepoDigests ?? [] }
+  }
+  async removeImage(id: string, o: { force?: boolean } = {}) {
+    this.record("removeImage", id, o)
+    const i = this.findImage(id)
+    this.images.delete(i.Id)
+    return [{ Deleted: i.Id }]
+  }
+  async pullImage(ref: string) {
+    this.record("pullImage", ref)
+    if (![...this.images.values()].some((i) => i.RepoTags?.includes(ref))) this.addImage([ref])
+  }
+  async pushImage(ref: string) {
+    this.record("pushImage", ref)
+  }
+  async commitContainer(id: string, repo: string, tag: string, changes: string[] = []) {
+    this.record("commitContainer", id, repo, tag, changes)
+    return { Id: this.addImage([`${repo}:${tag}`], { Labels: { from: this.find(id).image } }).Id }
+  }
+  async tagImage(source: string, repo: string, tag: string) {
+    this.record("tagImage", source, repo, tag)
+    this.findImage(source).RepoTags?.push(`${repo}:${tag}`)
+  }
+  async saveImages(names: string[]) {
+    this.record("saveImages", names)
+    return new Response(names.join("\n")).body!
+  }
+  async loadImages(tar: ReadableStream<Uint8Array> | Uint8Array) {
+    this.record("loadImages")
+    const text = await new Response(tar as BodyInit).text()
+    for (const name of text.split("\n").filter(Boolean)) this.addImage([name])
+  }
+  async listVolumes() {
+    this.record("listVolumes")
+    return [...this.volumes.values()]
+  }
+  async inspectVolume(name: string) {
+    this.record("inspectVolume", name)
+    const v = this.volumes.get(name)
+    if (!v) throw new HttpError(404, "not_found", `get ${name}: no such volume`)
+    return v
+  }
+  async createVolume(name: string, labels: Record<string, string> = {}) {
+    this.record("createVolume", name, labels)
+    const v = this.volumes.get(name) ?? { Name: name, Driver: "local", Mountpoint: `/fake/volumes/${name}`, Labels: labels, Scope: "local" }
+    this.volumes.set(name, v)
+    return v
+  }
+  async removeVolume(name: string, o: { force?: boolean } = {}) {
+    this.record("removeVolume", name, o)
+    if (!this.volumes.delete(name)) throw new HttpError(404, "not_found", `get ${name}: no such volume`)
+  }
+  async listNetworks() {
+    this.record("listNetworks")
+    return [...this.networks.values()]
+  }
+  async removeNetwork(id: string) {
+    this.record("removeNetwork", id)
+    const n = this.networks.get(id) ?? [...this.networks.values()].find((n) => n.Id === id || n.Name === id)
+    if (!n) throw new HttpError(404, "not_found", `network ${id} not found`)
+    this.networks.delete(n.Name)
+  }
+  async prune(kind: "containers" | "images" | "volumes" | "networks") {
+    this.record("prune", kind)
+    if (kind === "containers") {
+      const gone = [...this.containers.values()].filter((c) => c.state === "exited" || c.state === "created")
+      for (const c of gone) this.containers.delete(c.id)
+      return { ContainersDeleted: gone.map((c) => c.id), SpaceReclaimed: 0 }
+    }
+    return { SpaceReclaimed: 0 }
+  }
+  async getArchive(container: string, path: string) {
+    this.record("getArchive", container, path)
+    return new Response((this.archives.get(container) ?? new Uint8Array(0)) as BodyInit).body!
+  }
+  async putArchive(container: string, path: string, tar: ReadableStream<Uint8Array> | Uint8Array) {
+    this.record("putArchive", container, path)
+    this.archives.set(container, new Uint8Array(await new Response(tar as BodyInit).arrayBuffer()))
+  }
+}
