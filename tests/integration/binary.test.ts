@@ -1,9 +1,10 @@
-// The compiled binary: built by `bun run build`, started from another directory, it answers
+// The compiled binary: built by scripts/build.ts, started from another directory, it answers
 // /api/health with the build's source revision and serves the UI page.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { builtBinary } from "../support/build.ts"
 import { engineHost } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 
@@ -12,10 +13,9 @@ const elsewhere = mkdtempSync(join(tmpdir(), "hm-bin-cwd-"))
 let svc: Service
 
 beforeAll(async () => {
-  const build = Bun.spawnSync(["bun", "run", "build"], { cwd: root, stdout: "pipe", stderr: "pipe" })
-  if (build.exitCode !== 0) throw new Error(`bun run build failed: ${build.stderr.toString()}`)
+  const binary = await builtBinary()
   // The binary runs with a working directory that holds nothing of the project.
-  svc = await startService({ DOCKER_HOST: engineHost() }, { cmd: ["sh", "-c", `cd '${elsewhere}' && exec '${join(root, "dist/harbormaster")}'`] })
+  svc = await startService({ DOCKER_HOST: engineHost() }, { cmd: ["sh", "-c", `cd '${elsewhere}' && exec '${binary}'`] })
 }, 120_000)
 afterAll(async () => {
   await svc?.stop()
