@@ -2,7 +2,6 @@
 // with (member), kept in cluster.json under the data directory, compared in constant time.
 import { createHash, timingSafeEqual } from "node:crypto"
 import { join } from "node:path"
-import type { Ctx } from "../service/context.ts"
 import { readJson } from "../service/datadir.ts"
 import { unauthorized } from "../http/http-error.ts"
 
@@ -19,8 +18,8 @@ export function sameSecret(given: string, expected: string): boolean {
 }
 
 /** Throws 401 unless the request carries `Authorization: Bearer <cluster token>`. */
-export async function requireBearer(ctx: Ctx, req: Request): Promise<void> {
-  const expected = await clusterToken(ctx.config.dataDir)
+export async function requireBearer(deps: { config: { dataDir: string } }, req: Request): Promise<void> {
+  const expected = await clusterToken(deps.config.dataDir)
   const given = /^Bearer\s+(.+)$/i.exec(req.headers.get("authorization") ?? "")?.[1]?.trim()
   if (!expected || !given || !sameSecret(given, expected)) throw unauthorized()
 }

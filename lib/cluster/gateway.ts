@@ -2,9 +2,9 @@
 // Content-Length replayed, a chunked upload kept chunked) and the answer streamed back (SSE
 // included); a WebSocket is bridged socket to socket with backpressure both ways. Authorization,
 // Origin, Expect and hop-by-hop headers stay behind; a node that does not answer is a 502.
-import { failure } from "./membership.ts"
 import type { Peer, SocketSession } from "../http/handler.ts"
 import { HttpError } from "../http/http-error.ts"
+import { failure, NodeClient, NodeUnreachable } from "./node-client.ts"
 import type { NodeEntry } from "./nodes.ts"
 
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade"]
@@ -15,12 +15,15 @@ const REQUEST_ONLY = ["authorization", "origin", "host", "expect"]
 const HIGH_WATER = 1024 * 1024
 const DRAIN_POLL_MS = 10
 
-/** `{node url}/{path}?{query}` for a request under /api/nodes/{name}/proxy. */
-export function targetUrl(node: NodeEntry, requestUrl: string): string {
+/** `/{path}?{query}` on the node for a request under /api/nodes/{name}/proxy. */
+function targetPath(requestUrl: string): string {
   const url = new URL(requestUrl)
   const path = /^\/api\/nodes\/[^/]+\/proxy(\/.*)?$/.exec(url.pathname)?.[1] ?? "/"
-  return `${node.url}${path}${url.search}`
+  return `${path}${url.search}`
 }
+
+/** `{node url}/{path}?{query}` for a request under /api/nodes/{name}/proxy. */
+export const targetUrl = (node: NodeEntry, requestUrl: string) => `${node.url}${targetPath(requestUrl)}`
 
 function strip(headers: Headers, extra: string[]): Headers {
   const out = new Headers(headers)
@@ -30,8 +33,8 @@ function strip(headers: Headers, extra: string[]): Headers {
   return out
 }
 
-const unreachable = (node: NodeEntry, err: unknown) =>
-  new HttpError(502, "node_unreachable", `node "${node.name}" at ${node.url} did not answer: ${failure(err, 0)}`)
+const who = (node: NodeEntry) => `node "${node.name}" at ${node.url}`
+const unreachable = (node: NodeEntry, err: unknown) => new NodeUnreachable(who(node), "node_unreachable", failure(err))
 
 /** A failed WebSocket connect: the node's own refusal (a 4xx keeps its status), or no answer. */
 function connectFailed(node: NodeEntry, e: ErrorEvent): HttpError {
@@ -41,21 +44,13 @@ function connectFailed(node: NodeEntry, e: ErrorEvent): HttpError {
 }
 
 export async function forward(node: NodeEntry, req: Request): Promise<Response> {
-  let res: Response
-  try {
-    res = await fetch(targetUrl(node, req.url), {
-      method: req.method,
-      headers: strip(req.headers, REQUEST_ONLY),
-      body: req.body,
-      duplex: "half",
-      decompress: false,
-      redirect: "manual",
-      signal: req.signal, // the client going away ends the call to the node
-      timeout: false, // no idle deadline of its own: a quiet stream stays open as long as the client's
-    } as RequestInit)
-  } catch (err) {
-    throw unreachable(node, err)
-  }
+  const res = await new NodeClient(node.url, { who: who(node) }).fetch(targetPath(req.url), {
+    method: req.method,
+    headers: strip(req.headers, REQUEST_ONLY),
+    stream: req.body,
+    redirect: "manual",
+    signal: req.signal, // the client going away ends the call to the node
+  })
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers: strip(res.headers, []) })
 }
 

@@ -4,9 +4,10 @@
 import { randomBytes } from "node:crypto"
 import { rmSync } from "node:fs"
 import { clusterFile } from "./bearer.ts"
-import type { Ctx } from "../service/context.ts"
+import type { Config } from "../service/config.ts"
 import { readJson, writeJson } from "../service/datadir.ts"
 import { conflict, HttpError } from "../http/http-error.ts"
+import { errorOf, NodeClient, refusal } from "./node-client.ts"
 
 export type Role = "control-plane" | "member" | "none"
 
@@ -65,35 +66,14 @@ export function baseUrl(input: string, field: string): string {
   return url.href.replace(/\/+$/, "")
 }
 
-export interface Answer {
-  status: number
-  body: any
+/** What joining and leaving read and write: this server's membership, its id, its port and the call deadline. */
+export interface Member {
+  cluster: Cluster
+  serverId: string
+  config: Pick<Config, "addr" | "probeTimeoutMs">
 }
 
-/** One JSON call to another server of the cluster, carrying the token as a bearer; no answer in time is a 502. */
-export async function callServer(base: string, path: string, init: { method: string; token?: string; body?: unknown }, timeoutMs: number): Promise<Answer> {
-  const headers: Record<string, string> = init.token ? { authorization: `Bearer ${init.token}` } : {}
-  if (init.body !== undefined) headers["content-type"] = "application/json"
-  try {
-    const res = await fetch(`${base}${path}`, {
-      method: init.method,
-      headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      redirect: "error",
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-    return { status: res.status, body: await res.json().catch(() => null) }
-  } catch (err) {
-    throw new HttpError(502, "server_unreachable", `${base} did not answer: ${failure(err, timeoutMs)}`)
-  }
-}
-
-/** Why a call got no answer, in words. */
-export function failure(err: unknown, timeoutMs: number): string {
-  const e = err as { name?: string; code?: string; message?: string }
-  if (e?.name === "TimeoutError") return `no answer within ${timeoutMs} ms`
-  return e?.code ?? e?.message ?? String(err)
-}
+const controlPlane = (url: string, token?: string) => new NodeClient(url, { token, unreachableCode: "server_unreachable" })
 
 export interface JoinRequest {
   control_plane_url: string
@@ -107,7 +87,7 @@ export interface JoinRequest {
  * plane does not join another cluster (it leaves its own first); a member may join its own control
  * plane again (a new token, name or address), not another one.
  */
-export async function join(ctx: Ctx, req: JoinRequest) {
+export async function join(ctx: Member, req: JoinRequest) {
   const before = await ctx.cluster.read()
   if (before?.role === "control-plane")
     throw conflict("this server is a control plane; leave its cluster (DELETE /api/cluster/membership) before joining another", "is_control_plane")
@@ -118,19 +98,16 @@ export async function join(ctx: Ctx, req: JoinRequest) {
   // Saved first: the control plane probes this server with the token before it answers.
   ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp })
   const body = { token: req.token, server_id: ctx.serverId, name: req.name, advertise: req.advertise, port: ctx.config.addr.port }
-  let answer: Answer
+  let node: { name: string; url: string; status: string; error: string | null }
   try {
     // The control plane answers after its own probe of this server: give it that long twice over.
-    answer = await callServer(cp, "/api/cluster/register", { method: "POST", body }, 3 * ctx.config.probeTimeoutMs)
-    if (answer.status >= 300) {
-      const { code = "join_refused", message = `HTTP ${answer.status}` } = answer.body?.error ?? {}
-      throw new HttpError(answer.status < 500 ? answer.status : 502, code, `the control plane refused: ${message}`)
-    }
+    const res = await controlPlane(cp).fetch("/api/cluster/register", { method: "POST", json: body, timeoutMs: 3 * ctx.config.probeTimeoutMs })
+    if (!res.ok) throw await refusal(res, "the control plane refused", "join_refused")
+    node = await res.json()
   } catch (err) {
     undo()
     throw err
   }
-  const node = answer.body as { name: string; url: string; status: string; error: string | null }
   ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp, name: node.name })
   return { role: "member", control_plane_url: cp, node: { name: node.name, url: node.url, status: node.status, error: node.error } }
 }
@@ -140,7 +117,7 @@ export async function join(ctx: Ctx, req: JoinRequest) {
  * membership even when the control plane cannot be reached; a control plane retires its token
  * (its members turn `unauthorized`; the registry stays).
  */
-export async function leave(ctx: Ctx): Promise<{ left: boolean; removed: boolean; error: string | null }> {
+export async function leave(ctx: Member): Promise<{ left: boolean; removed: boolean; error: string | null }> {
   const m = await ctx.cluster.read()
   if (!m) return { left: false, removed: false, error: "this server is in no cluster" }
   let removed = false
@@ -148,9 +125,9 @@ export async function leave(ctx: Ctx): Promise<{ left: boolean; removed: boolean
   if (m.role === "member") {
     const path = `/api/nodes/${encodeURIComponent(m.name ?? "")}?server_id=${encodeURIComponent(ctx.serverId)}`
     try {
-      const answer = await callServer(m.control_plane_url!, path, { method: "DELETE", token: m.token }, ctx.config.probeTimeoutMs)
-      removed = answer.status === 200
-      if (!removed) error = `the control plane did not drop this server: ${answer.body?.error?.message ?? `HTTP ${answer.status}`}`
+      const res = await controlPlane(m.control_plane_url!, m.token).fetch(path, { method: "DELETE", timeoutMs: ctx.config.probeTimeoutMs })
+      removed = res.status === 200
+      if (!removed) error = `the control plane did not drop this server: ${(await errorOf(res))?.message ?? `HTTP ${res.status}`}`
     } catch (err) {
       error = (err as Error).message
     }

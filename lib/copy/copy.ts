@@ -5,9 +5,14 @@
 // stack there and optionally starts it. Anything that fails after the destination was written to is
 // undone there; what cannot be undone is named in an error event. The source is only ever read.
 import { STACK_LABEL } from "../engine/containers.ts"
-import type { Ctx } from "../service/context.ts"
-import { failure } from "../cluster/membership.ts"
+import type { Config } from "../service/config.ts"
+import type { Engine } from "../engine/client.ts"
+import type { EventBus } from "../engine/events.ts"
+import type { Cluster } from "../cluster/membership.ts"
+import { NodeClient } from "../cluster/node-client.ts"
+import type { NodeRegistry } from "../cluster/nodes.ts"
 import { conflict, HttpError } from "../http/http-error.ts"
+import type { Stacks } from "../stacks/store.ts"
 import { COPY_DEFAULTS, plan, type CopyFlags, type Plan, type SideFacts } from "./planner.ts"
 import { exportModel, exportStack, importStack, type StackExport } from "./export.ts"
 import { stackName } from "../stacks/name.ts"
@@ -17,8 +22,19 @@ export interface Inventory extends SideFacts {
   server_id: string
 }
 
+/** This server as a copy sees it: its engine and stacks, and, to reach nodes, the registry and the cluster token. */
+export interface CopyDeps {
+  engine: Engine
+  stacks: Stacks
+  serverId: string
+  events: EventBus
+  nodes: NodeRegistry
+  cluster: Cluster
+  config: Pick<Config, "transferImage">
+}
+
 /** What the planner needs to know about a server: its stacks, volumes, published ports and image tags. */
-export async function serverInventory(ctx: Ctx): Promise<Inventory> {
+export async function serverInventory(ctx: Pick<CopyDeps, "engine" | "stacks" | "serverId">): Promise<Inventory> {
   const [containers, volumes, images] = await Promise.all([ctx.engine.listContainers({ all: true }), ctx.engine.listVolumes(), ctx.engine.listImages()])
   const projects = containers.flatMap((c) => (c.Labels?.[STACK_LABEL] ? [c.Labels[STACK_LABEL]] : []))
   return {
@@ -48,7 +64,7 @@ export interface Side {
   removeImage(ref: string): Promise<unknown>
 }
 
-export function localSide(ctx: Ctx): Side {
+export function localSide(ctx: CopyDeps): Side {
   const image = ctx.config.transferImage
   return {
     where: "this server",
@@ -68,30 +84,10 @@ export function localSide(ctx: Ctx): Side {
 
 export function nodeSide(node: { name: string; url: string }, token: string): Side {
   const where = `node ${node.name}`
-  async function call(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
-    const stream = body instanceof ReadableStream
-    const headers: Record<string, string> = { authorization: `Bearer ${token}` }
-    if (body !== undefined) headers["content-type"] = stream ? "application/x-tar" : "application/json"
-    let res: Response
-    try {
-      res = await fetch(`${node.url}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : stream ? body : JSON.stringify(body),
-        redirect: "error",
-        decompress: false,
-        signal,
-        ...(stream ? { duplex: "half" } : {}),
-      } as RequestInit)
-    } catch (err) {
-      throw new HttpError(502, "node_unreachable", `${where} (${node.url}) did not answer: ${failure(err, 0)}`)
-    }
-    if (res.ok) return res
-    const e = ((await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null)?.error
-    throw new HttpError(res.status >= 500 ? 502 : res.status, e?.code ?? "node_error", `${where}: ${e?.message ?? `HTTP ${res.status}`}`)
-  }
-  const json = async (method: string, path: string, body?: unknown) => (await call(method, path, body)).json()
-  const tar = async (path: string) => (await call("GET", path)).body!
+  const client = new NodeClient(node.url, { token, who: `${where} (${node.url})` })
+  const send = (body: unknown) => (body instanceof ReadableStream ? { stream: body, headers: { "content-type": "application/x-tar" } } : { json: body })
+  const json = (method: string, path: string, body?: unknown) => client.json(path, { method, ...send(body) })
+  const tar = async (path: string) => (await client.ok(path)).body!
   const seg = encodeURIComponent
   return {
     where,
@@ -103,7 +99,7 @@ export function nodeSide(node: { name: string; url: string }, token: string): Si
     async exportVolume(name) {
       // Dropping the connection is what releases the node's container when the consumer gave up.
       const stop = new AbortController()
-      const res = await call("GET", `/api/volumes/${seg(name)}/export`, undefined, stop.signal)
+      const res = await client.ok(`/api/volumes/${seg(name)}/export`, { signal: stop.signal })
       return { tar: res.body!, release: async () => stop.abort() }
     },
     importVolume: (name, body) => json("POST", `/api/volumes/${seg(name)}/import`, body),
@@ -122,7 +118,7 @@ export interface CopyRequest extends Partial<CopyFlags> {
   dry_run?: boolean
 }
 
-async function sideOf(ctx: Ctx, node: string | undefined): Promise<Side> {
+async function sideOf(ctx: CopyDeps, node: string | undefined): Promise<Side> {
   if (node === undefined) return localSide(ctx)
   const entry = await ctx.nodes.get(node)
   const token = (await ctx.cluster.read())?.token
@@ -147,7 +143,7 @@ export interface CopyResult {
   started: boolean
 }
 
-export async function copyStack(ctx: Ctx, name: string, req: CopyRequest): Promise<CopyResult> {
+export async function copyStack(ctx: CopyDeps, name: string, req: CopyRequest): Promise<CopyResult> {
   const flags: CopyFlags = { ...COPY_DEFAULTS, ...Object.fromEntries(Object.entries(req).filter(([k, v]) => k in COPY_DEFAULTS && v !== undefined)) }
   const source = stackName(name)
   const target = stackName(req.as ?? source)
@@ -188,7 +184,7 @@ export async function copyStack(ctx: Ctx, name: string, req: CopyRequest): Promi
 const gone = (err: unknown) => err instanceof HttpError && err.status === 404
 
 /** Runs the undo steps (newest first); what fails is named in an error event for removal by hand. */
-async function rollBack(ctx: Ctx, steps: { what: string; run: () => Promise<unknown> }[], copy: string, where: string): Promise<void> {
+async function rollBack(ctx: Pick<CopyDeps, "events">, steps: { what: string; run: () => Promise<unknown> }[], copy: string, where: string): Promise<void> {
   const left: string[] = []
   for (const step of steps) {
     try {

@@ -5,14 +5,15 @@
 // current_version. The import writes such a document under a name without starting it.
 import * as v from "valibot"
 import { STACK_LABEL } from "../engine/containers.ts"
-import type { Ctx } from "../service/context.ts"
+import type { Config } from "../service/config.ts"
+import type { Engine } from "../engine/client.ts"
 import { envInput, type EnvVar } from "../stacks/env.ts"
 import { conflict } from "../http/http-error.ts"
 import type { BindEntry, VolumeEntry } from "../stacks/mounts.ts"
 import type { PlanModel, PublishedPort } from "./planner.ts"
 import { stackName } from "../stacks/name.ts"
 import { FILE_PATH_MAX, FILES_MAX, type StackFiles } from "../stacks/files.ts"
-import type { StackVersion } from "../stacks/store.ts"
+import type { Stacks, StackVersion } from "../stacks/store.ts"
 import { measureVolumes } from "../volumes/transfer.ts"
 
 export const EXPORT_FORMAT = "harbormaster.stack/1"
@@ -37,7 +38,14 @@ export interface StackExport {
   built: string[]
 }
 
-export async function exportStack(ctx: Ctx, name: string, opts: { sizes?: boolean } = {}): Promise<StackExport> {
+/** Where a stack is read from and written to: the store, and the engine its volumes live in. */
+export interface StackHost {
+  stacks: Stacks
+  engine: Engine
+  config: Pick<Config, "transferImage">
+}
+
+export async function exportStack(ctx: StackHost, name: string, opts: { sizes?: boolean } = {}): Promise<StackExport> {
   const stack = await ctx.stacks.read(stackName(name))
   const dir = ctx.stacks.dir(name)
   const model = await ctx.stacks.model(name, stack.compose, stack.env, stack.files)
@@ -106,7 +114,7 @@ export type ImportBody = v.InferOutput<typeof importBody>
  * Writes the stack without starting it. Refused: a name the engine already runs a compose project
  * under or that has files here (409), a current_version missing from the versions (400).
  */
-export async function importStack(ctx: Ctx, doc: ImportBody) {
+export async function importStack(ctx: Pick<StackHost, "stacks" | "engine">, doc: ImportBody) {
   const name = stackName(doc.name)
   const running = await ctx.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
   if (running.length) throw conflict(`the engine already runs a compose project named ${name}`, "name_taken")

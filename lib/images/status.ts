@@ -1,8 +1,7 @@
 // What GET /api/images adds to each image: the summary of its latest scan (counts by severity, when,
 // by which scanner), whether a scan is waiting or running, and the update checks made of it.
-import type { Ctx } from "../service/context.ts"
-import { summaryOf, type ScanState, type ScanSummary } from "./scan-queue.ts"
-import type { UpdateRecord } from "./update-checks.ts"
+import { summaryOf, type ScanQueue, type ScanState, type ScanSummary } from "./scan-queue.ts"
+import type { UpdateRecord, Updates } from "./update-checks.ts"
 
 export interface ImageStatus {
   scan: ScanSummary | null
@@ -12,7 +11,7 @@ export interface ImageStatus {
   update_checks: UpdateRecord[]
 }
 
-export async function withImageStatus<T extends { id: string }>(ctx: Ctx, images: T[]): Promise<(T & ImageStatus)[]> {
+export async function withImageStatus<T extends { id: string }>(ctx: { scans: ScanQueue; updates: Updates }, images: T[]): Promise<(T & ImageStatus)[]> {
   const [scans, updates] = await Promise.all([ctx.scans.results(), ctx.updates.records()])
   return images.map((image) => {
     const scan = scans.get(image.id)

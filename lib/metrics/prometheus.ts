@@ -4,8 +4,7 @@
 // time from the engine and the data directory; request and probe durations are observed as they happen.
 // Loaded only with SVC_METRICS=on (lib/metrics/metrics.ts), so a service without metrics never pays for prom-client.
 import { Counter, Gauge, Histogram, prometheusContentType, Registry } from "prom-client"
-import type { Ctx } from "../service/context.ts"
-import type { Exposition, Metrics } from "./metrics.ts"
+import type { Exposition, Metrics, Scraped } from "./metrics.ts"
 import { SEVERITIES } from "../images/scanner.ts"
 import { stackViews } from "../stacks/state.ts"
 import { ContainerGauges } from "../stats/prometheus.ts"
@@ -63,7 +62,7 @@ export class PrometheusMetrics implements Metrics {
   }
 
   /** The exposition text, gauges read now. A part that cannot be read (engine down) is left out. */
-  async render(ctx: Ctx): Promise<Exposition> {
+  async render(ctx: Scraped): Promise<Exposition> {
     this.process()
     this.queue.set(ctx.scans.length)
     if (ctx.events.lastEngineEventAt !== undefined) this.lastEvent.set(ctx.events.lastEngineEventAt / 1000)
@@ -77,7 +76,7 @@ export class PrometheusMetrics implements Metrics {
     return { contentType: prometheusContentType, text: await this.registry.metrics() }
   }
 
-  private async engineGauges(ctx: Ctx): Promise<void> {
+  private async engineGauges(ctx: Pick<Scraped, "engine" | "scans" | "stacks">): Promise<void> {
     for (const g of [this.stacks, this.containers, this.cves, this.scanned]) g.reset()
     const [containers, images, scans] = await Promise.all([ctx.engine.listContainers({ all: true }), ctx.engine.listImages(), ctx.scans.results()])
     const views = await stackViews(ctx.stacks, containers)

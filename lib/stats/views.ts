@@ -1,7 +1,6 @@
 // Owns what the stats routes answer: the latest round with or without history, one container's
 // and one stack's view, and their SSE streams (per container, per stack), all read from the sampler.
 import * as v from "valibot"
-import type { Ctx } from "../service/context.ts"
 import { flag } from "../http/query.ts"
 import type { ContainerInspect } from "../engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
@@ -14,8 +13,11 @@ export const statsQuery = v.object({
 })
 export type HistoryQuery = v.InferOutput<typeof statsQuery>
 
+/** What the views read: the one sampler. */
+type Sampled = { stats: StatsSampler }
+
 /** GET /api/stats: the latest round; with history, each container's and stack's last hour beside it. */
-export async function allStats(ctx: Ctx, q: HistoryQuery) {
+export async function allStats(ctx: Sampled, q: HistoryQuery) {
   const r = await ctx.stats.fresh()
   const withHistory = q.history && ctx.stats.keepsHistory
   return {
@@ -41,7 +43,7 @@ export interface ContainerView {
 }
 
 /** GET /api/containers/{id}/stats: `info` is the container's inspect (it names the container and 404s an unknown one). */
-export async function containerView(ctx: Ctx, info: ContainerInspect, q: HistoryQuery): Promise<ContainerView> {
+export async function containerView(ctx: Sampled, info: ContainerInspect, q: HistoryQuery): Promise<ContainerView> {
   const running = info.State.Running
   const r = running ? await ctx.stats.fresh() : ctx.stats.latest()
   return {
@@ -77,7 +79,7 @@ export function stackOf(r: Round, name: string): Omit<StackView, "history" | "co
 }
 
 /** GET /api/stacks/{name}/stats (the stack is known to exist). With history: the stack's sums and each running container's. */
-export async function stackView(ctx: Ctx, name: string, q: HistoryQuery): Promise<StackView> {
+export async function stackView(ctx: Sampled, name: string, q: HistoryQuery): Promise<StackView> {
   const view = stackOf(await ctx.stats.fresh(), name)
   if (!q.history) return view
   const containers = Object.fromEntries(view.containers.map((c) => [c.id, ctx.stats.historyOf("container", c.id, q.points)]))
@@ -98,7 +100,6 @@ export async function* containerStream(sampler: StatsSampler, id: string, signal
 /** A stack's sums and containers, one message per round. */
 export async function* stackStream(sampler: StatsSampler, name: string, signal: AbortSignal): AsyncGenerator<Omit<StackView, "history" | "container_history">> {
   for await (const r of sampler.subscribe(signal)) {
-    const view = stackOf(r, name)
-      yield view
+    yield stackOf(r, name)
   }
 }

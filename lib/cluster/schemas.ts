@@ -1,0 +1,27 @@
+// The response schemas of the cluster: nodes of the registry, this server's membership, and the
+// cluster token as a bearer security requirement for the OpenAPI document.
+import * as v from "valibot"
+import { NODE_NAME } from "./nodes.ts"
+
+/** Routes that want `Authorization: Bearer <cluster token>`. */
+export const clusterSecurity = [{ clusterToken: [] }]
+
+export const nodeName = v.pipe(v.string(), v.regex(NODE_NAME, "a node name is letters, digits, dot, dash or underscore (at most 63)"))
+
+const nodeStatus = v.picklist(["online", "offline", "unauthorized", "unknown"])
+
+export const nodeSchema = v.object({
+  name: v.string(),
+  url: v.string(),
+  status: nodeStatus,
+  error: v.nullable(v.string()),
+  server_id: v.string(),
+  registered_at: v.string(),
+  checked_at: v.nullable(v.string()),
+})
+export type ClusterNode = v.InferOutput<typeof nodeSchema>
+
+/** A node as a joining server is told about it. */
+export const probedNodeSchema = v.object({ name: v.string(), url: v.string(), status: nodeStatus, error: v.nullable(v.string()) })
+
+export const tokenSchema = v.object({ token: v.string() })
