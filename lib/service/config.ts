@@ -15,6 +15,8 @@ export interface Config {
    * DOCKER_CONFIG (where the docker CLI finds its plugins and registry credentials), nothing else.
    */
   toolEnv: Record<string, string>
+  /** The environment a scanner binary runs with: the service's own, whole (its TRIVY_* or GRYPE_* settings, proxies, PATH). */
+  scannerEnv: Record<string, string | undefined>
   logsTail: number
   corsOrigins: string[]
   allowedHosts: string[]
@@ -179,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     dockerHost: env.DOCKER_HOST || defaults.dockerHost,
     dockerApiVersion: apiVersion(env.DOCKER_API_VERSION),
     toolEnv: toolEnv(env),
+    scannerEnv: env,
     logsTail: positiveInt("SVC_LOGS_TAIL", env.SVC_LOGS_TAIL, defaults.logsTail),
     corsOrigins: list(env.SVC_CORS_ORIGINS),
     allowedHosts: list(env.SVC_ALLOWED_HOSTS),

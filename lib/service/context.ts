@@ -4,7 +4,7 @@ import { dockerEngine, type Engine, type EngineVersion } from "../engine/client.
 import { EventBus } from "../engine/events.ts"
 import { DiskUsageCache } from "../engine/disk-usage.ts"
 import { Reused } from "../engine/reused.ts"
-import { serverId } from "./identity.ts"
+import { serverId as identity } from "./identity.ts"
 import { composeRunner, type ComposeRunner } from "../stacks/compose.ts"
 import { Stacks } from "../stacks/store.ts"
 import { Cluster } from "../cluster/membership.ts"
@@ -61,40 +61,41 @@ export interface Ctx {
   stats: StatsSampler
 }
 
-export async function createContext(config: Config, overrides: Partial<Ctx> = {}): Promise<Ctx> {
-  const engine = overrides.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion)
-  const events = overrides.events ?? new EventBus()
-  const compose = overrides.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
-  const scanner = overrides.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: process.env })
-  const now = overrides.now ?? Date.now
-  const stacks = overrides.stacks ?? new Stacks(config.dataDir, compose, overrides.now, config.bindRoots)
-  const updates = overrides.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, overrides.now)
-  const id = overrides.serverId ?? (await serverId(config.dataDir))
-  const notifier = overrides.notifier ?? new Notifier(config.notifyUrls, { serverId: id, events, now })
-  const updateRecords = overrides.updateRecords ?? new UpdateRecords(stacks, now)
-  const guard = overrides.guard ?? new UpdateGuard({ engine, stacks, events, records: updateRecords, notifier, watch: config.updateWatch })
+/** Each part from `overrides` when given, else built from the config; every part built once. */
+export async function createContext(config: Config, overrides: Partial<Omit<Ctx, "config">> = {}): Promise<Ctx> {
+  const o = overrides
+  const now = o.now ?? Date.now
+  const engine = o.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion)
+  const events = o.events ?? new EventBus()
+  const compose = o.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
+  const scanner = o.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv })
+  const stacks = o.stacks ?? new Stacks(config.dataDir, compose, now, config.bindRoots)
+  const updates = o.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, now)
+  const serverId = o.serverId ?? (await identity(config.dataDir))
+  const notifier = o.notifier ?? new Notifier(config.notifyUrls, { serverId, events, now })
+  const updateRecords = o.updateRecords ?? new UpdateRecords(stacks, now)
+  const guard = o.guard ?? new UpdateGuard({ engine, stacks, events, records: updateRecords, notifier, watch: config.updateWatch })
   return {
     config,
     engine,
     events,
     compose,
     stacks,
-    cluster: overrides.cluster ?? new Cluster(config.dataDir, overrides.now),
-    nodes: overrides.nodes ?? new NodeRegistry(config.dataDir, overrides.now),
+    cluster: o.cluster ?? new Cluster(config.dataDir, now),
+    nodes: o.nodes ?? new NodeRegistry(config.dataDir, now),
     scanner,
-    scans: overrides.scans ?? new ScanQueue(config.dataDir, (ref) => scanner.scan(ref), events, overrides.now),
+    scans: o.scans ?? new ScanQueue(config.dataDir, (ref) => scanner.scan(ref), events, now),
     updates,
     notifier,
     updateRecords,
     guard,
-    policies: overrides.policies ?? new PolicyScheduler({ stacks, engine, updates, records: updateRecords, guard, notifier, events, interval: config.updateInterval, now }),
-    metrics: overrides.metrics ?? (await createMetrics(config.metrics)),
-    tts: overrides.tts ?? new Speaker(config.tts),
-    stats: overrides.stats ?? new StatsSampler(engine, { interval: config.stats.interval, history: config.stats.history, now: overrides.now }),
-    diskUsage: overrides.diskUsage ?? new DiskUsageCache(engine, 30_000, overrides.now),
-    engineVersion: overrides.engineVersion ?? new Reused(() => engine.version(), 30_000, overrides.now),
-    serverId: id,
-    now: overrides.now ?? Date.now,
-    ...overrides,
+    policies: o.policies ?? new PolicyScheduler({ stacks, engine, updates, records: updateRecords, guard, notifier, events, interval: config.updateInterval, now }),
+    metrics: o.metrics ?? (await createMetrics(config.metrics)),
+    tts: o.tts ?? new Speaker(config.tts),
+    stats: o.stats ?? new StatsSampler(engine, { interval: config.stats.interval, history: config.stats.history, now }),
+    diskUsage: o.diskUsage ?? new DiskUsageCache(engine, 30_000, now),
+    engineVersion: o.engineVersion ?? new Reused(() => engine.version(), 30_000, now),
+    serverId,
+    now,
   }
 }
