@@ -2,11 +2,14 @@
 // own Host and Origin allowlists run first; then each request goes to its session's transport, or
 // opens a session when it carries no Mcp-Session-Id.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import type { RouteRow } from "../http/app.ts"
 import type { McpConfig } from "../service/config.ts"
 import type { AppFetch } from "./api.ts"
 import { mcpCorsHeaders, mcpRefusal } from "./guard.ts"
 import { createMcpServer } from "./server.ts"
+import { bindTools } from "./schemas.ts"
 import { SessionStore } from "./sessions.ts"
+import { toolsFor } from "./tools.ts"
 
 /** Largest JSON-RPC body /mcp reads (413 above it). */
 export const MCP_MAX_BODY = 1024 * 1024
@@ -25,12 +28,13 @@ interface Session {
 const sessionNotFound = () =>
   Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found (it ended or expired); start a new one" }, id: null }, { status: 404 })
 
-/** `fetch` is the app itself, which the tools call; `now` is the clock that ages sessions. */
-export function mcpEndpoint(config: McpConfig, fetch: AppFetch, now: () => number): McpEndpoint {
+/** `rows` are the app's routes and `fetch` the app itself, which the tools call; `now` is the clock that ages sessions. */
+export function mcpEndpoint(config: McpConfig, rows: readonly RouteRow[], fetch: AppFetch, now: () => number): McpEndpoint {
   const sessions = new SessionStore<Session>(config.sessionTtl * 1000, now)
+  const tools = bindTools(toolsFor(config.mode), rows)
 
   async function open(req: Request): Promise<Response> {
-    const server = createMcpServer(config.mode, fetch)
+    const server = createMcpServer(config.mode, tools, fetch)
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: MCP_MAX_BODY,

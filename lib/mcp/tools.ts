@@ -1,7 +1,7 @@
 // The MCP tools: each one is a route of the API, named and described for an agent. Path parameters
 // come from the arguments of the same name; the other arguments become the query of a GET or DELETE
-// and the JSON body of a POST or PUT.
-import { z } from "zod"
+// and the JSON body of a POST or PUT. A tool's arguments and answer are described by its route's own
+// schemas (./schemas.ts), so the words for an argument live beside the route.
 import type { McpMode } from "../service/config.ts"
 import { segment, type ApiCall } from "./api.ts"
 
@@ -10,70 +10,56 @@ export interface Tool {
   description: string
   /** "METHOD /path/:param" of the route the tool calls. */
   route: string
-  input: z.ZodRawShape
   /** The argument sent as the whole JSON body (else the arguments left over form an object). */
   bodyArg?: string
   /** Query values the tool always sends. */
   fixed?: Record<string, string>
+  /** Argument values the tool uses when the agent leaves them out (the route's own default may differ). */
+  defaults?: Record<string, unknown>
   /** Changes something: offered only in full mode. */
   changes?: boolean
   /** Removes something that cannot be brought back. */
   destructive?: boolean
 }
 
-const containerId = z.string().min(1).describe("container id (full or a unique prefix) or name")
-const stackName = z.string().min(1).describe("stack name (its compose project name)")
-const imageId = z.string().min(1).describe("image id or reference, e.g. sha256:… or nginx:1.27")
-const nodeName = z.string().min(1).describe("node name in the registry")
-const envVar = z.object({
-  key: z.string().min(1).describe("variable name: letters, digits and _, not starting with a digit"),
-  value: z.string().nullable().describe("value; null keeps the value already stored for this key"),
-  secret: z.boolean().optional().describe("a secret's value is stored and used, but never shown again"),
-})
-const env = z.array(envVar).describe("the whole environment: keys left out are removed")
-const filePath = z.string().min(1).describe("the file's path relative to the stack's folder, e.g. nginx.conf or conf/site.conf (not compose.yaml, .env, env.json, state.json or versions/)")
-const tail = z.number().int().min(1).max(10_000).optional().describe("how many of the last lines to return (default: the service's SVC_LOGS_TAIL)")
 export const tools: Tool[] = [
   // Reading
-  { name: "system_summary", route: "GET /api/dashboard", input: {}, description: "The host at a glance: engine version, containers by state, image, volume and network counts, disk use, and the full container list." },
-  { name: "list_containers", route: "GET /api/containers", input: { all: z.boolean().optional().describe("include stopped containers (default: running only)") }, description: "List containers with id, name, image, state, status, ports, labels and the stack/service they belong to." },
-  { name: "inspect_container", route: "GET /api/containers/:id", input: { id: containerId }, description: "One container in detail: state, exit code, start time, command, mounts, networks, ports, labels. Its environment is never shown." },
-  { name: "container_logs", route: "GET /api/containers/:id/logs", fixed: { follow: "false" }, input: { id: containerId, tail }, description: "The last lines of a container's log (no following), each {service, container, stream, ts, line}." },
+  { name: "system_summary", route: "GET /api/dashboard", description: "The host at a glance: engine version, containers by state, image, volume and network counts, disk use, and the full container list." },
+  { name: "list_containers", route: "GET /api/containers", description: "List containers with id, name, image, state, status, ports, labels and the stack/service they belong to." },
+  { name: "inspect_container", route: "GET /api/containers/:id", description: "One container in detail: state, exit code, start time, command, mounts, networks, ports, labels. Its environment is never shown." },
+  { name: "container_logs", route: "GET /api/containers/:id/logs", fixed: { follow: "false" }, description: "The last lines of a container's log (no following), each {service, container, stream, ts, line}." },
   {
     name: "container_stats",
     route: "GET /api/containers/:id/stats",
-    input: { id: containerId, history: z.boolean().optional().describe("add the last hour as columns (time, cpu_percent, memory_bytes, …)"), points: z.number().int().min(1).max(720).optional().describe("with history: average it down to at most this many points (e.g. 60)") },
     description: "One container's resource use from the latest sample: CPU % (100 = one core, and of its limit), memory without page cache and its limit, network and block I/O bytes per second, PIDs; null while it is not running.",
   },
   {
     name: "stack_stats",
     route: "GET /api/stacks/:name/stats",
-    input: { name: stackName, history: z.boolean().optional().describe("add the last hour of the sums and of each container"), points: z.number().int().min(1).max(720).optional().describe("with history: average it down to at most this many points (e.g. 60)") },
     description: "A stack's resource use: sums over its running containers (CPU %, memory, network and block I/O per second, PIDs) and each container's latest sample.",
   },
-  { name: "event_history", route: "GET /api/events/history", input: {}, description: "The last 100 events, oldest first: the engine's (container start/stop/die, image pull, …) and the service's own (compose output, failures)." },
-  { name: "list_images", route: "GET /api/images", input: {}, description: "Local images with tags, size, creation time and their vulnerability scan summary." },
-  { name: "list_volumes", route: "GET /api/volumes", input: {}, description: "Volumes with driver, mount point, labels and the stack they belong to." },
-  { name: "list_networks", route: "GET /api/networks", input: {}, description: "Networks with driver, scope, labels and the stack they belong to." },
-  { name: "image_scan", route: "GET /api/images/:id/scan", input: { id: imageId }, description: "The latest vulnerability scan of an image with its full CVE list (id, package, installed and fixed version, severity, title, link)." },
-  { name: "list_stacks", route: "GET /api/stacks", input: {}, description: "Every stack with its state (running, partly running, stopped, paused), services and containers, current_version and env_pending; compose projects made elsewhere have managed: false." },
-  { name: "inspect_stack", route: "GET /api/stacks/:name", input: { name: stackName }, description: "One stack: state, services and their containers, current_version, env_pending." },
-  { name: "stack_compose", route: "GET /api/stacks/:name/compose", input: { name: stackName }, description: "The stack's compose file, as {name, content}." },
-  { name: "stack_files", route: "GET /api/stacks/:name/files", input: { name: stackName }, description: "The stack's files besides its compose file (an extends: or include:d file, a bound nginx.conf, env files), as [{path, size}]; its data folders are not among them." },
-  { name: "read_stack_file", route: "GET /api/stacks/:name/files/:path", input: { name: stackName, path: filePath }, description: "One of the stack's files, as {path, content}." },
-  { name: "stack_env", route: "GET /api/stacks/:name/env", input: { name: stackName }, description: "The stack's environment as [{key, value, secret}]; the value of a secret is always null." },
-  { name: "stack_versions", route: "GET /api/stacks/:name/versions", input: { name: stackName }, description: "The stack's versions, oldest first: number, time, action, whether current, and which keys changed (never a value)." },
-  { name: "stack_logs", route: "GET /api/stacks/:name/logs", fixed: { follow: "false" }, input: { name: stackName, tail }, description: "The last lines of every container of the stack (tail counts per container, no following), each {service, container, stream, ts, line}." },
-  { name: "list_nodes", route: "GET /api/nodes", input: {}, description: "The cluster's node registry, ordered by name, each {name, url, status, error} from its last probe." },
-  { name: "inspect_node", route: "GET /api/nodes/:name", input: { name: nodeName }, description: "One node of the registry: name, url, status of its last probe, error." },
-  { name: "cluster_status", route: "GET /api/cluster", input: {}, description: "Whether this server is a control plane, a member of one, or neither." },
+  { name: "event_history", route: "GET /api/events/history", description: "The last 100 events, oldest first: the engine's (container start/stop/die, image pull, …) and the service's own (compose output, failures)." },
+  { name: "list_images", route: "GET /api/images", description: "Local images with tags, size, creation time and their vulnerability scan summary." },
+  { name: "list_volumes", route: "GET /api/volumes", description: "Volumes with driver, mount point, labels and the stack they belong to." },
+  { name: "list_networks", route: "GET /api/networks", description: "Networks with driver, scope, labels and the stack they belong to." },
+  { name: "image_scan", route: "GET /api/images/:id/scan", description: "The latest vulnerability scan of an image with its full CVE list (id, package, installed and fixed version, severity, title, link)." },
+  { name: "list_stacks", route: "GET /api/stacks", description: "Every stack with its state (running, partly running, stopped, paused), services and containers, current_version and env_pending; compose projects made elsewhere have managed: false." },
+  { name: "inspect_stack", route: "GET /api/stacks/:name", description: "One stack: state, services and their containers, current_version, env_pending." },
+  { name: "stack_compose", route: "GET /api/stacks/:name/compose", description: "The stack's compose file, as {name, content}." },
+  { name: "stack_files", route: "GET /api/stacks/:name/files", description: "The stack's files besides its compose file (an extends: or include:d file, a bound nginx.conf, env files), as [{path, size}]; its data folders are not among them." },
+  { name: "read_stack_file", route: "GET /api/stacks/:name/files/:path", description: "One of the stack's files, as {path, content}." },
+  { name: "stack_env", route: "GET /api/stacks/:name/env", description: "The stack's environment as [{key, value, secret}]; the value of a secret is always null." },
+  { name: "stack_versions", route: "GET /api/stacks/:name/versions", description: "The stack's versions, oldest first: number, time, action, whether current, and which keys changed (never a value)." },
+  { name: "stack_logs", route: "GET /api/stacks/:name/logs", fixed: { follow: "false" }, description: "The last lines of every container of the stack (tail counts per container, no following), each {service, container, stream, ts, line}." },
+  { name: "list_nodes", route: "GET /api/nodes", description: "The cluster's node registry, ordered by name, each {name, url, status, error} from its last probe." },
+  { name: "inspect_node", route: "GET /api/nodes/:name", description: "One node of the registry: name, url, status of its last probe, error." },
+  { name: "cluster_status", route: "GET /api/cluster", description: "Whether this server is a control plane, a member of one, or neither." },
 
   // Changing (full mode)
   {
     name: "container_action",
     route: "POST /api/containers/:id/action",
     changes: true,
-    input: { id: containerId, action: z.enum(["start", "stop", "restart", "pause", "unpause"]).describe("what to do with the container") },
     description: "Start, stop, restart, pause or unpause one container; returns its state afterwards.",
   },
   {
@@ -81,33 +67,24 @@ export const tools: Tool[] = [
     route: "DELETE /api/containers/:id",
     changes: true,
     destructive: true,
-    input: { id: containerId, force: z.boolean().optional().describe("also remove it when it is running"), volumes: z.boolean().optional().describe("also remove its anonymous volumes") },
     description: "Delete one container. A container of a stack comes back on the stack's next deploy.",
   },
   {
     name: "deploy_stack",
     route: "POST /api/stacks",
     changes: true,
-    input: {
-      name: stackName,
-      content: z.string().min(1).describe("the compose file (YAML)"),
-      env: env.optional().describe("replaces the stack's environment; omitted keeps it"),
-      files: z.record(z.string(), z.string()).optional().describe("the stack's other files, relative path → text (e.g. {\"nginx.conf\": \"...\"}); replaces them all; omitted keeps them"),
-    },
     description: "Create or redeploy a stack: compose checks the file (with its other files), they are written, brought up, and a version is added. A file compose rejects changes nothing and the error carries compose's message.",
   },
   {
     name: "write_stack_file",
     route: "PUT /api/stacks/:name/files/:path",
     changes: true,
-    input: { name: stackName, path: filePath, content: z.string().describe("the file's whole new text (at most 1 MiB)") },
     description: "Create or replace one of the stack's files without deploying (files_pending becomes true); compose checks the stack with it first. apply_stack deploys it as a new version.",
   },
   {
     name: "delete_stack_file",
     route: "DELETE /api/stacks/:name/files/:path",
     changes: true,
-    input: { name: stackName, path: filePath },
     description: "Remove one of the stack's files without deploying (files_pending becomes true); earlier versions keep it, so a rollback brings it back. apply_stack deploys the change.",
   },
   {
@@ -115,7 +92,6 @@ export const tools: Tool[] = [
     route: "PUT /api/stacks/:name/env",
     changes: true,
     bodyArg: "env",
-    input: { name: stackName, env },
     description: "Replace a stack's environment without deploying (env_pending becomes true); apply_stack deploys it.",
   },
   ...Object.entries({
@@ -124,12 +100,11 @@ export const tools: Tool[] = [
     pause: "Pause every running container of the stack.",
     unpause: "Resume every paused container of the stack.",
     apply: "Redeploy the stack with its stored environment and files, add a version and clear env_pending and files_pending.",
-  }).map(([action, description]): Tool => ({ name: `${action}_stack`, route: `POST /api/stacks/:name/${action}`, changes: true, input: { name: stackName }, description })),
+  }).map(([action, description]): Tool => ({ name: `${action}_stack`, route: `POST /api/stacks/:name/${action}`, changes: true, description })),
   {
     name: "update_stack",
     route: "POST /api/stacks/:name/update",
     changes: true,
-    input: { name: stackName, watch: z.number().int().min(0).max(3600).optional().describe("seconds to watch the stack's health after the update (default: the server's SVC_UPDATE_WATCH)") },
     description:
       "Guarded update: pull the stack's images; when one changed, bring the stack up and watch its health; a failed watch rolls back to the previous images by digest. Returns the stack with update.verdict: updated, rolled_back (update.reason says why), rollback_failed (update.fix says what to fix by hand) or unchanged (nothing restarted).",
   },
@@ -137,7 +112,6 @@ export const tools: Tool[] = [
     name: "rollback_stack",
     route: "POST /api/stacks/:name/rollback/:version",
     changes: true,
-    input: { name: stackName, version: z.number().int().min(1).describe("version number from stack_versions") },
     description: "Redeploy the compose file, environment and files of an earlier version, which becomes current (no version is added).",
   },
   {
@@ -145,35 +119,22 @@ export const tools: Tool[] = [
     route: "DELETE /api/stacks/:name",
     changes: true,
     destructive: true,
-    input: { name: stackName, volumes: z.boolean().optional().describe("also remove the stack's named volumes and their data (default: they stay)") },
     description: "Remove a stack: its containers, networks and files, versions included.",
   },
-  { name: "scan_image", route: "POST /api/images/:id/scan", changes: true, input: { id: imageId }, description: "Queue a vulnerability scan of one image; read the result later with image_scan." },
-  { name: "scan_all_images", route: "POST /api/images/scan", changes: true, input: {}, description: "Queue a vulnerability scan of every tagged image on the host." },
-  { name: "scan_stack", route: "POST /api/stacks/:name/scan", changes: true, input: { name: stackName }, description: "Queue a vulnerability scan of every image of a stack; images not present locally are listed as missing." },
+  { name: "scan_image", route: "POST /api/images/:id/scan", changes: true, description: "Queue a vulnerability scan of one image; read the result later with image_scan." },
+  { name: "scan_all_images", route: "POST /api/images/scan", changes: true, description: "Queue a vulnerability scan of every tagged image on the host." },
+  { name: "scan_stack", route: "POST /api/stacks/:name/scan", changes: true, description: "Queue a vulnerability scan of every image of a stack; images not present locally are listed as missing." },
   {
     name: "copy_stack",
     route: "POST /api/stacks/:name/copy",
     changes: true,
-    input: {
-      name: stackName,
-      from: z.string().optional().describe("source node name in the registry (default: this server)"),
-      to: z.string().optional().describe("destination node name (default: this server)"),
-      as: z.string().optional().describe("the copy's stack name (default: the source's; must differ on the same server)"),
-      include_volumes: z.boolean().optional().describe("also copy named volume data (default: true)"),
-      start: z.boolean().optional().describe("start the copy once written (default: false)"),
-      allow_binds: z.boolean().optional().describe("accept that host-path mounts stay behind"),
-      allow_anonymous_volumes: z.boolean().optional().describe("accept losing anonymous volumes"),
-      allow_port_clash: z.boolean().optional().describe("write the copy even if a port it publishes is already published at the destination"),
-      dry_run: z.boolean().default(true).describe("only plan: true unless the user asked for the real copy"),
-    },
-    description: "Plan, and when dry_run is false perform, a copy of a stack to another node or under a new name: the plan lists volumes (with their names at the destination), binds, images, warnings and blockers. A blocked copy is refused and changes nothing; the source is never changed.",
+    defaults: { dry_run: true },
+    description: "Plan, and when dry_run is false perform, a copy of a stack to another node or under a new name: the plan lists volumes (with their names at the destination), binds, images, warnings and blockers. dry_run is true unless given: pass false only when the user asked for the real copy. A blocked copy is refused and changes nothing; the source is never changed.",
   },
   {
     name: "check_stack_updates",
     route: "POST /api/stacks/:name/check-update",
     changes: true,
-    input: { name: stackName },
     description: "Ask each image's registry for the current digest of its tag; answers which images have a newer version (and records it).",
   },
 ]
@@ -186,16 +147,31 @@ export function routeOf(tool: Tool): { method: ApiCall["method"]; path: string }
   return { method, path }
 }
 
-/** The API call a tool makes with these (already validated) arguments. */
-export function apiCall(tool: Tool, args: Record<string, unknown>): ApiCall {
-  const { method, path: pattern } = routeOf(tool)
-  const rest = { ...args }
-  const path = pattern.replace(/:(\w+)/g, (_, key: string) => {
-    const value = String(rest[key])
-    delete rest[key]
-    return segment(value)
-  })
+export interface Split {
+  params: Record<string, string>
+  query: Record<string, unknown>
+  body: unknown
+}
+
+/** The arguments as the route takes them: path parameters, query and body. Arguments left out take the tool's defaults. */
+export function splitArgs(tool: Tool, args: Record<string, unknown>): Split {
+  const { method, path } = routeOf(tool)
+  const rest: Record<string, unknown> = { ...tool.defaults, ...args }
+  const params: Record<string, string> = {}
+  for (const [, key] of path.matchAll(/:(\w+)/g)) {
+    if (rest[key!] !== undefined) params[key!] = String(rest[key!])
+    delete rest[key!]
+  }
   const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined))
-  if (method === "GET" || method === "DELETE") return { method, path, query: { ...(defined as ApiCall["query"]), ...tool.fixed } }
-  return { method, path, query: tool.fixed, body: tool.bodyArg ? defined[tool.bodyArg] : defined }
+  if (method === "GET" || method === "DELETE") return { params, query: { ...defined, ...tool.fixed }, body: undefined }
+  return { params, query: { ...tool.fixed }, body: tool.bodyArg ? defined[tool.bodyArg] : defined }
+}
+
+/** The API call a tool makes with these arguments. */
+export function apiCall(tool: Tool, args: Record<string, unknown>): ApiCall {
+  const { method, path } = routeOf(tool)
+  const { params, query, body } = splitArgs(tool, args)
+  const url = path.replace(/:(\w+)/g, (_, key: string) => segment(params[key] ?? ""))
+  if (method === "GET" || method === "DELETE") return { method, path: url, query: query as ApiCall["query"] }
+  return { method, path: url, query: tool.fixed, body }
 }

@@ -2,7 +2,13 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { MCP_MAX_BODY, mcpEndpoint } from "#lib/mcp/endpoint.ts"
+import { bindTools } from "#lib/mcp/schemas.ts"
+import { toolsFor } from "#lib/mcp/tools.ts"
+import type { RouteRow } from "#lib/http/app.ts"
+import { routes } from "../../../routes.gen.ts"
 import { appFor, testApp, type TestApp } from "../../support/app.ts"
+
+const rows = routes as unknown as RouteRow[]
 
 const HOST = "127.0.0.1:8080"
 let t: TestApp | undefined
@@ -26,7 +32,7 @@ async function mcpApp(env: Record<string, string> = {}) {
     return { client, transport }
   }
   // The endpoint alone, over the same app, for counting its sessions.
-  const endpoint = mcpEndpoint(t.ctx.config.mcp!, async (req) => (await app.fetch(req))!, () => clock.now)
+  const endpoint = mcpEndpoint(t.ctx.config.mcp!, rows, async (req: Request) => (await app.fetch(req))!, () => clock.now)
   return { t: t!, app, fetch, clock, connect, endpoint }
 }
 
@@ -129,12 +135,20 @@ describe("tools", () => {
     expect(textOf(result)).toBe("not_found: No such container: nope")
   })
 
-  test("a bad argument is a tool error naming the argument, and the engine is not called", async () => {
+  test("tools/list shows each tool's arguments as its route's schemas make them", async () => {
+    const { connect } = await mcpApp()
+    const listed = (await (await connect()).client.listTools()).tools
+    const bound = bindTools(toolsFor("full"), rows)
+    expect(listed.map((x) => [x.name, x.inputSchema])).toEqual(bound.map((x) => [x.name, x.inputSchema]))
+  })
+
+  test("a bad argument is a tool error with the route's own message, and the engine is not called", async () => {
     const { t, connect } = await mcpApp()
     const { client } = await connect()
+    const route = await (await t.call("POST", "/api/containers/web/action", { action: "explode" })).json()
     const result = await client.callTool({ name: "container_action", arguments: { id: "web", action: "explode" } })
     expect(result.isError).toBe(true)
-    expect(textOf(result)).toContain("action")
+    expect(textOf(result)).toBe(`invalid_request: ${route.error.message}`)
     expect(t.engine.calls.filter((c) => c.op === "containerAction")).toEqual([])
   })
 

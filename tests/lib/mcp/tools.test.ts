@@ -1,16 +1,5 @@
 import { expect, test } from "bun:test"
-import { routeOf as fileRoute } from "#lib/http/manifest.ts"
-import { routes } from "../../../routes.gen.ts"
-import { apiCall, routeOf, tools, toolsFor } from "#lib/mcp/tools.ts"
-
-// A catch-all (`*`, from `[...path]`) takes a tool's `:param` too.
-const shape = (path: string) => path.replace(/:\w+|\*/g, ":")
-const served = new Set(routes.map((r) => { const { method, path } = fileRoute(r.file); return `${method} ${shape(path)}` }))
-
-test.each(tools.map((t) => [t.name, t]))("%s calls a route the API serves", (_, tool) => {
-  const { method, path } = routeOf(tool)
-  expect(served).toContain(`${method} ${shape(path)}`)
-})
+import { apiCall, tools, toolsFor } from "#lib/mcp/tools.ts"
 
 test("tool names are unique and every tool is described", () => {
   expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length)
@@ -38,4 +27,10 @@ test("a tool whose route takes a list sends that argument as the whole body", ()
   const setEnv = tools.find((t) => t.name === "set_stack_env")!
   const env = [{ key: "A", value: null }]
   expect(apiCall(setEnv, { name: "web", env })).toEqual({ method: "PUT", path: "/api/stacks/web/env", query: undefined, body: env })
+})
+
+test("a tool's default is sent unless the argument is given", () => {
+  const copy = tools.find((t) => t.name === "copy_stack")!
+  expect(apiCall(copy, { name: "web", as: "web2" }).body).toEqual({ dry_run: true, as: "web2" })
+  expect(apiCall(copy, { name: "web", dry_run: false }).body).toEqual({ dry_run: false })
 })
