@@ -3,7 +3,20 @@
 // (~1 MB) for its size and its speed with thousands of points. Loaded only when a chart is shown.
 import uPlot from "uplot"
 import { bytes, h } from "./dom.ts"
-import { HOUR_S, type Point } from "./stats.ts"
+
+const HOUR_S = 3600
+
+/** One sample of a container or a stack (ui/stats.ts reads them from the API). */
+export interface Point {
+  /** ms since the epoch */
+  t: number
+  cpu: number | null
+  mem: number | null
+  rx: number | null
+  tx: number | null
+  blkRead: number | null
+  blkWrite: number | null
+}
 
 type Unit = "percent" | "bytes" | "rate" | "count"
 

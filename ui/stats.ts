@@ -4,19 +4,7 @@
 // loaded only there).
 import { enc, follow, get } from "./api.ts"
 import { bytes, errorBox, h, render, table } from "./dom.ts"
-
-export const HOUR_S = 3600
-
-export interface Point {
-  /** ms since the epoch */
-  t: number
-  cpu: number | null
-  mem: number | null
-  rx: number | null
-  tx: number | null
-  blkRead: number | null
-  blkWrite: number | null
-}
+import type { Point } from "./charts.ts"
 
 /** The API's history columns as points. */
 export function historyPoints(hist: any): Point[] {

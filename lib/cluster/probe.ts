@@ -3,7 +3,7 @@
 // token. Both calls share one deadline; no answer in time means offline.
 import type { Config } from "../service/config.ts"
 import type { EventBus } from "../engine/events.ts"
-import type { Metrics } from "../metrics/metrics.ts"
+import type { Metrics } from "../metrics/types.ts"
 import type { Cluster } from "./membership.ts"
 import { errorOf, failure, NodeClient, NodeUnreachable } from "./node-client.ts"
 import type { NodeEntry, NodeRegistry, ProbeResult } from "./nodes.ts"

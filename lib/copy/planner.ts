@@ -2,7 +2,7 @@
 // name) would do, and what stops it. Pure: the stack's model as compose resolved it on the source
 // (lib/stacks/model.ts: volumes, binds, images, ports), what exists on the source and on the
 // destination, and the request's flags in; the plan out.
-import type { StackModel } from "../stacks/model.ts"
+import type { PublishedPort, StackModel } from "../stacks/model.ts"
 import type { BindEntry, VolumeMount } from "../stacks/mounts.ts"
 
 export interface CopyFlags {
@@ -14,13 +14,6 @@ export interface CopyFlags {
 
 /** The defaults of the copy request's flags; `start` and `dry_run` default to false as well. */
 export const COPY_DEFAULTS: CopyFlags = { include_volumes: true, allow_binds: false, allow_anonymous_volumes: false, allow_port_clash: false }
-
-export interface PublishedPort {
-  port: number
-  protocol: string
-  /** The host address it is bound to; empty for every address. */
-  ip: string
-}
 
 /** What one side (source or destination) has: stack names, volume names, published ports, image tags. */
 export interface SideFacts {
@@ -78,37 +71,6 @@ export interface Plan {
   ports: PublishedPort[]
   warnings: string[]
   blockers: { code: BlockerCode; message: string }[]
-}
-
-type Obj = Record<string, unknown>
-const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {})
-
-function range(text: string): number[] {
-  const [from, to = from] = text.split("-").map(Number) as [number, number?]
-  if (!Number.isInteger(from) || !Number.isInteger(to) || to < from || to - from > 65535) return []
-  return Array.from({ length: to - from + 1 }, (_, i) => from + i)
-}
-
-/**
- * The host ports one `ports:` entry of compose's model publishes: v2 prints the long syntax, v1 the
- * long syntax or (for an entry with a host address or a range) the short string, interpolated. None
- * when only a container port is given.
- */
-export function parsePorts(entry: unknown): PublishedPort[] {
-  if (typeof entry === "object" && entry !== null) {
-    const e = obj(entry)
-    if (e.published === undefined || e.published === null || e.published === "") return []
-    const protocol = typeof e.protocol === "string" ? e.protocol : "tcp"
-    return range(String(e.published)).map((port) => ({ port, protocol, ip: typeof e.host_ip === "string" ? e.host_ip : "" }))
-  }
-  const [spec, protocol = "tcp"] = String(entry).split("/") as [string, string?]
-  const cut = spec.lastIndexOf(":")
-  if (cut < 0) return []
-  const host = spec.slice(0, cut)
-  const ipCut = host.lastIndexOf(":")
-  const ip = ipCut < 0 ? "" : host.slice(0, ipCut).replace(/^\[|\]$/g, "")
-  const ports = ipCut < 0 ? host : host.slice(ipCut + 1)
-  return ports ? range(ports).map((port) => ({ port, protocol, ip })) : []
 }
 
 const ANY_ADDRESS = new Set(["", "0.0.0.0", "::"])

@@ -4,7 +4,7 @@
 // time from the engine and the data directory; request and probe durations are observed as they happen.
 // Loaded only with SVC_METRICS=on (lib/metrics/metrics.ts), so a service without metrics never pays for prom-client.
 import { Counter, Gauge, Histogram, prometheusContentType, Registry } from "prom-client"
-import type { Exposition, Metrics, Scraped } from "./metrics.ts"
+import type { Exposition, Metrics, Scraped } from "./types.ts"
 import { SEVERITIES } from "../images/scanner.ts"
 import { stackViews } from "../stacks/state.ts"
 import { ContainerGauges } from "../stats/prometheus.ts"

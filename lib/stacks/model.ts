@@ -30,10 +30,16 @@ import { envRecord, renderEnvFile } from "./env.ts"
 import { allowedIn, checkHostPaths, filesComposeReads, readIfFile, realPath, within, type HostPath } from "./host-paths.ts"
 import { badRequest, HttpError } from "../http/http-error.ts"
 import { parseMount, type BindEntry, type VolumeEntry } from "./mounts.ts"
-import { parsePorts, type PublishedPort } from "../copy/planner.ts"
 import type { StackFiles } from "./files.ts"
 
-export type { BindEntry, HostPath, PublishedPort, VolumeEntry }
+export type { BindEntry, HostPath, VolumeEntry }
+
+export interface PublishedPort {
+  port: number
+  protocol: string
+  /** The host address it is bound to; empty for every address. */
+  ip: string
+}
 
 export interface StackModel {
   flavour: ComposeFlavour
@@ -67,6 +73,34 @@ const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined |
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined)
 
 const isUrl = (s: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^git@/.test(s) || /^github\.com\//.test(s)
+
+function range(text: string): number[] {
+  const [from, to = from] = text.split("-").map(Number) as [number, number?]
+  if (!Number.isInteger(from) || !Number.isInteger(to) || to < from || to - from > 65535) return []
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i)
+}
+
+/**
+ * The host ports one `ports:` entry of compose's model publishes: v2 prints the long syntax, v1 the
+ * long syntax or (for an entry with a host address or a range) the short string, interpolated. None
+ * when only a container port is given.
+ */
+export function parsePorts(entry: unknown): PublishedPort[] {
+  if (typeof entry === "object" && entry !== null) {
+    const e = obj(entry)
+    if (e.published === undefined || e.published === null || e.published === "") return []
+    const protocol = typeof e.protocol === "string" ? e.protocol : "tcp"
+    return range(String(e.published)).map((port) => ({ port, protocol, ip: typeof e.host_ip === "string" ? e.host_ip : "" }))
+  }
+  const [spec, protocol = "tcp"] = String(entry).split("/") as [string, string?]
+  const cut = spec.lastIndexOf(":")
+  if (cut < 0) return []
+  const host = spec.slice(0, cut)
+  const ipCut = host.lastIndexOf(":")
+  const ip = ipCut < 0 ? "" : host.slice(0, ipCut).replace(/^\[|\]$/g, "")
+  const ports = ipCut < 0 ? host : host.slice(ipCut + 1)
+  return ports ? range(ports).map((port) => ({ port, protocol, ip })) : []
+}
 
 /**
  * A local volume's `device` when it names a host path: an absolute path other than a network share

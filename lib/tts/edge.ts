@@ -4,7 +4,7 @@
 // time the cues, and each chunk's cues are shifted by the measured length of the audio before it.
 import { UniversalCommunicate } from "edge-tts-universal"
 import { HttpError } from "../http/http-error.ts"
-import type { Cue, TtsEngine } from "./engine.ts"
+import type { Cue, TtsEngine } from "./types.ts"
 import { mp3Info } from "./mp3.ts"
 import { signed, type Voice } from "./voice.ts"
 

@@ -6,7 +6,7 @@
 import { dlopen, FFIType, JSCallback, read, toArrayBuffer, type Pointer } from "bun:ffi"
 import { HttpError, badRequest } from "../http/http-error.ts"
 import type { Mp3Encoder } from "./encoder.ts"
-import type { TtsEngine } from "./engine.ts"
+import type { TtsEngine } from "./types.ts"
 import { pcmEngine, type PcmVoice, type SpokenRun } from "./pcm.ts"
 import { espeakVoice } from "./lang.ts"
 import type { Voice } from "./voice.ts"

@@ -1,13 +1,10 @@
 // The offline engines, chosen per text by its language: flite (cmu_us_slt) for English, espeak-ng for
 // every other language it has (and for English where flite is not installed). Runs in the worker.
 import type { Mp3Encoder } from "./encoder.ts"
-import type { TtsEngine } from "./engine.ts"
+import type { OfflineChoice, TtsEngine } from "./types.ts"
 import { espeakEngine } from "./espeak.ts"
 import { fliteEngine, hasFlite } from "./flite.ts"
 import { isEnglish } from "./lang.ts"
-
-/** `offline`: flite for English, espeak-ng for the rest; `espeak`: espeak-ng for all. */
-export type OfflineChoice = "offline" | "espeak"
 
 export function offlineEngine(choice: OfflineChoice, encoder: Mp3Encoder): TtsEngine {
   const espeak = espeakEngine(encoder)

@@ -3,7 +3,7 @@
 // engine's own word timings place each cue piece in the sentence's samples, and the audio is encoded
 // to MP3 on worker threads in segments of about half a minute while the next sentences are spoken.
 import { DECODER_DELAY, type Mp3Encoder } from "./encoder.ts"
-import type { Cue, TtsEngine } from "./engine.ts"
+import type { Cue, TtsEngine } from "./types.ts"
 import { mp3Info } from "./mp3.ts"
 import type { Voice } from "./voice.ts"
 

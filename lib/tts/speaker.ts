@@ -3,7 +3,7 @@
 // worker processes too), and returned as MP3 and WebVTT. The service's own process only moves bytes:
 // a crash, a hang or a memory blow-up of parsing or synthesis ends one worker, never the service.
 import { badRequest } from "../http/http-error.ts"
-import type { EngineChoice, TtsEngine } from "./engine.ts"
+import type { EngineChoice, TtsEngine } from "./types.ts"
 import { BusyError, Limiter } from "./limiter.ts"
 import { WorkerPool } from "./pool.ts"
 import type { Plan } from "./prepare.ts"

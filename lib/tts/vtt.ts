@@ -1,7 +1,7 @@
 // The WebVTT writer: cues in order, never overlapping, times as HH:MM:SS.mmm, text escaped, without
 // invisible characters, and wrapped into at most two lines of at most LINE_CHARS columns, broken at a
 // phrase boundary (after punctuation, before a conjunction or preposition) near the middle.
-import type { Cue } from "./engine.ts"
+import type { Cue } from "./types.ts"
 import { isUnspaced, LINE_CHARS, width } from "./sentences.ts"
 
 /** HH:MM:SS.mmm from seconds, rounded to the nearest millisecond (59.9996 s is 00:01:00.000). */

@@ -6,8 +6,8 @@
 // answers that one request with 502 `tts_engine_crashed` and starts another.
 import { HttpError } from "../http/http-error.ts"
 import { Mp3Encoder } from "./encoder.ts"
-import type { TtsEngine } from "./engine.ts"
-import { offlineEngine, type OfflineChoice } from "./offline.ts"
+import type { OfflineChoice, TtsEngine } from "./types.ts"
+import { offlineEngine } from "./offline.ts"
 import { loadDetector } from "./detect.ts"
 import { prepare } from "./prepare.ts"
 import { encodeFrame, FrameReader } from "./protocol.ts"

@@ -1,7 +1,8 @@
 import { afterEach, expect, test } from "bun:test"
 import { loadConfig } from "#lib/service/config.ts"
 import { HttpError } from "#lib/http/http-error.ts"
-import type { TtsEngine } from "#lib/tts/engine.ts"
+import { fallback } from "#lib/tts/engine.ts"
+import type { TtsEngine } from "#lib/tts/types.ts"
 import { Speaker } from "#lib/tts/speaker.ts"
 import type { Voice } from "#lib/tts/voice.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
@@ -17,28 +18,27 @@ let speaker: Speaker | undefined
 const MP3 = new Uint8Array([0xff, 0xf3, 0x60, 0xc4, 1, 2, 3])
 
 /** An engine that records what it was asked and speaks each piece for one second. */
-function fakeEngine(fail?: HttpError) {
+function fakeEngine(fail?: HttpError, name = "fake") {
   const calls: { sentences: string[][]; voice: Voice }[] = []
   const engine: TtsEngine = {
-    name: "fake",
+    name,
     async synthesize(sentences, voice) {
       calls.push({ sentences: sentences.map((s) => [...s]), voice })
       if (fail) throw fail
-      return { engine: "fake", mp3: MP3, cues: sentences.flat().map((text, i) => ({ start: i, end: i + 1, text })) }
+      return { engine: name, mp3: MP3, cues: sentences.flat().map((text, i) => ({ start: i, end: i + 1, text })) }
     },
   }
   return { engine, calls }
 }
 
-async function app(env: Record<string, string> = {}, fail?: HttpError) {
-  const fake = fakeEngine(fail)
-  speaker = new Speaker(loadConfig(env).tts, fake.engine)
+async function app(env: Record<string, string>, engine: TtsEngine) {
+  speaker = new Speaker(loadConfig(env).tts, engine)
   t = await testApp({ tts: speaker }, env)
-  return fake
 }
 
 test("Markdown with front matter: MP3 as base64, WebVTT cues, the engine named in a header", async () => {
-  const { calls } = await app()
+  const { engine, calls } = fakeEngine()
+  await app({}, engine)
   const text = "---\ntitle: Tides\nvoice: en-GB-SoniaNeural\nrate: \"-10%\"\nmood: calm\n---\n## High water\n\nAt *noon* & after.\n\n```\nskip()\n```\n"
   const res = await t.call("POST", "/api/synthesize", { text })
   expect(res.status).toBe(200)
@@ -60,14 +60,16 @@ test("Markdown with front matter: MP3 as base64, WebVTT cues, the engine named i
 }, 60_000)
 
 test("plain text is read as it is, with the configured default voice", async () => {
-  const { calls } = await app({ SVC_TTS_VOICE: "fr-FR-DeniseNeural" })
+  const { engine, calls } = fakeEngine()
+  await app({ SVC_TTS_VOICE: "fr-FR-DeniseNeural" }, engine)
   const res = await t.call("POST", "/api/synthesize", { text: "Bonjour. Ça va?" })
   expect(res.status).toBe(200)
   expect(calls[0]).toEqual({ sentences: [["Bonjour."], ["Ça va?"]], voice: { voice: "fr-FR-DeniseNeural", lang: "fr-FR", rate: 0, pitch: 0, volume: 0 } })
 }, 60_000)
 
 test("missing, non-string, empty and oversized text, and bad front matter, are 400s that say why", async () => {
-  const { calls } = await app({ SVC_TTS_MAX_CHARS: "100" })
+  const { engine, calls } = fakeEngine()
+  await app({ SVC_TTS_MAX_CHARS: "100" }, engine)
   const cases: [unknown, string, string][] = [
     [{}, "invalid_request", "text"],
     [{ text: 42 }, "invalid_request", "text must be a string"],
@@ -89,8 +91,25 @@ test("missing, non-string, empty and oversized text, and bad front matter, are 4
 }, 60_000)
 
 test("an engine failure keeps its status: the online engine asked for explicitly is a 502", async () => {
-  await app({}, new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms"))
+  await app({}, fakeEngine(new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms")).engine)
   const res = await t.call("POST", "/api/synthesize", { text: "Hello." })
   expect(res.status).toBe(502)
   expect(await res.json()).toEqual({ error: { code: "tts_engine_failed", message: "the Edge voice service failed: no answer within 5000 ms" } })
+}, 60_000)
+
+test("auto: the online engine failing, the offline one speaks the same sentences, and the header names it", async () => {
+  const online = fakeEngine(new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms"), "edge")
+  const offline = fakeEngine(undefined, "flite")
+  await app({ SVC_TTS_ENGINE: "auto" }, fallback(online.engine, offline.engine))
+  const spoken = async () => {
+    const res = await t.call("POST", "/api/synthesize", { text: "Hello. Again." })
+    expect(res.status).toBe(200)
+    return res.headers.get("x-tts-engine")
+  }
+  expect(await spoken()).toBe("flite")
+  expect(online.calls.map((c) => c.sentences)).toEqual([[["Hello."], ["Again."]]])
+  expect(offline.calls).toEqual(online.calls)
+  // the failed online engine rests: the next request goes straight to the offline one
+  expect(await spoken()).toBe("flite")
+  expect([online.calls.length, offline.calls.length]).toEqual([1, 2])
 }, 60_000)

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test"
 import { parse } from "yaml"
 import { readModel } from "#lib/stacks/model.ts"
-import { COPY_DEFAULTS, imageKey, parsePorts, plan, type CopyFlags, type PlanInput, type SideFacts } from "#lib/copy/planner.ts"
+import { parsePorts } from "#lib/stacks/model.ts"
+import { COPY_DEFAULTS, imageKey, plan, type CopyFlags, type PlanInput, type SideFacts } from "#lib/copy/planner.ts"
 
 // The plan reads compose's model of the stack; these documents are written as `docker-compose config`
 // (v1) prints them: interpolated, short syntax kept.

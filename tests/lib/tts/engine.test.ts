@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test"
-import { fallback, type TtsEngine } from "#lib/tts/engine.ts"
+import { fallback } from "#lib/tts/engine.ts"
+import type { TtsEngine } from "#lib/tts/types.ts"
 import { voiceOf } from "#lib/tts/voice.ts"
 
 function engine(name: string, fail: boolean, calls: string[]): TtsEngine {
