@@ -1,7 +1,9 @@
 // The only module that talks to the Docker Engine API, over a unix socket or tcp (DOCKER_HOST).
 // The API version is negotiated as the docker CLI does it (see `negotiate`), or pinned by
 // DOCKER_API_VERSION. tests/support/fake-engine.ts implements the same interface in memory for handler tests.
-import { concat, demux, jsonLines, lines, raw, splitTimestamp, type StreamName } from "./frames.ts"
+import type { SocketHandler } from "bun"
+import { hijack, type Hijacked } from "./exec.ts"
+import { demux, jsonLines, lines, raw, splitTimestamp, type StreamName } from "./frames.ts"
 import { HttpError } from "../http/http-error.ts"
 
 /**
@@ -22,8 +24,6 @@ import { HttpError } from "../http/http-error.ts"
  */
 export const API_OLDEST = "1.41"
 export const API_NEWEST = "1.52"
-/** Chunks of hijacked output held for a slow reader before the socket stops reading. */
-const HIGH_WATER = 16
 
 export type ContainerAction = "start" | "stop" | "restart" | "pause" | "unpause"
 export type PruneKind = "containers" | "images" | "volumes" | "networks"
@@ -94,11 +94,8 @@ export interface LogLine { stream: StreamName; ts: string; line: string }
 export interface LogOptions { follow: boolean; tail: number | "all"; signal?: AbortSignal }
 export interface ExecOptions { cmd: string[]; tty: boolean; detachKeys: string; env?: string[] }
 /** A hijacked exec connection: raw bytes both ways. */
-export interface ExecSession {
+export interface ExecSession extends Hijacked {
   id: string
-  output: ReadableStream<Uint8Array>
-  write(data: Uint8Array | string): void
-  close(): void
 }
 export interface ContainerSpec { [key: string]: unknown }
 
@@ -252,225 +249,196 @@ async function progress(body: ReadableStream<Uint8Array> | null, onProgress?: (l
   }
 }
 
-/**
- * `pinned` is DOCKER_API_VERSION: spoken as given, as the docker CLI does. Otherwise the version
- * is negotiated on the first call and again after the engine was unreachable or refused the
- * version (an engine upgraded or replaced under a running service).
- */
-export function dockerEngine(host: string, pinned?: string): Engine {
-  const target = parseDockerHost(host)
-  let spoken: Promise<string> | undefined
+/** The engine's error body as a message (its JSON `message`, else the text). */
+async function errorMessage(res: Response): Promise<string> {
+  const text = await res.text()
+  let message = text
+  try {
+    message = JSON.parse(text).message ?? text
+  } catch {}
+  return message.trim()
+}
 
-  async function ask(): Promise<string> {
+type CallInit = { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal }
+
+/**
+ * The connection to one engine: the API version spoken, each call's request and its errors, and
+ * the hijacked exec. `pinned` is DOCKER_API_VERSION: spoken as given, as the docker CLI does.
+ * Otherwise the version is negotiated on the first call and again after the engine was unreachable
+ * or refused the version (an engine upgraded or replaced under a running service).
+ */
+class Connection {
+  private readonly target: Target
+  private spoken: Promise<string> | undefined
+
+  constructor(
+    readonly host: string,
+    private readonly pinned?: string,
+  ) {
+    this.target = parseDockerHost(host)
+  }
+
+  /** The engine's newest version from its ping, negotiated. */
+  private async ask(): Promise<string> {
     let res: Response
     try {
-      res = await fetch(`${target.base}/_ping`, { unix: target.unix } as RequestInit)
+      res = await fetch(`${this.target.base}/_ping`, { unix: this.target.unix } as RequestInit)
       await res.arrayBuffer()
     } catch (err) {
-      throw unreachable(host, err)
+      throw unreachable(this.host, err)
     }
     const newest = res.headers.get("api-version")
-    if (!res.ok || !newest) throw new HttpError(502, "engine_error", `the Docker engine at ${host} answered its ping with ${res.status} and no API-Version`)
+    if (!res.ok || !newest) throw new HttpError(502, "engine_error", `the Docker engine at ${this.host} answered its ping with ${res.status} and no API-Version`)
     return negotiate(newest)
   }
 
-  function apiVersion(): Promise<string> {
-    if (pinned) return Promise.resolve(pinned)
-    spoken ??= ask().catch((err) => {
-      spoken = undefined
+  readonly apiVersion = (): Promise<string> => {
+    if (this.pinned) return Promise.resolve(this.pinned)
+    this.spoken ??= this.ask().catch((err) => {
+      this.spoken = undefined
       throw err
     })
-    return spoken
+    return this.spoken
   }
 
-  async function call(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal; timeout?: number } = {}): Promise<Response> {
+  /** One request; an unreachable engine is a 503 and the version is negotiated again. */
+  private async send(method: string, path: string, init: CallInit): Promise<Response> {
     const isStream = init.body instanceof ReadableStream || init.body instanceof Uint8Array
     const headers = { ...(init.body !== undefined && !isStream ? { "content-type": "application/json" } : {}), ...init.headers }
-    const version = await apiVersion()
-    let res: Response
     try {
-      res = await fetch(`${target.base}/v${version}${path}`, {
+      return await fetch(`${this.target.base}${path}`, {
         method,
         headers,
         body: init.body === undefined ? undefined : isStream ? (init.body as BodyInit) : JSON.stringify(init.body),
         signal: init.signal,
-        unix: target.unix,
+        unix: this.target.unix,
         decompress: false,
         ...(isStream ? { duplex: "half" } : {}),
       } as RequestInit)
     } catch (err) {
       if ((err as Error)?.name === "AbortError") throw err
-      spoken = undefined
-      throw unreachable(host, err)
+      this.spoken = undefined
+      throw unreachable(this.host, err)
     }
-    if (res.status >= 300 && res.status !== 304) {
-      const text = await res.text()
-      let message = text
-      try {
-        message = JSON.parse(text).message ?? text
-      } catch {}
-      const refused = refusedVersion(res.status, message.trim(), version)
-      if (refused) spoken = undefined
-      throw refused ?? engineError(res.status, message.trim())
-    }
-    return res
   }
 
-  async function json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await call(method, path, { body })
-    const text = await res.text()
+  /** A call in the spoken version; an answer of 300 or more (but 304) is the engine's error. */
+  async call(method: string, path: string, init: CallInit = {}): Promise<Response> {
+    const version = await this.apiVersion()
+    const res = await this.send(method, `/v${version}${path}`, init)
+    if (res.status < 300 || res.status === 304) return res
+    const message = await errorMessage(res)
+    const refused = refusedVersion(res.status, message, version)
+    if (refused) this.spoken = undefined
+    throw refused ?? engineError(res.status, message)
+  }
+
+  async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const text = await (await this.call(method, path, { body })).text()
     return (text ? JSON.parse(text) : undefined) as T
   }
 
-  async function done(method: string, path: string, body?: unknown): Promise<void> {
-    const res = await call(method, path, { body })
+  /** A call answered without a body worth reading; 304 (nothing to do) is an error too. */
+  async done(method: string, path: string, body?: unknown): Promise<void> {
+    const res = await this.call(method, path, { body })
     if (res.status === 304) throw engineError(304, "")
     await res.arrayBuffer()
   }
 
-  async function hijack(path: string, body: unknown): Promise<{ output: ReadableStream<Uint8Array>; write(d: Uint8Array | string): void; close(): void }> {
-    const payload = JSON.stringify(body)
-    const head =
-      `POST /v${await apiVersion()}${path} HTTP/1.1\r\nHost: docker\r\nContent-Type: application/json\r\n` +
-      `Connection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`
-    // Output is pulled: while the reader lags HIGH_WATER chunks behind, the socket stops reading, so
-    // the engine (and the process writing) waits instead of this process buffering without bound.
-    let socket: Awaited<ReturnType<typeof Bun.connect>> | undefined
-    let controller!: ReadableStreamDefaultController<Uint8Array>
-    const output = new ReadableStream<Uint8Array>(
-      { start: (c) => void (controller = c), pull: () => void socket?.resume(), cancel: () => void socket?.end() },
-      { highWaterMark: HIGH_WATER },
-    )
-    const push = (s: { pause(): void }, data: Uint8Array) => {
-      try {
-        controller.enqueue(new Uint8Array(data))
-        if (controller.desiredSize! <= 0) s.pause()
-      } catch {}
-    }
-    // Input the socket could not take at once waits for its drain, in order.
-    let pending: Uint8Array = new Uint8Array(0)
-    const send = (data: Uint8Array) => {
-      pending = concat(pending, data)
-      const written = socket!.write(pending)
-      pending = pending.slice(Math.max(written, 0))
-    }
-    let header = ""
-    let upgraded = false
-    let settle!: { resolve: () => void; reject: (e: Error) => void }
-    const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }))
-    const finish = () => {
-      try {
-        controller.close()
-      } catch {}
-    }
-    const handlers = {
-      data(s: { pause(): void }, data: Uint8Array) {
-        if (upgraded) return push(s, data)
-        header += Buffer.from(data).toString("latin1")
-        const end = header.indexOf("\r\n\r\n")
-        if (end < 0) return
-        const status = Number(header.split(" ")[1])
-        if (status !== 101 && status !== 200) {
-          const message = header.slice(end + 4).trim()
-          return settle.reject(engineError(status, (() => { try { return JSON.parse(message).message } catch { return message } })()))
-        }
-        upgraded = true
-        settle.resolve()
-        const rest = Buffer.from(header.slice(end + 4), "latin1")
-        if (rest.length) push(s, rest)
-      },
-      drain: () => send(new Uint8Array(0)),
-      close: finish,
-      error(_s: unknown, err: Error) {
-        settle.reject(unreachable(host, err))
-        finish()
-      },
-    }
-    try {
-      socket = target.unix
-        ? await Bun.connect({ unix: target.unix, socket: handlers })
-        : await Bun.connect({ hostname: target.hostname!, port: target.port!, socket: handlers })
-    } catch (err) {
-      throw unreachable(host, err)
-    }
-    socket.write(head)
-    await ready
-    return {
-      output,
-      write: (d) => send(typeof d === "string" ? new TextEncoder().encode(d) : d),
-      close: () => socket!.end(),
-    }
+  async hijack(path: string, body: unknown): Promise<Hijacked> {
+    return hijack({ path: `/v${await this.apiVersion()}${path}`, body, connect: (socket) => this.connect(socket), refused: engineError, lost: (err) => unreachable(this.host, err) })
   }
 
+  private connect(socket: SocketHandler<unknown>) {
+    const { unix, hostname, port } = this.target
+    return unix ? Bun.connect({ unix, socket }) : Bun.connect({ hostname: hostname!, port: port!, socket })
+  }
+}
+
+function systemCalls(c: Connection) {
   return {
-    host,
-    apiVersion,
-    ping: async () => void (await (await call("GET", "/_ping")).text()),
-    version: () => json("GET", "/version"),
-    info: () => json("GET", "/info"),
-    df: () => json("GET", "/system/df"),
-    listContainers: (o = {}) => json("GET", `/containers/json${query({ all: o.all ? 1 : undefined, filters: o.filters })}`),
-    inspectContainer: (id) => json("GET", `/containers/${seg(id)}/json`),
-    createContainer: (spec, name) => json("POST", `/containers/create${query({ name })}`, spec),
-    containerAction: (id, action) => done("POST", `/containers/${seg(id)}/${action}`),
-    removeContainer: (id, o = {}) => done("DELETE", `/containers/${seg(id)}${query({ force: o.force, v: o.volumes })}`),
-    waitContainer: (id) => json("POST", `/containers/${seg(id)}/wait`),
-    stats: (id) => json("GET", `/containers/${seg(id)}/stats${query({ stream: false, "one-shot": true })}`),
+    host: c.host,
+    apiVersion: c.apiVersion,
+    ping: async () => void (await (await c.call("GET", "/_ping")).text()),
+    version: () => c.json("GET", "/version"),
+    info: () => c.json("GET", "/info"),
+    df: () => c.json("GET", "/system/df"),
+    async *events(o = {}) {
+      const res = await c.call("GET", `/events${query({ since: o.since, until: o.until, filters: o.filters })}`, { signal: o.signal })
+      yield* jsonLines<EngineEvent>(iterate(res.body))
+    },
+    prune: async (kind) => c.json("POST", `/${kind}/prune${query({ filters: pruneFilters(kind, await c.apiVersion()) })}`),
+  } satisfies Partial<Engine>
+}
+
+function containerCalls(c: Connection) {
+  return {
+    listContainers: (o = {}) => c.json("GET", `/containers/json${query({ all: o.all ? 1 : undefined, filters: o.filters })}`),
+    inspectContainer: (id) => c.json("GET", `/containers/${seg(id)}/json`),
+    createContainer: (spec, name) => c.json("POST", `/containers/create${query({ name })}`, spec),
+    containerAction: (id, action) => c.done("POST", `/containers/${seg(id)}/${action}`),
+    removeContainer: (id, o = {}) => c.done("DELETE", `/containers/${seg(id)}${query({ force: o.force, v: o.volumes })}`),
+    waitContainer: (id) => c.json("POST", `/containers/${seg(id)}/wait`),
+    stats: (id) => c.json("GET", `/containers/${seg(id)}/stats${query({ stream: false, "one-shot": true })}`),
     async *logs(id, o) {
-      const info = await json<ContainerInspect>("GET", `/containers/${seg(id)}/json`)
-      const res = await call("GET", `/containers/${seg(id)}/logs${query({ stdout: 1, stderr: 1, timestamps: 1, follow: o.follow ? 1 : 0, tail: o.tail })}`, { signal: o.signal })
+      const info = await c.json<ContainerInspect>("GET", `/containers/${seg(id)}/json`)
+      const res = await c.call("GET", `/containers/${seg(id)}/logs${query({ stdout: 1, stderr: 1, timestamps: 1, follow: o.follow ? 1 : 0, tail: o.tail })}`, { signal: o.signal })
       const bytes = iterate(res.body)
       for await (const { stream, text } of lines(info.Config.Tty ? raw(bytes) : demux(bytes))) yield { stream, ...splitTimestamp(text) }
     },
-    async *events(o = {}) {
-      const res = await call("GET", `/events${query({ since: o.since, until: o.until, filters: o.filters })}`, { signal: o.signal })
-      yield* jsonLines<EngineEvent>(iterate(res.body))
-    },
     async exec(container, o) {
-      const { Id } = await json<{ Id: string }>("POST", `/containers/${seg(container)}/exec`, {
-        AttachStdin: true,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: o.tty,
-        Cmd: o.cmd,
-        Env: o.env,
-        DetachKeys: o.detachKeys,
-      })
-      return { id: Id, ...(await hijack(`/exec/${Id}/start`, { Detach: false, Tty: o.tty })) }
+      const start = { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: o.tty, Cmd: o.cmd, Env: o.env, DetachKeys: o.detachKeys }
+      const { Id } = await c.json<{ Id: string }>("POST", `/containers/${seg(container)}/exec`, start)
+      return { id: Id, ...(await c.hijack(`/exec/${Id}/start`, { Detach: false, Tty: o.tty })) }
     },
-    execResize: (id, rows, cols) => done("POST", `/exec/${seg(id)}/resize${query({ h: rows, w: cols })}`),
-    execInspect: (id) => json("GET", `/exec/${seg(id)}/json`),
-    listImages: () => json("GET", "/images/json"),
-    inspectImage: (ref) => json("GET", `/images/${seg(ref)}/json`),
-    removeImage: (id, o = {}) => json("DELETE", `/images/${seg(id)}${query({ force: o.force })}`),
+    execResize: (id, rows, cols) => c.done("POST", `/exec/${seg(id)}/resize${query({ h: rows, w: cols })}`),
+    execInspect: (id) => c.json("GET", `/exec/${seg(id)}/json`),
+    commitContainer: (id, repo, tag, changes = []) => {
+      const q = new URLSearchParams({ container: id, repo, tag })
+      for (const change of changes) q.append("changes", change)
+      return c.json("POST", `/commit?${q}`)
+    },
+    getArchive: async (container, path) => (await c.call("GET", `/containers/${seg(container)}/archive${query({ path })}`)).body!,
+    putArchive: (container, path, tar) =>
+      c.call("PUT", `/containers/${seg(container)}/archive${query({ path })}`, { body: tar, headers: { "content-type": "application/x-tar" } }).then((r) => void r.arrayBuffer()),
+  } satisfies Partial<Engine>
+}
+
+function imageCalls(c: Connection) {
+  return {
+    listImages: () => c.json("GET", "/images/json"),
+    inspectImage: (ref) => c.json("GET", `/images/${seg(ref)}/json`),
+    removeImage: (id, o = {}) => c.json("DELETE", `/images/${seg(id)}${query({ force: o.force })}`),
     async pullImage(ref, onProgress) {
-      const res = await call("POST", `/images/create${query({ fromImage: ref, ...(ref.includes("@") || /:[^/]+$/.test(ref) ? {} : { tag: "latest" }) })}`)
+      const res = await c.call("POST", `/images/create${query({ fromImage: ref, ...(ref.includes("@") || /:[^/]+$/.test(ref) ? {} : { tag: "latest" }) })}`)
       await progress(res.body, onProgress)
     },
     async pushImage(ref, onProgress) {
-      const res = await call("POST", `/images/${seg(ref)}/push`, { headers: { "X-Registry-Auth": btoa("{}") } })
+      const res = await c.call("POST", `/images/${seg(ref)}/push`, { headers: { "X-Registry-Auth": btoa("{}") } })
       await progress(res.body, onProgress)
     },
-    tagImage: (source, repo, tag) => done("POST", `/images/${seg(source)}/tag${query({ repo, tag })}`),
-    commitContainer: (id, repo, tag, changes = []) => {
-      const q = new URLSearchParams({ container: id, repo, tag })
-      for (const c of changes) q.append("changes", c)
-      return json("POST", `/commit?${q}`)
-    },
-    saveImages: async (names) => (await call("GET", `/images/get?${names.map((n) => `names=${encodeURIComponent(n)}`).join("&")}`)).body!,
+    tagImage: (source, repo, tag) => c.done("POST", `/images/${seg(source)}/tag${query({ repo, tag })}`),
+    saveImages: async (names) => (await c.call("GET", `/images/get?${names.map((n) => `names=${encodeURIComponent(n)}`).join("&")}`)).body!,
     async loadImages(tar) {
-      const res = await call("POST", `/images/load${query({ quiet: 1 })}`, { body: tar, headers: { "content-type": "application/x-tar" } })
+      const res = await c.call("POST", `/images/load${query({ quiet: 1 })}`, { body: tar, headers: { "content-type": "application/x-tar" } })
       await progress(res.body)
     },
-    listVolumes: async (filters) => (await json<{ Volumes: Volume[] | null }>("GET", `/volumes${query({ filters })}`)).Volumes ?? [],
-    inspectVolume: (name) => json("GET", `/volumes/${seg(name)}`),
-    createVolume: (name, labels) => json("POST", "/volumes/create", { Name: name, Labels: labels ?? {} }),
-    removeVolume: (name, o = {}) => done("DELETE", `/volumes/${seg(name)}${query({ force: o.force })}`),
-    listNetworks: () => json("GET", "/networks"),
-    removeNetwork: (id) => done("DELETE", `/networks/${seg(id)}`),
-    prune: async (kind) => json("POST", `/${kind}/prune${query({ filters: pruneFilters(kind, await apiVersion()) })}`),
-    getArchive: async (container, path) => (await call("GET", `/containers/${seg(container)}/archive${query({ path })}`)).body!,
-    putArchive: (container, path, tar) =>
-      call("PUT", `/containers/${seg(container)}/archive${query({ path })}`, { body: tar, headers: { "content-type": "application/x-tar" } }).then((r) => void r.arrayBuffer()),
-  }
+  } satisfies Partial<Engine>
+}
+
+function volumeAndNetworkCalls(c: Connection) {
+  return {
+    listVolumes: async (filters) => (await c.json<{ Volumes: Volume[] | null }>("GET", `/volumes${query({ filters })}`)).Volumes ?? [],
+    inspectVolume: (name) => c.json("GET", `/volumes/${seg(name)}`),
+    createVolume: (name, labels) => c.json("POST", "/volumes/create", { Name: name, Labels: labels ?? {} }),
+    removeVolume: (name, o = {}) => c.done("DELETE", `/volumes/${seg(name)}${query({ force: o.force })}`),
+    listNetworks: () => c.json("GET", "/networks"),
+    removeNetwork: (id) => c.done("DELETE", `/networks/${seg(id)}`),
+  } satisfies Partial<Engine>
+}
+
+/** The engine at DOCKER_HOST `host`, speaking `pinned` (DOCKER_API_VERSION) or a negotiated version. */
+export function dockerEngine(host: string, pinned?: string): Engine {
+  const c = new Connection(host, pinned)
+  return { ...systemCalls(c), ...containerCalls(c), ...imageCalls(c), ...volumeAndNetworkCalls(c) }
 }
