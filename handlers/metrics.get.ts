@@ -1,7 +1,10 @@
 import { defineHandler } from "#lib/http/handler.ts"
 import { requireMetricsAccess } from "#lib/metrics/metrics.ts"
+import { metricsSecurity } from "#lib/metrics/schemas.ts"
 
-export const detail = { summary: "Prometheus metrics (only with SVC_METRICS=on; bearer SVC_METRICS_TOKEN when set)", tags: ["metrics"] }
+export const detail = { operationId: "getMetrics", summary: "Prometheus metrics (only with SVC_METRICS=on; bearer SVC_METRICS_TOKEN when set)", tags: ["metrics"], security: metricsSecurity }
+
+export const response = { contentType: "text/plain", description: "Prometheus text exposition format" }
 
 export default defineHandler(async ({ request, ctx }) => {
   requireMetricsAccess(ctx, request)

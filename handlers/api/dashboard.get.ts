@@ -1,6 +1,9 @@
 import { dashboard } from "#lib/engine/dashboard.ts"
 import { defineHandler } from "#lib/http/handler.ts"
+import { dashboardSchema } from "#lib/engine/schemas.ts"
 
-export const detail = { summary: "System summary (engine, containers by state, images, volumes, networks, disk use) and the full container list", tags: ["system"] }
+export const detail = { operationId: "getDashboard", summary: "System summary (engine, containers by state, images, volumes, networks, disk use) and the full container list", tags: ["system"] }
+
+export const response = dashboardSchema
 
 export default defineHandler(async ({ ctx }) => dashboard(ctx.engine, ctx.diskUsage, ctx.engineVersion))

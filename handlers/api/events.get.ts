@@ -1,6 +1,10 @@
 import { defineHandler } from "#lib/http/handler.ts"
 import { sse } from "#lib/http/sse.ts"
+import { eventSchema } from "#lib/engine/schemas.ts"
+import { eventStream } from "#lib/http/schemas.ts"
 
-export const detail = { summary: "SSE of engine and service events, one event object per message, with heartbeats", tags: ["system"] }
+export const detail = { operationId: "streamEvents", summary: "SSE of engine and service events, one event object per message, with heartbeats", tags: ["system"] }
+
+export const response = eventStream(eventSchema, "one engine or service event per message")
 
 export default defineHandler(async ({ request, ctx }) => sse(ctx.events.subscribe(request.signal), request.signal))

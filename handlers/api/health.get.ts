@@ -1,8 +1,20 @@
+import * as v from "valibot"
 import { sha, version } from "#lib/service/build-info.ts"
 import { defineHandler } from "#lib/http/handler.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 
-export const detail = { summary: "Service health, version, source revision and server identity", tags: ["system"] }
+export const detail = { operationId: "getHealth", summary: "Service health, version, source revision and server identity", tags: ["system"] }
+
+export const response = v.object({
+  status: v.picklist(["ok", "degraded"]),
+  version: v.string(),
+  sha: v.string(),
+  server_id: v.string(),
+  engine: v.union([
+    v.object({ reachable: v.literal(true), version: v.string(), api_version: v.string(), min_api_version: v.optional(v.string()), client_api_version: v.string() }),
+    v.object({ reachable: v.literal(false), error: v.string() }),
+  ]),
+})
 
 export default defineHandler(async ({ ctx }) => {
   const engine = await Promise.all([ctx.engine.version(), ctx.engine.apiVersion()]).then(

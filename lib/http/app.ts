@@ -1,22 +1,29 @@
 // The HTTP application: Elysia is the one router. It hosts every route of the manifest (WebSocket
 // routes through its `.ws()`), and its hooks hold what applies to all of them: the browser-safety
-// guard and CORS (onRequest), each route's body rules (its parse hook), the one error shape
-// (onError) and the request metrics (onAfterHandle and onError, when the answer is decided).
-import { openapi } from "@elysiajs/openapi"
-import { toJsonSchema } from "@valibot/to-json-schema"
+// guard and CORS (onRequest), each route's params and body rules (its schemas and parse hook), the
+// one error shape (onError), the request metrics (onAfterHandle and onError, when the answer is
+// decided) and, when asked (tests, SVC_CHECK_RESPONSES), the check of every answer against its
+// route's `response` schema. /openapi serves the document built from the manifest (openapi.ts).
 import { Elysia, ValidationError } from "elysia"
+import * as v from "valibot"
 import type { Ctx } from "../service/context.ts"
 import { readLimited } from "./body-limit.ts"
 import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from "./guard.ts"
 import type { Handler, Peer, SocketHandler, SocketSession } from "./handler.ts"
 import { errorResponse, HttpError } from "./http-error.ts"
 import { routeOf, type Method } from "./manifest.ts"
+import { openapiDocument } from "./openapi.ts"
+import { drift, type Responses } from "./schemas.ts"
 import { version } from "../service/build-info.ts"
 
 export interface RouteModule {
   default: unknown
   body?: unknown
   query?: unknown
+  params?: unknown
+  response?: unknown
+  /** A WebSocket route's control text frame. */
+  message?: unknown
   detail?: Record<string, unknown>
   accepts?: string[]
 }
@@ -31,21 +38,25 @@ const JSON_ONLY = ["application/json"]
 interface StandardIssue { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] }
 type StandardSchema = { "~standard": { validate(value: unknown): { issues?: readonly StandardIssue[] } | Promise<unknown> } }
 
-/** "body.n.k: Invalid type: ..." — the valibot issue re-read from the schema, since Elysia flattens its path. */
-function validationMessage(error: ValidationError): string {
+/**
+ * "body.n.k: Invalid type: ..." — the valibot issue re-read from the schema, since Elysia flattens its
+ * path. A bad path parameter answers `invalid_<parameter>` (invalid_name, invalid_version).
+ */
+function validationError(error: ValidationError): Response {
   const schema = (error.validator as { schema?: StandardSchema } | undefined)?.schema
   const result = schema?.["~standard"]?.validate(error.value)
   const issue = result && !(result instanceof Promise) ? (result as { issues?: readonly StandardIssue[] }).issues?.[0] : undefined
-  const path = (issue?.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".")
+  const keys = (issue?.path ?? []).map((p) => String(typeof p === "object" ? p.key : p))
   const message = issue?.message ?? (error.all as { summary?: string; message?: string }[])[0]?.summary ?? "invalid value"
-  return `${path ? `${error.type}.${path}` : error.type}: ${message}`
+  const code = error.type === "params" && keys[0] ? `invalid_${keys[0] === "*" ? "path" : keys[0]}` : "invalid_request"
+  return errorResponse(400, code, `${keys.length ? `${error.type}.${keys.join(".")}` : error.type}: ${message}`)
 }
 
 function toResponse(error: unknown, code: string): Response {
   // A parse hook's own refusal (415, 413, invalid JSON) reaches here wrapped as Elysia's parse error.
   if (code === "PARSE" && (error as Error).cause instanceof HttpError) error = (error as Error).cause
   if (error instanceof HttpError) return errorResponse(error.status, error.code, error.message)
-  if (error instanceof ValidationError) return errorResponse(400, "invalid_request", validationMessage(error))
+  if (error instanceof ValidationError) return validationError(error)
   if (code === "PARSE") return errorResponse(400, "invalid_json", "the request body is not valid JSON")
   if (code === "NOT_FOUND") return errorResponse(404, "not_found", "no such route")
   if (["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException)?.code ?? ""))
@@ -76,22 +87,48 @@ const peerOf = (ws: { raw: Peer }): Peer => ws.raw
 const frame = (message: unknown): string | Uint8Array =>
   typeof message === "string" ? message : message instanceof Uint8Array ? message : ArrayBuffer.isView(message) ? new Uint8Array(message.buffer) : JSON.stringify(message)
 
+/** A catch-all's schema names its parameter (`path`); Elysia calls it `*`. */
+function paramsFor(schema: unknown, rest: string | undefined): unknown {
+  if (!schema || !rest) return schema
+  const { [rest]: value, ...entries } = (schema as v.ObjectSchema<v.ObjectEntries, undefined>).entries
+  return v.object({ ...entries, "*": value! })
+}
+
+/** The JSON of an answer, whether the handler returned a value or a Response (read from a clone). */
+async function answerOf(response: unknown, status: number): Promise<{ status: number; contentType: string | null; json: unknown }> {
+  if (!(response instanceof Response)) return { status, contentType: "application/json", json: JSON.parse(JSON.stringify(response ?? null)) }
+  const contentType = response.headers.get("content-type")
+  return { status: response.status, contentType, json: contentType?.startsWith("application/json") ? await response.clone().json() : undefined }
+}
+
 /**
  * The app over `rows`, the route manifest (routes.gen.ts) that the entry point hands in. `pages`
  * are HTML imports served by Bun itself (the bundled UI), as static routes of the server.
+ * `onDrift` is called with a description of every answer that does not fit its route's `response`
+ * schema; without it nothing is checked.
  */
-export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<string, Bun.HTMLBundle> = {}) {
+export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<string, Bun.HTMLBundle> = {}, onDrift?: (message: string) => void) {
   const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
   const started = new WeakMap<Request, number>()
   const observe = (request: Request, route: string | undefined, status: number) =>
     ctx.metrics.observeRequest(route || "unmatched", request.method, status, (performance.now() - (started.get(request) ?? performance.now())) / 1000)
+  const contracts = new Map<string, Responses>()
+  const check = async (onDrift: (message: string) => void, request: Request, route: string | undefined, response: unknown, status: number) => {
+    const declared = route && (contracts.get(`${request.method} ${route}`) ?? contracts.get(`ALL ${route}`))
+    if (!declared) return
+    const answer = await answerOf(response, status)
+    const why = drift(declared, answer.status, answer.contentType, () => answer.json)
+    if (why) onDrift(`${request.method} ${new URL(request.url).pathname} answered ${answer.status} off its schema: ${why}`)
+  }
+  let document: unknown
+  const info = { title: "Harbormaster API", version, description: "Containers, stacks, images, volumes and a cluster of servers on one Docker engine each." }
   // /mcp answers to its own Host and Origin allowlists instead of the API's guard; its tools call this app.
   // The MCP SDK is loaded only when SVC_MCP names a mode.
   const mode = ctx.config.mcp
-  const mcp = mode && import("../mcp/endpoint.ts").then((m) => m.mcpEndpoint(mode, async (req) => app.handle(req), ctx.now))
+  const mcp = mode && import("../mcp/endpoint.ts").then((m) => m.mcpEndpoint(mode, rows, async (req) => app.handle(req), ctx.now))
 
   const app = new Elysia({ serve: { routes: pages } })
-    .use(openapi({ path: "/openapi", specPath: "/openapi", provider: null, documentation: { info: { title: "Harbormaster API", version } }, mapJsonSchema: { valibot: toJsonSchema } }))
+    .get("/openapi", ({ request }) => (document ??= openapiDocument(rows, info, new URL(request.url).origin)))
     .onRequest(({ request, set }) => {
       started.set(request, performance.now())
       if (mcp && new URL(request.url).pathname === "/mcp") return
@@ -104,19 +141,25 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<str
       const res = toResponse(error, String(code))
       observe(request, route, res.status)
       for (const [k, v] of Object.entries(set.headers)) if (k.startsWith("access-control-") || k === "vary") res.headers.set(k, String(v))
-      return res
+      return onDrift ? check(onDrift, request, route, res, res.status).then(() => res) : res
     })
-    .onAfterHandle(({ request, route, set, response }: any) => void observe(request, route, response instanceof Response ? response.status : Number(set.status ?? 200)))
+    .onAfterHandle(({ request, route, set, response }: any) => {
+      const status = response instanceof Response ? response.status : Number(set.status ?? 200)
+      observe(request, route, status)
+      if (onDrift) return check(onDrift, request, route, response, status).then(() => undefined)
+    })
 
   if (mcp) app.all("/mcp", async ({ request }) => (await mcp).handle(request), { parse: "none" })
 
   for (const row of rows) {
     const { path, rest } = routeOf(row.file)
     const param = (params: Record<string, string>) => (rest ? { ...params, [rest]: params["*"]! } : params)
+    const params = paramsFor(row.mod.params, rest)
+    if (row.mod.response) contracts.set(`${row.method === "WS" ? "GET" : row.method} ${path}`, row.mod.response as Responses)
     if (row.method === "WS") {
       const open = row.mod.default as SocketHandler
       app.ws(path, {
-        detail: row.mod.detail,
+        params,
         // Called once, before the upgrade (a route's beforeHandle would run twice for a WebSocket).
         async upgrade(c: any) {
           c.session = await open({ params: param(c.params), query: c.query, request: c.request, ctx, peer: c.server?.requestIP(c.request)?.address })
@@ -137,7 +180,7 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<str
       {
         body: row.mod.body,
         query: row.mod.query,
-        detail: row.mod.detail,
+        params,
         ...(accepts === JSON_ONLY ? { parse: jsonBody(ctx.config.maxJsonBody) } : { parse: "none", beforeHandle: ({ request }: { request: Request }) => checkBody(request, accepts) }),
       } as any,
     )

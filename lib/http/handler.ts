@@ -1,9 +1,11 @@
-// What a handler file exports: one default handler, plus optional `body`/`query` valibot schemas,
-// `detail` (OpenAPI text) and `accepts` (request content types other than JSON, "*" for any).
+// What a handler file exports: one default handler, plus optional `params`/`body`/`query` valibot
+// schemas (checked before the handler runs), `response` (what it answers, lib/http/schemas.ts),
+// `detail` (OpenAPI summary, operationId, tags, security) and `accepts` (request content types
+// other than JSON, "*" for any).
 import type { Ctx } from "../service/context.ts"
 
-export interface HandlerInput<B = any, Q = Record<string, any>> {
-  params: Record<string, string>
+export interface HandlerInput<B = any, Q = Record<string, any>, P = Record<string, string>> {
+  params: P
   query: Q
   body: B
   request: Request
@@ -14,9 +16,9 @@ export interface HandlerInput<B = any, Q = Record<string, any>> {
   set: { status?: number | string; headers: Record<string, string | number> }
 }
 
-export type Handler<B = any, Q = any> = (input: HandlerInput<B, Q>) => unknown
+export type Handler<B = any, Q = any, P = Record<string, string>> = (input: HandlerInput<B, Q, P>) => unknown
 
-export const defineHandler = <B = any, Q = Record<string, any>>(fn: Handler<B, Q>) => fn
+export const defineHandler = <B = any, Q = Record<string, any>, P = Record<string, string>>(fn: Handler<B, Q, P>) => fn
 
 /** The server side of a WebSocket: the handler runs before the upgrade (it may throw an HttpError). */
 export interface Peer {

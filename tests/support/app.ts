@@ -1,4 +1,6 @@
-// A handler-test harness: the real app over a fake engine and a temp data directory.
+// A handler-test harness: the real app over a fake engine and a temp data directory. Every answer is
+// checked against its route's `response` schema: a test that sees one off its schema fails.
+import { afterEach } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -8,8 +10,14 @@ import { createContext, type Ctx } from "#lib/service/context.ts"
 import { FakeEngine } from "./fake-engine.ts"
 import { routes } from "../../routes.gen.ts"
 
-/** The app over the real route manifest, as server.ts builds it. */
-export const appFor = (ctx: Ctx) => createApp(ctx, routes as unknown as RouteRow[])
+const drifts: string[] = []
+afterEach(() => {
+  const seen = drifts.splice(0)
+  if (seen.length) throw new Error(`answers off their schema:\n${seen.join("\n")}`)
+})
+
+/** The app over the real route manifest, as server.ts builds it, checking every answer against its schema. */
+export const appFor = (ctx: Ctx) => createApp(ctx, routes as unknown as RouteRow[], {}, (message) => void drifts.push(message))
 
 export interface TestApp {
   ctx: Ctx

@@ -1,6 +1,13 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
 
-export const detail = { summary: "Whether this server is a control plane, a member, or neither", tags: ["cluster"] }
+export const detail = { operationId: "getCluster", summary: "Whether this server is a control plane, a member, or neither", tags: ["cluster"] }
+
+export const response = v.union([
+  v.object({ role: v.literal("member"), server_id: v.string(), control_plane_url: v.string(), name: v.optional(v.string()) }),
+  v.object({ role: v.literal("control-plane"), server_id: v.string(), nodes: v.number() }),
+  v.object({ role: v.literal("none"), server_id: v.string() }),
+])
 
 export default defineHandler(async ({ ctx }) => {
   const m = await ctx.cluster.read()

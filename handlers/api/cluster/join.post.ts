@@ -2,6 +2,7 @@ import * as v from "valibot"
 import { join } from "#lib/cluster/membership.ts"
 import { defineHandler } from "#lib/http/handler.ts"
 import { NODE_NAME } from "#lib/cluster/nodes.ts"
+import { probedNodeSchema } from "#lib/cluster/schemas.ts"
 
 export const body = v.object({
   control_plane_url: v.string(),
@@ -9,6 +10,8 @@ export const body = v.object({
   name: v.optional(v.pipe(v.string(), v.regex(NODE_NAME, "must be letters, digits, dot, dash or underscore (at most 63)"))),
   advertise: v.optional(v.string()),
 })
-export const detail = { summary: "Join a cluster: register this server with a control plane and keep the token", tags: ["cluster"] }
+export const detail = { operationId: "joinCluster", summary: "Join a cluster: register this server with a control plane and keep the token", tags: ["cluster"] }
+
+export const response = v.object({ role: v.literal("member"), control_plane_url: v.string(), node: probedNodeSchema })
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx }) => join(ctx, body))

@@ -4,6 +4,7 @@ import { defineHandler } from "#lib/http/handler.ts"
 import { conflict, HttpError } from "#lib/http/http-error.ts"
 import { defaultName, NODE_NAME, nodeUrl } from "#lib/cluster/nodes.ts"
 import { check } from "#lib/cluster/probe.ts"
+import { probedNodeSchema } from "#lib/cluster/schemas.ts"
 
 export const body = v.object({
   token: v.pipe(v.string(), v.minLength(1)),
@@ -12,7 +13,9 @@ export const body = v.object({
   advertise: v.optional(v.string()),
   port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65535))),
 })
-export const detail = { summary: "Register a node with this control plane (sent by a joining server); returns the probed entry", tags: ["cluster"] }
+export const detail = { operationId: "registerNode", summary: "Register a node with this control plane (sent by a joining server); returns the probed entry", tags: ["cluster"] }
+
+export const response = { 200: probedNodeSchema, 201: probedNodeSchema }
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, peer, set }) => {
   const m = await ctx.cluster.read()

@@ -1,7 +1,10 @@
 import { defineHandler } from "#lib/http/handler.ts"
 import { notFound } from "#lib/http/http-error.ts"
+import { tokenSchema } from "#lib/cluster/schemas.ts"
 
-export const detail = { summary: "The cluster token (minted here or joined with); 404 when none exists", tags: ["cluster"] }
+export const detail = { operationId: "getClusterToken", summary: "The cluster token (minted here or joined with); 404 when none exists", tags: ["cluster"] }
+
+export const response = tokenSchema
 
 export default defineHandler(async ({ ctx }) => {
   const m = await ctx.cluster.read()

@@ -1,7 +1,10 @@
 import { defineHandler } from "#lib/http/handler.ts"
 import { conflict } from "#lib/http/http-error.ts"
+import { tokenSchema } from "#lib/cluster/schemas.ts"
 
-export const detail = { summary: "Mint a new cluster token, retiring the previous one; this server becomes the control plane", tags: ["cluster"] }
+export const detail = { operationId: "mintClusterToken", summary: "Mint a new cluster token, retiring the previous one; this server becomes the control plane", tags: ["cluster"] }
+
+export const response = { 201: tokenSchema }
 
 export default defineHandler(async ({ ctx, set }) => {
   const m = await ctx.cluster.read()

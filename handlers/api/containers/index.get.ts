@@ -2,9 +2,12 @@ import * as v from "valibot"
 import { containerRecord } from "#lib/engine/containers.ts"
 import { defineHandler } from "#lib/http/handler.ts"
 import { flag } from "#lib/http/query.ts"
+import { containerSchema } from "#lib/engine/schemas.ts"
 
 export const query = v.object({ all: v.optional(flag) })
-export const detail = { summary: "List containers: running ones, or every one with all=true", tags: ["containers"] }
+export const detail = { operationId: "listContainers", summary: "List containers: running ones, or every one with all=true", tags: ["containers"] }
+
+export const response = v.array(containerSchema)
 
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ query, ctx }) =>
   (await ctx.engine.listContainers({ all: query.all ?? false })).map(containerRecord),

@@ -1,5 +1,9 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
+import { eventSchema } from "#lib/engine/schemas.ts"
 
-export const detail = { summary: "The last 100 events, oldest first", tags: ["system"] }
+export const detail = { operationId: "listEvents", summary: "The last 100 events, oldest first", tags: ["system"] }
+
+export const response = v.array(eventSchema)
 
 export default defineHandler(async ({ ctx }) => ctx.events.history())

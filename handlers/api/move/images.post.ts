@@ -1,9 +1,13 @@
+import * as v from "valibot"
 import { requireBearer } from "#lib/cluster/bearer.ts"
 import { defineHandler } from "#lib/http/handler.ts"
 import { badRequest } from "#lib/http/http-error.ts"
+import { clusterSecurity } from "#lib/cluster/schemas.ts"
 
-export const detail = { summary: "Load images from a `docker save` tar body (cluster bearer token required)", tags: ["move"] }
+export const detail = { operationId: "importImages", summary: "Load images from a `docker save` tar body (cluster bearer token required)", tags: ["move"], security: clusterSecurity }
 export const accepts = ["application/x-tar"]
+
+export const response = v.object({ loaded: v.literal(true) })
 
 export default defineHandler(async ({ request, ctx }) => {
   await requireBearer(ctx, request)

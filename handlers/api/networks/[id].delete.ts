@@ -1,8 +1,13 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
+import { engineRef, removed } from "#lib/engine/schemas.ts"
 
-export const detail = { summary: "Delete a network (409 while containers are attached)", tags: ["networks"] }
+export const detail = { operationId: "removeNetwork", summary: "Delete a network (409 while containers are attached)", tags: ["networks"] }
+
+export const params = v.object({ id: engineRef })
+export const response = removed("id")
 
 export default defineHandler(async ({ params, ctx }) => {
-  await ctx.engine.removeNetwork(params.id!)
+  await ctx.engine.removeNetwork(params.id)
   return { id: params.id, removed: true }
 })

@@ -1,6 +1,10 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
 import { networkRecord } from "#lib/engine/inventory.ts"
+import { networkSchema } from "#lib/engine/schemas.ts"
 
-export const detail = { summary: "List networks", tags: ["networks"] }
+export const detail = { operationId: "listNetworks", summary: "List networks", tags: ["networks"] }
+
+export const response = v.array(networkSchema)
 
 export default defineHandler(async ({ ctx }) => (await ctx.engine.listNetworks()).map(networkRecord))

@@ -1,7 +1,11 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
+import { nodeName, nodeSchema } from "#lib/cluster/schemas.ts"
 
 export const query = v.object({ server_id: v.optional(v.string()) })
-export const detail = { summary: "Drop a node from the registry (the node itself is untouched); with server_id only if the name is still that server's", tags: ["nodes"] }
+export const detail = { operationId: "removeNode", summary: "Drop a node from the registry (the node itself is untouched); with server_id only if the name is still that server's", tags: ["nodes"] }
 
-export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => ctx.nodes.remove(params.name!, query.server_id))
+export const params = v.object({ name: nodeName })
+export const response = nodeSchema
+
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => ctx.nodes.remove(params.name, query.server_id))

@@ -1,5 +1,10 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
+import { nodeName, nodeSchema } from "#lib/cluster/schemas.ts"
 
-export const detail = { summary: "One node of the registry", tags: ["nodes"] }
+export const detail = { operationId: "getNode", summary: "One node of the registry", tags: ["nodes"] }
 
-export default defineHandler(async ({ params, ctx }) => ctx.nodes.get(params.name!))
+export const params = v.object({ name: nodeName })
+export const response = nodeSchema
+
+export default defineHandler(async ({ params, ctx }) => ctx.nodes.get(params.name))

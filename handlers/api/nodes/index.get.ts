@@ -1,5 +1,9 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
+import { nodeSchema } from "#lib/cluster/schemas.ts"
 
-export const detail = { summary: "The node registry, ordered by name", tags: ["nodes"] }
+export const detail = { operationId: "listNodes", summary: "The node registry, ordered by name", tags: ["nodes"] }
+
+export const response = v.array(nodeSchema)
 
 export default defineHandler(async ({ ctx }) => ctx.nodes.list())

@@ -1,13 +1,16 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
 import { flag } from "#lib/http/query.ts"
-import { stackName } from "#lib/stacks/name.ts"
+import { stackParams } from "#lib/stacks/name.ts"
 
 export const query = v.object({ volumes: v.optional(flag) })
-export const detail = { summary: "Remove a stack: its containers, networks and files; named volumes stay unless volumes=true", tags: ["stacks"] }
+export const detail = { operationId: "removeStack", summary: "Remove a stack: its containers, networks and files; named volumes stay unless volumes=true", tags: ["stacks"] }
+
+export const params = stackParams
+export const response = v.object({ removed: v.string(), volumes_removed: v.boolean() })
 
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => {
-  const name = stackName(params.name)
+  const { name } = params
   await ctx.stacks.remove(name, { volumes: query.volumes ?? false })
   return { removed: name, volumes_removed: query.volumes ?? false }
 })

@@ -1,6 +1,10 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
 import { stackViews } from "#lib/stacks/state.ts"
+import { stackSchema } from "#lib/stacks/schemas.ts"
 
-export const detail = { summary: "Every stack with its state, services and containers; compose projects made elsewhere are listed with managed: false", tags: ["stacks"] }
+export const detail = { operationId: "listStacks", summary: "Every stack with its state, services and containers; compose projects made elsewhere are listed with managed: false", tags: ["stacks"] }
+
+export const response = v.array(stackSchema)
 
 export default defineHandler(async ({ ctx }) => stackViews(ctx.stacks, await ctx.engine.listContainers({ all: true })))

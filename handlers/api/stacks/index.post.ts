@@ -5,13 +5,17 @@ import { defineHandler } from "#lib/http/handler.ts"
 import { stackName } from "#lib/stacks/name.ts"
 import { stackView } from "#lib/stacks/state.ts"
 import { watchSeconds } from "#lib/updates/watch-body.ts"
+import { stackUpdatedSchema } from "#lib/updates/schemas.ts"
 
 export const body = v.object({ name: v.string(), content: v.string(), env: v.optional(envInput), files: v.optional(stackFiles), watch: watchSeconds })
 export const detail = {
+  operationId: "deployStack",
   summary:
     "Deploy a stack: checks the compose file with compose, writes it, brings it up and adds a version; env (if given) replaces the environment, a null value keeping the stored one; files (if given: relative path → text) replace the stack's other files, checked with it. With `watch` (seconds) the stack's health is watched afterwards, a failed watch going back to what ran before; the answer then carries `update` with the verdict",
   tags: ["stacks"],
 }
+
+export const response = { 200: stackUpdatedSchema, 201: stackUpdatedSchema }
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, set }) => {
   const name = stackName(body.name)

@@ -1,6 +1,10 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
 import { volumeRecord } from "#lib/engine/inventory.ts"
+import { volumeSchema } from "#lib/engine/schemas.ts"
 
-export const detail = { summary: "List volumes", tags: ["volumes"] }
+export const detail = { operationId: "listVolumes", summary: "List volumes", tags: ["volumes"] }
+
+export const response = v.array(volumeSchema)
 
 export default defineHandler(async ({ ctx }) => (await ctx.engine.listVolumes()).map(volumeRecord))

@@ -1,8 +1,12 @@
 import * as v from "valibot"
 import { runAction } from "#lib/engine/containers.ts"
 import { defineHandler } from "#lib/http/handler.ts"
+import { engineRef } from "#lib/engine/schemas.ts"
 
 export const body = v.object({ action: v.picklist(["start", "stop", "restart", "pause", "unpause"], "must be one of start, stop, restart, pause, unpause") })
-export const detail = { summary: "Start, stop, restart, pause or unpause a container; answers its state afterwards", tags: ["containers"] }
+export const detail = { operationId: "containerAction", summary: "Start, stop, restart, pause or unpause a container; answers its state afterwards", tags: ["containers"] }
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => runAction(ctx.engine, params.id!, body.action))
+export const params = v.object({ id: engineRef })
+export const response = v.object({ id: v.string(), action: v.string(), state: v.string() })
+
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => runAction(ctx.engine, params.id, body.action))

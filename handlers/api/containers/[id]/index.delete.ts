@@ -1,11 +1,15 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
 import { flag } from "#lib/http/query.ts"
+import { engineRef, removed } from "#lib/engine/schemas.ts"
 
 export const query = v.object({ force: v.optional(flag), volumes: v.optional(flag) })
-export const detail = { summary: "Delete a container; force=true removes a running one, volumes=true its anonymous volumes", tags: ["containers"] }
+export const detail = { operationId: "removeContainer", summary: "Delete a container; force=true removes a running one, volumes=true its anonymous volumes", tags: ["containers"] }
+
+export const params = v.object({ id: engineRef })
+export const response = removed("id")
 
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => {
-  await ctx.engine.removeContainer(params.id!, { force: query.force ?? false, volumes: query.volumes ?? false })
+  await ctx.engine.removeContainer(params.id, { force: query.force ?? false, volumes: query.volumes ?? false })
   return { id: params.id, removed: true }
 })

@@ -1,6 +1,11 @@
+import * as v from "valibot"
 import { containerDetail } from "#lib/engine/containers.ts"
 import { defineHandler } from "#lib/http/handler.ts"
+import { containerDetailSchema, engineRef } from "#lib/engine/schemas.ts"
 
-export const detail = { summary: "Inspect one container (its environment is not shown)", tags: ["containers"] }
+export const detail = { operationId: "getContainer", summary: "Inspect one container (its environment is not shown)", tags: ["containers"] }
 
-export default defineHandler(async ({ params, ctx }) => containerDetail(await ctx.engine.inspectContainer(params.id!)))
+export const params = v.object({ id: engineRef })
+export const response = containerDetailSchema
+
+export default defineHandler(async ({ params, ctx }) => containerDetail(await ctx.engine.inspectContainer(params.id)))

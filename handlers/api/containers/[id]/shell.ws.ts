@@ -1,13 +1,20 @@
+import * as v from "valibot"
 import { defineSocket } from "#lib/http/handler.ts"
 import { openShell } from "#lib/engine/shell.ts"
+import { engineRef, shellResizeSchema } from "#lib/engine/schemas.ts"
 
 export const detail = {
+  operationId: "openShell",
   summary: "WebSocket to an interactive sh: binary frames are raw PTY bytes both ways; a text frame {\"type\":\"resize\",\"cols\":C,\"rows\":R} resizes; query cols/rows set the first size",
   tags: ["containers"],
 }
 
+export const params = v.object({ id: engineRef })
+/** The text frame that resizes the terminal; any other text frame is typed as input. */
+export const message = shellResizeSchema
+
 export default defineSocket(async ({ params, query, ctx }) => {
   const cols = Number(query.cols)
   const rows = Number(query.rows)
-  return openShell(ctx.engine, params.id!, cols > 0 && rows > 0 ? { cols, rows } : undefined)
+  return openShell(ctx.engine, params.id, cols > 0 && rows > 0 ? { cols, rows } : undefined)
 })

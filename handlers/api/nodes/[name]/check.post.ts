@@ -1,6 +1,11 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
 import { check } from "#lib/cluster/probe.ts"
+import { nodeName, nodeSchema } from "#lib/cluster/schemas.ts"
 
-export const detail = { summary: "Probe one node and return it with the result", tags: ["nodes"] }
+export const detail = { operationId: "checkNode", summary: "Probe one node and return it with the result", tags: ["nodes"] }
 
-export default defineHandler(async ({ params, ctx }) => check(ctx, await ctx.nodes.get(params.name!)))
+export const params = v.object({ name: nodeName })
+export const response = nodeSchema
+
+export default defineHandler(async ({ params, ctx }) => check(ctx, await ctx.nodes.get(params.name)))

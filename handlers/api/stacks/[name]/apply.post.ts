@@ -1,18 +1,23 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
-import { stackName } from "#lib/stacks/name.ts"
+import { stackParams } from "#lib/stacks/name.ts"
 import { stackView } from "#lib/stacks/state.ts"
 import { watchBody } from "#lib/updates/watch-body.ts"
+import { stackUpdatedSchema } from "#lib/updates/schemas.ts"
 
 export const detail = {
+  operationId: "applyStack",
   summary:
     "Redeploy with the stored environment and files, add a version, clear env_pending. With `watch` (seconds), the stack's health is watched afterwards and a failed watch rolls back to the state before; the answer then carries `update` with the verdict",
   tags: ["stacks"],
 }
 export const body = watchBody
 
+export const params = stackParams
+export const response = stackUpdatedSchema
+
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => {
-  const name = stackName(params.name)
+  const { name } = params
   if (body.watch === undefined) {
     await ctx.stacks.apply(name)
     return stackView(ctx.stacks, ctx.engine, name)

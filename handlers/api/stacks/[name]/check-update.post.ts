@@ -1,9 +1,15 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
 import { stackImageRefs } from "#lib/stacks/images.ts"
+import { updateCheckSchema } from "#lib/images/schemas.ts"
+import { stackParams } from "#lib/stacks/name.ts"
 
-export const detail = { summary: "Ask each image's registry for the current digest of its tag and record which images have a newer version", tags: ["stacks"] }
+export const detail = { operationId: "checkStackUpdates", summary: "Ask each image's registry for the current digest of its tag and record which images have a newer version", tags: ["stacks"] }
+
+export const params = stackParams
+export const response = v.object({ stack: v.string(), update_available: v.boolean(), images: v.array(updateCheckSchema) })
 
 export default defineHandler(async ({ params, ctx }) => {
-  const images = await ctx.updates.checkAll(await stackImageRefs(ctx.stacks, ctx.engine, params.name!), params.name!)
+  const images = await ctx.updates.checkAll(await stackImageRefs(ctx.stacks, ctx.engine, params.name), params.name)
   return { stack: params.name, update_available: images.some((i) => i.update_available), images }
 })

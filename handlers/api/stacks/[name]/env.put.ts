@@ -1,14 +1,20 @@
+import * as v from "valibot"
 import { envInput, publicEnv, type EnvInput } from "#lib/stacks/env.ts"
 import { defineHandler } from "#lib/http/handler.ts"
-import { stackName } from "#lib/stacks/name.ts"
+import { stackParams } from "#lib/stacks/name.ts"
+import { envEntrySchema } from "#lib/stacks/schemas.ts"
 
 export const body = envInput
 export const detail = {
+  operationId: "setStackEnv",
   summary: "Replace the environment without deploying: a null value keeps the stored one, an omitted secret flag keeps the stored flag; answers env_pending",
   tags: ["stacks"],
 }
 
+export const params = stackParams
+export const response = v.object({ env_pending: v.boolean(), env: v.array(envEntrySchema) })
+
 export default defineHandler<EnvInput>(async ({ params, body, ctx }) => {
-  const stack = await ctx.stacks.setEnv(stackName(params.name), body)
+  const stack = await ctx.stacks.setEnv(params.name, body)
   return { env_pending: stack.state.env_pending, env: publicEnv(stack.env) }
 })

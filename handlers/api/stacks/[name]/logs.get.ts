@@ -2,18 +2,24 @@ import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
 import { flag, tail } from "#lib/http/query.ts"
 import { sseBatches } from "#lib/http/sse.ts"
-import { stackName } from "#lib/stacks/name.ts"
+import { stackParams } from "#lib/stacks/name.ts"
 import { stackLogs } from "#lib/stacks/logs.ts"
 import { stackView } from "#lib/stacks/state.ts"
+import { logLineSchema } from "#lib/engine/schemas.ts"
+import { eventStream } from "#lib/http/schemas.ts"
 
 export const query = v.object({ follow: v.optional(flag), tail: v.optional(tail) })
 export const detail = {
+  operationId: "streamStackLogs",
   summary: "SSE merging every container's log, one {service, container, stream, ts, line} per line; tail applies per container; follow=false ends after the tails",
   tags: ["stacks"],
 }
 
+export const params = stackParams
+export const response = eventStream(logLineSchema, "one log line per message, every container's merged")
+
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx }) => {
-  const view = await stackView(ctx.stacks, ctx.engine, stackName(params.name))
+  const view = await stackView(ctx.stacks, ctx.engine, params.name)
   const ids = view.services.flatMap((s) => s.containers.map((c) => c.id))
   return sseBatches(await stackLogs(ctx.engine, ids, { follow: query.follow ?? true, tail: query.tail ?? ctx.config.logsTail, signal: request.signal }), request.signal)
 })

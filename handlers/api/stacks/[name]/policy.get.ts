@@ -1,10 +1,19 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
-import { stackName } from "#lib/stacks/name.ts"
+import { stackParams } from "#lib/stacks/name.ts"
+import { policySchema } from "#lib/updates/schemas.ts"
 
-export const detail = { summary: "The stack's update policy {auto_update: off | notify | apply, schedule, watch}, when it last ran, and the last verdict", tags: ["stacks"] }
+export const detail = { operationId: "getStackPolicy", summary: "The stack's update policy {auto_update: off | notify | apply, schedule, watch}, when it last ran, and the last verdict", tags: ["stacks"] }
+
+export const params = stackParams
+export const response = v.object({
+  ...policySchema.entries,
+  last_run: v.nullable(v.string()),
+  last_verdict: v.nullable(v.object({ verdict: v.string(), reason: v.nullable(v.string()), finished_at: v.string() })),
+})
 
 export default defineHandler(async ({ params, ctx }) => {
-  const name = stackName(params.name)
+  const { name } = params
   await ctx.stacks.read(name)
   const { policy, state } = await ctx.updateRecords.policyFile(name)
   const last = (await ctx.updateRecords.history(name))[0] ?? null

@@ -1,7 +1,11 @@
 import { defineHandler } from "#lib/http/handler.ts"
-import { stackName } from "#lib/stacks/name.ts"
+import { stackParams } from "#lib/stacks/name.ts"
 import { stackAction } from "#lib/stacks/state.ts"
+import { stackSchema } from "#lib/stacks/schemas.ts"
 
-export const detail = { summary: "Restart every container of the stack (paused ones excepted), found by the compose labels", tags: ["stacks"] }
+export const detail = { operationId: "restartStack", summary: "Restart every container of the stack (paused ones excepted), found by the compose labels", tags: ["stacks"] }
 
-export default defineHandler(async ({ params, ctx }) => stackAction(ctx.stacks, ctx.engine, stackName(params.name), "restart"))
+export const params = stackParams
+export const response = stackSchema
+
+export default defineHandler(async ({ params, ctx }) => stackAction(ctx.stacks, ctx.engine, params.name, "restart"))

@@ -1,7 +1,11 @@
 import { defineHandler } from "#lib/http/handler.ts"
-import { stackName } from "#lib/stacks/name.ts"
+import { stackParams } from "#lib/stacks/name.ts"
 import { stackAction } from "#lib/stacks/state.ts"
+import { stackSchema } from "#lib/stacks/schemas.ts"
 
-export const detail = { summary: "Resume every paused container of the stack, found by the compose labels", tags: ["stacks"] }
+export const detail = { operationId: "unpauseStack", summary: "Resume every paused container of the stack, found by the compose labels", tags: ["stacks"] }
 
-export default defineHandler(async ({ params, ctx }) => stackAction(ctx.stacks, ctx.engine, stackName(params.name), "unpause"))
+export const params = stackParams
+export const response = stackSchema
+
+export default defineHandler(async ({ params, ctx }) => stackAction(ctx.stacks, ctx.engine, params.name, "unpause"))

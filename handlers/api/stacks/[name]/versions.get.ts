@@ -1,9 +1,14 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
-import { stackName } from "#lib/stacks/name.ts"
+import { stackParams } from "#lib/stacks/name.ts"
+import { versionSchema } from "#lib/stacks/schemas.ts"
 
-export const detail = { summary: "The stack's versions, oldest first: number, time, action, whether current, what changed (key names only)", tags: ["stacks"] }
+export const detail = { operationId: "listStackVersions", summary: "The stack's versions, oldest first: number, time, action, whether current, what changed (key names only)", tags: ["stacks"] }
+
+export const params = stackParams
+export const response = v.array(versionSchema)
 
 export default defineHandler(async ({ params, ctx }) => {
-  const stack = await ctx.stacks.read(stackName(params.name))
+  const stack = await ctx.stacks.read(params.name)
   return stack.versions.map(({ version, time, action, changes }) => ({ version, time, action, current: version === stack.state.current_version, changes }))
 })

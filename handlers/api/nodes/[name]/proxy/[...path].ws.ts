@@ -1,5 +1,9 @@
+import * as v from "valibot"
 import { defineSocket } from "#lib/http/handler.ts"
 import { bridge } from "#lib/cluster/gateway.ts"
+import { nodeName } from "#lib/cluster/schemas.ts"
 
 /** Gateway for WebSockets: bridged socket to socket with the node's route at {path}. */
-export default defineSocket(async ({ params, request, ctx }) => bridge(await ctx.nodes.get(params.name!), request.url))
+export const params = v.object({ name: nodeName, path: v.string() })
+
+export default defineSocket(async ({ params, request, ctx }) => bridge(await ctx.nodes.get(params.name), request.url))

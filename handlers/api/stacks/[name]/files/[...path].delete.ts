@@ -1,14 +1,21 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
+import { stackNameSchema } from "#lib/stacks/name.ts"
 import { filePathParam } from "#lib/stacks/files.ts"
-import { stackName } from "#lib/stacks/name.ts"
+
+import { filesStateSchema } from "#lib/stacks/schemas.ts"
 
 export const detail = {
+  operationId: "deleteStackFile",
   summary: "Remove one of the stack's files without deploying (compose checks the stack without it first); answers files_pending, cleared by apply",
   tags: ["stacks"],
 }
 
+export const params = v.object({ name: stackNameSchema, path: v.pipe(v.string(), v.description("the file's path relative to the stack's folder, such as conf/site.conf")) })
+export const response = filesStateSchema
+
 export default defineHandler(async ({ params, ctx }) => {
   const path = filePathParam(params.path)
-  const stack = await ctx.stacks.deleteFile(stackName(params.name), path)
+  const stack = await ctx.stacks.deleteFile(params.name, path)
   return { path, files_pending: stack.state.files_pending, files: stack.state.files }
 })

@@ -1,11 +1,15 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
+import { stackNameSchema } from "#lib/stacks/name.ts"
 import { filePathParam } from "#lib/stacks/files.ts"
-import { stackName } from "#lib/stacks/name.ts"
 
-export const detail = { summary: "One of the stack's files, as {path, content}; 404 when the stack has no file at that path", tags: ["stacks"] }
+export const detail = { operationId: "getStackFile", summary: "One of the stack's files, as {path, content}; 404 when the stack has no file at that path", tags: ["stacks"] }
+
+export const params = v.object({ name: stackNameSchema, path: v.pipe(v.string(), v.description("the file's path relative to the stack's folder, such as conf/site.conf")) })
+export const response = v.object({ path: v.string(), content: v.string() })
 
 export default defineHandler(async ({ params, ctx }) => {
   const path = filePathParam(params.path)
-  const content = await ctx.stacks.file(stackName(params.name), path)
+  const content = await ctx.stacks.file(params.name, path)
   return { path, content }
 })

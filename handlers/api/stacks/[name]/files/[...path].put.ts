@@ -1,18 +1,25 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
+import { stackNameSchema } from "#lib/stacks/name.ts"
 import { filePathParam } from "#lib/stacks/files.ts"
-import { stackName } from "#lib/stacks/name.ts"
+
+import { filesStateSchema } from "#lib/stacks/schemas.ts"
 
 export const body = v.object({ content: v.string() })
 export const detail = {
+  operationId: "putStackFile",
   summary:
     "Write one of the stack's files without deploying (201 when new): the path stays in the stack's folder, compose.yaml, .env, env.json, state.json and versions/ are not writable here, compose checks the stack with it first; answers files_pending, cleared by apply",
   tags: ["stacks"],
 }
 
+export const params = v.object({ name: stackNameSchema, path: v.pipe(v.string(), v.description("the file's path relative to the stack's folder, such as conf/site.conf")) })
+const written = v.object({ ...filesStateSchema.entries, created: v.boolean() })
+export const response = { 200: written, 201: written }
+
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx, set }) => {
   const path = filePathParam(params.path)
-  const { stack, created } = await ctx.stacks.writeFile(stackName(params.name), path, body.content)
+  const { stack, created } = await ctx.stacks.writeFile(params.name, path, body.content)
   set.status = created ? 201 : 200
   return { path, created, files_pending: stack.state.files_pending, files: stack.state.files }
 })

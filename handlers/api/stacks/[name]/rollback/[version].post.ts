@@ -1,20 +1,24 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
-import { stackName } from "#lib/stacks/name.ts"
+import { stackNameSchema } from "#lib/stacks/name.ts"
 import { stackView } from "#lib/stacks/state.ts"
-import { versionNumber } from "#lib/stacks/store.ts"
 import { watchBody } from "#lib/updates/watch-body.ts"
+import { versionParam } from "#lib/stacks/schemas.ts"
+import { stackUpdatedSchema } from "#lib/updates/schemas.ts"
 
 export const detail = {
+  operationId: "rollbackStack",
   summary:
     "Redeploy the compose file, environment and files of a version, which becomes current (no version is added). With `watch` (seconds), the stack's health is watched afterwards and a failed watch goes back to the state before; the answer then carries `update` with the verdict",
   tags: ["stacks"],
 }
 export const body = watchBody
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => {
-  const name = stackName(params.name)
-  const version = versionNumber(params.version)
+export const params = v.object({ name: stackNameSchema, version: versionParam })
+export const response = stackUpdatedSchema
+
+export default defineHandler<v.InferOutput<typeof body>, unknown, v.InferOutput<typeof params>>(async ({ params, body, ctx }) => {
+  const { name, version } = params
   if (body.watch === undefined) {
     await ctx.stacks.rollback(name, version)
     return stackView(ctx.stacks, ctx.engine, name)

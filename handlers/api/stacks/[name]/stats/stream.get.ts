@@ -1,16 +1,22 @@
 import { defineHandler } from "#lib/http/handler.ts"
 import { sse } from "#lib/http/sse.ts"
-import { stackName } from "#lib/stacks/name.ts"
+import { stackParams } from "#lib/stacks/name.ts"
 import { stackView } from "#lib/stacks/state.ts"
 import { stackStream } from "#lib/stats/views.ts"
+import { stackViewSchema as stackStatsSchema } from "#lib/stats/schemas.ts"
+import { eventStream } from "#lib/http/schemas.ts"
 
 export const detail = {
+  operationId: "streamStackStats",
   summary: "SSE of a stack's stats, one {name, time, interval, host, sum, containers} message per interval",
   tags: ["stacks", "stats"],
 }
 
+export const params = stackParams
+export const response = eventStream(stackStatsSchema, "one {name, time, interval, host, sum, containers} per interval")
+
 export default defineHandler(async ({ params, request, ctx }) => {
-  const name = stackName(params.name)
+  const { name } = params
   await stackView(ctx.stacks, ctx.engine, name)
   return sse(stackStream(ctx.stats, name, request.signal), request.signal)
 })

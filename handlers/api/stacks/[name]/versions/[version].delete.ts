@@ -1,11 +1,15 @@
+import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
-import { stackName } from "#lib/stacks/name.ts"
-import { versionNumber } from "#lib/stacks/store.ts"
+import { stackNameSchema } from "#lib/stacks/name.ts"
+import { versionParam } from "#lib/stacks/schemas.ts"
 
-export const detail = { summary: "Delete a version; the current one cannot be deleted (409)", tags: ["stacks"] }
+export const detail = { operationId: "deleteStackVersion", summary: "Delete a version; the current one cannot be deleted (409)", tags: ["stacks"] }
 
-export default defineHandler(async ({ params, ctx }) => {
-  const version = versionNumber(params.version)
-  await ctx.stacks.deleteVersion(stackName(params.name), version)
+export const params = v.object({ name: stackNameSchema, version: versionParam })
+export const response = v.object({ deleted: v.number() })
+
+export default defineHandler<unknown, unknown, v.InferOutput<typeof params>>(async ({ params, ctx }) => {
+  const { name, version } = params
+  await ctx.stacks.deleteVersion(name, version)
   return { deleted: version }
 })

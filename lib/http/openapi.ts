@@ -1,0 +1,111 @@
+// The OpenAPI 3.1 document served at /openapi, built from the route manifest: each handler file's
+// `params`, `query`, `body` and `response` schemas (valibot, converted to JSON Schema), its `detail`
+// (summary, operationId, tags, security) and `accepts`. Every route answers the one error envelope
+// for 4xx and 5xx. Event streams are `text/event-stream` with the schema of one message; WebSocket
+// routes are their upgrade request (101), with the schema of their control text frame (`message`); the gateway's catch-all is one path with one operation per method.
+import { toJsonSchema } from "@valibot/to-json-schema"
+import type * as v from "valibot"
+import type { RouteRow } from "./app.ts"
+import { routeOf } from "./manifest.ts"
+import { errorSchema, isStream, statusesOf, type Body, type Responses } from "./schemas.ts"
+
+type Json = Record<string, unknown>
+
+const jsonSchema = (schema: unknown, typeMode: "input" | "output"): Json => {
+  const { $schema: _, ...rest } = toJsonSchema(schema as v.GenericSchema, { target: "draft-2020-12", typeMode, errorMode: "ignore" }) as Json
+  return rest
+}
+
+const GATEWAY_METHODS = ["get", "post", "put", "patch", "delete"]
+const STATUS_TEXT: Record<number, string> = { 200: "OK", 201: "Created", 202: "Accepted", 409: "Conflict" }
+
+export const securitySchemes = {
+  clusterToken: { type: "http", scheme: "bearer", description: "The cluster token: GET /api/cluster/token on the control plane (or the token a member joined with)" },
+  metricsToken: { type: "http", scheme: "bearer", description: "SVC_METRICS_TOKEN, when the service is started with one" },
+}
+
+function content(body: Body): Json {
+  if (!isStream(body)) return { "application/json": { schema: jsonSchema(body, "output") } }
+  return { [body.contentType]: body.message ? { schema: jsonSchema(body.message, "output") } : {} }
+}
+
+function responses(declared: Responses | undefined, ws: boolean): Json {
+  if (ws) return { 101: { description: "Switching Protocols: the WebSocket is open" }, "4XX": { $ref: "#/components/responses/Error" } }
+  const out: Json = {}
+  for (const [status, body] of declared ? statusesOf(declared) : [])
+    out[status] = { description: isStream(body) ? body.description : (STATUS_TEXT[status] ?? "Answer"), content: content(body) }
+  if (!Object.keys(out).some((s) => s.startsWith("4"))) out["4XX"] = { $ref: "#/components/responses/Error" }
+  out["5XX"] = { $ref: "#/components/responses/Error" }
+  return out
+}
+
+function parameters(row: RouteRow, rest: string | undefined): Json[] {
+  const fields = (schema: unknown, where: string) => {
+    if (!schema) return []
+    const json = jsonSchema(schema, "input")
+    const required = (json.required as string[] | undefined) ?? []
+    return Object.entries((json.properties ?? {}) as Record<string, Json>).map(([name, s]) => ({
+      name,
+      in: where,
+      required: where === "path" || required.includes(name),
+      ...(typeof s.description === "string" ? { description: s.description } : {}),
+      schema: s,
+    }))
+  }
+  const declared = fields(row.mod.params, "path")
+  const named = [...routeOf(row.file).path.matchAll(/:([^/]+)/g)].map((m) => m[1]!).concat(rest ? [rest] : [])
+  const path = named.map((name) => declared.find((p) => p.name === name) ?? { name, in: "path", required: true, schema: { type: "string" } })
+  return [...path, ...fields(row.mod.query, "query")]
+}
+
+function requestBody(row: RouteRow): Json | undefined {
+  if (row.mod.accepts) return { required: true, content: Object.fromEntries(row.mod.accepts.map((type) => [type === "*" ? "*/*" : type, {}])) }
+  if (!row.mod.body) return undefined
+  const schema = jsonSchema(row.mod.body, "input")
+  const { examples, ...rest } = schema
+  const optional = (row.mod.body as { type?: string }).type === "optional"
+  return { required: !optional, content: { "application/json": { schema: rest, ...(Array.isArray(examples) ? { example: examples[0] } : {}) } } }
+}
+
+function operation(row: RouteRow, rest: string | undefined, operationId: string): Json {
+  const { summary, description, tags, security } = (row.mod.detail ?? {}) as Json
+  const body = requestBody(row)
+  return {
+    operationId,
+    summary,
+    ...(description ? { description } : {}),
+    tags,
+    security: security ?? [],
+    parameters: parameters(row, rest),
+    ...(body ? { requestBody: body } : {}),
+    responses: responses(row.mod.response as Responses | undefined, row.method === "WS"),
+    ...(row.mod.message ? { "x-text-frame": jsonSchema(row.mod.message, "input") } : {}),
+  }
+}
+
+/** The whole document; `serverUrl` is where this server answers. */
+export function openapiDocument(rows: readonly RouteRow[], info: { title: string; version: string; description: string }, serverUrl: string): Json {
+  const paths: Record<string, Json> = {}
+  const tags = new Set<string>()
+  for (const row of rows) {
+    const { path, rest } = routeOf(row.file)
+    const key = path.replace(/:([^/]+)/g, "{$1}").replace("*", `{${rest}}`)
+    const detail = (row.mod.detail ?? {}) as { operationId?: string; tags?: string[] }
+    if (!detail.operationId) continue
+    for (const tag of detail.tags ?? []) tags.add(tag)
+    const entry = (paths[key] ??= {})
+    if (row.method === "ALL") for (const m of GATEWAY_METHODS) entry[m] = operation(row, rest, `${detail.operationId}${m[0]!.toUpperCase()}${m.slice(1)}`)
+    else entry[row.method === "WS" ? "get" : row.method.toLowerCase()] = operation(row, rest, detail.operationId)
+  }
+  return {
+    openapi: "3.1.0",
+    info,
+    servers: [{ url: serverUrl }],
+    tags: [...tags].sort().map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes,
+      responses: { Error: { description: "The error envelope", content: { "application/json": { schema: jsonSchema(errorSchema, "output") } } } },
+    },
+  }
+}

@@ -1,0 +1,46 @@
+// The response schemas of stacks as the API answers them: the stack with its services and
+// containers, its environment entries, versions and files.
+import * as v from "valibot"
+import { containerSchema } from "../engine/schemas.ts"
+
+export const stackSchema = v.object({
+  name: v.string(),
+  managed: v.boolean(),
+  status: v.picklist(["running", "partly running", "paused", "stopped"]),
+  services: v.array(v.object({ name: v.string(), containers: v.array(containerSchema) })),
+  current_version: v.nullable(v.number()),
+  env_pending: v.boolean(),
+  files_pending: v.boolean(),
+  files: v.array(v.string()),
+})
+export type Stack = v.InferOutput<typeof stackSchema>
+
+/** An environment entry as answered to anyone: a secret's value is null. */
+export const envEntrySchema = v.object({ key: v.string(), value: v.nullable(v.string()), secret: v.boolean() })
+export type EnvEntry = v.InferOutput<typeof envEntrySchema>
+
+/** An environment entry in the clear (cluster token routes only). */
+export const envVarSchema = v.object({ key: v.string(), value: v.string(), secret: v.boolean() })
+
+const keyChanges = v.object({ added: v.array(v.string()), removed: v.array(v.string()), changed: v.array(v.string()) })
+export const versionChangesSchema = v.object({ from: v.nullable(v.number()), compose: v.boolean(), env: keyChanges, files: v.optional(keyChanges) })
+
+export const versionSchema = v.object({
+  version: v.number(),
+  time: v.string(),
+  action: v.picklist(["deploy", "apply"]),
+  current: v.boolean(),
+  changes: versionChangesSchema,
+})
+export type StackVersionEntry = v.InferOutput<typeof versionSchema>
+
+/** A stored version whole, as an export carries it. */
+export const storedVersionSchema = v.looseObject({ version: v.number(), time: v.string(), action: v.string(), compose: v.string(), env: v.array(envVarSchema) })
+
+export const fileEntrySchema = v.object({ path: v.string(), size: v.number() })
+
+/** What a write or removal of a stack file answers. */
+export const filesStateSchema = v.object({ path: v.string(), files_pending: v.boolean(), files: v.array(v.string()) })
+
+/** A version number as a path parameter: a positive whole number (400 invalid_version). */
+export const versionParam = v.pipe(v.string(), v.regex(/^[1-9]\d{0,8}$/, "a positive whole number"), v.transform(Number))
