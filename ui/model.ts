@@ -164,28 +164,3 @@ export interface EnvVar {
   value: string | null
   secret: boolean
 }
-
-export interface Cue {
-  start: number
-  end: number
-  text: string
-}
-
-function seconds(t: string): number {
-  const parts = t.trim().split(":").map(Number)
-  return parts.reduce((acc, p) => acc * 60 + p, 0)
-}
-
-/** The cues of a WebVTT file. */
-export function parseVtt(vtt: string): Cue[] {
-  const cues: Cue[] = []
-  for (const block of vtt.replace(/\r/g, "").split(/\n\n+/)) {
-    const lines = block.split("\n")
-    const at = lines.findIndex((l) => l.includes("-->"))
-    if (at < 0) continue
-    const [start, end] = lines[at]!.split("-->").map((x) => seconds(x.trim().split(/\s+/)[0]!))
-    const text = lines.slice(at + 1).join("\n").replace(/<[^>]+>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&").trim()
-    cues.push({ start: start!, end: end!, text })
-  }
-  return cues
-}

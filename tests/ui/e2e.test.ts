@@ -1,6 +1,7 @@
 // The web UI end to end: headless Chromium (Debian's) driven by playwright-core against the real
-// service and the private engine. Screenshots of the main pages go to docs/screenshots/.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+// service and the private engine. Each test sets up what it needs (its own stacks and containers,
+// made through the API), so any one runs alone. Screenshots of the main pages go to docs/screenshots/.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -10,8 +11,8 @@ import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } 
 import { fixture, standInPath } from "../support/scanners.ts"
 import { startService, type Service } from "../support/service.ts"
 
-// Each run saves its screenshots under tests/.artifacts; UPDATE_SCREENSHOTS=1 refreshes the README's set.
-const SHOTS = join(import.meta.dir, process.env.UPDATE_SCREENSHOTS ? "../../docs/screenshots" : "../.artifacts/screenshots")
+// Each run saves its screenshots in a temporary folder (printed); UPDATE_SCREENSHOTS=1 refreshes the README's set.
+const SHOTS = process.env.UPDATE_SCREENSHOTS ? join(import.meta.dir, "../../docs/screenshots") : mkdtempSync(join(tmpdir(), "hm-screenshots-"))
 const STACK = `uitest${process.pid}`
 const SECRET = "s3cret-value-42"
 const COMPOSE = `services:
@@ -40,6 +41,27 @@ let page: Page
 let profile: string
 let scanners: string
 const pageErrors: string[] = []
+const stacks: string[] = []
+
+async function send(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${svc.url}/api${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) })
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+/** A stack of its own for a test, named after what the test does; removed with its volumes after the file. */
+function stackFor(what: string): string {
+  const name = `${STACK}-${what}`
+  stacks.push(name)
+  return name
+}
+
+/** Deploys COMPOSE as a new stack of the test's own, through the API. */
+async function deployed(what: string): Promise<string> {
+  const name = stackFor(what)
+  await send("POST", "/stacks", { name, content: COMPOSE })
+  return name
+}
 
 const go = async (hash: string) => {
   await page.goto(`${svc.url}/#${hash}`)
@@ -47,7 +69,8 @@ const go = async (hash: string) => {
 }
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
 const confirm = () => page.locator("dialog.modal").getByRole("button", { name: "Confirm" }).click()
-const stackContainer = async () => (await engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${STACK}`] } }))[0]!
+const stackContainers = (name: string) => engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${name}`] } })
+const stackContainer = async (name: string) => (await stackContainers(name))[0]!
 const envOf = async (id: string) => (await engine.inspectContainer(id)).Config.Env ?? []
 
 beforeAll(async () => {
@@ -77,8 +100,13 @@ beforeAll(async () => {
   page.on("pageerror", (err) => pageErrors.push(err.message))
 }, 60_000)
 
+// A script error on a page fails the test that opened it.
+afterEach(() => {
+  expect(pageErrors.splice(0)).toEqual([])
+})
+
 afterAll(async () => {
-  for (const name of [STACK, `${STACK}-copy`]) await fetch(`${svc.url}/api/stacks/${name}?volumes=true`, { method: "DELETE" }).catch(() => {})
+  await Promise.all(stacks.map((name) => fetch(`${svc.url}/api/stacks/${name}?volumes=true`, { method: "DELETE" }).catch(() => {})))
   await browser?.close()
   await svc?.stop()
   await member?.stop()
@@ -86,6 +114,7 @@ afterAll(async () => {
   await cleanup(realEngine("b"))
   rmSync(profile, { recursive: true, force: true })
   rmSync(scanners, { recursive: true, force: true })
+  if (!process.env.UPDATE_SCREENSHOTS) console.log(`screenshots: ${SHOTS}`)
 }, 60_000)
 
 describe("web UI", () => {
@@ -102,7 +131,7 @@ describe("web UI", () => {
 
   test("a bad compose file shows compose's own error", async () => {
     await go("/stacks-new")
-    await page.locator("#stack-name").fill(STACK)
+    await page.locator("#stack-name").fill(stackFor("bad"))
     await page.getByLabel("Compose file").fill("services:\n  app:\n    restart: always\n")
     await page.getByRole("button", { name: "Deploy" }).click()
     const error = page.locator("main .error")
@@ -112,22 +141,25 @@ describe("web UI", () => {
   }, SLOW)
 
   test("a stack deployed from the editor runs its containers", async () => {
+    const name = stackFor("editor")
+    await go("/stacks-new")
+    await page.locator("#stack-name").fill(name)
     await page.getByLabel("Compose file").fill(COMPOSE)
     expect(await page.locator(".yaml-highlight .y-key", { hasText: "services:" }).count()).toBe(1)
     await shot("stack-editor")
     await page.getByRole("button", { name: "Deploy" }).click()
-    await page.waitForURL(`**/#/stacks/${STACK}`)
+    await page.waitForURL(`**/#/stacks/${name}`)
     await page.locator(".page-head .badge", { hasText: "running" }).first().waitFor()
     await page.locator("main table td", { hasText: "running" }).first().waitFor()
-    expect((await stackContainer()).State).toBe("running")
+    expect((await stackContainer(name)).State).toBe("running")
     await shot("stack")
     await go("/stacks")
-    await page.locator("main table a", { hasText: STACK }).waitFor()
+    await page.locator("main table a", { hasText: name }).waitFor()
     await shot("stacks")
   }, SLOW)
 
   test("stack logs follow live, coloured by service, with search and pause", async () => {
-    await go(`/stacks/${STACK}/logs`)
+    await go(`/stacks/${await deployed("logs")}/logs`)
     await page.locator(".log-line", { hasText: "tick" }).first().waitFor()
     expect(await page.locator(".log-line .log-service").first().textContent()).toBe("app")
     const count = () => page.locator(".log-line").count()
@@ -145,10 +177,10 @@ describe("web UI", () => {
   }, SLOW)
 
   test("a container's logs follow and its terminal runs a command", async () => {
-    const c = await stackContainer()
+    const c = await stackContainer(await deployed("terminal"))
     await go(`/containers/${c.Id}/logs`)
     await page.locator(".log-line", { hasText: "tick" }).first().waitFor()
-    await page.getByRole("link", { name: "Terminal" }).click()
+    await page.getByRole("link", { name: "Terminal", exact: true }).click()
     await page.locator(".term-status", { hasText: "Connected" }).waitFor()
     await page.locator(".xterm").click()
     await page.keyboard.type("echo hm-$((6*7))-done\n")
@@ -157,7 +189,8 @@ describe("web UI", () => {
   }, SLOW)
 
   test("a secret is edited hidden, pending until applied", async () => {
-    await go(`/stacks/${STACK}/env`)
+    const name = await deployed("secret")
+    await go(`/stacks/${name}/env`)
     await page.getByRole("button", { name: "Add variable" }).click()
     await page.getByLabel("Name").last().fill("API_TOKEN")
     await page.locator(".env-value").last().fill(SECRET)
@@ -165,12 +198,12 @@ describe("web UI", () => {
     expect(await page.locator(".env-value").last().getAttribute("type")).toBe("password")
     await page.getByRole("button", { name: "Save" }).click()
     await page.locator("main .badge.pending").first().waitFor()
-    expect(await envOf((await stackContainer()).Id)).toContain("API_TOKEN=none")
+    expect(await envOf((await stackContainer(name)).Id)).toContain("API_TOKEN=none")
     await shot("stack-env")
     await page.getByRole("button", { name: "Apply" }).click()
     await page.locator("main [role=status]", { hasText: "applied" }).waitFor()
     await page.locator("main .badge.pending").first().waitFor({ state: "detached" })
-    expect(await envOf((await stackContainer()).Id)).toContain(`API_TOKEN=${SECRET}`)
+    expect(await envOf((await stackContainer(name)).Id)).toContain(`API_TOKEN=${SECRET}`)
     await page.reload()
     await page.locator(".env-value").first().waitFor()
     expect(await page.locator(".env-value").first().inputValue()).toBe("")
@@ -178,16 +211,23 @@ describe("web UI", () => {
   }, SLOW)
 
   test("rolling back to version 1 restores its environment", async () => {
-    await go(`/stacks/${STACK}/versions`)
+    // version 1 as COMPOSE leaves it, version 2 with the secret
+    const name = await deployed("rollback")
+    await send("PUT", `/stacks/${name}/env`, [{ key: "API_TOKEN", value: SECRET, secret: true }])
+    await send("POST", `/stacks/${name}/apply`, {})
+    expect(await envOf((await stackContainer(name)).Id)).toContain(`API_TOKEN=${SECRET}`)
+    await go(`/stacks/${name}/versions`)
     await page.getByRole("button", { name: "Roll back to version 1" }).click()
     await confirm()
     await page.locator("main tr", { hasText: "current" }).filter({ has: page.locator("td", { hasText: /^1\b/ }) }).waitFor()
-    expect(await envOf((await stackContainer()).Id)).toContain("API_TOKEN=none")
+    expect(await envOf((await stackContainer(name)).Id)).toContain("API_TOKEN=none")
     await shot("stack-versions")
   }, SLOW)
 
   test("a copy: the dry run shows a blocker, then under a new name the plan is clear and the copy is made", async () => {
-    await go(`/stacks/${STACK}`)
+    const name = await deployed("copy")
+    const copyName = stackFor("copy-copy")
+    await go(`/stacks/${name}`)
     await page.getByRole("button", { name: "Copy…" }).click()
     await page.getByRole("button", { name: "Dry run" }).click()
     await page.locator(".plan-part.blockers li").first().waitFor()
@@ -195,14 +235,14 @@ describe("web UI", () => {
     expect(await copy.isDisabled()).toBe(true)
     await shot("copy-dry-run")
 
-    await page.locator("#copy-as").fill(`${STACK}-copy`)
+    await page.locator("#copy-as").fill(copyName)
     await page.getByLabel("Accept that host-path mounts stay behind").check()
     await page.getByRole("button", { name: "Dry run" }).click()
     await page.locator(".plan", { hasText: "No blockers" }).waitFor()
-    expect(await page.locator(".plan").textContent()).toContain(`${STACK}-copy_cache`)
+    expect(await page.locator(".plan").textContent()).toContain(`${copyName}_cache`)
     await copy.click()
     await page.locator(".plan", { hasText: "Copied." }).waitFor()
-    expect((await (await fetch(`${svc.url}/api/stacks/${STACK}-copy/compose`)).json()).content).toContain("tick")
+    expect((await send("GET", `/stacks/${copyName}/compose`)).content).toContain("tick")
     await page.locator("dialog.modal").getByRole("button", { name: "Close" }).click()
   }, SLOW)
 
@@ -256,7 +296,8 @@ describe("web UI", () => {
   }, SLOW)
 
   test("a second server joins from its own page; the switcher runs pages, terminal included, on it through the gateway", async () => {
-    const token = (await (await fetch(`${svc.url}/api/cluster/token`)).json()).token
+    const { token } = await send("POST", "/cluster/token")
+    await runContainer(engine, "hm-ui-on-a", "trap 'exit 0' TERM; sleep 300")
     const other = realEngine("b")
     await cleanup(other)
     member = await startService({ DOCKER_HOST: engineHost("b") })
@@ -275,7 +316,7 @@ describe("web UI", () => {
     await page.locator("#node").selectOption("node-b")
     await go("/containers")
     await page.locator("main tr", { hasText: "hm-ui-on-b" }).waitFor()
-    expect(await page.locator("main tr", { hasText: STACK }).count()).toBe(0)
+    expect(await page.locator("main tr", { hasText: "hm-ui-on-a" }).count()).toBe(0)
     await shot("node-switch")
     await go(`/containers/${onB}/shell`)
     await page.locator(".term-status", { hasText: "Connected" }).waitFor()
@@ -284,23 +325,29 @@ describe("web UI", () => {
     await page.locator(".xterm-rows", { hasText: "on-42-b" }).waitFor()
     await page.locator("#node").selectOption("")
     await go("/containers")
-    await page.locator("main tr", { hasText: STACK }).first().waitFor()
+    await page.locator("main tr", { hasText: "hm-ui-on-a" }).waitFor()
 
     await page.goto(`${member.url}/#/cluster`)
     await page.getByRole("button", { name: "Leave the cluster" }).click()
     await confirm()
     await page.locator("#join-url").waitFor()
-    expect(await (await fetch(`${svc.url}/api/nodes`)).json()).toEqual([])
+    expect(await send("GET", "/nodes")).toEqual([])
   }, SLOW)
 
-  test("speech is synthesized, played with its cues, and downloadable", async () => {
+  test("speech is synthesized, its cues shown from the browser's reading of the WebVTT and following the playback, and downloadable", async () => {
     await go("/speech")
     await page.locator("#speech-text").fill("Harbormaster speaks. This is the second sentence.")
     await page.getByRole("button", { name: "Synthesize" }).click()
-    await page.locator(".player audio").waitFor()
-    expect(await page.locator(".cues li").count()).toBeGreaterThan(0)
-    await page.locator(".cues li button").last().click()
+    const cues = page.locator(".cues li")
+    await cues.nth(1).waitFor()
+    expect(await cues.allTextContents()).toEqual([expect.stringMatching(/^\d+\.\ds Harbormaster speaks\.$/), expect.stringMatching(/^\d+\.\ds This is the second sentence\.$/)])
+    expect(await page.locator(".player summary").textContent()).toBe("2 cues")
+    // Played from the start, the subtitle and the marked cue move on with the audio.
+    await cues.first().getByRole("button").click()
+    await page.locator(".cues li.current", { hasText: "Harbormaster speaks." }).waitFor()
     await page.locator(".subtitle", { hasText: "second sentence" }).waitFor()
+    await page.locator(".cues li.current", { hasText: "second sentence" }).waitFor()
+    expect(await page.locator(".cues li.current").count()).toBe(1)
     expect(await page.getByRole("link", { name: "Download MP3" }).getAttribute("download")).toBe("speech.mp3")
     expect(await page.getByRole("link", { name: /Download subtitles/ }).getAttribute("download")).toBe("speech.vtt")
     await shot("speech")
@@ -324,14 +371,15 @@ describe("web UI", () => {
   })
 
   test("resource charts open with history and update live; sparklines in the list and the dashboard; a phone's width", async () => {
-    const id = (await stackContainer()).Id
+    const name = await deployed("charts")
+    const id = (await stackContainer(name)).Id
     for (let i = 0; i < 60; i++) {
       const r = await (await fetch(`${svc.url}/api/containers/${id}/stats?history=true`)).json()
       if (r.history.time.length >= 3) break
       await Bun.sleep(500)
     }
     const points = async () => Number(await page.locator(".charts").getAttribute("data-points"))
-    for (const path of [`/containers/${id}/stats`, `/stacks/${STACK}/resources`]) {
+    for (const path of [`/containers/${id}/stats`, `/stacks/${name}/resources`]) {
       await go(path)
       await page.locator(".chart canvas").nth(3).waitFor()
       expect(await page.locator(".chart figcaption").allTextContents()).toEqual(["CPU", "Memory", "Network", "Block I/O"])
@@ -342,7 +390,7 @@ describe("web UI", () => {
     }
     expect(await page.locator(".stats-facts dd").first().textContent()).toMatch(/%/)
     await go("/containers")
-    const spark = page.locator("main tr", { hasText: STACK }).first().locator("svg.spark-cpu path")
+    const spark = page.locator("main tr", { hasText: name }).first().locator("svg.spark-cpu path")
     await spark.waitFor()
     await page.waitForFunction(() => (document.querySelector("main svg.spark-mem path")?.getAttribute("d") ?? "").includes("L"))
     await go("/")
@@ -367,18 +415,15 @@ describe("web UI", () => {
   })
 
   test("a stack is deleted from its page, named volumes too when asked", async () => {
-    await go(`/stacks/${STACK}`)
-    expect((await engine.listVolumes()).map((v) => v.Name)).toContain(`${STACK}_cache`)
-    await page.getByRole("button", { name: `Delete ${STACK}`, exact: true }).click()
+    const name = await deployed("delete")
+    await go(`/stacks/${name}`)
+    expect((await engine.listVolumes()).map((v) => v.Name)).toContain(`${name}_cache`)
+    await page.getByRole("button", { name: `Delete ${name}`, exact: true }).click()
     await page.locator("dialog.modal").getByLabel("Also remove its named volumes and their data").check()
     await confirm()
     await page.waitForURL("**/#/stacks")
-    await page.locator("main table a", { hasText: new RegExp(`^${STACK}$`) }).waitFor({ state: "detached" })
-    expect(await engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${STACK}`] } })).toEqual([])
-    expect((await engine.listVolumes()).map((v) => v.Name)).not.toContain(`${STACK}_cache`)
+    await page.locator("main table a", { hasText: new RegExp(`^${name}$`) }).waitFor({ state: "detached" })
+    expect(await stackContainers(name)).toEqual([])
+    expect((await engine.listVolumes()).map((v) => v.Name)).not.toContain(`${name}_cache`)
   }, SLOW)
-
-  test("no script error happened on any page", () => {
-    expect(pageErrors).toEqual([])
-  })
 })

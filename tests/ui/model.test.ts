@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { container, image, network, parseVtt, portText, pruneSummary, stack, volume } from "../../ui/model.ts"
+import { container, image, network, portText, pruneSummary, stack, volume } from "../../ui/model.ts"
 
 const record = { id: "c1", name: "web-1", image: "nginx", image_id: "sha256:i1", state: "running", status: "Up", ports: [{ ip: "0.0.0.0", private_port: 80, public_port: 8080, type: "tcp" }], labels: {}, stack: "web", service: "web" }
 
@@ -33,12 +33,4 @@ test("the prune summary lists stopped containers and unused images, volumes and 
     volumes: ["left_over"],
     networks: ["gone_default"],
   })
-})
-
-test("WebVTT cues are read with their times and text", () => {
-  const vtt = "WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.500\nHello &amp; welcome.\n\n00:01:02.250 --> 00:01:03.000 align:start\n<v Bob>Second</v>\n"
-  expect(parseVtt(vtt)).toEqual([
-    { start: 0, end: 1.5, text: "Hello & welcome." },
-    { start: 62.25, end: 63, text: "Second" },
-  ])
 })

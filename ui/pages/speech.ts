@@ -2,7 +2,6 @@
 // downloadable.
 import { post } from "../api.ts"
 import { errorBox, h, render } from "../dom.ts"
-import { parseVtt, type Cue } from "../model.ts"
 
 const SAMPLE = `---
 title: Release notes
@@ -47,21 +46,34 @@ export function speechPage(main: HTMLElement, _: Record<string, string>, signal:
   render(main, h("h1", null, "Speech"), form, result)
 }
 
+/** A cue's text as shown: the browser's own reading of its markup, tags dropped and entities decoded. */
+const cueText = (cue: VTTCue) => cue.getCueAsHTML().textContent ?? ""
+
 function player(audioBase64: string, vtt: string): HTMLElement {
   const audio = Uint8Array.from(atob(audioBase64), (c) => c.charCodeAt(0))
-  const cues = parseVtt(vtt)
   const el = h("audio", { controls: true, src: blobUrl(audio, "audio/mpeg"), preload: "auto" })
-  el.appendChild(h("track", { kind: "subtitles", src: blobUrl(vtt, "text/vtt"), srclang: "en", label: "Subtitles", default: true }))
-  const subtitle = h("p", { class: "subtitle", "aria-live": "polite" }, cues[0]?.text ?? "")
-  const list = h("ol", { class: "cues" }, cues.map((c) => h("li", null, h("button", { type: "button", class: "link", onclick: () => ((el.currentTime = c.start), void el.play()) }, h("time", null, c.start.toFixed(1), "s"), " ", c.text))))
+  const track = h("track", { kind: "subtitles", src: blobUrl(vtt, "text/vtt"), srclang: "en", label: "Subtitles", default: true })
+  el.appendChild(track)
+  // The browser parses the WebVTT and follows the playback: "hidden" keeps both going while the page
+  // shows the cues itself.
+  track.track.mode = "hidden"
+  const cues = () => [...(track.track.cues ?? [])] as VTTCue[]
+  const subtitle = h("p", { class: "subtitle", "aria-live": "polite" })
+  const list = h("ol", { class: "cues" })
+  const count = h("summary", null)
   const show = () => {
-    const t = el.currentTime
-    const at = cues.findIndex((c: Cue) => t >= c.start && t < c.end)
-    subtitle.textContent = at >= 0 ? cues[at]!.text : ""
-    list.querySelectorAll("li").forEach((li, i) => li.classList.toggle("current", i === at))
+    const active = track.track.activeCues?.[0]
+    subtitle.textContent = active ? cueText(active as VTTCue) : ""
+    const all = cues()
+    list.querySelectorAll("li").forEach((li, i) => li.classList.toggle("current", all[i] === active))
   }
-  el.addEventListener("timeupdate", show)
-  el.addEventListener("seeked", show)
+  track.addEventListener("load", () => {
+    const all = cues()
+    count.textContent = `${all.length} cues`
+    render(list, all.map((c) => h("li", null, h("button", { type: "button", class: "link", onclick: () => ((el.currentTime = c.startTime), void el.play()) }, h("time", null, c.startTime.toFixed(1), "s"), " ", cueText(c)))))
+    show()
+  })
+  track.track.addEventListener("cuechange", show)
   return h(
     "section",
     { class: "card player" },
@@ -73,6 +85,6 @@ function player(audioBase64: string, vtt: string): HTMLElement {
       h("a", { class: "button", href: blobUrl(audio, "audio/mpeg"), download: "speech.mp3" }, "Download MP3"),
       h("a", { class: "button", href: blobUrl(vtt, "text/vtt"), download: "speech.vtt" }, "Download subtitles (VTT)"),
     ),
-    h("details", { open: true }, h("summary", null, `${cues.length} cues`), list),
+    h("details", { open: true }, count, list),
   )
 }
