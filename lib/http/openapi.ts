@@ -19,6 +19,22 @@ const jsonSchema = (schema: unknown, typeMode: "input" | "output"): Json => {
 const GATEWAY_METHODS = ["get", "post", "put", "patch", "delete"]
 const STATUS_TEXT: Record<number, string> = { 200: "OK", 201: "Created", 202: "Accepted", 409: "Conflict" }
 
+const TAGS: Record<string, string> = {
+  cluster: "This server's place in a cluster: the token, joining and leaving",
+  containers: "The engine's containers: list, inspect, act, logs, stats, shell",
+  images: "Local images, their vulnerability scans and update checks",
+  metrics: "Prometheus metrics and service discovery",
+  move: "Copies between servers: exports, imports and the stack copy (cluster token)",
+  networks: "The engine's networks",
+  nodes: "The control plane's node registry, probes and gateway",
+  prune: "Removing what is unused",
+  stacks: "Compose stacks: deploy, environment, files, versions, updates, logs",
+  stats: "CPU, memory, network and block I/O of containers and stacks",
+  system: "Health, the dashboard and events",
+  tts: "Text to speech",
+  volumes: "The engine's volumes",
+}
+
 export const securitySchemes = {
   clusterToken: { type: "http", scheme: "bearer", description: "The cluster token: GET /api/cluster/token on the control plane (or the token a member joined with)" },
   metricsToken: { type: "http", scheme: "bearer", description: "SVC_METRICS_TOKEN, when the service is started with one" },
@@ -101,7 +117,7 @@ export function openapiDocument(rows: readonly RouteRow[], info: { title: string
     openapi: "3.1.0",
     info,
     servers: [{ url: serverUrl }],
-    tags: [...tags].sort().map((name) => ({ name })),
+    tags: [...tags].sort().map((name) => ({ name, description: TAGS[name] ?? name })),
     paths,
     components: {
       securitySchemes,

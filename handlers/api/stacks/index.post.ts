@@ -7,7 +7,19 @@ import { stackView } from "#lib/stacks/state.ts"
 import { watchSeconds } from "#lib/updates/watch-body.ts"
 import { stackUpdatedSchema } from "#lib/updates/schemas.ts"
 
-export const body = v.object({ name: v.string(), content: v.string(), env: v.optional(envInput), files: v.optional(stackFiles), watch: watchSeconds })
+export const body = v.pipe(
+  v.object({ name: v.string(), content: v.string(), env: v.optional(envInput), files: v.optional(stackFiles), watch: watchSeconds }),
+  v.examples([
+    {
+      name: "shop",
+      content: 'services:\n  web:\n    image: nginx:1.25\n    ports: ["8081:80"]\n    environment:\n      DB_PASSWORD: ${DB_PASSWORD}\n',
+      env: [
+        { key: "DB_PASSWORD", value: "s3cret", secret: true },
+        { key: "MODE", value: "prod", secret: false },
+      ],
+    },
+  ]),
+)
 export const detail = {
   operationId: "deployStack",
   summary:

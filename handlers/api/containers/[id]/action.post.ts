@@ -3,7 +3,10 @@ import { runAction } from "#lib/engine/containers.ts"
 import { defineHandler } from "#lib/http/handler.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
 
-export const body = v.object({ action: v.picklist(["start", "stop", "restart", "pause", "unpause"], "must be one of start, stop, restart, pause, unpause") })
+export const body = v.pipe(
+  v.object({ action: v.picklist(["start", "stop", "restart", "pause", "unpause"], "must be one of start, stop, restart, pause, unpause") }),
+  v.examples([{ action: "restart" as const }]),
+)
 export const detail = { operationId: "containerAction", summary: "Start, stop, restart, pause or unpause a container; answers its state afterwards", tags: ["containers"] }
 
 export const params = v.object({ id: engineRef })

@@ -1,0 +1,60 @@
+// The OpenAPI document at /openapi: Redocly's recommended rules find no error in it, every route
+// declares what it answers and an operationId of its own, and every route that wants the cluster
+// token (a handler that calls requireBearer) says so as a security requirement.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { RouteRow } from "#lib/http/app.ts"
+import { routes } from "../../routes.gen.ts"
+import { testApp, type TestApp } from "../support/app.ts"
+
+const root = join(import.meta.dir, "../..")
+const rows = routes as unknown as RouteRow[]
+let t: TestApp
+let doc: any
+const dir = mkdtempSync(join(tmpdir(), "hm-openapi-"))
+beforeAll(async () => {
+  t = await testApp()
+  doc = await (await t.call("GET", "/openapi")).json()
+})
+afterAll(() => {
+  t.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const operations = () => Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((path) => Object.values(path))
+
+test("redocly lint with the recommended rules reports no error", async () => {
+  const file = join(dir, "openapi.json")
+  writeFileSync(file, JSON.stringify(doc))
+  const lint = Bun.spawn([join(root, "node_modules/.bin/redocly"), "lint", file, "--format=json"], {
+    cwd: dir,
+    env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  const report = JSON.parse(await new Response(lint.stdout).text())
+  await lint.exited
+  const errors = report.problems.filter((p: { severity: string }) => p.severity === "error").map((p: { ruleId: string; message: string }) => `${p.ruleId}: ${p.message}`)
+  expect(errors).toEqual([])
+  expect(report.totals.errors).toBe(0)
+}, 60_000)
+
+test("every route is in the document with a response schema and an operationId of its own", () => {
+  const ids = operations().map((op) => op.operationId)
+  expect(new Set(ids).size).toBe(ids.length)
+  for (const row of rows.filter((r) => r.mod.detail)) expect([row.file, Boolean(row.mod.response) || row.method === "WS"]).toEqual([row.file, true])
+  expect(doc.servers[0].url).toBe("http://127.0.0.1:8080")
+  expect(doc.paths["/api/stacks/{name}/files/{path}"].get.parameters.map((p: { name: string }) => p.name)).toEqual(["name", "path"])
+  expect(doc.paths["/api/stacks/{name}/logs"].get.responses[200].content["text/event-stream"].schema.required).toContain("line")
+  expect(doc.paths["/api/containers/{id}/shell"].get["x-text-frame"].properties.type).toEqual({ const: "resize" })
+})
+
+test("the routes that call requireBearer declare the cluster token, and no other route does", () => {
+  for (const row of rows.filter((r) => r.mod.detail)) {
+    const guarded = readFileSync(join(root, row.file), "utf8").includes("requireBearer(")
+    const declared = JSON.stringify((row.mod.detail as { security?: unknown }).security ?? []).includes("clusterToken")
+    expect([row.file, declared]).toEqual([row.file, guarded])
+  }
+})
