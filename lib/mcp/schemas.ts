@@ -1,11 +1,13 @@
 // A tool's schemas are its route's: the arguments are the route's path parameters, query and body
 // side by side (the way splitArgs takes them apart again), shown to agents as JSON Schema and checked
-// with the route's own valibot schemas, so that a change to a route reaches its tool.
+// with the route's own valibot schemas, so that a change to a route reaches its tool. The answer's
+// schema is the route's `response` for its success status.
 import type { Tool as ToolDefinition } from "@modelcontextprotocol/sdk/types.js"
 import { toJsonSchema } from "@valibot/to-json-schema"
 import * as v from "valibot"
 import type { RouteRow } from "../http/app.ts"
 import { badRequest } from "../http/http-error.ts"
+import { isStream, statusesOf, type Responses } from "../http/schemas.ts"
 import { routeOf as fileRoute } from "../http/manifest.ts"
 import { routeOf, splitArgs, type Tool } from "./tools.ts"
 
@@ -15,16 +17,26 @@ interface RouteSchemas {
   params: Schema
   query?: Schema
   body?: Schema
+  response?: Responses
 }
 
 export interface BoundTool extends Tool {
   schemas: RouteSchemas
   /** JSON Schema of the arguments (an object). */
   inputSchema: ToolDefinition["inputSchema"]
+  /** JSON Schema of the structured answer, when the route declares one. */
+  outputSchema?: ToolDefinition["outputSchema"]
+  /** The key the structured answer carries an answer that is not an object under: `items` for a list (an event stream's messages too), else `value`. */
+  wrap?: "items" | "value"
 }
 
 /** A path parameter of a route that declares no `params` schema: any text. */
 const anySegment = v.pipe(v.string(), v.minLength(1))
+
+function jsonSchema(schema: Schema, typeMode: "input" | "output") {
+  const { $schema: _, ...json } = toJsonSchema(schema, { typeMode, errorMode: "ignore" })
+  return json
+}
 
 /** The object entries of a schema (an optional object's too); none for a schema of another type. */
 function entriesOf(schema: Schema | undefined): v.ObjectEntries {
@@ -39,9 +51,9 @@ function routeSchemas(tool: Tool, rows: readonly RouteRow[]): RouteSchemas {
     return r.method === method && route.path.replace("*", `:${route.rest}`) === path
   })
   if (!row) throw new Error(`tool ${tool.name}: no route ${tool.route}`)
-  const mod = row.mod as { params?: Schema; query?: Schema; body?: Schema }
+  const mod = row.mod as Omit<RouteSchemas, "params"> & { params?: Schema }
   const names = [...path.matchAll(/:(\w+)/g)].map(([, key]) => key!)
-  return { params: mod.params ?? v.object(Object.fromEntries(names.map((key) => [key, anySegment]))), query: mod.query, body: mod.body }
+  return { params: mod.params ?? v.object(Object.fromEntries(names.map((key) => [key, anySegment]))), query: mod.query, body: mod.body, response: mod.response }
 }
 
 /** The arguments' schema: path parameters, the query the tool does not fix, and the body's fields (or the body under bodyArg). */
@@ -56,23 +68,45 @@ function argumentsSchema(tool: Tool, schemas: RouteSchemas): Schema {
  * JSON Schema cannot say (a count of files, a path rule) is left out there and still made on the call.
  */
 function inputJsonSchema(tool: Tool, schemas: RouteSchemas): BoundTool["inputSchema"] {
-  const { $schema: _, ...schema } = toJsonSchema(argumentsSchema(tool, schemas), { typeMode: "input", errorMode: "ignore" })
+  const schema = jsonSchema(argumentsSchema(tool, schemas), "input")
   for (const [key, value] of Object.entries(tool.defaults ?? {})) Object.assign(schema.properties?.[key] as object, { default: value })
   return schema as BoundTool["inputSchema"]
+}
+
+/** The success answer's schema: a JSON body's, or a list of an event stream's messages; none for other bodies. */
+function answerSchema(responses: Responses | undefined): Schema | undefined {
+  const body = responses && statusesOf(responses).find(([status]) => status < 300)?.[1]
+  if (!body || !isStream(body)) return body
+  return body.message && v.array(body.message)
+}
+
+/**
+ * The structured answer: MCP wants an object at the top, so a list comes as `{items: [...]}` and
+ * any other answer that is not an object as `{value}` (said in the tool's description).
+ */
+function output(tool: Tool, schemas: RouteSchemas): Pick<BoundTool, "description" | "outputSchema" | "wrap"> {
+  const answer = answerSchema(schemas.response)
+  if (!answer) return { description: tool.description }
+  const schema = jsonSchema(answer, "output")
+  if (schema.type === "object") return { description: tool.description, outputSchema: schema as BoundTool["outputSchema"] }
+  const wrap = schema.type === "array" ? "items" : "value"
+  const outputSchema = { type: "object" as const, properties: { [wrap]: schema as object }, required: [wrap] }
+  return { description: `${tool.description} Its structured answer carries ${wrap === "items" ? "the list" : "the answer"} as {${wrap}}.`, outputSchema, wrap }
 }
 
 /** Each tool with its route's schemas, found among the app's routes. */
 export function bindTools(tools: Tool[], rows: readonly RouteRow[]): BoundTool[] {
   return tools.map((tool) => {
     const schemas = routeSchemas(tool, rows)
-    return { ...tool, schemas, inputSchema: inputJsonSchema(tool, schemas) }
+    return { ...tool, schemas, inputSchema: inputJsonSchema(tool, schemas), ...output(tool, schemas) }
   })
 }
 
-/** "query.tail: must be ..." as the route words a refusal (lib/http/app.ts). */
-function refusal(part: string, issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): string {
+/** "query.tail: must be ..." as the route words a refusal (lib/http/app.ts): a bad path parameter is invalid_<parameter>. */
+function refusal(part: string, issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]) {
   const path = v.getDotPath(issues[0])
-  return `${path ? `${part}.${path}` : part}: ${issues[0].message}`
+  const code = part === "params" && path ? `invalid_${path.split(".")[0]}` : "invalid_request"
+  return badRequest(`${path ? `${part}.${path}` : part}: ${issues[0].message}`, code)
 }
 
 /**
@@ -85,6 +119,6 @@ export function checkArgs(tool: BoundTool, args: Record<string, unknown>): void 
   for (const part of ["params", "query", "body"] as const) {
     const schema = tool.schemas[part]
     const result = schema && v.safeParse(schema, values[part])
-    if (result && !result.success) throw badRequest(refusal(part, result.issues), "invalid_request")
+    if (result && !result.success) throw refusal(part, result.issues)
   }
 }

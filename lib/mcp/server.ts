@@ -14,11 +14,17 @@ import { apiCall } from "./tools.ts"
 const YAML = "application/yaml"
 const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value))
 
-/** Runs a tool; a failure comes back as a tool error carrying the API's code and message. */
+/**
+ * Runs a tool: the API's answer as text, and as structured content when the route declares its
+ * schema. A failure comes back as a tool error carrying the API's code and message.
+ */
 export async function runTool(fetch: AppFetch, tool: BoundTool, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
   try {
     checkArgs(tool, args)
-    return { content: [{ type: "text", text: text(await callApi(fetch, apiCall(tool, args), signal)) }] }
+    const answer = await callApi(fetch, apiCall(tool, args), signal)
+    const content: CallToolResult["content"] = [{ type: "text", text: text(answer) }]
+    if (!tool.outputSchema) return { content }
+    return { content, structuredContent: (tool.wrap ? { [tool.wrap]: answer } : answer) as Record<string, unknown> }
   } catch (error) {
     const message = error instanceof HttpError ? `${error.code}: ${error.message}` : `internal: ${error instanceof Error ? error.message : String(error)}`
     return { isError: true, content: [{ type: "text", text: message }] }
@@ -29,6 +35,7 @@ const definition = (tool: BoundTool): ToolDefinition => ({
   name: tool.name,
   description: tool.description,
   inputSchema: tool.inputSchema,
+  ...(tool.outputSchema && { outputSchema: tool.outputSchema }),
   annotations: { readOnlyHint: !tool.changes, destructiveHint: tool.destructive ?? false },
 })
 

@@ -2,8 +2,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { join } from "node:path"
 import { STACK_LABEL } from "#lib/engine/containers.ts"
+import type { RouteRow } from "#lib/http/app.ts"
+import { bindTools } from "#lib/mcp/schemas.ts"
+import { toolsFor } from "#lib/mcp/tools.ts"
+import { routes } from "../../routes.gen.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 
@@ -16,6 +21,16 @@ async function connect(svc: Service) {
   const transport = new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`))
   await client.connect(transport)
   return { client, transport }
+}
+
+/** The tool's answer, after checking that its structured content fits the outputSchema tools/list gives and carries what the text does. */
+async function structured(client: Client, name: string, args: Record<string, unknown>) {
+  const tool = (await client.listTools()).tools.find((t) => t.name === name)!
+  const result = await client.callTool({ name, arguments: args })
+  expect(new AjvJsonSchemaValidator().getValidator(tool.outputSchema!)(result.structuredContent)).toMatchObject({ valid: true })
+  const value = json(result)
+  expect(result.structuredContent).toEqual(Array.isArray(value) ? { items: value } : value)
+  return value
 }
 
 /** Polls a tool until `ok` holds for its JSON answer (the answer is returned either way). */
@@ -58,9 +73,11 @@ describe("full mode", () => {
     await cleanup(engine)
   })
 
-  test("the change tools are listed beside the read tools", async () => {
-    const names = (await client.listTools()).tools.map((t) => t.name)
-    expect(names).toEqual(expect.arrayContaining(["list_containers", "container_logs", "event_history", "container_action", "remove_container"]))
+  test("the change tools are listed beside the read tools, each with its route's schemas", async () => {
+    const listed = (await client.listTools()).tools
+    expect(listed.map((t) => t.name)).toEqual(expect.arrayContaining(["list_containers", "container_logs", "event_history", "container_action", "remove_container"]))
+    const bound = bindTools(toolsFor("full"), routes as unknown as RouteRow[])
+    expect(listed.map((t) => [t.name, t.inputSchema, t.outputSchema])).toEqual(bound.map((t) => [t.name, t.inputSchema, t.outputSchema]))
   })
 
   test("the host's inventory reads through the tools as the API answers it", async () => {
@@ -82,7 +99,7 @@ describe("full mode", () => {
     expect([detail.id, detail.state]).toEqual([id, "running"])
 
     let lines: any[] = []
-    for (let i = 0; i < 50 && lines.length < 2; i++, await Bun.sleep(100)) lines = json(await client.callTool({ name: "container_logs", arguments: { id, tail: 10 } }))
+    for (let i = 0; i < 50 && lines.length < 2; i++, await Bun.sleep(100)) lines = await structured(client, "container_logs", { id, tail: 10 })
     expect(lines.map((l) => l.line)).toEqual(["hello from mcp", "second line"])
     expect(json(await client.callTool({ name: "container_logs", arguments: { id, tail: 1 } })).map((l: any) => l.line)).toEqual(["second line"])
 
@@ -108,8 +125,10 @@ describe("full mode", () => {
     expect(deployed.isError).toBeFalsy()
     expect(json(deployed)).toMatchObject({ name: STACK, managed: true, current_version: 1 })
 
-    const status = await until(client, "inspect_stack", { name: STACK }, (s) => s.status === "running")
+    await until(client, "inspect_stack", { name: STACK }, (s) => s.status === "running")
+    const status = await structured(client, "inspect_stack", { name: STACK })
     expect(status.services.map((x: any) => x.name)).toEqual(["app"])
+    expect((await structured(client, "list_stacks", {})).map((x: any) => x.name)).toContain(STACK)
     const logs = await until(client, "stack_logs", { name: STACK, tail: 3 }, (lines) => lines.some((l: any) => l.line === "app says hi"))
     expect(logs.find((l: any) => l.line === "app says hi")).toMatchObject({ service: "app" })
 
@@ -167,10 +186,11 @@ describe("full mode", () => {
     expect(textOf(result)).toMatch(/^not_found: .*hm-mcp-no-such/)
   })
 
-  test("a bad argument is a tool error, and the session goes on", async () => {
+  test("a bad argument is a tool error with the route's own message, and the session goes on", async () => {
+    const route = await (await fetch(`${svc.url}/api/containers/x/logs?tail=-3`)).json()
     const result = await client.callTool({ name: "container_logs", arguments: { id: "x", tail: -3 } })
     expect(result.isError).toBe(true)
-    expect(textOf(result)).toContain("tail")
+    expect(textOf(result)).toBe(`${route.error.code}: ${route.error.message}`)
     expect((await client.listTools()).tools.length).toBeGreaterThan(0)
   })
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { MCP_MAX_BODY, mcpEndpoint } from "#lib/mcp/endpoint.ts"
 import { bindTools } from "#lib/mcp/schemas.ts"
 import { toolsFor } from "#lib/mcp/tools.ts"
@@ -161,12 +162,26 @@ describe("tools", () => {
     expect(JSON.parse(textOf(result))).toEqual({ id: web.id, action: "stop", state: "exited" })
   })
 
-  test("container logs come back as lines, not a stream", async () => {
+  test("container logs come back as lines, not a stream, in the text and as structured content", async () => {
     const { t, connect } = await mcpApp()
     t.engine.addContainer({ name: "web", logs: [{ stream: "stdout", ts: "2026-01-01T00:00:00Z", line: "hello" }] })
     const { client } = await connect()
     const result = await client.callTool({ name: "container_logs", arguments: { id: "web", tail: 5 } })
-    expect(JSON.parse(textOf(result))).toEqual([{ service: "web", container: "web", stream: "stdout", ts: "2026-01-01T00:00:00Z", line: "hello" }])
+    const lines = [{ service: "web", container: "web", stream: "stdout", ts: "2026-01-01T00:00:00Z", line: "hello" }]
+    expect(JSON.parse(textOf(result))).toEqual(lines)
+    expect(result.structuredContent).toEqual({ items: lines })
+  })
+
+  test("each structured answer fits the outputSchema tools/list gives", async () => {
+    const { t, connect } = await mcpApp()
+    t.engine.addContainer({ name: "web", state: "running" })
+    const { client } = await connect()
+    const listed = (await client.listTools()).tools
+    for (const [name, args] of [["list_containers", {}], ["inspect_container", { id: "web" }], ["container_action", { id: "web", action: "stop" }]] as const) {
+      const result = await client.callTool({ name, arguments: args })
+      const check = new AjvJsonSchemaValidator().getValidator(listed.find((x) => x.name === name)!.outputSchema!)
+      expect([name, check(result.structuredContent)]).toEqual([name, expect.objectContaining({ valid: true })])
+    }
   })
 })
 

@@ -6,6 +6,8 @@ import { bindTools, checkArgs } from "#lib/mcp/schemas.ts"
 import { tools, type Tool } from "#lib/mcp/tools.ts"
 import * as logs from "../../../handlers/api/containers/[id]/logs.get.ts"
 import * as deploy from "../../../handlers/api/stacks/index.post.ts"
+import * as stacks from "../../../handlers/api/stacks/index.get.ts"
+import * as stack from "../../../handlers/api/stacks/[name].get.ts"
 import * as setEnv from "../../../handlers/api/stacks/[name]/env.put.ts"
 import { routes } from "../../../routes.gen.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
@@ -13,8 +15,8 @@ import { testApp, type TestApp } from "../../support/app.ts"
 const rows = routes as unknown as RouteRow[]
 const bound = bindTools(tools, rows)
 const tool = (name: string) => bound.find((t) => t.name === name)!
-const json = (schema: unknown) => {
-  const { $schema: _, ...rest } = toJsonSchema(schema as v.GenericSchema, { typeMode: "input", errorMode: "ignore" })
+const json = (schema: unknown, typeMode: "input" | "output" = "input") => {
+  const { $schema: _, ...rest } = toJsonSchema(schema as v.GenericSchema, { typeMode, errorMode: "ignore" })
   return rest
 }
 
@@ -68,4 +70,12 @@ test("query arguments are checked as the strings the URL carries", () => {
 
 test("a missing path parameter is refused before any call", () => {
   expect(() => checkArgs(tool("inspect_stack"), {})).toThrow(/^params\.name: /)
+})
+
+test("a tool's answer schema is its route's response; a list and an event stream's messages come as {items}", () => {
+  expect(tool("inspect_stack").outputSchema as object).toEqual(json(stack.response, "output"))
+  expect(tool("inspect_stack").wrap).toBeUndefined()
+  expect(tool("list_stacks").outputSchema).toEqual({ type: "object", properties: { items: json(stacks.response, "output") }, required: ["items"] })
+  expect(tool("list_stacks").description).toEndWith("Its structured answer carries the list as {items}.")
+  expect(tool("container_logs").outputSchema!.properties!.items).toEqual(json(v.array(logs.response.message!), "output"))
 })
