@@ -1,8 +1,34 @@
-// Records as the UI uses them, read from the API's answers. Container, image, volume and network
-// records may carry the engine's own field names (Id, Names, State) or the service's (id, name,
-// state); both are read.
-const PROJECT = "com.docker.compose.project"
-const SERVICE = "com.docker.compose.service"
+// Records as the UI shows them, made from the API's answers. The answers' types are the routes' own
+// (the response schemas in lib/*/schemas.ts), imported as types only: nothing of lib/ is bundled.
+import type * as v from "valibot"
+import type { containerDetailSchema, networkSchema, portSchema, volumeSchema, Container as ContainerAnswer, DashboardAnswer, EngineEvent } from "../lib/engine/schemas.ts"
+import type { ImageWithStatus, scanResultSchema, scanSummarySchema } from "../lib/images/schemas.ts"
+import type { Severity } from "../lib/images/scanner.ts"
+import type { EnvEntry, fileEntrySchema, Stack as StackAnswer, StackVersionEntry } from "../lib/stacks/schemas.ts"
+import type { planSchema } from "../lib/copy/schemas.ts"
+import type { stackUpdatedSchema, UpdateOutcomeAnswer } from "../lib/updates/schemas.ts"
+import type { response as checkUpdateResponse } from "../handlers/api/stacks/[name]/check-update.post.ts"
+import type { response as policyResponse } from "../handlers/api/stacks/[name]/policy.get.ts"
+import type { response as updatesResponse } from "../handlers/api/stacks/[name]/updates.get.ts"
+import type { response as composeResponse } from "../handlers/api/stacks/[name]/compose.get.ts"
+
+export type { ContainerAnswer, DashboardAnswer, EngineEvent, ImageWithStatus, StackAnswer }
+export type ContainerDetail = v.InferOutput<typeof containerDetailSchema>
+export type Volume = v.InferOutput<typeof volumeSchema>
+export type Network = v.InferOutput<typeof networkSchema>
+export type EnvVar = EnvEntry
+export type ScanSummary = v.InferOutput<typeof scanSummarySchema>
+export type ScanResult = v.InferOutput<typeof scanResultSchema>
+export type { Severity }
+export type FileEntry = v.InferOutput<typeof fileEntrySchema>
+export type StackVersion = StackVersionEntry
+export type StackUpdated = v.InferOutput<typeof stackUpdatedSchema>
+export type UpdateOutcome = UpdateOutcomeAnswer
+export type UpdateCheck = v.InferOutput<typeof checkUpdateResponse>
+export type Policy = v.InferOutput<typeof policyResponse>
+export type UpdateHistory = v.InferOutput<typeof updatesResponse>
+export type ComposeFile = v.InferOutput<typeof composeResponse>
+export type CopyPlan = v.InferOutput<typeof planSchema>
 
 export interface Container {
   id: string
@@ -14,42 +40,31 @@ export interface Container {
   stack: string
   service: string
   imageId: string
+  /** Named volumes it mounts and networks it is on: known from its detail only. */
   mounts: string[]
   networks: string[]
 }
 
-const first = (o: any, ...keys: string[]) => keys.map((k) => o?.[k]).find((v) => v !== undefined && v !== null)
-
-export function portText(p: any): string {
-  if (typeof p === "string") return p
-  const inner = `${first(p, "PrivatePort", "private_port", "container_port", "private") ?? "?"}/${first(p, "Type", "type", "protocol") ?? "tcp"}`
-  const pub = first(p, "PublicPort", "public_port", "host_port", "public")
-  return pub ? `${first(p, "IP", "ip") && !["0.0.0.0", "::"].includes(first(p, "IP", "ip")) ? first(p, "IP", "ip") + ":" : ""}${pub}→${inner}` : inner
+export function portText(p: v.InferOutput<typeof portSchema>): string {
+  const inner = `${p.private_port}/${p.type}`
+  if (!p.public_port) return inner
+  return `${p.ip && !["0.0.0.0", "::"].includes(p.ip) ? `${p.ip}:` : ""}${p.public_port}→${inner}`
 }
 
-export function container(c: any): Container {
-  const labels = first(c, "Labels", "labels") ?? {}
-  const names: string[] = first(c, "Names", "names") ?? []
-  const ports = (first(c, "Ports", "ports") ?? []).map(portText) as string[]
-  const networks = first(c, "NetworkSettings", "network_settings")?.Networks ?? first(c, "networks") ?? {}
+export function container(c: ContainerAnswer | ContainerDetail): Container {
   return {
-    id: first(c, "Id", "id", "ID") ?? "",
-    name: String(first(c, "name", "Name") ?? names[0] ?? "").replace(/^\//, ""),
-    image: first(c, "Image", "image") ?? "",
-    imageId: first(c, "ImageID", "image_id") ?? "",
-    state: String(first(c, "State", "state") ?? "unknown"),
-    status: first(c, "Status", "status") ?? "",
-    ports: [...new Set(ports)],
-    stack: first(c, "stack", "project") ?? labels[PROJECT] ?? "",
-    service: first(c, "service") ?? labels[SERVICE] ?? "",
-    mounts: (first(c, "Mounts", "mounts") ?? []).map((m: any) => first(m, "Name", "name") ?? "").filter(Boolean),
-    networks: Array.isArray(networks) ? networks : Object.keys(networks),
+    id: c.id,
+    name: c.name,
+    image: c.image,
+    imageId: c.image_id,
+    state: c.state,
+    status: c.status,
+    ports: [...new Set(c.ports.map(portText))],
+    stack: c.stack ?? "",
+    service: c.service ?? "",
+    mounts: "mounts" in c ? c.mounts.flatMap((m) => (m.name ? [m.name] : [])) : [],
+    networks: "networks" in c ? c.networks : [],
   }
-}
-
-export function containersOf(data: any): Container[] {
-  const list = Array.isArray(data) ? data : (first(data, "containers", "Containers") ?? [])
-  return list.map(container)
 }
 
 export function countBy<T>(items: T[], key: (t: T) => string): Record<string, number> {
@@ -58,62 +73,9 @@ export function countBy<T>(items: T[], key: (t: T) => string): Record<string, nu
   return out
 }
 
-export interface Image {
-  id: string
-  tags: string[]
-  size: number
-  created: number | string
-  scan: any
-  scanState: string | null
-  update: any
-}
-
-export function image(i: any): Image {
-  const tags = (first(i, "RepoTags", "repo_tags", "tags") ?? []).filter((t: string) => t !== "<none>:<none>")
-  return {
-    id: first(i, "Id", "id") ?? "",
-    tags,
-    size: first(i, "Size", "size") ?? 0,
-    created: first(i, "Created", "created") ?? "",
-    scan: first(i, "scan", "scan_summary", "vulnerabilities"),
-    scanState: first(i, "scan_state") ?? null,
-    update: first(i, "update_available", "update"),
-  }
-}
+export type Image = ImageWithStatus
 
 export const shortId = (id: string) => id.replace(/^sha256:/, "").slice(0, 12)
-
-export interface Volume {
-  name: string
-  driver: string
-  created: string
-  labels: Record<string, string>
-}
-
-export function volume(v: any): Volume {
-  return { name: first(v, "Name", "name") ?? "", driver: first(v, "Driver", "driver") ?? "", created: first(v, "CreatedAt", "created_at", "created") ?? "", labels: first(v, "Labels", "labels") ?? {} }
-}
-
-export const listOf = (data: any, key: string): any[] => (Array.isArray(data) ? data : (first(data, key, key[0]!.toUpperCase() + key.slice(1)) ?? []))
-
-export interface Network {
-  id: string
-  name: string
-  driver: string
-  scope: string
-  containers: number
-}
-
-export function network(n: any): Network {
-  const cs = first(n, "Containers", "containers")
-  return {
-    id: first(n, "Id", "id") ?? "",
-    name: first(n, "Name", "name") ?? "",
-    driver: first(n, "Driver", "driver") ?? "",
-    scope: first(n, "Scope", "scope") ?? "",
-    containers: cs ? (Array.isArray(cs) ? cs.length : typeof cs === "number" ? cs : Object.keys(cs).length) : 0,
-  }
-}
 
 export const BUILTIN_NETWORKS = new Set(["bridge", "host", "none"])
 
@@ -127,7 +89,7 @@ export function pruneSummary(containers: Container[], images: Image[], volumes: 
     containers: stopped.map((c) => c.name || shortId(c.id)),
     images: images.filter((i) => !usedImages.has(i.id) && !i.tags.some((t) => usedImages.has(t))).map((i) => (i.tags.length ? i.tags.join(", ") : `${shortId(i.id)} (dangling)`)),
     volumes: volumes.filter((v) => !usedVolumes.has(v.name)).map((v) => v.name),
-    networks: networks.filter((n) => !BUILTIN_NETWORKS.has(n.name) && !usedNetworks.has(n.name) && !n.containers).map((n) => n.name),
+    networks: networks.filter((n) => !BUILTIN_NETWORKS.has(n.name) && !usedNetworks.has(n.name)).map((n) => n.name),
   }
 }
 
@@ -140,27 +102,19 @@ export interface Stack {
   filesPending: boolean
   /** The stack's files besides its compose file (relative paths). */
   files: string[]
-  currentVersion: number | string | null
+  currentVersion: number | null
   external: boolean
 }
 
-export function stack(s: any): Stack {
-  const services = first(s, "services") ?? []
-  const list = Array.isArray(services) ? services : Object.entries(services).map(([name, v]: [string, any]) => ({ name, ...(Array.isArray(v) ? { containers: v } : v) }))
+export function stack(s: StackAnswer): Stack {
   return {
-    name: first(s, "name") ?? "",
-    state: String(first(s, "state", "status") ?? "unknown"),
-    services: list.map((x: any) => (typeof x === "string" ? { name: x, containers: [] } : { name: first(x, "name", "service") ?? "", containers: (first(x, "containers") ?? []).map(container) })),
-    envPending: Boolean(first(s, "env_pending")),
-    filesPending: Boolean(first(s, "files_pending")),
-    files: Array.isArray(first(s, "files")) ? first(s, "files").map(String) : [],
-    currentVersion: first(s, "current_version") ?? null,
-    external: Boolean(first(s, "external", "unmanaged")) || first(s, "managed") === false,
+    name: s.name,
+    state: s.status,
+    services: s.services.map((x) => ({ name: x.name, containers: x.containers.map(container) })),
+    envPending: s.env_pending,
+    filesPending: s.files_pending,
+    files: s.files,
+    currentVersion: s.current_version,
+    external: !s.managed,
   }
-}
-
-export interface EnvVar {
-  key: string
-  value: string | null
-  secret: boolean
 }

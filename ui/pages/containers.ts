@@ -3,7 +3,7 @@
 import { del, enc, get, post, reloadOnChange } from "../api.ts"
 import { action, badge, errorBox, h, load, render, table, toast } from "../dom.ts"
 import { logView } from "../logs.ts"
-import { container, containersOf, shortId, type Container } from "../model.ts"
+import { container, shortId, type Container, type ContainerDetail, type DashboardAnswer } from "../model.ts"
 import { containerResources, paintSparks, StatsFeed } from "../stats.ts"
 
 const ACTIONS: Record<string, string[]> = {
@@ -68,9 +68,9 @@ export function containersPage(main: HTMLElement, _: Record<string, string>, sig
   render(main, h("div", { class: "page-head" }, h("h1", null, "Containers"), filter, h("button", { type: "button", onclick: () => void reload() }, "Refresh")), body)
   const reload = load(
     body,
-    () => get("/dashboard", { signal }),
+    () => get<DashboardAnswer>("/dashboard", { signal }),
     (data) => {
-      all = containersOf(data)
+      all = data.containers.map(container)
       const q = filter.value.toLowerCase()
       const view = containerTable(q ? all.filter((c) => `${c.name} ${c.image} ${c.stack}`.toLowerCase().includes(q)) : all, () => void reload(), true)
       paintSparks(view, feed)
@@ -101,7 +101,7 @@ export function containerPage(main: HTMLElement, params: Record<string, string>,
   )
   const reload = load(
     head,
-    async () => container(await get(`/containers/${enc(id)}`, { signal })),
+    async () => container(await get<ContainerDetail>(`/containers/${enc(id)}`, { signal })),
     (c) => h("div", { class: "page-head" }, h("h1", null, c.name), badge(c.state), h("span", { class: "mono muted" }, c.image), c.stack && h("a", { href: `#/stacks/${enc(c.stack)}` }, `stack ${c.stack}`), containerActions(c, () => void reload())),
   )
   if (tab === "stats") return containerResources(pane, id, signal)

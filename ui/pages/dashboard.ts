@@ -2,7 +2,7 @@
 // sparklines), and the live feed of engine events.
 import { enc, follow, get, reloadOnChange } from "../api.ts"
 import { badge, bytes, errorBox, h, load, render, table } from "../dom.ts"
-import { containersOf, countBy } from "../model.ts"
+import { container, countBy, type DashboardAnswer, type EngineEvent } from "../model.ts"
 import { StatsFeed } from "../stats.ts"
 
 const TOP = 5
@@ -25,27 +25,26 @@ function topConsumers(feed: StatsFeed): HTMLElement {
 const FEED_LIMIT = 200
 
 /** The system facts of the summary: engine, counts and disk use. */
-function facts(d: any): [string, string][] {
-  const e = d?.engine ?? {}
-  const disk = d?.disk ?? {}
+function facts(d: DashboardAnswer): [string, string][] {
+  const { engine: e, disk } = d
   return [
-    ["Engine", e.version ? `Docker ${e.version} (API ${e.api_version})` : "—"],
+    ["Engine", `Docker ${e.version} (API ${e.api_version})`],
     ["System", [e.os, e.arch, e.kernel].filter(Boolean).join(" · ") || "—"],
-    ["Images", d?.images ? `${d.images.count} (${bytes(d.images.size)})` : "—"],
-    ["Volumes", String(d?.volumes?.count ?? "—")],
-    ["Networks", String(d?.networks?.count ?? "—")],
-    ["Disk use", disk.total !== undefined ? `${bytes(disk.total)}: images ${bytes(disk.images)}, containers ${bytes(disk.containers)}, volumes ${bytes(disk.volumes)}, build cache ${bytes(disk.build_cache)}` : "—"],
+    ["Images", `${d.images.count} (${bytes(d.images.size)})`],
+    ["Volumes", String(d.volumes.count)],
+    ["Networks", String(d.networks.count)],
+    ["Disk use", `${bytes(disk.total)}: images ${bytes(disk.images)}, containers ${bytes(disk.containers)}, volumes ${bytes(disk.volumes)}, build cache ${bytes(disk.build_cache)}`],
   ]
 }
 
-function eventRow(e: any): HTMLElement {
-  const time = e.time ? new Date(e.time).toLocaleTimeString() : ""
-  const name = e.name ?? e.attributes?.name ?? (e.id ? String(e.id).slice(0, 12) : "")
+function eventRow(e: EngineEvent): HTMLElement {
+  const time = new Date(e.time).toLocaleTimeString()
+  const name = e.name ?? e.attributes?.name ?? e.id?.slice(0, 12) ?? ""
   return h(
     "li",
     { class: `event ${e.level === "error" ? "event-error" : ""}` },
     h("time", null, time),
-    h("span", { class: "event-kind" }, `${e.type ?? ""} ${e.action ?? ""}`),
+    h("span", { class: "event-kind" }, `${e.type} ${e.action}`),
     h("span", { class: "event-name" }, name),
     e.message && h("span", { class: "event-message" }, e.message),
   )
@@ -72,9 +71,9 @@ export function dashboardPage(main: HTMLElement, _: Record<string, string>, sign
 
   const reload = load(
     summary,
-    () => get("/dashboard", { signal }),
+    () => get<DashboardAnswer>("/dashboard", { signal }),
     (data) => {
-      const containers = containersOf(data)
+      const containers = data.containers.map(container)
       const byState = countBy(containers, (c) => c.state)
       return [
         h("h2", { id: "sum-h", class: "sr-only" }, "Summary"),
@@ -90,14 +89,14 @@ export function dashboardPage(main: HTMLElement, _: Record<string, string>, sign
   )
 
   const seen = new Set<number>()
-  const add = (e: any) => {
-    if (typeof e.seq === "number" && seen.has(e.seq)) return
+  const add = (e: EngineEvent) => {
+    if (seen.has(e.seq)) return
     seen.add(e.seq)
     feed.prepend(eventRow(e))
     while (feed.childElementCount > FEED_LIMIT) feed.lastElementChild!.remove()
   }
-  get("/events/history", { signal })
-    .then((history: any[]) => (Array.isArray(history) ? history : []).forEach(add))
+  get<EngineEvent[]>("/events/history", { signal })
+    .then((history) => history.forEach(add))
     .catch((err) => render(feedState, errorBox(err)))
   void follow("/events", add, (err) => render(feedState, errorBox(err)), signal)
   reloadOnChange(reload, signal)

@@ -1,7 +1,7 @@
 // Volumes, networks and prune (with a summary of what each prune would remove, computed from the lists).
 import { del, enc, get, post } from "../api.ts"
 import { action, empty, h, load, render, table, toast, when } from "../dom.ts"
-import { BUILTIN_NETWORKS, container, containersOf, image, listOf, network, pruneSummary, shortId, volume } from "../model.ts"
+import { BUILTIN_NETWORKS, container, pruneSummary, shortId, type ContainerAnswer, type ContainerDetail, type Image, type Network, type Volume } from "../model.ts"
 
 function listPage(main: HTMLElement, title: string, body: HTMLElement): void {
   render(main, h("div", { class: "page-head" }, h("h1", null, title)), body)
@@ -12,15 +12,15 @@ export function volumesPage(main: HTMLElement, _: Record<string, string>, signal
   listPage(main, "Volumes", body)
   const reload = load(
     body,
-    () => get("/volumes", { signal }),
-    (data) =>
+    () => get<Volume[]>("/volumes", { signal }),
+    (volumes) =>
       table(
-        listOf(data, "volumes").map(volume),
+        volumes,
         [
           { title: "Name", cell: (v) => h("span", { class: "mono" }, v.name) },
           { title: "Driver", cell: (v) => v.driver },
           { title: "Stack", cell: (v) => v.labels["com.docker.compose.project"] ?? "—" },
-          { title: "Created", cell: (v) => when(v.created) },
+          { title: "Created", cell: (v) => when(v.created ?? undefined) },
           { title: "Actions", cell: (v) => action("Delete", () => del(`/volumes/${enc(v.name)}`), { class: "small danger", confirm: `Delete volume ${v.name} and all its data?`, done: () => void reload(), label: `Delete ${v.name}` }) },
         ],
         "No volumes on this server.",
@@ -34,10 +34,10 @@ export function networksPage(main: HTMLElement, _: Record<string, string>, signa
   listPage(main, "Networks", body)
   const reload = load(
     body,
-    () => get("/networks", { signal }),
-    (data) =>
+    () => get<Network[]>("/networks", { signal }),
+    (networks) =>
       table(
-        listOf(data, "networks").map(network),
+        networks,
         [
           { title: "Name", cell: (n) => h("span", { class: "mono" }, n.name) },
           { title: "ID", cell: (n) => h("span", { class: "mono" }, shortId(n.id)) },
@@ -64,10 +64,15 @@ export function prunePage(main: HTMLElement, _: Record<string, string>, signal: 
   const reload = load(
     body,
     async () => {
-      const [list, images, volumes, networks] = await Promise.all(["/containers?all=true", "/images", "/volumes", "/networks"].map((p) => get(p, { signal })))
+      const [list, images, volumes, networks] = await Promise.all([
+        get<ContainerAnswer[]>("/containers?all=true", { signal }),
+        get<Image[]>("/images", { signal }),
+        get<Volume[]>("/volumes", { signal }),
+        get<Network[]>("/networks", { signal }),
+      ])
       // The list has no mounts or networks: each container's detail says which volumes and networks are in use.
-      const containers = await Promise.all(containersOf(list).map((c) => get(`/containers/${enc(c.id)}`, { signal }).then(container, () => c)))
-      return pruneSummary(containers, listOf(images, "images").map(image), listOf(volumes, "volumes").map(volume), listOf(networks, "networks").map(network))
+      const details = list.map((c) => get<ContainerDetail>(`/containers/${enc(c.id)}`, { signal }).catch(() => c))
+      return pruneSummary((await Promise.all(details)).map(container), images, volumes, networks)
     },
     (summary) =>
       h(

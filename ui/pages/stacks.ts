@@ -3,7 +3,7 @@
 import { currentNode, del, enc, get, post, put, reloadOnChange } from "../api.ts"
 import { action, badge, empty, errorBox, h, load, modal, render, table, toast, when } from "../dom.ts"
 import { logView } from "../logs.ts"
-import { listOf, stack, type EnvVar, type Stack } from "../model.ts"
+import { stack, type ComposeFile, type CopyPlan, type EnvVar, type FileEntry, type Policy, type Stack, type StackAnswer, type StackUpdated, type StackVersion, type UpdateCheck, type UpdateHistory, type UpdateOutcome } from "../model.ts"
 import { yamlEditor } from "../yaml-editor.ts"
 import { containerTable } from "./containers.ts"
 import { stackResources } from "../stats.ts"
@@ -41,9 +41,9 @@ function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTML
     op("Start", "start"),
     op("Restart", "restart"),
     s.state === "paused" ? op("Unpause", "unpause") : op("Pause", "pause"),
-    action("Update", () => post(`/stacks/${enc(s.name)}/update`), {
+    action("Update", () => post<StackUpdated>(`/stacks/${enc(s.name)}/update`), {
       label: `Update ${s.name}`,
-      done: (r: any) => (toast(verdictText(s.name, r?.update), r?.update?.verdict === "rolled_back" || r?.update?.verdict === "rollback_failed" ? "error" : "info"), refresh()),
+      done: (r) => (toast(verdictText(s.name, r.update), r.update?.verdict === "rolled_back" || r.update?.verdict === "rollback_failed" ? "error" : "info"), refresh()),
     }),
     action("Delete", (volumes) => del(`/stacks/${enc(s.name)}${volumes ? "?volumes=true" : ""}`), {
       class: "small danger",
@@ -64,10 +64,10 @@ export function stacksPage(main: HTMLElement, _: Record<string, string>, signal:
   render(main, h("div", { class: "page-head" }, h("h1", null, "Stacks"), h("a", { class: "button", href: "#/stacks-new" }, "New stack"), h("button", { type: "button", onclick: () => void reload() }, "Refresh")), body)
   const reload = load(
     body,
-    () => get("/stacks", { signal }),
+    () => get<StackAnswer[]>("/stacks", { signal }),
     (data) =>
       table(
-        listOf(data, "stacks").map(stack),
+        data.map(stack),
         [
           { title: "Name", cell: (s) => h("a", { href: `#/stacks/${enc(s.name)}` }, s.name) },
           { title: "State", cell: (s) => [badge(s.state), s.envPending && pendingMark(), s.filesPending && filesPendingMark(), s.external && h("span", { class: "badge" }, "external")] },
@@ -130,7 +130,7 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
   let current: Stack | undefined
   const refreshHead = load(
     head,
-    () => get(`/stacks/${enc(name)}`, { signal }),
+    () => get<StackAnswer>(`/stacks/${enc(name)}`, { signal }),
     (data) => {
       current = stack(data)
       const s = current
@@ -148,7 +148,7 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
           "div",
           { class: "actions" },
           action("Scan images", () => post(`/stacks/${enc(name)}/scan`), { done: () => toast("Scan started; results appear on the Images page") }),
-          action("Check for updates", () => post(`/stacks/${enc(name)}/check-update`), { done: (r) => toast(updateText(r)) }),
+          action("Check for updates", () => post<UpdateCheck>(`/stacks/${enc(name)}/check-update`), { done: (r) => toast(updateText(r)) }),
           h("button", { type: "button", class: "small", onclick: () => void copyDialog(name) }, "Copy…"),
         ),
       )
@@ -167,17 +167,17 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
 }
 
 /** A guarded update's verdict in one sentence. */
-function verdictText(name: string, u: any): string {
+function verdictText(name: string, u: UpdateOutcome | undefined): string {
   if (!u) return `Update: ${name} done`
-  const text: Record<string, string> = { updated: "updated", rolled_back: "rolled back", rollback_failed: "rollback failed", unchanged: "unchanged (nothing newer)" }
-  return [`${name}: ${text[u.verdict] ?? u.verdict}`, u.reason, u.fix && `Fix by hand: ${u.fix}`].filter(Boolean).join(". ")
+  const text: Record<UpdateOutcome["verdict"], string> = { updated: "updated", rolled_back: "rolled back", rollback_failed: "rollback failed", unchanged: "unchanged (nothing newer)" }
+  return [`${name}: ${text[u.verdict]}`, u.reason, u.fix && `Fix by hand: ${u.fix}`].filter(Boolean).join(". ")
 }
 
 /** The update policy (editable), the last verdict and the history of guarded updates. */
 function updatesView(pane: HTMLElement, name: string, signal: AbortSignal): void {
   const reload = load(
     pane,
-    async () => [await get(`/stacks/${enc(name)}/policy`, { signal }), await get(`/stacks/${enc(name)}/updates`, { signal })] as const,
+    async () => [await get<Policy>(`/stacks/${enc(name)}/policy`, { signal }), await get<UpdateHistory>(`/stacks/${enc(name)}/updates`, { signal })] as const,
     ([policy, data]) => {
       const mode = h("select", { id: "policy-mode" }, ["off", "notify", "apply"].map((m) => h("option", { value: m, selected: policy.auto_update === m }, m)))
       const schedule = h("input", { id: "policy-schedule", value: policy.schedule ?? "", placeholder: "6h or 0 4 * * * (empty: SVC_UPDATE_INTERVAL)" })
@@ -192,14 +192,14 @@ function updatesView(pane: HTMLElement, name: string, signal: AbortSignal): void
         h("p", { class: "muted" }, `Last run: ${policy.last_run ? when(policy.last_run) : "never"}. Last verdict: `, last ? [badge(last.verdict), last.reason ? ` ${last.reason}` : ""] : "none"),
         h("h2", null, "History"),
         table(
-          listOf(data, "history"),
+          data.history,
           [
-            { title: "Finished", cell: (u: any) => when(u.finished_at) },
-            { title: "Verdict", cell: (u: any) => badge(u.verdict) },
-            { title: "Trigger", cell: (u: any) => `${u.action} (${u.trigger})` },
-            { title: "Images", cell: (u: any) => (u.images ?? []).filter((i: any) => i.to).map((i: any) => `${i.service}: ${i.from.split("@").pop()!.slice(0, 19)} → ${String(i.to).split("@").pop()!.slice(0, 19)}`).join(", ") || "—" },
-            { title: "Reason", cell: (u: any) => [u.reason ?? "—", u.fix ? h("div", { class: "muted" }, `Fix by hand: ${u.fix}`) : null] },
-            { title: "Time", cell: (u: any) => `${(u.duration_ms / 1000).toFixed(1)} s` },
+            { title: "Finished", cell: (u) => when(u.finished_at) },
+            { title: "Verdict", cell: (u) => badge(u.verdict) },
+            { title: "Trigger", cell: (u) => `${u.action} (${u.trigger})` },
+            { title: "Images", cell: (u) => u.images.flatMap((i) => (i.to ? [`${i.service}: ${i.from.split("@").pop()!.slice(0, 19)} → ${i.to.split("@").pop()!.slice(0, 19)}`] : [])).join(", ") || "—" },
+            { title: "Reason", cell: (u) => [u.reason ?? "—", u.fix ? h("div", { class: "muted" }, `Fix by hand: ${u.fix}`) : null] },
+            { title: "Time", cell: (u) => `${(u.duration_ms / 1000).toFixed(1)} s` },
           ],
           "No guarded updates yet.",
           "Update history (last 50)",
@@ -210,8 +210,8 @@ function updatesView(pane: HTMLElement, name: string, signal: AbortSignal): void
 }
 
 /** The answer of an update check in one sentence: newer images, images that could not be checked. */
-function updateText(r: any): string {
-  const images: { ref: string; update_available: boolean | null; error: string | null }[] = listOf(r, "images")
+function updateText(r: UpdateCheck): string {
+  const images = r.images
   const newer = images.filter((i) => i.update_available).map((i) => i.ref)
   const unknown = images.filter((i) => i.update_available === null).map((i) => `${i.ref}${i.error ? ` (${i.error})` : ""}`)
   return [newer.length ? `Newer versions: ${newer.join(", ")}.` : "No newer versions found.", unknown.length ? `Could not check: ${unknown.join(", ")}.` : ""].join(" ").trim()
@@ -235,9 +235,8 @@ function composeView(pane: HTMLElement, name: string, signal: AbortSignal, refre
   let selected = "compose.yaml"
   const reload = load(
     pane,
-    async () => [await get(`/stacks/${enc(name)}/compose`, { signal }), await get(`/stacks/${enc(name)}/files`, { signal }), stack(await get(`/stacks/${enc(name)}`, { signal }))] as const,
-    ([data, list, s]) => {
-      const files: { path: string; size: number }[] = listOf(list, "files")
+    async () => [await get<ComposeFile>(`/stacks/${enc(name)}/compose`, { signal }), await get<FileEntry[]>(`/stacks/${enc(name)}/files`, { signal }), stack(await get<StackAnswer>(`/stacks/${enc(name)}`, { signal }))] as const,
+    ([data, files, s]) => {
       if (selected !== "compose.yaml" && !files.some((f) => f.path === selected)) selected = "compose.yaml"
       const editorPane = h("div", { class: "file-editor", style: "flex: 1 1 30rem; min-width: 0" })
       const problems = h("div")
@@ -249,7 +248,7 @@ function composeView(pane: HTMLElement, name: string, signal: AbortSignal, refre
         selected = path
         for (const b of nav.querySelectorAll("button")) b.setAttribute("aria-current", String(b.dataset.path === path))
         render(problems)
-        if (path === "compose.yaml") return render(editorPane, composeEditor(typeof data === "string" ? data : (data?.content ?? data?.compose ?? "")))
+        if (path === "compose.yaml") return render(editorPane, composeEditor(data.content))
         render(editorPane, h("p", { class: "loading" }, "Loading…"))
         try {
           const f = await get(`/stacks/${enc(name)}/files/${encPath(path)}`, { signal })
@@ -414,9 +413,9 @@ function envView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHe
 
   const reload = load(
     pane,
-    async () => [await get(`/stacks/${enc(name)}/env`, { signal }), await get(`/stacks/${enc(name)}`, { signal })] as const,
+    async () => [await get<EnvVar[]>(`/stacks/${enc(name)}/env`, { signal }), await get<StackAnswer>(`/stacks/${enc(name)}`, { signal })] as const,
     ([env, s]) => {
-      render(rows, listOf(env, "env").map(row))
+      render(rows, env.map(row))
       setPending(stack(s).envPending)
       return [
         h("p", { class: "muted" }, "Secret values are never shown. Leave a secret empty to keep its stored value. Saving does not redeploy: apply to use the new values. ", mark),
@@ -431,10 +430,9 @@ function envView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHe
 function versionsView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHead: () => void): void {
   const reload = load(
     pane,
-    async () => [await get(`/stacks/${enc(name)}/versions`, { signal }), stack(await get(`/stacks/${enc(name)}`, { signal }))] as const,
-    ([data, s]) => {
-      const versions = listOf(data, "versions")
-      const isCurrent = (v: any) => v.current ?? String(v.version) === String(s.currentVersion)
+    async () => await get<StackVersion[]>(`/stacks/${enc(name)}/versions`, { signal }),
+    (versions) => {
+      const isCurrent = (v: StackVersion) => v.current
       const done = () => {
         refreshHead()
         void reload()
@@ -442,12 +440,12 @@ function versionsView(pane: HTMLElement, name: string, signal: AbortSignal, refr
       return table(
         [...versions].reverse(),
         [
-          { title: "Version", cell: (v: any) => [String(v.version), " ", isCurrent(v) && h("span", { class: "badge state-running" }, "current")] },
-          { title: "Time", cell: (v: any) => when(v.time) },
-          { title: "Change", cell: (v: any) => changeText(v) },
+          { title: "Version", cell: (v) => [String(v.version), " ", isCurrent(v) && h("span", { class: "badge state-running" }, "current")] },
+          { title: "Time", cell: (v) => when(v.time) },
+          { title: "Change", cell: changeText },
           {
             title: "Actions",
-            cell: (v: any) => {
+            cell: (v) => {
               const n = v.version
               if (isCurrent(v)) return "—"
               return h(
@@ -466,18 +464,16 @@ function versionsView(pane: HTMLElement, name: string, signal: AbortSignal, refr
   )
 }
 
-function changeText(v: any): string {
-  const c = v.changes
-  if (!c || typeof c !== "object") return v.action ?? "—"
-  const env = c.env ?? {}
+function changeText(v: StackVersion): string {
+  const { changes: c } = v
   const parts = [
     v.action,
-    c.from !== null && c.from !== undefined ? `from ${c.from}` : "first version",
+    c.from !== null ? `from ${c.from}` : "first version",
     c.compose && "compose file changed",
-    ...(["added", "changed", "removed"] as const).map((k) => c.files?.[k]?.length && `${k === "changed" ? "edited" : k} file ${c.files[k].join(", ")}`),
-    env.added?.length && `added ${env.added.join(", ")}`,
-    env.changed?.length && `changed ${env.changed.join(", ")}`,
-    env.removed?.length && `removed ${env.removed.join(", ")}`,
+    ...(["added", "changed", "removed"] as const).map((k) => c.files?.[k].length && `${k === "changed" ? "edited" : k} file ${c.files[k].join(", ")}`),
+    c.env.added.length && `added ${c.env.added.join(", ")}`,
+    c.env.changed.length && `changed ${c.env.changed.join(", ")}`,
+    c.env.removed.length && `removed ${c.env.removed.join(", ")}`,
   ]
   return parts.filter(Boolean).join(" · ")
 }
@@ -519,10 +515,10 @@ async function copyDialog(name: string): Promise<void> {
     async () => {
       render(plan, h("p", { class: "loading" }, "Planning…"))
       try {
-        const p = await post(`/stacks/${enc(name)}/copy`, { ...request(), dry_run: true }, { local: true })
+        const p = await post<CopyPlan>(`/stacks/${enc(name)}/copy`, { ...request(), dry_run: true }, { local: true })
         render(plan, planView(p))
         plan.scrollIntoView({ block: "nearest" })
-        copyButton.disabled = listOf(p, "blockers").length > 0
+        copyButton.disabled = p.blockers.length > 0
       } catch (err) {
         render(plan, errorBox(err))
       }
@@ -534,7 +530,7 @@ async function copyDialog(name: string): Promise<void> {
     async () => {
       render(plan, h("p", { class: "loading" }, "Copying…"))
       try {
-        const p = await post(`/stacks/${enc(name)}/copy`, { ...request(), dry_run: false }, { local: true })
+        const p = await post<CopyPlan>(`/stacks/${enc(name)}/copy`, { ...request(), dry_run: false }, { local: true })
         render(plan, h("p", { class: "ok", role: "status" }, "Copied."), planView(p))
         toast(`Copied ${name}`)
       } catch (err) {
@@ -564,21 +560,20 @@ async function copyDialog(name: string): Promise<void> {
   )
 }
 
-function planView(p: any): HTMLElement {
-  const list = (title: string, items: any[], cls = "", fmt: (x: any) => string = (x) => (typeof x === "string" ? x : JSON.stringify(x))) =>
+function planView(p: CopyPlan): HTMLElement {
+  const list = <T>(title: string, items: T[], cls: string, fmt: (x: T) => string) =>
     items.length ? h("section", { class: `plan-part ${cls}` }, h("h3", null, `${title} (${items.length})`), h("ul", null, items.map((x) => h("li", null, fmt(x))))) : null
-  const blockers = listOf(p, "blockers")
-  const volumeText = (v: any) =>
+  const { blockers } = p
+  const volumeText = (v: CopyPlan["volumes"][number]) =>
     `${v.source} → ${v.target}${v.external ? " (external, left alone)" : v.transfer ? ", data copied" : ", created empty"}${v.exists_on_destination ? ", already on the destination" : ""}`
-  const messageOf = (x: any) => (typeof x === "string" ? x : (x.message ?? x.reason ?? JSON.stringify(x)))
   return h(
     "div",
     null,
     blockers.length ? h("p", { class: "error", role: "alert" }, `Blocked: ${blockers.length} problem${blockers.length === 1 ? "" : "s"} must be solved first.`) : h("p", { class: "ok", role: "status" }, "No blockers: the copy can go ahead."),
-    list("Blockers", blockers, "blockers", messageOf),
-    list("Warnings", listOf(p, "warnings"), "warnings", messageOf),
-    list("Volumes", listOf(p, "volumes"), "", volumeText),
-    list("Host paths (stay behind)", listOf(p, "binds"), "", (b) => `${b.source} (${b.service}:${b.target})`),
-    list("Images", listOf(p, "images"), "", (i) => `${i.ref}${i.on_destination ? " (on the destination)" : i.send ? " (sent from the source)" : " (pulled there)"}`),
+    list("Blockers", blockers, "blockers", (b) => b.message),
+    list("Warnings", p.warnings, "warnings", (w) => w),
+    list("Volumes", p.volumes, "", volumeText),
+    list("Host paths (stay behind)", p.binds, "", (b) => `${b.source} (${b.service}:${b.target})`),
+    list("Images", p.images, "", (i) => `${i.ref}${i.on_destination ? " (on the destination)" : i.send ? " (sent from the source)" : " (pulled there)"}`),
   )
 }
