@@ -1,5 +1,6 @@
 // Entry point: `bun server.ts` or the compiled binary. Reads the environment once, builds the
 // context, serves the API, the UI and the WebSocket routes on one port.
+import { appendFileSync } from "node:fs"
 import { createApp, type RouteRow } from "#lib/http/app.ts"
 import { ConfigError, loadConfig } from "#lib/service/config.ts"
 import { createContext } from "#lib/service/context.ts"
@@ -12,7 +13,8 @@ export async function start(env: Record<string, string | undefined> = process.en
   const config = loadConfig(env)
   removeStaleTemps(config.dataDir)
   const ctx = await createContext(config)
-  const app = createApp(ctx, routes as unknown as RouteRow[], { "/": index })
+  const driftLog = config.responseDriftLog
+  const app = createApp(ctx, routes as unknown as RouteRow[], { "/": index }, driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined)
   const stop = new AbortController()
   app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
   const server = app.server!

@@ -2,7 +2,7 @@
 // routes through its `.ws()`), and its hooks hold what applies to all of them: the browser-safety
 // guard and CORS (onRequest), each route's params and body rules (its schemas and parse hook), the
 // one error shape (onError), the request metrics (onAfterHandle and onError, when the answer is
-// decided) and, when asked (tests, SVC_CHECK_RESPONSES), the check of every answer against its
+// decided) and, when asked (tests, SVC_RESPONSE_DRIFT_LOG), the check of every answer against its
 // route's `response` schema. /openapi serves the document built from the manifest (openapi.ts).
 import { Elysia, ValidationError } from "elysia"
 import * as v from "valibot"

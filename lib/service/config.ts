@@ -44,6 +44,8 @@ export interface Config {
   /** Container stats (lib/stats): seconds between samples, and whether an hour of history is kept. */
   stats: { interval: number; history: boolean }
   metricsToken: string | undefined
+  /** SVC_RESPONSE_DRIFT_LOG: a file each answer that does not fit its route's response schema is logged to (development and tests). */
+  responseDriftLog: string | undefined
   /** The MCP endpoint; null when SVC_MCP is unset (then /mcp is not routed). */
   mcp: McpConfig | null
   /** Text-to-speech (POST /api/synthesize). */
@@ -198,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     notifyUrls: notifyUrls(env.SVC_NOTIFY_URLS),
     metrics: oneOf("SVC_METRICS", env.SVC_METRICS, ["off", "on"] as const) === "on",
     metricsToken: env.SVC_METRICS_TOKEN || undefined,
+    responseDriftLog: env.SVC_RESPONSE_DRIFT_LOG || undefined,
     metricsContainers: oneOf("SVC_METRICS_CONTAINERS", env.SVC_METRICS_CONTAINERS, ["off", "on"] as const) === "on",
     stats: statsConfig(env),
     tts: ttsConfig(env),
