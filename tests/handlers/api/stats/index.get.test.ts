@@ -14,12 +14,14 @@ test("the latest round: every running container's figures from two recorded payl
   const burn = t.engine.addContainer({ name: "burn", labels: shop("burn"), stats: [await fixture("debian12-burn-1"), await fixture("debian12-burn-2")] })
   t.engine.addContainer({ name: "idle", labels: shop("idle"), stats: series(Date.now() - 10_000, 0, 2) })
   t.engine.addContainer({ name: "stopped", state: "exited" })
+  const info = t.engine.info.bind(t.engine)
+  t.engine.info = async () => ({ ...(await info()), NCPU: 6, MemTotal: 8 * 2 ** 30 })
   await t.ctx.stats.round()
   await t.ctx.stats.round()
   const res = await t.call("GET", "/api/stats")
   expect(res.status).toBe(200)
   const body = await res.json()
-  expect(body).toMatchObject({ interval: 5, history: true, host: { cpus: 2, memory_bytes: 1 << 30 }, error: null })
+  expect(body).toMatchObject({ interval: 5, history: true, host: { cpus: 6, memory_bytes: 8 * 2 ** 30 }, error: null })
   expect(body.containers.map((c: any) => c.name)).toEqual(["burn", "idle"])
   const b = body.containers[0]
   // (30581121938 - 28508101493) / (8456580000000 - 8442190000000) × 2 cores × 100
