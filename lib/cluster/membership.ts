@@ -4,7 +4,6 @@
 import { randomBytes } from "node:crypto"
 import { rmSync } from "node:fs"
 import { clusterFile } from "./bearer.ts"
-import type { Config } from "../service/config.ts"
 import { readJson, writeJson } from "../service/datadir.ts"
 import { conflict, HttpError } from "../http/http-error.ts"
 import { errorOf, NodeClient, refusal } from "./node-client.ts"
@@ -70,7 +69,7 @@ export function baseUrl(input: string, field: string): string {
 export interface Member {
   cluster: Cluster
   serverId: string
-  config: Pick<Config, "addr" | "probeTimeoutMs">
+  config: { addr: { port: number }; probeTimeoutMs: number }
 }
 
 const controlPlane = (url: string, token?: string) => new NodeClient(url, { token, unreachableCode: "server_unreachable" })

@@ -1,9 +1,6 @@
 // Probing a node: its health must answer with the server_id it registered under (else another
 // machine has taken its address), then a token-guarded call tells whether it accepts this cluster's
 // token. Both calls share one deadline; no answer in time means offline.
-import type { Config } from "../service/config.ts"
-import type { EventBus } from "../engine/events.ts"
-import type { Metrics } from "../metrics/types.ts"
 import type { Cluster } from "./membership.ts"
 import { errorOf, failure, NodeClient, NodeUnreachable } from "./node-client.ts"
 import type { NodeEntry, NodeRegistry, ProbeResult } from "./nodes.ts"
@@ -36,9 +33,9 @@ export async function probe(url: string, serverId: string, token: string | undef
 export interface Checker {
   cluster: Cluster
   nodes: NodeRegistry
-  events: EventBus
-  metrics: Pick<Metrics, "observeProbe">
-  config: Pick<Config, "probeTimeoutMs">
+  events: { publish(event: { type: "node"; action: "offline"; name: string; level: "error"; message: string }): void }
+  metrics: { observeProbe(node: string, status: string, seconds: number): void }
+  config: { probeTimeoutMs: number }
 }
 
 /** Probes a registry entry with this server's token and records the result; a node that goes offline is an error event. */

@@ -5,7 +5,6 @@
 // stack there and optionally starts it. Anything that fails after the destination was written to is
 // undone there; what cannot be undone is named in an error event. The source is only ever read.
 import { STACK_LABEL } from "../engine/containers.ts"
-import type { Config } from "../service/config.ts"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import type { Cluster } from "../cluster/membership.ts"
@@ -30,7 +29,7 @@ export interface CopyDeps {
   events: EventBus
   nodes: NodeRegistry
   cluster: Cluster
-  config: Pick<Config, "transferImage">
+  config: { transferImage: string }
 }
 
 /** What the planner needs to know about a server: its stacks, volumes, published ports and image tags. */

@@ -5,7 +5,6 @@
 // current_version. The import writes such a document under a name without starting it.
 import * as v from "valibot"
 import { STACK_LABEL } from "../engine/containers.ts"
-import type { Config } from "../service/config.ts"
 import type { Engine } from "../engine/client.ts"
 import { envInput, type EnvVar } from "../stacks/env.ts"
 import { conflict } from "../http/http-error.ts"
@@ -43,7 +42,7 @@ export interface StackExport {
 export interface StackHost {
   stacks: Stacks
   engine: Engine
-  config: Pick<Config, "transferImage">
+  config: { transferImage: string }
 }
 
 export async function exportStack(ctx: StackHost, name: string, opts: { sizes?: boolean } = {}): Promise<StackExport> {

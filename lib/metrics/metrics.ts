@@ -1,7 +1,6 @@
 // Metrics as the rest of the service sees them: observations that cost nothing while SVC_METRICS is
 // off, and the Prometheus registry (lib/metrics/prometheus.ts, prom-client) loaded only when it is on.
 import { sameSecret } from "../cluster/bearer.ts"
-import type { Config } from "../service/config.ts"
 import { HttpError } from "../http/http-error.ts"
 import type { NodeEntry } from "../cluster/nodes.ts"
 import type { Metrics } from "./types.ts"
@@ -17,7 +16,7 @@ export async function createMetrics(enabled: boolean): Promise<Metrics> {
 }
 
 /** /metrics and /metrics/targets exist only with SVC_METRICS=on, and want SVC_METRICS_TOKEN when it is set. */
-export function requireMetricsAccess(deps: { config: Pick<Config, "metrics" | "metricsToken"> }, req: Request): void {
+export function requireMetricsAccess(deps: { config: { metrics: boolean; metricsToken?: string } }, req: Request): void {
   if (!deps.config.metrics) throw new HttpError(404, "not_found", "no such route")
   const expected = deps.config.metricsToken
   if (!expected) return

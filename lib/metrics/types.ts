@@ -1,6 +1,5 @@
 // What the rest of the service sees of metrics (lib/metrics/metrics.ts), and what a scrape reads
 // (lib/metrics/prometheus.ts): the types both share.
-import type { Config } from "../service/config.ts"
 import type { NodeRegistry } from "../cluster/nodes.ts"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
@@ -16,7 +15,7 @@ export interface Exposition {
 
 /** What a scrape reads, now: the engine, the stores and the counts kept elsewhere. */
 export interface Scraped {
-  config: Pick<Config, "metricsContainers">
+  config: { metricsContainers: boolean }
   engine: Engine
   events: EventBus
   scans: ScanQueue
