@@ -99,12 +99,6 @@ export const serviceNames = (text: string): string[] => {
   return services && typeof services === "object" ? Object.keys(services) : []
 }
 
-/** A version number from a path segment, or a 400. */
-export function versionNumber(s: string | undefined): number {
-  if (!s || !/^[1-9]\d{0,8}$/.test(s)) throw badRequest(`invalid version ${JSON.stringify(s ?? "")}: a positive whole number`, "invalid_version")
-  return Number(s)
-}
-
 /** The last lines of compose's output, as an error message. */
 const tailOf = (output: string) => output.split("\n").slice(-20).join("\n") || "no output"
 

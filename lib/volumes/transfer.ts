@@ -13,11 +13,6 @@ import { TarScanner, tarGuard } from "./tar-scan.ts"
 /** Docker's own rule for volume names. */
 export const VOLUME_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{1,254}$/
 
-export function volumeName(name: unknown): string {
-  if (typeof name === "string" && VOLUME_NAME.test(name)) return name
-  throw badRequest(`invalid volume name ${JSON.stringify(String(name).slice(0, 80))}: letters, digits, "_", "." and "-", starting with a letter or digit`, "invalid_name")
-}
-
 /** Containers made here carry this label, so a leftover (after a crash) can be found. */
 export const TRANSFER_LABEL = "harbormaster.transfer"
 

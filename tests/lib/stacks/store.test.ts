@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { FakeEngine } from "../../support/fake-engine.ts"
 import { HttpError } from "#lib/http/http-error.ts"
-import { Stacks, versionNumber } from "#lib/stacks/store.ts"
+import { Stacks } from "#lib/stacks/store.ts"
 import { FakeCompose, twoServices } from "../../support/compose.ts"
 
 let dataDir: string
@@ -180,11 +180,6 @@ test("remove takes the stack down (volumes only when asked) and deletes its file
   expect(compose.calls.at(-1)!.args).toEqual(["down", "--remove-orphans", "--volumes"])
   expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
   await fails(stacks.read("web"), 404)
-})
-
-test("version numbers in paths are positive whole numbers", () => {
-  expect(versionNumber("12")).toBe(12)
-  for (const bad of ["0", "-1", "1.5", "01", "x", "", undefined]) expect(() => versionNumber(bad)).toThrow(HttpError)
 })
 
 test("a stack's files: written on deploy, restored with the previous version when up fails, a bind of one is not data", async () => {
