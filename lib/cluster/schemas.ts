@@ -6,7 +6,7 @@ import { NODE_NAME } from "./nodes.ts"
 /** Routes that want `Authorization: Bearer <cluster token>`. */
 export const clusterSecurity = [{ clusterToken: [] }]
 
-export const nodeName = v.pipe(v.string(), v.regex(NODE_NAME, "a node name is letters, digits, dot, dash or underscore (at most 63)"))
+export const nodeName = v.pipe(v.string(), v.regex(NODE_NAME, "a node name is letters, digits, dot, dash or underscore (at most 63)"), v.description("node name in the registry"))
 
 const nodeStatus = v.picklist(["online", "offline", "unauthorized", "unknown"])
 

@@ -10,12 +10,15 @@ export interface EnvVar {
 }
 
 /** An entry as a client sends it: value null keeps the stored value; secret omitted keeps the stored flag (new keys: false). */
-export const envInput = v.array(
-  v.object({
-    key: v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment key is letters, digits and _, not starting with a digit")),
-    value: v.nullable(v.string()),
-    secret: v.optional(v.boolean()),
-  }),
+export const envInput = v.pipe(
+  v.array(
+    v.object({
+      key: v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment key is letters, digits and _, not starting with a digit")),
+      value: v.pipe(v.nullable(v.string()), v.description("null keeps the value stored for this key")),
+      secret: v.pipe(v.optional(v.boolean()), v.description("a secret's value is used but never shown again")),
+    }),
+  ),
+  v.description("the whole environment: keys left out are removed"),
 )
 export type EnvInput = v.InferOutput<typeof envInput>
 

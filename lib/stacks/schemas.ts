@@ -43,4 +43,4 @@ export const fileEntrySchema = v.object({ path: v.string(), size: v.number() })
 export const filesStateSchema = v.object({ path: v.string(), files_pending: v.boolean(), files: v.array(v.string()) })
 
 /** A version number as a path parameter: a positive whole number (400 invalid_version). */
-export const versionParam = v.pipe(v.string(), v.regex(/^[1-9]\d{0,8}$/, "a positive whole number"), v.transform(Number))
+export const versionParam = v.pipe(v.string(), v.regex(/^[1-9]\d{0,8}$/, "a positive whole number"), v.description("a version number, as the stack's versions list them"), v.transform(Number))

@@ -1,15 +1,15 @@
 // Owns what the stats routes answer: the latest round with or without history, one container's
 // and one stack's view, and their SSE streams (per container, per stack), all read from the sampler.
 import * as v from "valibot"
-import { flag } from "../http/query.ts"
+import { flagFor } from "../http/query.ts"
 import type { ContainerInspect } from "../engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import { emptyStack, stackSums, type ContainerStats, type History, type HostStats, type Round, type StackStats, type StatsSampler } from "./sampler.ts"
 
 /** The query of the stats routes: `history=true` adds the last hour; `points=N` averages it down to at most N points (a sparkline). */
 export const statsQuery = v.object({
-  history: v.optional(flag),
-  points: v.optional(v.pipe(v.string(), v.regex(/^\d{1,5}$/, "must be a whole number"), v.transform(Number), v.minValue(1, "must be at least 1"))),
+  history: v.optional(flagFor("add the last hour, as columns (time, cpu_percent, memory_bytes, …)")),
+  points: v.optional(v.pipe(v.string(), v.regex(/^\d{1,5}$/, "must be a whole number"), v.description("with history: average it down to at most this many points (e.g. 60)"), v.transform(Number), v.minValue(1, "must be at least 1"))),
 })
 export type HistoryQuery = v.InferOutput<typeof statsQuery>
 

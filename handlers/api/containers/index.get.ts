@@ -1,10 +1,10 @@
 import * as v from "valibot"
 import { containerRecord } from "#lib/engine/containers.ts"
 import { defineHandler } from "#lib/http/handler.ts"
-import { flag } from "#lib/http/query.ts"
+import { flagFor } from "#lib/http/query.ts"
 import { containerSchema } from "#lib/engine/schemas.ts"
 
-export const query = v.object({ all: v.optional(flag) })
+export const query = v.object({ all: v.optional(flagFor("include stopped containers (default: running ones only)")) })
 export const detail = { operationId: "listContainers", summary: "List containers: running ones, or every one with all=true", tags: ["containers"] }
 
 export const response = v.array(containerSchema)

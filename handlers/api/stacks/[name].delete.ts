@@ -1,9 +1,9 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
-import { flag } from "#lib/http/query.ts"
+import { flagFor } from "#lib/http/query.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 
-export const query = v.object({ volumes: v.optional(flag) })
+export const query = v.object({ volumes: v.optional(flagFor("also remove the stack's named volumes and their data (default: they stay)")) })
 export const detail = { operationId: "removeStack", summary: "Remove a stack: its containers, networks and files; named volumes stay unless volumes=true", tags: ["stacks"] }
 
 export const params = stackParams

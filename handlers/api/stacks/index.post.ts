@@ -8,7 +8,13 @@ import { watchSeconds } from "#lib/updates/watch-body.ts"
 import { stackUpdatedSchema } from "#lib/updates/schemas.ts"
 
 export const body = v.pipe(
-  v.object({ name: v.string(), content: v.string(), env: v.optional(envInput), files: v.optional(stackFiles), watch: watchSeconds }),
+  v.object({
+    name: v.pipe(v.string(), v.description("stack name (its compose project name)")),
+    content: v.pipe(v.string(), v.description("the compose file (YAML)")),
+    env: v.optional(envInput),
+    files: v.optional(v.pipe(stackFiles, v.description("the stack's other files, relative path → text; replaces them all; omitted keeps them"))),
+    watch: watchSeconds,
+  }),
   v.examples([
     {
       name: "shop",

@@ -4,7 +4,7 @@ import { defineHandler } from "#lib/http/handler.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
 
 export const body = v.pipe(
-  v.object({ action: v.picklist(["start", "stop", "restart", "pause", "unpause"], "must be one of start, stop, restart, pause, unpause") }),
+  v.object({ action: v.pipe(v.picklist(["start", "stop", "restart", "pause", "unpause"], "must be one of start, stop, restart, pause, unpause"), v.description("what to do with the container")) }),
   v.examples([{ action: "restart" as const }]),
 )
 export const detail = { operationId: "containerAction", summary: "Start, stop, restart, pause or unpause a container; answers its state afterwards", tags: ["containers"] }

@@ -5,7 +5,7 @@ import { filePathParam } from "#lib/stacks/files.ts"
 
 import { filesStateSchema } from "#lib/stacks/schemas.ts"
 
-export const body = v.object({ content: v.string() })
+export const body = v.object({ content: v.pipe(v.string(), v.description("the file's whole new text (at most 1 MiB)")) })
 export const detail = {
   operationId: "putStackFile",
   summary:
