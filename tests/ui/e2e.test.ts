@@ -49,7 +49,7 @@ async function send(method: string, path: string, body?: unknown): Promise<any> 
   return res.json()
 }
 
-/** A stack of its own for a test, named after what the test does; removed with its volumes after the file. */
+/** A stack of its own for a test, named after what the test does; removed with its volumes after the test. */
 function stackFor(what: string): string {
   const name = `${STACK}-${what}`
   stacks.push(name)
@@ -100,13 +100,13 @@ beforeAll(async () => {
   page.on("pageerror", (err) => pageErrors.push(err.message))
 }, 60_000)
 
-// A script error on a page fails the test that opened it.
-afterEach(() => {
+// After each test its stacks go, and a script error on a page fails the test that opened it.
+afterEach(async () => {
+  await Promise.all(stacks.splice(0).map((name) => fetch(`${svc.url}/api/stacks/${name}?volumes=true`, { method: "DELETE" }).catch(() => {})))
   expect(pageErrors.splice(0)).toEqual([])
-})
+}, SLOW)
 
 afterAll(async () => {
-  await Promise.all(stacks.map((name) => fetch(`${svc.url}/api/stacks/${name}?volumes=true`, { method: "DELETE" }).catch(() => {})))
   await browser?.close()
   await svc?.stop()
   await member?.stop()
