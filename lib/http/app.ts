@@ -160,6 +160,7 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<str
       const open = row.mod.default as SocketHandler
       app.ws(path, {
         params,
+        query: row.mod.query,
         // Called once, before the upgrade (a route's beforeHandle would run twice for a WebSocket).
         async upgrade(c: any) {
           c.session = await open({ params: param(c.params), query: c.query, request: c.request, ctx, peer: c.server?.requestIP(c.request)?.address })

@@ -10,6 +10,8 @@ export const detail = {
 }
 
 export const params = v.object({ id: engineRef })
+const size = (what: string) => v.optional(v.pipe(v.string(), v.description(`the terminal's first ${what} (with both, a positive whole number each)`)))
+export const query = v.object({ cols: size("width in columns"), rows: size("height in rows") })
 /** The text frame that resizes the terminal; any other text frame is typed as input. */
 export const message = shellResizeSchema
 
