@@ -5,7 +5,8 @@ import { SEVERITIES } from "./scanner.ts"
 
 const nullableString = v.nullable(v.string())
 
-export const scanJobSchema = v.object({ image: v.string(), ref: v.string(), queued_at: v.string() })
+/** A scan asked for: the image id, the reference the scanner is given, and that it waits in the queue. */
+export const scanRequestSchema = v.object({ image: v.string(), ref: v.string(), state: v.literal("queued") })
 
 export const scanSummarySchema = v.object({
   status: v.picklist(["done", "failed"]),

@@ -1,11 +1,11 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
 import { requestScan } from "#lib/images/scan-queue.ts"
-import { scanJobSchema } from "#lib/images/schemas.ts"
+import { scanRequestSchema } from "#lib/images/schemas.ts"
 
 export const detail = { operationId: "scanImages", summary: "Queue a vulnerability scan of every tagged image; results come later at /api/images/{id}/scan", tags: ["images"] }
 
-export const response = { 202: v.object({ queued: v.array(scanJobSchema) }) }
+export const response = { 202: v.object({ queued: v.array(scanRequestSchema) }) }
 
 export default defineHandler(async ({ ctx, set }) => {
   const tagged = (await ctx.engine.listImages()).filter((i) => (i.RepoTags ?? []).some((t) => t !== "<none>:<none>"))

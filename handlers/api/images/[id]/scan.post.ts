@@ -2,12 +2,12 @@ import * as v from "valibot"
 import { defineHandler } from "#lib/http/handler.ts"
 import { requestScan } from "#lib/images/scan-queue.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
-import { scanJobSchema } from "#lib/images/schemas.ts"
+import { scanRequestSchema } from "#lib/images/schemas.ts"
 
 export const detail = { operationId: "scanImage", summary: "Queue a vulnerability scan of one image and answer at once (202); poll GET /api/images/{id}/scan", tags: ["images"] }
 
 export const params = v.object({ id: engineRef })
-export const response = { 202: v.object({ ...scanJobSchema.entries, result: v.string() }) }
+export const response = { 202: v.object({ ...scanRequestSchema.entries, result: v.string() }) }
 
 export default defineHandler(async ({ params, ctx, set }) => {
   const job = await requestScan(ctx.engine, ctx.scans, params.id)

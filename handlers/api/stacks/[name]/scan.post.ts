@@ -3,13 +3,13 @@ import { defineHandler } from "#lib/http/handler.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 import { requestScan } from "#lib/images/scan-queue.ts"
 import { stackImageRefs } from "#lib/stacks/images.ts"
-import { scanJobSchema } from "#lib/images/schemas.ts"
+import { scanRequestSchema } from "#lib/images/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 
 export const detail = { operationId: "scanStack", summary: "Queue a vulnerability scan of every image of a stack (202); images not present locally are listed as missing", tags: ["stacks"] }
 
 export const params = stackParams
-export const response = { 202: v.object({ stack: v.string(), queued: v.array(scanJobSchema), missing: v.array(v.string()) }) }
+export const response = { 202: v.object({ stack: v.string(), queued: v.array(scanRequestSchema), missing: v.array(v.string()) }) }
 
 export default defineHandler(async ({ params, ctx, set }) => {
   const queued = []
