@@ -1,12 +1,12 @@
 // Records as the UI shows them, made from the API's answers. The answers' types are the routes' own
-// (the response schemas in lib/*/schemas.ts), imported as types only: nothing of lib/ is bundled.
+// (the response schemas in lib/*/schemas.ts), imported as types only, so none of them reaches the bundle.
 import type * as v from "valibot"
-import type { containerDetailSchema, networkSchema, portSchema, volumeSchema, Container as ContainerAnswer, DashboardAnswer, EngineEvent } from "../lib/engine/schemas.ts"
-import type { ImageWithStatus, scanResultSchema, scanSummarySchema } from "../lib/images/schemas.ts"
-import type { Severity } from "../lib/images/scanner.ts"
-import type { EnvEntry, fileEntrySchema, Stack as StackAnswer, StackVersionEntry } from "../lib/stacks/schemas.ts"
-import type { planSchema } from "../lib/copy/schemas.ts"
-import type { stackUpdatedSchema, UpdateOutcomeAnswer } from "../lib/updates/schemas.ts"
+import type { containerDetailSchema, networkSchema, portSchema, volumeSchema, Container as ContainerAnswer, DashboardAnswer, EngineEvent } from "#lib/engine/schemas.ts"
+import type { ImageWithStatus, scanResultSchema, scanSummarySchema } from "#lib/images/schemas.ts"
+import type { Severity } from "#lib/images/scanner.ts"
+import type { EnvEntry, fileEntrySchema, Stack as StackAnswer, StackVersionEntry } from "#lib/stacks/schemas.ts"
+import type { planSchema } from "#lib/copy/schemas.ts"
+import type { stackUpdatedSchema, UpdateOutcomeAnswer } from "#lib/updates/schemas.ts"
 import type { response as checkUpdateResponse } from "../handlers/api/stacks/[name]/check-update.post.ts"
 import type { response as policyResponse } from "../handlers/api/stacks/[name]/policy.get.ts"
 import type { response as updatesResponse } from "../handlers/api/stacks/[name]/updates.get.ts"

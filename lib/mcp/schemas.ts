@@ -5,13 +5,19 @@
 import type { Tool as ToolDefinition } from "@modelcontextprotocol/sdk/types.js"
 import { toJsonSchema } from "@valibot/to-json-schema"
 import * as v from "valibot"
-import type { RouteRow } from "../http/app.ts"
 import { badRequest } from "../http/http-error.ts"
 import { isStream, statusesOf, type Responses } from "../http/schemas.ts"
 import { routeOf as fileRoute } from "../http/manifest.ts"
 import { routeOf, splitArgs, type Tool } from "./tools.ts"
 
 type Schema = v.GenericSchema
+
+/** A route of the app's manifest: its method, its handler file and what that file exports. */
+export interface RouteRow {
+  method: string
+  file: string
+  mod: object
+}
 
 interface RouteSchemas {
   params: Schema
