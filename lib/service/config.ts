@@ -166,6 +166,7 @@ function ttsConfig(env: Record<string, string | undefined>): TtsConfig {
     concurrency,
     voice,
     edgeTimeoutMs: positiveInt("SVC_TTS_EDGE_TIMEOUT_MS", env.SVC_TTS_EDGE_TIMEOUT_MS, defaults.ttsEdgeTimeoutMs),
+    workerEnv: toolEnv(env),
   }
 }
 

@@ -25,6 +25,8 @@ export interface ComposeResult {
 }
 
 export interface ComposeRunner {
+  /** The environment every compose call gets under the project's: PATH, HOME, DOCKER_CONFIG, DOCKER_HOST. */
+  readonly env: Record<string, string>
   flavour(): Promise<ComposeFlavour>
   /** Runs `compose <global flags> <args>`; `action` names the event (`<action>.output`). */
   run(project: ComposeProject, args: string[], action: string): Promise<ComposeResult>
@@ -107,6 +109,7 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode }: Compo
   let detected: Promise<ComposeCli> | undefined
   const cli = () => (detected ??= detectCompose(probe, base))
   return {
+    env: base,
     flavour: async () => (await cli()).flavour,
     async run(project, args, action) {
       const { cmd } = await cli()

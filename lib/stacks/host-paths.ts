@@ -52,10 +52,9 @@ type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {})
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v])
 
-/** The variables compose interpolates with: the stack's, with the runner's PATH, HOME, DOCKER_CONFIG and DOCKER_HOST over them. */
-export function interpolationEnv(env: Record<string, string>, processEnv: Record<string, string | undefined> = process.env): Record<string, string> {
-  const own = Object.fromEntries(["PATH", "HOME", "DOCKER_CONFIG", "DOCKER_HOST"].flatMap((k) => (processEnv[k] ? [[k, processEnv[k]!]] : [])))
-  return { ...env, HOME: "/root", ...own }
+/** The variables compose interpolates with: the stack's, with the runner's own (PATH, HOME, DOCKER_CONFIG, DOCKER_HOST) over them. */
+export function interpolationEnv(env: Record<string, string>, runnerEnv: Record<string, string>): Record<string, string> {
+  return { ...env, HOME: "/root", ...runnerEnv }
 }
 
 /** A file's text, or undefined when there is no regular file at `path`. */
@@ -82,10 +81,12 @@ export function filesComposeReads(
   env: Record<string, string>,
   projectDir: string,
   allowed: (path: string) => boolean,
+  /** The compose runner's own environment (`ComposeRunner.env`). */
+  runnerEnv: Record<string, string>,
   /** How a file is read: the candidate's files over the disk (lib/stacks/model.ts). */
   read: (path: string) => string | undefined = readIfFile,
 ): HostPath[] {
-  const vars = interpolationEnv(env)
+  const vars = interpolationEnv(env, runnerEnv)
   const out: HostPath[] = []
   const seen = new Set<string>()
   const walk = (doc: unknown, base: string, file: string, depth: number) => {

@@ -296,7 +296,7 @@ export async function candidateModel(runner: ComposeRunner, { project, compose, 
     }
     return readIfFile(path)
   }
-  checkHostPaths(filesComposeReads(compose, envRecord(project.env), project.dir, allowed, read), project.dir, roots)
+  checkHostPaths(filesComposeReads(compose, envRecord(project.env), project.dir, allowed, runner.env, read), project.dir, roots)
 
   const flavour = await runner.flavour()
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "hm-compose-")))

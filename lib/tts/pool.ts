@@ -23,7 +23,8 @@ export interface PoolOptions {
   idleMs?: number
   /** The command that starts a worker (default: this Bun running lib/tts/worker.ts). */
   command?: string[]
-  env?: Record<string, string | undefined>
+  /** The workers' environment (the service's configuration gives PATH and HOME); nothing else of the service's own is passed on. */
+  env?: Record<string, string>
 }
 
 /**
@@ -65,7 +66,7 @@ class WorkerProcess {
       stdin: "pipe",
       stdout: "pipe",
       stderr: "inherit",
-      env: { ...process.env, ...options.env, ...started.env },
+      env: { ...options.env, ...started.env },
     }) as Subprocess
     try {
       setPriority(this.proc.pid, 10) // the service's own requests come first

@@ -24,6 +24,8 @@ export interface TtsConfig {
   timeoutMsPerChar?: number
   /** Address-space cap of each worker process, in MiB. */
   workerMemoryMb?: number
+  /** The worker processes' environment. */
+  workerEnv?: Record<string, string>
 }
 
 export const TTS_DEFAULTS = { timeoutMs: 30_000, timeoutMsPerChar: 4, workerMemoryMb: 4096, prepareTimeoutMs: 20_000 }
@@ -77,7 +79,7 @@ export class Speaker {
     engine?: TtsEngine,
   ) {
     this.limiter = new Limiter(config.concurrency, config.concurrency * 4)
-    this.pool = new WorkerPool({ size: config.concurrency, memoryMb: config.workerMemoryMb ?? TTS_DEFAULTS.workerMemoryMb })
+    this.pool = new WorkerPool({ size: config.concurrency, memoryMb: config.workerMemoryMb ?? TTS_DEFAULTS.workerMemoryMb, env: config.workerEnv })
     this.engine = engine
   }
 

@@ -18,6 +18,8 @@ export class FakeCompose implements ComposeRunner {
   /** Resolves when a test lets an `up` finish; for ordering tests. */
   gate: Promise<void> | undefined
 
+  readonly env = { HOME: "/root" }
+
   constructor(private engine: FakeEngine) {}
 
   async flavour() {

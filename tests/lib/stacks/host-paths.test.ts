@@ -81,13 +81,13 @@ test("SVC_BIND_ROOTS lets a stack reach under the roots it names; / allows any",
 test("the files compose reads while loading are found in the file: env_file, extends, include (merge keys, defaults, nested files)", () => {
   writeFileSync(join(projectDir, "base.yaml"), `services:\n  base:\n    image: x\n    env_file: ../../leak.env\n`)
   const text = `x-e: &e\n  env_file: \${NOPE:-\${ALSO:-/etc/passwd}}\ninclude:\n  - path: ./inc.yaml\n    env_file: [./inc.env]\nservices:\n  app:\n    image: x\n    <<: *e\n    extends: {file: ./base.yaml, service: base}\n  b:\n    image: x\n    env_file: [{path: ~/b.env}]\n`
-  const paths = filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []))
+  const paths = filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), { HOME: "/home/runner" })
   expect(paths.map((p) => [p.where.replace(projectDir, "<dir>"), p.path.replace(projectDir, "<dir>")])).toEqual([
     ["include env_file", "<dir>/inc.env"],
     ["include", "<dir>/inc.yaml"],
     ["service app env_file", "/etc/passwd"],
     ["service app extends", "<dir>/base.yaml"],
     ["<dir>/base.yaml: service base env_file", join(base, "leak.env")],
-    ["service b env_file", join(process.env.HOME || "/root", "b.env")],
+    ["service b env_file", "/home/runner/b.env"],
   ])
 })
