@@ -1,10 +1,11 @@
 // Entry point: `bun server.ts` or the compiled binary. Reads the environment once, builds the
 // context, serves the API, the UI and the WebSocket routes on one port.
 import { appendFileSync } from "node:fs"
-import { createApp, type RouteRow } from "#lib/http/app.ts"
+import { createApp } from "#lib/service/app.ts"
+import type { RouteRow } from "#lib/service/handler.ts"
 import { ConfigError, loadConfig } from "#lib/service/config.ts"
 import { createContext } from "#lib/service/context.ts"
-import { removeStaleTemps } from "#lib/service/datadir.ts"
+import { removeStaleTemps } from "#lib/data/datadir.ts"
 import { removeLeftoverThrowaways } from "#lib/volumes/transfer.ts"
 import { routes } from "./routes.gen.ts"
 import index from "./ui/index.html"

@@ -1,4 +1,4 @@
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { requireMetricsAccess } from "#lib/metrics/metrics.ts"
 import { metricsSecurity } from "#lib/metrics/schemas.ts"
 

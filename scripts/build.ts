@@ -4,7 +4,7 @@
 // from `new Worker(...)` by the bundler).
 // The code ships as bytecode: otherwise parsing it is most of what a start spends its time on.
 import { join, resolve } from "node:path"
-import { gitSha } from "#lib/service/build-info.ts"
+import { gitSha } from "#lib/data/build-info.ts"
 
 const root = join(import.meta.dir, "..")
 const outfile = process.argv[2] ? resolve(process.argv[2]) : join(root, "dist/harbormaster")

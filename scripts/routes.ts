@@ -2,7 +2,7 @@
 // its handlers. Only the entry points import it: lib/ never imports a handler.
 import { join } from "node:path"
 import { renderManifest } from "#lib/http/manifest.ts"
-import { writeFileAtomic } from "#lib/service/datadir.ts"
+import { writeFileAtomic } from "#lib/data/datadir.ts"
 
 export async function handlerFiles(root: string): Promise<string[]> {
   return Array.fromAsync(new Bun.Glob("handlers/**/*.ts").scan({ cwd: root }))

@@ -1,5 +1,5 @@
 import { dashboard } from "#lib/engine/dashboard.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { dashboardSchema } from "#lib/engine/schemas.ts"
 
 export const detail = { operationId: "getDashboard", summary: "System summary (engine, containers by state, images, volumes, networks, disk use) and the full container list", tags: ["system"] }

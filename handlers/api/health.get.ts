@@ -1,6 +1,6 @@
 import * as v from "valibot"
-import { sha, version } from "#lib/service/build-info.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { sha, version } from "#lib/data/build-info.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 
 export const detail = { operationId: "getHealth", summary: "Service health, version, source revision and server identity", tags: ["system"] }

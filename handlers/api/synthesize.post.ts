@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { errorResponse } from "#lib/http/http-error.ts"
 import { speechResponse } from "#lib/tts/speaker.ts"
 

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { requireMetricsAccess, targetGroups } from "#lib/metrics/metrics.ts"
 import { metricsSecurity, targetGroupSchema } from "#lib/metrics/schemas.ts"
 

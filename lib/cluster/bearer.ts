@@ -2,7 +2,7 @@
 // with (member), kept in cluster.json under the data directory, compared in constant time.
 import { createHash, timingSafeEqual } from "node:crypto"
 import { join } from "node:path"
-import { readJson } from "../service/datadir.ts"
+import { readJson } from "../data/datadir.ts"
 import { unauthorized } from "../http/http-error.ts"
 
 export const clusterFile = (dataDir: string) => join(dataDir, "cluster.json")

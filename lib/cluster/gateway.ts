@@ -2,7 +2,7 @@
 // Content-Length replayed, a chunked upload kept chunked) and the answer streamed back (SSE
 // included); a WebSocket is bridged socket to socket with backpressure both ways. Authorization,
 // Origin, Expect and hop-by-hop headers stay behind; a node that does not answer is a 502.
-import type { Peer, SocketSession } from "../http/handler.ts"
+import type { Peer, SocketSession } from "../http/socket.ts"
 import { HttpError } from "../http/http-error.ts"
 import { failure, NodeClient, NodeUnreachable } from "./node-client.ts"
 import type { NodeEntry } from "./nodes.ts"

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto"
 import { rmSync } from "node:fs"
 import { clusterFile } from "./bearer.ts"
-import { readJson, writeJson } from "../service/datadir.ts"
+import { readJson, writeJson } from "../data/datadir.ts"
 import { conflict, HttpError } from "../http/http-error.ts"
 import { errorOf, NodeClient, refusal } from "./node-client.ts"
 

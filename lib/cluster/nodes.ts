@@ -3,7 +3,7 @@
 // server joining again under its own server_id keeps or changes its name. Writes are serialised.
 import { join } from "node:path"
 import { baseUrl } from "./membership.ts"
-import { readJson, writeJson } from "../service/datadir.ts"
+import { readJson, writeJson } from "../data/datadir.ts"
 import { badRequest, conflict, notFound } from "../http/http-error.ts"
 
 export type NodeStatus = "online" | "offline" | "unauthorized" | "unknown"

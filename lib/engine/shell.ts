@@ -2,7 +2,7 @@
 // Binary frames carry keystrokes in and PTY bytes out; a text frame holding
 // {"type":"resize","cols":C,"rows":R} resizes the terminal, any other text frame is typed as input.
 import type { Engine, ExecSession } from "./client.ts"
-import type { Peer, SocketSession } from "../http/handler.ts"
+import type { Peer, SocketSession } from "../http/socket.ts"
 import { conflict } from "../http/http-error.ts"
 
 /**

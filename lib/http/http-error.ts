@@ -1,4 +1,4 @@
-// The one error type handlers throw; lib/http/app.ts turns it into {"error": {code, message}}.
+// The one error type handlers throw; lib/service/app.ts turns it into {"error": {code, message}}.
 export class HttpError extends Error {
   constructor(
     readonly status: number,

@@ -2,7 +2,7 @@
 // restart resumes them, each image's latest result in <dataDir>/scans/<image id>.json.
 import { readdir } from "node:fs/promises"
 import { join } from "node:path"
-import { readJson, writeJson } from "../service/datadir.ts"
+import { readJson, writeJson } from "../data/datadir.ts"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import { HttpError } from "../http/http-error.ts"

@@ -2,7 +2,7 @@
 // serves a newer digest than the local image's, per stack when it was last checked and whether any of
 // its images has an update. A periodic check of every pulled image runs when an interval is set.
 import { join } from "node:path"
-import { readJson, writeJson } from "../service/datadir.ts"
+import { readJson, writeJson } from "../data/datadir.ts"
 import type { Engine } from "../engine/client.ts"
 import { HttpError } from "../http/http-error.ts"
 import { localDigests, parseRef, remoteDigest, type RegistryOptions } from "./registry.ts"

@@ -2,7 +2,7 @@
 // own Host and Origin allowlists run first; then each request goes to its session's transport, or
 // opens a session when it carries no Mcp-Session-Id.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import type { McpConfig } from "../service/config.ts"
+import type { McpConfig } from "./config.ts"
 import type { AppFetch } from "./api.ts"
 import { mcpCorsHeaders, mcpRefusal } from "./guard.ts"
 import { createMcpServer } from "./server.ts"

@@ -1,6 +1,6 @@
 // Who may reach /mcp: its own Host and Origin allowlists, checked before the MCP transport sees a
 // request (the API's CORS policy does not apply here). A request without Origin is not a browser's.
-import type { McpConfig } from "../service/config.ts"
+import type { McpConfig } from "./config.ts"
 import { hostname } from "../http/guard.ts"
 import { errorResponse } from "../http/http-error.ts"
 

@@ -108,7 +108,7 @@ export function bindTools(tools: Tool[], rows: readonly RouteRow[]): BoundTool[]
   })
 }
 
-/** "query.tail: must be ..." as the route words a refusal (lib/http/app.ts): a bad path parameter is invalid_<parameter>. */
+/** "query.tail: must be ..." as the route words a refusal (lib/service/app.ts): a bad path parameter is invalid_<parameter>. */
 function refusal(part: string, issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]) {
   const path = v.getDotPath(issues[0])
   const code = part === "params" && path ? `invalid_${path.split(".")[0]}` : "invalid_request"

@@ -4,8 +4,8 @@
 // JSON Schema made from the routes' valibot schemas (./schemas.ts).
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as ToolDefinition } from "@modelcontextprotocol/sdk/types.js"
-import { version } from "../service/build-info.ts"
-import type { McpMode } from "../service/config.ts"
+import { version } from "../data/build-info.ts"
+import type { McpMode } from "./config.ts"
 import { HttpError } from "../http/http-error.ts"
 import { callApi, segment, type AppFetch } from "./api.ts"
 import { checkArgs, type BoundTool } from "./schemas.ts"

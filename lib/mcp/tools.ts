@@ -2,7 +2,7 @@
 // come from the arguments of the same name; the other arguments become the query of a GET or DELETE
 // and the JSON body of a POST or PUT. A tool's arguments and answer are described by its route's own
 // schemas (./schemas.ts), so the words for an argument live beside the route.
-import type { McpMode } from "../service/config.ts"
+import type { McpMode } from "./config.ts"
 import { segment, type ApiCall } from "./api.ts"
 
 export interface Tool {

@@ -3,6 +3,7 @@ import { join } from "node:path"
 import type { TtsConfig } from "../tts/speaker.ts"
 import { isVoiceName } from "../tts/voice.ts"
 import { parseTarget } from "../updates/notify.ts"
+import { MCP_MODES, type McpConfig } from "../mcp/config.ts"
 
 export interface Config {
   addr: { host: string; port: number }
@@ -52,17 +53,6 @@ export interface Config {
   tts: TtsConfig
 }
 
-export const MCP_MODES = ["read-only", "full"] as const
-export type McpMode = (typeof MCP_MODES)[number]
-export interface McpConfig {
-  mode: McpMode
-  /** Host header values (host:port) /mcp answers to; "*" allows any. */
-  allowedHosts: string[]
-  /** Browser origins allowed to call /mcp; none by default. */
-  allowedOrigins: string[]
-  /** Idle seconds after which an MCP session is dropped. */
-  sessionTtl: number
-}
 
 export const defaults = {
   addr: "127.0.0.1:8080",

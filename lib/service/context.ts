@@ -4,7 +4,7 @@ import { dockerEngine, type Engine, type EngineVersion } from "../engine/client.
 import { EventBus } from "../engine/events.ts"
 import { DiskUsageCache } from "../engine/disk-usage.ts"
 import { Reused } from "../engine/reused.ts"
-import { serverId as identity } from "./identity.ts"
+import { serverId as identity } from "../data/identity.ts"
 import { composeRunner, type ComposeRunner } from "../stacks/compose.ts"
 import { Stacks } from "../stacks/store.ts"
 import { Cluster } from "../cluster/membership.ts"

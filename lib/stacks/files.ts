@@ -20,7 +20,7 @@ export const FILE_PATH_MAX = 255
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$/
 const DEPTH_MAX = 8
 const RESERVED = new Set(["compose.yaml", ".env", "env.json", "state.json"])
-/** The atomic writer's temporary files (lib/service/datadir.ts): removed at start when their process is gone. */
+/** The atomic writer's temporary files (lib/data/datadir.ts): removed at start when their process is gone. */
 const TEMP = /\.tmp-\d+-[a-z0-9]*$/
 
 /** Relative path → text content. */

@@ -10,7 +10,7 @@ import { Cron } from "croner"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import * as v from "valibot"
-import { readJson, writeJson } from "../service/datadir.ts"
+import { readJson, writeJson } from "../data/datadir.ts"
 import { badRequest } from "../http/http-error.ts"
 import type { Stacks } from "../stacks/store.ts"
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { RouteRow } from "#lib/http/app.ts"
+import type { RouteRow } from "#lib/service/handler.ts"
 import { routes } from "../../routes.gen.ts"
 import { testApp, type TestApp } from "../support/app.ts"
 

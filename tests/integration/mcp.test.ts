@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { join } from "node:path"
 import { STACK_LABEL } from "#lib/engine/containers.ts"
-import type { RouteRow } from "#lib/http/app.ts"
+import type { RouteRow } from "#lib/service/handler.ts"
 import { bindTools } from "#lib/mcp/schemas.ts"
 import { toolsFor } from "#lib/mcp/tools.ts"
 import { routes } from "../../routes.gen.ts"

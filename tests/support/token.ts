@@ -1,6 +1,6 @@
 // Makes a test data directory a control plane with a known cluster token.
 import { clusterFile } from "#lib/cluster/bearer.ts"
-import { writeJson } from "#lib/service/datadir.ts"
+import { writeJson } from "#lib/data/datadir.ts"
 
 export const TOKEN = "test-cluster-token"
 export const bearer = { authorization: `Bearer ${TOKEN}` }

@@ -342,6 +342,10 @@ describe("web UI", () => {
     await cues.nth(1).waitFor()
     expect(await cues.allTextContents()).toEqual([expect.stringMatching(/^\d+\.\ds Harbormaster speaks\.$/), expect.stringMatching(/^\d+\.\ds This is the second sentence\.$/)])
     expect(await page.locator(".player summary").textContent()).toBe("2 cues")
+    // A cue from the list is played at once, the audio just loaded
+    await cues.last().getByRole("button").click()
+    await page.locator(".subtitle", { hasText: "second sentence" }).waitFor()
+    await page.locator(".cues li.current").waitFor({ state: "detached" })
     // Played from the start, the subtitle and the marked cue move on with the audio.
     await cues.first().getByRole("button").click()
     await page.locator(".cues li.current", { hasText: "Harbormaster speaks." }).waitFor()

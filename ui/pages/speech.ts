@@ -62,10 +62,11 @@ function player(audioBase64: string, vtt: string): HTMLElement {
   const list = h("ol", { class: "cues" })
   const count = h("summary", null)
   const show = () => {
-    const active = track.track.activeCues?.[0]
-    subtitle.textContent = active ? cueText(active as VTTCue) : ""
+    const t = el.currentTime
     const all = cues()
-    list.querySelectorAll("li").forEach((li, i) => li.classList.toggle("current", all[i] === active))
+    const at = all.findIndex((c) => t >= c.startTime && t < c.endTime)
+    subtitle.textContent = at >= 0 ? cueText(all[at]!) : ""
+    list.querySelectorAll("li").forEach((li, i) => li.classList.toggle("current", i === at))
   }
   track.addEventListener("load", () => {
     const all = cues()
@@ -73,7 +74,9 @@ function player(audioBase64: string, vtt: string): HTMLElement {
     render(list, all.map((c) => h("li", null, h("button", { type: "button", class: "link", onclick: () => ((el.currentTime = c.startTime), void el.play()) }, h("time", null, c.startTime.toFixed(1), "s"), " ", cueText(c)))))
     show()
   })
+  // cuechange follows the playback; a seek from the list before the audio has loaded comes with seeked only
   track.track.addEventListener("cuechange", show)
+  el.addEventListener("seeked", show)
   return h(
     "section",
     { class: "card player" },

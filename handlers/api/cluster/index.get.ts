@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 
 export const detail = { operationId: "getCluster", summary: "Whether this server is a control plane, a member, or neither", tags: ["cluster"] }
 

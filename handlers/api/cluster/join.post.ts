@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { join } from "#lib/cluster/membership.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { NODE_NAME } from "#lib/cluster/nodes.ts"
 import { probedNodeSchema } from "#lib/cluster/schemas.ts"
 

@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { leave } from "#lib/cluster/membership.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 
 export const detail = { operationId: "leaveCluster", summary: "Leave the cluster: ask the control plane to drop this server, then forget locally", tags: ["cluster"] }
 

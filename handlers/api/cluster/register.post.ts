@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { sameSecret } from "#lib/cluster/bearer.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { conflict, HttpError } from "#lib/http/http-error.ts"
 import { defaultName, NODE_NAME, nodeUrl } from "#lib/cluster/nodes.ts"
 import { check } from "#lib/cluster/probe.ts"

@@ -1,4 +1,4 @@
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { notFound } from "#lib/http/http-error.ts"
 import { tokenSchema } from "#lib/cluster/schemas.ts"
 

@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { requireBearer } from "#lib/cluster/bearer.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { clusterSecurity } from "#lib/cluster/schemas.ts"
 
 export const detail = { operationId: "verifyClusterToken", summary: "Whether the bearer token is this server's cluster token (401 if not); used by probes", tags: ["cluster"], security: clusterSecurity }

@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { containerRecord } from "#lib/engine/containers.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { flagFor } from "#lib/http/query.ts"
 import { containerSchema } from "#lib/engine/schemas.ts"
 

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { eventSchema } from "#lib/engine/schemas.ts"
 
 export const detail = { operationId: "listEvents", summary: "The last 100 events, oldest first", tags: ["system"] }

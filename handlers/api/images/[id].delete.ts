@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
 
 export const detail = { operationId: "removeImage", summary: "Delete an image, forcefully (its tags too, even when a stopped container uses it)", tags: ["images"] }

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { withImageStatus } from "#lib/images/status.ts"
 import { imageRecord } from "#lib/engine/inventory.ts"
 import { imageWithStatusSchema } from "#lib/images/schemas.ts"

@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { requireBearer } from "#lib/cluster/bearer.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { tarStream } from "#lib/http/schemas.ts"
 import { clusterSecurity } from "#lib/cluster/schemas.ts"
 

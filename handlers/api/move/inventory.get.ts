@@ -1,6 +1,6 @@
 import { requireBearer } from "#lib/cluster/bearer.ts"
 import { serverInventory } from "#lib/copy/copy.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { inventorySchema } from "#lib/copy/schemas.ts"
 import { clusterSecurity } from "#lib/cluster/schemas.ts"
 

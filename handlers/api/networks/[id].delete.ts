@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { engineRef, removed } from "#lib/engine/schemas.ts"
 
 export const detail = { operationId: "removeNetwork", summary: "Delete a network (409 while containers are attached)", tags: ["networks"] }

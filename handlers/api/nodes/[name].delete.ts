@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { nodeName, nodeSchema } from "#lib/cluster/schemas.ts"
 
 export const query = v.object({ server_id: v.optional(v.string()) })

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { nodeName, nodeSchema } from "#lib/cluster/schemas.ts"
 
 export const detail = { operationId: "getNode", summary: "One node of the registry", tags: ["nodes"] }

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { nodeSchema } from "#lib/cluster/schemas.ts"
 
 export const detail = { operationId: "listNodes", summary: "The node registry, ordered by name", tags: ["nodes"] }

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { prune, pruneKind } from "#lib/engine/prune.ts"
 import { pruneSchema } from "#lib/engine/schemas.ts"
 

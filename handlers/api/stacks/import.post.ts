@@ -1,5 +1,5 @@
 import { requireBearer } from "#lib/cluster/bearer.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { importBody, importStack, type ImportBody } from "#lib/copy/export.ts"
 import { importedStackSchema } from "#lib/copy/schemas.ts"
 import { clusterSecurity } from "#lib/cluster/schemas.ts"

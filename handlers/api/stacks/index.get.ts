@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { stackViews } from "#lib/stacks/state.ts"
 import { stackSchema } from "#lib/stacks/schemas.ts"
 

@@ -1,7 +1,7 @@
 import * as v from "valibot"
 import { envInput } from "#lib/stacks/env.ts"
 import { stackFiles } from "#lib/copy/export.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { stackName } from "#lib/stacks/name.ts"
 import { stackView } from "#lib/stacks/state.ts"
 import { watchSeconds } from "#lib/updates/watch-body.ts"

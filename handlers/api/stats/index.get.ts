@@ -1,4 +1,4 @@
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { allStats, statsQuery, type HistoryQuery } from "#lib/stats/views.ts"
 import { allStatsSchema } from "#lib/stats/schemas.ts"
 

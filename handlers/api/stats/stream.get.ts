@@ -1,4 +1,4 @@
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { sse } from "#lib/http/sse.ts"
 import { roundSchema } from "#lib/stats/schemas.ts"
 import { eventStream } from "#lib/http/schemas.ts"

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { volumeParams } from "#lib/volumes/schemas.ts"
 
 export const detail = { operationId: "removeVolume", summary: "Delete a volume (409 while a container uses it)", tags: ["volumes"] }

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { volumeRecord } from "#lib/engine/inventory.ts"
 import { volumeSchema } from "#lib/engine/schemas.ts"
 

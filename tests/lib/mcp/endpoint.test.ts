@@ -5,7 +5,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { MCP_MAX_BODY, mcpEndpoint } from "#lib/mcp/endpoint.ts"
 import { bindTools } from "#lib/mcp/schemas.ts"
 import { toolsFor } from "#lib/mcp/tools.ts"
-import type { RouteRow } from "#lib/http/app.ts"
+import type { RouteRow } from "#lib/service/handler.ts"
 import { routes } from "../../../routes.gen.ts"
 import { appFor, testApp, type TestApp } from "../../support/app.ts"
 

@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test"
 import { toJsonSchema } from "@valibot/to-json-schema"
 import * as v from "valibot"
-import type { RouteRow } from "#lib/http/app.ts"
+import type { RouteRow } from "#lib/service/handler.ts"
 import { bindTools, checkArgs } from "#lib/mcp/schemas.ts"
 import { tools, type Tool } from "#lib/mcp/tools.ts"
 import * as logs from "../../../handlers/api/containers/[id]/logs.get.ts"

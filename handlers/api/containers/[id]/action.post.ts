@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { runAction } from "#lib/engine/containers.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
 
 export const body = v.pipe(

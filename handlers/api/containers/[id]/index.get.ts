@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { containerDetail } from "#lib/engine/containers.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { containerDetailSchema, engineRef } from "#lib/engine/schemas.ts"
 
 export const detail = { operationId: "getContainer", summary: "Inspect one container (its environment is not shown)", tags: ["containers"] }

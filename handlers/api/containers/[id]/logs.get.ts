@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { containerLogs } from "#lib/engine/logs.ts"
 import { flag, tail } from "#lib/http/query.ts"
 import { sse } from "#lib/http/sse.ts"

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineSocket } from "#lib/http/handler.ts"
+import { defineSocket } from "#lib/service/handler.ts"
 import { openShell } from "#lib/engine/shell.ts"
 import { engineRef, shellResizeSchema } from "#lib/engine/schemas.ts"
 

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { containerView, statsQuery, type HistoryQuery } from "#lib/stats/views.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
 import { containerViewSchema } from "#lib/stats/schemas.ts"

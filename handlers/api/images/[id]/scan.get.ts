@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { notFound } from "#lib/http/http-error.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
 import { scanResultSchema } from "#lib/images/schemas.ts"

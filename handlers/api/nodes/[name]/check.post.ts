@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { check } from "#lib/cluster/probe.ts"
 import { nodeName, nodeSchema } from "#lib/cluster/schemas.ts"
 

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { stackImageRefs } from "#lib/stacks/images.ts"
 import { updateCheckSchema } from "#lib/images/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 
 export const detail = { operationId: "getStackCompose", summary: "The stack's compose file, as {name, content}", tags: ["stacks"] }

@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { copyStack } from "#lib/copy/copy.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { errorBody } from "#lib/http/http-error.ts"
 import { copyBlockedSchema, copyResultSchema } from "#lib/copy/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"

@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { publicEnv } from "#lib/stacks/env.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { envEntrySchema } from "#lib/stacks/schemas.ts"
 

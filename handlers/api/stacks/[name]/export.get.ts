@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { requireBearer } from "#lib/cluster/bearer.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { flag } from "#lib/http/query.ts"
 import { exportStack } from "#lib/copy/export.ts"
 import { stackExportSchema } from "#lib/copy/schemas.ts"

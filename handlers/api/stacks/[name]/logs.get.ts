@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { flag, tail } from "#lib/http/query.ts"
 import { sseBatches } from "#lib/http/sse.ts"
 import { stackParams } from "#lib/stacks/name.ts"

@@ -1,4 +1,4 @@
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { policyBody, type PolicyInput } from "#lib/updates/records.ts"
 import { policySchema } from "#lib/updates/schemas.ts"

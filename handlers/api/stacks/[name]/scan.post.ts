@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 import { requestScan } from "#lib/images/scan-queue.ts"
 import { stackImageRefs } from "#lib/stacks/images.ts"

@@ -1,4 +1,4 @@
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { stackView as stackState } from "#lib/stacks/state.ts"
 import { stackView, statsQuery, type HistoryQuery } from "#lib/stats/views.ts"

@@ -1,4 +1,4 @@
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { stackAction } from "#lib/stacks/state.ts"
 import { stackSchema } from "#lib/stacks/schemas.ts"

@@ -1,5 +1,5 @@
 import { requireBearer } from "#lib/cluster/bearer.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { stackView } from "#lib/stacks/state.ts"
 import { stackSchema } from "#lib/stacks/schemas.ts"

@@ -1,5 +1,5 @@
 import { requireBearer } from "#lib/cluster/bearer.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { exportVolume } from "#lib/volumes/transfer.ts"
 import { volumeParams } from "#lib/volumes/schemas.ts"
 import { tarStream } from "#lib/http/schemas.ts"

@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { requireBearer } from "#lib/cluster/bearer.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { badRequest } from "#lib/http/http-error.ts"
 import { flag } from "#lib/http/query.ts"
 import { importVolume } from "#lib/volumes/transfer.ts"

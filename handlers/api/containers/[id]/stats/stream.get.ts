@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { sse } from "#lib/http/sse.ts"
 import { containerStream } from "#lib/stats/views.ts"
 import { engineRef } from "#lib/engine/schemas.ts"

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { forward } from "#lib/cluster/gateway.ts"
 import { nodeName } from "#lib/cluster/schemas.ts"
 

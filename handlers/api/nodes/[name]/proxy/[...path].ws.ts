@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineSocket } from "#lib/http/handler.ts"
+import { defineSocket } from "#lib/service/handler.ts"
 import { bridge } from "#lib/cluster/gateway.ts"
 import { nodeName } from "#lib/cluster/schemas.ts"
 

@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { requireBearer } from "#lib/cluster/bearer.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { envVarSchema } from "#lib/stacks/schemas.ts"
 import { clusterSecurity } from "#lib/cluster/schemas.ts"

@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { stackNameSchema } from "#lib/stacks/name.ts"
 import { stackView } from "#lib/stacks/state.ts"
 import { watchBody } from "#lib/updates/watch-body.ts"

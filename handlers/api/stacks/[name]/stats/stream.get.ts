@@ -1,4 +1,4 @@
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { sse } from "#lib/http/sse.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { stackView } from "#lib/stacks/state.ts"

@@ -2,7 +2,9 @@
 // schemas (checked before the handler runs), `response` (what it answers, lib/http/schemas.ts),
 // `detail` (OpenAPI summary, operationId, tags, security) and `accepts` (request content types
 // other than JSON, "*" for any).
-import type { Ctx } from "../service/context.ts"
+import type { Ctx } from "./context.ts"
+import type { Method } from "../http/manifest.ts"
+import type { SocketSession } from "../http/socket.ts"
 
 export interface HandlerInput<B = any, Q = Record<string, any>, P = Record<string, string>> {
   params: P
@@ -21,19 +23,24 @@ export type Handler<B = any, Q = any, P = Record<string, string>> = (input: Hand
 export const defineHandler = <B = any, Q = Record<string, any>, P = Record<string, string>>(fn: Handler<B, Q, P>) => fn
 
 /** The server side of a WebSocket: the handler runs before the upgrade (it may throw an HttpError). */
-export interface Peer {
-  send(data: string | Uint8Array): number
-  close(code?: number, reason?: string): void
-  /** Stop and restart reading from the client, so it feels backpressure. */
-  pause?(): void
-  resume?(): void
-}
-export interface SocketSession {
-  open(peer: Peer): void
-  message(data: string | Uint8Array): void
-  close(): void
-  drain?(): void
-}
 export type SocketHandler = (input: Omit<HandlerInput, "body" | "set">) => Promise<SocketSession>
 
 export const defineSocket = (fn: SocketHandler) => fn
+
+/** A handler file as the route manifest (routes.gen.ts) holds it. */
+export interface RouteModule {
+  default: unknown
+  body?: unknown
+  query?: unknown
+  params?: unknown
+  response?: unknown
+  /** A WebSocket route's control text frame. */
+  message?: unknown
+  detail?: Record<string, unknown>
+  accepts?: string[]
+}
+export interface RouteRow {
+  method: Method
+  file: string
+  mod: RouteModule
+}

@@ -5,9 +5,9 @@
 // routes are their upgrade request (101), with the schema of their control text frame (`message`); the gateway's catch-all is one path with one operation per method.
 import { toJsonSchema } from "@valibot/to-json-schema"
 import type * as v from "valibot"
-import type { RouteRow } from "./app.ts"
-import { routeOf } from "./manifest.ts"
-import { errorSchema, isStream, statusesOf, type Body, type Responses } from "./schemas.ts"
+import type { RouteRow } from "./handler.ts"
+import { routeOf } from "../http/manifest.ts"
+import { errorSchema, isStream, statusesOf, type Body, type Responses } from "../http/schemas.ts"
 
 type Json = Record<string, unknown>
 

@@ -6,32 +6,17 @@
 // route's `response` schema. /openapi serves the document built from the manifest (openapi.ts).
 import { Elysia, ValidationError } from "elysia"
 import * as v from "valibot"
-import type { Ctx } from "../service/context.ts"
-import { readLimited } from "./body-limit.ts"
-import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from "./guard.ts"
-import type { Handler, Peer, SocketHandler, SocketSession } from "./handler.ts"
-import { errorResponse, HttpError } from "./http-error.ts"
-import { routeOf, type Method } from "./manifest.ts"
+import type { Ctx } from "./context.ts"
+import { readLimited } from "../http/body-limit.ts"
+import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from "../http/guard.ts"
+import type { Handler, SocketHandler } from "./handler.ts"
+import type { Peer, SocketSession } from "../http/socket.ts"
+import { errorResponse, HttpError } from "../http/http-error.ts"
+import { routeOf } from "../http/manifest.ts"
+import type { RouteRow } from "./handler.ts"
 import { openapiDocument } from "./openapi.ts"
-import { drift, type Responses } from "./schemas.ts"
-import { version } from "../service/build-info.ts"
-
-export interface RouteModule {
-  default: unknown
-  body?: unknown
-  query?: unknown
-  params?: unknown
-  response?: unknown
-  /** A WebSocket route's control text frame. */
-  message?: unknown
-  detail?: Record<string, unknown>
-  accepts?: string[]
-}
-export interface RouteRow {
-  method: Method
-  file: string
-  mod: RouteModule
-}
+import { drift, type Responses } from "../http/schemas.ts"
+import { version } from "../data/build-info.ts"
 
 const JSON_ONLY = ["application/json"]
 

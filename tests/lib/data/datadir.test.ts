@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { removeStaleTemps, writeFileAtomic } from "#lib/service/datadir.ts"
+import { removeStaleTemps, writeFileAtomic } from "#lib/data/datadir.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "hm-datadir-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test"
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { gitSha } from "#lib/service/build-info.ts"
+import { gitSha } from "#lib/data/build-info.ts"
 
 const sha = "0123456789abcdef0123456789abcdef01234567"
 
