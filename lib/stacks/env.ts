@@ -49,6 +49,11 @@ export function envChanges(before: EnvVar[], after: EnvVar[]) {
   }
 }
 
+/** Whether a key's name matches one of the patterns (`*` any run of characters, case-insensitive): SVC_SECRET_KEYS. */
+export function looksSecret(key: string, patterns: readonly string[]): boolean {
+  return patterns.some((p) => new RegExp(`^${p.split("*").map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "i").test(key))
+}
+
 export const secretValues = (env: EnvVar[]) => env.filter((e) => e.secret && e.value !== "").map((e) => e.value)
 
 /** Replaces every secret value in a text by "***", longest first so that no part of one survives. */

@@ -10,3 +10,8 @@ test("scan, update and metrics settings: defaults and parsing", () => {
   expect(() => loadConfig({ SVC_METRICS: "yes" })).toThrow("SVC_METRICS must be one of off, on")
   expect(() => loadConfig({ SVC_SCAN_TIMEOUT: "-1" })).toThrow("SVC_SCAN_TIMEOUT must be a whole number")
 })
+
+test("SVC_SECRET_KEYS: the key patterns an adoption flags secret, a default list when unset", () => {
+  expect(loadConfig({}).secretKeys).toEqual(["*PASSWORD*", "*SECRET*", "*TOKEN*", "*KEY*"])
+  expect(loadConfig({ SVC_SECRET_KEYS: "*PASS*, API_*" }).secretKeys).toEqual(["*PASS*", "API_*"])
+})

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import * as v from "valibot"
-import { envChanges, envInput, mergeEnv, publicEnv, redact, renderEnvFile, sameEnv, type EnvVar } from "#lib/stacks/env.ts"
+import { envChanges, envInput, looksSecret, mergeEnv, publicEnv, redact, renderEnvFile, sameEnv, type EnvVar } from "#lib/stacks/env.ts"
 
 const stored: EnvVar[] = [
   { key: "USER", value: "admin", secret: false },
@@ -49,4 +49,10 @@ test("the v1 env file escapes quotes and backslashes inside single quotes", () =
 test("the v2 env file keeps plain values literal in single quotes and escapes the rest in double quotes", () => {
   const env: EnvVar[] = [{ key: "A", value: `a\\b $X`, secret: false }, { key: "B", value: `it's "$X"\n`, secret: false }]
   expect(renderEnvFile(env, "v2")).toBe(`A='a\\b $X'\nB="it's \\"\\$X\\"\\n"\n`)
+})
+
+test("looksSecret: SVC_SECRET_KEYS patterns, * any run, case-insensitive, nothing else special", () => {
+  const patterns = ["*PASSWORD*", "*TOKEN*", "API.KEY"]
+  expect(["DB_PASSWORD", "password", "GITHUB_TOKEN", "api.key"].filter((k) => looksSecret(k, patterns))).toEqual(["DB_PASSWORD", "password", "GITHUB_TOKEN", "api.key"])
+  expect(["GREETING", "API_KEY", "PASS"].filter((k) => looksSecret(k, patterns))).toEqual([])
 })
