@@ -31,8 +31,6 @@ export interface Config {
   scanTimeout: number
   /** Host folders stacks may mount besides their own folder (bind sources, env files, ...); "/" allows any. */
   bindRoots: string[]
-  /** SVC_SECRET_KEYS: name patterns (`*` any run, case-insensitive) of environment keys an adoption flags secret. */
-  secretKeys: string[]
   /** Registries (host or host:port) spoken to over plain http besides loopback ones. */
   insecureRegistries: string[]
   /** Seconds between periodic update checks; 0 turns them off. */
@@ -53,8 +51,6 @@ export interface Config {
   mcp: McpConfig | null
   /** Text-to-speech (POST /api/synthesize). */
   tts: TtsConfig
-  /** SVC_SECRET_KEYS: glob patterns (`*` any run, case-insensitive) of environment keys an adoption flags secret. */
-  secretKeys: string[]
 }
 
 
@@ -76,7 +72,7 @@ export const defaults = {
   ttsWorkerMemoryMb: 4096,
   statsInterval: 5,
   updateWatch: 60,
-  secretKeys: "*PASSWORD*,*SECRET*,*TOKEN*,*KEY*",
+  secretKeys: ["*PASSWORD*", "*SECRET*", "*TOKEN*", "*KEY*"],
 }
 
 export class ConfigError extends Error {}
@@ -171,11 +167,6 @@ function statsConfig(env: Record<string, string | undefined>): Config["stats"] {
   return { interval, history: oneOf("SVC_STATS_HISTORY", env.SVC_STATS_HISTORY, ["on", "off"] as const) === "on" }
 }
 
-/** Whether an environment key matches one of the secret-key patterns (`*` any run of characters, case-insensitive). */
-export function looksSecret(key: string, patterns: readonly string[]): boolean {
-  return patterns.some((p) => new RegExp(`^${p.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "i").test(key))
-}
-
 export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
   const addr = parseAddr(env.SVC_ADDR || defaults.addr)
   return {
@@ -196,7 +187,6 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     scanTimeout: positiveInt("SVC_SCAN_TIMEOUT", env.SVC_SCAN_TIMEOUT, defaults.scanTimeout),
     insecureRegistries: list(env.SVC_INSECURE_REGISTRIES),
     bindRoots: absolutePaths("SVC_BIND_ROOTS", env.SVC_BIND_ROOTS),
-    secretKeys: list(env.SVC_SECRET_KEYS ?? defaults.secretKeys),
     updateInterval: positiveInt("SVC_UPDATE_INTERVAL", env.SVC_UPDATE_INTERVAL, 0),
     updateWatch: positiveInt("SVC_UPDATE_WATCH", env.SVC_UPDATE_WATCH, defaults.updateWatch),
     notifyUrls: notifyUrls(env.SVC_NOTIFY_URLS),
@@ -206,6 +196,5 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     metricsContainers: oneOf("SVC_METRICS_CONTAINERS", env.SVC_METRICS_CONTAINERS, ["off", "on"] as const) === "on",
     stats: statsConfig(env),
     tts: ttsConfig(env),
-    secretKeys: env.SVC_SECRET_KEYS ? list(env.SVC_SECRET_KEYS) : defaults.secretKeys,
   }
 }
