@@ -31,6 +31,8 @@ export interface Config {
   scanTimeout: number
   /** Host folders stacks may mount besides their own folder (bind sources, env files, ...); "/" allows any. */
   bindRoots: string[]
+  /** SVC_SECRET_KEYS: name patterns (`*` any run, case-insensitive) of environment keys an adoption flags secret. */
+  secretKeys: string[]
   /** Registries (host or host:port) spoken to over plain http besides loopback ones. */
   insecureRegistries: string[]
   /** Seconds between periodic update checks; 0 turns them off. */
@@ -187,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     scanTimeout: positiveInt("SVC_SCAN_TIMEOUT", env.SVC_SCAN_TIMEOUT, defaults.scanTimeout),
     insecureRegistries: list(env.SVC_INSECURE_REGISTRIES),
     bindRoots: absolutePaths("SVC_BIND_ROOTS", env.SVC_BIND_ROOTS),
+    secretKeys: env.SVC_SECRET_KEYS ? list(env.SVC_SECRET_KEYS) : defaults.secretKeys,
     updateInterval: positiveInt("SVC_UPDATE_INTERVAL", env.SVC_UPDATE_INTERVAL, 0),
     updateWatch: positiveInt("SVC_UPDATE_WATCH", env.SVC_UPDATE_WATCH, defaults.updateWatch),
     notifyUrls: notifyUrls(env.SVC_NOTIFY_URLS),
