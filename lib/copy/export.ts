@@ -94,7 +94,7 @@ export const importBody = v.object({
     v.object({
       version: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999_999)),
       time: v.string(),
-      action: v.picklist(["deploy", "apply"]),
+      action: v.picklist(["deploy", "apply", "adopt"]),
       compose: v.string(),
       env: storedEnv,
       files: v.optional(stackFiles),

@@ -22,8 +22,9 @@
 // written (deploy, apply, rollback, import and up alike); when `up` fails, the previous files come
 // back and the previous version is brought up again.
 //
-// For other parts of the service (copy, export, import, up): `read` gives the whole stack,
-// `importStack` writes one without deploying, `up` brings a stack up without adding a version, and
+// For other parts of the service (copy, export, import, up, adopt): `read` gives the whole stack,
+// `importStack` writes one without deploying, `adopt` writes a compose project made elsewhere and
+// brings it up as version 1 (compose keeps the containers whose config hash is unchanged), `up` brings a stack up without adding a version, and
 // `lock` runs any work of their own under the stack's lock.
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs"
 import { readFile } from "node:fs/promises"
@@ -61,7 +62,7 @@ export interface VersionChanges {
 export interface StackVersion {
   version: number
   time: string
-  action: "deploy" | "apply"
+  action: "deploy" | "apply" | "adopt"
   compose: string
   env: EnvVar[]
   /** The stack's files in this version (absent: none). */
@@ -279,6 +280,20 @@ export class Stacks {
     })
   }
 
+  /**
+   * Writes a compose project that runs on the engine without files here as a new stack and brings it
+   * up (compose keeps every container whose config hash is unchanged): version 1, action "adopt". If
+   * that fails the files go and the project's containers are left as they are.
+   */
+  adopt(name: string, compose: string, env: EnvVar[], files: StackFiles): Promise<Stack> {
+    stackName(name)
+    checkFiles(files)
+    return this.lock(name, async () => {
+      if (existsSync(this.dir(name))) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
+      return this.release(name, compose, env, "adopt", files)
+    })
+  }
+
   /** Writes a stack from another server without deploying it. Refuses a taken name and a current_version not among the versions. */
   importStack(s: StackImport): Promise<Stack> {
     const name = stackName(s.name)
@@ -327,7 +342,7 @@ export class Stacks {
   }
 
   /** Checks, writes, brings up; a new version (deploy/apply) or the rollback target (a number) becomes current. */
-  private async release(name: string, compose: string, env: EnvVar[], action: "deploy" | "apply" | number, files: StackFiles): Promise<Stack> {
+  private async release(name: string, compose: string, env: EnvVar[], action: StackVersion["action"] | number, files: StackFiles): Promise<Stack> {
     checkFiles(files)
     const before = this.has(name) ? await this.read(name) : undefined
     checkOnDisk(this.dir(name), files, before?.state.files ?? [])
@@ -346,7 +361,7 @@ export class Stacks {
       const recreate = this.boundChanges(name, model, running, files)
       if (before && recreate.length) await this.must(this.project(name, env), ["up", "-d", "--no-deps", "--force-recreate", ...recreate], "up")
     } catch (err) {
-      await this.restore(name, env, before, files)
+      await this.restore(name, env, before, files, action === "adopt")
       throw err
     }
     const time = new Date(this.now()).toISOString()
@@ -366,10 +381,13 @@ export class Stacks {
     return this.read(name)
   }
 
-  /** After a failed `up`: the previous files come back and the previous version runs again; a new stack is taken down. */
-  private async restore(name: string, env: EnvVar[], before: Stack | undefined, written: StackFiles): Promise<void> {
+  /**
+   * After a failed `up`: the previous files come back and the previous version runs again; a new
+   * stack is taken down (an adopted one is not: its containers were there before).
+   */
+  private async restore(name: string, env: EnvVar[], before: Stack | undefined, written: StackFiles, adopted = false): Promise<void> {
     if (!before) {
-      await this.compose.run(this.project(name, env), ["down", "--remove-orphans"], "undo").catch(() => {})
+      if (!adopted) await this.compose.run(this.project(name, env), ["down", "--remove-orphans"], "undo").catch(() => {})
       rmSync(this.dir(name), { recursive: true, force: true })
       return
     }

@@ -1,0 +1,170 @@
+// Adopting compose projects brought up by hand with the real compose CLI (v1 or v2, as the flavour
+// has it), through the real service process: the containers keep their ids, and the adopted stack is
+// then updated, copied and rolled back like any other.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
+import type { Engine } from "#lib/engine/client.ts"
+import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
+import { startService, type Service } from "../support/service.ts"
+
+let engine: Engine
+let svc: Service
+let root: string
+const SECRET = "adopt-s3cret-value"
+const PROJECTS = ["hm-shop", "hm-outside", "hm-edited"]
+const COPY = "hm-shop-copy"
+
+const composeFile = (extra = "") => `services:
+  web:
+    image: ${testImage()}
+    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 0.2; done"]
+    environment:
+      GREETING: \${GREETING}
+      DB_PASSWORD: \${DB_PASSWORD}
+    labels: { ${TEST_LABEL}: "1" }
+${extra}`
+
+/** The compose CLI of the flavour, run by hand in `dir` as a person would. */
+function compose(dir: string, project: string, ...args: string[]): void {
+  const cli = process.env.TEST_COMPOSE === "v2" ? ["docker", "compose"] : ["docker-compose"]
+  const run = Bun.spawnSync([...cli, "-p", project, ...args], { cwd: dir, env: { ...process.env, DOCKER_HOST: engineHost() }, stderr: "pipe" })
+  if (run.exitCode !== 0) throw new Error(`compose ${args.join(" ")}: ${run.stderr.toString()}`)
+}
+
+/** A project folder with compose.yaml and .env, brought up by hand. */
+function upProject(dir: string, project: string, file: string): void {
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, "compose.yaml"), file)
+  writeFileSync(join(dir, ".env"), `GREETING=hello\nDB_PASSWORD=${SECRET}\n`)
+  compose(dir, project, "up", "-d")
+}
+
+const api = (path: string, init?: RequestInit) => fetch(`${svc.url}/api${path}`, init)
+const send = (method: string, path: string, body?: unknown) =>
+  api(path, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+const adopt = (name: string, body: unknown = {}) => send("POST", `/stacks/${name}/adopt`, body)
+const ids = async (project: string) => (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`] } })).map((c) => c.Id).sort()
+const stackDirs = () => (existsSync(join(svc.dataDir, "stacks")) ? readdirSync(join(svc.dataDir, "stacks")).sort() : [])
+async function envOf(project: string): Promise<string[]> {
+  const c = (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`, `${SERVICE_LABEL}=web`] } }))[0]!
+  return (await engine.inspectContainer(c.Id)).Config.Env ?? []
+}
+
+beforeAll(async () => {
+  engine = realEngine()
+  await cleanup(engine)
+  root = mkdtempSync(join(tmpdir(), "hm-adopt-"))
+  mkdirSync(join(root, "allowed"))
+  svc = await startService({ DOCKER_HOST: engineHost(), SVC_BIND_ROOTS: join(root, "allowed") })
+})
+afterAll(async () => {
+  for (const name of [...PROJECTS, COPY]) await send("DELETE", `/stacks/${name}`).catch(() => {})
+  for (const name of PROJECTS) for (const dir of ["allowed", "outside"]) if (existsSync(join(root, dir, name))) compose(join(root, dir, name), name, "down")
+  const out = await svc.stop().then(async () => `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`)
+  expect(out).not.toContain(SECRET)
+  await cleanup(engine)
+  rmSync(root, { recursive: true, force: true })
+})
+
+describe("compose projects made elsewhere", () => {
+  test("files under SVC_BIND_ROOTS: the dry run plans, the adoption keeps the containers; then updated, copied, rolled back", async () => {
+    const dir = join(root, "allowed", "hm-shop")
+    mkdirSync(join(dir, "data"), { recursive: true })
+    writeFileSync(join(dir, "data", "note.txt"), "kept")
+    upProject(dir, "hm-shop", composeFile(`    volumes: ["./data:/data"]\n`))
+    const before = await ids("hm-shop")
+
+    const dry = await adopt("hm-shop", { dry_run: true })
+    const dryText = await dry.text()
+    expect(dry.status).toBe(200)
+    expect(dryText).not.toContain(SECRET)
+    const plan = JSON.parse(dryText)
+    expect(plan).toMatchObject({ dry_run: true, stack: null, blockers: [], needed: [] })
+    expect(plan.services).toEqual([{ name: "web", action: "keep", containers: before }])
+    expect(plan.binds).toEqual([{ service: "web", source: "./data", path: join(dir, "data"), action: "rewritten" }])
+    expect(plan.compose).toContain(`${join(dir, "data")}:/data`)
+    expect(plan.env).toEqual([
+      { key: "GREETING", value: "hello", secret: false, interpolated: true },
+      { key: "DB_PASSWORD", value: null, secret: true, interpolated: true },
+    ])
+    expect(stackDirs()).toEqual([])
+
+    const res = await adopt("hm-shop")
+    const text = await res.text()
+    expect(res.status).toBe(201)
+    expect(text).not.toContain(SECRET)
+    expect(JSON.parse(text).stack).toMatchObject({ name: "hm-shop", managed: true, status: "running", current_version: 1 })
+    expect(await ids("hm-shop")).toEqual(before)
+    const versions = await (await api("/stacks/hm-shop/versions")).json()
+    expect(versions.map((v: any) => [v.version, v.action])).toEqual([[1, "adopt"]])
+
+    expect((await send("PUT", "/stacks/hm-shop/env", [{ key: "GREETING", value: "hi" }, { key: "DB_PASSWORD", value: null }])).status).toBe(200)
+    expect((await send("POST", "/stacks/hm-shop/apply")).status).toBe(200)
+    expect(await envOf("hm-shop")).toContain("GREETING=hi")
+    expect(await envOf("hm-shop")).toContain(`DB_PASSWORD=${SECRET}`)
+
+    const copied = await send("POST", "/stacks/hm-shop/copy", { as: COPY, allow_binds: true, start: true })
+    expect(copied.status).toBe(201)
+    expect((await (await api(`/stacks/${COPY}`)).json()).status).toBe("running")
+
+    expect((await send("POST", "/stacks/hm-shop/rollback/1")).status).toBe(200)
+    expect(await envOf("hm-shop")).toContain("GREETING=hello")
+    const web = (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=hm-shop`] } }))[0]!
+    const mounts = (await engine.inspectContainer(web.Id)).Mounts ?? []
+    expect(mounts.map((m: any) => [m.Type, m.Source, m.Destination])).toEqual([["bind", join(dir, "data"), "/data"]])
+  })
+
+  test("files outside every root: the answer names them; sent in the body, the project is adopted with its ids", async () => {
+    const dir = join(root, "outside", "hm-outside")
+    upProject(dir, "hm-outside", composeFile())
+    const before = await ids("hm-outside")
+
+    const res = await adopt("hm-outside")
+    expect(res.status).toBe(409)
+    const body = await res.json()
+    expect(body.error.code).toBe("adopt_blocked")
+    expect(body.plan.needed).toEqual([{ path: join(dir, "compose.yaml"), as: "content" }, { path: join(dir, ".env"), as: "env" }])
+    expect(stackDirs()).toEqual(["hm-shop", COPY].sort())
+
+    const env = [{ key: "GREETING", value: "hello" }, { key: "DB_PASSWORD", value: SECRET }]
+    const ok = await adopt("hm-outside", { content: readFileSync(join(dir, "compose.yaml"), "utf8"), env })
+    expect(ok.status).toBe(201)
+    expect((await ok.json()).services).toEqual([{ name: "web", action: "keep", containers: before }])
+    expect(await ids("hm-outside")).toEqual(before)
+  })
+
+  test("a file edited after its containers started: 'would recreate web', nothing done", async () => {
+    const dir = join(root, "allowed", "hm-edited")
+    upProject(dir, "hm-edited", composeFile())
+    const before = await ids("hm-edited")
+    writeFileSync(join(dir, "compose.yaml"), composeFile().replace("sleep 0.2", "sleep 0.3"))
+    const dirs = stackDirs()
+
+    const res = await adopt("hm-edited")
+    expect(res.status).toBe(409)
+    const body = await res.json()
+    expect(body.error.message).toContain("would recreate web")
+    expect(body.plan.services).toEqual([{ name: "web", action: "recreate", containers: before }])
+    expect(stackDirs()).toEqual(dirs)
+    expect(await ids("hm-edited")).toEqual(before)
+  })
+
+  test("bad input: a managed stack, an unknown project, traversal in file paths, an invalid name: 4xx, nothing written", async () => {
+    const dirs = stackDirs()
+    const cases: [string, unknown, number, string][] = [
+      ["hm-shop", {}, 409, "stack_exists"],
+      ["hm-nothing-here", {}, 404, "no_project"],
+      ["hm-edited", { files: { "../escape.txt": "x" } }, 400, "invalid_path"],
+      ["hm-edited", { files: { "/etc/passwd": "x" } }, 400, "invalid_path"],
+      ["Not A Name", {}, 400, "invalid_name"],
+    ]
+    for (const [name, body, status, code] of cases) {
+      const res = await adopt(encodeURIComponent(name), body)
+      expect([name, res.status, (await res.json()).error.code]).toEqual([name, status, code])
+    }
+    expect(stackDirs()).toEqual(dirs)
+  })
+})
