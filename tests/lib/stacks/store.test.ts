@@ -199,3 +199,15 @@ test("a stack's files: written on deploy, restored with the previous version whe
   writeFileSync(join(dir, "conf/written-by-app"), "x")
   expect((await binds())[1]).toEqual(["/conf", true, false])
 })
+
+test("adopt writes version 1 with action adopt; a taken name is 409; a failed up removes the files and takes nothing down", async () => {
+  const stack = await stacks.adopt("shop", twoServices, secret, {})
+  expect(stack.versions.map((v) => [v.version, v.action])).toEqual([[1, "adopt"]])
+  expect(stack.state).toMatchObject({ current_version: 1, last_version: 1 })
+  expect((await fails(stacks.adopt("shop", twoServices, secret, {}), 409)).code).toBe("stack_exists")
+  compose.failures.set("up", "boom")
+  compose.calls = []
+  await fails(stacks.adopt("other", twoServices, secret, {}), 502)
+  expect(compose.calls.map((c) => c.args[0])).toEqual(["up"])
+  expect(existsSync(join(dataDir, "stacks/other"))).toBe(false)
+})
