@@ -1,0 +1,85 @@
+import * as v from "valibot"
+import type { Engine } from "#lib/engine/client.ts"
+import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
+import { defineHandler } from "#lib/http/handler.ts"
+import { badRequest, conflict, HttpError, notFound } from "#lib/http/http-error.ts"
+import type { Ctx } from "#lib/service/context.ts"
+import { looksSecret, publicEnv } from "#lib/stacks/env.ts"
+import { fromContainers, serviceName, type Generated, type InspectedContainer } from "#lib/stacks/from-containers.ts"
+import { stackName } from "#lib/stacks/name.ts"
+import { stackView } from "#lib/stacks/state.ts"
+
+export const body = v.object({
+  containers: v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(128))), v.minLength(1, "name at least one container"), v.maxLength(100)),
+  stack: v.string(),
+  dry_run: v.optional(v.boolean()),
+})
+export const detail = {
+  summary:
+    "Adopt containers started with `docker run` into a new stack: answers the compose file generated from their inspect data (checked with compose), the stack's environment (secret-looking keys flagged secret, values hidden) and what the file could not express. Without dry_run, writes the stack, stops the containers, brings the stack up and, once its containers run, removes the old ones (their named volumes and binds keep their data); if the stack does not come up, it is removed and the old containers start again. 409 for a stack name taken or a container of a compose project",
+  tags: ["containers", "stacks"],
+}
+
+/** Each container named, inspected: 404 for one the engine does not know, 400 for one named twice. */
+async function inspectAll(engine: Engine, refs: string[]): Promise<InspectedContainer[]> {
+  const found: InspectedContainer[] = []
+  for (const ref of refs) {
+    const c = (await engine.inspectContainer(ref).catch((err) => {
+      throw err instanceof HttpError && err.status === 404 ? notFound(`no container ${JSON.stringify(ref)}`, "no_container") : err
+    })) as unknown as InspectedContainer
+    if (found.some((f) => f.Id === c.Id)) throw badRequest(`container ${serviceName(c)} is named twice`, "duplicate_container")
+    const project = c.Config.Labels?.[STACK_LABEL]
+    if (project) throw conflict(`container ${serviceName(c)} belongs to the compose project ${project}: adopt the project instead`, "in_compose_project")
+    found.push(c)
+  }
+  return found
+}
+
+/** 409 when the name is a stack here or a compose project on the engine. */
+async function mustBeFree(ctx: Ctx, name: string): Promise<void> {
+  const project = await ctx.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
+  if (ctx.stacks.has(name) || project.length) throw conflict(`the name ${name} is taken by a stack`, "stack_exists")
+}
+
+/** Whether every service of the stack has a running container. */
+async function running(engine: Engine, name: string, services: string[]): Promise<boolean> {
+  const containers = await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
+  return services.every((s) => containers.some((c) => c.Labels[SERVICE_LABEL] === s && c.State === "running"))
+}
+
+/** How long a new stack's containers are given to keep running before the old containers are removed. */
+const SETTLE_MS = 1000
+
+/**
+ * Stops the old containers, writes and brings up the stack, then removes the old containers once
+ * the stack's run; on any failure the stack is removed and the old containers that ran start again.
+ */
+async function replace(ctx: Ctx, name: string, plan: Generated, containers: InspectedContainer[]): Promise<void> {
+  const ran = containers.filter((c) => c.State?.Running).map((c) => c.Id)
+  try {
+    for (const id of ran) await ctx.engine.containerAction(id, "stop")
+    await ctx.stacks.deploy(name, plan.compose, plan.env)
+    await Bun.sleep(SETTLE_MS)
+    if (!(await running(ctx.engine, name, plan.services.map((s) => s.service))))
+      throw new HttpError(502, "adopt_failed", `the stack ${name} came up but not all of its containers kept running; the old containers run again`)
+  } catch (err) {
+    if (ctx.stacks.has(name)) await ctx.stacks.remove(name).catch(() => {})
+    for (const id of ran) await ctx.engine.containerAction(id, "start").catch(() => {})
+    throw err
+  }
+  for (const c of containers) await ctx.engine.removeContainer(c.Id)
+}
+
+export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, set }) => {
+  const name = stackName(body.stack)
+  await mustBeFree(ctx, name)
+  const containers = await inspectAll(ctx.engine, body.containers)
+  const images = Object.fromEntries(await Promise.all([...new Set(containers.map((c) => c.Image))].map(async (id) => [id, await ctx.engine.inspectImage(id)] as const)))
+  const plan = fromContainers(containers, images, (key) => looksSecret(key, ctx.config.secretKeys))
+  await ctx.stacks.model(name, plan.compose, plan.env)
+  const answer = { name, compose: plan.compose, env: publicEnv(plan.env), services: plan.services, unexpressed: plan.unexpressed }
+  if (body.dry_run) return { ...answer, dry_run: true }
+  await replace(ctx, name, plan, containers)
+  set.status = 201
+  return { ...answer, dry_run: false, stack: await stackView(ctx.stacks, ctx.engine, name) }
+})
