@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
 import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
+import { composeByHand } from "../support/compose-cli.ts"
 import { startService, type Service } from "../support/service.ts"
 
 let engine: Engine
@@ -27,19 +28,12 @@ const composeFile = (extra = "") => `services:
     labels: { ${TEST_LABEL}: "1" }
 ${extra}`
 
-/** The compose CLI of the flavour, run by hand in `dir` as a person would. */
-function compose(dir: string, project: string, ...args: string[]): void {
-  const cli = process.env.TEST_COMPOSE === "v2" ? ["docker", "compose"] : ["docker-compose"]
-  const run = Bun.spawnSync([...cli, "-p", project, ...args], { cwd: dir, env: { ...process.env, DOCKER_HOST: engineHost() }, stderr: "pipe" })
-  if (run.exitCode !== 0) throw new Error(`compose ${args.join(" ")}: ${run.stderr.toString()}`)
-}
-
 /** A project folder with compose.yaml and .env, brought up by hand. */
 function upProject(dir: string, project: string, file: string): void {
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, "compose.yaml"), file)
   writeFileSync(join(dir, ".env"), `GREETING=hello\nDB_PASSWORD=${SECRET}\n`)
-  compose(dir, project, "up", "-d")
+  composeByHand(dir, project, "up", "-d")
 }
 
 const api = (path: string, init?: RequestInit) => fetch(`${svc.url}/api${path}`, init)
@@ -62,7 +56,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   for (const name of [...PROJECTS, COPY]) await send("DELETE", `/stacks/${name}`).catch(() => {})
-  for (const name of PROJECTS) for (const dir of ["allowed", "outside"]) if (existsSync(join(root, dir, name))) compose(join(root, dir, name), name, "down")
+  for (const name of PROJECTS) for (const dir of ["allowed", "outside"]) if (existsSync(join(root, dir, name))) composeByHand(join(root, dir, name), name, "down")
   const out = await svc.stop().then(async () => `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`)
   expect(out).not.toContain(SECRET)
   await cleanup(engine)

@@ -5,6 +5,7 @@ import { action, badge, errorBox, h, load, render, table, toast } from "../dom.t
 import { logView } from "../logs.ts"
 import { container, shortId, type Container, type ContainerDetail, type DashboardAnswer } from "../model.ts"
 import { containerResources, paintSparks, StatsFeed } from "../stats.ts"
+import { adoptContainersDialog } from "./adopt.ts"
 
 const ACTIONS: Record<string, string[]> = {
   running: ["stop", "restart", "pause"],
@@ -22,6 +23,7 @@ export function containerActions(c: Container, refresh: () => void): HTMLElement
       const label = a[0]!.toUpperCase() + a.slice(1)
       return action(label, () => post(`/containers/${enc(c.id)}/action`, { action: a }), { done: refresh, label: `${label} ${c.name}` })
     }),
+    !c.stack && h("button", { type: "button", class: "small", "aria-label": `Adopt ${c.name}`, onclick: () => void adoptContainersDialog([c.id], c.name) }, "Adopt…"),
     action("Delete", () => del(`/containers/${enc(c.id)}?force=true`), {
       class: "small danger",
       label: `Delete ${c.name}`,

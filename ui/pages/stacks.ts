@@ -6,6 +6,7 @@ import { logView } from "../logs.ts"
 import { stack, type ComposeFile, type CopyPlan, type EnvVar, type FileEntry, type Policy, type Stack, type StackAnswer, type StackUpdated, type StackVersion, type UpdateCheck, type UpdateHistory, type UpdateOutcome } from "../model.ts"
 import { yamlEditor } from "../yaml-editor.ts"
 import { containerTable } from "./containers.ts"
+import { adoptProjectDialog } from "./adopt.ts"
 import { stackResources } from "../stats.ts"
 
 const TEMPLATE = `services:
@@ -45,6 +46,7 @@ function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTML
       label: `Update ${s.name}`,
       done: (r) => (toast(verdictText(s.name, r.update), r.update?.verdict === "rolled_back" || r.update?.verdict === "rollback_failed" ? "error" : "info"), refresh()),
     }),
+    s.external && h("button", { type: "button", class: "small primary", "aria-label": `Adopt ${s.name}`, onclick: () => void adoptProjectDialog(s.name, refresh) }, "Adopt…"),
     action("Delete", (volumes) => del(`/stacks/${enc(s.name)}${volumes ? "?volumes=true" : ""}`), {
       class: "small danger",
       label: `Delete ${s.name}`,
