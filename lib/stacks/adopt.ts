@@ -16,8 +16,8 @@ import { tmpdir } from "node:os"
 import { dirname, isAbsolute, join, relative } from "node:path"
 import { isMap, isScalar, isSeq, parseDocument } from "yaml"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
-import type { ContainerSummary } from "../engine/client.ts"
-import type { Ctx } from "../service/context.ts"
+import type { ContainerSummary, Engine } from "../engine/client.ts"
+import type { Config } from "../service/config.ts"
 import { conflict, notFound } from "../http/http-error.ts"
 import { envRecord, looksSecret, publicEnv, renderEnvFile, type EnvVar } from "./env.ts"
 import { checkFiles, filePath, type StackFiles } from "./files.ts"
@@ -25,6 +25,8 @@ import { allowedIn, filesComposeReads, readIfFile, within } from "./host-paths.t
 import { interpolate } from "./interpolate.ts"
 import { stackName } from "./name.ts"
 import { stackView, type StackView } from "./state.ts"
+import type { ComposeRunner } from "./compose.ts"
+import type { Stacks } from "./store.ts"
 
 export const CONFIG_FILES_LABEL = "com.docker.compose.project.config_files"
 export const WORKING_DIR_LABEL = "com.docker.compose.project.working_dir"
@@ -178,8 +180,16 @@ function gather(source: ProjectSource, req: AdoptRequest, allowed: (p: string) =
   return { compose, values, needed, read }
 }
 
+/** What an adoption uses of the service. */
+export interface AdoptDeps {
+  engine: Engine
+  stacks: Stacks
+  compose: ComposeRunner
+  config: Pick<Config, "bindRoots" | "secretKeys">
+}
+
 /** The plan (and with no dry_run and no blockers, the adoption): compose project `name` becomes a stack. */
-export async function adoptProject(ctx: Ctx, name: string, req: AdoptRequest): Promise<{ plan: AdoptPlan; stack?: StackView }> {
+export async function adoptProject(ctx: AdoptDeps, name: string, req: AdoptRequest): Promise<{ plan: AdoptPlan; stack?: StackView }> {
   stackName(name)
   if (ctx.stacks.has(name)) throw conflict(`${name} is already a managed stack`, "stack_exists")
   const containers = await ctx.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
@@ -226,7 +236,7 @@ function blocked(plan: AdoptPlan): { plan: AdoptPlan } {
 }
 
 /** Compose's config hash per service for the adopted file, from a private copy laid out as the stack's folder. */
-async function configHashes(ctx: Ctx, name: string, compose: string, env: EnvVar[], files: StackFiles): Promise<string> {
+async function configHashes(ctx: AdoptDeps, name: string, compose: string, env: EnvVar[], files: StackFiles): Promise<string> {
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "hm-adopt-")))
   try {
     writeFileSync(join(scratch, "compose.yaml"), compose, { mode: 0o600 })
