@@ -138,6 +138,20 @@ test("a stack whose containers do not keep running is removed and the old contai
   await engine.removeContainer(Id, { force: true })
 })
 
+test("a stack that does not come up leaves nothing behind, and the old container runs again", async () => {
+  // Another container holds the name compose gives the stack's container (v1: project_service_1, v2: project-service-1): `up` fails.
+  const squatter = await runContainer(engine, process.env.TEST_COMPOSE === "v1" ? "hm-held_hm-old_1" : "hm-held-hm-old-1", "exec sleep 1000", { HostConfig: { Init: true } })
+  const old = await runContainer(engine, "hm-old", "exec sleep 1000", { HostConfig: { Init: true } })
+  const res = await adopt({ containers: ["hm-old"], stack: "hm-held" })
+  expect(res.status).toBe(502)
+  expect((await res.json()).error.message).toContain("already in use")
+  expect(existsSync(join(svc.dataDir, "stacks", "hm-held"))).toBe(false)
+  expect(await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=hm-held`] } })).toEqual([])
+  expect((await state(old)).Running).toBe(true)
+  expect((await state(squatter)).Running).toBe(true)
+  for (const id of [old, squatter]) await engine.removeContainer(id, { force: true })
+})
+
 test("adopted: the stack's container replaces the old one, keeps the volume's and the bind's data and answers on the same port", async () => {
   const res = await adopt({ containers: [web], stack: STACK })
   expect(res.status).toBe(201)
@@ -157,6 +171,8 @@ test("adopted: the stack's container replaces the old one, keeps the volume's an
   const health = async () => ((await engine.inspectContainer(c!.Id)).State as { Health?: { Status: string } }).Health?.Status
   await until(async () => (await health()) === "healthy", "the healthcheck to pass")
 
+  const versions = await (await send("GET", `/stacks/${STACK}/versions`)).json()
+  expect(versions.map((v: { version: number; action: string }) => [v.version, v.action])).toEqual([[1, "adopt"]])
   const env = await (await send("GET", `/stacks/${STACK}/env`)).json()
   expect(env).toEqual(expect.arrayContaining([{ key: "API_TOKEN", value: null, secret: true }]))
   const again = await adopt({ containers: [c!.Id], stack: STACK })

@@ -35,35 +35,46 @@ async function inspectAll(engine: Engine, refs: string[]): Promise<InspectedCont
   return found
 }
 
+const projectContainers = (engine: Engine, name: string) => engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
+
 /** 409 when the name is a stack here or a compose project on the engine. */
 async function mustBeFree(ctx: Ctx, name: string): Promise<void> {
-  const project = await ctx.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
-  if (ctx.stacks.has(name) || project.length) throw conflict(`the name ${name} is taken by a stack`, "stack_exists")
+  if (ctx.stacks.has(name) || (await projectContainers(ctx.engine, name)).length) throw conflict(`the name ${name} is taken by a stack`, "stack_exists")
 }
 
 /** Whether every service of the stack has a running container. */
 async function running(engine: Engine, name: string, services: string[]): Promise<boolean> {
-  const containers = await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
+  const containers = await projectContainers(engine, name)
   return services.every((s) => containers.some((c) => c.Labels[SERVICE_LABEL] === s && c.State === "running"))
 }
 
 /** How long a new stack's containers are given to keep running before the old containers are removed. */
 const SETTLE_MS = 1000
 
+/** Takes away what the adoption made: the stack once written, else the containers a failed `up` left. */
+async function undo(ctx: Ctx, name: string, written: boolean): Promise<void> {
+  if (written) return ctx.stacks.remove(name).catch(() => {})
+  for (const c of await projectContainers(ctx.engine, name)) await ctx.engine.removeContainer(c.Id, { force: true }).catch(() => {})
+}
+
 /**
- * Stops the old containers, writes and brings up the stack, then removes the old containers once
- * the stack's run; on any failure the stack is removed and the old containers that ran start again.
+ * Stops the old containers, writes the stack (version 1, "adopt") and brings it up, then removes the
+ * old containers once the stack's run; on any failure what the adoption made goes and the old
+ * containers that ran start again. A name taken meanwhile is left alone.
  */
 async function replace(ctx: Ctx, name: string, plan: Generated, containers: InspectedContainer[]): Promise<void> {
   const ran = containers.filter((c) => c.State?.Running).map((c) => c.Id)
+  let written = false
   try {
     for (const id of ran) await ctx.engine.containerAction(id, "stop")
-    await ctx.stacks.deploy(name, plan.compose, plan.env)
+    await ctx.stacks.adopt(name, plan.compose, plan.env, {})
+    written = true
     await Bun.sleep(SETTLE_MS)
     if (!(await running(ctx.engine, name, plan.services.map((s) => s.service))))
       throw new HttpError(502, "adopt_failed", `the stack ${name} came up but not all of its containers kept running; the old containers run again`)
   } catch (err) {
-    if (ctx.stacks.has(name)) await ctx.stacks.remove(name).catch(() => {})
+    const taken = err instanceof HttpError && err.code === "stack_exists"
+    if (!taken) await undo(ctx, name, written)
     for (const id of ran) await ctx.engine.containerAction(id, "start").catch(() => {})
     throw err
   }
