@@ -7,17 +7,34 @@ import type { Ctx } from "#lib/service/context.ts"
 import { looksSecret, publicEnv } from "#lib/stacks/env.ts"
 import { fromContainers, serviceName, type Generated, type InspectedContainer } from "#lib/stacks/from-containers.ts"
 import { stackName } from "#lib/stacks/name.ts"
+import { envEntrySchema, stackSchema } from "#lib/stacks/schemas.ts"
 import { stackView } from "#lib/stacks/state.ts"
 
-export const body = v.object({
-  containers: v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(128))), v.minLength(1, "name at least one container"), v.maxLength(100)),
-  stack: v.string(),
-  dry_run: v.optional(v.boolean()),
-})
+export const body = v.pipe(
+  v.object({
+    containers: v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(128))), v.minLength(1, "name at least one container"), v.maxLength(100)),
+    stack: v.string(),
+    dry_run: v.optional(v.boolean()),
+  }),
+  v.examples([{ containers: ["web", "db"], stack: "shop", dry_run: true }]),
+)
 export const detail = {
+  operationId: "adoptContainers",
   summary:
     "Adopt containers started with `docker run` into a new stack: answers the compose file generated from their inspect data (checked with compose), the stack's environment (secret-looking keys flagged secret, values hidden) and what the file could not express. Without dry_run, writes the stack, stops the containers, brings the stack up and, once its containers run, removes the old ones (their named volumes and binds keep their data); if the stack does not come up, it is removed and the old containers start again. 409 for a stack name taken or a container of a compose project",
   tags: ["containers", "stacks"],
+}
+
+const plan = {
+  name: v.string(),
+  compose: v.string(),
+  env: v.array(envEntrySchema),
+  services: v.array(v.object({ service: v.string(), container: v.string() })),
+  unexpressed: v.array(v.object({ service: v.string(), option: v.string(), detail: v.string() })),
+}
+export const response = {
+  200: v.object({ ...plan, dry_run: v.literal(true) }),
+  201: v.object({ ...plan, dry_run: v.literal(false), stack: stackSchema }),
 }
 
 /** Each container named, inspected: 404 for one the engine does not know, 400 for one named twice. */
