@@ -135,28 +135,17 @@ export const tools: Tool[] = [
     name: "adopt_stack",
     route: "POST /api/stacks/:name/adopt",
     changes: true,
-    input: {
-      name: stackName,
-      content: z.string().optional().describe("the compose file, only when the plan lists it as needed (outside SVC_BIND_ROOTS)"),
-      env: z.array(z.object({ key: z.string().min(1), value: z.string(), secret: z.boolean().optional() })).optional().describe("the environment, only when the plan lists the env file as needed"),
-      files: z.record(z.string(), z.string()).optional().describe("files of the project's folder the plan lists as needed, relative path → text"),
-      recreate: z.boolean().optional().describe("go ahead although services would be recreated (only when the user agreed)"),
-      dry_run: z.boolean().default(true).describe("only plan: true unless the user asked for the real adoption"),
-    },
+    defaults: { dry_run: true },
     description:
-      "Adopt a compose project made elsewhere (managed: false in list_stacks) as a stack, keeping its containers: the plan lists files needed, binds rewritten or refused, the environment (secret-looking keys flagged), each service kept or that would be recreated, and blockers. A blocked adoption changes nothing; done, the stack has version 1 (action adopt).",
+      "Adopt a compose project made elsewhere (managed: false in list_stacks) as a stack, keeping its containers: the plan lists files needed, binds rewritten or refused, the environment (secret-looking keys flagged), each service kept or that would be recreated, and blockers. dry_run is true unless given: pass false only when the user asked for the real adoption, and recreate only when they agreed. A blocked adoption changes nothing; done, the stack has version 1 (action adopt).",
   },
   {
     name: "adopt_containers",
     route: "POST /api/containers/adopt",
     changes: true,
-    input: {
-      containers: z.array(z.string().min(1)).min(1).describe("ids or names of containers started with docker run (not of a compose project)"),
-      stack: stackName.describe("the new stack's name"),
-      dry_run: z.boolean().default(true).describe("only show the generated compose file: true unless the user asked for the real adoption"),
-    },
+    defaults: { dry_run: true },
     description:
-      "Adopt plain containers into a new stack: a compose file generated from their inspect data, and what it could not express. Without dry_run the containers are replaced by the stack's (named volumes and binds keep their data); if the stack does not come up, the old containers run again.",
+      "Adopt containers started with docker run into a new stack: a compose file generated from their inspect data, and what it could not express. dry_run is true unless given: pass false only when the user asked for the real adoption; then the containers are replaced by the stack's (named volumes and binds keep their data), and if the stack does not come up, the old containers run again.",
   },
   {
     name: "check_stack_updates",

@@ -28,7 +28,7 @@ export const versionChangesSchema = v.object({ from: v.nullable(v.number()), com
 export const versionSchema = v.object({
   version: v.number(),
   time: v.string(),
-  action: v.picklist(["deploy", "apply"]),
+  action: v.picklist(["deploy", "apply", "adopt"]),
   current: v.boolean(),
   changes: versionChangesSchema,
 })
@@ -44,3 +44,22 @@ export const filesStateSchema = v.object({ path: v.string(), files_pending: v.bo
 
 /** A version number as a path parameter: a positive whole number (400 invalid_version). */
 export const versionParam = v.pipe(v.string(), v.regex(/^[1-9]\d{0,8}$/, "a positive whole number"), v.description("a version number, as the stack's versions list them"), v.transform(Number))
+
+/** The plan of adopting a compose project made elsewhere (lib/stacks/adopt.ts). */
+export const adoptPlanSchema = v.object({
+  name: v.string(),
+  source: v.object({ working_dir: v.string(), config_files: v.array(v.string()), env_file: v.string() }),
+  needed: v.array(v.object({ path: v.string(), as: v.string() })),
+  compose: v.string(),
+  files: v.array(v.string()),
+  env: v.array(v.object({ ...envEntrySchema.entries, interpolated: v.boolean() })),
+  binds: v.array(v.object({ service: v.string(), source: v.string(), path: v.string(), action: v.picklist(["rewritten", "refused"]) })),
+  services: v.array(v.object({ name: v.string(), action: v.picklist(["keep", "recreate", "create", "remove"]), containers: v.array(v.string()) })),
+  blockers: v.array(v.string()),
+})
+
+/** What an adoption answers: the plan, and the stack once adopted (null on a dry run). */
+export const adoptResultSchema = v.object({ ...adoptPlanSchema.entries, dry_run: v.boolean(), stack: v.nullable(stackSchema) })
+
+/** 409: the error envelope of a blocked adoption, with the plan. */
+export const adoptBlockedSchema = v.object({ error: v.object({ code: v.string(), message: v.string() }), plan: adoptPlanSchema })

@@ -5,21 +5,21 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { chromium, type BrowserContext, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { composeByHand } from "../support/compose-cli.ts"
 import { startService, type Service } from "../support/service.ts"
+import { openBrowser, type Browser } from "../support/browser.ts"
 
 const PROJECT = "hm-ui-adopt"
 const PLAIN = "hm-ui-plain"
 let engine: Engine
 let svc: Service
-let browser: BrowserContext
+let browser: Browser
 let page: Page
 let root: string
-let profile: string
-const pageErrors: string[] = []
+let pageErrors: string[] = []
 
 const ids = async () => (await engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${PROJECT}`] } })).map((c) => c.Id)
 
@@ -37,15 +37,8 @@ beforeAll(async () => {
   composeByHand(dir, PROJECT, "up", "-d")
   await runContainer(engine, PLAIN, "trap 'exit 0' TERM; while true; do sleep 0.2; done")
   svc = await startService({ DOCKER_HOST: engineHost(), SVC_BIND_ROOTS: root })
-  profile = mkdtempSync(join(tmpdir(), "hm-chromium-"))
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    viewport: { width: 1280, height: 860 },
-  })
-  page = browser.pages()[0] ?? (await browser.newPage())
-  page.setDefaultTimeout(60_000)
-  page.on("pageerror", (err) => pageErrors.push(err.message))
+  browser = await openBrowser()
+  ;({ page, pageErrors } = browser)
 }, 120_000)
 
 afterAll(async () => {
@@ -53,7 +46,6 @@ afterAll(async () => {
   await browser?.close()
   await svc?.stop()
   await cleanup(engine)
-  rmSync(profile, { recursive: true, force: true })
   rmSync(root, { recursive: true, force: true })
 }, 60_000)
 

@@ -5,11 +5,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { chromium, type BrowserContext, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { fixture, standInPath } from "../support/scanners.ts"
 import { startService, type Service } from "../support/service.ts"
+import { openBrowser, type Browser } from "../support/browser.ts"
 
 // Each run saves its screenshots in a temporary folder (printed); UPDATE_SCREENSHOTS=1 refreshes the README's set.
 const SHOTS = process.env.UPDATE_SCREENSHOTS ? join(import.meta.dir, "../../docs/screenshots") : mkdtempSync(join(tmpdir(), "hm-screenshots-"))
@@ -36,11 +37,10 @@ const SLOW = 180_000
 let engine: Engine
 let svc: Service
 let member: Service | undefined
-let browser: BrowserContext
+let browser: Browser
 let page: Page
-let profile: string
 let scanners: string
-const pageErrors: string[] = []
+let pageErrors: string[] = []
 const stacks: string[] = []
 
 async function send(method: string, path: string, body?: unknown): Promise<any> {
@@ -88,16 +88,8 @@ beforeAll(async () => {
     PATH: `${scanners}:${process.env.PATH}`,
     STAND_IN_REPORT: fixture("trivy-alpine-310.json"),
   })
-  profile = mkdtempSync(join(tmpdir(), "hm-chromium-"))
-  // A new, empty profile directory (playwright passes it as --user-data-dir).
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
-    viewport: { width: 1280, height: 860 },
-  })
-  page = browser.pages()[0] ?? (await browser.newPage())
-  page.setDefaultTimeout(60_000)
-  page.on("pageerror", (err) => pageErrors.push(err.message))
+  browser = await openBrowser()
+  ;({ page, pageErrors } = browser)
 }, 60_000)
 
 // After each test its stacks go, and a script error on a page fails the test that opened it.
@@ -112,7 +104,6 @@ afterAll(async () => {
   await member?.stop()
   await cleanup(engine)
   await cleanup(realEngine("b"))
-  rmSync(profile, { recursive: true, force: true })
   rmSync(scanners, { recursive: true, force: true })
   if (!process.env.UPDATE_SCREENSHOTS) console.log(`screenshots: ${SHOTS}`)
 }, 60_000)
