@@ -17,6 +17,8 @@ let root: string
 const SECRET = "adopt-s3cret-value"
 const PROJECTS = ["hm-shop", "hm-outside", "hm-edited"]
 const COPY = "hm-shop-copy"
+/** Compose v1 on a busy machine takes tens of seconds per command. */
+const SLOW = 240_000
 
 const composeFile = (extra = "") => `services:
   web:
@@ -61,11 +63,13 @@ afterAll(async () => {
   expect(out).not.toContain(SECRET)
   await cleanup(engine)
   rmSync(root, { recursive: true, force: true })
-})
+}, SLOW)
 
 describe("compose projects made elsewhere", () => {
-  test("files under SVC_BIND_ROOTS: the dry run plans, the adoption keeps the containers; then updated, copied, rolled back", async () => {
-    const dir = join(root, "allowed", "hm-shop")
+  const shopDir = () => join(root, "allowed", "hm-shop")
+
+  test("files under SVC_BIND_ROOTS: the dry run plans, the adoption keeps the containers", async () => {
+    const dir = shopDir()
     mkdirSync(join(dir, "data"), { recursive: true })
     writeFileSync(join(dir, "data", "note.txt"), "kept")
     upProject(dir, "hm-shop", composeFile(`    volumes: ["./data:/data"]\n`))
@@ -94,7 +98,10 @@ describe("compose projects made elsewhere", () => {
     expect(await ids("hm-shop")).toEqual(before)
     const versions = await (await api("/stacks/hm-shop/versions")).json()
     expect(versions.map((v: any) => [v.version, v.action])).toEqual([[1, "adopt"]])
+  }, SLOW)
 
+  test("the adopted stack is updated, copied and rolled back like any other", async () => {
+    const dir = shopDir()
     expect((await send("PUT", "/stacks/hm-shop/env", [{ key: "GREETING", value: "hi" }, { key: "DB_PASSWORD", value: null }])).status).toBe(200)
     expect((await send("POST", "/stacks/hm-shop/apply")).status).toBe(200)
     expect(await envOf("hm-shop")).toContain("GREETING=hi")
@@ -109,7 +116,7 @@ describe("compose projects made elsewhere", () => {
     const web = (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=hm-shop`] } }))[0]!
     const mounts = (await engine.inspectContainer(web.Id)).Mounts ?? []
     expect(mounts.map((m: any) => [m.Type, m.Source, m.Destination])).toEqual([["bind", join(dir, "data"), "/data"]])
-  })
+  }, SLOW)
 
   test("files outside every root: the answer names them; sent in the body, the project is adopted with its ids", async () => {
     const dir = join(root, "outside", "hm-outside")
@@ -128,7 +135,7 @@ describe("compose projects made elsewhere", () => {
     expect(ok.status).toBe(201)
     expect((await ok.json()).services).toEqual([{ name: "web", action: "keep", containers: before }])
     expect(await ids("hm-outside")).toEqual(before)
-  })
+  }, SLOW)
 
   test("a file edited after its containers started: 'would recreate web', nothing done", async () => {
     const dir = join(root, "allowed", "hm-edited")
@@ -144,7 +151,7 @@ describe("compose projects made elsewhere", () => {
     expect(body.plan.services).toEqual([{ name: "web", action: "recreate", containers: before }])
     expect(stackDirs()).toEqual(dirs)
     expect(await ids("hm-edited")).toEqual(before)
-  })
+  }, SLOW)
 
   test("bad input: a managed stack, an unknown project, traversal in file paths, an invalid name: 4xx, nothing written", async () => {
     const dirs = stackDirs()
