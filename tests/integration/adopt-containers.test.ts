@@ -5,7 +5,7 @@ import * as v from "valibot"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { Engine } from "#lib/engine/client.ts"
+import { parseDockerHost, type Engine } from "#lib/engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { netnsA } from "../support/netns.ts"
@@ -18,6 +18,7 @@ let svc: Service
 let bindDir: string
 const STACK = "hm-adopted"
 const VOLUME = "hm-adopt-data"
+const NETWORK = "hm-adopt-net"
 const SECRET = "adopt-s3cret-value"
 const PORT = 20000 + (process.pid % 20000)
 
@@ -32,6 +33,7 @@ afterAll(async () => {
   const out = await svc.stop().then(async () => `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`)
   expect(out).not.toContain(SECRET)
   await cleanup(engine)
+  await engine.removeNetwork(NETWORK).catch(() => {})
   rmSync(bindDir, { recursive: true, force: true })
 })
 
@@ -59,8 +61,21 @@ const state = async (id: string) => (await engine.inspectContainer(id)).State
 const stackContainers = () => engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${STACK}`] } })
 const stackWritten = () => existsSync(join(svc.dataDir, "stacks", STACK))
 
-/** `docker run -d --name hm-web -p PORT:80 -v hm-adopt-data:/srv/data -v BIND:/srv/bind:ro -e ... --health-cmd ... --restart unless-stopped --init IMAGE httpd ...` */
+/** `docker network create`: the engine client has no call for it, so the test asks the engine's API itself. */
+async function createNetwork(name: string): Promise<void> {
+  const target = parseDockerHost(engineHost())
+  const res = await fetch(`${target.base}/networks/create`, {
+    method: "POST",
+    unix: target.unix,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ Name: name, Labels: { [TEST_LABEL]: "1" } }),
+  } as RequestInit)
+  if (!res.ok) throw new Error(`network create: ${res.status} ${await res.text()}`)
+}
+
+/** `docker run -d --name hm-web --network hm-adopt-net --network-alias www -p PORT:80 -v hm-adopt-data:/srv/data -v BIND:/srv/bind:ro -e ... --health-cmd ... --restart unless-stopped --init IMAGE httpd ...` */
 async function startWeb(): Promise<string> {
+  await createNetwork(NETWORK)
   await engine.createVolume(VOLUME, { [TEST_LABEL]: "1" })
   const writer = await runContainer(engine, "hm-adopt-writer", "echo kept in the volume > /srv/data/kept.txt", { HostConfig: { Binds: [`${VOLUME}:/srv/data`] } })
   await engine.waitContainer(writer)
@@ -80,7 +95,9 @@ async function startWeb(): Promise<string> {
         RestartPolicy: { Name: "unless-stopped" },
         // --init: httpd as PID 1 would ignore the SIGTERM of a stop and wait out its 10 s.
         Init: true,
+        NetworkMode: NETWORK,
       },
+      NetworkingConfig: { EndpointsConfig: { [NETWORK]: { Aliases: ["www"] } } },
     },
     "hm-web",
   )
@@ -170,6 +187,7 @@ test("adopted: the stack's container replaces the old one, keeps the volume's an
   const inspect = await engine.inspectContainer(c!.Id)
   expect(inspect.Config.Env).toEqual(expect.arrayContaining(["GREETING=hello $world", `API_TOKEN=${SECRET}`]))
   expect(inspect.Mounts.find((m) => m.Destination === "/srv/data")).toMatchObject({ Type: "volume", Name: VOLUME })
+  expect((inspect.NetworkSettings?.Networks as Record<string, { Aliases: string[] }>)[NETWORK]!.Aliases).toContain("www")
   expect(await fromPort("/bind/index.html")).toBe("kept in the bind\n")
   expect(await fromPort("/data/kept.txt")).toBe("kept in the volume\n")
   const health = async () => ((await engine.inspectContainer(c!.Id)).State as { Health?: { Status: string } }).Health?.Status

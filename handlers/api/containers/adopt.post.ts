@@ -65,8 +65,14 @@ async function running(engine: Engine, name: string, services: string[]): Promis
   return services.every((s) => containers.some((c) => c.Labels[SERVICE_LABEL] === s && c.State === "running"))
 }
 
-/** How long a new stack's containers are given to keep running before the old containers are removed. */
-const SETTLE_MS = 1000
+/** Whether the stack's containers run at each look over two seconds: one that exits at once is seen. */
+async function keptRunning(engine: Engine, name: string, services: string[]): Promise<boolean> {
+  for (let look = 0; look < 10; look++) {
+    await Bun.sleep(200)
+    if (!(await running(engine, name, services))) return false
+  }
+  return true
+}
 
 /** Takes away what the adoption made: the stack once written, else the containers a failed `up` left. */
 async function undo(ctx: Ctx, name: string, written: boolean): Promise<void> {
@@ -86,8 +92,7 @@ async function replace(ctx: Ctx, name: string, plan: Generated, containers: Insp
     for (const id of ran) await ctx.engine.containerAction(id, "stop")
     await ctx.stacks.adopt(name, plan.compose, plan.env, {})
     written = true
-    await Bun.sleep(SETTLE_MS)
-    if (!(await running(ctx.engine, name, plan.services.map((s) => s.service))))
+    if (!(await keptRunning(ctx.engine, name, plan.services.map((s) => s.service))))
       throw new HttpError(502, "adopt_failed", `the stack ${name} came up but not all of its containers kept running; the old containers run again`)
   } catch (err) {
     const taken = err instanceof HttpError && err.code === "stack_exists"
