@@ -11,6 +11,8 @@ import type { response as checkUpdateResponse } from "../handlers/api/stacks/[na
 import type { response as policyResponse } from "../handlers/api/stacks/[name]/policy.get.ts"
 import type { response as updatesResponse } from "../handlers/api/stacks/[name]/updates.get.ts"
 import type { response as composeResponse } from "../handlers/api/stacks/[name]/compose.get.ts"
+import type { response as adoptContainersResponse } from "../handlers/api/containers/adopt.post.ts"
+import type { adoptResultSchema } from "../lib/stacks/schemas.ts"
 
 export type { ContainerAnswer, DashboardAnswer, EngineEvent, ImageWithStatus, StackAnswer }
 export type ContainerDetail = v.InferOutput<typeof containerDetailSchema>
@@ -29,6 +31,8 @@ export type Policy = v.InferOutput<typeof policyResponse>
 export type UpdateHistory = v.InferOutput<typeof updatesResponse>
 export type ComposeFile = v.InferOutput<typeof composeResponse>
 export type CopyPlan = v.InferOutput<typeof planSchema>
+export type AdoptPlan = v.InferOutput<typeof adoptResultSchema>
+export type ContainersAdoptPlan = v.InferOutput<(typeof adoptContainersResponse)[200]>
 
 export interface Container {
   id: string

@@ -3,7 +3,7 @@
 // plan and the compose file for review, and adopts only on confirmation.
 import { enc, post } from "../api.ts"
 import { action, errorBox, h, modal, render, toast } from "../dom.ts"
-import { listOf } from "../model.ts"
+import type { AdoptPlan, ContainersAdoptPlan } from "../model.ts"
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/
 
@@ -20,24 +20,31 @@ const section = (title: string, items: Node[]) => (items.length ? h("section", {
 const li = (...text: (string | Node)[]) => h("li", null, ...text)
 
 /** The adoption plan of a compose project: blockers, files needed, services, binds, environment and the file. */
-function projectPlan(p: any): HTMLElement {
-  const blockers = listOf(p, "blockers")
+function projectPlan(p: AdoptPlan): HTMLElement {
+  const blockers = p.blockers
   return h(
     "div",
     null,
     blockers.length ? h("p", { class: "error", role: "alert" }, "Blocked:") : h("p", { class: "ok", role: "status" }, "No blockers: the adoption can go ahead."),
-    section("Blockers", blockers.map((b: string) => li(b))),
-    section("Files needed", listOf(p, "needed").map((n: any) => li(`${n.path} → send as ${n.as}`))),
-    section("Services", listOf(p, "services").map((s: any) => li(`${s.name}: ${s.action === "keep" ? "kept (same containers)" : `would ${s.action}`}`))),
-    section("Binds", listOf(p, "binds").map((b: any) => li(`${b.service}: ${b.source} ${b.action === "rewritten" ? `→ ${b.path}` : `refused (${b.path} is outside SVC_BIND_ROOTS)`}`))),
-    section("Environment", listOf(p, "env").map((e: any) => li(`${e.key}${e.secret ? " (secret)" : ""}${e.interpolated ? "" : " (not used by the compose file)"}`))),
-    section("Files", listOf(p, "files").map((f: string) => li(f))),
+    section("Blockers", blockers.map((b) => li(b))),
+    section("Files needed", p.needed.map((n) => li(`${n.path} → send as ${n.as}`))),
+    section("Services", p.services.map((s) => li(`${s.name}: ${s.action === "keep" ? "kept (same containers)" : `would ${s.action}`}`))),
+    section("Binds", p.binds.map((b) => li(`${b.service}: ${b.source} ${b.action === "rewritten" ? `→ ${b.path}` : `refused (${b.path} is outside SVC_BIND_ROOTS)`}`))),
+    section("Environment", p.env.map((e) => li(`${e.key}${e.secret ? " (secret)" : ""}${e.interpolated ? "" : " (not used by the compose file)"}`))),
+    section("Files", p.files.map((f) => li(f))),
     p.compose ? h("section", { class: "plan-part" }, h("h3", null, "Compose file"), h("pre", { class: "mono", "aria-label": "Generated compose file" }, p.compose)) : null,
   )
 }
 
 /** Plans, shows and (on confirmation) runs an adoption; `request` is the body without dry_run. */
-async function adoptDialog(title: string, fields: Node[], path: string, request: () => Record<string, unknown>, view: (p: any) => HTMLElement, done: (name: string) => void): Promise<void> {
+async function adoptDialog<P extends { name: string; blockers?: string[] }>(
+  title: string,
+  fields: Node[],
+  path: string,
+  request: () => Record<string, unknown>,
+  view: (p: P) => HTMLElement,
+  done: (name: string) => void,
+): Promise<void> {
   const plan = h("div", { class: "plan", "aria-live": "polite" })
   let adoptButton!: HTMLButtonElement
   let close = (_: string) => {}
@@ -46,9 +53,9 @@ async function adoptDialog(title: string, fields: Node[], path: string, request:
     async () => {
       render(plan, h("p", { class: "loading" }, "Planning…"))
       try {
-        const p = await post(path, { ...request(), dry_run: true })
+        const p = await post<P>(path, { ...request(), dry_run: true })
         render(plan, view(p))
-        adoptButton.disabled = listOf(p, "blockers").length > 0
+        adoptButton.disabled = (p.blockers ?? []).length > 0
       } catch (err) {
         render(plan, errorBox(err))
       }
@@ -58,7 +65,7 @@ async function adoptDialog(title: string, fields: Node[], path: string, request:
   adoptButton = action("Adopt", async () => {
     render(plan, h("p", { class: "loading" }, "Adopting…"))
     try {
-      const p = await post(path, { ...request(), dry_run: false })
+      const p = await post<P>(path, { ...request(), dry_run: false })
       toast(`Adopted ${p.name}`)
       close("adopted")
       done(p.name)
@@ -93,13 +100,13 @@ export function adoptProjectDialog(name: string, done: () => void): Promise<void
 }
 
 /** The plan of adopting plain containers: the generated file, its services, and what it could not express. */
-function containersPlan(p: any): HTMLElement {
+function containersPlan(p: ContainersAdoptPlan): HTMLElement {
   return h(
     "div",
     null,
-    section("Services", listOf(p, "services").map((s: any) => li(`${s.service} ← ${s.container}`))),
-    section("Not expressed", listOf(p, "unexpressed").map((u: any) => li(`${u.service}: ${u.option} (${u.detail})`))),
-    section("Environment", listOf(p, "env").map((e: any) => li(`${e.key}${e.secret ? " (secret)" : ""}`))),
+    section("Services", p.services.map((s) => li(`${s.service} ← ${s.container}`))),
+    section("Not expressed", p.unexpressed.map((u) => li(`${u.service}: ${u.option} (${u.detail})`))),
+    section("Environment", p.env.map((e) => li(`${e.key}${e.secret ? " (secret)" : ""}`))),
     h("section", { class: "plan-part" }, h("h3", null, "Compose file"), h("pre", { class: "mono", "aria-label": "Generated compose file" }, p.compose)),
     h("p", { class: "muted" }, "Adopting replaces the containers with the stack's; named volumes and binds keep their data."),
   )
