@@ -4,7 +4,7 @@ import type * as v from "valibot"
 import type { containerDetailSchema, networkSchema, portSchema, volumeSchema, Container as ContainerAnswer, DashboardAnswer, EngineEvent } from "#lib/engine/schemas.ts"
 import type { ImageWithStatus, scanResultSchema, scanSummarySchema } from "#lib/images/schemas.ts"
 import type { Severity } from "#lib/images/scanner.ts"
-import type { EnvEntry, fileEntrySchema, Stack as StackAnswer, StackVersionEntry } from "#lib/stacks/schemas.ts"
+import type { adoptResultSchema, EnvEntry, fileEntrySchema, Stack as StackAnswer, StackVersionEntry } from "#lib/stacks/schemas.ts"
 import type { planSchema } from "#lib/copy/schemas.ts"
 import type { stackUpdatedSchema, UpdateOutcomeAnswer } from "#lib/updates/schemas.ts"
 import type { response as checkUpdateResponse } from "../handlers/api/stacks/[name]/check-update.post.ts"
@@ -12,7 +12,6 @@ import type { response as policyResponse } from "../handlers/api/stacks/[name]/p
 import type { response as updatesResponse } from "../handlers/api/stacks/[name]/updates.get.ts"
 import type { response as composeResponse } from "../handlers/api/stacks/[name]/compose.get.ts"
 import type { response as adoptContainersResponse } from "../handlers/api/containers/adopt.post.ts"
-import type { adoptResultSchema } from "../lib/stacks/schemas.ts"
 
 export type { ContainerAnswer, DashboardAnswer, EngineEvent, ImageWithStatus, StackAnswer }
 export type ContainerDetail = v.InferOutput<typeof containerDetailSchema>

@@ -209,7 +209,7 @@ export async function adoptProject(ctx: AdoptDeps, name: string, req: AdoptReque
   plan.compose = compose
   plan.binds = binds
   // Files compose reads from the old folder become the stack's own, at the same relative path.
-  for (const { path } of filesComposeReads(original, envRecord(env), source.working_dir, allowed))
+  for (const { path } of filesComposeReads(original, envRecord(env), source.working_dir, allowed, ctx.compose.env))
     if (within(path, source.working_dir) && path !== source.working_dir) {
       const rel = relative(source.working_dir, path)
       if (Object.hasOwn(files, rel)) continue
