@@ -17,7 +17,6 @@ import { dirname, isAbsolute, join, relative } from "node:path"
 import { isMap, isScalar, isSeq, parseDocument } from "yaml"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { ContainerSummary, Engine } from "../engine/client.ts"
-import type { Config } from "../service/config.ts"
 import { conflict, notFound } from "../http/http-error.ts"
 import { envRecord, looksSecret, publicEnv, renderEnvFile, type EnvVar } from "./env.ts"
 import { checkFiles, filePath, type StackFiles } from "./files.ts"
@@ -185,7 +184,7 @@ export interface AdoptDeps {
   engine: Engine
   stacks: Stacks
   compose: ComposeRunner
-  config: Pick<Config, "bindRoots" | "secretKeys">
+  config: { bindRoots: string[]; secretKeys: string[] }
 }
 
 /** The plan (and with no dry_run and no blockers, the adoption): compose project `name` becomes a stack. */

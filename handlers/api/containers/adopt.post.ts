@@ -1,7 +1,7 @@
 import * as v from "valibot"
 import type { Engine } from "#lib/engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { badRequest, conflict, HttpError, notFound } from "#lib/http/http-error.ts"
 import type { Ctx } from "#lib/service/context.ts"
 import { looksSecret, publicEnv } from "#lib/stacks/env.ts"

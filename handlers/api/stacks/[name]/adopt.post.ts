@@ -1,6 +1,6 @@
 import * as v from "valibot"
 import { adoptProject } from "#lib/stacks/adopt.ts"
-import { defineHandler } from "#lib/http/handler.ts"
+import { defineHandler } from "#lib/service/handler.ts"
 import { errorBody } from "#lib/http/http-error.ts"
 import { errorSchema } from "#lib/http/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"
