@@ -41,7 +41,8 @@ for flavour in $flavours; do
     else
       export TEST_COMPOSE=v1
     fi
-    export TEST_FLAVOUR=$flavour TEST_IMAGE=svc-test/busybox:latest TEST_NETNS_A="${tag}a" TEST_NETNS_B="${tag}b"
+    # TEST_RUN_DIR: what the tests build once per run goes there, removed with the run
+    export TEST_FLAVOUR=$flavour TEST_IMAGE=svc-test/busybox:latest TEST_NETNS_A="${tag}a" TEST_NETNS_B="${tag}b" TEST_RUN_DIR="$run"
     export TEST_DOCKER_HOST TEST_DOCKER_HOST_B
     TEST_DOCKER_HOST=$(bash scripts/engine.sh start "${tag}a" "$run/a" "$flavour")
     TEST_DOCKER_HOST_B=$(bash scripts/engine.sh start "${tag}b" "$run/b" "$flavour")
