@@ -244,8 +244,7 @@ function dataSize(size: number | bigint, type: number): number {
 }
 
 /** What Go's readGNUSparsePAXHeaders does to the entry: undefined when it is no pax sparse file. */
-function paxSparse(records: Map<string, string> | undefined): { version: string } | undefined {
-  if (!records) return undefined
+function paxSparse(records: Map<string, string>): { version: string } | undefined {
   const major = records.get("GNU.sparse.major") ?? ""
   const minor = records.get("GNU.sparse.minor") ?? ""
   if (major === "0" && (minor === "0" || minor === "1")) return { version: "0.x" }
@@ -282,6 +281,10 @@ export class TarScanner {
   private pax: Map<string, string> | undefined
   private longName = ""
   private longLink = ""
+  // The entry whose header is being read: its name, link name and size as Go reports them.
+  private name = ""
+  private linkname = ""
+  private size: number | bigint = 0
   private failure: unknown
   private readonly numbers = new Numbers()
 
@@ -390,16 +393,36 @@ export class TarScanner {
       this.zero = true
       return
     }
-    const n = this.numbers
-    n.bad = false
-    const format = formatOf(b, at, n)
+    this.numbers.bad = false
+    const format = formatOf(b, at, this.numbers)
     if (format === 0) throw invalidHeader("the checksum does not match")
-
     const type = b[at + 156]!
-    let name = cstring(b, at, at + 100)
-    let linkname = cstring(b, at + 157, at + 257)
-    const headerSize = n.numeric(b, at + 124, 12)
-    let size: number | bigint = headerSize
+    const size = this.fields(b, at, format)
+
+    // Go's first handleRegularFile, on the header's own size.
+    if (size < 0 && !headerOnly(type)) throw invalidHeader("a negative size")
+    switch (type) {
+      case 0x78: // 'x': pax records for the next entry, replacing any read before
+      case 0x67: // 'g': pax global records, an entry of its own
+      case 0x4c: // 'L': GNU long name
+      case 0x4b: // 'K': GNU long link
+        if (size > MAX_SPECIAL) throw unreadable("a pax header or GNU long name is larger than 1 MiB")
+        return this.startSpecial(type, this.name, size)
+    }
+    this.size = size
+    this.entry(b, at, format, type)
+  }
+
+  /**
+   * The header's fixed fields as Go's readHeader reads them: sets the name (with the prefix of the
+   * USTAR, STAR or GNU format) and the link name, and returns the size; every number field is parsed
+   * for its errors.
+   */
+  private fields(b: Uint8Array, at: number, format: number): number {
+    const n = this.numbers
+    this.name = cstring(b, at, at + 100)
+    this.linkname = cstring(b, at + 157, at + 257)
+    const size = n.numeric(b, at + 124, 12)
     n.numeric(b, at + 100, 8) // mode
     n.numeric(b, at + 108, 8) // uid
     n.numeric(b, at + 116, 8) // gid
@@ -421,89 +444,94 @@ export class TarScanner {
         if (b[at + 357] !== 0) times.numeric(b, at + 357, 12)
         if (times.bad && asciiCString(b, at + 345, at + 500)) prefix = cstring(b, at + 345, at + 500)
       }
-      if (prefix) name = `${prefix}/${name}`
+      if (prefix) this.name = `${prefix}/${this.name}`
     }
     if (n.bad) throw invalidHeader("a number field does not parse")
+    return size
+  }
 
-    // Go's first handleRegularFile, on the header's own size.
-    if (headerSize < 0 && !headerOnly(type)) throw invalidHeader("a negative size")
-    switch (type) {
-      case 0x78: // 'x': pax records for the next entry, replacing any read before
-      case 0x67: // 'g': pax global records, an entry of its own
-      case 0x4c: // 'L': GNU long name
-      case 0x4b: // 'K': GNU long link
-        if (headerSize > MAX_SPECIAL) throw unreadable("a pax header or GNU long name is larger than 1 MiB")
-        return this.startSpecial(type, name, headerSize)
-    }
-
-    // An entry: Go's mergePAX, then the GNU long name and link, then the '\0' type, the data size
-    // again (a pax size), then the pax sparse formats.
+  /**
+   * An entry's header past its fixed fields: Go's mergePAX, then the GNU long name and link, then
+   * the '\0' type, the data size again (a pax size), then the sparse formats. The entry is reported
+   * and its data comes next.
+   */
+  private entry(b: Uint8Array, at: number, format: number, type: number): void {
     const pax = this.pax
-    if (pax) {
-      for (const [key, value] of pax) {
-        if (value === "") continue // Go keeps the header's own value
-        switch (key) {
-          case "path":
-            name = value
-            break
-          case "linkpath":
-            linkname = value
-            break
-          case "uid":
-          case "gid":
-            if (parseInt64(value) === undefined) throw invalidHeader(`pax ${key} ${JSON.stringify(value)}`)
-            break
-          case "atime":
-          case "mtime":
-          case "ctime":
-            if (!validPaxTime(value)) throw invalidHeader(`pax ${key} ${JSON.stringify(value)}`)
-            break
-          case "size": {
-            const parsed = parseInt64(value)
-            if (parsed === undefined) throw invalidHeader(`pax size ${JSON.stringify(value)}`)
-            size = parsed
-          }
-        }
-      }
-    }
-    if (this.longName) name = this.longName
-    if (this.longLink) linkname = this.longLink
+    if (pax) this.mergePax(pax)
+    if (this.longName) this.name = this.longName
+    if (this.longLink) this.linkname = this.longLink
     let flag = type
-    if (flag === 0) flag = name.endsWith("/") ? 0x35 : 0x30
-    const data = dataSize(size, flag)
+    if (flag === 0) flag = this.name.endsWith("/") ? 0x35 : 0x30
+    const data = dataSize(this.size, flag)
 
     let extension = false
-    if (flag === 0x53) {
-      // 'S', the old GNU sparse format: the real size in the header, the map in the header and in
-      // extension headers read before the data.
-      if (format !== GNU) throw invalidHeader("an old GNU sparse file outside the GNU format")
-      size = n.numeric(b, at + 483, 12)
-      this.sparseEntries(b, at + 386, 4)
-      if (n.bad) throw invalidHeader("an old GNU sparse map does not parse")
-      extension = b[at + 482]! > 0
-    } else {
-      const sparse = paxSparse(pax)
-      if (sparse) {
-        const sparseName = pax!.get("GNU.sparse.name") ?? ""
-        if (sparseName) name = sparseName
-        const real = pax!.get("GNU.sparse.size") || pax!.get("GNU.sparse.realsize") || ""
-        if (real) {
-          const parsed = parseInt64(real)
-          if (parsed === undefined) throw invalidHeader(`GNU sparse size ${JSON.stringify(real)}`)
-          size = parsed
-        }
-        if (sparse.version === "0.x") this.sparseMap0x1(pax!)
-        if (headerOnly(flag)) throw invalidHeader("a sparse entry of a type without data")
-      }
-    }
+    if (flag === 0x53) extension = this.oldSparse(b, at, format)
+    else if (pax) this.paxSparseFile(pax, flag)
 
     this.pax = undefined
     this.longName = ""
     this.longLink = ""
-    this.onEntry({ name, type: String.fromCharCode(flag), linkname, size: Number(size) })
+    this.onEntry({ name: this.name, type: String.fromCharCode(flag), linkname: this.linkname, size: Number(this.size) })
     this.sparseExtension = extension
     this.data = data
     this.pad = -data & (BLOCK - 1)
+  }
+
+  /** Go's mergePAX: the path, link path and size records replace the header's; uid, gid and times must parse. */
+  private mergePax(pax: Map<string, string>): void {
+    for (const [key, value] of pax) {
+      if (value === "") continue // Go keeps the header's own value
+      switch (key) {
+        case "path":
+          this.name = value
+          break
+        case "linkpath":
+          this.linkname = value
+          break
+        case "uid":
+        case "gid":
+          if (parseInt64(value) === undefined) throw invalidHeader(`pax ${key} ${JSON.stringify(value)}`)
+          break
+        case "atime":
+        case "mtime":
+        case "ctime":
+          if (!validPaxTime(value)) throw invalidHeader(`pax ${key} ${JSON.stringify(value)}`)
+          break
+        case "size": {
+          const parsed = parseInt64(value)
+          if (parsed === undefined) throw invalidHeader(`pax size ${JSON.stringify(value)}`)
+          this.size = parsed
+        }
+      }
+    }
+  }
+
+  /**
+   * 'S', the old GNU sparse format: the real size in the header, the map in the header and in
+   * extension headers read before the data. Whether extension headers follow.
+   */
+  private oldSparse(b: Uint8Array, at: number, format: number): boolean {
+    if (format !== GNU) throw invalidHeader("an old GNU sparse file outside the GNU format")
+    this.size = this.numbers.numeric(b, at + 483, 12)
+    this.sparseEntries(b, at + 386, 4)
+    if (this.numbers.bad) throw invalidHeader("an old GNU sparse map does not parse")
+    return b[at + 482]! > 0
+  }
+
+  /** A pax sparse file, when the records make the entry one: its real name and size, and its 0.x map checked. */
+  private paxSparseFile(pax: Map<string, string>, flag: number): void {
+    const sparse = paxSparse(pax)
+    if (!sparse) return
+    const sparseName = pax.get("GNU.sparse.name") ?? ""
+    if (sparseName) this.name = sparseName
+    const real = pax.get("GNU.sparse.size") || pax.get("GNU.sparse.realsize") || ""
+    if (real) {
+      const parsed = parseInt64(real)
+      if (parsed === undefined) throw invalidHeader(`GNU sparse size ${JSON.stringify(real)}`)
+      this.size = parsed
+    }
+    if (sparse.version === "0.x") this.sparseMap0x1(pax)
+    if (headerOnly(flag)) throw invalidHeader("a sparse entry of a type without data")
   }
 
   private globalName = ""
