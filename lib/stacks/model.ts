@@ -120,85 +120,32 @@ function volumeDevice(config: Obj): string | null {
   return isAbsolute(device) && !device.startsWith("//") ? device : null
 }
 
+/** A model being read: what it is read against, and what is gathered from it. */
+interface Reading {
+  c: ModelContext
+  /** The project directory with its symlinks followed: a bind inside it is the stack's data. */
+  root: string
+  /** The stack's own files (relative paths). */
+  own: Set<string>
+  /** The top-level `volumes:`. */
+  declared: Obj
+  /** Named volumes by key, each made on first use: the declared ones first. */
+  named: Map<string, VolumeEntry>
+  anonymous: VolumeEntry[]
+  binds: BindEntry[]
+  ports: PublishedPort[]
+  hostPaths: HostPath[]
+}
+
 /** The model compose printed (JSON with v2, YAML with v1), read into what the service needs. Pure. */
 export function readModel(raw: unknown, flavour: ComposeFlavour, c: ModelContext): StackModel {
   const model = obj(raw)
-  const root = realPath(c.projectDir)
-  const own = new Set(c.files ?? [])
-  // A bind of one of the stack's files (`./nginx.conf:/etc/nginx/nginx.conf:ro`), or of a folder that
-  // holds only stack files, carries the stack's files (versioned, copied as files); any other bind
-  // inside the stack folder is its data.
-  const isFile = (path: string) => {
-    if (!within(path, c.projectDir) || path === c.projectDir) return false
-    const rel = path.slice(c.projectDir.length + 1)
-    if (own.has(rel)) return true
-    const under = [...own].filter((f) => f.startsWith(`${rel}/`))
-    return under.length > 0 && onDisk(path).every((f) => own.has(`${rel}/${f}`))
-  }
-  const isData = (path: string) => isAbsolute(path) && within(realPath(path), root) && !isFile(path)
-  const hostPaths: HostPath[] = []
-  const path = (where: string, p: string | undefined) => p !== undefined && p !== "" && hostPaths.push({ where, path: p })
-
-  const declared = obj(model.volumes)
-  const named = new Map<string, VolumeEntry>()
-  const volume = (key: string) => {
-    let v = named.get(key)
-    if (!v) {
-      const config = obj(declared[key])
-      const external = config.external === true || (typeof config.external === "object" && config.external !== null)
-      const own = str(obj(config.external).name) ?? str(config.name)
-      const name = own ?? (external ? key : `${c.project}_${key}`)
-      named.set(key, (v = { key, name, external, explicit_name: !external && name !== `${c.project}_${key}`, anonymous: false, mounts: [] }))
-    }
-    return v
-  }
-  for (const [key, config] of Object.entries(declared)) {
-    volume(key)
-    let device = volumeDevice(obj(config))
-    if (device !== null && flavour === "v1" && c.cwd && within(device, c.cwd)) device = c.projectDir + device.slice(c.cwd.length)
-    if (device !== null) path(`volume ${key} device`, device)
-  }
+  const r: Reading = { c, root: realPath(c.projectDir), own: new Set(c.files ?? []), declared: obj(model.volumes), named: new Map(), anonymous: [], binds: [], ports: [], hostPaths: [] }
+  declaredVolumes(r, flavour)
   for (const section of ["secrets", "configs"])
-    for (const [key, config] of Object.entries(obj(model[section]))) path(`${section} ${key} file`, str(obj(config).file))
-
+    for (const [key, config] of Object.entries(obj(model[section]))) hostPath(r, `${section} ${key} file`, str(obj(config).file))
   const services = Object.entries(obj(model.services)).map(([name, s]) => [name, obj(s)] as const)
-  const anonymous: VolumeEntry[] = []
-  const binds: BindEntry[] = []
-  const ports: PublishedPort[] = []
-  for (const [service, s] of services) {
-    for (const rawMount of arr(s.volumes)) {
-      const m = parseMount(rawMount)
-      if (!m) continue
-      const at = { service, target: m.target, read_only: m.read_only }
-      if (m.type === "bind" && m.source) {
-        const file = isAbsolute(m.source) && isFile(m.source)
-        binds.push({ ...at, source: m.source, data: !file && isData(m.source), ...(file ? { file } : {}) })
-        path(`service ${service} volumes`, m.source)
-      } else if (m.type === "volume" && m.source) volume(m.source).mounts.push(at)
-      else if (m.type === "volume") anonymous.push({ key: null, name: null, external: false, explicit_name: false, anonymous: true, mounts: [at] })
-    }
-    for (const p of arr(s.ports)) ports.push(...parsePorts(p))
-    // v2 prints `env_file` only when it skips reading it; v1 never does. Either way it is checked.
-    for (const e of arr(s.env_file)) path(`service ${service} env_file`, typeof e === "string" ? e : str(obj(e).path))
-    if (s.build !== undefined) {
-      const build = typeof s.build === "string" ? { context: s.build } : obj(s.build)
-      const context = str(build.context) ?? "."
-      if (!isUrl(context)) {
-        path(`service ${service} build context`, context)
-        const dockerfile = str(build.dockerfile)
-        if (dockerfile && build.dockerfile_inline === undefined) path(`service ${service} build dockerfile`, isAbsolute(dockerfile) ? dockerfile : join(context, dockerfile))
-      }
-      for (const [name, ctx] of Object.entries(obj(build.additional_contexts))) {
-        const where = str(ctx)
-        if (where && !isUrl(where) && !/^(docker-image|service|oci-layout):/.test(where)) path(`service ${service} build context ${name}`, where)
-      }
-      for (const ssh of arr(build.ssh)) {
-        const file = typeof ssh === "string" ? ssh.split("=", 2)[1] : str(obj(ssh).path)
-        if (file) path(`service ${service} build ssh`, file)
-      }
-    }
-    for (const w of arr(obj(s.develop).watch)) path(`service ${service} develop watch`, str(obj(w).path))
-  }
+  for (const [service, s] of services) readService(r, service, s)
 
   const images = [...new Set(services.flatMap(([, s]) => (typeof s.image === "string" ? [s.image] : [])))]
   return {
@@ -206,10 +153,98 @@ export function readModel(raw: unknown, flavour: ComposeFlavour, c: ModelContext
     services: services.map(([name]) => name),
     images,
     built: services.filter(([, s]) => s.build !== undefined).map(([name]) => name),
-    ports,
-    volumes: [...named.values(), ...anonymous],
-    binds,
-    hostPaths,
+    ports: r.ports,
+    volumes: [...r.named.values(), ...r.anonymous],
+    binds: r.binds,
+    hostPaths: r.hostPaths,
+  }
+}
+
+/** Adds a host path the model names, unless it is empty. */
+function hostPath(r: Reading, where: string, path: string | undefined): void {
+  if (path !== undefined && path !== "") r.hostPaths.push({ where, path })
+}
+
+/**
+ * Whether a bind carries the stack's files (versioned, copied as files): a bind of one of them
+ * (`./nginx.conf:/etc/nginx/nginx.conf:ro`), or of a folder that holds only stack files.
+ */
+function isStackFile(r: Reading, path: string): boolean {
+  const dir = r.c.projectDir
+  if (!within(path, dir) || path === dir) return false
+  const rel = path.slice(dir.length + 1)
+  if (r.own.has(rel)) return true
+  const under = [...r.own].filter((f) => f.startsWith(`${rel}/`))
+  return under.length > 0 && onDisk(path).every((f) => r.own.has(`${rel}/${f}`))
+}
+
+/** Whether a bind is the stack's data: inside the stack folder, and not its files. */
+const isData = (r: Reading, path: string) => isAbsolute(path) && within(realPath(path), r.root) && !isStackFile(r, path)
+
+/** The named volume `key`, made on first use: the engine's name for it and whether it is external, from its declaration (none for a volume only services name). */
+function volume(r: Reading, key: string): VolumeEntry {
+  let v = r.named.get(key)
+  if (!v) {
+    const { project } = r.c
+    const config = obj(r.declared[key])
+    const external = config.external === true || (typeof config.external === "object" && config.external !== null)
+    const own = str(obj(config.external).name) ?? str(config.name)
+    const name = own ?? (external ? key : `${project}_${key}`)
+    r.named.set(key, (v = { key, name, external, explicit_name: !external && name !== `${project}_${key}`, anonymous: false, mounts: [] }))
+  }
+  return v
+}
+
+/** The declared volumes in their order, with the host path of each whose device is one (v1's moved back from where compose ran). */
+function declaredVolumes(r: Reading, flavour: ComposeFlavour): void {
+  const { c } = r
+  for (const [key, config] of Object.entries(r.declared)) {
+    volume(r, key)
+    let device = volumeDevice(obj(config))
+    if (device !== null && flavour === "v1" && c.cwd && within(device, c.cwd)) device = c.projectDir + device.slice(c.cwd.length)
+    if (device !== null) hostPath(r, `volume ${key} device`, device)
+  }
+}
+
+/** One service: its mounts, published ports, and the host paths it names. */
+function readService(r: Reading, service: string, s: Obj): void {
+  for (const rawMount of arr(s.volumes)) readMount(r, service, rawMount)
+  for (const p of arr(s.ports)) r.ports.push(...parsePorts(p))
+  // v2 prints `env_file` only when it skips reading it; v1 never does. Either way it is checked.
+  for (const e of arr(s.env_file)) hostPath(r, `service ${service} env_file`, typeof e === "string" ? e : str(obj(e).path))
+  if (s.build !== undefined) buildPaths(r, service, s.build)
+  for (const w of arr(obj(s.develop).watch)) hostPath(r, `service ${service} develop watch`, str(obj(w).path))
+}
+
+/** One entry of a service's `volumes:`: a bind (the stack's files, its data, or a host path elsewhere), a named volume's mount, or an anonymous volume. */
+function readMount(r: Reading, service: string, rawMount: unknown): void {
+  const m = parseMount(rawMount)
+  if (!m) return
+  const at = { service, target: m.target, read_only: m.read_only }
+  if (m.type === "bind" && m.source) {
+    const file = isAbsolute(m.source) && isStackFile(r, m.source)
+    r.binds.push({ ...at, source: m.source, data: !file && isData(r, m.source), ...(file ? { file } : {}) })
+    hostPath(r, `service ${service} volumes`, m.source)
+  } else if (m.type === "volume" && m.source) volume(r, m.source).mounts.push(at)
+  else if (m.type === "volume") r.anonymous.push({ key: null, name: null, external: false, explicit_name: false, anonymous: true, mounts: [at] })
+}
+
+/** The host paths a service's `build:` names: its context and Dockerfile (unless the context is remote), additional contexts on disk, ssh keys. */
+function buildPaths(r: Reading, service: string, raw: unknown): void {
+  const build = typeof raw === "string" ? { context: raw } : obj(raw)
+  const context = str(build.context) ?? "."
+  if (!isUrl(context)) {
+    hostPath(r, `service ${service} build context`, context)
+    const dockerfile = str(build.dockerfile)
+    if (dockerfile && build.dockerfile_inline === undefined) hostPath(r, `service ${service} build dockerfile`, isAbsolute(dockerfile) ? dockerfile : join(context, dockerfile))
+  }
+  for (const [name, ctx] of Object.entries(obj(build.additional_contexts))) {
+    const where = str(ctx)
+    if (where && !isUrl(where) && !/^(docker-image|service|oci-layout):/.test(where)) hostPath(r, `service ${service} build context ${name}`, where)
+  }
+  for (const ssh of arr(build.ssh)) {
+    const file = typeof ssh === "string" ? ssh.split("=", 2)[1] : str(obj(ssh).path)
+    if (file) hostPath(r, `service ${service} build ssh`, file)
   }
 }
 
