@@ -1,7 +1,7 @@
 // Vulnerability scanners: Trivy (`trivy image --format json`) and Grype (`grype -o json`), run as a
 // binary on PATH when there is one, else as a container of the scanner's image through the engine,
 // with the scanner's database cached in a named volume. Both reports become one CVE record shape.
-import { parseDockerHost, type Engine } from "../engine/client.ts"
+import { parseDockerHost, type ContainerSpec, type Engine } from "../engine/client.ts"
 import { HttpError } from "../http/http-error.ts"
 
 export const SEVERITIES = ["critical", "high", "medium", "low", "negligible", "unknown"] as const
@@ -104,72 +104,85 @@ export interface Scanner {
   scan(ref: string): Promise<Report>
 }
 
+/** Runs the chosen scanner, or with "auto" the first of Trivy and Grype on PATH; as a container when there is no binary. */
 export function createScanner(o: ScannerOptions): Scanner {
-  const which = (name: ScannerName) => Bun.which(name, { PATH: o.env.PATH ?? "" }) ?? undefined
-  const choose = (): { name: ScannerName; binary?: string } => {
-    if (o.choice !== "auto") return { name: o.choice, binary: which(o.choice) }
-    const found = (["trivy", "grype"] as const).find(which)
-    return found ? { name: found, binary: which(found) } : { name: "trivy" }
-  }
-  const timedOut = (name: string) => new HttpError(504, "scan_timeout", `${name} did not finish within ${o.timeout} s`)
-
-  async function runBinary(name: ScannerName, binary: string, ref: string): Promise<Report> {
-    const proc = Bun.spawn([binary, ...scanArgs(name, ref)], {
-      env: { ...o.env, DOCKER_HOST: o.engine.host },
-      stdout: "pipe",
-      stderr: "pipe",
-      stdin: "ignore",
-    })
-    // The scan dies with the service; the queue runs it again after a restart.
-    const kill = () => proc.kill("SIGKILL")
-    process.once("exit", kill)
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => (kill(), reject(timedOut(name))), o.timeout * 1000)))
-    const output = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
-    const code = await Promise.race([proc.exited, expired]).finally(() => {
-      clearTimeout(timer)
-      process.off("exit", kill)
-    })
-    const [stdout, stderr] = await output
-    if (code !== 0) throw new HttpError(502, "scan_failed", `${name} exited with ${code}: ${tail(stderr || stdout)}`)
-    return readReport(name, "binary", stdout)
-  }
-
-  async function runContainer(name: ScannerName, ref: string): Promise<Report> {
-    const image = scannerImages[name]
-    await o.engine.inspectImage(image).catch(() => o.engine.pullImage(image))
-    const target = parseDockerHost(o.engine.host)
-    const socket = "/var/run/docker.sock"
-    const { Id } = await o.engine.createContainer({
-      Image: image,
-      Cmd: scanArgs(name, ref),
-      Env: [`DOCKER_HOST=${target.unix ? `unix://${socket}` : o.engine.host}`, `${cacheEnv[name]}=/cache`],
-      Labels: { "harbormaster.scanner": name },
-      HostConfig: {
-        Binds: [...(target.unix ? [`${target.unix}:${socket}:ro`] : []), `${cacheVolume(name)}:/cache`],
-        ...(target.unix ? {} : { NetworkMode: "host" }),
-      },
-    })
-    let timer: ReturnType<typeof setTimeout> | undefined
-    try {
-      await o.engine.containerAction(Id, "start")
-      const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(timedOut(name)), o.timeout * 1000)))
-      const { StatusCode } = await Promise.race([o.engine.waitContainer(Id), expired])
-      const out: Record<string, string[]> = { stdout: [], stderr: [] }
-      for await (const l of o.engine.logs(Id, { follow: false, tail: "all" })) out[l.stream]?.push(l.line)
-      const stdout = out.stdout!.join("\n")
-      if (StatusCode !== 0) throw new HttpError(502, "scan_failed", `${name} exited with ${StatusCode}: ${tail(out.stderr!.join("\n") || stdout)}`)
-      return readReport(name, "container", stdout)
-    } finally {
-      clearTimeout(timer)
-      await o.engine.removeContainer(Id, { force: true }).catch(() => {})
-    }
-  }
-
   return {
     async scan(ref) {
-      const { name, binary } = choose()
-      return binary ? runBinary(name, binary, ref) : runContainer(name, ref)
+      const { name, binary } = chooseScanner(o)
+      return binary ? runBinary(o, name, binary, ref) : runContainer(o, name, ref)
     },
+  }
+}
+
+/** The scanner a scan runs, and its binary when the environment's PATH has one (Trivy, in a container, when "auto" finds neither). */
+function chooseScanner(o: ScannerOptions): { name: ScannerName; binary?: string } {
+  const which = (name: ScannerName) => Bun.which(name, { PATH: o.env.PATH ?? "" }) ?? undefined
+  if (o.choice !== "auto") return { name: o.choice, binary: which(o.choice) }
+  const found = (["trivy", "grype"] as const).find(which)
+  return found ? { name: found, binary: which(found) } : { name: "trivy" }
+}
+
+const timedOut = (name: string, timeout: number) => new HttpError(504, "scan_timeout", `${name} did not finish within ${timeout} s`)
+
+/** The scanner's binary run against the engine; killed at the timeout or when the service exits. */
+async function runBinary(o: ScannerOptions, name: ScannerName, binary: string, ref: string): Promise<Report> {
+  const proc = Bun.spawn([binary, ...scanArgs(name, ref)], {
+    env: { ...o.env, DOCKER_HOST: o.engine.host },
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  })
+  // The scan dies with the service; the queue runs it again after a restart.
+  const kill = () => proc.kill("SIGKILL")
+  process.once("exit", kill)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => (kill(), reject(timedOut(name, o.timeout))), o.timeout * 1000)))
+  const output = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+  const code = await Promise.race([proc.exited, expired]).finally(() => {
+    clearTimeout(timer)
+    process.off("exit", kill)
+  })
+  const [stdout, stderr] = await output
+  if (code !== 0) throw new HttpError(502, "scan_failed", `${name} exited with ${code}: ${tail(stderr || stdout)}`)
+  return readReport(name, "binary", stdout)
+}
+
+/**
+ * The container that scans `ref` with the scanner's image: the engine's socket mounted (its TCP
+ * address on the host network when it has no socket), the scanner's database in its cache volume.
+ */
+function scanContainer(engine: Engine, name: ScannerName, ref: string): ContainerSpec {
+  const target = parseDockerHost(engine.host)
+  const socket = "/var/run/docker.sock"
+  return {
+    Image: scannerImages[name],
+    Cmd: scanArgs(name, ref),
+    Env: [`DOCKER_HOST=${target.unix ? `unix://${socket}` : engine.host}`, `${cacheEnv[name]}=/cache`],
+    Labels: { "harbormaster.scanner": name },
+    HostConfig: {
+      Binds: [...(target.unix ? [`${target.unix}:${socket}:ro`] : []), `${cacheVolume(name)}:/cache`],
+      ...(target.unix ? {} : { NetworkMode: "host" }),
+    },
+  }
+}
+
+/** The scanner run as a container (its image pulled when missing), removed afterwards. */
+async function runContainer(o: ScannerOptions, name: ScannerName, ref: string): Promise<Report> {
+  const image = scannerImages[name]
+  await o.engine.inspectImage(image).catch(() => o.engine.pullImage(image))
+  const { Id } = await o.engine.createContainer(scanContainer(o.engine, name, ref))
+  let timer: ReturnType<typeof setTimeout> | undefined
+  try {
+    await o.engine.containerAction(Id, "start")
+    const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(timedOut(name, o.timeout)), o.timeout * 1000)))
+    const { StatusCode } = await Promise.race([o.engine.waitContainer(Id), expired])
+    const out: Record<string, string[]> = { stdout: [], stderr: [] }
+    for await (const l of o.engine.logs(Id, { follow: false, tail: "all" })) out[l.stream]?.push(l.line)
+    const stdout = out.stdout!.join("\n")
+    if (StatusCode !== 0) throw new HttpError(502, "scan_failed", `${name} exited with ${StatusCode}: ${tail(out.stderr!.join("\n") || stdout)}`)
+    return readReport(name, "container", stdout)
+  } finally {
+    clearTimeout(timer)
+    await o.engine.removeContainer(Id, { force: true }).catch(() => {})
   }
 }
