@@ -4,7 +4,7 @@
 // one error shape (onError), the request metrics (onAfterHandle and onError, when the answer is
 // decided) and, when asked (tests, SVC_RESPONSE_DRIFT_LOG), the check of every answer against its
 // route's `response` schema. /openapi serves the document built from the manifest (openapi.ts).
-import { Elysia, ValidationError } from "elysia"
+import { Elysia, ValidationError, type AnyElysia } from "elysia"
 import * as v from "valibot"
 import type { Ctx } from "./context.ts"
 import { readLimited } from "../http/body-limit.ts"
@@ -66,7 +66,7 @@ function jsonBody(limit: number) {
 }
 
 /** The Bun socket under Elysia's wrapper, as a session's peer: its `send` reports backpressure (-1). */
-const peerOf = (ws: { raw: Peer }): Peer => ws.raw
+const socketPeer = (ws: { raw: Peer }): Peer => ws.raw
 
 /** Elysia reads a text frame that looks like JSON (or a number) into a value: the session gets text back. */
 const frame = (message: unknown): string | Uint8Array =>
@@ -86,37 +86,31 @@ async function answerOf(response: unknown, status: number): Promise<{ status: nu
   return { status: response.status, contentType, json: contentType?.startsWith("application/json") ? await response.clone().json() : undefined }
 }
 
-/**
- * The app over `rows`, the route manifest (routes.gen.ts) that the entry point hands in. `pages`
- * are HTML imports served by Bun itself (the bundled UI), as static routes of the server.
- * `onDrift` is called with a description of every answer that does not fit its route's `response`
- * schema; without it nothing is checked.
- */
-export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<string, Bun.HTMLBundle> = {}, onDrift?: (message: string) => void) {
-  const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
-  const started = new WeakMap<Request, number>()
-  const observe = (request: Request, route: string | undefined, status: number) =>
-    ctx.metrics.observeRequest(route || "unmatched", request.method, status, (performance.now() - (started.get(request) ?? performance.now())) / 1000)
+type Check = (request: Request, route: string | undefined, response: unknown, status: number) => Promise<void>
+
+/** Checks an answer against its route's `response` schema and tells `onDrift` what does not fit. */
+function responseCheck(rows: readonly RouteRow[], onDrift: (message: string) => void): Check {
   const contracts = new Map<string, Responses>()
-  const check = async (onDrift: (message: string) => void, request: Request, route: string | undefined, response: unknown, status: number) => {
+  for (const row of rows) if (row.mod.response) contracts.set(`${row.method === "WS" ? "GET" : row.method} ${routeOf(row.file).path}`, row.mod.response as Responses)
+  return async (request, route, response, status) => {
     const declared = route && (contracts.get(`${request.method} ${route}`) ?? contracts.get(`ALL ${route}`))
     if (!declared) return
     const answer = await answerOf(response, status)
     const why = drift(declared, answer.status, answer.contentType, () => answer.json)
     if (why) onDrift(`${request.method} ${new URL(request.url).pathname} answered ${answer.status} off its schema: ${why}`)
   }
-  let document: unknown
-  const info = { title: "Harbormaster API", version, description: "Containers, stacks, images, volumes and a cluster of servers on one Docker engine each." }
-  // /mcp answers to its own Host and Origin allowlists instead of the API's guard; its tools call this app.
-  // The MCP SDK is loaded only when SVC_MCP names a mode.
-  const mode = ctx.config.mcp
-  const mcp = mode && import("../mcp/endpoint.ts").then((m) => m.mcpEndpoint(mode, rows, async (req) => app.handle(req), ctx.now))
+}
 
-  const app = new Elysia({ serve: { routes: pages } })
-    .get("/openapi", ({ request }) => (document ??= openapiDocument(rows, info, new URL(request.url).origin)))
+/** What applies to every route: the guard and CORS, the one error shape, request metrics, the answer check. */
+function hooks(app: AnyElysia, ctx: Ctx, check: Check | undefined, skipGuard: (request: Request) => boolean) {
+  const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
+  const started = new WeakMap<Request, number>()
+  const observe = (request: Request, route: string | undefined, status: number) =>
+    ctx.metrics.observeRequest(route || "unmatched", request.method, status, (performance.now() - (started.get(request) ?? performance.now())) / 1000)
+  return app
     .onRequest(({ request, set }) => {
       started.set(request, performance.now())
-      if (mcp && new URL(request.url).pathname === "/mcp") return
+      if (skipGuard(request)) return
       const cors = corsHeaders(request.headers.get("origin"), guard)
       Object.assign(set.headers, cors)
       checkRequest(request, guard)
@@ -126,51 +120,69 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<str
       const res = toResponse(error, String(code))
       observe(request, route, res.status)
       for (const [k, v] of Object.entries(set.headers)) if (k.startsWith("access-control-") || k === "vary") res.headers.set(k, String(v))
-      return onDrift ? check(onDrift, request, route, res, res.status).then(() => res) : res
+      return check ? check(request, route, res, res.status).then(() => res) : res
     })
     .onAfterHandle(({ request, route, set, response }: any) => {
       const status = response instanceof Response ? response.status : Number(set.status ?? 200)
       observe(request, route, status)
-      if (onDrift) return check(onDrift, request, route, response, status).then(() => undefined)
+      if (check) return check(request, route, response, status).then(() => undefined)
     })
+}
 
-  if (mcp) app.all("/mcp", async ({ request }) => (await mcp).handle(request), { parse: "none" })
+const peerOf = (c: { server?: { requestIP(request: Request): { address: string } | null } | null; request: Request }) => c.server?.requestIP(c.request)?.address
 
-  for (const row of rows) {
-    const { path, rest } = routeOf(row.file)
-    const param = (params: Record<string, string>) => (rest ? { ...params, [rest]: params["*"]! } : params)
-    const params = paramsFor(row.mod.params, rest)
-    if (row.mod.response) contracts.set(`${row.method === "WS" ? "GET" : row.method} ${path}`, row.mod.response as Responses)
-    if (row.method === "WS") {
-      const open = row.mod.default as SocketHandler
-      app.ws(path, {
-        params,
-        query: row.mod.query,
-        // Called once, before the upgrade (a route's beforeHandle would run twice for a WebSocket).
-        async upgrade(c: any) {
-          c.session = await open({ params: param(c.params), query: c.query, request: c.request, ctx, peer: c.server?.requestIP(c.request)?.address })
-        },
-        open: (ws: any) => (ws.data.session as SocketSession).open(peerOf(ws)),
-        message: (ws: any, message: unknown) => (ws.data.session as SocketSession).message(frame(message)),
-        close: (ws: any) => (ws.data.session as SocketSession).close(),
-        drain: (ws: any) => (ws.data.session as SocketSession).drain?.(),
-      } as any)
-      continue
-    }
-    const accepts = row.mod.accepts ?? JSON_ONLY
-    const handler = row.mod.default as Handler
-    app.route(
-      row.method,
-      path,
-      (c: any) => handler({ params: param(c.params), query: c.query, body: c.body, request: c.request, ctx, set: c.set, peer: c.server?.requestIP(c.request)?.address }),
-      {
-        body: row.mod.body,
-        query: row.mod.query,
-        params,
-        ...(accepts === JSON_ONLY ? { parse: jsonBody(ctx.config.maxJsonBody) } : { parse: "none", beforeHandle: ({ request }: { request: Request }) => checkBody(request, accepts) }),
-      } as any,
-    )
+/** One handler file on the app: its path, its schemas, its body rule, and the handler given the context. */
+function mount(app: AnyElysia, row: RouteRow, ctx: Ctx): void {
+  const { path, rest } = routeOf(row.file)
+  const param = (params: Record<string, string>) => (rest ? { ...params, [rest]: params["*"]! } : params)
+  const params = paramsFor(row.mod.params, rest)
+  if (row.method === "WS") {
+    const open = row.mod.default as SocketHandler
+    const session = (ws: any) => ws.data.session as SocketSession
+    app.ws(path, {
+      params,
+      query: row.mod.query,
+      // Called once, before the upgrade (a route's beforeHandle would run twice for a WebSocket).
+      async upgrade(c: any) {
+        c.session = await open({ params: param(c.params), query: c.query, request: c.request, ctx, peer: peerOf(c) })
+      },
+      open: (ws: any) => session(ws).open(socketPeer(ws)),
+      message: (ws: any, message: unknown) => session(ws).message(frame(message)),
+      close: (ws: any) => session(ws).close(),
+      drain: (ws: any) => session(ws).drain?.(),
+    } as any)
+    return
   }
+  const accepts = row.mod.accepts ?? JSON_ONLY
+  const handler = row.mod.default as Handler
+  const parse = accepts === JSON_ONLY ? { parse: jsonBody(ctx.config.maxJsonBody) } : { parse: "none", beforeHandle: ({ request }: { request: Request }) => checkBody(request, accepts) }
+  app.route(
+    row.method,
+    path,
+    (c: any) => handler({ params: param(c.params), query: c.query, body: c.body, request: c.request, ctx, set: c.set, peer: peerOf(c) }),
+    { body: row.mod.body, query: row.mod.query, params, ...parse } as any,
+  )
+}
+
+/**
+ * The app over `rows`, the route manifest (routes.gen.ts) that the entry point hands in. `pages`
+ * are HTML imports served by Bun itself (the bundled UI), as static routes of the server.
+ * `onDrift` is called with a description of every answer that does not fit its route's `response`
+ * schema; without it nothing is checked.
+ */
+export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<string, Bun.HTMLBundle> = {}, onDrift?: (message: string) => void) {
+  const info = { title: "Harbormaster API", version, description: "Containers, stacks, images, volumes and a cluster of servers on one Docker engine each." }
+  let document: unknown
+  // /mcp answers to its own Host and Origin allowlists instead of the API's guard; its tools call this app.
+  // The MCP SDK is loaded only when SVC_MCP names a mode.
+  const mode = ctx.config.mcp
+  const mcp = mode && import("../mcp/endpoint.ts").then((m) => m.mcpEndpoint(mode, rows, async (req) => app.handle(req), ctx.now))
+  const isMcp = (request: Request) => !!mcp && new URL(request.url).pathname === "/mcp"
+
+  const app = hooks(new Elysia({ serve: { routes: pages } }), ctx, onDrift && responseCheck(rows, onDrift), isMcp)
+  app.get("/openapi", ({ request }) => (document ??= openapiDocument(rows, info, new URL(request.url).origin)))
+  if (mcp) app.all("/mcp", async ({ request }) => (await mcp).handle(request), { parse: "none" })
+  for (const row of rows) mount(app, row, ctx)
   return app
 }
 
