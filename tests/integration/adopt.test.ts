@@ -15,7 +15,7 @@ let engine: Engine
 let svc: Service
 let root: string
 const SECRET = "adopt-s3cret-value"
-const PROJECTS = ["hm-shop", "hm-outside", "hm-edited"]
+const PROJECTS = ["hm-shop", "hm-outside", "hm-edited", "hm-recreate"]
 const COPY = "hm-shop-copy"
 /** Compose v1 on a busy machine takes tens of seconds per command. */
 const SLOW = 240_000
@@ -151,6 +151,23 @@ describe("compose projects made elsewhere", () => {
     expect(body.plan.services).toEqual([{ name: "web", action: "recreate", containers: before }])
     expect(stackDirs()).toEqual(dirs)
     expect(await ids("hm-edited")).toEqual(before)
+  }, SLOW)
+
+  test("the same with recreate: true: compose recreates web from the edited file, and the stack is managed", async () => {
+    const dir = join(root, "allowed", "hm-recreate")
+    upProject(dir, "hm-recreate", composeFile())
+    const before = await ids("hm-recreate")
+    writeFileSync(join(dir, "compose.yaml"), composeFile().replace("sleep 0.2", "sleep 0.3"))
+
+    const res = await adopt("hm-recreate", { recreate: true })
+    expect(res.status).toBe(201)
+    const body = await res.json()
+    expect(body.services).toEqual([{ name: "web", action: "recreate", containers: before }])
+    expect(body.stack).toMatchObject({ name: "hm-recreate", managed: true, current_version: 1 })
+    const after = await ids("hm-recreate")
+    expect(after).toHaveLength(1)
+    expect(after).not.toEqual(before)
+    expect((await engine.inspectContainer(after[0]!)).Config.Cmd?.join(" ")).toContain("sleep 0.3")
   }, SLOW)
 
   test("bad input: a managed stack, an unknown project, traversal in file paths, an invalid name: 4xx, nothing written", async () => {
