@@ -2,16 +2,10 @@ import { afterEach, expect, test } from "bun:test"
 import { FakeEngine } from "../support/fake-engine.ts"
 import { testApp, type TestApp } from "../support/app.ts"
 import { standInScanner } from "../support/scanners.ts"
+import { promtool } from "../support/promtool.ts"
 
 let t: TestApp
 afterEach(() => t.close())
-
-/** promtool's verdict on an exposition: exit code and what it printed. */
-async function promtool(text: string): Promise<{ code: number; output: string }> {
-  const proc = Bun.spawn(["promtool", "check", "metrics"], { stdin: new TextEncoder().encode(text), stdout: "pipe", stderr: "pipe" })
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { code, output: out + err }
-}
 
 const value = (text: string, series: string) => Number(text.split("\n").find((l) => l.startsWith(`${series} `))?.slice(series.length + 1))
 

@@ -10,6 +10,7 @@ import { cacheVolume } from "#lib/images/scanner.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { fixture, standInPath } from "../support/scanners.ts"
 import { startService, type Service } from "../support/service.ts"
+import { promtool } from "../support/promtool.ts"
 
 let engine: Engine
 let path: string
@@ -78,10 +79,7 @@ test("a restarted service resumes its queue; results and summaries of the real i
   expect(images.find((i) => i.id === first.image)).toMatchObject({ scan: { status: "done", scanner: "trivy", counts: { critical: 1, low: 1 } }, scan_state: null })
 
   const metrics = await (await fetch(`${fast.url}/metrics`)).text()
-  const proc = Bun.spawn(["promtool", "check", "metrics"], { stdin: new TextEncoder().encode(metrics), stdout: "pipe", stderr: "pipe" })
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  expect(out + err).toBe("")
-  expect(code).toBe(0)
+  expect(await promtool(metrics)).toEqual({ code: 0, output: "" })
   expect(metrics).toMatch(/^harbormaster_image_vulnerabilities\{severity="critical"\} [1-9]/m)
   expect(metrics).toMatch(/^harbormaster_engine_up 1$/m)
   expect(metrics).toMatch(/^harbormaster_last_engine_event_timestamp_seconds \d/m)

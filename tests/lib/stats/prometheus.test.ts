@@ -3,15 +3,10 @@ import { afterEach, expect, test } from "bun:test"
 import { apiCall, tools, toolsFor } from "#lib/mcp/tools.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
 import { series } from "./payload.ts"
+import { promtool } from "../../support/promtool.ts"
 
 let t: TestApp
 afterEach(() => t.close())
-
-async function promtool(text: string): Promise<{ code: number; output: string }> {
-  const proc = Bun.spawn(["promtool", "check", "metrics"], { stdin: new TextEncoder().encode(text), stdout: "pipe", stderr: "pipe" })
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { code, output: out + err }
-}
 
 const add = (t: TestApp) =>
   t.engine.addContainer({
