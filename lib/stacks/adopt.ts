@@ -5,6 +5,7 @@
 // `.config_files` (v1 relative to the working dir, v2 absolute) and `.environment_file` (else
 // `<working_dir>/.env`). They are read only where the host-path rule allows (SVC_BIND_ROOTS); the
 // plan names the ones it could not read, and the request may carry them (`content`, `env`, `files`).
+// Several compose files (`-f a -f b`) become one, merged by compose v2 with variables left as written.
 // Relative binds (`./data:/data`) would move with the project directory into the stack's folder and
 // leave their data behind: they are rewritten to the absolute path they had, or refused when that path
 // is outside SVC_BIND_ROOTS. Files compose reads from the old folder (`env_file`, `extends`, `include`)
@@ -163,8 +164,8 @@ export interface AdoptPlan {
   blockers: string[]
 }
 
-/** What could be read of the project here, and what the request must carry. */
-function gather(source: ProjectSource, req: AdoptRequest, allowed: (p: string) => boolean) {
+/** What could be read of the project here (`merged`: its several files as compose merged them), and what the request must carry. */
+function gather(source: ProjectSource, req: AdoptRequest, allowed: (p: string) => boolean, merged: string | undefined) {
   const needed: AdoptPlan["needed"] = []
   const read = (path: string, as: string) => {
     const text = allowed(path) ? readIfFile(path) : undefined
@@ -172,11 +173,19 @@ function gather(source: ProjectSource, req: AdoptRequest, allowed: (p: string) =
     return text
   }
   let compose = req.content
-  if (compose === undefined && source.config_files.length > 1) needed.push({ path: source.config_files.join(","), as: "content (the files merged into one)" })
-  else if (compose === undefined) compose = read(source.config_files[0] ?? join(source.working_dir, "compose.yaml"), "content")
+  if (compose === undefined && source.config_files.length > 1) {
+    compose = merged
+    if (compose === undefined) needed.push({ path: source.config_files.join(","), as: "content (the files merged into one)" })
+  } else if (compose === undefined) compose = read(source.config_files[0] ?? join(source.working_dir, "compose.yaml"), "content")
   const values = req.env ? Object.fromEntries(req.env.map((e) => [e.key, e.value])) : parseEnvFile((allowed(source.env_file) ? readIfFile(source.env_file) : undefined) ?? "")
   if (!req.env && !allowed(source.env_file) && readIfFile(source.env_file) !== undefined) needed.push({ path: source.env_file, as: "env" })
   return { compose, values, needed, read }
+}
+
+/** A project's several compose files merged by compose, when every one of them can be read here. */
+async function mergedFiles(compose: ComposeRunner, source: ProjectSource, allowed: (p: string) => boolean): Promise<string | undefined> {
+  if (source.config_files.length < 2 || !source.config_files.every((f) => allowed(f) && readIfFile(f) !== undefined)) return undefined
+  return compose.merge(source.config_files, source.working_dir)
 }
 
 /** What an adoption uses of the service. */
@@ -196,7 +205,8 @@ export async function adoptProject(ctx: AdoptDeps, name: string, req: AdoptReque
   const files = checkFiles(Object.fromEntries(Object.entries(req.files ?? {}).map(([p, c]) => [filePath(p), c])))
   const source = projectSource(containers[0]!.Labels)
   const allowed = allowedIn(ctx.stacks.dir(name), ctx.config.bindRoots)
-  const { compose: original, values, needed, read } = gather(source, req, allowed)
+  const merged = req.content === undefined ? await mergedFiles(ctx.compose, source, allowed) : undefined
+  const { compose: original, values, needed, read } = gather(source, req, allowed, merged)
   const used = interpolatedKeys(original ?? "")
   const byKey = new Map((req.env ?? []).map((e) => [e.key, e.secret]))
   const env: EnvVar[] = Object.entries(values).map(([key, value]) => ({ key, value, secret: byKey.get(key) ?? looksSecret(key, ctx.config.secretKeys) }))

@@ -38,6 +38,13 @@ export interface ComposeRunner {
    * with v1) and published nowhere: it holds the environment in the clear.
    */
   config(project: ComposeProject, candidate: ComposeCandidate): Promise<ComposeConfigResult>
+  /**
+   * The files of a project brought up elsewhere with several `-f`, merged into one as compose merges
+   * them, in their folder `dir`, with variables, relative paths and the model's layout left as written
+   * (v2's `config --no-interpolate --no-path-resolution --no-normalize`). Undefined with v1, whose
+   * `config` writes the values of an `env_file` into the file, and when compose refuses the files.
+   */
+  merge(files: string[], dir: string): Promise<string | undefined>
 }
 
 export interface ComposeCandidate {
@@ -108,13 +115,18 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode }: Compo
   const base: Record<string, string> = { ...toolEnv, DOCKER_HOST: host }
   let detected: Promise<ComposeCli> | undefined
   const cli = () => (detected ??= detectCompose(probe, base))
+  /** The CLI's argv prefix (the binary found on PATH) and its flavour. */
+  const binary = async () => {
+    const { cmd, flavour } = await cli()
+    const path = Bun.which(cmd[0]!, { PATH: base.PATH ?? "" })
+    if (!path) throw new HttpError(500, "compose_missing", `the compose CLI (${cmd[0]}) is not installed`)
+    return { argv: [path, ...cmd.slice(1)], flavour }
+  }
   return {
     env: base,
     flavour: async () => (await cli()).flavour,
     async run(project, args, action) {
-      const { cmd } = await cli()
-      const path = Bun.which(cmd[0]!, { PATH: base.PATH ?? "" })
-      if (!path) throw new HttpError(500, "compose_missing", `the compose CLI (${cmd[0]}) is not installed`)
+      const { argv } = await binary()
       const secrets = secretValues(project.env)
       const lines: string[] = []
       const onLine = (raw: string) => {
@@ -122,7 +134,7 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode }: Compo
         lines.push(line)
         events.publish({ type: "stack", action: `${action}.output`, name: project.name, message: line })
       }
-      const proc = Bun.spawn([path, ...cmd.slice(1), ...globalArgs(project), ...args], {
+      const proc = Bun.spawn([...argv, ...globalArgs(project), ...args], {
         cwd: project.dir,
         env: { ...envRecord(project.env), ...base },
         stdin: "ignore",
@@ -133,11 +145,9 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode }: Compo
       return { code: await proc.exited, output: lines.join("\n") }
     },
     async config(project, candidate) {
-      const { cmd, flavour } = await cli()
-      const path = Bun.which(cmd[0]!, { PATH: base.PATH ?? "" })
-      if (!path) throw new HttpError(500, "compose_missing", `the compose CLI (${cmd[0]}) is not installed`)
+      const { argv, flavour } = await binary()
       const args = flavour === "v2" ? ["--profile", "*", "config", "--format", "json"] : ["config"]
-      const proc = Bun.spawn([path, ...cmd.slice(1), ...globalArgs(project, candidate), ...args], {
+      const proc = Bun.spawn([...argv, ...globalArgs(project, candidate), ...args], {
         cwd: candidate.cwd,
         env: { ...envRecord(project.env), ...base },
         stdin: "ignore",
@@ -149,6 +159,16 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode }: Compo
       const output = redact(stderr.trim(), secrets)
       if (output) events.publish({ type: "stack", action: "config.output", name: project.name, message: output })
       return { flavour, code: await proc.exited, stdout, output }
+    },
+    async merge(files, dir) {
+      const { argv, flavour } = await binary()
+      if (flavour === "v1") return undefined
+      const proc = Bun.spawn(
+        [...argv, "--ansi", "never", ...files.flatMap((f) => ["-f", f]), "--project-directory", dir, "config", "--no-interpolate", "--no-path-resolution", "--no-normalize"],
+        { cwd: dir, env: base, stdin: "ignore", stdout: "pipe", stderr: "ignore" },
+      )
+      const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+      return code === 0 ? stdout : undefined
     },
   }
 }

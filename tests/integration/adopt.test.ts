@@ -15,7 +15,7 @@ let engine: Engine
 let svc: Service
 let root: string
 const SECRET = "adopt-s3cret-value"
-const PROJECTS = ["hm-shop", "hm-outside", "hm-edited", "hm-recreate"]
+const PROJECTS = ["hm-shop", "hm-outside", "hm-edited", "hm-recreate", "hm-two"]
 const COPY = "hm-shop-copy"
 /** Compose v1 on a busy machine takes tens of seconds per command. */
 const SLOW = 240_000
@@ -168,6 +168,32 @@ describe("compose projects made elsewhere", () => {
     expect(after).toHaveLength(1)
     expect(after).not.toEqual(before)
     expect((await engine.inspectContainer(after[0]!)).Config.Cmd?.join(" ")).toContain("sleep 0.3")
+  }, SLOW)
+
+  test("two compose files (-f compose.yaml -f prod.yaml): v2 merges them and keeps the containers; v1 asks for the merged file", async () => {
+    const dir = join(root, "allowed", "hm-two")
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, "compose.yaml"), composeFile())
+    writeFileSync(join(dir, "prod.yaml"), "services:\n  web:\n    environment:\n      MODE: prod\n")
+    writeFileSync(join(dir, ".env"), `GREETING=hello\nDB_PASSWORD=${SECRET}\n`)
+    composeByHand(dir, "hm-two", "-f", "compose.yaml", "-f", "prod.yaml", "up", "-d")
+    const before = await ids("hm-two")
+    expect((await envOf("hm-two")).filter((e) => e.startsWith("MODE="))).toEqual(["MODE=prod"])
+
+    const res = await adopt("hm-two")
+    const body = await res.json()
+    if (process.env.TEST_COMPOSE === "v1") {
+      expect([res.status, body.plan.needed]).toEqual([409, [{ path: `${dir}/compose.yaml,${dir}/prod.yaml`, as: "content (the files merged into one)" }]])
+      expect(stackDirs()).not.toContain("hm-two")
+      return
+    }
+    expect(res.status).toBe(201)
+    expect(body.services).toEqual([{ name: "web", action: "keep", containers: before }])
+    expect(await ids("hm-two")).toEqual(before)
+    const { content } = await (await api("/stacks/hm-two/compose")).json()
+    expect(content).toContain("MODE=prod")
+    expect(content).toContain("${DB_PASSWORD}")
+    expect(content).not.toContain(SECRET)
   }, SLOW)
 
   test("bad input: a managed stack, an unknown project, traversal in file paths, an invalid name: 4xx, nothing written", async () => {

@@ -46,6 +46,11 @@ export class FakeCompose implements ComposeRunner {
     return { code: 0, output: `${sub} done` }
   }
 
+  /** As v1 (the fake's flavour): no merge of several files. */
+  async merge(): Promise<string | undefined> {
+    return undefined
+  }
+
   /**
    * A stand-in for `docker-compose config` (v1 prints YAML): the file with merge keys applied, every
    * string interpolated with the stack's environment, relative bind sources made absolute against the

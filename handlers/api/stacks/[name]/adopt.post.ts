@@ -15,7 +15,7 @@ export const detail = {
 const flag = (description: string) => v.optional(v.pipe(v.boolean(), v.description(description)))
 export const body = v.optional(
   v.object({
-    content: v.optional(v.pipe(v.string(), v.description("the compose file, when the plan lists it as needed (outside SVC_BIND_ROOTS, or more than one file)"))),
+    content: v.optional(v.pipe(v.string(), v.description("the compose file, when the plan lists it as needed (outside SVC_BIND_ROOTS, or several files with compose v1)"))),
     env: v.optional(
       v.pipe(
         v.array(v.object({ key: v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment key is letters, digits and _, not starting with a digit")), value: v.string(), secret: v.optional(v.boolean()) })),
