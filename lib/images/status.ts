@@ -11,16 +11,22 @@ export interface ImageStatus {
   update_checks: UpdateRecord[]
 }
 
-export async function withImageStatus<T extends { id: string }>(ctx: { scans: ScanQueue; updates: Updates }, images: T[]): Promise<(T & ImageStatus)[]> {
+/**
+ * The images with their status. A scan's state is read before the stored results, so a scan that
+ * ends while they are read shows as still running (and a later read shows its result), never as
+ * neither running nor scanned.
+ */
+export async function withImageStatus<T extends { id: string }>(ctx: { scans: Pick<ScanQueue, "state" | "results">; updates: Pick<Updates, "records"> }, images: T[]): Promise<(T & ImageStatus)[]> {
+  const states = images.map((image) => ctx.scans.state(image.id) ?? null)
   const [scans, updates] = await Promise.all([ctx.scans.results(), ctx.updates.records()])
-  return images.map((image) => {
+  return images.map((image, i) => {
     const scan = scans.get(image.id)
     const checks = Object.values(updates.images).filter((u) => u.image === image.id)
     const told = checks.filter((c) => c.update_available !== null)
     return {
       ...image,
       scan: scan ? summaryOf(scan) : null,
-      scan_state: ctx.scans.state(image.id) ?? null,
+      scan_state: states[i]!,
       update_available: told.length ? told.some((c) => c.update_available) : null,
       update_checks: checks,
     }
