@@ -385,8 +385,11 @@ describe("web UI", () => {
     }
     expect(await page.locator(".stats-facts dd").first().textContent()).toMatch(/%/)
     await go("/containers")
-    const spark = page.locator("main tr", { hasText: name }).first().locator("svg.spark-cpu path")
-    await spark.waitFor()
+    // A sparkline of an idle container is a flat line: a path of zero height, drawn but never "visible".
+    await page.waitForFunction(
+      (stack) => [...document.querySelectorAll("main tr")].find((r) => r.textContent?.includes(stack))?.querySelector("svg.spark-cpu path")?.getAttribute("d")?.includes("L"),
+      name,
+    )
     await page.waitForFunction(() => (document.querySelector("main svg.spark-mem path")?.getAttribute("d") ?? "").includes("L"))
     await go("/")
     await page.locator(".top-consumers svg.spark-cpu").first().waitFor()
