@@ -1,6 +1,6 @@
 // The response contract: what a handler file's `response` export may hold, the one error envelope,
 // and the check of an answer against its route's schema (used by the handler tests, and by the
-// service itself when SVC_CHECK_RESPONSES=on).
+// service itself when SVC_RESPONSE_DRIFT_LOG names a file, as the integration tests have it).
 import * as v from "valibot"
 
 export type Schema = v.GenericSchema

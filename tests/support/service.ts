@@ -1,5 +1,7 @@
 // Starts the real service as its own process, for tests that need real HTTP, SSE and WebSockets.
-import { mkdtempSync, rmSync } from "node:fs"
+// Every answer it gives is checked against its route's response schema (SVC_RESPONSE_DRIFT_LOG):
+// stopping a service whose answers drifted from the API contract fails with what drifted.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -23,8 +25,10 @@ export async function freePort(): Promise<number> {
 export async function startService(env: Record<string, string> = {}, opts: { dataDir?: string; port?: number; cmd?: string[]; /** listen address (default 127.0.0.1) */ host?: string } = {}): Promise<Service> {
   const port = opts.port ?? (await freePort())
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hm-svc-"))
+  const driftDir = mkdtempSync(join(tmpdir(), "hm-drift-"))
+  const driftLog = join(driftDir, "drift.log")
   const proc = Bun.spawn(opts.cmd ?? ["bun", join(root, "server.ts")], {
-    env: { ...process.env, SVC_ADDR: `${opts.host ?? "127.0.0.1"}:${port}`, SVC_DATA: dataDir, ...env },
+    env: { ...process.env, SVC_ADDR: `${opts.host ?? "127.0.0.1"}:${port}`, SVC_DATA: dataDir, SVC_RESPONSE_DRIFT_LOG: driftLog, ...env },
     stdout: "pipe",
     stderr: "pipe",
   })
@@ -49,6 +53,9 @@ export async function startService(env: Record<string, string> = {}, opts: { dat
       proc.kill()
       await proc.exited
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
+      const drifted = existsSync(driftLog) ? readFileSync(driftLog, "utf8").trim() : ""
+      rmSync(driftDir, { recursive: true, force: true })
+      if (drifted) throw new Error(`answers off their route's response schema:\n${drifted}`)
     },
   }
 }
