@@ -98,6 +98,12 @@ class WorkerProcess {
   private exited(): void {
     this.dead = true
     clearTimeout(this.idleTimer)
+    this.failJob()
+    this.onExit(this)
+  }
+
+  /** The request in flight, answered for a worker that is gone: 504 past its deadline, else 502. */
+  private failJob(): void {
     const job = this.job
     this.job = undefined
     if (job) {
@@ -109,7 +115,6 @@ class WorkerProcess {
           : new HttpError(502, "tts_engine_crashed", `the speech engine's process died (${this.killedFor ?? how}); the service is fine, and other texts can be spoken`),
       )
     }
-    this.onExit(this)
   }
 
   /** Gone or going: killed by us, or exited. */
@@ -128,8 +133,15 @@ class WorkerProcess {
       const timer = setTimeout(() => this.kill("deadline"), timeoutMs)
       this.job = { id, resolve, reject, timer }
       this.proc.ref()
-      this.proc.stdin.write(encodeFrame({ ...request, id }))
-      void Promise.resolve(this.proc.stdin.flush()).catch(() => this.kill("its input closed"))
+      try {
+        this.proc.stdin.write(encodeFrame({ ...request, id }))
+        void Promise.resolve(this.proc.stdin.flush()).catch(() => this.kill("its input closed"))
+      } catch {
+        // The worker died before its request could be written (a cap too small to start): its exit
+        // answers the request, or has already come and gone.
+        this.kill("its input closed")
+        if (this.dead) this.failJob()
+      }
     }).finally(() => {
       if (!this.dead) this.proc.unref()
     }) as Promise<Frame<WorkerReply>>
