@@ -7,7 +7,7 @@
 import { Elysia, ValidationError, type AnyElysia } from "elysia"
 import * as v from "valibot"
 import type { Ctx } from "./context.ts"
-import { readLimited } from "../http/body-limit.ts"
+import { checkJsonDepth, readLimited } from "../http/body-limit.ts"
 import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from "../http/guard.ts"
 import type { Handler, SocketHandler } from "./handler.ts"
 import type { Peer, SocketSession } from "../http/socket.ts"
@@ -50,13 +50,14 @@ function toResponse(error: unknown, code: string): Response {
   return errorResponse(500, "internal", "internal error; see the service log")
 }
 
-/** A JSON route's body: the right content type (415), at most `limit` bytes (413), valid JSON (400). */
+/** A JSON route's body: the right content type (415), at most `limit` bytes (413), not nested too deep, valid JSON (400). */
 function jsonBody(limit: number) {
   return async ({ request }: { request: Request }) => {
     checkBody(request, JSON_ONLY)
     if (!hasBody(request)) return undefined
     const text = await readLimited(request, limit)
     if (!text) return undefined
+    checkJsonDepth(text)
     try {
       return JSON.parse(text)
     } catch {

@@ -18,3 +18,15 @@ test("malformed JSON and a missing field are 400s of their own kind", async () =
   const missing = await t.call("POST", "/api/containers/x/action", {})
   expect((await missing.json()).error.message).toStartWith("body.action: ")
 })
+
+test("a body nested deeper than the limit is refused before it is parsed or validated", async () => {
+  t = await testApp()
+  const depth = 50_000
+  for (const body of ["[".repeat(depth) + "]".repeat(depth), '{"a":'.repeat(depth) + "1" + "}".repeat(depth)]) {
+    const res = await t.call("POST", "/api/stacks", body)
+    expect(res.status).toBe(400)
+    expect((await res.json()).error.code).toBe("json_too_deep")
+  }
+  const shallow = await t.call("POST", "/api/stacks", { name: "x", content: [[["a"]]] })
+  expect((await shallow.json()).error.message).toStartWith("body.content: ")
+})
