@@ -56,9 +56,43 @@ export function looksSecret(key: string, patterns: readonly string[]): boolean {
 
 export const secretValues = (env: EnvVar[]) => env.filter((e) => e.secret && e.value !== "").map((e) => e.value)
 
-/** Replaces every secret value in a text by "***", longest first so that no part of one survives. */
-export function redact(text: string, secrets: string[]): string {
-  return [...secrets].sort((a, b) => b.length - a.length).reduce((t, s) => t.split(s).join("***"), text)
+/** A line of a multi-line secret this long or longer (trimmed) is hidden wherever it stands on its own. */
+const SECRET_LINE_MIN = 8
+
+/**
+ * What `redact` looks for of one secret: the value whole, newlines and all; a multi-line value also
+ * as text read line by line shows it (line ends as \n, blank lines dropped) and each of its lines of
+ * SECRET_LINE_MIN characters or more, which output printed one line at a time, quoted or escaped
+ * shows apart. Shorter lines of a multi-line secret are hidden only where the whole value is.
+ */
+function termsOf(secret: string): string[] {
+  if (!secret.includes("\n")) return [secret]
+  const lines = secret.split(/\r?\n/)
+  const kept = lines.filter((l) => l.trim()).join("\n")
+  return [secret, kept, ...lines.map((l) => l.trim()).filter((l) => l.length >= SECRET_LINE_MIN)]
+}
+
+/**
+ * Replaces every secret in a text by "***" (see termsOf for what is matched). Every match is found
+ * in the original text and overlapping ones become one "***", so no part of a secret survives next
+ * to another it overlaps or contains.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  const spans: [number, number][] = []
+  for (const term of new Set(secrets.flatMap(termsOf)))
+    if (term) for (let i = text.indexOf(term); i !== -1; i = text.indexOf(term, i + 1)) spans.push([i, i + term.length])
+  if (!spans.length) return text
+  spans.sort((a, b) => a[0] - b[0])
+  let out = ""
+  let at = 0
+  for (let i = 0; i < spans.length; ) {
+    const start = spans[i]![0]
+    let end = spans[i]![1]
+    while (++i < spans.length && spans[i]![0] < end) end = Math.max(end, spans[i]![1])
+    out += `${text.slice(at, start)}***`
+    at = end
+  }
+  return out + text.slice(at)
 }
 
 /**

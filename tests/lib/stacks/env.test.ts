@@ -37,8 +37,41 @@ test("changes name keys, never values", () => {
   expect(sameEnv(stored, after)).toBe(false)
 })
 
-test("redact replaces every occurrence, longest secret first", () => {
+test("redact replaces every occurrence, a secret holding another as a whole", () => {
   expect(redact("pw=hunter2 again hunter2; abc abcdef", ["abc", "abcdef", "hunter2"])).toBe("pw=*** again ***; *** ***")
+  expect(redact("xabcdefx", ["cde", "abcdef", "b"])).toBe("x***x")
+})
+
+test("redact: overlapping secrets and overlapping occurrences of one become a single ***", () => {
+  expect(redact("key=abcdef;", ["abcd", "cdef"])).toBe("key=***;")
+  expect(redact("key=cdefab;", ["abcd", "cdef"])).toBe("key=***ab;")
+  expect(redact("aaaaa", ["aaa"])).toBe("***")
+  expect(redact("s3cr3ts3cr3t", ["s3cr3t"])).toBe("******")
+})
+
+test("redact takes secrets literally: regular expression characters and $ patterns mean nothing", () => {
+  expect(redact("a.b a+b (x|y) $& [z]* \\d", ["a+b", "(x|y)", "$&", "[z]*", "\\d"])).toBe("a.b *** *** *** *** ***")
+  expect(redact("nothing here", [])).toBe("nothing here")
+  expect(redact("nothing here", [""])).toBe("nothing here")
+})
+
+const pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nqhkiG9w0\nxyz=\n-----END PRIVATE KEY-----"
+
+test("redact matches a multi-line secret whole, newlines and all, and as lines read one by one", () => {
+  expect(redact(`key: ${pem}.`, [pem])).toBe("key: ***.")
+  expect(redact(`out:\n${pem.replace(/\n/g, "\r\n")}\n`, [pem.replace(/\n/g, "\r\n")])).toBe("out:\n***\n")
+  // Output split into lines and joined again loses \r and blank lines.
+  const blank = "first-line-of-it\r\n\r\nab\n"
+  expect(redact("a\nfirst-line-of-it\nab\nb", [blank])).toBe("a\n***\nb")
+})
+
+test("redact hides each line of 8 characters or more of a multi-line secret wherever it stands; shorter ones only with the rest", () => {
+  // One line at a time, as a streamed output line shows it.
+  expect(redact("web | MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", [pem])).toBe("web | ***")
+  expect(redact("  qhkiG9w0  ", [pem])).toBe("  ***  ")
+  expect(redact("xyz= is short", [pem])).toBe("xyz= is short")
+  // Escaped into one line (Go's %q, JSON): the long lines are hidden, the short one goes with its neighbours only when whole.
+  expect(redact(JSON.stringify(pem), [pem])).toBe(`"***\\n***\\n***\\nxyz=\\n***"`)
 })
 
 test("the v1 env file escapes quotes and backslashes inside single quotes", () => {
