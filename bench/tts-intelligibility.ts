@@ -58,7 +58,6 @@ const viaService =
     let speaker = speakers.get(engine)
     if (!speaker) speakers.set(engine, (speaker = new Speaker({ engine, maxChars: 50_000, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })))
     const spoken = await speaker.speak(text)
-    if ("busy" in spoken) throw new Error("busy")
     writeFileSync(file, Buffer.from(Buffer.from(spoken.base64).toString("latin1"), "base64"))
   }
 const cli =

@@ -1,6 +1,5 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
-import { errorResponse } from "#lib/http/http-error.ts"
 import { speechResponse } from "#lib/tts/speaker.ts"
 
 export const body = v.object({ text: v.string("text must be a string (plain text or Markdown)") })
@@ -13,8 +12,4 @@ export const detail = {
 
 export const response = v.object({ audio_base64: v.pipe(v.string(), v.description("the MP3, base64")), vtt: v.pipe(v.string(), v.description("WebVTT cues")) })
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx }) => {
-  const spoken = await ctx.tts.speak(body.text)
-  if ("busy" in spoken) return errorResponse(503, "tts_busy", spoken.busy, { "retry-after": String(spoken.retryAfter) })
-  return speechResponse(spoken)
-})
+export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx }) => speechResponse(await ctx.tts.speak(body.text)))

@@ -137,7 +137,7 @@ async function moveVolume(src: Side, dst: Side, from: string, to: string): Promi
 
 export interface CopyResult {
   plan: Plan
-  /** True when the copy was carried out (not a dry run, no blockers). */
+  /** True when the copy was carried out (not a dry run). */
   copied: boolean
   started: boolean
 }
@@ -155,7 +155,8 @@ export async function copyStack(ctx: CopyDeps, name: string, req: CopyRequest): 
     sameServer: srcInv.server_id === dstInv.server_id,
     flags,
   })
-  if (req.dry_run || thePlan.blockers.length) return { plan: thePlan, copied: false, started: false }
+  if (req.dry_run) return { plan: thePlan, copied: false, started: false }
+  if (thePlan.blockers.length) throw conflict(`the copy is blocked: ${thePlan.blockers.map((b) => b.message).join("; ")}`, "copy_blocked", { body: { plan: thePlan } })
 
   const undo: { what: string; run: () => Promise<unknown> }[] = []
   try {

@@ -40,7 +40,7 @@ function validationError(error: ValidationError): Response {
 function toResponse(error: unknown, code: string): Response {
   // A parse hook's own refusal (415, 413, invalid JSON) reaches here wrapped as Elysia's parse error.
   if (code === "PARSE" && (error as Error).cause instanceof HttpError) error = (error as Error).cause
-  if (error instanceof HttpError) return errorResponse(error.status, error.code, error.message)
+  if (error instanceof HttpError) return errorResponse(error.status, error.code, error.message, error.extras)
   if (error instanceof ValidationError) return validationError(error)
   if (code === "PARSE") return errorResponse(400, "invalid_json", "the request body is not valid JSON")
   if (code === "NOT_FOUND") return errorResponse(404, "not_found", "no such route")

@@ -9,7 +9,7 @@ export class BusyError extends HttpError {
     /** Seconds after which a retry has a fair chance. */
     readonly retryAfter: number,
   ) {
-    super(503, "tts_busy", message)
+    super(503, "tts_busy", message, { headers: { "retry-after": String(retryAfter) } })
   }
 }
 

@@ -4,7 +4,7 @@
 // a crash, a hang or a memory blow-up of parsing or synthesis ends one worker, never the service.
 import { badRequest } from "../http/http-error.ts"
 import type { EngineChoice, TtsEngine } from "./types.ts"
-import { BusyError, Limiter } from "./limiter.ts"
+import { Limiter } from "./limiter.ts"
 import { WorkerPool } from "./pool.ts"
 import type { Plan } from "./prepare.ts"
 import { writeVtt } from "./vtt.ts"
@@ -45,12 +45,6 @@ export interface Spoken {
 export function speechResponse(spoken: Spoken): Response {
   const body = new Blob(['{"audio_base64":"', spoken.base64 as Uint8Array<ArrayBuffer>, '","vtt":', JSON.stringify(spoken.vtt), "}"])
   return new Response(body, { headers: { "content-type": "application/json", "x-tts-engine": spoken.engine } })
-}
-
-/** A synthesis refused because too many are running and waiting. */
-export interface Busy {
-  busy: string
-  retryAfter: number
 }
 
 /** Characters as a person counts them: code points, not UTF-16 units. */
@@ -96,28 +90,24 @@ export class Speaker {
     return header.plan as Plan
   }
 
-  async speak(text: string): Promise<Spoken | Busy> {
+  /** The speech of `text`; too many syntheses running and waiting: a 503 tts_busy with Retry-After. */
+  async speak(text: string): Promise<Spoken> {
     const length = codePoints(text)
     if (length > this.config.maxChars) throw badRequest(`text has ${length} characters; the limit is ${this.config.maxChars}`, "text_too_long")
-    try {
-      return await this.limiter.run(async () => {
-        const plan = await this.plan(text)
-        if (plan.sentences.length === 0) throw badRequest("text has nothing to read aloud (it is empty, or only code)", "empty_text")
-        const engine = await this.loadEngine()
-        const speech = await engine.synthesize(
-          plan.sentences.map((s) => s.map((p) => p.spoken)),
-          plan.voice,
-        )
-        // cues show the text as written; the engine said its spoken form
-        const written = plan.sentences.flat()
-        const cues = speech.cues.map((cue, i) => ({ ...cue, text: speech.cues.length === written.length ? written[i]!.text : cue.text }))
-        const base64 = speech.base64 ?? Buffer.from(Buffer.from(speech.mp3).toString("base64"), "latin1")
-        return { engine: speech.engine, base64, vtt: writeVtt(cues) }
-      })
-    } catch (err) {
-      if (err instanceof BusyError) return { busy: err.message, retryAfter: err.retryAfter }
-      throw err
-    }
+    return this.limiter.run(async () => {
+      const plan = await this.plan(text)
+      if (plan.sentences.length === 0) throw badRequest("text has nothing to read aloud (it is empty, or only code)", "empty_text")
+      const engine = await this.loadEngine()
+      const speech = await engine.synthesize(
+        plan.sentences.map((s) => s.map((p) => p.spoken)),
+        plan.voice,
+      )
+      // cues show the text as written; the engine said its spoken form
+      const written = plan.sentences.flat()
+      const cues = speech.cues.map((cue, i) => ({ ...cue, text: speech.cues.length === written.length ? written[i]!.text : cue.text }))
+      const base64 = speech.base64 ?? Buffer.from(Buffer.from(speech.mp3).toString("base64"), "latin1")
+      return { engine: speech.engine, base64, vtt: writeVtt(cues) }
+    })
   }
 
   close(): void {

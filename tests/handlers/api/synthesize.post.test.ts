@@ -113,3 +113,26 @@ test("auto: the online engine failing, the offline one speaks the same sentences
   expect(await spoken()).toBe("flite")
   expect([online.calls.length, offline.calls.length]).toEqual([1, 2])
 }, 60_000)
+
+test("beyond the running and waiting syntheses: 503 tts_busy with a Retry-After header", async () => {
+  let release!: () => void, running!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const first = new Promise<void>((resolve) => (running = resolve))
+  const engine: TtsEngine = {
+    name: "slow",
+    async synthesize(sentences) {
+      running()
+      await held
+      return { engine: "slow", mp3: MP3, cues: sentences.flat().map((text, i) => ({ start: i, end: i + 1, text })) }
+    },
+  }
+  await app({ SVC_TTS_CONCURRENCY: "1" }, engine)
+  const admitted = Array.from({ length: 5 }, () => t.call("POST", "/api/synthesize", { text: "Hello." }))
+  await first // the first has been planned in a worker meanwhile: the other four are waiting
+  const refused = await t.call("POST", "/api/synthesize", { text: "Hello." })
+  expect(refused.status).toBe(503)
+  expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+  expect(await refused.json()).toEqual({ error: { code: "tts_busy", message: "1 syntheses are running and 4 waiting; try again shortly" } })
+  release()
+  expect((await Promise.all(admitted)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
+}, 60_000)

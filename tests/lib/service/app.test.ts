@@ -1,4 +1,7 @@
 import { afterEach, expect, test } from "bun:test"
+import { HttpError } from "#lib/http/http-error.ts"
+import { createApp } from "#lib/service/app.ts"
+import type { RouteRow } from "#lib/service/handler.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
 
 let t: TestApp
@@ -29,4 +32,15 @@ test("a body nested deeper than the limit is refused before it is parsed or vali
   }
   const shallow = await t.call("POST", "/api/stacks", { name: "x", content: [[["a"]]] })
   expect((await shallow.json()).error.message).toStartWith("body.content: ")
+})
+
+test("an HttpError's answer carries its members beside the error and its headers, CORS kept", async () => {
+  t = await testApp({}, { SVC_CORS_ORIGINS: "https://ui.example" })
+  const refusal = new HttpError(409, "held", "held back", { body: { plan: { steps: 2 } }, headers: { "retry-after": "7" } })
+  const row: RouteRow = { method: "GET", file: "handlers/held.get.ts", mod: { default: () => Promise.reject(refusal) } as unknown as RouteRow["mod"] }
+  const res = await createApp(t.ctx, [row]).fetch(new Request("http://127.0.0.1:8080/held", { headers: { host: "127.0.0.1:8080", origin: "https://ui.example" } }))
+  expect(res.status).toBe(409)
+  expect(res.headers.get("retry-after")).toBe("7")
+  expect(res.headers.get("access-control-allow-origin")).toBe("https://ui.example")
+  expect(await res.json()).toEqual({ plan: { steps: 2 }, error: { code: "held", message: "held back" } })
 })

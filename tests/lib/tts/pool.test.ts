@@ -63,11 +63,11 @@ test("a request beyond the running and waiting ones is refused at once, with a R
   const speaker = new Speaker({ engine: "espeak", maxChars: 50_000, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })
   try {
     const text = "The harbour master walked along the quay before sunrise. ".repeat(20)
-    const results = await Promise.all(Array.from({ length: 7 }, () => speaker.speak(text)))
-    const busy = results.filter((r) => "busy" in r)
-    expect(busy.length).toBe(2) // one running, four waiting
-    for (const b of busy) expect((b as { retryAfter: number }).retryAfter).toBeGreaterThanOrEqual(1)
-    expect(results.filter((r) => "base64" in r).length).toBe(5)
+    const results = await Promise.allSettled(Array.from({ length: 7 }, () => speaker.speak(text)))
+    const busy = results.flatMap((r) => (r.status === "rejected" ? [r.reason as HttpError] : []))
+    expect(busy.map((e) => [e.status, e.code])).toEqual([[503, "tts_busy"], [503, "tts_busy"]]) // one running, four waiting
+    for (const b of busy) expect(Number(b.extras.headers?.["retry-after"])).toBeGreaterThanOrEqual(1)
+    expect(results.filter((r) => r.status === "fulfilled").length).toBe(5)
   } finally {
     speaker.close()
   }

@@ -1,7 +1,6 @@
 import * as v from "valibot"
 import { copyStack } from "#lib/copy/copy.ts"
 import { defineHandler } from "#lib/service/handler.ts"
-import { errorBody } from "#lib/http/http-error.ts"
 import { copyBlockedSchema, copyResultSchema } from "#lib/copy/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 
@@ -28,10 +27,6 @@ export const response = { 200: copyResultSchema, 201: copyResultSchema, 409: cop
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx, set }) => {
   const { plan, copied, started } = await copyStack(ctx, params.name, body)
-  if (plan.blockers.length && !body.dry_run) {
-    const message = `the copy is blocked: ${plan.blockers.map((b) => b.message).join("; ")}`
-    return Response.json({ ...errorBody("copy_blocked", message), plan }, { status: 409 })
-  }
   if (copied) set.status = 201
   return { ...plan, dry_run: !copied, started }
 })
