@@ -2,7 +2,8 @@
 // `docker compose` plugin (v2) or else the standalone `docker-compose` (v1, all Debian 12 has).
 // Every call names the project, its file, its folder and its env file, and runs against the
 // service's engine (DOCKER_HOST). Output lines are streamed into the event bus as they come, with
-// every secret value of the stack replaced by "***"; the same redacted text is returned.
+// every secret value of the stack replaced by "***" (a line shows only part of a multi-line secret:
+// `redact` hides its longer lines there); the whole output, redacted as one text, is returned.
 import { join } from "node:path"
 import { envRecord, redact, secretValues, type EnvVar } from "./env.ts"
 import type { EventBus } from "../engine/events.ts"
@@ -129,10 +130,9 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode }: Compo
       const { argv } = await binary()
       const secrets = secretValues(project.env)
       const lines: string[] = []
-      const onLine = (raw: string) => {
-        const line = redact(raw, secrets)
+      const onLine = (line: string) => {
         lines.push(line)
-        events.publish({ type: "stack", action: `${action}.output`, name: project.name, message: line })
+        events.publish({ type: "stack", action: `${action}.output`, name: project.name, message: redact(line, secrets) })
       }
       const proc = Bun.spawn([...argv, ...globalArgs(project), ...args], {
         cwd: project.dir,
@@ -142,7 +142,7 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode }: Compo
         stderr: "pipe",
       })
       await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
-      return { code: await proc.exited, output: lines.join("\n") }
+      return { code: await proc.exited, output: redact(lines.join("\n"), secrets) }
     },
     async config(project, candidate) {
       const { argv, flavour } = await binary()

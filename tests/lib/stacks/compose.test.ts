@@ -57,6 +57,31 @@ test("every call names the project, its file, its folder and its env file", () =
   expect(args.join(" ")).toContain("-p web -f /data/stacks/web/compose.yaml --project-directory /data/stacks/web --env-file /data/stacks/web/.env")
 })
 
+// A plugin stand-in that prints a multi-line secret as compose prints a value it refuses.
+test("a multi-line secret in compose's output: the returned output hides it whole, each streamed line its lines of 8 characters or more", async () => {
+  const config = join(dir, "printing-config")
+  mkdirSync(join(config, "cli-plugins"), { recursive: true })
+  const plugin = join(config, "cli-plugins", "docker-compose")
+  writeFileSync(
+    plugin,
+    `#!/bin/sh
+[ "$1" = docker-cli-plugin-metadata ] && exec echo '{"SchemaVersion":"0.1.0","Vendor":"test","Version":"v2.99.0","ShortDescription":"stand-in"}'
+[ "$2" = version ] && exit 0
+echo starting >&2
+printf 'invalid value "%s"\\n' "$KEY" >&2
+exit 1
+`,
+  )
+  chmodSync(plugin, 0o755)
+  writeFileSync(join(dir, ".env"), "")
+  const key = "short\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nxyz="
+  const events = new EventBus()
+  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv: { PATH: process.env.PATH!, HOME: dir, DOCKER_CONFIG: config }, events })
+  const res = await runner.run({ name: "demo", dir, env: [{ key: "KEY", value: key, secret: true }] }, ["up"], "up")
+  expect(res).toEqual({ code: 1, output: 'starting\ninvalid value "***"' })
+  expect(events.history().map((e) => e.message)).toEqual(["starting", 'invalid value "short', "***", 'xyz="'])
+})
+
 // The real docker-compose (v1): `config` needs no engine.
 const env: EnvVar[] = [
   { key: "IMAGE", value: "busybox", secret: false },
