@@ -14,6 +14,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   const config = loadConfig(env)
   removeStaleTemps(config.dataDir)
   const ctx = await createContext(config)
+  for (const name of ctx.stacks.migrate()) console.log(`stack ${name}: what the service keeps of it moved to its records`)
   const driftLog = config.responseDriftLog
   const app = createApp(ctx, routes as unknown as RouteRow[], { "/": index }, driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined)
   const stop = new AbortController()

@@ -70,7 +70,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   const events = o.events ?? new EventBus()
   const compose = o.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
   const scanner = o.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv })
-  const stacks = o.stacks ?? new Stacks(config.dataDir, compose, now, config.bindRoots)
+  const stacks = o.stacks ?? new Stacks(config.dataDir, compose, { now, hostRoots: config.bindRoots })
   const updates = o.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, now)
   const serverId = o.serverId ?? (await identity(config.dataDir))
   const notifier = o.notifier ?? new Notifier(config.notifyUrls, { serverId, events, now })

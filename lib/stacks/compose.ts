@@ -11,10 +11,14 @@ import { HttpError } from "../http/http-error.ts"
 
 export type ComposeFlavour = "v1" | "v2"
 
-/** A compose project as it lies on disk: `<dir>/compose.yaml` and `<dir>/.env`. */
+/** A compose project: its name, its folder (the project directory), the file compose runs and its env file. */
 export interface ComposeProject {
   name: string
   dir: string
+  /** The compose file compose runs (default `<dir>/compose.yaml`). */
+  file?: string
+  /** The env file (default `<dir>/.env`). */
+  envFile?: string
   /** The stack's environment: handed to the CLI (exact values for interpolation) and redacted from its output. */
   env: EnvVar[]
 }
@@ -88,7 +92,7 @@ async function exitCode(cmd: string[], env: Record<string, string>): Promise<num
   }
 }
 
-export function globalArgs(project: ComposeProject, files = { file: join(project.dir, COMPOSE_FILE), envFile: join(project.dir, ENV_FILE) }): string[] {
+export function globalArgs(project: ComposeProject, files = { file: project.file ?? join(project.dir, COMPOSE_FILE), envFile: project.envFile ?? join(project.dir, ENV_FILE) }): string[] {
   return ["--ansi", "never", "-p", project.name, "-f", files.file, "--project-directory", project.dir, "--env-file", files.envFile]
 }
 

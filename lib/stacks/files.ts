@@ -9,7 +9,8 @@
 // (compose.yaml, .env, env.json, state.json, versions/) is not a stack file, nor is a name the atomic
 // writer uses for its temporary files. A file may not replace something on disk that is not one of the
 // stack's files (its data: `./data:/data`), nor be reached through a symlink.
-import { existsSync, lstatSync, readdirSync, rmdirSync, rmSync } from "node:fs"
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:fs"
+import { writeFileAtomic } from "../data/datadir.ts"
 import { dirname, join } from "node:path"
 import { HttpError } from "../http/http-error.ts"
 
@@ -157,3 +158,20 @@ export function removeFile(dir: string, p: string): void {
 
 /** The sorted paths. */
 export const filePaths = (files: StackFiles): string[] => Object.keys(files).sort()
+
+/** Writes a stack file in `dir`, making the folders on the way; never through a symlink (400 `invalid_path`). */
+export function writeStackFile(dir: string, p: string, content: string): void {
+  if (!plainWay(dir, p) && p.includes("/")) mkdirSync(join(dir, dirname(p)), { recursive: true })
+  if (!plainWay(dir, p)) throw invalid(p, "a symlink or a file is on the way in the stack's folder")
+  writeFileAtomic(join(dir, p), content)
+}
+
+/** Makes the folder `p` in `dir` as real folders; never through a symlink (400 `invalid_path`). */
+export function makeFolder(dir: string, p: string): void {
+  mkdirSync(join(dir, p), { recursive: true })
+}
+
+/** A stack file's content in `dir`, undefined when it is absent, reached through a symlink or not a regular file. */
+export function readStackFile(dir: string, p: string): string | undefined {
+  return plainFile(dir, p) ? readFileSync(join(dir, p), "utf8") : undefined
+}

@@ -31,20 +31,31 @@ export function realPath(path: string): string {
 
 export const within = (path: string, root: string) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`)
 
-/** Whether a path lies (through existing symlinks) inside the stack folder or one of the roots. */
-export function allowedIn(projectDir: string, roots: readonly string[]): (path: string) => boolean {
-  const allowed = [projectDir, ...roots].map(realPath)
-  return (path) => isAbsolute(path) && allowed.some((root) => within(realPath(path), root))
+/**
+ * Whether a path lies (through existing symlinks) inside the stack folder or one of the roots. With
+ * `dataDir`, nothing else of the data directory is allowed, even under a root: neither a path in it
+ * (another stack's folder, what the service keeps of its stacks) nor a folder that holds it (`/`).
+ */
+export function allowedIn(projectDir: string, roots: readonly string[], dataDir?: string): (path: string) => boolean {
+  const own = realPath(projectDir)
+  const allowed = roots.map(realPath)
+  const data = dataDir === undefined ? undefined : realPath(dataDir)
+  const keptOut = (p: string) => data !== undefined && (within(p, data) || within(data, p))
+  return (path) => {
+    if (!isAbsolute(path)) return false
+    const real = realPath(path)
+    return within(real, own) || (allowed.some((root) => within(real, root)) && !keptOut(real))
+  }
 }
 
-/** Throws 400 `host_path_refused` for the first host path outside the stack folder and `roots`. */
-export function checkHostPaths(paths: HostPath[], projectDir: string, roots: readonly string[]): void {
-  const allowed = allowedIn(projectDir, roots)
+/** Throws 400 `host_path_refused` for the first host path outside the stack folder and `roots` (and, with `dataDir`, for any other part of the data directory). */
+export function checkHostPaths(paths: HostPath[], projectDir: string, roots: readonly string[], dataDir?: string): void {
+  const allowed = allowedIn(projectDir, roots, dataDir)
   for (const { where, path } of paths) {
     if (!isAbsolute(path))
       throw new HttpError(400, "host_path_refused", `${where}: the host path "${path.slice(0, 200)}" is left relative by compose: the engine would resolve it against its own folder`)
     if (!allowed(path))
-      throw new HttpError(400, "host_path_refused", `${where}: the host path "${path.slice(0, 200)}" is outside the stack's folder and SVC_BIND_ROOTS`)
+      throw new HttpError(400, "host_path_refused", `${where}: the host path "${path.slice(0, 200)}" is outside the stack's folder and SVC_BIND_ROOTS, or in the service's data directory`)
   }
 }
 

@@ -257,16 +257,23 @@ function onDisk(dir: string): string[] {
   }
 }
 
-/** Every string of a parsed model that names a path in `from` (or is it), moved onto `to`. */
+/**
+ * Every string of a parsed model that names a path in `from` (or is it), moved onto `to`: wherever
+ * the path ends, at a "/", or at a ":" (v1 prints a bind in the short syntax, `/scratch:/code:rw`).
+ */
 function movePaths(v: unknown, from: string, to: string): unknown {
-  if (typeof v === "string") return v === from || v.startsWith(`${from}/`) ? to + v.slice(from.length) : v.split(`${from}/`).join(`${to}/`)
-  if (Array.isArray(v)) return v.map((x) => movePaths(x, from, to))
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [movePaths(k, from, to) as string, movePaths(x, from, to)]))
-  return v
+  const at = new RegExp(`${from.replace(/[.*+?^$|()[\]{}\\]/g, "\\$&")}(?=[/:]|$)`, "g")
+  const move = (x: unknown): unknown => {
+    if (typeof x === "string") return x.replace(at, () => to)
+    if (Array.isArray(x)) return x.map(move)
+    if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, y]) => [move(k) as string, move(y)]))
+    return x
+  }
+  return move(v)
 }
 
-/** What the store keeps of its own in a stack's folder: never linked into the candidate's folder. */
-const STORE_OWN = new Set(["compose.yaml", ".env", "env.json", "state.json", "versions"])
+/** What the candidate's folder holds of its own: never replaced by a link to what lies in the stack's folder. */
+const SCRATCH_OWN = new Set(["compose.yaml", ".env"])
 
 /**
  * Lays the candidate out in `scratch` as the stack's folder will be: compose file, .env, the stack's
@@ -283,7 +290,7 @@ function layOut(scratch: string, projectDir: string, compose: string, env: strin
   }
   if (!existsSync(projectDir)) return
   for (const entry of readdirSync(projectDir))
-    if (!STORE_OWN.has(entry) && !tops.has(entry) && !/\.tmp-\d+-[a-z0-9]*$/.test(entry)) symlinkSync(join(projectDir, entry), join(scratch, entry))
+    if (!SCRATCH_OWN.has(entry) && !tops.has(entry) && !/\.tmp-\d+-[a-z0-9]*$/.test(entry)) symlinkSync(join(projectDir, entry), join(scratch, entry))
 }
 
 /** Absolute paths of existing files named in compose's error output that lie outside the allowed folders. */
@@ -306,8 +313,31 @@ export interface CandidateInput {
   roots: readonly string[]
   /** The stack's files as the deploy will write them (relative path → content). */
   files?: StackFiles
-  /** The stack's files on disk now (relative paths), which `files` replaces. */
+  /** The stack's files now (relative paths), which `files` replaces. */
   own?: readonly string[]
+  /** The service's data directory: no part of it but the stack's own folder may be reached, whatever `roots` say. */
+  dataDir?: string
+}
+
+/** A candidate that passed: what the service reads of compose's model, and the model itself as compose will run it. */
+export interface CheckedModel {
+  model: StackModel
+  /** Compose's printed model with the stack's real paths, as JSON (secrets in the clear: kept 0600, never shown). */
+  run: string
+}
+
+/**
+ * The files compose reads while loading (env_file, extends, include) must be the candidate's own
+ * when they lie in the stack's folder: anything else there is the stack's data, which its containers
+ * can change between the check and compose's read.
+ */
+function checkLoadedFiles(paths: HostPath[], projectDir: string, files: StackFiles): void {
+  for (const { where, path } of paths) {
+    if (where.endsWith("project_directory") || !within(path, projectDir) || path === projectDir) continue
+    const rel = path.slice(projectDir.length + 1)
+    if (!Object.hasOwn(files, rel))
+      throw new HttpError(400, "host_path_refused", `${where}: "${rel.slice(0, 200)}" is not one of the stack's files; compose would read it from the stack's folder, which its containers can change: send it as one of the stack's files`)
+  }
 }
 
 /**
@@ -317,9 +347,9 @@ export interface CandidateInput {
  * `host_path_refused`, a file compose refuses a 400 `invalid_compose` with compose's own message.
  * Nothing is written to the data directory.
  */
-export async function candidateModel(runner: ComposeRunner, { project, compose, roots, files = {}, own = [] }: CandidateInput): Promise<StackModel> {
+export async function candidateModel(runner: ComposeRunner, { project, compose, roots, files = {}, own = [], dataDir }: CandidateInput): Promise<CheckedModel> {
   parseCompose(compose)
-  const allowed = allowedIn(project.dir, roots)
+  const allowed = allowedIn(project.dir, roots, dataDir)
   // The files compose reads while loading are the candidate's where it has them (and gone where it
   // drops one of the stack's files), else what is on disk.
   const dropped = new Set(own.filter((p) => !Object.hasOwn(files, p)))
@@ -331,7 +361,9 @@ export async function candidateModel(runner: ComposeRunner, { project, compose, 
     }
     return readIfFile(path)
   }
-  checkHostPaths(filesComposeReads(compose, envRecord(project.env), project.dir, allowed, runner.env, read), project.dir, roots)
+  const loaded = filesComposeReads(compose, envRecord(project.env), project.dir, allowed, runner.env, read)
+  checkHostPaths(loaded, project.dir, roots, dataDir)
+  checkLoadedFiles(loaded, project.dir, files)
 
   const flavour = await runner.flavour()
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "hm-compose-")))
@@ -348,14 +380,15 @@ export async function candidateModel(runner: ComposeRunner, { project, compose, 
     }
     let raw: unknown
     try {
-      raw = result.flavour === "v2" ? JSON.parse(result.stdout) : parse(result.stdout)
+      // v1 prints with PyYAML, a YAML 1.1 writer: read it as 1.1 (`'8080:80'`, `'yes'` stay strings).
+      raw = result.flavour === "v2" ? JSON.parse(result.stdout) : parse(result.stdout, { version: "1.1" })
     } catch {
       throw new HttpError(502, "compose_failed", "compose config printed a model that does not parse")
     }
     raw = movePaths(raw, scratch, project.dir)
     const model = readModel(raw, result.flavour, { project: project.name, projectDir: project.dir, files: Object.keys(files) })
-    checkHostPaths(model.hostPaths, project.dir, roots)
-    return model
+    checkHostPaths(model.hostPaths, project.dir, roots, dataDir)
+    return { model, run: JSON.stringify(raw, null, 2) }
   } finally {
     rmSync(scratch, { recursive: true, force: true })
   }

@@ -1,14 +1,22 @@
-// The stack store: each stack's files under `<dataDir>/stacks/<name>/`, and the operations that
-// change them, one at a time per stack (different stacks run side by side).
+// The stack store: each stack in two folders, and the operations that change them, one at a time
+// per stack (different stacks run side by side).
 //
+// `<dataDir>/records/<name>/`: what the service keeps of a stack. No container reaches it: the host
+// path guard refuses a bind of the data directory outside a stack's own folder.
 //   compose.yaml        the compose file as deployed (or as written by an import)
+//   run.json      0600  compose's own model of it as checked (lib/stacks/model.ts): what compose runs
+//   files.json          the stack's other files {path: content} as the service wrote them
 //   env.json      0600  the environment [{key, value, secret}], secrets in the clear
 //   .env          0600  the same environment rendered for the compose CLI
 //   state.json          {current_version, env_pending, files_pending, files, last_version, created, updated}
 //   versions/<n>.json 0600  {version, time, action, compose, env, files, changes}
-//   <path>              the stack's other files (`files` in state.json: lib/stacks/files.ts), each at
-//                       its relative path, where compose finds it; anything else in the folder
-//                       (`./data` bound into a container) is the stack's data and is left alone
+//   update-*.json       guarded updates' policy and history (lib/updates/records.ts)
+//
+// `<dataDir>/stacks/<name>/`: the stack's folder, compose's project directory. It holds a copy of the
+// stack's files at their relative paths (where a bind finds them: lib/stacks/files.ts) and its data.
+// Its containers may bind it and change anything in it at any moment, so nothing here is read back:
+// compose runs on run.json, the files are the service's copies, and every write here goes through
+// no-follow opens (a link a container planted is refused, never followed).
 //
 // A version keeps the stack's files with its compose file and environment, so a rollback restores
 // them; a file changed through `writeFile`/`deleteFile` waits for `apply` (files_pending) as the
@@ -26,16 +34,17 @@
 // `importStack` writes one without deploying, `adopt` writes a compose project made elsewhere and
 // brings it up as version 1 (compose keeps the containers whose config hash is unchanged), `up` brings a stack up without adding a version, and
 // `lock` runs any work of their own under the stack's lock.
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs"
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { COMPOSE_FILE, ENV_FILE, type ComposeProject, type ComposeRunner } from "./compose.ts"
-import { candidateModel, parseCompose, type StackModel } from "./model.ts"
+import { candidateModel, parseCompose, type CheckedModel, type StackModel } from "./model.ts"
 import { readJson, writeFileAtomic, writeJson } from "../data/datadir.ts"
-import { envChanges, mergeEnv, renderEnvFile, sameEnv, type EnvInput, type EnvVar } from "./env.ts"
+import { envChanges, mergeEnv, renderEnvFile, sameEnv, secretValues, type EnvInput, type EnvVar } from "./env.ts"
+import { allowedIn, readIfFile, within } from "./host-paths.ts"
 import { badRequest, conflict, HttpError, notFound } from "../http/http-error.ts"
 import { isStackName, stackName } from "./name.ts"
-import { checkFiles, checkOnDisk, fileChanges, filePath, filePaths, plainFile, removeFile, sameFiles, type StackFiles } from "./files.ts"
+import { checkFiles, checkOnDisk, fileChanges, filePath, filePaths, makeFolder, readStackFile, removeFile, sameFiles, writeStackFile, type StackFiles } from "./files.ts"
 
 export interface StackState {
   current_version: number | null
@@ -103,33 +112,114 @@ export const serviceNames = (text: string): string[] => {
 /** The last lines of compose's output, as an error message. */
 const tailOf = (output: string) => output.split("\n").slice(-20).join("\n") || "no output"
 
+export interface StacksOptions {
+  now?: () => number
+  /** Host folders besides its own that a stack may mount (SVC_BIND_ROOTS). */
+  hostRoots?: readonly string[]
+  /**
+   * Checks the bind mounts of a project's running containers (what the kernel mounted, not what the
+   * names say now), taking down the ones that reached outside `allowed`; answers what it took down.
+   */
+  liveMounts?: (project: string, allowed: (path: string) => boolean) => Promise<{ service: string; destination: string; path: string }[]>
+}
+
+const RUN_FILE = "run.json"
+const FILES_FILE = "files.json"
+
 export class Stacks {
   private locks = new Map<string, Promise<unknown>>()
+  /** Each stack's secret values, read once and kept current by the store's own writes. */
+  private secretValues = new Map<string, string[]>()
+  private now: () => number
+  private hostRoots: readonly string[]
 
   constructor(
     readonly dataDir: string,
     private compose: ComposeRunner,
-    private now: () => number = Date.now,
-    /** Host folders besides its own that a stack may mount (SVC_BIND_ROOTS). */
-    private hostRoots: readonly string[] = [],
-  ) {}
+    private o: StacksOptions = {},
+  ) {
+    this.now = o.now ?? Date.now
+    this.hostRoots = o.hostRoots ?? []
+  }
 
   get root(): string {
     return join(this.dataDir, "stacks")
   }
 
+  private get kept(): string {
+    return join(this.dataDir, "records")
+  }
+
+  /** The stack's folder: compose's project directory, with the stack's files and data. Its containers may change anything in it. */
   dir(name: string): string {
     return join(this.root, stackName(name))
   }
 
-  has(name: string): boolean {
-    return existsSync(join(this.dir(name), "state.json"))
+  /** What the service keeps of the stack (compose file, model, environment, state, versions), where no container reaches. */
+  records(name: string): string {
+    return join(this.kept, stackName(name))
   }
 
-  /** Names of the stacks on disk, sorted. */
+  has(name: string): boolean {
+    return existsSync(join(this.records(name), "state.json"))
+  }
+
+  /** Names of the stacks, sorted. */
   names(): string[] {
+    if (!existsSync(this.kept)) return []
+    return readdirSync(this.kept).filter((n) => isStackName(n) && this.has(n)).sort()
+  }
+
+  /** The secret values of a stack's environment (none for a name that is no stack), for redaction. */
+  secrets(name: string): string[] {
+    if (!isStackName(name)) return []
+    let values = this.secretValues.get(name)
+    if (!values) {
+      const kept = readIfFile(join(this.records(name), "env.json"))
+      values = secretValues(kept ? (JSON.parse(kept) as EnvVar[]) : [])
+      if (this.has(name)) this.secretValues.set(name, values)
+    }
+    return values
+  }
+
+  /** Which host paths a stack may reach: its own folder, SVC_BIND_ROOTS, and no other part of the data directory. */
+  allows(name: string): (path: string) => boolean {
+    return allowedIn(this.dir(name), this.hostRoots, this.dataDir)
+  }
+
+  /**
+   * Moves what the service kept in a stack's folder before stacks had records (compose file,
+   * environment, state, versions, update records) into its records, and its files' contents into
+   * files.json; the folder keeps its data. Only regular files and folders move: a link a container
+   * put there is left where it is and never followed. Answers the stacks moved.
+   */
+  migrate(): string[] {
     if (!existsSync(this.root)) return []
-    return readdirSync(this.root).filter((n) => isStackName(n) && this.has(n)).sort()
+    const moved: string[] = []
+    const plain = (path: string, folder = false) => {
+      const st = lstatSync(path, { throwIfNoEntry: false })
+      return !!st && (folder ? st.isDirectory() : st.isFile())
+    }
+    for (const name of readdirSync(this.root)) {
+      const dir = join(this.root, name)
+      if (!isStackName(name) || this.has(name) || !plain(join(dir, "state.json"))) continue
+      const rec = this.records(name)
+      mkdirSync(rec, { recursive: true })
+      for (const f of [COMPOSE_FILE, "env.json", ENV_FILE, "update-policy.json", "update-history.json"]) if (plain(join(dir, f))) renameSync(join(dir, f), join(rec, f))
+      if (plain(join(dir, "versions"), true)) {
+        renameSync(join(dir, "versions"), join(rec, "versions"))
+        for (const v of readdirSync(join(rec, "versions"))) if (!plain(join(rec, "versions", v))) rmSync(join(rec, "versions", v), { recursive: true, force: true })
+      }
+      const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as StackState
+      const files = Object.fromEntries((state.files ?? []).flatMap((p) => {
+        const content = readStackFile(dir, p)
+        return content === undefined ? [] : [[p, content]]
+      }))
+      writeJson(join(rec, FILES_FILE), files)
+      renameSync(join(dir, "state.json"), join(rec, "state.json"))
+      moved.push(name)
+    }
+    return moved
   }
 
   /** Runs `fn` after every earlier operation on this stack has finished. */
@@ -140,19 +230,19 @@ export class Stacks {
     return next
   }
 
-  /** The whole stack, secrets included: compose file, environment, state and every version. 404 if absent. */
+  /** The whole stack, secrets included: compose file, environment, files, state and every version. 404 if absent. */
   async read(name: string): Promise<Stack> {
-    const dir = this.dir(name)
+    const rec = this.records(name)
     if (!this.has(name)) throw notFound(`no stack named ${name}`)
-    const versionsDir = join(dir, "versions")
+    const versionsDir = join(rec, "versions")
     const files = existsSync(versionsDir) ? readdirSync(versionsDir).filter((f) => /^\d+\.json$/.test(f)) : []
     const versions = await Promise.all(files.map((f) => readJson<StackVersion>(join(versionsDir, f), null as never)))
-    const state = await readJson<StackState>(join(dir, "state.json"), null as never)
+    const state = await readJson<StackState>(join(rec, "state.json"), null as never)
     return {
       name,
-      compose: await readFile(join(dir, COMPOSE_FILE), "utf8"),
-      env: await readJson<EnvVar[]>(join(dir, "env.json"), []),
-      files: await this.readFiles(dir, state.files ?? []),
+      compose: await readFile(join(rec, COMPOSE_FILE), "utf8"),
+      env: await readJson<EnvVar[]>(join(rec, "env.json"), []),
+      files: await readJson<StackFiles>(join(rec, FILES_FILE), {}),
       state: { ...state, files_pending: state.files_pending ?? false, files: state.files ?? [] },
       versions: versions.sort((a, b) => a.version - b.version),
     }
@@ -164,8 +254,10 @@ export class Stacks {
     return v
   }
 
+  /** The compose project of a stack: its folder as the project directory, and the checked model as the file compose runs. */
   project(name: string, env: EnvVar[]): ComposeProject {
-    return { name, dir: this.dir(name), env }
+    const rec = this.records(name)
+    return { name, dir: this.dir(name), env, file: join(rec, RUN_FILE), envFile: join(rec, ENV_FILE) }
   }
 
   /**
@@ -201,7 +293,7 @@ export class Stacks {
     })
   }
 
-  /** One of the stack's files (404 when it has none at that path). */
+  /** One of the stack's files, as the service keeps it (404 when it has none at that path). */
   async file(name: string, path: string): Promise<string> {
     const p = filePath(path)
     const stack = await this.read(name)
@@ -221,7 +313,8 @@ export class Stacks {
       const files = checkFiles({ ...stack.files, [p]: content })
       checkOnDisk(this.dir(name), { [p]: content }, stack.state.files ?? [])
       await this.model(name, stack.compose, stack.env, files)
-      writeFileAtomic(join(this.dir(name), p), content)
+      writeStackFile(this.dir(name), p, content)
+      writeJson(join(this.records(name), FILES_FILE), files)
       return { stack: await this.filesChanged(stack, files), created: !Object.hasOwn(stack.files, p) }
     })
   }
@@ -232,9 +325,10 @@ export class Stacks {
     return this.lock(name, async () => {
       const stack = await this.read(name)
       if (!Object.hasOwn(stack.files, p)) throw notFound(`stack ${name} has no file ${p}`, "no_file")
-      const { [p]: _gone, ...files } = stack.files
+      const files = Object.fromEntries(Object.entries(stack.files).filter(([k]) => k !== p))
       await this.model(name, stack.compose, stack.env, files)
       removeFile(this.dir(name), p)
+      writeJson(join(this.records(name), FILES_FILE), files)
       return this.filesChanged(stack, files)
     })
   }
@@ -245,7 +339,7 @@ export class Stacks {
       const stack = await this.read(name)
       const env = mergeEnv(stack.env, input)
       const current = stack.versions.find((v) => v.version === stack.state.current_version)
-      await this.writeFiles(name, stack.compose, env)
+      await this.writeRecords(name, stack.compose, env)
       return this.writeState(name, { ...stack.state, env_pending: !current || !sameEnv(env, current.env) })
     })
   }
@@ -255,28 +349,32 @@ export class Stacks {
       const stack = await this.read(name)
       await this.version(name, n)
       if (stack.state.current_version === n) throw conflict(`version ${n} is the current version of ${name}`, "current_version")
-      rmSync(join(this.dir(name), "versions", `${n}.json`))
+      rmSync(join(this.records(name), "versions", `${n}.json`))
     })
   }
 
-  /** Brings the stack up as it lies on disk (after a pull with `pull`), adding no version. */
+  /** Brings the stack up as the service keeps it (after a pull with `pull`), adding no version; its model is checked again first. */
   up(name: string, opts: { pull?: boolean } = {}): Promise<Stack> {
     return this.lock(name, async () => {
       const stack = await this.read(name)
       const project = this.project(name, stack.env)
-      await this.model(name, stack.compose, stack.env)
+      const { model, run } = await this.check(name, stack.compose, stack.env, stack.files)
+      writeFileAtomic(project.file!, run, SECRET)
       if (opts.pull) await this.must(project, ["pull"], "pull")
+      this.makeBindSources(name, model)
       await this.must(project, ["up", "-d", "--remove-orphans"], "up")
+      await this.checkMounts(name)
       return stack
     })
   }
 
-  /** Stops and removes the stack's containers and networks (and named volumes with `volumes`), then its files. */
+  /** Stops and removes the stack's containers and networks (and named volumes with `volumes`), then its folders. */
   remove(name: string, opts: { volumes?: boolean } = {}): Promise<void> {
     return this.lock(name, async () => {
       const stack = await this.read(name)
+      await this.runnable(name, stack)
       await this.must(this.project(name, stack.env), ["down", "--remove-orphans", ...(opts.volumes ? ["--volumes"] : [])], "down")
-      rmSync(this.dir(name), { recursive: true, force: true })
+      this.forget(name)
     })
   }
 
@@ -289,7 +387,7 @@ export class Stacks {
     stackName(name)
     checkFiles(files)
     return this.lock(name, async () => {
-      if (existsSync(this.dir(name))) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
+      if (this.taken(name)) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
       return this.release(name, compose, env, "adopt", files)
     })
   }
@@ -298,14 +396,14 @@ export class Stacks {
   importStack(s: StackImport): Promise<Stack> {
     const name = stackName(s.name)
     return this.lock(name, async () => {
-      if (existsSync(this.dir(name))) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
+      if (this.taken(name)) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
       const current = s.versions.find((v) => v.version === s.current_version)
       if (s.current_version !== null && !current) throw badRequest(`current_version ${s.current_version} is not among the versions`, "invalid_import")
       const files = checkFiles(s.files ?? {})
       for (const v of s.versions) checkFiles(v.files ?? {})
-      await this.model(name, s.compose, s.env, files)
-      for (const v of s.versions) writeJson(join(this.dir(name), "versions", `${v.version}.json`), v, SECRET)
-      await this.writeFiles(name, s.compose, s.env, files)
+      const { run } = await this.check(name, s.compose, s.env, files)
+      for (const v of s.versions) writeJson(join(this.records(name), "versions", `${v.version}.json`), v, SECRET)
+      await this.writeRecords(name, s.compose, s.env, files, [], run)
       const time = new Date(this.now()).toISOString()
       const last = Math.max(0, ...s.versions.map((v) => v.version))
       return this.writeState(name, {
@@ -325,13 +423,10 @@ export class Stacks {
    * folder, checked before anything is written: 400 `invalid_compose` for a file that is not YAML or
    * that compose refuses, 400 `host_path_refused` for a host path outside the stack folder and
    * SVC_BIND_ROOTS (lib/stacks/model.ts). `files` are the stack's other files as the deploy will
-   * write them; without them, the ones on disk.
+   * write them; without them, the ones the service keeps.
    */
   async model(name: string, compose: string, env: EnvVar[], files?: StackFiles): Promise<StackModel> {
-    const dir = this.dir(name)
-    const own = this.has(name) ? ((await readJson<StackState>(join(dir, "state.json"), null as never)).files ?? []) : []
-    const candidate = files ?? (await this.readFiles(dir, own))
-    return candidateModel(this.compose, { project: this.project(stackName(name), env), compose, roots: this.hostRoots, files: candidate, own })
+    return (await this.check(name, compose, env, files)).model
   }
 
   /** Runs a compose command; a non-zero exit is an HttpError carrying compose's own (redacted) message. */
@@ -341,27 +436,38 @@ export class Stacks {
     return output
   }
 
+  /** The model and its run file, checked (see `model`). */
+  private async check(name: string, compose: string, env: EnvVar[], files?: StackFiles): Promise<CheckedModel> {
+    const own = this.has(name) ? ((await readJson<StackState>(join(this.records(name), "state.json"), null as never)).files ?? []) : []
+    const candidate = files ?? (await readJson<StackFiles>(join(this.records(name), FILES_FILE), {}))
+    return candidateModel(this.compose, { project: this.project(stackName(name), env), compose, roots: this.hostRoots, files: candidate, own, dataDir: this.dataDir })
+  }
+
   /** Checks, writes, brings up; a new version (deploy/apply) or the rollback target (a number) becomes current. */
   private async release(name: string, compose: string, env: EnvVar[], action: StackVersion["action"] | number, files: StackFiles): Promise<Stack> {
     checkFiles(files)
     const before = this.has(name) ? await this.read(name) : undefined
     checkOnDisk(this.dir(name), files, before?.state.files ?? [])
-    const model = await this.model(name, compose, env, files)
+    const { model, run } = await this.check(name, compose, env, files)
+    const ranBefore = before ? readIfFile(this.project(name, before.env).file!) : undefined
     try {
-      await this.writeFiles(name, compose, env, files, before?.state.files)
+      await this.writeRecords(name, compose, env, files, before?.state.files, run)
+      this.makeBindSources(name, model)
     } catch (err) {
-      // A write refused (a full disk) leaves no folder behind for a stack that had none.
-      if (!before) rmSync(this.dir(name), { recursive: true, force: true })
+      // A write refused (a full disk, a link in the stack's folder) leaves nothing behind for a stack that had nothing.
+      if (before) await this.writeRecords(name, before.compose, before.env, before.files, Object.keys(files), ranBefore).catch(() => {})
+      else this.forget(name)
       throw err
     }
     try {
       await this.must(this.project(name, env), ["up", "-d", "--remove-orphans"], "up")
-      // The running containers were made with the current version's files (those on disk may have changed since).
+      // The running containers were made with the current version's files (those kept may have changed since).
       const running = before?.versions.find((v) => v.version === before.state.current_version)?.files ?? before?.files ?? {}
       const recreate = this.boundChanges(name, model, running, files)
       if (before && recreate.length) await this.must(this.project(name, env), ["up", "-d", "--no-deps", "--force-recreate", ...recreate], "up")
+      await this.checkMounts(name)
     } catch (err) {
-      await this.restore(name, env, before, files, action === "adopt")
+      await this.restore(name, env, before, files, ranBefore, action === "adopt")
       throw err
     }
     const time = new Date(this.now()).toISOString()
@@ -375,53 +481,84 @@ export class Stacks {
         env: envChanges(prev?.env ?? [], env),
         files: fileChanges(prev?.files ?? {}, files),
       }
-      writeJson(join(this.dir(name), "versions", `${current}.json`), { version: current, time, action, compose, env, files, changes } satisfies StackVersion, SECRET)
+      writeJson(join(this.records(name), "versions", `${current}.json`), { version: current, time, action, compose, env, files, changes } satisfies StackVersion, SECRET)
     }
     await this.writeState(name, { ...state, current_version: current, env_pending: false, files_pending: false, files: filePaths(files), last_version: Math.max(state.last_version, current) })
     return this.read(name)
   }
 
   /**
-   * After a failed `up`: the previous files come back and the previous version runs again; a new
-   * stack is taken down (an adopted one is not: its containers were there before).
+   * After a failed `up`: the previous files and model come back and the previous version runs again;
+   * a new stack is taken down (an adopted one is not: its containers were there before).
    */
-  private async restore(name: string, env: EnvVar[], before: Stack | undefined, written: StackFiles, adopted = false): Promise<void> {
+  private async restore(name: string, env: EnvVar[], before: Stack | undefined, written: StackFiles, ranBefore: string | undefined, adopted: boolean): Promise<void> {
     if (!before) {
       if (!adopted) await this.compose.run(this.project(name, env), ["down", "--remove-orphans"], "undo").catch(() => {})
-      rmSync(this.dir(name), { recursive: true, force: true })
+      this.forget(name)
       return
     }
-    await this.writeFiles(name, before.compose, before.env, before.files, Object.keys(written))
-    if (before.state.current_version !== null) await this.compose.run(this.project(name, before.env), ["up", "-d", "--remove-orphans"], "undo").catch(() => {})
+    await this.writeRecords(name, before.compose, before.env, before.files, Object.keys(written), ranBefore)
+    if (before.state.current_version === null) return
+    await this.runnable(name, before).catch(() => {})
+    await this.compose.run(this.project(name, before.env), ["up", "-d", "--remove-orphans"], "undo").catch(() => {})
+  }
+
+  /** Makes sure the stack has a run file (one kept before stacks had them gets one from its compose file). */
+  private async runnable(name: string, stack: Stack): Promise<void> {
+    const file = this.project(name, stack.env).file!
+    if (existsSync(file)) return
+    writeFileAtomic(file, (await this.check(name, stack.compose, stack.env, stack.files)).run, SECRET)
+  }
+
+  /** Takes down the stack's containers whose binds reached outside what it may reach (400 `host_path_refused`). */
+  private async checkMounts(name: string): Promise<void> {
+    const escaped = (await this.o.liveMounts?.(name, this.allows(name))) ?? []
+    if (!escaped.length) return
+    const e = escaped[0]!
+    throw new HttpError(400, "host_path_refused", `service ${e.service}: its bind at ${e.destination} reached ${e.path.slice(0, 200)}, outside the stack's folder and SVC_BIND_ROOTS (a link in the stack's folder); the container was taken down`)
+  }
+
+  /** Bind sources in the stack's folder that do not exist yet are made as real folders, so that the engine follows no link a container put on the way. */
+  private makeBindSources(name: string, model: StackModel): void {
+    const dir = this.dir(name)
+    for (const b of model.binds) {
+      if (!within(b.source, dir) || b.source === dir || b.file) continue
+      const rel = b.source.slice(dir.length + 1)
+      if (!existsSync(b.source)) makeFolder(dir, rel)
+    }
+  }
+
+  /** Whether anything of a stack by that name is here: its records or its folder. */
+  private taken(name: string): boolean {
+    return existsSync(this.records(name)) || existsSync(this.dir(name))
+  }
+
+  /** Removes both folders of a stack. */
+  private forget(name: string): void {
+    rmSync(this.dir(name), { recursive: true, force: true })
+    rmSync(this.records(name), { recursive: true, force: true })
+    this.secretValues.delete(name)
   }
 
   /**
-   * Writes the compose file and environment, and with `files` the stack's other files too, removing
-   * those of `replaced` (the stack's files until now) that `files` drops.
+   * Writes the compose file, environment and (given) run file, and with `files` the stack's other
+   * files too, in its folder and in its records, removing from its folder those of `replaced` (the
+   * stack's files until now) that `files` drops.
    */
-  private async writeFiles(name: string, compose: string, env: EnvVar[], files?: StackFiles, replaced: readonly string[] = []): Promise<void> {
+  private async writeRecords(name: string, compose: string, env: EnvVar[], files?: StackFiles, replaced: readonly string[] = [], run?: string): Promise<void> {
+    const rec = this.records(name)
     const dir = this.dir(name)
+    mkdirSync(rec, { recursive: true })
     mkdirSync(dir, { recursive: true })
-    writeFileAtomic(join(dir, COMPOSE_FILE), compose)
-    writeJson(join(dir, "env.json"), env, SECRET)
-    writeFileAtomic(join(dir, ENV_FILE), renderEnvFile(env, await this.compose.flavour()), SECRET)
+    writeFileAtomic(join(rec, COMPOSE_FILE), compose)
+    if (run !== undefined) writeFileAtomic(join(rec, RUN_FILE), run, SECRET)
+    writeJson(join(rec, "env.json"), env, SECRET)
+    writeFileAtomic(join(rec, ENV_FILE), renderEnvFile(env, await this.compose.flavour()), SECRET)
+    this.secretValues.set(name, secretValues(env))
     if (!files) return
-    for (const [p, content] of Object.entries(files)) writeFileAtomic(join(dir, p), content)
+    for (const [p, content] of Object.entries(files)) writeStackFile(dir, p, content)
     for (const p of replaced) if (!Object.hasOwn(files, p)) removeFile(dir, p)
-  }
-
-  /** The stack's files listed in state.json, as they lie on disk (one missing, or reached through a symlink, is left out). */
-  private async readFiles(dir: string, paths: readonly string[]): Promise<StackFiles> {
-    const files: StackFiles = {}
-    for (const p of paths) {
-      if (!plainFile(dir, p)) continue
-      try {
-        files[p] = await readFile(join(dir, p), "utf8")
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err
-      }
-    }
-    return files
+    writeJson(join(rec, FILES_FILE), files)
   }
 
   /**
@@ -442,7 +579,7 @@ export class Stacks {
   }
 
   private async writeState(name: string, state: StackState): Promise<Stack> {
-    writeJson(join(this.dir(name), "state.json"), { ...state, updated: new Date(this.now()).toISOString() })
+    writeJson(join(this.records(name), "state.json"), { ...state, updated: new Date(this.now()).toISOString() })
     return this.read(name)
   }
 }

@@ -1,4 +1,4 @@
-// A stack's update record and policy, kept with the stack (its folder under <dataDir>/stacks/<name>/,
+// A stack's update record and policy, kept with the stack (in its records, <dataDir>/records/<name>/,
 // so they go when the stack goes): owns their shapes, validation and files.
 //
 //   update-history.json   the last 50 guarded updates, newest first (no secret: reasons are redacted)
@@ -7,7 +7,6 @@
 // A schedule is an interval (`30s`, `15m`, `6h`, `1d`) or a cron expression (5 fields, or 6 with
 // seconds first) read by croner; null follows SVC_UPDATE_INTERVAL.
 import { Cron } from "croner"
-import { existsSync } from "node:fs"
 import { join } from "node:path"
 import * as v from "valibot"
 import { readJson, writeJson } from "../data/datadir.ts"
@@ -120,7 +119,7 @@ export class UpdateRecords {
   constructor(private readonly stacks: Stacks, private readonly now: () => number = Date.now) {}
 
   private file(name: string, which: "history" | "policy"): string {
-    return join(this.stacks.dir(name), `update-${which}.json`)
+    return join(this.stacks.records(name), `update-${which}.json`)
   }
 
   /** Serialises the read-change-write of one stack's files. */
@@ -137,7 +136,7 @@ export class UpdateRecords {
 
   addHistory(name: string, outcome: UpdateOutcome): Promise<void> {
     return this.change(name, async () => {
-      if (!existsSync(this.stacks.dir(name))) return
+      if (!this.stacks.has(name)) return
       writeJson(this.file(name, "history"), [outcome, ...(await this.history(name))].slice(0, HISTORY_LIMIT))
     })
   }
@@ -163,7 +162,7 @@ export class UpdateRecords {
 
   updateState(name: string, fn: (s: PolicyState) => void): Promise<void> {
     return this.change(name, async () => {
-      if (!existsSync(this.stacks.dir(name))) return
+      if (!this.stacks.has(name)) return
       const f = await this.policyFile(name)
       fn(f.state)
       writeJson(this.file(name, "policy"), f)

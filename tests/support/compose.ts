@@ -27,7 +27,8 @@ export class FakeCompose implements ComposeRunner {
   }
 
   async run(project: ComposeProject, args: string[]): Promise<ComposeResult> {
-    const compose = readFileSync(join(project.dir, "compose.yaml"), "utf8")
+    // The file compose runs: a stack's checked model (JSON, which is YAML), or a scratch folder's compose.yaml.
+    const compose = readFileSync(project.file ?? join(project.dir, "compose.yaml"), "utf8")
     this.calls.push({ project: project.name, args, env: Object.fromEntries(project.env.map((e) => [e.key, e.value])), compose })
     const sub = args[0]!
     if (sub === "up") await this.gate

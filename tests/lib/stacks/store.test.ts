@@ -2,6 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { parse } from "yaml"
 import { FakeEngine } from "../../support/fake-engine.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 import { Stacks } from "#lib/stacks/store.ts"
@@ -14,7 +15,7 @@ let stacks: Stacks
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), "hm-stacks-"))
   compose = new FakeCompose(new FakeEngine())
-  stacks = new Stacks(dataDir, compose, () => Date.parse("2026-01-01T00:00:00Z"))
+  stacks = new Stacks(dataDir, compose, { now: () => Date.parse("2026-01-01T00:00:00Z") })
 })
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
 
@@ -35,9 +36,15 @@ test("a deploy writes the files (secrets 0600), checks with config first, and ad
   // compose resolves the candidate in a folder laid out as the stack's will be, never in the stack's own
   expect(compose.configCalls.map((c) => [c.project, c.dir === dir, c.files])).toEqual([["web", false, {}]])
   expect(stack.state).toMatchObject({ current_version: 1, env_pending: false, last_version: 1 })
-  expect(readFileSync(join(dir, "compose.yaml"), "utf8")).toBe(twoServices)
-  expect(readFileSync(join(dir, ".env"), "utf8")).toBe("TOKEN='t0ken-one'\n")
-  for (const f of ["env.json", ".env", "versions/1.json"]) expect(mode(join(dir, f))).toBe(0o600)
+  // What the service keeps lies in the stack's records, out of the folder its containers may bind.
+  const rec = join(dataDir, "records/web")
+  expect(readdirSync(dir)).toEqual([])
+  expect(readFileSync(join(rec, "compose.yaml"), "utf8")).toBe(twoServices)
+  expect(readFileSync(join(rec, ".env"), "utf8")).toBe("TOKEN='t0ken-one'\n")
+  for (const f of ["env.json", ".env", "run.json", "versions/1.json"]) expect(mode(join(rec, f))).toBe(0o600)
+  // compose runs the model it printed on the check, not a file in the stack's folder
+  expect(compose.calls[0]!.compose).toBe(readFileSync(join(rec, "run.json"), "utf8"))
+  expect(Object.keys(JSON.parse(compose.calls[0]!.compose).services)).toEqual(Object.keys(parse(twoServices).services))
   expect(stack.versions[0]).toMatchObject({ version: 1, action: "deploy", compose: twoServices, env: secret })
   expect(stacks.names()).toEqual(["web"])
 })
@@ -69,11 +76,11 @@ test("when up fails the previous files come back and the previous version is bro
   compose.failures.clear()
   const stack = await stacks.read("web")
   expect(stack.compose).toBe(twoServices)
-  expect(readFileSync(join(dataDir, "stacks/web/.env"), "utf8")).toBe("TOKEN='t0ken-one'\n")
+  expect(readFileSync(join(dataDir, "records/web/.env"), "utf8")).toBe("TOKEN='t0ken-one'\n")
   expect(stack.state.current_version).toBe(1)
   const undo = compose.calls.at(-1)!
   expect(undo.args[0]).toBe("up")
-  expect(undo.compose).toBe(twoServices)
+  expect(Object.keys(JSON.parse(undo.compose).services)).toEqual(Object.keys(parse(twoServices).services))
   expect(undo.env).toEqual({ TOKEN: "t0ken-one" })
 })
 
@@ -157,7 +164,7 @@ test("the guard reads compose's model on deploy, apply, rollback, import and up,
 
   // A stack stored before the guard (or by hand) is refused on apply, rollback and up.
   await stacks.deploy("web", twoServices, secret)
-  const dir = join(dataDir, "stacks/web")
+  const dir = join(dataDir, "records/web")
   const v1 = JSON.parse(readFileSync(join(dir, "versions/1.json"), "utf8"))
   writeFileSync(join(dir, "versions/1.json"), JSON.stringify({ ...v1, compose: escape }))
   writeFileSync(join(dir, "compose.yaml"), escape)
@@ -170,7 +177,7 @@ test("the guard reads compose's model on deploy, apply, rollback, import and up,
 })
 
 test("the model marks binds inside the stack folder as data", async () => {
-  const model = await new Stacks(dataDir, compose, Date.now, ["/srv"]).model("web", "services:\n  app:\n    image: x\n    volumes: [\"./data:/data\", \"/srv/x:/x\"]\n", [])
+  const model = await new Stacks(dataDir, compose, { hostRoots: ["/srv"] }).model("web", "services:\n  app:\n    image: x\n    volumes: [\"./data:/data\", \"/srv/x:/x\"]\n", [])
   expect(model.binds.map((b) => [b.source, b.data])).toEqual([[join(dataDir, "stacks/web/data"), true], ["/srv/x", false]])
 })
 
