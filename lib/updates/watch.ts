@@ -109,7 +109,8 @@ export async function watchStack(engine: Engine, project: string, o: WatchOption
   }
   let last: ContainerReading[] = []
   for (;;) {
-    const readings = (await readStack(engine, project)).filter((r) => !ignore.has(r.service)) as (ContainerReading & { created: number })[]
+    // Healthcheck output is redacted as read: folding and cutting it later could split a secret.
+    const readings = (await readStack(engine, project)).filter((r) => !ignore.has(r.service)).map((r) => ({ ...r, healthOutput: say(r.healthOutput) })) as (ContainerReading & { created: number })[]
     last = readings.map(({ created: _, ...r }) => r)
     const elapsed_ms = now() - start
     for (const r of readings) {

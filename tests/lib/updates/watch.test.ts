@@ -29,6 +29,16 @@ test("unhealthy fails at once with the last healthcheck output, secrets hidden",
   expect(r).toMatchObject({ ok: false, service: "web", reason: "service web: unhealthy: cannot log in with ***" })
 })
 
+test("a multi-line secret in the healthcheck output is hidden before the output is folded into one line and cut", async () => {
+  const key = "line-one-of-the-key\ntwo"
+  const folded = [{ id: "a", service: "web", status: "running", health: "unhealthy", output: `key:\n${key}\n` }]
+  const r = await watchStack(scripted(folded), "s", { window: 30, pollMs: 10, secrets: [key] })
+  expect(r).toMatchObject({ reason: "service web: unhealthy: key: ***" })
+  expect(JSON.stringify(r)).not.toContain("line-one")
+  const cut = [{ id: "a", service: "web", status: "running", health: "unhealthy", output: `${"x".repeat(295)}hunter2` }]
+  expect(await watchStack(scripted(cut), "s", { window: 30, pollMs: 10, secrets: ["hunter2"] })).toMatchObject({ reason: `service web: unhealthy: ${"x".repeat(295)}***` })
+})
+
 test("restarts past the threshold fail; exited fails with its code", async () => {
   const loop = [{ id: "a", service: "api", status: "restarting", restarts: 3, exit: 1 }]
   expect(await watchStack(scripted(loop), "s", { window: 30, pollMs: 10 })).toMatchObject({ ok: false, reason: "service api: exited with code 1, 3 restarts" })
