@@ -12,6 +12,7 @@ import type { BindEntry, VolumeEntry } from "../stacks/mounts.ts"
 import type { PublishedPort } from "../stacks/model.ts"
 import type { PlanModel } from "./planner.ts"
 import { stackName } from "../stacks/name.ts"
+import { filesInput } from "../stacks/schemas.ts"
 import { FILE_PATH_MAX, FILES_MAX, type StackFiles } from "../stacks/files.ts"
 import type { Stacks, StackVersion } from "../stacks/store.ts"
 import { measureVolumes } from "../volumes/transfer.ts"
@@ -79,8 +80,9 @@ export function exportModel(doc: StackExport): PlanModel {
 const storedEnv = v.array(v.object({ key: envInput.item.entries.key, value: v.string(), secret: v.boolean() }))
 /** Paths and sizes are checked by the store (lib/stacks/files.ts); this bounds the document's shape. */
 export const stackFiles = v.pipe(
-  v.record(v.pipe(v.string(), v.maxLength(FILE_PATH_MAX)), v.string()),
+  filesInput,
   v.check((f) => Object.keys(f).length <= FILES_MAX, `at most ${FILES_MAX} files`),
+  v.check((f) => Object.keys(f).every((p) => p.length <= FILE_PATH_MAX), `a path holds at most ${FILE_PATH_MAX} characters`),
 )
 const changeList = v.object({ added: v.array(v.string()), removed: v.array(v.string()), changed: v.array(v.string()) })
 

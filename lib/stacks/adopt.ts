@@ -21,7 +21,7 @@ import type { ContainerSummary, Engine } from "../engine/client.ts"
 import { conflict, notFound } from "../http/http-error.ts"
 import { envRecord, looksSecret, publicEnv, renderEnvFile, type EnvVar } from "./env.ts"
 import { checkFiles, filePath, type StackFiles } from "./files.ts"
-import { allowedIn, filesComposeReads, readIfFile, within } from "./host-paths.ts"
+import { filesComposeReads, readIfFile, within } from "./host-paths.ts"
 import { interpolate } from "./interpolate.ts"
 import { stackName } from "./name.ts"
 import { stackView, type StackView } from "./state.ts"
@@ -202,9 +202,9 @@ export async function adoptProject(ctx: AdoptDeps, name: string, req: AdoptReque
   if (ctx.stacks.has(name)) throw conflict(`${name} is already a managed stack`, "stack_exists")
   const containers = await ctx.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
   if (!containers.length) throw notFound(`no compose project named ${name} runs on the engine`, "no_project")
-  const files = checkFiles(Object.fromEntries(Object.entries(req.files ?? {}).map(([p, c]) => [filePath(p), c])))
+  let files = checkFiles(Object.fromEntries(Object.entries(req.files ?? {}).map(([p, c]) => [filePath(p), c])))
   const source = projectSource(containers[0]!.Labels)
-  const allowed = allowedIn(ctx.stacks.dir(name), ctx.config.bindRoots)
+  const allowed = ctx.stacks.allows(name)
   const merged = req.content === undefined ? await mergedFiles(ctx.compose, source, allowed) : undefined
   const { compose: original, values, needed, read } = gather(source, req, allowed, merged)
   const used = interpolatedKeys(original ?? "")
@@ -217,14 +217,17 @@ export async function adoptProject(ctx: AdoptDeps, name: string, req: AdoptReque
   const { compose, binds } = rewriteBinds(original, source.working_dir, allowed)
   plan.compose = compose
   plan.binds = binds
-  // Files compose reads from the old folder become the stack's own, at the same relative path.
+  // Files compose reads from the old folder become the stack's own, at the same relative path
+  // (entries, not assignments: a file may be named `__proto__`).
+  const found: [string, string][] = []
   for (const { path } of filesComposeReads(original, envRecord(env), source.working_dir, allowed, ctx.compose.env))
     if (within(path, source.working_dir) && path !== source.working_dir) {
       const rel = relative(source.working_dir, path)
       if (Object.hasOwn(files, rel)) continue
       const text = read(path, `files["${rel}"]`)
-      if (text !== undefined) files[filePath(rel)] = text
+      if (text !== undefined) found.push([filePath(rel), text])
     }
+  files = { ...files, ...Object.fromEntries(found) }
   plan.files = Object.keys(files).sort()
   if (needed.length || binds.some((b) => b.action === "refused")) return blocked(plan)
 

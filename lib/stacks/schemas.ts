@@ -3,6 +3,19 @@
 import * as v from "valibot"
 import { containerSchema } from "../engine/schemas.ts"
 
+/**
+ * A stack's files in a request, relative path → text, every key kept: valibot's `record` silently
+ * leaves out `__proto__`, `constructor` and `prototype`, which are valid file names (a deploy would
+ * then remove those files). Paths and sizes are checked by the store (lib/stacks/files.ts).
+ */
+export const filesInput = v.pipe(
+  v.custom<Record<string, string>>(
+    (x) => !!x && typeof x === "object" && !Array.isArray(x) && Object.values(x).every((c) => typeof c === "string"),
+    "an object of relative path → text",
+  ),
+  v.description("relative path → text"),
+)
+
 export const stackSchema = v.object({
   name: v.string(),
   managed: v.boolean(),

@@ -4,7 +4,7 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { conflict } from "#lib/http/http-error.ts"
 import { errorSchema } from "#lib/http/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"
-import { adoptBlockedSchema, adoptResultSchema } from "#lib/stacks/schemas.ts"
+import { adoptBlockedSchema, adoptResultSchema, filesInput } from "#lib/stacks/schemas.ts"
 
 export const detail = {
   operationId: "adoptStack",
@@ -22,7 +22,7 @@ export const body = v.optional(
         v.description("the environment, when the plan lists the env file as needed; secret omitted: by SVC_SECRET_KEYS"),
       ),
     ),
-    files: v.optional(v.pipe(v.record(v.string(), v.string()), v.description("files of the project's folder the compose file reads, relative path → text"))),
+    files: v.optional(v.pipe(filesInput, v.description("files of the project's folder the compose file reads, relative path → text"))),
     recreate: flag("go ahead although services would be recreated (their file differs from what runs)"),
     dry_run: flag("only plan; nothing changes"),
   }),

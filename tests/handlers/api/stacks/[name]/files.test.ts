@@ -93,7 +93,7 @@ test("PUT and DELETE change a file without deploying (files_pending), apply depl
 
 test("bad paths, reserved names, oversize files and too many files are refused and nothing is written", async () => {
   await deployed()
-  mkdirSync(join(dir(), "data"))
+  mkdirSync(join(dir(), "data"), { recursive: true }) // made by the deploy already: its bind source
   writeFileSync(join(dir(), "data/db"), "precious")
   symlinkSync("/etc", join(dir(), "etc-link"))
   const before = snapshot()
