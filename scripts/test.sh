@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The whole suite: installs what the tests need, runs the unit and handler tests once, then the
-# integration and UI tests against each engine flavour in turn, each time on two private Docker
-# engines in network namespaces of their own:
+# The whole suite: installs what the tests need, checks the types, runs the unit and handler tests
+# once, then the integration and UI tests against each engine flavour in turn, each time on two
+# private Docker engines in network namespaces of their own:
 #   debian12  Debian 12's docker.io 20.10 (API 1.41) with docker-compose 1.29 (v1)
 #   current   Debian 13's dockerd 26.1 (API 1.45) refusing API versions below 1.44 as Docker 29
 #             does, with the containerd image store and the compose v2 plugin
@@ -29,6 +29,10 @@ suite() {
   passed=$((passed + $(awk '/^ *[0-9]+ pass$/ {n=$1} END {print n+0}' "$log")))
   failed=$((failed + $(awk '/^ *[0-9]+ fail$/ {n=$1} END {print n+0}' "$log")))
 }
+
+# The type check, first: its failure fails the run and counts as one failed test.
+echo "== type check (tsc --noEmit) =="
+if bunx tsc --noEmit; then passed=$((passed + 1)); else failed=$((failed + 1)) status=1; fi
 
 [ $# -eq 0 ] && suite tests/lib tests/handlers
 
