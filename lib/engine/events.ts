@@ -1,6 +1,9 @@
 // The event bus: one long-lived subscription to the engine's event stream, the service's own events
-// beside it, the last 100 kept for history, and a bounded queue per subscriber.
+// beside it, the last 100 kept for history, and a bounded queue per subscriber. An engine event about
+// an object of a compose project (its `com.docker.compose.project` label) is redacted as it arrives,
+// before history or any subscriber sees it: action, id and every attribute, name and value.
 import type { Engine, EngineEvent } from "./client.ts"
+import { STACK_LABEL } from "./containers.ts"
 import { Fanout } from "./fanout.ts"
 
 export interface ServiceEvent {
@@ -21,14 +24,19 @@ export type NewEvent = Omit<ServiceEvent, "seq" | "time" | "source"> & { time?: 
 export const HISTORY_LIMIT = 100
 const QUEUE_LIMIT = 1000
 
-export function fromEngine(e: EngineEvent): Omit<ServiceEvent, "seq"> {
-  const { name, ...attributes } = e.Actor?.Attributes ?? {}
+/** How the texts of an event about compose project `project` may be shown (the stack's secrets hidden). */
+export type Redactor = (project: string) => (text: string) => string
+
+export function fromEngine(e: EngineEvent, redactor?: Redactor): Omit<ServiceEvent, "seq"> {
+  const project = e.Actor?.Attributes?.[STACK_LABEL]
+  const shown = project !== undefined && redactor ? redactor(project) : (text: string) => text
+  const { name, ...attributes } = Object.fromEntries(Object.entries(e.Actor?.Attributes ?? {}).map(([k, v]) => [shown(k), shown(v)]))
   return {
     time: new Date(Math.floor((e.timeNano ?? e.time * 1e9) / 1e6)).toISOString(),
     source: "engine",
     type: e.Type,
-    action: e.Action,
-    id: e.Actor?.ID,
+    action: shown(e.Action),
+    id: e.Actor?.ID === undefined ? undefined : shown(e.Actor.ID),
     name,
     attributes,
   }
@@ -39,6 +47,9 @@ export class EventBus {
   private ring: ServiceEvent[] = []
   private subscribers = new Fanout<ServiceEvent>(QUEUE_LIMIT)
   lastEngineEventAt: number | undefined
+
+  /** `redactor`: how events about a compose project's objects are shown (none: as the engine sent them). */
+  constructor(private redactor?: Redactor) {}
 
   history(): ServiceEvent[] {
     return [...this.ring]
@@ -84,7 +95,7 @@ export class EventBus {
           seen.add(key)
           since = e.time
           this.lastEngineEventAt = now()
-          this.add(fromEngine(e))
+          this.add(fromEngine(e, this.redactor))
         }
       } catch {
         if (signal.aborted) break

@@ -6,6 +6,7 @@ import { DiskUsageCache } from "../engine/disk-usage.ts"
 import { Reused } from "../engine/reused.ts"
 import { serverId as identity } from "../data/identity.ts"
 import { composeRunner, type ComposeRunner } from "../stacks/compose.ts"
+import { redact } from "../stacks/env.ts"
 import { Stacks } from "../stacks/store.ts"
 import { Cluster } from "../cluster/membership.ts"
 import { NodeRegistry } from "../cluster/nodes.ts"
@@ -67,7 +68,11 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   const o = overrides
   const now = o.now ?? Date.now
   const engine = o.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion)
-  const events = o.events ?? new EventBus()
+  // Engine events about a stack's objects show none of its secrets (the store keeps them in memory).
+  const events: EventBus = o.events ?? new EventBus((project) => {
+    const secrets = stacks.secrets(project)
+    return (text) => redact(text, secrets)
+  })
   const compose = o.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
   const scanner = o.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv })
   const stacks = o.stacks ?? new Stacks(config.dataDir, compose, { now, hostRoots: config.bindRoots })

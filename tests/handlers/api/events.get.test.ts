@@ -1,6 +1,7 @@
 import { afterEach, expect, test } from "bun:test"
 import { testApp, type TestApp } from "../../support/app.ts"
 import { sseMessages } from "../../support/sse.ts"
+import { stackApp, twoServices } from "../../support/compose.ts"
 
 let t: TestApp
 afterEach(() => t.close())
@@ -18,4 +19,28 @@ test("streams engine events as event objects while the client stays", async () =
   expect((await first).value).toMatchObject({ seq: expect.any(Number), source: "engine", type: "container", action: "start", id: "abc123", name: "web", attributes: { image: "busybox" } })
   await messages.return(undefined)
   follow.abort()
+})
+
+test("events of a stack's objects hide its secrets, in the stream and the history, a secret set later too; other projects' pass as sent", async () => {
+  const s = await stackApp()
+  t = s
+  const secret = "pem-line-one-xyz\nend"
+  await t.call("POST", "/api/stacks", { name: "demo", content: twoServices, env: [{ key: "TOKEN", value: secret, secret: true }] })
+  const follow = new AbortController()
+  void t.ctx.events.follow(t.engine, follow.signal)
+  const res = await t.call("GET", "/api/events")
+  const messages = sseMessages(res)
+  const first = messages.next()
+  while (t.ctx.events.subscriberCount === 0) await Bun.sleep(1)
+  const labels = { "com.docker.compose.project": "demo", "com.docker.compose.service": "web", name: "demo-web-1" }
+  t.engine.emit("container", `exec_create: /bin/sh -c echo '${secret}'`, "c1", { ...labels, token: secret })
+  expect((await first).value).toMatchObject({ action: "exec_create: /bin/sh -c echo '***'", attributes: { token: "***" } })
+  await messages.return(undefined)
+  await t.call("PUT", "/api/stacks/demo/env", [{ key: "TOKEN", value: null }, { key: "NEW", value: "later-secret", secret: true }])
+  t.engine.emit("container", "exec_create: echo later-secret", "c1", labels)
+  t.engine.emit("container", "exec_create: echo later-secret pem-line-one-xyz", "c2", { "com.docker.compose.project": "other", name: "other-web-1" })
+  while (t.ctx.events.history().filter((e) => e.source === "engine").length < 3) await Bun.sleep(1)
+  follow.abort()
+  const history = (await (await t.call("GET", "/api/events/history")).json()).filter((e: { source: string }) => e.source === "engine")
+  expect(history.map((e: { action: string }) => e.action)).toEqual(["exec_create: /bin/sh -c echo '***'", "exec_create: echo ***", "exec_create: echo later-secret pem-line-one-xyz"])
 })

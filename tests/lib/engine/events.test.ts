@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test"
 import { heapStats } from "bun:jsc"
 import { EventBus } from "#lib/engine/events.ts"
+import { FakeEngine } from "../../support/fake-engine.ts"
 
 const reactions = () => {
   Bun.gc(true)
@@ -42,4 +43,29 @@ test("an abort ends a waiting subscriber", async () => {
   await Bun.sleep(5)
   abort.abort()
   expect(await reading).toEqual(["one"])
+})
+
+test("an engine event about a compose project's object is redacted by the project's redactor; others pass as sent", async () => {
+  const engine = new FakeEngine()
+  const asked: string[] = []
+  const bus = new EventBus((project) => {
+    asked.push(project)
+    const secret = project === "shop" ? "s3cr.t+" : "other"
+    return (text) => text.split(secret).join("***")
+  })
+  const follow = new AbortController()
+  void bus.follow(engine, follow.signal)
+  while (!engine.calls.some((c) => c.op === "events")) await Bun.sleep(1)
+  const labels = { "com.docker.compose.project": "shop", "com.docker.compose.service": "db", name: "shop-db-1", "s3cr.t+": "key" }
+  engine.emit("container", 'exec_create: /bin/sh -c redis-cli -a "s3cr.t+" ping', "c1", { ...labels, execID: "e1", note: "pw=s3cr.t+;" })
+  engine.emit("volume", "create", "shop_s3cr.t+", { "com.docker.compose.project": "shop", driver: "local" })
+  engine.emit("container", "exec_create: echo s3cr.t+", "c2", { name: "loose", image: "redis" })
+  while (bus.history().length < 3) await Bun.sleep(1)
+  follow.abort()
+  const [exec, volume, loose] = bus.history()
+  expect(exec).toMatchObject({ action: 'exec_create: /bin/sh -c redis-cli -a "***" ping', id: "c1", name: "shop-db-1" })
+  expect(exec!.attributes).toEqual({ "com.docker.compose.project": "shop", "com.docker.compose.service": "db", "***": "key", execID: "e1", note: "pw=***;" })
+  expect(volume).toMatchObject({ type: "volume", action: "create", id: "shop_***" })
+  expect(loose).toMatchObject({ action: "exec_create: echo s3cr.t+", name: "loose" })
+  expect(asked).toEqual(["shop", "shop"])
 })
