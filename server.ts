@@ -21,6 +21,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
   const server = app.server!
   void ctx.events.follow(ctx.engine, stop.signal)
+  void ctx.liveMounts.run(stop.signal) // takes down a container whose bind reached outside its stack's paths
   void ctx.scans.resume()
   void removeLeftoverThrowaways(ctx.engine).catch(() => {})
   void ctx.updates.periodic(config.updateInterval, stop.signal)

@@ -49,7 +49,8 @@ export interface ContainerInspect {
   Name: string
   Created: string
   Image: string
-  State: { Status: string; Running: boolean; Paused: boolean; ExitCode: number; StartedAt?: string }
+  /** `Pid`: the container's init process, in the engine's pid namespace (0 while it is not running). */
+  State: { Status: string; Running: boolean; Paused: boolean; ExitCode: number; StartedAt?: string; Pid?: number }
   Config: { Image: string; Tty: boolean; Env?: string[]; Labels: Record<string, string>; Cmd?: string[] }
   HostConfig: Record<string, unknown>
   Mounts: Mount[]
@@ -115,6 +116,10 @@ export interface Engine {
   createContainer(spec: ContainerSpec, name?: string): Promise<{ Id: string }>
   containerAction(id: string, action: ContainerAction): Promise<void>
   removeContainer(id: string, opts?: { force?: boolean; volumes?: boolean }): Promise<void>
+  /** SIGKILL to a running container at once (409 when it is not running). */
+  killContainer(id: string): Promise<void>
+  /** Changes a container's resources or restart policy in place (`{ RestartPolicy: { Name: "no" } }`). */
+  updateContainer(id: string, changes: Record<string, unknown>): Promise<void>
   waitContainer(id: string): Promise<{ StatusCode: number }>
   /** One reading of a container's stats (`stream=false&one-shot=true`: at once, no second sample; precpu is empty). */
   stats(id: string): Promise<Record<string, any>>
@@ -378,6 +383,8 @@ function containerCalls(c: Connection) {
     createContainer: (spec, name) => c.json("POST", `/containers/create${query({ name })}`, spec),
     containerAction: (id, action) => c.done("POST", `/containers/${seg(id)}/${action}`),
     removeContainer: (id, o = {}) => c.done("DELETE", `/containers/${seg(id)}${query({ force: o.force, v: o.volumes })}`),
+    killContainer: (id) => c.done("POST", `/containers/${seg(id)}/kill`),
+    updateContainer: (id, changes) => c.done("POST", `/containers/${seg(id)}/update`, changes),
     waitContainer: (id) => c.json("POST", `/containers/${seg(id)}/wait`),
     stats: (id) => c.json("GET", `/containers/${seg(id)}/stats${query({ stream: false, "one-shot": true })}`),
     async *logs(id, o) {

@@ -8,6 +8,7 @@ import { serverId as identity } from "../data/identity.ts"
 import { composeRunner, type ComposeRunner } from "../stacks/compose.ts"
 import { redact } from "../stacks/env.ts"
 import { Stacks } from "../stacks/store.ts"
+import { LiveMounts } from "../stacks/live-mounts.ts"
 import { Cluster } from "../cluster/membership.ts"
 import { NodeRegistry } from "../cluster/nodes.ts"
 import { createMetrics } from "../metrics/metrics.ts"
@@ -33,6 +34,8 @@ export interface Ctx {
   compose: ComposeRunner
   /** The stack store under <dataDir>/stacks. */
   stacks: Stacks
+  /** The binds of started containers, checked against what their stack may reach (watched by server.ts, asked by the store after `up`). */
+  liveMounts: LiveMounts
   /** This server's cluster role and token (cluster.json). */
   cluster: Cluster
   /** The node registry of a control plane (nodes.json). */
@@ -75,7 +78,8 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   })
   const compose = o.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
   const scanner = o.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv })
-  const stacks = o.stacks ?? new Stacks(config.dataDir, compose, { now, hostRoots: config.bindRoots })
+  const liveMounts: LiveMounts = o.liveMounts ?? new LiveMounts({ engine, events, managed: (name) => stacks.has(name), allowedFor: (name) => stacks.allows(name), secrets: (name) => stacks.secrets(name) })
+  const stacks = o.stacks ?? new Stacks(config.dataDir, compose, { now, hostRoots: config.bindRoots, engine, liveMounts: (project, allowed) => liveMounts.check(project, allowed) })
   const updates = o.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, now)
   const serverId = o.serverId ?? (await identity(config.dataDir))
   const notifier = o.notifier ?? new Notifier(config.notifyUrls, { serverId, events, now })
@@ -87,6 +91,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     events,
     compose,
     stacks,
+    liveMounts,
     cluster: o.cluster ?? new Cluster(config.dataDir, now),
     nodes: o.nodes ?? new NodeRegistry(config.dataDir, now),
     scanner,

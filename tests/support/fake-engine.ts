@@ -17,6 +17,8 @@ export interface FakeContainer {
   /** Stats payloads answered in turn (the last one again once they run out); none: a payload of zeros. */
   stats?: Record<string, any>[]
   hostConfig?: Record<string, unknown>
+  /** The init process's pid answered by inspect while the container runs. */
+  pid?: number
 }
 
 const nextId = (() => {
@@ -114,7 +116,7 @@ export class FakeEngine implements Engine {
     const c = this.find(id)
     return {
       Id: c.id, Name: `/${c.name}`, Created: new Date(0).toISOString(), Image: c.image,
-      State: { Status: c.state, Running: c.state === "running" || c.state === "paused", Paused: c.state === "paused", ExitCode: 0 },
+      State: { Status: c.state, Running: c.state === "running" || c.state === "paused", Paused: c.state === "paused", ExitCode: 0, Pid: c.state === "running" || c.state === "paused" ? (c.pid ?? 0) : 0 },
       Config: { Image: c.image, Tty: c.tty ?? false, Env: c.env ?? [], Labels: c.labels }, HostConfig: c.hostConfig ?? {}, Mounts: c.mounts ?? [],
     }
   }
@@ -138,6 +140,18 @@ export class FakeEngine implements Engine {
     if (c.state === "running" && !o.force) throw new HttpError(409, "conflict", `You cannot remove a running container ${c.id}`)
     this.containers.delete(c.id)
     this.emit("container", "destroy", c.id, { name: c.name })
+  }
+  async killContainer(id: string) {
+    this.record("killContainer", id)
+    const c = this.find(id)
+    if (c.state !== "running" && c.state !== "paused") throw new HttpError(409, "conflict", `Container ${id} is not running`)
+    c.state = "exited"
+    this.emit("container", "die", c.id, { name: c.name, ...c.labels })
+  }
+  async updateContainer(id: string, changes: Record<string, unknown>) {
+    this.record("updateContainer", id, changes)
+    const c = this.find(id)
+    c.hostConfig = { ...c.hostConfig, ...changes }
   }
   async waitContainer(id: string) {
     this.record("waitContainer", id)
