@@ -44,6 +44,8 @@ import { envChanges, mergeEnv, renderEnvFile, sameEnv, secretValues, type EnvInp
 import { allowedIn, readIfFile, within } from "./host-paths.ts"
 import { badRequest, conflict, HttpError, notFound } from "../http/http-error.ts"
 import { isStackName, stackName } from "./name.ts"
+import type { Engine } from "../engine/client.ts"
+import { STACK_LABEL } from "../engine/containers.ts"
 import { checkFiles, checkOnDisk, fileChanges, filePath, filePaths, makeFolder, readStackFile, removeFile, sameFiles, writeStackFile, type StackFiles } from "./files.ts"
 
 export interface StackState {
@@ -114,6 +116,8 @@ const tailOf = (output: string) => output.split("\n").slice(-20).join("\n") || "
 
 export interface StacksOptions {
   now?: () => number
+  /** The engine, for the volumes a failed first deploy made (without it, they stay). */
+  engine?: Pick<Engine, "listVolumes" | "removeVolume">
   /** Host folders besides its own that a stack may mount (SVC_BIND_ROOTS). */
   hostRoots?: readonly string[]
   /**
@@ -450,6 +454,7 @@ export class Stacks {
     checkOnDisk(this.dir(name), files, before?.state.files ?? [])
     const { model, run } = await this.check(name, compose, env, files)
     const ranBefore = before ? readIfFile(this.project(name, before.env).file!) : undefined
+    const volumesBefore = before ? undefined : await this.projectVolumes(name)
     try {
       await this.writeRecords(name, compose, env, files, before?.state.files, run)
       this.makeBindSources(name, model)
@@ -467,7 +472,7 @@ export class Stacks {
       if (before && recreate.length) await this.must(this.project(name, env), ["up", "-d", "--no-deps", "--force-recreate", ...recreate], "up")
       await this.checkMounts(name)
     } catch (err) {
-      await this.restore(name, env, before, files, ranBefore, action === "adopt")
+      await this.restore(name, env, before, files, ranBefore, action === "adopt", volumesBefore)
       throw err
     }
     const time = new Date(this.now()).toISOString()
@@ -489,11 +494,15 @@ export class Stacks {
 
   /**
    * After a failed `up`: the previous files and model come back and the previous version runs again;
-   * a new stack is taken down (an adopted one is not: its containers were there before).
+   * a new stack is taken down with the volumes compose made for it, those of `volumesBefore` left (an
+   * adopted one is not taken down: its containers were there before).
    */
-  private async restore(name: string, env: EnvVar[], before: Stack | undefined, written: StackFiles, ranBefore: string | undefined, adopted: boolean): Promise<void> {
+  private async restore(name: string, env: EnvVar[], before: Stack | undefined, written: StackFiles, ranBefore: string | undefined, adopted: boolean, volumesBefore?: Set<string>): Promise<void> {
     if (!before) {
-      if (!adopted) await this.compose.run(this.project(name, env), ["down", "--remove-orphans"], "undo").catch(() => {})
+      if (!adopted) {
+        await this.compose.run(this.project(name, env), ["down", "--remove-orphans"], "undo").catch(() => {})
+        for (const v of await this.projectVolumes(name)) if (!volumesBefore?.has(v)) await this.o.engine?.removeVolume(v).catch(() => {})
+      }
       this.forget(name)
       return
     }
@@ -501,6 +510,12 @@ export class Stacks {
     if (before.state.current_version === null) return
     await this.runnable(name, before).catch(() => {})
     await this.compose.run(this.project(name, before.env), ["up", "-d", "--remove-orphans"], "undo").catch(() => {})
+  }
+
+  /** The volumes compose made for a project (by its label); none without an engine. */
+  private async projectVolumes(name: string): Promise<Set<string>> {
+    const volumes = (await this.o.engine?.listVolumes({ label: [`${STACK_LABEL}=${name}`] }).catch(() => [])) ?? []
+    return new Set(volumes.map((v) => v.Name))
   }
 
   /** Makes sure the stack has a run file (one kept before stacks had them gets one from its compose file). */

@@ -173,3 +173,28 @@ test("delete with volumes=true removes containers, network, volume and files", a
   expect(stackDirs()).not.toContain(NAME)
   expect((await api(`/stacks/${NAME}`)).status).toBe(404)
 })
+
+test("a first deploy whose up fails removes the volumes compose made for it, and leaves the ones that were there before", async () => {
+  const name = "hm-vols"
+  // A volume by the name compose would give it, there before the deploy.
+  await engine.createVolume(`${name}_kept`, { [STACK_LABEL]: name, [TEST_LABEL]: "1" })
+  const content = `services:
+  app:
+    image: ${testImage()}
+    command: ["/no/such/program"]
+    volumes: ["made:/m", "kept:/k"]
+    labels: { ${TEST_LABEL}: "1" }
+volumes:
+  made:
+    labels: { ${TEST_LABEL}: "1" }
+  kept:
+    labels: { ${TEST_LABEL}: "1" }
+`
+  const res = await send("POST", "/stacks", { name, content })
+  expect(res.status).toBe(502)
+  expect((await send("GET", `/stacks/${name}`)).status).toBe(404)
+  const left = (await engine.listVolumes({ label: [`${STACK_LABEL}=${name}`] })).map((v) => v.Name)
+  expect(left).toEqual([`${name}_kept`])
+  expect(await containers(name)).toEqual([])
+  await engine.removeVolume(`${name}_kept`)
+}, 120_000)
