@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parse } from "yaml"
@@ -217,4 +217,33 @@ test("adopt writes version 1 with action adopt; a taken name is 409; a failed up
   await fails(stacks.adopt("other", twoServices, secret, {}), 502)
   expect(compose.calls.map((c) => c.args[0])).toEqual(["up"])
   expect(existsSync(join(dataDir, "stacks/other"))).toBe(false)
+})
+
+test("a stack kept in the old layout moves to its records at start; links a container planted there are neither moved nor followed", async () => {
+  const dir = join(dataDir, "stacks/old")
+  const outside = mkdtempSync(join(tmpdir(), "hm-outside-"))
+  writeFileSync(join(outside, "secret"), "the host's\n")
+  mkdirSync(join(dir, "versions"), { recursive: true })
+  mkdirSync(join(dir, "data"))
+  writeFileSync(join(dir, "compose.yaml"), twoServices)
+  writeFileSync(join(dir, "env.json"), JSON.stringify(secret))
+  writeFileSync(join(dir, "nginx.conf"), "conf\n")
+  writeFileSync(join(dir, "data/db"), "data\n")
+  writeFileSync(join(dir, "versions/1.json"), JSON.stringify({ version: 1, time: "t", action: "deploy", compose: twoServices, env: secret, changes: {} }))
+  symlinkSync(join(outside, "secret"), join(dir, "versions/2.json"))
+  symlinkSync(join(outside, "secret"), join(dir, "update-policy.json"))
+  symlinkSync(join(outside, "secret"), join(dir, "extra.conf"))
+  writeFileSync(join(dir, "state.json"), JSON.stringify({ current_version: 1, env_pending: false, files: ["nginx.conf", "extra.conf"], last_version: 1, created: "t", updated: "t" }))
+
+  expect(stacks.migrate()).toEqual(["old"])
+  const rec = join(dataDir, "records/old")
+  expect(readdirSync(rec).sort()).toEqual(["compose.yaml", "env.json", "files.json", "state.json", "versions"])
+  expect(readdirSync(join(rec, "versions"))).toEqual(["1.json"])
+  expect(readdirSync(dir).sort()).toEqual(["data", "extra.conf", "nginx.conf", "update-policy.json"])
+  const stack = await stacks.read("old")
+  expect([stack.compose, stack.env, stack.files, stack.versions.map((v) => v.version)]).toEqual([twoServices, secret, { "nginx.conf": "conf\n" }, [1]])
+  expect(stacks.secrets("old")).toEqual(["t0ken-one"])
+  expect(stacks.migrate()).toEqual([])
+  expect(readFileSync(join(outside, "secret"), "utf8")).toBe("the host's\n")
+  rmSync(outside, { recursive: true, force: true })
 })
