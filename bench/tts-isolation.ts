@@ -1,12 +1,13 @@
 // bench/tts-isolation: the container API stays responsive while the service speaks. On a private
 // engine with 20 containers, `GET /api/containers?all=true` and `/api/health` are timed with the
 // service idle and while the heaviest allowed input (SVC_TTS_MAX_CHARS of prose) is synthesised
-// beside a burst of shorter texts, in the same run (target: no container-API request waits 100 ms
-// more than the idle p99); and the service's RSS when idle, right after the burst and 5 s later
-// (the audio lives in worker processes; the service only passes base64 bytes on).
+// beside a burst of shorter texts, in the same run: p99 and slowest while speaking as ratios to the
+// idle p99 (target: no container-API request waits 100 ms more than the idle p99); and the
+// service's RSS when idle, right after the burst and 5 s later (the audio lives in worker processes;
+// the service only passes base64 bytes on).
 // Run as root: bun bench/tts-isolation.ts
 import { dockerEngine } from "#lib/engine/client.ts"
-import { median, percentile, rssMiB, startEngine, startService } from "./support.ts"
+import { median, percentile, ratio, rssMiB, startEngine, startService } from "./support.ts"
 
 const engine = startEngine("tts")
 const docker = dockerEngine(engine.host)
@@ -41,6 +42,8 @@ try {
     console.log(line(`${k} idle`, idle[k]))
     console.log(line(`${k} while speaking`, busy[k]))
     console.log(`${k}: p99 while speaking minus p99 idle ${(percentile(busy[k], 0.99) - percentile(idle[k], 0.99)).toFixed(1)} ms (target < 100)`)
+    ratio(`${k}: p99 while speaking vs p99 idle`, percentile(busy[k], 0.99), percentile(idle[k], 0.99), " ms")
+    ratio(`${k}: slowest while speaking vs p99 idle`, Math.max(...busy[k]), percentile(idle[k], 0.99), " ms")
   }
   const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => speak(sentence.repeat(40 + i))))
   const rssAfter = rssMiB(service.proc.pid)

@@ -90,12 +90,11 @@ test("the compiled binary speaks too (its MP3 encoder runs on a bundled worker)"
   checkSpeech("binary", body)
 }, 120_000)
 
-async function health(svc: Service): Promise<number> {
-  const started = performance.now()
+/** Whether /api/health answered 200. */
+async function healthy(svc: Service): Promise<boolean> {
   const res = await fetch(`${svc.url}/api/health`)
-  expect(res.status).toBeLessThan(600)
   await res.text()
-  return performance.now() - started
+  return res.status === 200
 }
 
 test("bad inputs: none crashes, blocks or 500s the service; health answers between them", async () => {
@@ -124,7 +123,7 @@ test("bad inputs: none crashes, blocks or 500s the service; health answers betwe
     }
     if (res.status === 200) expect(parseVtt(body.vtt).errors).toEqual([])
     expect(svc.proc.exitCode).toBeNull()
-    expect(await health(svc)).toBeLessThan(1000)
+    expect(await healthy(svc)).toBe(true)
   }
   // the engine's own crash, reached directly: one 502, and the next request is served
   const direct = await speak(svc, { text: `---\nlang: de\n---\n${crash}` })
@@ -135,20 +134,20 @@ test("bad inputs: none crashes, blocks or 500s the service; health answers betwe
 }, 600_000)
 
 test("health answers while the heaviest allowed input is synthesised", async () => {
+  // How fast it answers, against idle health in the same run, is bench/tts-isolation.ts's figure.
   const svc = await service({ SVC_TTS_ENGINE: "espeak" })
   const sentence = "The harbour master walked along the quay before sunrise, while the ships waited outside. "
   const heavy = speak(svc, { text: sentence.repeat(Math.floor(50000 / sentence.length)) })
-  const latencies: number[] = []
   let done = false
   void heavy.finally(() => (done = true))
+  const during: boolean[] = [] // each answer that came back while the synthesis was still running
   while (!done) {
-    latencies.push(await health(svc))
+    const ok = await healthy(svc)
+    if (!done) during.push(ok)
     await Bun.sleep(20)
   }
   const { res } = await heavy
   expect(res.status).toBe(200)
-  latencies.sort((a, b) => a - b)
-  console.log(`health during the heaviest synthesis: ${latencies.length} probes, median ${latencies[latencies.length >> 1]!.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`)
-  expect(latencies.length).toBeGreaterThan(10)
-  expect(latencies.at(-1)!).toBeLessThan(1000) // the figure itself is reported; timing on a loaded machine decides nothing
+  expect(during.length).toBeGreaterThan(10)
+  expect(during.every(Boolean)).toBe(true)
 }, 600_000)

@@ -91,14 +91,9 @@ test("front matter after blank lines is still front matter; a date title is read
   expect(readDocument("---\ntitle: 2024-01-05\n---\nBody.").blocks).toEqual(["2024-01-05.", "Body."])
 })
 
-test("Markdown bombs are read in bounded time, nesting past 20 levels flattened", () => {
+test("Markdown bombs are read, never to more text than they hold, nesting past 20 levels flattened (their cost: bench/tts-text.ts)", () => {
   const bombs = ["> ".repeat(9000) + "x", "- ".repeat(8000) + "x", "- ".repeat(24999) + "x", "1. ".repeat(16000) + "x", "*".repeat(50000), "*a".repeat(25000), "word ".repeat(10000), "a\n".repeat(25000) + "===", "[".repeat(50000), "> - 1. ".repeat(7000) + "x"]
-  for (const bomb of bombs) {
-    const started = performance.now()
-    const blocks = readDocument(bomb).blocks
-    expect(performance.now() - started).toBeLessThan(3000)
-    expect(blocks.join(" ").length).toBeLessThanOrEqual(bomb.length)
-  }
+  for (const bomb of bombs) expect(readDocument(bomb).blocks.join(" ").length).toBeLessThanOrEqual(bomb.length)
   expect(flattenNesting("> ".repeat(30) + "x")).toBe("> ".repeat(20) + "x")
   expect(flattenNesting("- ".repeat(5) + "x")).toBe("- ".repeat(5) + "x")
 })

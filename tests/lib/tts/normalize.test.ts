@@ -77,8 +77,7 @@ test("English number words", () => {
   expect(ordinalEn(101)).toBe("one hundred first")
 })
 
-test("normalisation is linear on long and odd inputs", () => {
-  const started = performance.now()
-  for (const text of ["1,".repeat(25000), "$".repeat(50000), "_a".repeat(25000), "x.".repeat(25000), "1/".repeat(25000), "@.".repeat(25000)]) normalize(text, "en")
-  expect(performance.now() - started).toBeLessThan(3000)
+test("long runs of odd characters are left as they are, an @ said as 'at' (their cost: bench/tts-text.ts)", () => {
+  for (const text of ["1,".repeat(25000), "$".repeat(50000), "_a".repeat(25000), "x.".repeat(25000), "1/".repeat(25000)]) expect(normalize(text, "en")).toBe(text)
+  expect(normalize("@.".repeat(25000), "en")).toBe(Array(25000).fill("at .").join(" "))
 })

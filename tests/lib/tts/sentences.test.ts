@@ -52,12 +52,10 @@ test("CJK text is measured in columns (two a character) and split at its commas"
   expect(pieces.every((p, i) => i === pieces.length - 1 || p.endsWith("，"))).toBe(true)
 })
 
-test("the plan keeps every word in order, in time linear in the text", () => {
+test("the plan keeps every word in order (its cost on long input: bench/tts-text.ts)", () => {
   const blocks = ["First block. Second sentence here.", "Another block without a stop", "x ".repeat(50)]
   const plan = planSpeech(blocks)
   expect(plan.flat().join(" ")).toBe(blocks.map((b) => b.replace(/\s+/g, " ").trim()).join(" "))
   expect(plan.length).toBe(4)
-  const started = performance.now()
   expect(planSpeech(["word ".repeat(10000)]).flat().join(" ")).toBe("word ".repeat(10000).trim())
-  expect(performance.now() - started).toBeLessThan(1000)
 })
