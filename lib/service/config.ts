@@ -29,7 +29,7 @@ export interface Config {
   scanner: "trivy" | "grype" | "auto"
   /** Seconds one scan may take before it is stopped. */
   scanTimeout: number
-  /** Host folders stacks may mount besides their own folder (bind sources, env files, ...); "/" allows any. */
+  /** Host folders stacks may mount besides their own folder (bind sources, env files, ...), "/" allowing any; a file or a socket allows that path only. */
   bindRoots: string[]
   /** SVC_SECRET_KEYS: name patterns (`*` any run, case-insensitive) of environment keys an adoption flags secret. */
   secretKeys: string[]

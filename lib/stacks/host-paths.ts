@@ -32,19 +32,27 @@ export function realPath(path: string): string {
 export const within = (path: string, root: string) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`)
 
 /**
- * Whether a path lies (through existing symlinks) inside the stack folder or one of the roots. With
+ * Whether a path lies (through existing symlinks) inside the stack folder or one of the roots; a
+ * root that is a file or a socket (the engine's, for Traefik or Dozzle) allows exactly that path. With
  * `dataDir`, nothing else of the data directory is allowed, even under a root: neither a path in it
  * (another stack's folder, what the service keeps of its stacks) nor a folder that holds it (`/`).
  */
 export function allowedIn(projectDir: string, roots: readonly string[], dataDir?: string): (path: string) => boolean {
   const own = realPath(projectDir)
-  const allowed = roots.map(realPath)
+  const notFolder = (root: string) => {
+    try {
+      return !statSync(root).isDirectory()
+    } catch {
+      return false // not there (yet): a folder it may become
+    }
+  }
+  const allowed = roots.map((root) => ({ path: realPath(root), exact: notFolder(root) }))
   const data = dataDir === undefined ? undefined : realPath(dataDir)
   const keptOut = (p: string) => data !== undefined && (within(p, data) || within(data, p))
   return (path) => {
     if (!isAbsolute(path)) return false
     const real = realPath(path)
-    return within(real, own) || (allowed.some((root) => within(real, root)) && !keptOut(real))
+    return within(real, own) || (allowed.some((root) => (root.exact ? real === root.path : within(real, root.path))) && !keptOut(real))
   }
 }
 

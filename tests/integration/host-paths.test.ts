@@ -2,11 +2,12 @@
 // service context on the private engine (TEST_DOCKER_HOST), with the compose CLI the environment gives
 // (v1 on the debian12 flavour, the v2 plugin through DOCKER_CONFIG on the current one). For each case:
 // 400 host_path_refused (or compose's own 400 where the flavour lacks the feature), no container of
-// the project on the engine, and the data directory, the stack folder included, as it was.
+// the project on the engine, and the data directory, the stack folder included, as it was. Then a
+// root that is one file: the engine's own socket deploys when it is the root, and only then.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { STACK_LABEL } from "#lib/engine/containers.ts"
 import type { Engine } from "#lib/engine/client.ts"
 import { testApp, type TestApp } from "../support/app.ts"
@@ -58,4 +59,42 @@ describe.skipIf(!enabled)("compose files reaching host paths outside the stack f
       expect(treeChecksum(app.dataDir)).toBe(before)
     }, 60_000),
   )
+})
+
+describe.skipIf(!enabled)("SVC_BIND_ROOTS naming one file: the engine's own socket, as Traefik or Dozzle mount it", () => {
+  const socket = () => process.env.TEST_DOCKER_HOST!.replace(/^unix:\/\//, "")
+  const compose = () => `services:\n  probe:\n    image: ${testImage()}\n    command: ["sleep", "3600"]\n    volumes: ["${socket()}:/var/run/docker.sock:ro"]\n`
+  const started: TestApp[] = []
+  afterAll(() => started.forEach((t) => t.close()))
+  async function serviceWith(root: string): Promise<TestApp> {
+    const env = Object.fromEntries(Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, DOCKER_CONFIG: process.env.DOCKER_CONFIG }).filter((e): e is [string, string] => !!e[1]))
+    const t = await testApp({ engine: realEngine() }, { ...env, DOCKER_HOST: process.env.TEST_DOCKER_HOST!, SVC_BIND_ROOTS: root })
+    started.push(t)
+    return t
+  }
+
+  test("a stack binding the socket deploys when the socket is a root; its container sees the engine", async () => {
+    const t = await serviceWith(socket())
+    const res = await t.call("POST", "/api/stacks", { name: "probe-sock", content: compose() })
+    expect([res.status, (await res.json()).error]).toEqual([201, undefined])
+    try {
+      const [c] = await t.ctx.engine.listContainers({ filters: { label: [`${STACK_LABEL}=probe-sock`] } })
+      expect((await t.ctx.engine.inspectContainer(c!.Id)).Mounts.map((m: { Source: string; Destination: string }) => [m.Source, m.Destination])).toEqual([[socket(), "/var/run/docker.sock"]])
+    } finally {
+      expect((await t.call("DELETE", "/api/stacks/probe-sock")).status).toBe(200)
+    }
+  }, 120_000)
+
+  test("the socket's folder is not opened by a file root beside it: 400 host_path_refused, nothing run", async () => {
+    const other = join(dirname(socket()), "hm-other-root")
+    writeFileSync(other, "")
+    try {
+      const t = await serviceWith(other)
+      const res = await t.call("POST", "/api/stacks", { name: "probe-sock-other", content: compose() })
+      expect([res.status, (await res.json()).error?.code]).toEqual([400, "host_path_refused"])
+      expect(await t.ctx.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=probe-sock-other`] } })).toEqual([])
+    } finally {
+      rmSync(other, { force: true })
+    }
+  }, 120_000)
 })

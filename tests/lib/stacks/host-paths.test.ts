@@ -78,6 +78,23 @@ test("SVC_BIND_ROOTS lets a stack reach under the roots it names; / allows any",
   expect(check(["/etc"], ["/"])).not.toThrow()
 })
 
+test("a root that is a file or a socket allows exactly that path: neither what would lie under it nor its folder", () => {
+  const file = join(shared, "docker.sock")
+  writeFileSync(file, "")
+  const socket = join(shared, "engine.sock")
+  const server = Bun.listen({ unix: socket, socket: { data() {} } })
+  try {
+    for (const root of [file, socket]) {
+      expect(check([root], [root])).not.toThrow()
+      for (const path of [`${root}/x`, shared, join(shared, "other"), `${root}-evil`]) expect(check([path], [root])).toThrow("host path")
+    }
+    symlinkSync(socket, join(base, "linked.sock"))
+    expect(check([socket], [join(base, "linked.sock")])).not.toThrow() // a root through a link is the file it leads to
+  } finally {
+    server.stop(true)
+  }
+})
+
 test("the files compose reads while loading are found in the file: env_file, extends, include (merge keys, defaults, nested files)", () => {
   writeFileSync(join(projectDir, "base.yaml"), `services:\n  base:\n    image: x\n    env_file: ../../leak.env\n`)
   const text = `x-e: &e\n  env_file: \${NOPE:-\${ALSO:-/etc/passwd}}\ninclude:\n  - path: ./inc.yaml\n    env_file: [./inc.env]\nservices:\n  app:\n    image: x\n    <<: *e\n    extends: {file: ./base.yaml, service: base}\n  b:\n    image: x\n    env_file: [{path: ~/b.env}]\n`
