@@ -4,7 +4,7 @@ import * as v from "valibot"
 import { NODE_NAME } from "./nodes.ts"
 
 /** Routes that want `Authorization: Bearer <cluster token>`. */
-export const clusterSecurity = [{ clusterToken: [] }]
+export const clusterSecurity: Record<string, string[]>[] = [{ clusterToken: [] }]
 
 export const nodeName = v.pipe(v.string(), v.regex(NODE_NAME, "a node name is letters, digits, dot, dash or underscore (at most 63)"), v.description("node name in the registry"))
 

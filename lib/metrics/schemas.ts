@@ -2,6 +2,6 @@
 // (optional: the routes are open when the service has no SVC_METRICS_TOKEN).
 import * as v from "valibot"
 
-export const metricsSecurity = [{ metricsToken: [] }, {}]
+export const metricsSecurity: Record<string, string[]>[] = [{ metricsToken: [] }, {}]
 
 export const targetGroupSchema = v.object({ targets: v.array(v.string()), labels: v.record(v.string(), v.string()) })

@@ -15,6 +15,7 @@ import { errorResponse, HttpError } from "../http/http-error.ts"
 import { routeOf } from "../http/manifest.ts"
 import type { RouteRow } from "./handler.ts"
 import { openapiDocument } from "./openapi.ts"
+import { ACCESS } from "./access.ts"
 import { drift, type Responses } from "../http/schemas.ts"
 import { version } from "../data/build-info.ts"
 
@@ -156,12 +157,15 @@ function mount(app: AnyElysia, row: RouteRow, ctx: Ctx): void {
   }
   const accepts = row.mod.accepts ?? JSON_ONLY
   const handler = row.mod.default as Handler
+  const access = row.mod.access && ACCESS[row.mod.access]
+  // Who may call it, before its input is validated or its own body read (`transform` comes before both).
+  const transform = access ? async ({ request }: { request: Request }) => void (await access.check(ctx, request)) : undefined
   const parse = accepts === JSON_ONLY ? { parse: jsonBody(ctx.config.maxJsonBody) } : { parse: "none", beforeHandle: ({ request }: { request: Request }) => checkBody(request, accepts) }
   app.route(
     row.method,
     path,
     (c: any) => handler({ params: param(c.params), query: c.query, body: c.body, request: c.request, ctx, set: c.set, peer: peerOf(c) }),
-    { body: row.mod.body, query: row.mod.query, params, ...parse } as any,
+    { body: row.mod.body, query: row.mod.query, params, transform, ...parse } as any,
   )
 }
 

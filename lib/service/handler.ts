@@ -1,7 +1,8 @@
 // What a handler file exports: one default handler, plus optional `params`/`body`/`query` valibot
 // schemas (checked before the handler runs), `response` (what it answers, lib/http/schemas.ts),
-// `detail` (OpenAPI summary, operationId, tags, security) and `accepts` (request content types
-// other than JSON, "*" for any).
+// `detail` (OpenAPI summary, operationId, tags), `access` (who may call it beyond the browser guard:
+// lib/service/access.ts) and `accepts` (request content types other than JSON, "*" for any).
+import type { Access } from "./access.ts"
 import type { Ctx } from "./context.ts"
 import type { Method } from "../http/manifest.ts"
 import type { SocketSession } from "../http/socket.ts"
@@ -37,6 +38,7 @@ export interface RouteModule {
   /** A WebSocket route's control text frame. */
   message?: unknown
   detail?: Record<string, unknown>
+  access?: Access
   accepts?: string[]
 }
 export interface RouteRow {

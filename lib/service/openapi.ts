@@ -4,6 +4,7 @@
 // for 4xx and 5xx. Event streams are `text/event-stream` with the schema of one message; WebSocket
 // routes are their upgrade request (101), with the schema of their control text frame (`message`); the gateway's catch-all is one path with one operation per method.
 import { toJsonSchema } from "@valibot/to-json-schema"
+import { ACCESS } from "./access.ts"
 import type * as v from "valibot"
 import type { RouteRow } from "./handler.ts"
 import { routeOf } from "../http/manifest.ts"
@@ -84,14 +85,14 @@ function requestBody(row: RouteRow): Json | undefined {
 }
 
 function operation(row: RouteRow, rest: string | undefined, operationId: string): Json {
-  const { summary, description, tags, security } = (row.mod.detail ?? {}) as Json
+  const { summary, description, tags } = (row.mod.detail ?? {}) as Json
   const body = requestBody(row)
   return {
     operationId,
     summary,
     ...(description ? { description } : {}),
     tags,
-    security: security ?? [],
+    security: row.mod.access ? ACCESS[row.mod.access].security : [],
     parameters: parameters(row, rest),
     ...(body ? { requestBody: body } : {}),
     responses: responses(row.mod.response as Responses | undefined, row.method === "WS"),

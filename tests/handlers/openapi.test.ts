@@ -1,11 +1,13 @@
 // The OpenAPI document at /openapi: Redocly's recommended rules find no error in it, every route
-// declares what it answers and an operationId of its own, and every route that wants the cluster
-// token (a handler that calls requireBearer) says so as a security requirement.
+// declares what it answers and an operationId of its own, and a route's access (lib/service/access.ts),
+// declared once in its handler file, is both its security requirement here and what the app checks.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { RouteRow } from "#lib/service/handler.ts"
+import { ACCESS } from "#lib/service/access.ts"
+import { routeOf } from "#lib/http/manifest.ts"
 import { routes } from "../../routes.gen.ts"
 import { testApp, type TestApp } from "../support/app.ts"
 
@@ -51,10 +53,21 @@ test("every route is in the document with a response schema and an operationId o
   expect(doc.paths["/api/containers/{id}/shell"].get["x-text-frame"].properties.type).toEqual({ const: "resize" })
 })
 
-test("the routes that call requireBearer declare the cluster token, and no other route does", () => {
-  for (const row of rows.filter((r) => r.mod.detail)) {
-    const guarded = readFileSync(join(root, row.file), "utf8").includes("requireBearer(")
-    const declared = JSON.stringify((row.mod.detail as { security?: unknown }).security ?? []).includes("clusterToken")
-    expect([row.file, declared]).toEqual([row.file, guarded])
+test("a route's declared access is its security in the document and is checked before its handler runs", async () => {
+  const t2 = await testApp({}, { SVC_METRICS: "on", SVC_METRICS_TOKEN: "metrics-t0ken" })
+  try {
+    for (const row of rows.filter((r) => r.mod.detail && r.method !== "WS")) {
+      const { path, rest } = routeOf(row.file)
+      const methods = doc.paths[path.replace(/:(\w+)/g, "{$1}").replace("*", `{${rest}}`)]
+      const op = methods[row.method.toLowerCase()] ?? methods.get
+      expect([row.file, op.security]).toEqual([row.file, row.mod.access ? ACCESS[row.mod.access].security : []])
+      if (!row.mod.access) continue
+      // No credentials and a wrong one: 401 from the access rule, whatever the route would do with its input.
+      const url = path.replace(/:\w+/g, "x").replace("*", "x")
+      for (const headers of [{}, { authorization: "Bearer wrong" }] as Record<string, string>[])
+        expect([row.file, (await t2.call(row.method === "ALL" ? "GET" : row.method, url, undefined, headers)).status]).toEqual([row.file, 401])
+    }
+  } finally {
+    t2.close()
   }
 })

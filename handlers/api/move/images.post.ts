@@ -1,16 +1,15 @@
 import * as v from "valibot"
-import { requireBearer } from "#lib/cluster/bearer.ts"
 import { defineHandler } from "#lib/service/handler.ts"
 import { badRequest } from "#lib/http/http-error.ts"
-import { clusterSecurity } from "#lib/cluster/schemas.ts"
 
-export const detail = { operationId: "importImages", summary: "Load images from a `docker save` tar body (cluster bearer token required)", tags: ["move"], security: clusterSecurity }
+export const detail = { operationId: "importImages", summary: "Load images from a `docker save` tar body (cluster bearer token required)", tags: ["move"] }
 export const accepts = ["application/x-tar"]
 
 export const response = v.object({ loaded: v.literal(true) })
 
+export const access = "cluster"
+
 export default defineHandler(async ({ request, ctx }) => {
-  await requireBearer(ctx, request)
   if (!request.body) throw badRequest("the body must be a tar archive", "missing_body")
   await ctx.engine.loadImages(request.body)
   return { loaded: true }

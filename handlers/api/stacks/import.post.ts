@@ -1,21 +1,19 @@
-import { requireBearer } from "#lib/cluster/bearer.ts"
 import { defineHandler } from "#lib/service/handler.ts"
 import { importBody, importStack, type ImportBody } from "#lib/copy/export.ts"
 import { importedStackSchema } from "#lib/copy/schemas.ts"
-import { clusterSecurity } from "#lib/cluster/schemas.ts"
 
 export const detail = {
   operationId: "importStack",
   summary: "Write a stack from its export JSON under `name` without starting it; 409 for a taken name or files present, 400 for a current_version missing from versions (cluster bearer token required)",
   tags: ["move"],
-  security: clusterSecurity,
 }
 export const body = importBody
 
 export const response = { 201: importedStackSchema }
 
-export default defineHandler<ImportBody>(async ({ body, request, ctx, set }) => {
-  await requireBearer(ctx, request)
+export const access = "cluster"
+
+export default defineHandler<ImportBody>(async ({ body, ctx, set }) => {
   const imported = await importStack(ctx, body)
   set.status = 201
   return imported

@@ -1,24 +1,20 @@
 import * as v from "valibot"
-import { requireBearer } from "#lib/cluster/bearer.ts"
 import { defineHandler } from "#lib/service/handler.ts"
 import { flag } from "#lib/http/query.ts"
 import { exportStack } from "#lib/copy/export.ts"
 import { stackExportSchema } from "#lib/copy/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"
-import { clusterSecurity } from "#lib/cluster/schemas.ts"
 
 export const detail = {
   operationId: "exportStack",
   summary: "The whole stack as JSON: compose file, environment with secrets in the clear, versions, images, mount inventory; sizes=true measures each volume (cluster bearer token required)",
   tags: ["move"],
-  security: clusterSecurity,
 }
 export const query = v.object({ sizes: v.optional(flag) })
 
 export const params = stackParams
 export const response = stackExportSchema
 
-export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx }) => {
-  await requireBearer(ctx, request)
-  return exportStack(ctx, params.name, { sizes: query.sizes ?? false })
-})
+export const access = "cluster"
+
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => exportStack(ctx, params.name, { sizes: query.sizes ?? false }))
