@@ -6,4 +6,4 @@ export const detail = { operationId: "getDashboard", summary: "System summary (e
 
 export const response = dashboardSchema
 
-export default defineHandler(async ({ ctx }) => dashboard(ctx.engine, ctx.diskUsage, ctx.engineVersion))
+export default defineHandler(async ({ ctx }) => dashboard(ctx.engine, ctx.diskUsage, ctx.engineVersion, ctx.redactor))

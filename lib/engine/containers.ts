@@ -5,6 +5,23 @@ import { conflict } from "../http/http-error.ts"
 export const STACK_LABEL = "com.docker.compose.project"
 export const SERVICE_LABEL = "com.docker.compose.service"
 
+/**
+ * How texts about the objects of compose project `project` may be shown. What the engine says about
+ * a stack's containers (a label, a command, a healthcheck's exec) can hold the stack's secrets: the
+ * service hands the engine room a redactor that hides them.
+ */
+export type Redactor = (project: string) => (text: string) => string
+
+/** How the texts of an object with these labels are shown: redacted for a compose project's, else as they are. */
+export function shownFor(labels: Record<string, string> | undefined, redactor: Redactor | undefined): (text: string) => string {
+  const project = labels?.[STACK_LABEL]
+  return project !== undefined && redactor ? redactor(project) : (text) => text
+}
+
+/** Labels (or an event's attributes) with every key and value shown through `shown`. */
+export const shownLabels = (labels: Record<string, string>, shown: (text: string) => string) =>
+  Object.fromEntries(Object.entries(labels).map(([k, v]) => [shown(k), shown(v)]))
+
 export interface PortRecord {
   ip?: string
   private_port: number
@@ -47,18 +64,20 @@ const portRecord = (p: Port): PortRecord => ({
 
 const owner = (labels: Record<string, string>) => ({ stack: labels[STACK_LABEL] ?? null, service: labels[SERVICE_LABEL] ?? null })
 
-export function containerRecord(c: ContainerSummary): ContainerRecord {
+/** The list record of a container; its name, image and labels shown through `redactor`. */
+export function containerRecord(c: ContainerSummary, redactor?: Redactor): ContainerRecord {
   const labels = c.Labels ?? {}
+  const shown = shownFor(labels, redactor)
   return {
     id: c.Id,
-    name: (c.Names[0] ?? c.Id.slice(0, 12)).replace(/^\//, ""),
-    image: c.Image,
+    name: shown((c.Names[0] ?? c.Id.slice(0, 12)).replace(/^\//, "")),
+    image: shown(c.Image),
     image_id: c.ImageID,
     state: c.State,
     status: c.Status,
     created: new Date(c.Created * 1000).toISOString(),
     ports: (c.Ports ?? []).map(portRecord),
-    labels,
+    labels: shownLabels(labels, shown),
     ...owner(labels),
   }
 }
@@ -74,22 +93,23 @@ function inspectPorts(ports: InspectPorts | undefined): PortRecord[] {
   })
 }
 
-/** The detail record of one container. Its environment is left out: stack secrets live there. */
-export function containerDetail(c: ContainerInspect): ContainerDetail {
+/** The detail record of one container; its name, image, labels and command shown through `redactor`. Its environment is left out: stack secrets live there. */
+export function containerDetail(c: ContainerInspect, redactor?: Redactor): ContainerDetail {
   const labels = c.Config.Labels ?? {}
+  const shown = shownFor(labels, redactor)
   const net = (c.NetworkSettings ?? {}) as { Ports?: InspectPorts; Networks?: Record<string, unknown> }
   return {
     id: c.Id,
-    name: c.Name.replace(/^\//, ""),
-    image: c.Config.Image,
+    name: shown(c.Name.replace(/^\//, "")),
+    image: shown(c.Config.Image),
     image_id: c.Image,
     state: c.State.Status,
     status: c.State.Status,
     created: c.Created,
     ports: inspectPorts(net.Ports),
-    labels,
+    labels: shownLabels(labels, shown),
     ...owner(labels),
-    command: c.Config.Cmd ?? [],
+    command: (c.Config.Cmd ?? []).map(shown),
     tty: c.Config.Tty,
     started_at: c.State.StartedAt && !c.State.StartedAt.startsWith("0001") ? c.State.StartedAt : null,
     exit_code: c.State.ExitCode,

@@ -1,5 +1,5 @@
 // The system summary: one round of engine calls, all at once, and the full container list.
-import { containerRecord, type ContainerRecord } from "./containers.ts"
+import { containerRecord, type ContainerRecord, type Redactor } from "./containers.ts"
 import type { DiskUsageCache } from "./disk-usage.ts"
 import type { Engine, EngineVersion } from "./client.ts"
 import type { Reused } from "./reused.ts"
@@ -22,9 +22,10 @@ const sum = (xs: (number | undefined)[] = []) => xs.reduce<number>((a, x) => a +
 
 /**
  * `disk` and `version` are shared between callers and reused for a while: the engine counts disk usage
- * one request at a time, and answering its version costs it more than listing 200 containers.
+ * one request at a time, and answering its version costs it more than listing 200 containers. The
+ * containers are shown through `redactor`.
  */
-export async function dashboard(engine: Engine, disk: DiskUsageCache, engineVersion: Reused<EngineVersion>): Promise<Dashboard> {
+export async function dashboard(engine: Engine, disk: DiskUsageCache, engineVersion: Reused<EngineVersion>, redactor?: Redactor): Promise<Dashboard> {
   const [version, list, images, volumes, networks, df] = await Promise.all([
     engineVersion.get(),
     engine.listContainers({ all: true }),
@@ -48,6 +49,6 @@ export async function dashboard(engine: Engine, disk: DiskUsageCache, engineVers
     volumes: { count: volumes.length },
     networks: { count: networks.length },
     disk: { ...usage, total: usage.images + usage.containers + usage.volumes + usage.build_cache },
-    containers: list.map(containerRecord),
+    containers: list.map((c) => containerRecord(c, redactor)),
   }
 }

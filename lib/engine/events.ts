@@ -3,7 +3,7 @@
 // an object of a compose project (its `com.docker.compose.project` label) is redacted as it arrives,
 // before history or any subscriber sees it: action, id and every attribute, name and value.
 import type { Engine, EngineEvent } from "./client.ts"
-import { STACK_LABEL } from "./containers.ts"
+import { shownFor, shownLabels, type Redactor } from "./containers.ts"
 import { Fanout } from "./fanout.ts"
 
 export interface ServiceEvent {
@@ -24,13 +24,9 @@ export type NewEvent = Omit<ServiceEvent, "seq" | "time" | "source"> & { time?: 
 export const HISTORY_LIMIT = 100
 const QUEUE_LIMIT = 1000
 
-/** How the texts of an event about compose project `project` may be shown (the stack's secrets hidden). */
-export type Redactor = (project: string) => (text: string) => string
-
 export function fromEngine(e: EngineEvent, redactor?: Redactor): Omit<ServiceEvent, "seq"> {
-  const project = e.Actor?.Attributes?.[STACK_LABEL]
-  const shown = project !== undefined && redactor ? redactor(project) : (text: string) => text
-  const { name, ...attributes } = Object.fromEntries(Object.entries(e.Actor?.Attributes ?? {}).map(([k, v]) => [shown(k), shown(v)]))
+  const shown = shownFor(e.Actor?.Attributes, redactor)
+  const { name, ...attributes } = shownLabels(e.Actor?.Attributes ?? {}, shown)
   return {
     time: new Date(Math.floor((e.timeNano ?? e.time * 1e9) / 1e6)).toISOString(),
     source: "engine",

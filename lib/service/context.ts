@@ -2,11 +2,12 @@
 import type { Config } from "./config.ts"
 import { dockerEngine, type Engine, type EngineVersion } from "../engine/client.ts"
 import { EventBus } from "../engine/events.ts"
+import type { Redactor } from "../engine/containers.ts"
 import { DiskUsageCache } from "../engine/disk-usage.ts"
 import { Reused } from "../engine/reused.ts"
 import { serverId as identity } from "../data/identity.ts"
 import { composeRunner, type ComposeRunner } from "../stacks/compose.ts"
-import { redact } from "../stacks/env.ts"
+import { redactorOf } from "../stacks/env.ts"
 import { Stacks } from "../stacks/store.ts"
 import { LiveMounts } from "../stacks/live-mounts.ts"
 import { Cluster } from "../cluster/membership.ts"
@@ -27,6 +28,8 @@ export interface Ctx {
   config: Config
   engine: Engine
   events: EventBus
+  /** Hides a stack's secrets in what the engine says about its objects (events, container records). */
+  redactor: Redactor
   serverId: string
   /** Wall clock in milliseconds; tests may pin it. */
   now: () => number
@@ -71,11 +74,8 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   const o = overrides
   const now = o.now ?? Date.now
   const engine = o.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion)
-  // Engine events about a stack's objects show none of its secrets (the store keeps them in memory).
-  const events: EventBus = o.events ?? new EventBus((project) => {
-    const secrets = stacks.secrets(project)
-    return (text) => redact(text, secrets)
-  })
+  const redactor: Redactor = o.redactor ?? redactorOf((project) => stacks.secrets(project))
+  const events = o.events ?? new EventBus(redactor)
   const compose = o.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
   const scanner = o.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv })
   const liveMounts: LiveMounts = o.liveMounts ?? new LiveMounts({ engine, events, managed: (name) => stacks.has(name), allowedFor: (name) => stacks.allows(name), secrets: (name) => stacks.secrets(name) })
@@ -89,6 +89,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     config,
     engine,
     events,
+    redactor,
     compose,
     stacks,
     liveMounts,

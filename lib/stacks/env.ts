@@ -1,6 +1,7 @@
 // A stack's environment: entries {key, value, secret}. Secret values are hidden on read (null),
 // a null value on write keeps the stored one, and the .env file compose reads is rendered here.
 import * as v from "valibot"
+import type { Redactor } from "../engine/containers.ts"
 import { badRequest } from "../http/http-error.ts"
 
 export interface EnvVar {
@@ -93,6 +94,12 @@ export function redact(text: string, secrets: readonly string[]): string {
     at = end
   }
   return out + text.slice(at)
+}
+
+/** Hides each stack's secrets (`secretsOf` its name) in what is said about its objects: engine events, container records. */
+export const redactorOf = (secretsOf: (project: string) => string[]): Redactor => (project) => {
+  const secrets = secretsOf(project)
+  return (text) => redact(text, secrets)
 }
 
 /**

@@ -1,9 +1,11 @@
 // A stack's live state, read from the engine by the compose labels (never by container name, which
 // differs between compose v1 "proj_svc_1" and v2 "proj-svc-1"). Compose projects that run on the
-// engine but have no files here are reported too, with managed: false.
+// engine but have no files here are reported too, with managed: false. A stack's containers are
+// shown with its secrets hidden.
 import { containerRecord, SERVICE_LABEL, STACK_LABEL, type ContainerRecord } from "../engine/containers.ts"
 import type { ContainerSummary, Engine } from "../engine/client.ts"
 import { notFound } from "../http/http-error.ts"
+import { redactorOf } from "./env.ts"
 import { serviceNames, type Stacks } from "./store.ts"
 
 export type StackStatus = "running" | "partly running" | "paused" | "stopped"
@@ -47,13 +49,14 @@ async function projectContainers(engine: Engine, project: string): Promise<Conta
   return engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`] } })
 }
 
-function view(name: string, containers: ContainerSummary[], declared: string[], state?: { current_version: number | null; env_pending: boolean; files_pending?: boolean; files?: string[] }): StackView {
+function view(stacks: Stacks, name: string, containers: ContainerSummary[], declared: string[], state?: { current_version: number | null; env_pending: boolean; files_pending?: boolean; files?: string[] }): StackView {
   const services = [...new Set([...declared, ...containers.map((c) => c.Labels[SERVICE_LABEL] ?? "")])].sort()
+  const redactor = redactorOf((project) => stacks.secrets(project))
   return {
     name,
     managed: !!state,
     status: stackStatus(containers),
-    services: services.map((s) => ({ name: s, containers: containers.filter((c) => (c.Labels[SERVICE_LABEL] ?? "") === s).map(containerRecord) })),
+    services: services.map((s) => ({ name: s, containers: containers.filter((c) => (c.Labels[SERVICE_LABEL] ?? "") === s).map((c) => containerRecord(c, redactor)) })),
     current_version: state?.current_version ?? null,
     env_pending: state?.env_pending ?? false,
     files_pending: state?.files_pending ?? false,
@@ -64,9 +67,9 @@ function view(name: string, containers: ContainerSummary[], declared: string[], 
 /** One stack's view: a stack with files here, else a compose project on the engine, else 404. */
 export async function stackView(stacks: Stacks, engine: Engine, name: string): Promise<StackView> {
   const containers = await projectContainers(engine, name)
-  if (!stacks.has(name) && containers.length) return view(name, containers, [])
+  if (!stacks.has(name) && containers.length) return view(stacks, name, containers, [])
   const stack = await stacks.read(name)
-  return view(name, containers, serviceNames(stack.compose), stack.state)
+  return view(stacks, name, containers, serviceNames(stack.compose), stack.state)
 }
 
 /** Applies an engine action to each of the stack's containers in the state it acts on (by label, under the stack's lock). */
@@ -90,8 +93,8 @@ export async function stackViews(stacks: Stacks, containers: ContainerSummary[])
   const projects = byProject(containers)
   const managed = await Promise.all(stacks.names().map(async (name) => {
     const stack = await stacks.read(name)
-    return view(name, projects.get(name) ?? [], serviceNames(stack.compose), stack.state)
+    return view(stacks, name, projects.get(name) ?? [], serviceNames(stack.compose), stack.state)
   }))
-  const others = [...projects].filter(([p]) => !managed.some((m) => m.name === p)).map(([p, cs]) => view(p, cs, []))
+  const others = [...projects].filter(([p]) => !managed.some((m) => m.name === p)).map(([p, cs]) => view(stacks, p, cs, []))
   return [...managed, ...others].sort((a, b) => a.name.localeCompare(b.name))
 }

@@ -10,5 +10,5 @@ export const detail = { operationId: "listContainers", summary: "List containers
 export const response = v.array(containerSchema)
 
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ query, ctx }) =>
-  (await ctx.engine.listContainers({ all: query.all ?? false })).map(containerRecord),
+  (await ctx.engine.listContainers({ all: query.all ?? false })).map((c) => containerRecord(c, ctx.redactor)),
 )

@@ -35,6 +35,27 @@ test("an inspect answer becomes a detail: published and exposed ports, mounts, n
   expect(JSON.stringify(d)).not.toContain("s3cret")
 })
 
+test("a compose project's container is shown through the redactor: name, image, labels and command; others as they are", () => {
+  const redactor = (project: string) => (text: string) => (project === "shop" ? text.split("s3cret").join("***") : text)
+  const labels = { "com.docker.compose.project": "shop", "com.docker.compose.service": "db", "pw=s3cret": "x", dsn: "pg://u:s3cret@db" }
+  const summary = { Id: "abc", Names: ["/db-s3cret"], Image: "reg/s3cret:1", ImageID: "sha256:1", Created: 0, State: "running", Status: "Up", Ports: [], Labels: labels }
+  expect(containerRecord(summary, redactor)).toMatchObject({
+    name: "db-***", image: "reg/***:1", labels: { "com.docker.compose.project": "shop", "com.docker.compose.service": "db", "pw=***": "x", dsn: "pg://u:***@db" }, stack: "shop", service: "db",
+  })
+  const inspect: ContainerInspect = {
+    Id: "abc", Name: "/db", Created: "2026-01-01T00:00:00Z", Image: "sha256:2",
+    State: { Status: "running", Running: true, Paused: false, ExitCode: 0, StartedAt: "2026-01-01T00:00:00Z" },
+    Config: { Image: "postgres:16", Tty: false, Env: [], Labels: labels, Cmd: ["redis-server", "--requirepass", "s3cret"] },
+    HostConfig: {},
+    Mounts: [],
+  }
+  expect(JSON.stringify(containerDetail(inspect, redactor))).not.toContain("s3cret")
+  expect(containerDetail(inspect, redactor).command).toEqual(["redis-server", "--requirepass", "***"])
+  const loose = { ...summary, Labels: { "com.docker.compose.project": "other", dsn: "pg://u:s3cret@db" } }
+  expect(containerRecord(loose, redactor).labels.dsn).toBe("pg://u:s3cret@db")
+  expect(containerRecord({ ...summary, Labels: { dsn: "s3cret" } }, redactor).labels.dsn).toBe("s3cret")
+})
+
 test("pause needs a running container and unpause a paused one; neither reaches the engine otherwise", async () => {
   const engine = new FakeEngine()
   engine.addContainer({ name: "web", state: "exited" })

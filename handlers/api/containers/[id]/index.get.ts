@@ -8,4 +8,4 @@ export const detail = { operationId: "getContainer", summary: "Inspect one conta
 export const params = v.object({ id: engineRef })
 export const response = containerDetailSchema
 
-export default defineHandler(async ({ params, ctx }) => containerDetail(await ctx.engine.inspectContainer(params.id)))
+export default defineHandler(async ({ params, ctx }) => containerDetail(await ctx.engine.inspectContainer(params.id), ctx.redactor))
