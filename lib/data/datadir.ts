@@ -1,29 +1,14 @@
 // Files under the data directory: every write is atomic (temp file, fsync, rename, fsync of the folder).
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs"
+import { closeSync, constants as C, mkdirSync, openSync, readdirSync, unlinkSync } from "node:fs"
 import { readFile } from "node:fs/promises"
-import { dirname, join } from "node:path"
-
-const TEMP = /\.tmp-(\d+)-[a-z0-9]*$/
+import { basename, dirname } from "node:path"
+import { at, openFolder, replaceIn, TEMP } from "./beneath.ts"
 
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
   mkdirSync(dirname(path), { recursive: true })
-  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`
+  const dir = openSync(dirname(path), C.O_RDONLY | C.O_DIRECTORY)
   try {
-    const fd = openSync(tmp, "w", mode)
-    try {
-      writeSync(fd, typeof data === "string" ? Buffer.from(data) : data)
-      fsyncSync(fd)
-    } finally {
-      closeSync(fd)
-    }
-    renameSync(tmp, path)
-  } catch (err) {
-    rmSync(tmp, { force: true })
-    throw err
-  }
-  const dir = openSync(dirname(path), "r")
-  try {
-    fsyncSync(dir)
+    replaceIn(dir, basename(path), data, mode)
   } finally {
     closeSync(dir)
   }
@@ -53,18 +38,52 @@ const alive = (pid: number) => {
   }
 }
 
+/** Deeper than any folder the service writes into (a stack file lies at most 32 folders below its stack's). */
+const SWEEP_DEPTH = 40
+
 /**
  * Removes the temp files of writes that a killed process never finished (the file they were to
  * replace is whole, old or new); temp files of a live process are left alone. Returns how many went.
+ * The walk never follows a link (a stack's data may hold `loop -> ..` or a link to a host folder),
+ * removes only regular files, and skips what it cannot read: it never throws.
  */
 export function removeStaleTemps(dataDir: string): number {
-  if (!existsSync(dataDir)) return 0
+  let root: number
+  try {
+    root = openSync(dataDir, C.O_RDONLY | C.O_DIRECTORY)
+  } catch {
+    return 0
+  }
+  return sweep(root, SWEEP_DEPTH)
+}
+
+/** Sweeps the folder opened as `dir` and those below it, then closes it. */
+function sweep(dir: number, depth: number): number {
   let removed = 0
-  for (const e of readdirSync(dataDir, { recursive: true, withFileTypes: true })) {
-    const pid = Number(TEMP.exec(e.name)?.[1])
-    if (!e.isFile() || !pid || pid === process.pid || alive(pid)) continue
-    rmSync(join(e.parentPath, e.name), { force: true })
-    removed++
+  try {
+    for (const e of readdirSync(at(dir, "."), { withFileTypes: true })) {
+      if (e.isDirectory() && depth > 0) {
+        let sub: number
+        try {
+          sub = openFolder(dir, e.name)
+        } catch {
+          continue
+        }
+        removed += sweep(sub, depth - 1)
+        continue
+      }
+      const pid = Number(TEMP.exec(e.name)?.[1])
+      if (!e.isFile() || !pid || pid === process.pid || alive(pid)) continue
+      try {
+        // A link swapped in since is removed itself, never what it leads to.
+        unlinkSync(at(dir, e.name))
+        removed++
+      } catch {}
+    }
+  } catch {
+    // An unreadable folder is left as it is.
+  } finally {
+    closeSync(dir)
   }
   return removed
 }

@@ -5,24 +5,27 @@
 //
 // Paths are checked before anything touches the disk: relative, "/"-separated, each segment a name
 // like a stack name (letters, digits, "_", "-", and "." after the first character: no ".", "..",
-// hidden names, NUL, backslashes or empty segments), at most 8 deep. What the store keeps of its own
-// (compose.yaml, .env, env.json, state.json, versions/) is not a stack file, nor is a name the atomic
-// writer uses for its temporary files. A file may not replace something on disk that is not one of the
-// stack's files (its data: `./data:/data`), nor be reached through a symlink.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:fs"
-import { writeFileAtomic } from "../data/datadir.ts"
-import { dirname, join } from "node:path"
+// hidden names, NUL, backslashes or empty segments), at most 32 deep and 1024 characters long. What
+// the store keeps of its own (compose.yaml, .env, env.json, state.json, versions/) is not a stack
+// file, nor is a name the atomic writer uses for its temporary files. A file may not replace
+// something on disk that is not one of the stack's files (its data: `./data:/data`).
+//
+// The stack's folder is untrusted ground: its containers may rewrite it at any moment, swapping a
+// folder for a symlink between two calls. Every operation here on the disk goes through
+// lib/data/beneath.ts: no symlink is followed in any part of a path, and what is read, written or
+// removed is what was opened, never the name looked up again; a symlink or a non-folder on the way is
+// 400 `invalid_path` for a write, and leaves the file out of a read.
+import { dirname } from "node:path"
+import { kindBeneath, makeFoldersBeneath, readBeneath, Refused, removeBeneath, TEMP, writeBeneath } from "../data/beneath.ts"
 import { HttpError } from "../http/http-error.ts"
 
 export const FILE_MAX_BYTES = 1024 * 1024
 export const FILES_MAX = 64
 export const FILES_MAX_TOTAL = 4 * 1024 * 1024
-export const FILE_PATH_MAX = 255
+export const FILE_PATH_MAX = 1024
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$/
-const DEPTH_MAX = 8
+const DEPTH_MAX = 32
 const RESERVED = new Set(["compose.yaml", ".env", "env.json", "state.json"])
-/** The atomic writer's temporary files (lib/data/datadir.ts): removed at start when their process is gone. */
-const TEMP = /\.tmp-\d+-[a-z0-9]*$/
 
 /** Relative path → text content. */
 export type StackFiles = Record<string, string>
@@ -80,26 +83,16 @@ export function checkFiles(files: StackFiles): StackFiles {
 
 /**
  * Checks that the files can be written in the stack folder `dir` without touching anything else: no
- * symlink on the way (400 `invalid_path`), and no file, folder or other thing already at a new path
- * that is not one of the stack's files `own` (409 `path_taken`: its data stays as it is).
+ * symlink or non-folder on the way (400 `invalid_path`), and no file, folder or other thing already at
+ * a new path that is not one of the stack's files `own` (409 `path_taken`: its data stays as it is).
+ * The writes themselves refuse what a container swaps in after this check.
  */
 export function checkOnDisk(dir: string, files: StackFiles, own: readonly string[]): void {
   const mine = new Set(own)
   for (const p of Object.keys(files)) {
-    const segments = p.split("/")
-    for (let i = 1; i <= segments.length; i++) {
-      const at = join(dir, ...segments.slice(0, i))
-      let st
-      try {
-        st = lstatSync(at)
-      } catch {
-        break // nothing there yet, nor below
-      }
-      if (st.isSymbolicLink()) throw invalid(p, `${segments.slice(0, i).join("/")} is a symlink in the stack's folder`)
-      const last = i === segments.length
-      if (!last && !st.isDirectory()) throw invalid(p, `${segments.slice(0, i).join("/")} is not a folder`)
-      if (last && (!st.isFile() || !mine.has(p))) throw new HttpError(409, "path_taken", `${p} already exists in the stack's folder and is not one of its files (its data is left alone)`)
-    }
+    const kind = beneath(p, () => kindBeneath(dir, p))
+    if (kind === "link") throw invalid(p, "it is a symlink in the stack's folder")
+    if (kind !== "absent" && (kind !== "file" || !mine.has(p))) throw new HttpError(409, "path_taken", `${p} already exists in the stack's folder and is not one of its files (its data is left alone)`)
   }
 }
 
@@ -117,61 +110,51 @@ export function fileChanges(before: StackFiles, after: StackFiles): { added: str
   return { added, removed, changed }
 }
 
-/** Whether every folder on the way to `p` in `dir` is a real folder, not a symlink (a container may have put one there). */
-function plainWay(dir: string, p: string): boolean {
-  const segments = p.split("/")
-  for (let i = 1; i < segments.length; i++) {
-    try {
-      const st = lstatSync(join(dir, ...segments.slice(0, i)))
-      if (st.isSymbolicLink() || !st.isDirectory()) return false
-    } catch {
-      return false
-    }
-  }
-  return true
-}
-
-/** Whether `p` is a regular file in `dir` reached without a symlink: only then is it read as a stack file. */
-export function plainFile(dir: string, p: string): boolean {
-  if (!plainWay(dir, p)) return false
+/** Runs a no-follow operation on the stack file `p`; a symlink or a non-folder met on the way is 400 `invalid_path`. */
+function beneath<T>(p: string, op: () => T): T {
   try {
-    return lstatSync(join(dir, p)).isFile()
-  } catch {
-    return false
+    return op()
+  } catch (err) {
+    if (err instanceof Refused) throw invalid(p, `${err.message} in the stack's folder`)
+    throw err
   }
 }
 
-/** Removes a stack file and the folders it leaves empty (up to the stack's folder); never through a symlink. */
+/**
+ * The content of the stack file `p` in `dir`, or undefined when it is absent, a symlink, reached
+ * through one, not a regular file, or larger than a stack file may be (none of these is a file the
+ * service wrote).
+ */
+export function readStackFile(dir: string, p: string): string | undefined {
+  try {
+    return readBeneath(dir, p, FILE_MAX_BYTES)?.toString("utf8")
+  } catch (err) {
+    if (err instanceof Refused) return undefined
+    throw err
+  }
+}
+
+/**
+ * Writes the stack file `p` in `dir` atomically, making its folders as real folders; a symlink or a
+ * non-folder on the way, or a symlink or anything but a regular file at `p`, is 400 `invalid_path`.
+ */
+export function writeStackFile(dir: string, p: string, content: string): void {
+  beneath(p, () => writeBeneath(dir, p, content))
+}
+
+/** Makes the folder `p` in `dir` and those on the way as real folders (a bind's source); a symlink or a non-folder there is 400 `invalid_path`. */
+export function makeFolder(dir: string, p: string): void {
+  beneath(p, () => makeFoldersBeneath(dir, p))
+}
+
+/** Removes a stack file and the folders it leaves empty (up to the stack's folder); never through a symlink (then nothing is removed). */
 export function removeFile(dir: string, p: string): void {
-  if (!plainWay(dir, p)) return
-  rmSync(join(dir, p), { force: true })
-  for (let d = dirname(p); d !== "."; d = dirname(d)) {
-    const at = join(dir, d)
-    try {
-      if (!existsSync(at) || readdirSync(at).length) break
-      rmdirSync(at)
-    } catch {
-      break
-    }
+  try {
+    removeBeneath(dir, p, true)
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err
   }
 }
 
 /** The sorted paths. */
 export const filePaths = (files: StackFiles): string[] => Object.keys(files).sort()
-
-/** Writes a stack file in `dir`, making the folders on the way; never through a symlink (400 `invalid_path`). */
-export function writeStackFile(dir: string, p: string, content: string): void {
-  if (!plainWay(dir, p) && p.includes("/")) mkdirSync(join(dir, dirname(p)), { recursive: true })
-  if (!plainWay(dir, p)) throw invalid(p, "a symlink or a file is on the way in the stack's folder")
-  writeFileAtomic(join(dir, p), content)
-}
-
-/** Makes the folder `p` in `dir` as real folders; never through a symlink (400 `invalid_path`). */
-export function makeFolder(dir: string, p: string): void {
-  mkdirSync(join(dir, p), { recursive: true })
-}
-
-/** A stack file's content in `dir`, undefined when it is absent, reached through a symlink or not a regular file. */
-export function readStackFile(dir: string, p: string): string | undefined {
-  return plainFile(dir, p) ? readFileSync(join(dir, p), "utf8") : undefined
-}

@@ -1,5 +1,6 @@
 import { afterAll, expect, test } from "bun:test"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { removeStaleTemps, writeFileAtomic } from "#lib/data/datadir.ts"
@@ -25,4 +26,33 @@ test("temp files of dead processes go, those of live ones and other files stay",
   expect(stale.map(existsSync)).toEqual([false, false])
   expect([live, own, kept].map(existsSync)).toEqual([true, true, true])
   expect(removeStaleTemps(join(dir, "missing"))).toBe(0)
+})
+
+test("the sweep follows no link: a loop and links to a host folder anywhere are passed by, a matching file there stays", async () => {
+  const dead = Bun.spawn(["true"])
+  await dead.exited
+  const data = join(dir, "linked")
+  const host = join(dir, "host")
+  mkdirSync(join(data, "stacks", "web", "data", "deep"), { recursive: true })
+  mkdirSync(host)
+  const hostTemp = join(host, `passwd.tmp-${dead.pid}-abc`)
+  writeFileSync(hostTemp, "host")
+  symlinkSync("..", join(data, "stacks", "web", "data", "loop"))
+  symlinkSync(host, join(data, "stacks", "web", "data", "deep", "host"))
+  symlinkSync(hostTemp, join(data, "stacks", "web", `linked.tmp-${dead.pid}-def`)) // a link named like a temp file
+  execFileSync("mkfifo", [join(data, "stacks", "web", `fifo.tmp-${dead.pid}-ghi`)])
+  const stale = join(data, "stacks", "web", "data", "deep", `x.tmp-${dead.pid}-jkl`)
+  writeFileSync(stale, "partial")
+  expect(removeStaleTemps(data)).toBe(1)
+  expect(existsSync(stale)).toBe(false)
+  expect(readFileSync(hostTemp, "utf8")).toBe("host")
+  expect(lstatSync(join(data, "stacks", "web", `linked.tmp-${dead.pid}-def`)).isSymbolicLink()).toBe(true)
+  expect(lstatSync(join(data, "stacks", "web", `fifo.tmp-${dead.pid}-ghi`)).isFIFO()).toBe(true)
+})
+
+test("the sweep never throws: a data directory that is a file, or a link loop at its top", () => {
+  writeFileSync(join(dir, "plain-file"), "x")
+  expect(removeStaleTemps(join(dir, "plain-file"))).toBe(0)
+  symlinkSync("self", join(dir, "self"))
+  expect(removeStaleTemps(join(dir, "self"))).toBe(0)
 })

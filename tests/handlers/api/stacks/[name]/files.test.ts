@@ -103,7 +103,7 @@ test("bad paths, reserved names, oversize files and too many files are refused a
     if (code) expect([path, (await res.json()).error.code]).toEqual([path, code])
   }
   const put = (p: string, status: number, code?: string, content = "x") => refused("PUT", `/api/stacks/demo/files/${p}`, { content }, status, code)
-  for (const p of ["..%2Fescape", "a/..%2F..%2Fescape", "%2Fetc%2Fpasswd", "a%00b", ".hidden", "a//b", "a%5Cb", "a%2F.%2Fb", `${"d/".repeat(8)}f`, "x".repeat(101)])
+  for (const p of ["..%2Fescape", "a/..%2F..%2Fescape", "%2Fetc%2Fpasswd", "a%00b", ".hidden", "a//b", "a%5Cb", "a%2F.%2Fb", `${"d/".repeat(32)}f`, Array(11).fill("x".repeat(100)).join("%2F"), "x".repeat(101)])
     await put(p, 400, "invalid_path")
   for (const p of ["compose.yaml", "env.json", "state.json", "versions/1.json", "versions/x"]) await put(p, 400, "reserved_path")
   await put(".env", 400)
