@@ -2,8 +2,9 @@
 // that use a secret (interpolated by compose into the command, or read by the shell from the
 // container's environment) and a label holding a multi-line one put them into every exec and
 // container event. Neither the single-line secret nor any line of the multi-line one may reach the
-// event history, the live stream, MCP's event_history or the message of a compose run that fails
-// printing the multi-line secret (whose streamed lines hide its lines of 8 characters or more).
+// event history, the live stream, MCP's event_history, the stack's container records (a command
+// holding the secret too) or the message of a compose run that fails printing the multi-line secret
+// (whose streamed lines hide its lines of 8 characters or more).
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -26,7 +27,7 @@ const env = [
 
 const service = (name: string, check: string) => `  ${name}:
     image: ${testImage()}
-    command: ["sleep", "3600"]
+    command: ["sh", "-c", "sleep 3600", "\${DB_PASSWORD}"]
     environment:
       DB_PASSWORD: \${DB_PASSWORD}
     labels: { ${TEST_LABEL}: "1", key: "\${DB_KEY}" }
@@ -85,6 +86,16 @@ test("healthchecks and labels carrying secrets: no event in history, stream or M
   const texts = { history: JSON.stringify(await history()), stream: JSON.stringify(live), mcp }
   expect(Object.entries(texts).map(([where, text]) => [where, carries(text)])).toEqual([["history", []], ["stream", []], ["mcp", []]])
 }, 120_000)
+
+test("the stack's container records (list, detail, dashboard, stack view) show neither its command's nor its labels' secrets", async () => {
+  const containers = (await get("/api/containers")).filter((c: { stack: string | null }) => c.stack === STACK)
+  expect(containers.length).toBe(2)
+  expect(containers.every((c: { labels: Record<string, string> }) => c.labels.key === "***")).toBe(true)
+  const detail = await get(`/api/containers/${containers[0].id}`)
+  expect(detail.command).toEqual(["sh", "-c", "sleep 3600", "***"])
+  const texts = await Promise.all(["/api/containers", `/api/containers/${detail.id}`, "/api/dashboard", `/api/stacks/${STACK}`, "/api/stacks"].map(async (p) => [p, carries(JSON.stringify(await get(p)))]))
+  expect(texts.filter(([, found]) => found.length)).toEqual([])
+})
 
 test("a deploy whose compose run fails printing the multi-line secret answers 502 with it hidden, and streams none of its long lines", async () => {
   const failing = `services:
