@@ -32,7 +32,7 @@ export interface CopyDeps {
   config: { transferImage: string }
 }
 
-/** What the planner needs to know about a server: its stacks, volumes, published ports and image tags. */
+/** What the planner needs to know about a server: its stacks, volumes, published ports, image tags and container names. */
 export async function serverInventory(ctx: Pick<CopyDeps, "engine" | "stacks" | "serverId">): Promise<Inventory> {
   const [containers, volumes, images] = await Promise.all([ctx.engine.listContainers({ all: true }), ctx.engine.listVolumes(), ctx.engine.listImages()])
   const projects = containers.flatMap((c) => (c.Labels?.[STACK_LABEL] ? [c.Labels[STACK_LABEL]] : []))
@@ -44,6 +44,7 @@ export async function serverInventory(ctx: Pick<CopyDeps, "engine" | "stacks" | 
       .filter((c) => c.State === "running" || c.State === "paused")
       .flatMap((c) => c.Ports.flatMap((p) => (p.PublicPort ? [{ port: p.PublicPort, protocol: p.Type, ip: p.IP ?? "" }] : []))),
     images: images.flatMap((i) => (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>")),
+    containers: containers.flatMap((c) => c.Names.map((n) => n.replace(/^\//, ""))),
   }
 }
 
@@ -151,7 +152,7 @@ export async function copyStack(ctx: CopyDeps, name: string, req: CopyRequest): 
   const thePlan = plan({
     model: exportModel(doc),
     source: { name: source, volumes: srcInv.volumes, images: srcInv.images },
-    target: { name: target, stacks: dstInv.stacks, volumes: dstInv.volumes, ports: dstInv.ports, images: dstInv.images },
+    target: { name: target, stacks: dstInv.stacks, volumes: dstInv.volumes, ports: dstInv.ports, images: dstInv.images, containers: dstInv.containers },
     sameServer: srcInv.server_id === dstInv.server_id,
     flags,
   })

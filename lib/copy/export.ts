@@ -1,8 +1,9 @@
 // A whole stack as JSON, for moving it to another server: compose file, environment with secrets in
 // the clear, the stack's other files (lib/stacks/files.ts; its data binds are not among them), every
-// version with its own environment and files, and what compose's model of it says (the images
-// it references, its mount inventory, published ports, services built from source), and
-// current_version. The import writes such a document under a name without starting it.
+// version with its own environment and files, what compose's model of it says (the images it
+// references, its mount inventory, published ports, fixed container names, services built from files
+// it does not carry), and current_version. The import writes such a document under a name without
+// starting it.
 import * as v from "valibot"
 import { STACK_LABEL } from "../engine/containers.ts"
 import type { Engine } from "../engine/client.ts"
@@ -10,7 +11,7 @@ import { envInput, type EnvVar } from "../stacks/env.ts"
 import { conflict } from "../http/http-error.ts"
 import type { BindEntry, VolumeEntry } from "../stacks/mounts.ts"
 import type { PublishedPort } from "../stacks/model.ts"
-import type { PlanModel } from "./planner.ts"
+import { buildsLeftBehind, type PlanModel } from "./planner.ts"
 import { stackName } from "../stacks/name.ts"
 import { filesInput } from "../stacks/schemas.ts"
 import { FILE_PATH_MAX, FILES_MAX, type StackFiles } from "../stacks/files.ts"
@@ -35,8 +36,10 @@ export interface StackExport {
   mounts: { volumes: (VolumeEntry & { size?: number | null })[]; binds: BindEntry[] }
   /** The host ports the stack publishes. */
   ports: PublishedPort[]
-  /** Services built from a context (not carried by a copy). */
+  /** Services built from host paths outside the stack's folder (not carried by a copy). */
   built: string[]
+  /** Fixed container names (`container_name:`); absent from an export of an earlier release. */
+  container_names?: string[]
 }
 
 /** Where a stack is read from and written to: the store, and the engine its volumes live in. */
@@ -68,13 +71,14 @@ export async function exportStack(ctx: StackHost, name: string, opts: { sizes?: 
     dir,
     mounts,
     ports: model.ports,
-    built: model.built,
+    built: buildsLeftBehind(model, dir),
+    container_names: model.containerNames,
   }
 }
 
 /** What a copy plans with, from an export document: compose's model of the stack on its source. */
 export function exportModel(doc: StackExport): PlanModel {
-  return { images: doc.images, built: doc.built ?? [], ports: doc.ports ?? [], volumes: doc.mounts.volumes, binds: doc.mounts.binds, files: Object.keys(doc.files ?? {}).sort() }
+  return { images: doc.images, built: doc.built ?? [], containerNames: doc.container_names ?? [], ports: doc.ports ?? [], volumes: doc.mounts.volumes, binds: doc.mounts.binds, files: Object.keys(doc.files ?? {}).sort() }
 }
 
 const storedEnv = v.array(v.object({ key: envInput.item.entries.key, value: v.string(), secret: v.boolean() }))

@@ -2,6 +2,7 @@
 // name) would do, and what stops it. Pure: the stack's model as compose resolved it on the source
 // (lib/stacks/model.ts: volumes, binds, images, ports), what exists on the source and on the
 // destination, and the request's flags in; the plan out.
+import { within } from "../stacks/host-paths.ts"
 import type { PublishedPort, StackModel } from "../stacks/model.ts"
 import type { BindEntry, VolumeMount } from "../stacks/mounts.ts"
 
@@ -15,17 +16,22 @@ export interface CopyFlags {
 /** The defaults of the copy request's flags; `start` and `dry_run` default to false as well. */
 export const COPY_DEFAULTS: CopyFlags = { include_volumes: true, allow_binds: false, allow_anonymous_volumes: false, allow_port_clash: false }
 
-/** What one side (source or destination) has: stack names, volume names, published ports, image tags. */
+/** What one side (source or destination) has: stack names, volume names, published ports, image tags, container names. */
 export interface SideFacts {
   stacks: string[]
   volumes: string[]
   ports: PublishedPort[]
   images: string[]
+  /** Absent from the inventory of a server of an earlier release. */
+  containers?: string[]
 }
 
-/** What the plan reads of the stack's model. */
-/** `files`: the stack's own files (relative paths), carried with it; a bind of one of them (`file: true`) is not a host path left behind. */
-export type PlanModel = Pick<StackModel, "images" | "built" | "ports" | "volumes" | "binds"> & { files?: string[] }
+/**
+ * What the plan reads of the stack's model. `built`: the services whose build the copy does not
+ * carry (`buildsLeftBehind`). `files`: the stack's own files (relative paths), carried with it; a
+ * bind of one of them (`file: true`) is not a host path left behind.
+ */
+export type PlanModel = Pick<StackModel, "images" | "built" | "containerNames" | "ports" | "volumes" | "binds"> & { files?: string[] }
 
 export interface PlanInput {
   model: PlanModel
@@ -57,7 +63,7 @@ export interface PlannedImage {
   send: boolean
 }
 
-export type BlockerCode = "name_taken" | "port_clash" | "volume_name_kept" | "volume_exists" | "binds" | "anonymous_volumes"
+export type BlockerCode = "name_taken" | "container_name_taken" | "port_clash" | "volume_name_kept" | "volume_exists" | "binds" | "anonymous_volumes"
 
 export interface Plan {
   source: string
@@ -83,6 +89,15 @@ export function imageKey(ref: string): string {
   return bare.includes("@") || /:[^/]+$/.test(bare) ? bare : `${bare}:latest`
 }
 
+/**
+ * The built services a copy cannot build again from what it carries: those whose build reads a host
+ * path outside the stack's folder `dir` (a context there is the stack's own files, which the copy
+ * carries; a remote context names no host path).
+ */
+export function buildsLeftBehind(model: Pick<StackModel, "built" | "hostPaths">, dir: string): string[] {
+  return model.built.filter((service) => model.hostPaths.some((p) => p.where.startsWith(`service ${service} build `) && !within(p.path, dir)))
+}
+
 export function plan(input: PlanInput): Plan {
   const { model, source, target, flags, sameServer } = input
   const warnings: string[] = []
@@ -90,6 +105,10 @@ export function plan(input: PlanInput): Plan {
   const block = (code: BlockerCode, message: string) => blockers.push({ code, message })
 
   if (target.stacks.includes(target.name)) block("name_taken", `the destination already has a stack named ${target.name}`)
+  for (const name of model.containerNames) {
+    if (sameServer) block("container_name_taken", `container_name ${name} is the source's own on this server: the copy could not run beside it`)
+    else if (target.containers?.includes(name)) block("container_name_taken", `the destination already has a container named ${name} (container_name)`)
+  }
 
   const ports = model.ports
   for (const p of ports.filter((p) => target.ports.some((t) => clashes(p, t)))) {
@@ -137,7 +156,7 @@ export function plan(input: PlanInput): Plan {
     if (!onDestination && !send) warnings.push(`image ${ref} is on neither server; the destination pulls it when the copy starts`)
     return { ref, on_destination: onDestination, send }
   })
-  for (const name of model.built) warnings.push(`service ${name} is built from source; its build context is not copied`)
+  for (const name of model.built) warnings.push(`service ${name} is built from files outside the stack's folder; its build context is not copied`)
 
   return { source: source.name, target: target.name, same_server: sameServer, volumes, binds: model.binds, files: model.files ?? [], images, ports, warnings, blockers }
 }

@@ -13,6 +13,7 @@ export const inventorySchema = v.object({
   volumes: v.array(v.string()),
   ports: v.array(publishedPort),
   images: v.array(v.string()),
+  containers: v.array(v.string()),
 })
 
 export const planSchema = v.object({
@@ -71,6 +72,7 @@ export const stackExportSchema = v.object({
   }),
   ports: v.array(publishedPort),
   built: v.array(v.string()),
+  container_names: v.array(v.string()),
 })
 
 export const importedStackSchema = v.object({ name: v.string(), current_version: v.nullable(v.number()), versions: v.array(v.number()), env_pending: v.boolean() })

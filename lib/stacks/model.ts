@@ -48,6 +48,8 @@ export interface StackModel {
   images: string[]
   /** Services built from a context. */
   built: string[]
+  /** Fixed container names (`container_name:`): one container of an engine at a time may hold each. */
+  containerNames: string[]
   ports: PublishedPort[]
   /** Named volumes (declared ones first), then anonymous ones. */
   volumes: VolumeEntry[]
@@ -153,6 +155,7 @@ export function readModel(raw: unknown, flavour: ComposeFlavour, c: ModelContext
     services: services.map(([name]) => name),
     images,
     built: services.filter(([, s]) => s.build !== undefined).map(([name]) => name),
+    containerNames: services.flatMap(([, s]) => (typeof s.container_name === "string" ? [s.container_name] : [])),
     ports: r.ports,
     volumes: [...r.named.values(), ...r.anonymous],
     binds: r.binds,

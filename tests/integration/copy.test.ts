@@ -1,7 +1,8 @@
 // Copy and move between two real servers, each a service process on its own private engine (the
 // second engine in its own network namespace), joined as a cluster: volume data checked file by
 // file, every blocker refused with nothing written, a failure after the volumes were written undone,
-// a dry run changing nothing, a copy on one server under a new name, and a copy back from the node.
+// a dry run changing nothing, a copy on one server under a new name, and a copy back from the node;
+// a fixed container_name refused in the plan, a build from the stack's own files carried.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -24,7 +25,7 @@ let bindDir: string
 const IDLE = "trap 'exit 0' TERM; while true; do sleep 0.2; done"
 const EXT = "hm-copy-ext"
 const SHARED = "hm-copy-shared"
-const STACKS = ["hm-web", "hm-web2", "hm-solo", "hm-solo-copy", "hm-solo-back"]
+const STACKS = ["hm-web", "hm-web2", "hm-solo", "hm-solo-copy", "hm-solo-back", "hm-named", "hm-named-2"]
 const VOLUMES = ["hm-web_data", "hm-web_never", "hm-web2_data", SHARED, EXT, "hm-solo_data", "hm-solo-copy_data", "hm-solo-back_data", "hm-unsafe"]
 
 const web = () => `services:
@@ -236,6 +237,26 @@ test("a copy on the same server under a new name, and a copy back from the node"
   expect(await manifest(engA, "hm-solo-back_data")).toBe(source)
   expect((await call(a, "POST", "/api/stacks/hm-solo-back/up")).status).toBe(401)
 }, 300_000)
+
+test("a fixed container_name refuses a copy on the same server in its plan; a build from the stack's own files is no warning", async () => {
+  const named = `services:
+  app:
+    image: ${testImage()}
+    build: .
+    container_name: hm-named-box
+    command: ["sh", "-c", "${IDLE}"]
+    labels: { ${TEST_LABEL}: "1" }
+`
+  expect((await call(a, "POST", "/api/stacks", { name: "hm-named", content: named, files: { Dockerfile: `FROM ${testImage()}\n` } })).status).toBe(201)
+  const before = [await snapshot(engA, a), await snapshot(engB, b)]
+  const same = await copy({ as: "hm-named-2", start: true }, "hm-named")
+  expect(same.status).toBe(409)
+  expect(same.body.plan.blockers).toEqual([{ code: "container_name_taken", message: "container_name hm-named-box is the source's own on this server: the copy could not run beside it" }])
+  expect(same.body.plan.warnings).toEqual([])
+  const there = await copy({ to: "b", dry_run: true }, "hm-named")
+  expect([there.status, there.body.blockers, there.body.warnings]).toEqual([200, [], []])
+  expect([await snapshot(engA, a), await snapshot(engB, b)]).toEqual(before)
+}, 120_000)
 
 test("the move routes on the real engine: sizes, tar export, refusals of a full volume and of an unsafe archive", async () => {
   const auth = { authorization: `Bearer ${(await call(a, "GET", "/api/cluster/token")).body.token}` }

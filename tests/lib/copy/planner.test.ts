@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { parse } from "yaml"
 import { readModel } from "#lib/stacks/model.ts"
 import { parsePorts } from "#lib/stacks/model.ts"
-import { COPY_DEFAULTS, imageKey, plan, type CopyFlags, type PlanInput, type SideFacts } from "#lib/copy/planner.ts"
+import { buildsLeftBehind, COPY_DEFAULTS, imageKey, plan, type CopyFlags, type PlanInput, type SideFacts } from "#lib/copy/planner.ts"
 
 // The plan reads compose's model of the stack; these documents are written as `docker-compose config`
 // (v1) prints them: interpolated, short syntax kept.
@@ -20,9 +20,13 @@ volumes:
     name: shared-vol
 `)
 
+const DIR = "/data/stacks/web"
+
+/** The plan's input as the export gives it: the builds it does not carry are those outside the stack's folder. */
 function input(over: { compose?: unknown; name?: string; sourceVolumes?: string[]; target?: Partial<SideFacts> & { name?: string }; sameServer?: boolean; flags?: Partial<CopyFlags> } = {}): PlanInput {
+  const model = readModel(over.compose ?? WEB, "v1", { project: over.name ?? "web", projectDir: DIR })
   return {
-    model: readModel(over.compose ?? WEB, "v1", { project: over.name ?? "web", projectDir: "/data/stacks/web" }),
+    model: { ...model, built: buildsLeftBehind(model, DIR) },
     source: { name: over.name ?? "web", volumes: over.sourceVolumes ?? ["web_data", "shared-vol", "prod-vol"], images: ["busybox:latest"] },
     target: { name: "web-staging", stacks: [], volumes: [], ports: [], images: [], ...over.target },
     sameServer: over.sameServer ?? false,
@@ -50,6 +54,10 @@ describe("blockers (rule 2)", () => {
     ["... unless allow_anonymous_volumes", input({ compose: compose(`services: {a: {image: x, volumes: ["/cache"]}}`), flags: { allow_anonymous_volumes: true } }), []],
     ["... or without include_volumes", input({ compose: compose(`services: {a: {image: x, volumes: ["/cache"]}}`), flags: { include_volumes: false } }), []],
     ["a volume to fill already exists there", input({ target: { volumes: ["web-staging_data"] } }), ["volume_exists"]],
+    ["a fixed container_name on the same server (the source holds it)", input({ sameServer: true, compose: compose(`services: {a: {image: x, container_name: box}}`) }), ["container_name_taken"]],
+    ["a fixed container_name taken on the destination", input({ compose: compose(`services: {a: {image: x, container_name: box}}`), target: { containers: ["other", "box"] } }), ["container_name_taken"]],
+    ["... free there", input({ compose: compose(`services: {a: {image: x, container_name: box}}`), target: { containers: ["other"] } }), []],
+    ["... not reported by a server of an earlier release", input({ compose: compose(`services: {a: {image: x, container_name: box}}`) }), []],
     ["... not when its data is not copied", input({ target: { volumes: ["web-staging_data"] }, flags: { include_volumes: false } }), []],
   ])("%s", (_what, i, expected) => {
     expect(codes(i)).toEqual(expected as any)
@@ -127,14 +135,28 @@ describe("volume names (rules 3 and 4)", () => {
 
 describe("images and ports", () => {
   test("images the destination lacks are sent from the source when it has them", () => {
-    const p = plan(input({ compose: compose(`services: {a: {image: busybox}, b: {image: "docker.io/library/busybox:latest"}, c: {image: "app:2"}, d: {image: other}, e: {build: {context: /data/stacks/web}}}`), target: { images: ["app:2"] } }))
+    const p = plan(input({ compose: compose(`services: {a: {image: busybox}, b: {image: "docker.io/library/busybox:latest"}, c: {image: "app:2"}, d: {image: other}}`), target: { images: ["app:2"] } }))
     expect(p.images).toEqual([
       { ref: "busybox", on_destination: false, send: true },
       { ref: "docker.io/library/busybox:latest", on_destination: false, send: true },
       { ref: "app:2", on_destination: true, send: false },
       { ref: "other", on_destination: false, send: false },
     ])
-    expect(p.warnings).toEqual(["image other is on neither server; the destination pulls it when the copy starts", "service e is built from source; its build context is not copied"])
+    expect(p.warnings).toEqual(["image other is on neither server; the destination pulls it when the copy starts"])
+  })
+
+  test("a build from the stack's own files is carried; one reading files outside its folder is a warning", () => {
+    const builds = compose(`services:
+  own: {build: {context: ${DIR}}}
+  sub: {build: {context: ${DIR}/app, dockerfile: ${DIR}/app/Dockerfile.prod}}
+  remote: {build: {context: "https://github.com/example/app.git"}}
+  outside: {build: {context: /src/app}}
+  dockerfile: {build: {context: ${DIR}, dockerfile: /src/Dockerfile}}
+  extra: {build: {context: ${DIR}, additional_contexts: {lib: /src/lib}}}
+  neighbour: {build: {context: ${DIR}-old}}`)
+    expect(plan(input({ compose: builds })).warnings).toEqual(
+      ["outside", "dockerfile", "extra", "neighbour"].map((s) => `service ${s} is built from files outside the stack's folder; its build context is not copied`),
+    )
   })
 
   test.each([
