@@ -18,9 +18,14 @@ export function shownFor(labels: Record<string, string> | undefined, redactor: R
   return project !== undefined && redactor ? redactor(project) : (text) => text
 }
 
-/** Labels (or an event's attributes) with every key and value shown through `shown`. */
+/**
+ * Labels (or an event's attributes) with their values shown through `shown`. Keys, and the values of
+ * compose's own labels (project, service, config hash, paths), are kept: they hold no secret, and
+ * readers find a stack's objects by them (a secret equal to a stack's name must not hide its events
+ * from the mount watcher).
+ */
 export const shownLabels = (labels: Record<string, string>, shown: (text: string) => string) =>
-  Object.fromEntries(Object.entries(labels).map(([k, v]) => [shown(k), shown(v)]))
+  Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, k.startsWith("com.docker.compose.") ? v : shown(v)]))
 
 export interface PortRecord {
   ip?: string

@@ -1,7 +1,8 @@
 // The event bus: one long-lived subscription to the engine's event stream, the service's own events
 // beside it, the last 100 kept for history, and a bounded queue per subscriber. An engine event about
 // an object of a compose project (its `com.docker.compose.project` label) is redacted as it arrives,
-// before history or any subscriber sees it: action, id and every attribute, name and value.
+// before history or any subscriber sees it: what follows the action's verb (an exec's command) and
+// the attributes' values, compose's own labels kept.
 import type { Engine, EngineEvent } from "./client.ts"
 import { shownFor, shownLabels, type Redactor } from "./containers.ts"
 import { Fanout } from "./fanout.ts"
@@ -24,6 +25,12 @@ export type NewEvent = Omit<ServiceEvent, "seq" | "time" | "source"> & { time?: 
 export const HISTORY_LIMIT = 100
 const QUEUE_LIMIT = 1000
 
+/** An action's verb is the engine's own (`start`, `exec_create`): only what follows it (`exec_create: <command>`) is shown through `shown`. */
+function shownAction(action: string, shown: (text: string) => string): string {
+  const verb = action.indexOf(": ")
+  return verb === -1 ? action : action.slice(0, verb + 2) + shown(action.slice(verb + 2))
+}
+
 export function fromEngine(e: EngineEvent, redactor?: Redactor): Omit<ServiceEvent, "seq"> {
   const shown = shownFor(e.Actor?.Attributes, redactor)
   const { name, ...attributes } = shownLabels(e.Actor?.Attributes ?? {}, shown)
@@ -31,8 +38,8 @@ export function fromEngine(e: EngineEvent, redactor?: Redactor): Omit<ServiceEve
     time: new Date(Math.floor((e.timeNano ?? e.time * 1e9) / 1e6)).toISOString(),
     source: "engine",
     type: e.Type,
-    action: shown(e.Action),
-    id: e.Actor?.ID === undefined ? undefined : shown(e.Actor.ID),
+    action: shownAction(e.Action, shown),
+    id: e.Actor?.ID,
     name,
     attributes,
   }
