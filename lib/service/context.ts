@@ -1,4 +1,5 @@
 // The one object every handler gets: built once at start, or by a test with a fake engine.
+import { existsSync } from "node:fs"
 import type { Config } from "./config.ts"
 import { dockerEngine, type Engine, type EngineVersion } from "../engine/client.ts"
 import { EventBus } from "../engine/events.ts"
@@ -78,7 +79,8 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   const events = o.events ?? new EventBus(redactor)
   const compose = o.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
   const scanner = o.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv })
-  const liveMounts: LiveMounts = o.liveMounts ?? new LiveMounts({ engine, events, managed: (name) => stacks.has(name), allowedFor: (name) => stacks.allows(name), secrets: (name) => stacks.secrets(name) })
+  // A stack is watched from its first deploy's `up` on: its records are written before.
+  const liveMounts: LiveMounts = o.liveMounts ?? new LiveMounts({ engine, events, managed: (name) => existsSync(stacks.records(name)), allowedFor: (name) => stacks.allows(name), secrets: (name) => stacks.secrets(name) })
   const stacks = o.stacks ?? new Stacks(config.dataDir, compose, { now, hostRoots: config.bindRoots, engine, liveMounts: (project, allowed) => liveMounts.check(project, allowed) })
   const updates = o.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, now)
   const serverId = o.serverId ?? (await identity(config.dataDir))

@@ -1,9 +1,10 @@
 // A bind resolved through a link that a container planted in its stack's folder after the service
 // checked the compose model, against the real engines and compose CLI, through the real service. A
 // folder of the test's own stands in for the host, with a marker file; no container may write there.
-// - a service `a` binds ./data, makes data/x a link to the host folder and turns healthy; `b`, which
-//   depends on it, binds ./data/x: the engine follows the link when it starts b, and the service
-//   takes b down (the store's check after `up` or the watcher, whichever sees it first);
+// - a service `a` binds the stack's folder, makes data/x a link to the host folder (and the stack's
+//   file `token` one to its marker) and turns healthy; `b`, which depends on it, binds ./data/x (and
+//   `s` has ./token as a secret): the engine follows the links when it starts them, and the service takes both down (the
+//   store's check after `up` or the watcher, whichever sees them first);
 // - a container with `restart: always`, deployed well, whose source becomes such a link afterwards
 //   and whose process is killed: the engine starts it again through the link, and the watcher takes
 //   it down (restart policy "no", killed), for good.
@@ -72,9 +73,9 @@ test("a service whose bind follows a link another service planted at start is ta
   const compose = `services:
   a:
     image: ${testImage()}
-    command: ["sh", "-c", "trap 'exit 0' TERM; rm -rf /data/x; ln -s ${host} /data/x; while true; do sleep 1; done"]
-    volumes: ["./data:/data"]
-    healthcheck: { test: ["CMD", "test", "-L", "/data/x"], interval: 1s, timeout: 1s, retries: 30 }
+    command: ["sh", "-c", "trap 'exit 0' TERM; rm -rf /stack/data/x /stack/token; ln -s ${host} /stack/data/x; ln -s ${host}/marker /stack/token; while true; do sleep 1; done"]
+    volumes: [".:/stack"]
+    healthcheck: { test: ["CMD", "test", "-L", "/stack/token"], interval: 1s, timeout: 1s, retries: 30 }
     labels: { ${TEST_LABEL}: "1" }
   b:
     image: ${testImage()}
@@ -82,17 +83,29 @@ test("a service whose bind follows a link another service planted at start is ta
     depends_on: { a: { condition: service_healthy } }
     volumes: ["./data/x:/mnt"]
     labels: { ${TEST_LABEL}: "1" }
+  s:
+    image: ${testImage()}
+    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]
+    depends_on: { a: { condition: service_healthy } }
+    secrets: [token]
+    labels: { ${TEST_LABEL}: "1" }
+secrets:
+  token: { file: ./token }
 `
-  const deployed = await call("POST", "/api/stacks", { name, content: compose, env: [] })
+  const deployed = await call("POST", "/api/stacks", { name, content: compose, env: [], files: { token: "the stack's own\n" } })
   // The store's check after `up` fails the deploy (and undoes it); where the watcher stopped b first, the deploy may stand.
-  if (deployed.status !== 201) expect([deployed.status, deployed.body.error.code]).toEqual([400, "host_path_refused"])
-  const refused = await refusals(name)
-  expect(refused).toEqual([expect.objectContaining({ source: "service", type: "stack", level: "error", message: expect.stringContaining(`service b: its bind at /mnt reached ${host},`) })])
-  console.log(`live mounts: b ran ${await ranFor(refused[0].id)} ms before it was taken down (deploy answered ${deployed.status})`)
-  const b = await serviceOf(name, "b")
-  if (b) {
-    expect(b.State).not.toBe("running")
-    expect(((await engine.inspectContainer(b.Id)).HostConfig.RestartPolicy as { Name: string }).Name).toBe("no")
+  if (deployed.status !== 201) expect([deployed.status, deployed.body.error.code, deployed.body.error.message]).toEqual([400, "host_path_refused", expect.any(String)])
+  const refused = (await refusals(name)).sort((x, y) => x.message.localeCompare(y.message))
+  expect(refused).toEqual([
+    expect.objectContaining({ source: "service", type: "stack", level: "error", message: expect.stringContaining(`service b: its bind at /mnt reached ${host},`) }),
+    expect.objectContaining({ source: "service", type: "stack", level: "error", message: expect.stringContaining(`service s: its bind at /run/secrets/token reached ${host}/marker,`) }),
+  ])
+  for (const [service, event] of [["b", refused[0]], ["s", refused[1]]]) {
+    console.log(`live mounts: ${service} ran ${await ranFor(event.id)} ms before it was taken down (deploy answered ${deployed.status})`)
+    const c = await serviceOf(name, service)
+    if (!c) continue
+    expect(c.State).not.toBe("running")
+    expect(((await engine.inspectContainer(c.Id)).HostConfig.RestartPolicy as { Name: string }).Name).toBe("no")
   }
   await Bun.sleep((WRITE_AFTER + 2) * 1000)
   expect(readdirSync(host)).toEqual(["marker"])
