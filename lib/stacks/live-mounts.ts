@@ -185,15 +185,16 @@ export class LiveMounts {
 
   private async heard(e: ServiceEvent): Promise<void> {
     const stack = e.attributes?.[STACK_LABEL]
-    if (e.source !== "engine" || e.type !== "container" || e.action !== "start" || !e.id || !stack || !this.o.managed(stack)) return
-    await this.checkContainer(stack, e.id, this.o.allowedFor(stack))
+    if (e.source === "engine" && e.type === "container" && e.action === "start" && e.id && stack) await this.started(stack, e.id)
   }
 
   private async sweep(): Promise<void> {
-    for (const c of await this.o.engine.listContainers({ filters: { label: [STACK_LABEL] } })) {
-      const stack = c.Labels[STACK_LABEL]!
-      if (this.o.managed(stack)) await this.checkContainer(stack, c.Id, this.o.allowedFor(stack)).catch(() => {})
-    }
+    for (const c of await this.o.engine.listContainers({ filters: { label: [STACK_LABEL] } })) await this.started(c.Labels[STACK_LABEL]!, c.Id).catch(() => {})
+  }
+
+  /** A container of a compose project started: checked when the project is a managed stack. */
+  private async started(stack: string, id: string): Promise<void> {
+    if (this.o.managed(stack)) await this.checkContainer(stack, id, this.o.allowedFor(stack))
   }
 
   private checkContainer(stack: string, id: string, allowed: (hostPath: string) => boolean): Promise<Escape[]> {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import assert from "node:assert"
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -104,8 +105,9 @@ describe("LiveMounts", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
   const stack = () => join(dir, "stack")
+  /** Knows the stack "web"; a name that is no stack name is refused as the store refuses it. */
   const guard = (managed = ["web"]) =>
-    new LiveMounts({ engine, events, managed: (s) => managed.includes(s), allowedFor: () => allowedIn(stack(), []), secrets: () => ["s3cret"], proc })
+    new LiveMounts({ engine, events, managed: (s) => (s.length > 20 ? assert.fail(`invalid stack name ${s}`) : managed.includes(s)), allowedFor: () => allowedIn(stack(), []), secrets: () => ["s3cret"], proc })
   /** A fake /proc: the service's mounts (one filesystem at /) and a container init's, with its cgroup. */
   const kernel = (pid: number, id: string, mounts: [root: string, point: string][]) => {
     writeFileSync(join(proc, "self/mountinfo"), "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n")
@@ -169,9 +171,10 @@ describe("LiveMounts", () => {
     expect((await guard().check("web", allowedIn(stack(), []))).map((e) => e.path)).toEqual(["/secret on filesystem 0:77, mounted nowhere the service sees"])
   })
 
-  test("the watcher checks every start of a managed stack's container, checks those running when it begins, and hides the stack's secrets", async () => {
+  test("the watcher checks every start of a managed stack's container, checks those running when it begins (past a project the store refuses), and hides the stack's secrets", async () => {
     const follow = new AbortController()
     void events.follow(engine, follow.signal)
+    engine.addContainer({ name: "long-1", labels: { "com.docker.compose.project": "a-compose-project-named-at-length" }, mounts: [{ Type: "bind", Source: "/etc", Destination: "/x" }] })
     const running = container("a", [{ source: "/etc", destination: "/etc-of-host" }])
     const live = guard()
     void live.run(follow.signal)
