@@ -3,12 +3,11 @@ import { existsSync } from "node:fs"
 import type { Config } from "./config.ts"
 import { dockerEngine, type Engine, type EngineVersion } from "../engine/client.ts"
 import { EventBus } from "../engine/events.ts"
-import type { Redactor } from "../engine/containers.ts"
 import { DiskUsageCache } from "../engine/disk-usage.ts"
 import { Reused } from "../engine/reused.ts"
 import { serverId as identity } from "../data/identity.ts"
 import { composeRunner, type ComposeRunner } from "../stacks/compose.ts"
-import { redactorOf } from "../stacks/env.ts"
+import { redactorFor } from "../stacks/env.ts"
 import { Stacks } from "../stacks/store.ts"
 import { LiveMounts } from "../stacks/live-mounts.ts"
 import { Cluster } from "../cluster/membership.ts"
@@ -29,8 +28,6 @@ export interface Ctx {
   config: Config
   engine: Engine
   events: EventBus
-  /** Hides a stack's secrets in what the engine says about its objects (events, container records). */
-  redactor: Redactor
   serverId: string
   /** Wall clock in milliseconds; tests may pin it. */
   now: () => number
@@ -75,8 +72,8 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   const o = overrides
   const now = o.now ?? Date.now
   const engine = o.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion)
-  const redactor: Redactor = o.redactor ?? redactorOf((project) => stacks.secrets(project))
-  const events = o.events ?? new EventBus(redactor)
+  // Engine events about a stack's objects hide its secrets (the store is made below).
+  const events: EventBus = o.events ?? new EventBus((project) => redactorFor(stacks)(project))
   const compose = o.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
   const scanner = o.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv })
   // A stack is watched from its first deploy's `up` on: its records are written before.
@@ -91,7 +88,6 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     config,
     engine,
     events,
-    redactor,
     compose,
     stacks,
     liveMounts,

@@ -96,10 +96,32 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out + text.slice(at)
 }
 
-/** Hides each stack's secrets (`secretsOf` its name) in what is said about its objects: engine events, container records. */
-export const redactorOf = (secretsOf: (project: string) => string[]): Redactor => (project) => {
-  const secrets = secretsOf(project)
-  return (text) => redact(text, secrets)
+/** A store's secret values by stack name (the stack store: `Stacks.secrets`). */
+export interface SecretSource {
+  secrets(name: string): string[]
+}
+
+const redactors = new WeakMap<SecretSource, Redactor>()
+
+/**
+ * The one redactor of a store: hides each stack's secrets in what is said about its objects (engine
+ * events, container records). A value once seen stays hidden for as long as the service runs: a
+ * rotated secret still runs in the containers until the stack is applied, and a removed stack's last
+ * events (or a failed first deploy's) arrive after its records are gone.
+ */
+export function redactorFor(store: SecretSource): Redactor {
+  let redactor = redactors.get(store)
+  if (redactor) return redactor
+  const seen = new Map<string, Set<string>>()
+  redactor = (project) => {
+    const known = seen.get(project) ?? new Set()
+    for (const s of store.secrets(project)) known.add(s)
+    if (known.size) seen.set(project, known)
+    const secrets = [...known]
+    return (text) => redact(text, secrets)
+  }
+  redactors.set(store, redactor)
+  return redactor
 }
 
 /**

@@ -5,7 +5,7 @@
 import { containerRecord, SERVICE_LABEL, STACK_LABEL, type ContainerRecord } from "../engine/containers.ts"
 import type { ContainerSummary, Engine } from "../engine/client.ts"
 import { notFound } from "../http/http-error.ts"
-import { redactorOf } from "./env.ts"
+import { redactorFor } from "./env.ts"
 import { serviceNames, type Stacks } from "./store.ts"
 
 export type StackStatus = "running" | "partly running" | "paused" | "stopped"
@@ -51,7 +51,7 @@ async function projectContainers(engine: Engine, project: string): Promise<Conta
 
 function view(stacks: Stacks, name: string, containers: ContainerSummary[], declared: string[], state?: { current_version: number | null; env_pending: boolean; files_pending?: boolean; files?: string[] }): StackView {
   const services = [...new Set([...declared, ...containers.map((c) => c.Labels[SERVICE_LABEL] ?? "")])].sort()
-  const redactor = redactorOf((project) => stacks.secrets(project))
+  const redactor = redactorFor(stacks)
   return {
     name,
     managed: !!state,

@@ -21,7 +21,7 @@ test("streams engine events as event objects while the client stays", async () =
   follow.abort()
 })
 
-test("events of a stack's objects hide its secrets, in the stream and the history, a secret set later too; other projects' pass as sent", async () => {
+test("events of a stack's objects hide its secrets, in the stream and the history, a secret set later too, and after the stack is removed; other projects' pass as sent", async () => {
   const s = await stackApp()
   t = s
   const secret = "pem-line-one-xyz\nend"
@@ -39,8 +39,12 @@ test("events of a stack's objects hide its secrets, in the stream and the histor
   await t.call("PUT", "/api/stacks/demo/env", [{ key: "TOKEN", value: null }, { key: "NEW", value: "later-secret", secret: true }])
   t.engine.emit("container", "exec_create: echo later-secret", "c1", labels)
   t.engine.emit("container", "exec_create: echo later-secret pem-line-one-xyz", "c2", { "com.docker.compose.project": "other", name: "other-web-1" })
-  while (t.ctx.events.history().filter((e) => e.source === "engine").length < 3) await Bun.sleep(1)
+  // A removed stack's last events come after its records are gone.
+  expect((await t.call("DELETE", "/api/stacks/demo")).status).toBe(200)
+  t.engine.emit("container", "destroy", "c1", { ...labels, token: secret })
+  while (t.ctx.events.history().filter((e) => e.source === "engine").length < 4) await Bun.sleep(1)
   follow.abort()
   const history = (await (await t.call("GET", "/api/events/history")).json()).filter((e: { source: string }) => e.source === "engine")
-  expect(history.map((e: { action: string }) => e.action)).toEqual(["exec_create: /bin/sh -c echo '***'", "exec_create: echo ***", "exec_create: echo later-secret pem-line-one-xyz"])
+  expect(history.map((e: { action: string }) => e.action)).toEqual(["exec_create: /bin/sh -c echo '***'", "exec_create: echo ***", "exec_create: echo later-secret pem-line-one-xyz", "destroy"])
+  expect(history[3].attributes.token).toBe("***")
 })

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import * as v from "valibot"
-import { envChanges, envInput, looksSecret, mergeEnv, publicEnv, redact, renderEnvFile, sameEnv, type EnvVar } from "#lib/stacks/env.ts"
+import { envChanges, envInput, looksSecret, mergeEnv, publicEnv, redact, redactorFor, renderEnvFile, sameEnv, type EnvVar } from "#lib/stacks/env.ts"
 
 const stored: EnvVar[] = [
   { key: "USER", value: "admin", secret: false },
@@ -72,6 +72,20 @@ test("redact hides each line of 8 characters or more of a multi-line secret wher
   expect(redact("xyz= is short", [pem])).toBe("xyz= is short")
   // Escaped into one line (Go's %q, JSON): the long lines are hidden, the short one goes with its neighbours only when whole.
   expect(redact(JSON.stringify(pem), [pem])).toBe(`"***\\n***\\n***\\nxyz=\\n***"`)
+})
+
+test("a store's one redactor hides each stack's own secrets, and keeps hiding a value the stack no longer holds", () => {
+  const held: Record<string, string[]> = { shop: ["old-pw"], blog: ["blog-pw"] }
+  const store = { secrets: (name: string) => held[name] ?? [] }
+  const redactor = redactorFor(store)
+  expect(redactorFor(store)).toBe(redactor)
+  expect(redactor("shop")("old-pw blog-pw")).toBe("*** blog-pw")
+  held.shop = ["new-pw"] // rotated: the old value still runs until the stack is applied
+  expect(redactor("shop")("old-pw new-pw")).toBe("*** ***")
+  delete held.shop // removed: its last events come after
+  expect(redactor("shop")("old-pw new-pw")).toBe("*** ***")
+  expect(redactor("other")("old-pw")).toBe("old-pw")
+  expect(redactorFor({ secrets: () => [] })("shop")("old-pw")).toBe("old-pw")
 })
 
 test("the v1 env file escapes quotes and backslashes inside single quotes", () => {
