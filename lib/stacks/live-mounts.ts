@@ -6,7 +6,8 @@
 // names, for each mount, its filesystem (major:minor) and its root inside that filesystem; the
 // service's own mountinfo says where that filesystem is mounted here, which makes the host path the
 // bind really reached. A container whose bind reached outside is taken down: its restart policy set
-// to "no", then killed. It is kept, stopped: its logs stay readable, and a later start (compose's next
+// to "no" (a kill through the API keeps the policy from restarting it, but `always` would start it
+// again with the engine), then killed. It is kept, stopped: its logs stay readable, and a later start (compose's next
 // `up`, a user's) is checked again; removing it would also lose what the store's check after `up`
 // needs to see that it was refused.
 import { readFileSync } from "node:fs"

@@ -141,15 +141,23 @@ test("a container with restart: always that the engine starts again through a li
   expect(readdirSync(host)).toEqual(["marker"])
 }, 120_000)
 
-test("the check reads what the kernel mounted: a bind whose link is a plain folder again since still shows the host folder it reached", async () => {
+test("the check reads what the kernel mounted: a bind whose link is a plain folder again since still shows the host folder it reached; the engine's kill and update", async () => {
   const stack = mkdtempSync(join(tmpdir(), "hm-live-stack-"))
   try {
     symlinkSync(host, join(stack, "x"))
-    const id = await runContainer(engine, "hm-live-probe", "sleep 120", { HostConfig: { Binds: [`${stack}:/stack`, `${join(stack, "x")}:/mnt`] } })
+    const id = await runContainer(engine, "hm-live-probe", "sleep 120", { HostConfig: { Binds: [`${stack}:/stack`, `${join(stack, "x")}:/mnt`], RestartPolicy: { Name: "always" } } })
     rmSync(join(stack, "x"))
     mkdirSync(join(stack, "x"))
     const escapes = await escapesOf(engine, await engine.inspectContainer(id), allowedIn(stack, []))
     expect(escapes.map((e) => [e.container, e.destination, e.path])).toEqual([["hm-live-probe", "/mnt", host]])
+    // What taking it down asks of the engine; a second kill is the conflict the takedown takes for "already stopped".
+    await engine.updateContainer(id, { RestartPolicy: { Name: "no" } })
+    await engine.killContainer(id)
+    await engine.waitContainer(id)
+    await Bun.sleep(1000) // it stays stopped (a kill through the API is a stop by hand; "always" would start it with the engine)
+    expect(await engine.killContainer(id).catch((err) => err.status)).toBe(409)
+    const after = await engine.inspectContainer(id)
+    expect([after.State.Running, after.HostConfig.RestartPolicy]).toEqual([false, expect.objectContaining({ Name: "no" })])
   } finally {
     await cleanup(engine)
     rmSync(stack, { recursive: true, force: true })
