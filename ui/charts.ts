@@ -43,6 +43,14 @@ export function format(unit: Unit, v: number | null | undefined): string {
 
 const cssVar = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888"
 
+const two = (n: number) => String(n).padStart(2, "0")
+
+/** A time axis label on one line: hours and minutes, and seconds when ticks are less than a minute apart. */
+function clock(seconds: number, step: number): string {
+  const d = new Date(seconds * 1000)
+  return `${two(d.getHours())}:${two(d.getMinutes())}${step < 60 ? `:${two(d.getSeconds())}` : ""}`
+}
+
 export interface Charts {
   el: HTMLElement
   /** Adds the newest point to every chart, dropping what is older than an hour. */
@@ -57,8 +65,9 @@ export function resourceCharts(points: Point[]): Charts {
   const columns = (spec: ChartSpec): uPlot.AlignedData => [data.map((p) => p.t / 1000), ...spec.series.map((s) => data.map((p) => (p[s.key] as number | null) ?? null))]
 
   for (const spec of SPECS) {
-    const box = h("figure", { class: "chart", "data-chart": spec.title.toLowerCase().replace(/\W+/g, "-") }, h("figcaption", null, spec.title))
-    el.append(box)
+    // The plot's own block: its width is the figure's inside, padding excluded.
+    const box = h("div", { class: "chart-plot" })
+    el.append(h("figure", { class: "chart", "data-chart": spec.title.toLowerCase().replace(/\W+/g, "-") }, h("figcaption", null, spec.title), box))
     const axis = { stroke: cssVar("--muted"), grid: { stroke: cssVar("--line"), width: 1 }, ticks: { stroke: cssVar("--line"), width: 1 } }
     const opts: uPlot.Options = {
       width: 320,
@@ -67,7 +76,7 @@ export function resourceCharts(points: Point[]): Charts {
       legend: { live: true },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, spec.unit === "percent" ? Math.max(100, max * 1.1) : Math.max(max * 1.1, 1000)] } },
       axes: [
-        { ...axis, space: 60 },
+        { ...axis, space: 80, size: 32, values: (_u, ticks, _axis, _space, step) => ticks.map((t) => clock(t, step)) },
         { ...axis, size: 70, values: (_u, ticks) => ticks.map((v) => format(spec.unit, v)) },
       ],
       series: [
@@ -80,7 +89,7 @@ export function resourceCharts(points: Point[]): Charts {
 
   const fit = () => {
     for (const { plot, box } of plots) {
-      const width = Math.max(200, Math.floor(box.clientWidth) - 2)
+      const width = Math.max(200, box.clientWidth)
       if (width !== plot.width) plot.setSize({ width, height: 160 })
     }
   }
