@@ -5,7 +5,7 @@
 // is the opened folder itself, wherever its name leads by now), and the last part is read, replaced
 // or removed inside the last folder opened. A tree rewritten meanwhile can make an operation fail
 // (`Refused`), never lead it outside the root. The root's own path is the caller's and is trusted.
-import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmdirSync, unlinkSync, writeFileSync, fsyncSync } from "node:fs"
+import { closeSync, constants as C, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs"
 
 /** open(2)'s O_PATH on Linux (x86, ARM, RISC-V): a handle to the inode that reads nothing and opens no device. */
 const O_PATH = 0o10000000
@@ -81,7 +81,7 @@ function inFolders<T>(root: string, folders: string[], create: boolean, absent: 
       fds.push(openSync(root, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW))
     } catch (err) {
       if (errno(err) === "ENOENT" && !create) return absent
-      throw refusal(err) ? new Refused(`${root} is not a folder`) : err
+      throw refusal(err) ? new Refused("the root is a symlink or not a folder") : err
     }
     for (const [i, name] of folders.entries()) {
       const parent = fds[i]!
@@ -200,7 +200,7 @@ export function removeBeneath(root: string, rel: string, prune = false): boolean
       unlinkSync(at(dir, name))
     } catch (err) {
       if (errno(err) === "ENOENT") return false
-      if (errno(err) === "EISDIR" || errno(err) === "EPERM") throw new Refused(`${rel} is a folder`)
+      if (errno(err) === "EISDIR") throw new Refused(`${rel} is a folder`)
       throw err
     }
     for (let i = fds.length - 1; prune && i > 0; i--) {
