@@ -538,8 +538,8 @@ export class Stacks {
     const dir = this.dir(name)
     for (const b of model.binds) {
       if (!within(b.source, dir) || b.source === dir || b.file) continue
-      const rel = b.source.slice(dir.length + 1)
-      if (!existsSync(b.source)) makeFolder(dir, rel)
+      // What is there already (a folder, a file of its data) stays; the engine's mount is checked after `up`.
+      if (!lstatSync(b.source, { throwIfNoEntry: false })) makeFolder(dir, b.source.slice(dir.length + 1))
     }
   }
 
