@@ -224,19 +224,23 @@ export class LiveMounts {
     return escapes
   }
 
-  /** No restart policy brings it back, then SIGKILL; one `mount_refused` event per escape. */
+  /**
+   * No restart policy brings it back, then SIGKILL, each tried whatever the other did (`--rm`
+   * containers refuse a policy change); one `mount_refused` event per escape.
+   */
   private async takeDown(escapes: Escape[]): Promise<void> {
     const { stack, id, container } = escapes[0]!
-    const gone = (err: unknown) => {
-      if (!(err instanceof HttpError && (err.status === 404 || err.status === 409))) throw err
-    }
-    let outcome = `container ${container} was stopped`
-    try {
-      await this.o.engine.updateContainer(id, { RestartPolicy: { Name: "no" } }).catch(gone)
-      await this.o.engine.killContainer(id).catch(gone)
-    } catch (err) {
-      outcome = `stopping container ${container} failed: ${err instanceof Error ? err.message : String(err)}`
-    }
+    /** Why a step failed; a container already stopped (409) or gone (404) is what it was for. */
+    const attempt = (step: Promise<void>) =>
+      step.then(
+        () => undefined,
+        (err) => (err instanceof HttpError && (err.status === 404 || err.status === 409) ? undefined : err instanceof Error ? err.message : String(err)),
+      )
+    const policyFailed = await attempt(this.o.engine.updateContainer(id, { RestartPolicy: { Name: "no" } }))
+    const killFailed = await attempt(this.o.engine.killContainer(id))
+    const outcome = killFailed
+      ? `stopping container ${container} failed: ${killFailed}`
+      : `container ${container} was stopped${policyFailed ? ` (its restart policy could not be changed: ${policyFailed})` : ""}`
     const secrets = this.o.secrets?.(stack) ?? []
     for (const e of escapes) {
       const message = `service ${e.service}: its bind at ${e.destination} reached ${e.path}, outside what the stack may reach; ${outcome}`

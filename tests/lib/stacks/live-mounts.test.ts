@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { EventBus } from "#lib/engine/events.ts"
+import { HttpError } from "#lib/http/http-error.ts"
 import { hostPaths, LiveMounts, parseMountinfo, type MountLine } from "#lib/stacks/live-mounts.ts"
 import { allowedIn } from "#lib/stacks/host-paths.ts"
 import { FakeEngine } from "../../support/fake-engine.ts"
@@ -151,6 +152,25 @@ describe("LiveMounts", () => {
     kernel(42, b.id, [[join(stack(), "data/x"), "/mnt"]])
     expect(await live.check("web", allowedIn(stack(), []))).toEqual([])
     expect(events.history()).toHaveLength(1)
+  })
+
+  test("a container that refuses the policy change (--rm) is killed all the same; a kill the engine fails is said so", async () => {
+    const b = container("b", [{ source: "/etc", destination: "/x" }])
+    engine.updateContainer = async () => {
+      throw new HttpError(400, "bad_request", "Restart policy cannot be updated because AutoRemove is enabled for the container")
+    }
+    await guard().check("web", allowedIn(stack(), []))
+    expect(engine.containers.get(b.id)!.state).toBe("exited")
+    const c = container("c", [{ source: "/etc", destination: "/x" }])
+    engine.killContainer = async () => {
+      throw new HttpError(502, "engine_error", "cannot kill")
+    }
+    await guard().check("web", allowedIn(stack(), []))
+    expect(engine.containers.get(c.id)!.state).toBe("running")
+    expect(events.history().map((e) => e.message)).toEqual([
+      "service b: its bind at /x reached /etc, outside what the stack may reach; container web-b-1 was stopped (its restart policy could not be changed: Restart policy cannot be updated because AutoRemove is enabled for the container)",
+      "service c: its bind at /x reached /etc, outside what the stack may reach; stopping container web-c-1 failed: cannot kill",
+    ])
   })
 
   test("without the container's own mounts (its pid gone or another's, /proc unreadable) the source's links on disk now decide", async () => {
