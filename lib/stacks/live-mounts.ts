@@ -5,9 +5,9 @@
 // restart policy. So what the kernel mounted is read back. The container's init process's mountinfo
 // names, for each mount, its filesystem (major:minor) and its root inside that filesystem; the
 // service's own mountinfo says where that filesystem is mounted here, which makes the host path the
-// bind really reached. A container whose bind reached outside is taken down: its restart policy set
-// to "no" (a kill through the API keeps the policy from restarting it, but `always` would start it
-// again with the engine), then killed. It is kept, stopped: its logs stay readable, and a later start (compose's next
+// bind really reached. A container whose bind reached outside is taken down: killed at once (a kill
+// through the API is a stop by hand, which no restart policy undoes), then its restart policy set to
+// "no" (`always` would start it again with the engine). It is kept, stopped: its logs stay readable, and a later start (compose's next
 // `up`, a user's) is checked again; removing it would also lose what the store's check after `up`
 // needs to see that it was refused.
 import { readFileSync } from "node:fs"
@@ -180,7 +180,7 @@ export class LiveMounts {
       const heard = this.o.events.subscribe(signal)
       const first = heard.next() // heard from here on
       await this.sweep().catch(() => {})
-      for (let e = await first; !e.done; e = await heard.next()) await this.heard(e.value).catch(() => {})
+      for (let e = await first; !e.done; e = await heard.next()) void this.heard(e.value).catch(() => {})
     }
   }
 
@@ -225,8 +225,8 @@ export class LiveMounts {
   }
 
   /**
-   * No restart policy brings it back, then SIGKILL, each tried whatever the other did (`--rm`
-   * containers refuse a policy change); one `mount_refused` event per escape.
+   * SIGKILL, then no restart policy brings it back with the engine, each tried whatever the other
+   * did (`--rm` containers refuse a policy change); one `mount_refused` event per escape.
    */
   private async takeDown(escapes: Escape[]): Promise<void> {
     const { stack, id, container } = escapes[0]!
@@ -236,8 +236,8 @@ export class LiveMounts {
         () => undefined,
         (err) => (err instanceof HttpError && (err.status === 404 || err.status === 409) ? undefined : err instanceof Error ? err.message : String(err)),
       )
-    const policyFailed = await attempt(this.o.engine.updateContainer(id, { RestartPolicy: { Name: "no" } }))
     const killFailed = await attempt(this.o.engine.killContainer(id))
+    const policyFailed = await attempt(this.o.engine.updateContainer(id, { RestartPolicy: { Name: "no" } }))
     const outcome = killFailed
       ? `stopping container ${container} failed: ${killFailed}`
       : `container ${container} was stopped${policyFailed ? ` (its restart policy could not be changed: ${policyFailed})` : ""}`

@@ -57,12 +57,12 @@ const serviceOf = async (stack: string, service: string): Promise<ContainerSumma
 
 const refusals = async (stack: string) => ((await call("GET", "/api/events/history")).body as any[]).filter((e) => e.action === "mount_refused" && e.name === stack)
 
-/** The engine's start event of a container and the mount_refused event of it, milliseconds apart. */
+/** How long a container ran: its last start and the kill that followed, as the engine timed them (ms). */
 async function ranFor(id: string): Promise<number> {
-  const history = (await call("GET", "/api/events/history")).body as any[]
-  const started = history.filter((e) => e.source === "engine" && e.action === "start" && e.id === id).at(-1)
-  const refused = history.find((e) => e.action === "mount_refused" && e.id === id)
-  return Date.parse(refused.time) - Date.parse(started.time)
+  const history = ((await call("GET", "/api/events/history")).body as any[]).filter((e) => e.source === "engine" && e.id === id)
+  const started = history.findLastIndex((e) => e.action === "start")
+  const killed = history.slice(started).find((e) => e.action === "kill")
+  return Date.parse(killed.time) - Date.parse(history[started].time)
 }
 
 /** Writes `file` into /mnt WRITE_AFTER seconds after the container starts, then idles. */
@@ -101,7 +101,7 @@ secrets:
     expect.objectContaining({ source: "service", type: "stack", level: "error", message: expect.stringContaining(`service s: its bind at /run/secrets/token reached ${host}/marker,`) }),
   ])
   for (const [service, event] of [["b", refused[0]], ["s", refused[1]]]) {
-    console.log(`live mounts: ${service} ran ${await ranFor(event.id)} ms before it was taken down (deploy answered ${deployed.status})`)
+    console.log(`live mounts: ${service} ran ${await ranFor(event.id)} ms before it was killed (deploy answered ${deployed.status})`)
     const c = await serviceOf(name, service)
     if (!c) continue
     expect(c.State).not.toBe("running")
@@ -134,7 +134,7 @@ test("a container with restart: always that the engine starts again through a li
   while (!(await refusals(name)).length) await Bun.sleep(50)
   const [refused] = await refusals(name)
   expect(refused).toMatchObject({ id: c.Id, message: expect.stringContaining(`service c: its bind at /mnt reached ${host},`) })
-  console.log(`live mounts: c ran ${await ranFor(c.Id)} ms after its restart before it was taken down`)
+  console.log(`live mounts: c ran ${await ranFor(c.Id)} ms after its restart before it was killed`)
   await Bun.sleep((WRITE_AFTER + 2) * 1000)
   const after = await engine.inspectContainer(c.Id)
   expect([after.State.Running, after.State.StartedAt !== first.State.StartedAt, (after.HostConfig.RestartPolicy as { Name: string }).Name]).toEqual([false, true, "no"])
@@ -150,14 +150,16 @@ test("the check reads what the kernel mounted: a bind whose link is a plain fold
     mkdirSync(join(stack, "x"))
     const escapes = await escapesOf(engine, await engine.inspectContainer(id), allowedIn(stack, []))
     expect(escapes.map((e) => [e.container, e.destination, e.path])).toEqual([["hm-live-probe", "/mnt", host]])
-    // What taking it down asks of the engine; a second kill is the conflict the takedown takes for "already stopped".
-    await engine.updateContainer(id, { RestartPolicy: { Name: "no" } })
+    // What taking it down asks of the engine. A kill through the API is a stop by hand: `always` does
+    // not start the container again (the engine's first restart comes 100 ms after an exit); a second
+    // kill is the conflict the takedown takes for "already stopped".
     await engine.killContainer(id)
     await engine.waitContainer(id)
-    await Bun.sleep(1000) // it stays stopped (a kill through the API is a stop by hand; "always" would start it with the engine)
+    await Bun.sleep(1000)
     expect(await engine.killContainer(id).catch((err) => err.status)).toBe(409)
-    const after = await engine.inspectContainer(id)
-    expect([after.State.Running, after.HostConfig.RestartPolicy]).toEqual([false, expect.objectContaining({ Name: "no" })])
+    expect((await engine.inspectContainer(id)).State.Running).toBe(false)
+    await engine.updateContainer(id, { RestartPolicy: { Name: "no" } })
+    expect((await engine.inspectContainer(id)).HostConfig.RestartPolicy).toMatchObject({ Name: "no" })
   } finally {
     await cleanup(engine)
     rmSync(stack, { recursive: true, force: true })

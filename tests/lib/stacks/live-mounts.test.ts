@@ -135,8 +135,8 @@ describe("LiveMounts", () => {
     expect(escapes).toEqual([{ stack: "web", id: b.id, container: "web-b-1", service: "b", destination: "/mnt", path: join(dir, "host") }])
     expect(engine.containers.get(ok.id)!.state).toBe("running")
     expect(engine.containers.get(b.id)).toMatchObject({ state: "exited", hostConfig: { RestartPolicy: { Name: "no" } } })
-    // the restart policy is off before the kill, so nothing starts it again
-    expect(engine.calls.filter((c) => c.args[0] === b.id).map((c) => c.op)).toEqual(["inspectContainer", "updateContainer", "killContainer"])
+    // killed at once, then no restart policy starts it again with the engine
+    expect(engine.calls.filter((c) => c.args[0] === b.id).map((c) => c.op)).toEqual(["inspectContainer", "killContainer", "updateContainer"])
     expect(events.history()).toEqual([
       expect.objectContaining({ source: "service", type: "stack", action: "mount_refused", name: "web", id: b.id, level: "error", message: `service b: its bind at /mnt reached ${join(dir, "host")}, outside what the stack may reach; container web-b-1 was stopped` }),
     ])
