@@ -78,10 +78,17 @@ function termsOf(secret: string): string[] {
  * in the original text and overlapping ones become one "***", so no part of a secret survives next
  * to another it overlaps or contains.
  */
-export function redact(text: string, secrets: readonly string[]): string {
+export const redact = (text: string, secrets: readonly string[]): string => redacting(secrets)(text)
+
+/** `redact` with the secrets taken apart once, for many texts. */
+export function redacting(secrets: readonly string[]): (text: string) => string {
+  const terms = [...new Set(secrets.flatMap(termsOf))].filter((t) => t)
+  return (text) => (terms.length ? hide(text, terms) : text)
+}
+
+function hide(text: string, terms: readonly string[]): string {
   const spans: [number, number][] = []
-  for (const term of new Set(secrets.flatMap(termsOf)))
-    if (term) for (let i = text.indexOf(term); i !== -1; i = text.indexOf(term, i + 1)) spans.push([i, i + term.length])
+  for (const term of terms) for (let i = text.indexOf(term); i !== -1; i = text.indexOf(term, i + 1)) spans.push([i, i + term.length])
   if (!spans.length) return text
   spans.sort((a, b) => a[0] - b[0])
   let out = ""
@@ -112,13 +119,17 @@ const redactors = new WeakMap<SecretSource, Redactor>()
 export function redactorFor(store: SecretSource): Redactor {
   let redactor = redactors.get(store)
   if (redactor) return redactor
-  const seen = new Map<string, Set<string>>()
+  /** Per stack, every value seen and the redaction of them all, made again only when a new one comes. */
+  const seen = new Map<string, { known: Set<string>; shown: (text: string) => string }>()
   redactor = (project) => {
-    const known = seen.get(project) ?? new Set()
-    for (const s of store.secrets(project)) known.add(s)
-    if (known.size) seen.set(project, known)
-    const secrets = [...known]
-    return (text) => redact(text, secrets)
+    const current = store.secrets(project)
+    let last = seen.get(project)
+    if (!last || current.some((s) => !last!.known.has(s))) {
+      const known = new Set([...(last?.known ?? []), ...current])
+      if (!known.size) return (text) => text
+      seen.set(project, (last = { known, shown: redacting([...known]) }))
+    }
+    return last.shown
   }
   redactors.set(store, redactor)
   return redactor
