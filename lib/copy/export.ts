@@ -10,13 +10,14 @@ import type { Engine } from "../engine/client.ts"
 import { envInput, type EnvVar } from "../stacks/env.ts"
 import { conflict } from "../http/http-error.ts"
 import type { BindEntry, VolumeEntry } from "../stacks/mounts.ts"
-import type { PublishedPort } from "../stacks/model.ts"
+import { readCompose, type PublishedPort } from "../stacks/model.ts"
 import { buildsLeftBehind, type PlanModel } from "./planner.ts"
 import { stackName } from "../stacks/name.ts"
 import { filesInput } from "../stacks/schemas.ts"
 import { FILE_PATH_MAX, FILES_MAX, type StackFiles } from "../stacks/files.ts"
 import type { Stacks, StackVersion } from "../stacks/store.ts"
 import { measureVolumes } from "../volumes/transfer.ts"
+import { checkYamlSize } from "../stacks/yaml.ts"
 
 export const EXPORT_FORMAT = "harbormaster.stack/1"
 
@@ -118,10 +119,13 @@ export type ImportBody = v.InferOutput<typeof importBody>
 
 /**
  * Writes the stack without starting it. Refused: a name the engine already runs a compose project
- * under or that has files here (409), a current_version missing from the versions (400).
+ * under or that has files here (409), a current_version missing from the versions (400), a compose
+ * file over the size bound (413) or, the current one, that does not parse (400).
  */
 export async function importStack(ctx: Pick<StackHost, "stacks" | "engine">, doc: ImportBody) {
   const name = stackName(doc.name)
+  for (const version of doc.versions) checkYamlSize(version.compose, { what: `version ${version.version}'s compose file` })
+  await readCompose(doc.compose)
   const running = await ctx.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
   if (running.length) throw conflict(`the engine already runs a compose project named ${name}`, "name_taken")
   const stack = await ctx.stacks.importStack({ ...doc, name })

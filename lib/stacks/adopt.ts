@@ -15,7 +15,6 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, isAbsolute, join, relative } from "node:path"
-import { isMap, isScalar, isSeq, parseDocument } from "yaml"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { ContainerSummary, Engine } from "../engine/client.ts"
 import { conflict, notFound } from "../http/http-error.ts"
@@ -27,6 +26,7 @@ import { stackName } from "./name.ts"
 import { stackView, type StackView } from "./state.ts"
 import type { ComposeRunner } from "./compose.ts"
 import type { Stacks } from "./store.ts"
+import { volumeEntries } from "./yaml.ts"
 
 export const CONFIG_FILES_LABEL = "com.docker.compose.project.config_files"
 export const WORKING_DIR_LABEL = "com.docker.compose.project.working_dir"
@@ -86,34 +86,29 @@ export interface BindRewrite {
   action: "rewritten" | "refused"
 }
 
+/** A path written as a YAML scalar: plain where that reads back as written in block and flow context, else double-quoted. */
+const scalar = (value: string) => (/^[A-Za-z0-9_./][A-Za-z0-9_./~@+=:-]*$/.test(value) && value.includes("/") && !value.endsWith(":") ? value : JSON.stringify(value))
+
 /**
  * Every relative bind source of the file's services made absolute against the old project directory
  * (short `./data:/data` and long `{type: bind, source: ./data}` forms), where `allowed`; the others are
- * listed as refused and left as they are. Comments and layout are kept. Pure apart from `allowed`.
+ * listed as refused and left as they are. Only those strings change: comments and layout are kept.
+ * The file is read as every YAML text of a request (lib/stacks/yaml.ts: 413, 400 `invalid_compose`).
  */
-export function rewriteBinds(text: string, dir: string, allowed: (path: string) => boolean): { compose: string; binds: BindRewrite[] } {
-  const doc = parseDocument(text, { merge: true })
+export async function rewriteBinds(text: string, dir: string, allowed: (path: string) => boolean): Promise<{ compose: string; binds: BindRewrite[] }> {
   const binds: BindRewrite[] = []
-  const services = doc.get("services")
-  if (!isMap(services)) return { compose: text, binds }
-  const relativePath = (s: unknown): s is string => typeof s === "string" && (s === "." || s === ".." || s.startsWith("./") || s.startsWith("../"))
-  for (const item of services.items) {
-    const service = String(isScalar(item.key) ? item.key.value : item.key)
-    const volumes = isMap(item.value) ? item.value.get("volumes") : undefined
-    if (!isSeq(volumes)) continue
-    for (const entry of volumes.items) {
-      const short = isScalar(entry) && typeof entry.value === "string"
-      const source = short ? (entry.value as string).split(":")[0] : isMap(entry) ? entry.get("source") : undefined
-      if (!relativePath(source)) continue
-      const path = join(dir, source)
-      const ok = allowed(path)
-      binds.push({ service, source, path, action: ok ? "rewritten" : "refused" })
-      if (!ok) continue
-      if (short) entry.value = path + (entry.value as string).slice(source.length)
-      else if (isMap(entry)) entry.set("source", path)
-    }
+  const edits: { start: number; end: number; value: string }[] = []
+  const relativePath = (s: string) => s === "." || s === ".." || s.startsWith("./") || s.startsWith("../")
+  for (const { service, short, value, start, end } of await volumeEntries(text)) {
+    const source = short ? value.split(":")[0]! : value
+    if (!relativePath(source)) continue
+    const path = join(dir, source)
+    const ok = allowed(path)
+    binds.push({ service, source, path, action: ok ? "rewritten" : "refused" })
+    if (ok) edits.push({ start, end, value: path + value.slice(source.length) })
   }
-  return { compose: binds.some((b) => b.action === "rewritten") ? doc.toString() : text, binds }
+  const compose = edits.reduceRight((t, e) => t.slice(0, e.start) + scalar(e.value) + t.slice(e.end), text)
+  return { compose, binds }
 }
 
 export interface ServicePlan {
@@ -214,13 +209,13 @@ export async function adoptProject(ctx: AdoptDeps, name: string, req: AdoptReque
   plan.env = publicEnv(env).map((e) => ({ ...e, interpolated: used.has(e.key) }))
   if (original === undefined) return blocked(plan)
 
-  const { compose, binds } = rewriteBinds(original, source.working_dir, allowed)
+  const { compose, binds } = await rewriteBinds(original, source.working_dir, allowed)
   plan.compose = compose
   plan.binds = binds
   // Files compose reads from the old folder become the stack's own, at the same relative path
   // (entries, not assignments: a file may be named `__proto__`).
   const found: [string, string][] = []
-  for (const { path } of filesComposeReads(original, envRecord(env), source.working_dir, allowed, ctx.compose.env))
+  for (const { path } of await filesComposeReads(original, envRecord(env), source.working_dir, allowed, ctx.compose.env))
     if (within(path, source.working_dir) && path !== source.working_dir) {
       const rel = relative(source.working_dir, path)
       if (Object.hasOwn(files, rel)) continue

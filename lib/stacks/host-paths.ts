@@ -7,9 +7,9 @@
 // already exist on disk are followed (the realpath of the longest existing prefix).
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { basename, dirname, isAbsolute, join, resolve } from "node:path"
-import { parse } from "yaml"
 import { HttpError } from "../http/http-error.ts"
 import { interpolate } from "./interpolate.ts"
+import { parseYaml } from "./yaml.ts"
 
 export interface HostPath {
   /** Where it is named, e.g. `service app volumes`. */
@@ -93,9 +93,10 @@ export function readIfFile(path: string): string | undefined {
  * time it prints a model it has read these files, and the model no longer names them. It errs towards
  * more paths: every service's entries are taken, whether compose would use them or not, merge keys
  * applied as compose applies them, variables interpolated as compose does (nested defaults too).
- * Files it finds inside the allowed folders are walked in turn, relative to their own folder.
+ * Files it finds inside the allowed folders are walked in turn, relative to their own folder; one that
+ * does not parse (an alias bomb among them) is refused with 400 `invalid_compose` before compose reads it.
  */
-export function filesComposeReads(
+export async function filesComposeReads(
   text: string,
   env: Record<string, string>,
   projectDir: string,
@@ -104,11 +105,11 @@ export function filesComposeReads(
   runnerEnv: Record<string, string>,
   /** How a file is read: the candidate's files over the disk (lib/stacks/model.ts). */
   read: (path: string) => string | undefined = readIfFile,
-): HostPath[] {
+): Promise<HostPath[]> {
   const vars = interpolationEnv(env, runnerEnv)
   const out: HostPath[] = []
   const seen = new Set<string>()
-  const walk = (doc: unknown, base: string, file: string, depth: number) => {
+  const walk = async (doc: unknown, base: string, file: string, depth: number): Promise<void> => {
     const m = obj(doc)
     const at = (where: string, raw: unknown, dir = base): string | undefined => {
       if (typeof raw !== "string") return undefined
@@ -117,36 +118,30 @@ export function filesComposeReads(
       out.push({ where: `${file}${where}`, path: full })
       return full
     }
-    const follow = (path: string | undefined, dir?: string) => {
+    const follow = async (path: string | undefined, dir?: string) => {
       if (!path || depth > 8 || seen.has(path) || !allowed(path)) return
       const content = read(path)
       if (content === undefined) return
       seen.add(path)
-      let next: unknown
-      try {
-        next = parse(content, { merge: true })
-      } catch {
-        return // compose itself reports a file that does not parse
-      }
-      walk(next, dir ?? dirname(path), `${path}: `, depth + 1)
+      await walk(await parseYaml(content, { what: path }), dir ?? dirname(path), `${path}: `, depth + 1)
     }
     for (const entry of arr(m.include)) {
       if (typeof entry === "string") {
-        follow(at("include", entry))
+        await follow(at("include", entry))
         continue
       }
       const e = obj(entry)
       const dir = at("include project_directory", e.project_directory)
       for (const f of arr(e.env_file)) at("include env_file", f, dir)
-      for (const p of arr(e.path)) follow(at("include", p), dir)
+      for (const p of arr(e.path)) await follow(at("include", p), dir)
     }
     for (const [service, config] of Object.entries(obj(m.services))) {
       const s = obj(config)
       for (const e of arr(s.env_file)) at(`service ${service} env_file`, typeof e === "string" ? e : obj(e).path)
       const ext = obj(s.extends)
-      if (ext.file !== undefined) follow(at(`service ${service} extends`, ext.file))
+      if (ext.file !== undefined) await follow(at(`service ${service} extends`, ext.file))
     }
   }
-  walk(parse(text, { merge: true }), projectDir, "", 0)
+  await walk(await parseYaml(text), projectDir, "", 0)
   return out
 }

@@ -24,12 +24,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, isAbsolute, join, relative } from "node:path"
-import { parse } from "yaml"
 import type { ComposeFlavour, ComposeProject, ComposeRunner } from "./compose.ts"
 import { envRecord, renderEnvFile } from "./env.ts"
 import { allowedIn, checkHostPaths, filesComposeReads, readIfFile, realPath, within, type HostPath } from "./host-paths.ts"
 import { badRequest, HttpError } from "../http/http-error.ts"
 import { parseMount, type BindEntry, type VolumeEntry } from "./mounts.ts"
+import { parseYaml, parseYamlSync } from "./yaml.ts"
 import type { StackFiles } from "./files.ts"
 
 export type { BindEntry, HostPath, VolumeEntry }
@@ -351,7 +351,7 @@ function checkLoadedFiles(paths: HostPath[], projectDir: string, files: StackFil
  * Nothing is written to the data directory.
  */
 export async function candidateModel(runner: ComposeRunner, { project, compose, roots, files = {}, own = [], dataDir }: CandidateInput): Promise<CheckedModel> {
-  parseCompose(compose)
+  await readCompose(compose)
   const allowed = allowedIn(project.dir, roots, dataDir)
   // The files compose reads while loading are the candidate's where it has them (and gone where it
   // drops one of the stack's files), else what is on disk.
@@ -364,7 +364,7 @@ export async function candidateModel(runner: ComposeRunner, { project, compose, 
     }
     return readIfFile(path)
   }
-  const loaded = filesComposeReads(compose, envRecord(project.env), project.dir, allowed, runner.env, read)
+  const loaded = await filesComposeReads(compose, envRecord(project.env), project.dir, allowed, runner.env, read)
   checkHostPaths(loaded, project.dir, roots, dataDir)
   checkLoadedFiles(loaded, project.dir, files)
 
@@ -384,7 +384,7 @@ export async function candidateModel(runner: ComposeRunner, { project, compose, 
     let raw: unknown
     try {
       // v1 prints with PyYAML, a YAML 1.1 writer: read it as 1.1 (`'8080:80'`, `'yes'` stay strings).
-      raw = result.flavour === "v2" ? JSON.parse(result.stdout) : parse(result.stdout, { version: "1.1" })
+      raw = result.flavour === "v2" ? JSON.parse(result.stdout) : await parseYaml(result.stdout, { what: "compose's model", maxBytes: MODEL_MAX_BYTES, version: "1.1" })
     } catch {
       throw new HttpError(502, "compose_failed", "compose config printed a model that does not parse")
     }
@@ -397,14 +397,16 @@ export async function candidateModel(runner: ComposeRunner, { project, compose, 
   }
 }
 
-/** The parsed compose file, or a 400 with the parser's message: the fast answer for a file that is not YAML. */
-export function parseCompose(text: string): Record<string, any> {
-  let doc: unknown
-  try {
-    doc = parse(text, { merge: true })
-  } catch (err) {
-    throw badRequest(`the compose file does not parse: ${(err as Error).message}`, "invalid_compose")
-  }
+/** How large a model compose v1 may print (it expands anchors and adds defaults). */
+const MODEL_MAX_BYTES = 64 * 1024 * 1024
+
+function composeMapping(doc: unknown): Record<string, any> {
   if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw badRequest("the compose file must be a YAML mapping", "invalid_compose")
   return doc as Record<string, any>
 }
+
+/** A compose file from a request, parsed off the event loop (lib/stacks/yaml.ts): 413 when too large, 400 `invalid_compose` with the parser's message. */
+export const readCompose = async (text: string): Promise<Record<string, any>> => composeMapping(await parseYaml(text))
+
+/** A compose file the service has already accepted (through `readCompose`), parsed here and now. */
+export const parseCompose = (text: string): Record<string, any> => composeMapping(parseYamlSync(text))

@@ -19,7 +19,7 @@ test("interpolatedKeys: $VAR, ${VAR}, defaults (nested too), and not $$", () => 
   expect([...keys].sort()).toEqual(["FALLBACK", "PORT", "TAG", "USER"])
 })
 
-test("rewriteBinds: relative binds made absolute where allowed, refused elsewhere; named volumes and comments kept", () => {
+test("rewriteBinds: relative binds made absolute where allowed, refused elsewhere; named volumes and comments kept", async () => {
   const file = `services:
   web:
     image: nginx # the front
@@ -31,7 +31,7 @@ test("rewriteBinds: relative binds made absolute where allowed, refused elsewher
         target: /logs
       - /abs:/abs
 `
-  const { compose, binds } = rewriteBinds(file, "/srv/shop", (p) => p.startsWith("/srv/shop/"))
+  const { compose, binds } = await rewriteBinds(file, "/srv/shop", (p) => p.startsWith("/srv/shop/"))
   expect(binds).toEqual([
     { service: "web", source: "./site", path: "/srv/shop/site", action: "rewritten" },
     { service: "web", source: "../logs", path: "/srv/logs", action: "refused" },
@@ -39,7 +39,7 @@ test("rewriteBinds: relative binds made absolute where allowed, refused elsewher
   expect(compose).toContain("- /srv/shop/site:/usr/share/nginx/html:ro")
   expect(compose).toContain("source: ../logs")
   expect(compose).toContain("image: nginx # the front")
-  expect(rewriteBinds("services:\n  a:\n    image: x\n", "/srv", () => true)).toEqual({ compose: "services:\n  a:\n    image: x\n", binds: [] })
+  expect(await rewriteBinds("services:\n  a:\n    image: x\n", "/srv", () => true)).toEqual({ compose: "services:\n  a:\n    image: x\n", binds: [] })
 })
 
 const container = (id: string, service: string, hash: string) => ({ Id: id, Labels: { "com.docker.compose.service": service, "com.docker.compose.config-hash": hash } }) as unknown as ContainerSummary

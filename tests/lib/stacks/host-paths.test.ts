@@ -95,10 +95,10 @@ test("a root that is a file or a socket allows exactly that path: neither what w
   }
 })
 
-test("the files compose reads while loading are found in the file: env_file, extends, include (merge keys, defaults, nested files)", () => {
+test("the files compose reads while loading are found in the file: env_file, extends, include (merge keys, defaults, nested files)", async () => {
   writeFileSync(join(projectDir, "base.yaml"), `services:\n  base:\n    image: x\n    env_file: ../../leak.env\n`)
   const text = `x-e: &e\n  env_file: \${NOPE:-\${ALSO:-/etc/passwd}}\ninclude:\n  - path: ./inc.yaml\n    env_file: [./inc.env]\nservices:\n  app:\n    image: x\n    <<: *e\n    extends: {file: ./base.yaml, service: base}\n  b:\n    image: x\n    env_file: [{path: ~/b.env}]\n`
-  const paths = filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), { HOME: "/home/runner" })
+  const paths = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), { HOME: "/home/runner" })
   expect(paths.map((p) => [p.where.replace(projectDir, "<dir>"), p.path.replace(projectDir, "<dir>")])).toEqual([
     ["include env_file", "<dir>/inc.env"],
     ["include", "<dir>/inc.yaml"],
@@ -107,4 +107,18 @@ test("the files compose reads while loading are found in the file: env_file, ext
     ["<dir>/base.yaml: service base env_file", join(base, "leak.env")],
     ["service b env_file", "/home/runner/b.env"],
   ])
+})
+
+test("a file compose would read that does not parse, an alias bomb among them, is refused before compose runs", async () => {
+  const bomb = ['x-a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+  for (let i = 1; i < 9; i++) bomb.push(`x-${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(",")}]`)
+  writeFileSync(join(projectDir, "bomb.yaml"), `services:\n  base:\n    image: x\n${bomb.join("\n")}\n`)
+  writeFileSync(join(projectDir, "broken.yaml"), "services: [\n")
+  for (const [file, message] of [["bomb.yaml", /alias/], ["broken.yaml", /does not parse/]] as const) {
+    const text = `services:\n  app:\n    image: x\n    extends: {file: ./${file}, service: base}\n`
+    const refused = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), {}).then(() => undefined, (err: unknown) => err)
+    expect(refused).toMatchObject({ status: 400, code: "invalid_compose" })
+    expect((refused as Error).message).toStartWith(join(projectDir, file))
+    expect((refused as Error).message).toMatch(message)
+  }
 })

@@ -36,6 +36,8 @@ test.each([
   ["an invalid name", bearer, doc({ name: "../etc" }), 400, "invalid_name"],
   ["a version number that is not a number", bearer, doc({ versions: [{ ...version(1), version: "../../x" }] }), 400, "invalid_request"],
   ["a compose file that does not parse", bearer, doc({ compose: "services: [" }), 400, "invalid_compose"],
+  ["a compose file over 1 MiB", bearer, doc({ compose: `${twoServices}x-pad: "${"y".repeat(1024 * 1024)}"\n` }), 413, "compose_too_large"],
+  ["a version's compose file over 1 MiB", bearer, doc({ versions: [version(1), { ...version(2), compose: "x".repeat(1024 * 1024 + 1) }] }), 413, "compose_too_large"],
 ])("%s is refused and nothing is written", async (_what, headers, body, status, code) => {
   await app()
   const res = await t.call("POST", "/api/stacks/import", body, headers)

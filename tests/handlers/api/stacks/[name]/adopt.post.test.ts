@@ -41,6 +41,8 @@ test("bad input: a managed stack, an unknown project, traversal in file paths, a
     ["nothing", {}, 404, "no_project"],
     ["shop", { content: twoServices, files: { "../escape": "x" } }, 400, "invalid_path"],
     ["shop", { content: twoServices, files: { "conf/../../x": "x" } }, 400, "invalid_path"],
+    ["shop", { content: "services: [web\n  image: x" }, 400, "invalid_compose"],
+    ["shop", { content: `services:\n  web:\n    image: x\nx: "${"y".repeat(1024 * 1024)}"\n` }, 413, "compose_too_large"],
     ["Not%20A%20Name", {}, 400, "invalid_name"],
   ]
   for (const [name, body, status, code] of cases) {

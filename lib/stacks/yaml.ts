@@ -1,0 +1,141 @@
+// The one YAML parser of the service, with the same rules everywhere: merge keys (`<<`) as compose
+// applies them, no duplicate-key check (the parser's own is quadratic in the number of keys; compose
+// refuses duplicate keys itself), aliases limited (an alias bomb is refused, never expanded), and a
+// size bound (413 `compose_too_large`). A text that does not parse is a 400 `invalid_compose` with the
+// parser's message.
+//
+// Text from a request is parsed on a worker thread with a deadline (`parseYaml`): within the size
+// bound a hostile file still costs the parser seconds (1 MiB of keys, aliases or nested flow
+// collections: 0.8 to 160 s), which the event loop must not wait for. The worker is terminated when
+// its deadline passes (400 `invalid_compose`) and a new one takes the next text. `parseYamlSync` is
+// for text the service has already accepted through `parseYaml` (a stack's stored compose file).
+import { parse } from "yaml"
+import { FILE_MAX_BYTES } from "./files.ts"
+import { HttpError } from "../http/http-error.ts"
+import type { YamlReply, YamlRequest } from "./yaml-worker.ts"
+
+export const YAML_OPTIONS = { merge: true, uniqueKeys: false, maxAliasCount: 64 } as const
+
+/** The largest compose file (or file compose reads) taken: as large as the stack's other files. */
+export const YAML_MAX_BYTES = FILE_MAX_BYTES
+/** How long one text may take to parse. */
+export const YAML_DEADLINE_MS = 5000
+
+export interface YamlLimits {
+  /** What the text is, for messages ("the compose file", a path). */
+  what?: string
+  maxBytes?: number
+  deadlineMs?: number
+  /** The YAML version to read by (1.2 unless told: compose v1 prints YAML 1.1). */
+  version?: "1.1" | "1.2"
+}
+
+/** A service's `volumes` entry written as a string (`short`) or as a map's `source`, at [start, end) of the text. */
+export interface VolumeEntryAt {
+  service: string
+  short: boolean
+  value: string
+  start: number
+  end: number
+}
+
+/** Refuses with 413 `compose_too_large` a text over `maxBytes`. */
+export function checkYamlSize(text: string, { what = "the compose file", maxBytes = YAML_MAX_BYTES }: YamlLimits = {}): void {
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: only a text near the bound is measured.
+  if (text.length * 3 <= maxBytes) return
+  const size = Buffer.byteLength(text)
+  if (size > maxBytes) throw new HttpError(413, "compose_too_large", `${what} is ${size} bytes; at most ${maxBytes}`)
+}
+
+/** The parser's options, read by `version`. */
+export const yamlOptions = (version?: YamlLimits["version"]) => (version ? { ...YAML_OPTIONS, version } : YAML_OPTIONS)
+
+const invalid = (what: string, message: string) => new HttpError(400, "invalid_compose", `${what} does not parse: ${message}`)
+
+/**
+ * The worker module. A compiled binary (`bun build --compile`, which must list this file as an
+ * entrypoint) keeps it under its own root, where import.meta.url names the binary itself.
+ */
+const WORKER = import.meta.url.startsWith("file:///$bunfs/") ? new URL("lib/stacks/yaml-worker.ts", import.meta.url) : new URL("./yaml-worker.ts", import.meta.url)
+
+type Thread = Worker & { ref(): void; unref(): void }
+interface Job {
+  request: Omit<YamlRequest, "id">
+  what: string
+  deadlineMs: number
+  resolve(value: unknown): void
+  reject(err: Error): void
+}
+
+/** One worker thread, one text at a time: a text is given its deadline when the worker takes it. */
+class YamlThread {
+  private worker: Thread | undefined
+  private queue: Job[] = []
+  private busy = false
+  private nextId = 1
+
+  run(job: Job): void {
+    this.queue.push(job)
+    this.next()
+  }
+
+  private next(): void {
+    const job = this.busy ? undefined : this.queue.shift()
+    if (!job) return this.worker?.unref()
+    this.busy = true
+    const worker = (this.worker ??= new Worker(WORKER) as Thread)
+    worker.ref()
+    const id = this.nextId++
+    const done = (settle: () => void) => {
+      clearTimeout(timer)
+      worker.removeEventListener("message", onMessage)
+      worker.removeEventListener("error", onError)
+      this.busy = false
+      settle()
+      this.next()
+    }
+    const onMessage = ({ data }: MessageEvent<YamlReply>) => {
+      if (data.id === id) done(() => ("error" in data ? job.reject(invalid(job.what, data.error)) : job.resolve(data.value)))
+    }
+    const onError = (event: ErrorEvent) => {
+      this.stop(worker)
+      done(() => job.reject(invalid(job.what, event.message || "the parser failed")))
+    }
+    const timer = setTimeout(() => {
+      this.stop(worker)
+      done(() => job.reject(invalid(job.what, `parsing took longer than ${job.deadlineMs} ms`)))
+    }, job.deadlineMs)
+    worker.addEventListener("message", onMessage)
+    worker.addEventListener("error", onError)
+    worker.postMessage({ id, ...job.request } satisfies YamlRequest)
+  }
+
+  private stop(worker: Thread): void {
+    worker.terminate()
+    if (this.worker === worker) this.worker = undefined
+  }
+}
+
+const thread = new YamlThread()
+
+async function onThread(request: Omit<YamlRequest, "id">, limits: YamlLimits): Promise<unknown> {
+  checkYamlSize(request.text, limits)
+  const { what = "the compose file", deadlineMs = YAML_DEADLINE_MS } = limits
+  return new Promise((resolve, reject) => thread.run({ request, what, deadlineMs, resolve, reject }))
+}
+
+/** The value of a YAML text from a request, parsed on the worker thread within its deadline (413, 400 `invalid_compose`). */
+export const parseYaml = (text: string, limits: YamlLimits = {}): Promise<unknown> => onThread({ task: "parse", text, version: limits.version }, limits)
+
+/** The `volumes` entries of a compose file's services with where each is written, read on the worker thread as `parseYaml` reads. */
+export const volumeEntries = (text: string, limits: YamlLimits = {}): Promise<VolumeEntryAt[]> => onThread({ task: "volumes", text }, limits) as Promise<VolumeEntryAt[]>
+
+/** The value of a YAML text the service has already accepted through `parseYaml`, parsed here and now by the same rules. */
+export function parseYamlSync(text: string, limits: YamlLimits = {}): unknown {
+  checkYamlSize(text, limits)
+  try {
+    return parse(text, yamlOptions(limits.version))
+  } catch (err) {
+    throw invalid(limits.what ?? "the compose file", (err as Error).message)
+  }
+}
