@@ -8,7 +8,8 @@
 // bound a hostile file still costs the parser seconds (1 MiB of keys, aliases or nested flow
 // collections: 0.8 to 160 s), which the event loop must not wait for. The worker is terminated when
 // its deadline passes (400 `invalid_compose`) and a new one takes the next text. `parseYamlSync` is
-// for text the service has already accepted through `parseYaml` (a stack's stored compose file).
+// for text the service has already accepted through `parseYaml` (a stack's stored compose file, read
+// on every view of the stack): the values of the last texts the worker parsed are kept for it.
 import { parse } from "yaml"
 import { FILE_MAX_BYTES } from "./files.ts"
 import { HttpError } from "../http/http-error.ts"
@@ -118,6 +119,16 @@ class YamlThread {
 
 const thread = new YamlThread()
 
+/** The values of the texts last parsed on the worker (YAML 1.2), most recent last. */
+const parsed = new Map<string, unknown>()
+const PARSED_KEPT = 32
+
+function keep(text: string, value: unknown): void {
+  parsed.delete(text)
+  parsed.set(text, value)
+  if (parsed.size > PARSED_KEPT) parsed.delete(parsed.keys().next().value!)
+}
+
 async function onThread(request: Omit<YamlRequest, "id">, limits: YamlLimits): Promise<unknown> {
   checkYamlSize(request.text, limits)
   const { what = "the compose file", deadlineMs = YAML_DEADLINE_MS } = limits
@@ -125,14 +136,23 @@ async function onThread(request: Omit<YamlRequest, "id">, limits: YamlLimits): P
 }
 
 /** The value of a YAML text from a request, parsed on the worker thread within its deadline (413, 400 `invalid_compose`). */
-export const parseYaml = (text: string, limits: YamlLimits = {}): Promise<unknown> => onThread({ task: "parse", text, version: limits.version }, limits)
+export async function parseYaml(text: string, limits: YamlLimits = {}): Promise<unknown> {
+  const value = await onThread({ task: "parse", text, version: limits.version }, limits)
+  if (!limits.version) keep(text, value)
+  return value
+}
 
 /** The `volumes` entries of a compose file's services with where each is written, read on the worker thread as `parseYaml` reads. */
 export const volumeEntries = (text: string, limits: YamlLimits = {}): Promise<VolumeEntryAt[]> => onThread({ task: "volumes", text }, limits) as Promise<VolumeEntryAt[]>
 
-/** The value of a YAML text the service has already accepted through `parseYaml`, parsed here and now by the same rules. */
+/**
+ * The value of a YAML text the service has already accepted through `parseYaml`: as the worker parsed
+ * it when it is one of the last texts it took (a value to read, not to change), else parsed here and
+ * now by the same rules.
+ */
 export function parseYamlSync(text: string, limits: YamlLimits = {}): unknown {
   checkYamlSize(text, limits)
+  if (!limits.version && parsed.has(text)) return parsed.get(text)
   try {
     return parse(text, yamlOptions(limits.version))
   } catch (err) {

@@ -64,3 +64,10 @@ test("volume entries are found with where they are written, short and long forms
   expect(entries.map((e) => text.slice(e.start, e.end))).toEqual(["'./site:/s'", "../logs", "data:/d"])
   expect(await refusal(volumeEntries("services: {"))).toMatchObject({ code: "invalid_compose" })
 })
+
+test("a text the worker parsed is not parsed again on the event loop", async () => {
+  const text = "services:\n  web:\n    image: nginx\n"
+  const value = await parseYaml(text)
+  expect(parseYamlSync(text)).toBe(value)
+  expect(parseYamlSync("services: {}\n")).toEqual({ services: {} })
+})
