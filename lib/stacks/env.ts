@@ -61,16 +61,18 @@ export const secretValues = (env: EnvVar[]) => env.filter((e) => e.secret && e.v
 const SECRET_LINE_MIN = 8
 
 /**
- * What `redact` looks for of one secret: the value whole, newlines and all; a multi-line value also
- * as text read line by line shows it (line ends as \n, blank lines dropped) and each of its lines of
- * SECRET_LINE_MIN characters or more, which output printed one line at a time, quoted or escaped
- * shows apart. Shorter lines of a multi-line secret are hidden only where the whole value is.
+ * What `redact` looks for of one secret: the value whole, newlines and all, and escaped as JSON and
+ * Go's %q print it (`\"`, `\\`, `\n`: an error message quoting a value); a multi-line value also as
+ * text read line by line shows it (line ends as \n, blank lines dropped) and each of its lines of
+ * SECRET_LINE_MIN characters or more, which output printed one line at a time shows apart. Shorter
+ * lines of a multi-line secret are hidden only where the whole value is.
  */
 function termsOf(secret: string): string[] {
-  if (!secret.includes("\n")) return [secret]
+  const escaped = JSON.stringify(secret).slice(1, -1)
+  if (!secret.includes("\n")) return [secret, escaped]
   const lines = secret.split(/\r?\n/)
   const kept = lines.filter((l) => l.trim()).join("\n")
-  return [secret, kept, ...lines.map((l) => l.trim()).filter((l) => l.length >= SECRET_LINE_MIN)]
+  return [secret, escaped, kept, ...lines.map((l) => l.trim()).filter((l) => l.length >= SECRET_LINE_MIN)]
 }
 
 /**

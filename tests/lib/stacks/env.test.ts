@@ -65,13 +65,18 @@ test("redact matches a multi-line secret whole, newlines and all, and as lines r
   expect(redact("a\nfirst-line-of-it\nab\nb", [blank])).toBe("a\n***\nb")
 })
 
+test("redact hides a secret escaped as JSON and Go's %q quote it, newlines and all", () => {
+  expect(redact(`invalid reference "reg/pa\\"ss\\\\x": bad`, ['pa"ss\\x'])).toBe('invalid reference "reg/***": bad')
+  expect(redact(JSON.stringify({ key: pem }), [pem])).toBe('{"key":"***"}')
+})
+
 test("redact hides each line of 8 characters or more of a multi-line secret wherever it stands; shorter ones only with the rest", () => {
   // One line at a time, as a streamed output line shows it.
   expect(redact("web | MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", [pem])).toBe("web | ***")
   expect(redact("  qhkiG9w0  ", [pem])).toBe("  ***  ")
   expect(redact("xyz= is short", [pem])).toBe("xyz= is short")
-  // Escaped into one line (Go's %q, JSON): the long lines are hidden, the short one goes with its neighbours only when whole.
-  expect(redact(JSON.stringify(pem), [pem])).toBe(`"***\\n***\\n***\\nxyz=\\n***"`)
+  // Quoted into one line in another way than JSON's: the long lines are hidden, the short one is not.
+  expect(redact(pem.split("\n").join("|"), [pem])).toBe("***|***|***|xyz=|***")
 })
 
 test("a store's one redactor hides each stack's own secrets, and keeps hiding a value the stack no longer holds", () => {
