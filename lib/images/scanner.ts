@@ -3,6 +3,7 @@
 // with the scanner's database cached in a named volume. Both reports become one CVE record shape.
 import { parseDockerHost, type ContainerSpec, type Engine } from "../engine/client.ts"
 import { HttpError } from "../http/http-error.ts"
+import { spawnBounded } from "../engine/spawn.ts"
 
 export const SEVERITIES = ["critical", "high", "medium", "low", "negligible", "unknown"] as const
 export type Severity = (typeof SEVERITIES)[number]
@@ -124,25 +125,15 @@ function chooseScanner(o: ScannerOptions): { name: ScannerName; binary?: string 
 
 const timedOut = (name: string, timeout: number) => new HttpError(504, "scan_timeout", `${name} did not finish within ${timeout} s`)
 
-/** The scanner's binary run against the engine; killed at the timeout or when the service exits. */
+/** The scanner's binary run against the engine; stopped at the timeout or when the service exits (the queue runs it again after a restart). */
 async function runBinary(o: ScannerOptions, name: ScannerName, binary: string, ref: string): Promise<Report> {
-  const proc = Bun.spawn([binary, ...scanArgs(name, ref)], {
-    env: { ...o.env, DOCKER_HOST: o.engine.host },
-    stdout: "pipe",
-    stderr: "pipe",
-    stdin: "ignore",
-  })
-  // The scan dies with the service; the queue runs it again after a restart.
-  const kill = () => proc.kill("SIGKILL")
-  process.once("exit", kill)
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => (kill(), reject(timedOut(name, o.timeout))), o.timeout * 1000)))
-  const output = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
-  const code = await Promise.race([proc.exited, expired]).finally(() => {
-    clearTimeout(timer)
-    process.off("exit", kill)
-  })
-  const [stdout, stderr] = await output
+  const { proc, exited, stopped } = spawnBounded(
+    [binary, ...scanArgs(name, ref)],
+    { env: { ...o.env, DOCKER_HOST: o.engine.host }, stdout: "pipe", stderr: "pipe", stdin: "ignore" },
+    { timeout: o.timeout },
+  )
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), exited])
+  if (stopped()) throw timedOut(name, o.timeout)
   if (code !== 0) throw new HttpError(502, "scan_failed", `${name} exited with ${code}: ${tail(stderr || stdout)}`)
   return readReport(name, "binary", stdout)
 }

@@ -29,6 +29,8 @@ export interface Config {
   scanner: "trivy" | "grype" | "auto"
   /** Seconds one scan may take before it is stopped. */
   scanTimeout: number
+  /** SVC_COMPOSE_TIMEOUT, SVC_COMPOSE_CONFIG_TIMEOUT: seconds a compose run (up, pull, down...) and a `config` may take before compose is stopped. */
+  composeTimeouts: { run: number; config: number }
   /** Host folders stacks may mount besides their own folder (bind sources, env files, ...), "/" allowing any; a file or a socket allows that path only. */
   bindRoots: string[]
   /** SVC_SECRET_KEYS: name patterns (`*` any run, case-insensitive) of environment keys an adoption flags secret. */
@@ -64,6 +66,8 @@ export const defaults = {
   maxJsonBody: 32 * 1024 * 1024,
   probeTimeoutMs: 5000,
   scanTimeout: 600,
+  composeTimeout: 15 * 60,
+  composeConfigTimeout: 60,
   mcpSessionTtl: 30 * 60,
   ttsMaxChars: 50_000,
   ttsConcurrency: 2,
@@ -127,6 +131,13 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   return n
 }
 
+/** A deadline in seconds: a whole number, at least 1. */
+function seconds(name: string, value: string | undefined, fallback: number): number {
+  const n = positiveInt(name, value, fallback)
+  if (n < 1) throw new ConfigError(`${name} must be at least 1 (seconds)`)
+  return n
+}
+
 /** One of the allowed words; the first is the default. */
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly [T, ...T[]]): T {
   if (value === undefined || value === "") return allowed[0]
@@ -187,6 +198,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     mcp: mcpConfig(env, addr),
     scanner: oneOf("SVC_SCANNER", env.SVC_SCANNER, ["auto", "trivy", "grype"] as const),
     scanTimeout: positiveInt("SVC_SCAN_TIMEOUT", env.SVC_SCAN_TIMEOUT, defaults.scanTimeout),
+    composeTimeouts: { run: seconds("SVC_COMPOSE_TIMEOUT", env.SVC_COMPOSE_TIMEOUT, defaults.composeTimeout), config: seconds("SVC_COMPOSE_CONFIG_TIMEOUT", env.SVC_COMPOSE_CONFIG_TIMEOUT, defaults.composeConfigTimeout) },
     insecureRegistries: list(env.SVC_INSECURE_REGISTRIES),
     bindRoots: absolutePaths("SVC_BIND_ROOTS", env.SVC_BIND_ROOTS),
     secretKeys: env.SVC_SECRET_KEYS ? list(env.SVC_SECRET_KEYS) : defaults.secretKeys,

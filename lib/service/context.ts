@@ -74,7 +74,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   const engine = o.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion)
   // Engine events about a stack's objects hide its secrets (the store is made below).
   const events: EventBus = o.events ?? new EventBus((project) => redactorFor(stacks)(project))
-  const compose = o.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events })
+  const compose = o.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events, timeouts: config.composeTimeouts })
   const scanner = o.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv })
   // A stack is watched from its first deploy's `up` on: its records are written before.
   const liveMounts: LiveMounts = o.liveMounts ?? new LiveMounts({ engine, events, managed: (name) => existsSync(stacks.records(name)), allowedFor: (name) => stacks.allows(name), secrets: (name) => stacks.secrets(name) })

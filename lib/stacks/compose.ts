@@ -4,9 +4,13 @@
 // service's engine (DOCKER_HOST). Output lines are streamed into the event bus as they come, with
 // every secret value of the stack replaced by "***" (a line shows only part of a multi-line secret:
 // `redact` hides its longer lines there); the whole output, redacted as one text, is returned.
+// Every call has a deadline (SVC_COMPOSE_TIMEOUT for `run`, SVC_COMPOSE_CONFIG_TIMEOUT for `config` and
+// `merge`): past it compose's process group is stopped (lib/engine/spawn.ts) and the call answers 504
+// `compose_timeout` with compose's output so far.
 import { join } from "node:path"
 import { envRecord, redact, secretValues, type EnvVar } from "./env.ts"
 import type { EventBus } from "../engine/events.ts"
+import { spawnBounded, type Stopped } from "../engine/spawn.ts"
 import { HttpError } from "../http/http-error.ts"
 
 export type ComposeFlavour = "v1" | "v2"
@@ -34,7 +38,7 @@ export interface ComposeRunner {
   readonly env: Record<string, string>
   flavour(): Promise<ComposeFlavour>
   /** Runs `compose <global flags> <args>`; `action` names the event (`<action>.output`). */
-  run(project: ComposeProject, args: string[], action: string): Promise<ComposeResult>
+  run(project: ComposeProject, args: string[], action: string, options?: RunOptions): Promise<ComposeResult>
   /**
    * Compose's resolved model of a candidate: `config` on `candidate.file` and `candidate.envFile`
    * with `--project-directory project.dir` (relative paths resolve there, as they will on deploy,
@@ -51,6 +55,26 @@ export interface ComposeRunner {
    */
   merge(files: string[], dir: string): Promise<string | undefined>
 }
+
+export interface RunOptions {
+  /** Stops the run early (503 `compose_aborted`). */
+  signal?: AbortSignal
+  /** Seconds, instead of the runner's own deadline. */
+  timeout?: number
+}
+
+/** Seconds a compose call may take. */
+export interface ComposeTimeouts {
+  /** `run`: up, pull, down... */
+  run: number
+  /** `config` and `merge`, which only read files. */
+  config: number
+}
+
+export const COMPOSE_TIMEOUTS: ComposeTimeouts = { run: 15 * 60, config: 60 }
+
+/** Seconds `docker compose version` may take while the CLI is detected. */
+const PROBE_TIMEOUT = 30
 
 export interface ComposeCandidate {
   /** The compose file to resolve (absolute). */
@@ -86,7 +110,7 @@ export async function detectCompose(probe: Probe, env: Record<string, string>): 
 
 async function exitCode(cmd: string[], env: Record<string, string>): Promise<number> {
   try {
-    return await Bun.spawn(cmd, { env, stdout: "ignore", stderr: "ignore", stdin: "ignore" }).exited
+    return await spawnBounded(cmd, { env, stdout: "ignore", stderr: "ignore", stdin: "ignore" }, { timeout: PROBE_TIMEOUT }).exited
   } catch {
     return 127
   }
@@ -114,9 +138,17 @@ export interface ComposeRunnerOptions {
   toolEnv: Record<string, string>
   events: EventBus
   probe?: Probe
+  timeouts?: ComposeTimeouts
 }
 
-export function composeRunner({ host, toolEnv, events, probe = exitCode }: ComposeRunnerOptions): ComposeRunner {
+/** The answer to a call stopped before it ended: 504 at its deadline, 503 when its caller gave up. */
+function stoppedError(why: Stopped, args: string[], timeout: number, output: string): HttpError {
+  const said = output.split("\n").slice(-20).join("\n") || "no output"
+  if (why === "aborted") return new HttpError(503, "compose_aborted", `compose ${args.join(" ")} was stopped: its caller gave up; its output: ${said}`)
+  return new HttpError(504, "compose_timeout", `compose ${args.join(" ")} did not finish within ${timeout} s and was stopped; its output: ${said}`)
+}
+
+export function composeRunner({ host, toolEnv, events, probe = exitCode, timeouts = COMPOSE_TIMEOUTS }: ComposeRunnerOptions): ComposeRunner {
   const base: Record<string, string> = { ...toolEnv, DOCKER_HOST: host }
   let detected: Promise<ComposeCli> | undefined
   const cli = () => (detected ??= detectCompose(probe, base))
@@ -130,7 +162,7 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode }: Compo
   return {
     env: base,
     flavour: async () => (await cli()).flavour,
-    async run(project, args, action) {
+    async run(project, args, action, { signal, timeout = timeouts.run } = {}) {
       const { argv } = await binary()
       const secrets = secretValues(project.env)
       const lines: string[] = []
@@ -138,40 +170,45 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode }: Compo
         lines.push(line)
         events.publish({ type: "stack", action: `${action}.output`, name: project.name, message: redact(line, secrets) })
       }
-      const proc = Bun.spawn([...argv, ...globalArgs(project), ...args], {
-        cwd: project.dir,
-        env: { ...envRecord(project.env), ...base },
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      })
+      const { proc, exited, stopped } = spawnBounded(
+        [...argv, ...globalArgs(project), ...args],
+        { cwd: project.dir, env: { ...envRecord(project.env), ...base }, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+        { timeout, signal },
+      )
       await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
-      return { code: await proc.exited, output: redact(lines.join("\n"), secrets) }
+      const result = { code: await exited, output: redact(lines.join("\n"), secrets) }
+      const why = stopped()
+      if (why) throw stoppedError(why, args, timeout, result.output)
+      return result
     },
     async config(project, candidate) {
       const { argv, flavour } = await binary()
       const args = flavour === "v2" ? ["--profile", "*", "config", "--format", "json"] : ["config"]
-      const proc = Bun.spawn([...argv, ...globalArgs(project, candidate), ...args], {
-        cwd: candidate.cwd,
-        env: { ...envRecord(project.env), ...base },
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      })
+      const { proc, exited, stopped } = spawnBounded(
+        [...argv, ...globalArgs(project, candidate), ...args],
+        { cwd: candidate.cwd, env: { ...envRecord(project.env), ...base }, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+        { timeout: timeouts.config },
+      )
       const secrets = secretValues(project.env)
       const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
       const output = redact(stderr.trim(), secrets)
       if (output) events.publish({ type: "stack", action: "config.output", name: project.name, message: output })
-      return { flavour, code: await proc.exited, stdout, output }
+      const code = await exited
+      const why = stopped()
+      if (why) throw stoppedError(why, ["config"], timeouts.config, output)
+      return { flavour, code, stdout, output }
     },
     async merge(files, dir) {
       const { argv, flavour } = await binary()
       if (flavour === "v1") return undefined
-      const proc = Bun.spawn(
+      const { proc, exited, stopped } = spawnBounded(
         [...argv, "--ansi", "never", ...files.flatMap((f) => ["-f", f]), "--project-directory", dir, "config", "--no-interpolate", "--no-path-resolution", "--no-normalize"],
         { cwd: dir, env: base, stdin: "ignore", stdout: "pipe", stderr: "ignore" },
+        { timeout: timeouts.config },
       )
-      const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+      const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), exited])
+      const why = stopped()
+      if (why) throw stoppedError(why, ["config"], timeouts.config, "")
       return code === 0 ? stdout : undefined
     },
   }

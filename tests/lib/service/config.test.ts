@@ -11,6 +11,13 @@ test("scan, update and metrics settings: defaults and parsing", () => {
   expect(() => loadConfig({ SVC_SCAN_TIMEOUT: "-1" })).toThrow("SVC_SCAN_TIMEOUT must be a whole number")
 })
 
+test("compose deadlines: 15 minutes for a run, a minute for config by default; at least a second", () => {
+  expect(loadConfig({}).composeTimeouts).toEqual({ run: 900, config: 60 })
+  expect(loadConfig({ SVC_COMPOSE_TIMEOUT: "5", SVC_COMPOSE_CONFIG_TIMEOUT: "2" }).composeTimeouts).toEqual({ run: 5, config: 2 })
+  expect(() => loadConfig({ SVC_COMPOSE_TIMEOUT: "0" })).toThrow("SVC_COMPOSE_TIMEOUT must be at least 1 (seconds)")
+  expect(() => loadConfig({ SVC_COMPOSE_CONFIG_TIMEOUT: "soon" })).toThrow("SVC_COMPOSE_CONFIG_TIMEOUT must be a whole number")
+})
+
 test("SVC_SECRET_KEYS: the key patterns an adoption flags secret, a default list when unset", () => {
   expect(loadConfig({}).secretKeys).toEqual(["*PASSWORD*", "*SECRET*", "*TOKEN*", "*KEY*"])
   expect(loadConfig({ SVC_SECRET_KEYS: "*PASS*, API_*" }).secretKeys).toEqual(["*PASS*", "API_*"])

@@ -1,5 +1,5 @@
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test"
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { composeRunner, detectCompose, globalArgs } from "#lib/stacks/compose.ts"
@@ -130,4 +130,63 @@ test("the rendered v1 env file reads back exactly through docker-compose", async
   const environment = parse(out).services.app.environment
   // `config` prints a literal $ as $$.
   values.forEach((value, i) => expect(environment[`V${i}`].replaceAll("$$", "$")).toBe(value))
+})
+
+/** A compose plugin that says it is waiting, writes its pid and its child's, and never ends. */
+function hangingPlugin(name: string) {
+  const config = join(dir, name)
+  mkdirSync(join(config, "cli-plugins"), { recursive: true })
+  const plugin = join(config, "cli-plugins", "docker-compose")
+  const pids = join(dir, `${name}.pids`)
+  writeFileSync(
+    plugin,
+    `#!/bin/sh
+[ "$1" = docker-cli-plugin-metadata ] && exec echo '{"SchemaVersion":"0.1.0","Vendor":"test","Version":"v2.99.0","ShortDescription":"stand-in"}'
+[ "$2" = version ] && exit 0
+sleep 600 & echo $$ $! > ${pids}
+echo "Container demo-web-1 Waiting $KEY" >&2
+wait
+`,
+  )
+  chmodSync(plugin, 0o755)
+  const alive = (pid: number) => {
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))
+    } catch {
+      return false
+    }
+  }
+  const started = async () => {
+    while (!existsSync(pids)) await Bun.sleep(50)
+  }
+  return { toolEnv: { PATH: process.env.PATH!, HOME: dir, DOCKER_CONFIG: config }, started, running: () => readFileSync(pids, "utf8").trim().split(" ").map(Number).filter(alive) }
+}
+
+test("a compose call past its deadline is stopped with its processes: 504 compose_timeout with its output so far, secrets hidden", async () => {
+  const { toolEnv, running } = hangingPlugin("hanging")
+  writeFileSync(join(dir, ".env"), "")
+  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus(), timeouts: { run: 60, config: 1 } })
+  const project = { name: "demo", dir, env: [{ key: "KEY", value: "pa55-w0rd-xyz", secret: true }] }
+  const refused = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => err)
+  const up = await refused(runner.run(project, ["up", "-d"], "up", { timeout: 1 }))
+  expect(up).toMatchObject({ status: 504, code: "compose_timeout" })
+  expect((up as Error).message).toBe("compose up -d did not finish within 1 s and was stopped; its output: Container demo-web-1 Waiting ***")
+  expect(running()).toEqual([])
+  const config = await refused(runner.config(project, { file: join(dir, "compose.yaml"), envFile: join(dir, ".env"), cwd: dir }))
+  expect(config).toMatchObject({ status: 504, code: "compose_timeout" })
+  expect(running()).toEqual([])
+  expect(await refused(runner.merge([join(dir, "a.yaml"), join(dir, "b.yaml")], dir))).toMatchObject({ status: 504, code: "compose_timeout" })
+  expect(running()).toEqual([])
+})
+
+test("a compose run whose caller gives up is stopped at once: 503 compose_aborted", async () => {
+  const { toolEnv, started, running } = hangingPlugin("abandoned")
+  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus() })
+  const abort = new AbortController()
+  const run = runner.run({ name: "demo", dir, env: [] }, ["up"], "up", { signal: abort.signal })
+  await started()
+  expect(running()).toHaveLength(2)
+  abort.abort()
+  expect(await run.then(() => undefined, (err: unknown) => err)).toMatchObject({ status: 503, code: "compose_aborted" })
+  expect(running()).toEqual([])
 })

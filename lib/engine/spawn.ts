@@ -1,0 +1,63 @@
+// The programs the service runs against the engine (the compose CLI, an image scanner, `docker`), each
+// with a deadline: it runs in a process group of its own, and when its deadline passes or its caller
+// gives up (an AbortSignal), the whole group gets SIGTERM, then SIGKILL after a grace period. A
+// program still running when the service exits is killed with it.
+import type { Subprocess } from "bun"
+
+/** How long to wait after SIGTERM before SIGKILL. */
+export const KILL_GRACE_MS = 5000
+
+export interface Deadline {
+  /** Seconds the program may run. */
+  timeout: number
+  /** Stops the program early (a request whose client went away). */
+  signal?: AbortSignal
+  graceMs?: number
+}
+
+export type Stopped = "timeout" | "aborted"
+
+export interface Bounded<P extends Subprocess> {
+  proc: P
+  /** The exit code (or the signal's number + 128), once the program and its timers are done. */
+  exited: Promise<number>
+  /** Why the program was stopped, if it was. */
+  stopped(): Stopped | undefined
+}
+
+type Options = NonNullable<Parameters<typeof Bun.spawn>[1]>
+
+/** Runs `cmd` under `deadline` (see the module's comment). */
+export function spawnBounded<O extends Options>(cmd: string[], options: O, { timeout, signal, graceMs = KILL_GRACE_MS }: Deadline): Bounded<Subprocess<O["stdin"], O["stdout"], O["stderr"]>> {
+  const proc = Bun.spawn(cmd, { ...options, detached: true }) as Subprocess<O["stdin"], O["stdout"], O["stderr"]>
+  let stopped: Stopped | undefined
+  let grace: ReturnType<typeof setTimeout> | undefined
+  const group = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-proc.pid, sig)
+    } catch {
+      // the group is gone already
+    }
+  }
+  const stop = (why: Stopped) => {
+    if (stopped || proc.exitCode !== null || proc.signalCode !== null) return
+    stopped = why
+    group("SIGTERM")
+    grace = setTimeout(() => group("SIGKILL"), graceMs)
+  }
+  const onExit = () => group("SIGKILL")
+  const onAbort = () => stop("aborted")
+  const timer = setTimeout(() => stop("timeout"), timeout * 1000)
+  process.once("exit", onExit)
+  signal?.addEventListener("abort", onAbort, { once: true })
+  if (signal?.aborted) onAbort()
+  const exited = proc.exited.finally(() => {
+    clearTimeout(timer)
+    clearTimeout(grace)
+    process.off("exit", onExit)
+    signal?.removeEventListener("abort", onAbort)
+    // What the program left running in its group goes with it.
+    if (stopped) group("SIGKILL")
+  })
+  return { proc, exited, stopped: () => stopped }
+}

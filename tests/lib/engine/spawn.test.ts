@@ -1,0 +1,68 @@
+import { afterAll, expect, test } from "bun:test"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { spawnBounded } from "#lib/engine/spawn.ts"
+
+const dir = mkdtempSync(join(tmpdir(), "hm-spawn-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** Whether a process runs: neither gone nor a zombie waiting to be reaped. */
+const alive = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))
+  } catch {
+    return false
+  }
+}
+
+/** A shell that writes its pid and its child's, then waits on the child; `trap` set to ignore SIGTERM when asked. */
+function family(name: string, ignoreTerm = false) {
+  const pids = join(dir, name)
+  const script = `${ignoreTerm ? "trap '' TERM; " : ""}sleep 60 & echo $$ $! > ${pids}; echo started; wait`
+  return { cmd: ["sh", "-c", script], pids: () => readFileSync(pids, "utf8").trim().split(" ").map(Number) }
+}
+
+const started = async (stdout: ReadableStream<Uint8Array>) => {
+  for await (const _ of stdout) return
+}
+
+test("a program that ends in time is left alone", async () => {
+  const run = spawnBounded(["sh", "-c", "echo hi; exit 3"], { stdout: "pipe" }, { timeout: 5 })
+  expect([await new Response(run.proc.stdout).text(), await run.exited, run.stopped()]).toEqual(["hi\n", 3, undefined])
+})
+
+test("past its deadline the program and what it started are stopped", async () => {
+  const f = family("timeout")
+  const run = spawnBounded(f.cmd, { stdout: "pipe" }, { timeout: 1 })
+  await started(run.proc.stdout)
+  const [shell, child] = f.pids()
+  expect([alive(shell!), alive(child!)]).toEqual([true, true])
+  expect(await run.exited).toBe(143)
+  expect(run.stopped()).toBe("timeout")
+  expect([alive(shell!), alive(child!)]).toEqual([false, false])
+})
+
+test("a program that ignores SIGTERM gets SIGKILL after the grace period", async () => {
+  const f = family("stubborn", true)
+  const run = spawnBounded(f.cmd, { stdout: "pipe" }, { timeout: 1, graceMs: 300 })
+  await started(run.proc.stdout)
+  const [shell, child] = f.pids()
+  expect(await run.exited).toBe(137)
+  expect(run.stopped()).toBe("timeout")
+  expect([alive(shell!), alive(child!)]).toEqual([false, false])
+})
+
+test("an aborted signal stops the program at once, before or while it runs", async () => {
+  const f = family("aborted")
+  const abort = new AbortController()
+  const run = spawnBounded(f.cmd, { stdout: "pipe" }, { timeout: 60, signal: abort.signal })
+  await started(run.proc.stdout)
+  abort.abort()
+  expect(await run.exited).toBe(143)
+  expect(run.stopped()).toBe("aborted")
+  expect(f.pids().map(alive)).toEqual([false, false])
+  const early = spawnBounded(["sleep", "60"], {}, { timeout: 60, signal: AbortSignal.abort() })
+  await early.exited
+  expect(early.stopped()).toBe("aborted")
+})
