@@ -174,13 +174,22 @@ export class Stacks {
     return readdirSync(this.kept).filter((n) => isStackName(n) && this.has(n)).sort()
   }
 
-  /** The secret values of a stack's environment (none for a name that is no stack), for redaction. */
+  /**
+   * The secret values of a stack (none for a name that is no stack), for redaction: its
+   * environment's and its current version's, which run in its containers until the next apply.
+   */
   secrets(name: string): string[] {
     if (!isStackName(name)) return []
     let values = this.secretValues.get(name)
     if (!values) {
-      const kept = readIfFile(join(this.records(name), "env.json"))
-      values = secretValues(kept ? (JSON.parse(kept) as EnvVar[]) : [])
+      const rec = this.records(name)
+      const kept = <T>(file: string, fallback: T): T => {
+        const text = readIfFile(join(rec, file))
+        return text ? (JSON.parse(text) as T) : fallback
+      }
+      const current = kept<Partial<StackState>>("state.json", {}).current_version
+      const running = current == null ? [] : kept<Partial<StackVersion>>(join("versions", `${current}.json`), {}).env ?? []
+      values = [...new Set([...secretValues(kept<EnvVar[]>("env.json", [])), ...secretValues(running)])]
       if (this.has(name)) this.secretValues.set(name, values)
     }
     return values
@@ -569,7 +578,7 @@ export class Stacks {
     if (run !== undefined) writeFileAtomic(join(rec, RUN_FILE), run, SECRET)
     writeJson(join(rec, "env.json"), env, SECRET)
     writeFileAtomic(join(rec, ENV_FILE), renderEnvFile(env, await this.compose.flavour()), SECRET)
-    this.secretValues.set(name, secretValues(env))
+    this.secretValues.delete(name)
     if (!files) return
     for (const [p, content] of Object.entries(files)) writeStackFile(dir, p, content)
     for (const p of replaced) if (!Object.hasOwn(files, p)) removeFile(dir, p)
@@ -595,6 +604,7 @@ export class Stacks {
 
   private async writeState(name: string, state: StackState): Promise<Stack> {
     writeJson(join(this.records(name), "state.json"), { ...state, updated: new Date(this.now()).toISOString() })
+    this.secretValues.delete(name)
     return this.read(name)
   }
 }

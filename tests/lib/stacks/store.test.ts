@@ -247,3 +247,13 @@ test("a stack kept in the old layout moves to its records at start; links a cont
   expect(readFileSync(join(outside, "secret"), "utf8")).toBe("the host's\n")
   rmSync(outside, { recursive: true, force: true })
 })
+
+test("a stack's secrets for redaction: its environment's and its current version's, which still run until an apply", async () => {
+  await stacks.deploy("web", twoServices, secret)
+  await stacks.setEnv("web", [{ key: "TOKEN", value: "t0ken-two", secret: true }])
+  expect(stacks.secrets("web").sort()).toEqual(["t0ken-one", "t0ken-two"])
+  await stacks.apply("web")
+  expect(stacks.secrets("web")).toEqual(["t0ken-two"])
+  expect(stacks.secrets("nope")).toEqual([])
+  expect(stacks.secrets("../web")).toEqual([])
+})
