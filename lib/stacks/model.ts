@@ -338,7 +338,8 @@ function checkLoadedFiles(paths: HostPath[], projectDir: string, files: StackFil
   for (const { where, path } of paths) {
     if (where.endsWith("project_directory") || !within(path, projectDir) || path === projectDir) continue
     const rel = path.slice(projectDir.length + 1)
-    if (!Object.hasOwn(files, rel))
+    // `.env` is the stack's environment as the service renders it (`env_file: .env`), laid out with the candidate.
+    if (rel !== ".env" && !Object.hasOwn(files, rel))
       throw new HttpError(400, "host_path_refused", `${where}: "${rel.slice(0, 200)}" is not one of the stack's files; compose would read it from the stack's folder, which its containers can change: send it as one of the stack's files`)
   }
 }

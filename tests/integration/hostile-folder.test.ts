@@ -23,7 +23,7 @@ let svc: Service
 let dataDir: string
 /** Stands in for the host: no container of a stack may reach it. */
 let host: string
-const STACKS = ["hm-rewrite", "hm-links", "hm-names"]
+const STACKS = ["hm-rewrite", "hm-links", "hm-names", "hm-dotenv"]
 const env = () => ({ DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage() })
 
 async function call(method: string, path: string, body?: unknown) {
@@ -165,4 +165,16 @@ test("update-policy.json, __proto__, constructor and prototype are ordinary file
   // A redeploy that leaves files out keeps the stored ones, all of them.
   const again = await call("POST", "/api/stacks", { name: "hm-names", content: planting("true") })
   expect(again.body.files).toEqual(paths)
+}, 120_000)
+
+test("env_file: .env is the stack's environment, not a .env a container wrote into its folder", async () => {
+  const content = `${planting("echo PLANTED=from-the-container > /stack/.env")}    env_file: .env\n`
+  const deployed = await call("POST", "/api/stacks", { name: "hm-dotenv", content, env: [{ key: "PLANTED", value: "from-the-stack" }] })
+  expect([deployed.status, deployed.body.error]).toEqual([201, undefined])
+  await planted("hm-dotenv", ".env")
+  const applied = await call("POST", "/api/stacks/hm-dotenv/apply")
+  expect([applied.status, applied.body.error]).toEqual([200, undefined])
+  const [c] = await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=hm-dotenv`] } })
+  expect((await engine.inspectContainer(c!.Id)).Config.Env).toContain("PLANTED=from-the-stack")
+  expect((await engine.inspectContainer(c!.Id)).Config.Env).not.toContain("PLANTED=from-the-container")
 }, 120_000)
