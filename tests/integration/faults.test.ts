@@ -99,7 +99,7 @@ test("SIGKILL in the middle of stack writes, 50 times: every stack file parses a
   let svc = await startService({ DOCKER_HOST: engineHost() }, { dataDir })
   expect((await call(svc, "POST", "/api/stacks", { name, content: idle(0), env: [{ key: "K", value: "v-start" }, { key: "S", value: "s3cret", secret: true }] })).status).toBe(201)
   await svc.stop()
-  const dir = join(dataDir, "stacks", name)
+  const dir = join(dataDir, "records", name)
   const leftovers = new Set<string>()
   const temps = () => readdirSync(dir, { recursive: true }).map(String).filter((f) => f.includes(".tmp-"))
   try {
@@ -162,7 +162,7 @@ test("a full disk under the data directory: writes answer 507 insufficient_stora
   const svc = await startService({ DOCKER_HOST: engineHost() }, { dataDir })
   try {
     expect((await call(svc, "POST", "/api/stacks", { name, content: idle(0), env: [{ key: "K", value: "before" }] })).status).toBe(201)
-    const dir = join(dataDir, "stacks", name)
+    const dir = join(dataDir, "records", name)
     const snapshot = () => snapshotOf(dir)
     const before = snapshot()
     // Fill the disk to the last byte.
@@ -186,6 +186,7 @@ test("a full disk under the data directory: writes answer 507 insufficient_stora
       expect([res.status, res.body.error.code]).toEqual([507, "insufficient_storage"])
     }
     expect(snapshot()).toEqual(before)
+    expect(readdirSync(join(dataDir, "records"))).toEqual([name])
     expect(readdirSync(join(dataDir, "stacks"))).toEqual([name])
     const read = await call(svc, "GET", `/api/stacks/${name}/compose`)
     expect([read.status, read.body.content]).toEqual([200, idle(0)])

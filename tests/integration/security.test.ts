@@ -126,8 +126,8 @@ describe("the planted secret and the cluster token", () => {
   })
 
   test("the files that hold them are readable by the service's user only", () => {
-    const dir = join(svc.dataDir, "stacks", STACK)
-    const secretFiles = [join(svc.dataDir, "cluster.json"), join(dir, "env.json"), join(dir, ".env"), ...readdirSync(join(dir, "versions")).map((f) => join(dir, "versions", f))]
+    const dir = join(svc.dataDir, "records", STACK)
+    const secretFiles = [join(svc.dataDir, "cluster.json"), join(dir, "env.json"), join(dir, ".env"), join(dir, "run.json"), ...readdirSync(join(dir, "versions")).map((f) => join(dir, "versions", f))]
     for (const f of secretFiles) expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600])
     expect(readFileSync(join(dir, "env.json"), "utf8")).toContain(SECRET)
   })
