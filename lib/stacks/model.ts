@@ -401,13 +401,27 @@ export async function candidateModel(runner: ComposeRunner, { project, compose, 
 /** How large a model compose v1 may print (it expands anchors and adds defaults). */
 const MODEL_MAX_BYTES = 64 * 1024 * 1024
 
+/**
+ * How many top-level keys a compose file may have: compose knows a handful, and with `x-` extensions a
+ * file needs a few dozen, but compose v2's time is quadratic in their number (128 KiB of them: 2.5 s).
+ */
+const TOP_KEYS_MAX = 256
+
 function composeMapping(doc: unknown): Record<string, any> {
   if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw badRequest("the compose file must be a YAML mapping", "invalid_compose")
   return doc as Record<string, any>
 }
 
-/** A compose file from a request, parsed off the event loop (lib/stacks/yaml.ts): 413 when too large, 400 `invalid_compose` with the parser's message. */
-export const readCompose = async (text: string): Promise<Record<string, any>> => composeMapping(await parseYaml(text))
+/**
+ * A compose file from a request, parsed off the event loop (lib/stacks/yaml.ts): 413 when too large,
+ * 400 `invalid_compose` with the parser's message, or for too many top-level keys.
+ */
+export async function readCompose(text: string): Promise<Record<string, any>> {
+  const doc = composeMapping(await parseYaml(text))
+  const keys = Object.keys(doc).length
+  if (keys > TOP_KEYS_MAX) throw badRequest(`the compose file has ${keys} top-level keys; at most ${TOP_KEYS_MAX}`, "invalid_compose")
+  return doc
+}
 
 /** A compose file the service has already accepted (through `readCompose`), parsed here and now. */
 export const parseCompose = (text: string): Record<string, any> => composeMapping(parseYamlSync(text))

@@ -135,8 +135,12 @@ async function onThread(request: Omit<YamlRequest, "id">, limits: YamlLimits): P
   return new Promise((resolve, reject) => thread.run({ request, what, deadlineMs, resolve, reject }))
 }
 
-/** The value of a YAML text from a request, parsed on the worker thread within its deadline (413, 400 `invalid_compose`). */
+/**
+ * The value of a YAML text from a request, parsed on the worker thread within its deadline (413, 400
+ * `invalid_compose`); one of the last texts parsed there is not parsed again (a value to read, not to change).
+ */
 export async function parseYaml(text: string, limits: YamlLimits = {}): Promise<unknown> {
+  if (!limits.version && parsed.has(text)) return parsed.get(text)
   const value = await onThread({ task: "parse", text, version: limits.version }, limits)
   if (!limits.version) keep(text, value)
   return value
