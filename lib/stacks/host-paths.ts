@@ -9,7 +9,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { basename, dirname, isAbsolute, join, resolve } from "node:path"
 import { HttpError } from "../http/http-error.ts"
 import { interpolate } from "./interpolate.ts"
-import { parseYaml } from "./yaml.ts"
+import { checkTopKeys, parseYaml } from "./yaml.ts"
 
 export interface HostPath {
   /** Where it is named, e.g. `service app volumes`. */
@@ -94,7 +94,8 @@ export function readIfFile(path: string): string | undefined {
  * more paths: every service's entries are taken, whether compose would use them or not, merge keys
  * applied as compose applies them, variables interpolated as compose does (nested defaults too).
  * Files it finds inside the allowed folders are walked in turn, relative to their own folder; one that
- * does not parse (an alias bomb among them) is refused with 400 `invalid_compose` before compose reads it.
+ * does not parse (an alias bomb among them) or has too many top-level keys is refused with 400
+ * `invalid_compose` before compose reads it.
  */
 export async function filesComposeReads(
   text: string,
@@ -123,7 +124,9 @@ export async function filesComposeReads(
       const content = read(path)
       if (content === undefined) return
       seen.add(path)
-      await walk(await parseYaml(content, { what: path }), dir ?? dirname(path), `${path}: `, depth + 1)
+      const doc = await parseYaml(content, { what: path })
+      checkTopKeys(doc, path)
+      await walk(doc, dir ?? dirname(path), `${path}: `, depth + 1)
     }
     for (const entry of arr(m.include)) {
       if (typeof entry === "string") {

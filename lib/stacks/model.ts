@@ -29,7 +29,7 @@ import { envRecord, renderEnvFile } from "./env.ts"
 import { allowedIn, checkHostPaths, filesComposeReads, readIfFile, realPath, within, type HostPath } from "./host-paths.ts"
 import { badRequest, HttpError } from "../http/http-error.ts"
 import { parseMount, type BindEntry, type VolumeEntry } from "./mounts.ts"
-import { parseYaml, parseYamlSync } from "./yaml.ts"
+import { checkTopKeys, parseYaml, parseYamlSync } from "./yaml.ts"
 import type { StackFiles } from "./files.ts"
 
 export type { BindEntry, HostPath, VolumeEntry }
@@ -401,12 +401,6 @@ export async function candidateModel(runner: ComposeRunner, { project, compose, 
 /** How large a model compose v1 may print (it expands anchors and adds defaults). */
 const MODEL_MAX_BYTES = 64 * 1024 * 1024
 
-/**
- * How many top-level keys a compose file may have: compose knows a handful, and with `x-` extensions a
- * file needs a few dozen, but compose v2's time is quadratic in their number (128 KiB of them: 2.5 s).
- */
-const TOP_KEYS_MAX = 256
-
 function composeMapping(doc: unknown): Record<string, any> {
   if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw badRequest("the compose file must be a YAML mapping", "invalid_compose")
   return doc as Record<string, any>
@@ -418,8 +412,7 @@ function composeMapping(doc: unknown): Record<string, any> {
  */
 export async function readCompose(text: string): Promise<Record<string, any>> {
   const doc = composeMapping(await parseYaml(text))
-  const keys = Object.keys(doc).length
-  if (keys > TOP_KEYS_MAX) throw badRequest(`the compose file has ${keys} top-level keys; at most ${TOP_KEYS_MAX}`, "invalid_compose")
+  checkTopKeys(doc)
   return doc
 }
 

@@ -122,3 +122,11 @@ test("a file compose would read that does not parse, an alias bomb among them, i
     expect((refused as Error).message).toMatch(message)
   }
 })
+
+test("a file compose would read with more top-level keys than compose handles in reasonable time is refused", async () => {
+  writeFileSync(join(projectDir, "wide.yaml"), `services:\n  base:\n    image: x\n${Array.from({ length: 300 }, (_, i) => `x-k${i}: 1`).join("\n")}\n`)
+  const text = "services:\n  app:\n    image: x\n    extends: {file: ./wide.yaml, service: base}\n"
+  const refused = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), {}).then(() => undefined, (err: unknown) => err)
+  expect(refused).toMatchObject({ status: 400, code: "invalid_compose" })
+  expect((refused as Error).message).toBe(`${join(projectDir, "wide.yaml")} has 301 top-level keys; at most 256`)
+})
