@@ -198,3 +198,33 @@ volumes:
   expect(await containers(name)).toEqual([])
   await engine.removeVolume(`${name}_kept`)
 }, 120_000)
+
+test("a project shaped like compose's own examples deploys: version '2', a build of the stack's folder bound whole at /code", async () => {
+  // The shape of docker's flask-redis example (its indentation too), with the test image for the registry's.
+  const name = "hm-example"
+  const content = `version: '2'
+services:
+   redis:
+     image: ${testImage()}
+     command: ["sleep", "1000"]
+     labels: { ${TEST_LABEL}: "1" }
+   web:
+        build: .
+        command: ["sh", "-c", "ls /code && sleep 1000"]
+        ports:
+            - "5000:5000"
+        volumes:
+            - .:/code
+        depends_on:
+            - redis
+        labels: { ${TEST_LABEL}: "1" }
+`
+  const files = { Dockerfile: `FROM ${testImage()}\nCOPY app.py /app.py\n`, "app.py": "print('hello')\n" }
+  const res = await send("POST", "/stacks", { name, content, files })
+  const body = await res.json()
+  expect([res.status, body.error]).toEqual([201, undefined])
+  const web = (await containers(name)).find((c) => c.Labels[SERVICE_LABEL] === "web")!
+  const mounts = (await engine.inspectContainer(web.Id)).Mounts ?? []
+  expect(mounts.map((m: { Source: string; Destination: string }) => [m.Source, m.Destination])).toEqual([[join(svc.dataDir, "stacks", name), "/code"]])
+  expect((await send("DELETE", `/stacks/${name}`)).status).toBe(200)
+}, 180_000)
