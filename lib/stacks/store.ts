@@ -127,6 +127,14 @@ export interface StacksOptions {
   liveMounts?: (project: string, allowed: (path: string) => boolean) => Promise<{ service: string; destination: string; path: string }[]>
 }
 
+/**
+ * How a compose run of an operation may end early: `signal` fires when its caller gives up (the
+ * client went away). The undo after it runs to its own end, so the stack is left as it was.
+ */
+export interface Run {
+  signal?: AbortSignal
+}
+
 const RUN_FILE = "run.json"
 const FILES_FILE = "files.json"
 
@@ -278,7 +286,7 @@ export class Stacks {
    * ones; `files` (if given) replaces the stack's other files, else the stored ones stay. Adds a
    * version; `created` says whether the stack is new.
    */
-  deploy(name: string, compose: string, env?: EnvInput, files?: StackFiles): Promise<{ stack: Stack; created: boolean }> {
+  deploy(name: string, compose: string, env?: EnvInput, files?: StackFiles, run: Run = {}): Promise<{ stack: Stack; created: boolean }> {
     stackName(name)
     if (files) checkFiles(files)
     return this.lock(name, async () => {
@@ -286,23 +294,23 @@ export class Stacks {
       const stored = created ? undefined : await this.read(name)
       const storedEnv = stored?.env ?? []
       const candidate = files ?? stored?.files ?? {}
-      return { stack: await this.release(name, compose, env ? mergeEnv(storedEnv, env) : storedEnv, "deploy", candidate), created }
+      return { stack: await this.release(name, compose, env ? mergeEnv(storedEnv, env) : storedEnv, "deploy", candidate, run), created }
     })
   }
 
   /** Redeploys with the stored environment and files and adds a version; clears env_pending and files_pending. */
-  apply(name: string): Promise<Stack> {
+  apply(name: string, run: Run = {}): Promise<Stack> {
     return this.lock(name, async () => {
       const stack = await this.read(name)
-      return this.release(name, stack.compose, stack.env, "apply", stack.files)
+      return this.release(name, stack.compose, stack.env, "apply", stack.files, run)
     })
   }
 
   /** Redeploys the compose file, environment and files of version `n`, which becomes current; no version is added. */
-  rollback(name: string, n: number): Promise<Stack> {
+  rollback(name: string, n: number, run: Run = {}): Promise<Stack> {
     return this.lock(name, async () => {
       const v = await this.version(name, n)
-      return this.release(name, v.compose, v.env, n, v.files ?? {})
+      return this.release(name, v.compose, v.env, n, v.files ?? {}, run)
     })
   }
 
@@ -367,26 +375,26 @@ export class Stacks {
   }
 
   /** Brings the stack up as the service keeps it (after a pull with `pull`), adding no version; its model is checked again first. */
-  up(name: string, opts: { pull?: boolean } = {}): Promise<Stack> {
+  up(name: string, opts: { pull?: boolean } & Run = {}): Promise<Stack> {
     return this.lock(name, async () => {
       const stack = await this.read(name)
       const project = this.project(name, stack.env)
       const { model, run } = await this.check(name, stack.compose, stack.env, stack.files)
       writeFileAtomic(project.file!, run, SECRET)
-      if (opts.pull) await this.must(project, ["pull"], "pull")
+      if (opts.pull) await this.must(project, ["pull"], "pull", opts)
       this.makeBindSources(name, model)
-      await this.must(project, ["up", "-d", "--remove-orphans"], "up")
+      await this.must(project, ["up", "-d", "--remove-orphans"], "up", opts)
       await this.checkMounts(name)
       return stack
     })
   }
 
   /** Stops and removes the stack's containers and networks (and named volumes with `volumes`), then its folders. */
-  remove(name: string, opts: { volumes?: boolean } = {}): Promise<void> {
+  remove(name: string, opts: { volumes?: boolean } & Run = {}): Promise<void> {
     return this.lock(name, async () => {
       const stack = await this.read(name)
       await this.runnable(name, stack)
-      await this.must(this.project(name, stack.env), ["down", "--remove-orphans", ...(opts.volumes ? ["--volumes"] : [])], "down")
+      await this.must(this.project(name, stack.env), ["down", "--remove-orphans", ...(opts.volumes ? ["--volumes"] : [])], "down", opts)
       this.forget(name)
     })
   }
@@ -396,12 +404,12 @@ export class Stacks {
    * up (compose keeps every container whose config hash is unchanged): version 1, action "adopt". If
    * that fails the files go and the project's containers are left as they are.
    */
-  adopt(name: string, compose: string, env: EnvVar[], files: StackFiles): Promise<Stack> {
+  adopt(name: string, compose: string, env: EnvVar[], files: StackFiles, run: Run = {}): Promise<Stack> {
     stackName(name)
     checkFiles(files)
     return this.lock(name, async () => {
       if (this.taken(name)) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
-      return this.release(name, compose, env, "adopt", files)
+      return this.release(name, compose, env, "adopt", files, run)
     })
   }
 
@@ -442,9 +450,12 @@ export class Stacks {
     return (await this.check(name, compose, env, files)).model
   }
 
-  /** Runs a compose command; a non-zero exit is an HttpError carrying compose's own (redacted) message. */
-  async must(project: ComposeProject, args: string[], action: string, status = 502, code = "compose_failed"): Promise<string> {
-    const { code: exit, output } = await this.compose.run(project, args, action)
+  /**
+   * Runs a compose command (stopped at its deadline, or when `run.signal` fires: 504, 503); a
+   * non-zero exit is an HttpError carrying compose's own (redacted) message.
+   */
+  async must(project: ComposeProject, args: string[], action: string, run: Run = {}, status = 502, code = "compose_failed"): Promise<string> {
+    const { code: exit, output } = await this.compose.run(project, args, action, { signal: run.signal })
     if (exit !== 0) throw new HttpError(status, code, `compose ${args[0]} failed: ${tailOf(output)}`)
     return output
   }
@@ -457,15 +468,16 @@ export class Stacks {
   }
 
   /** Checks, writes, brings up; a new version (deploy/apply) or the rollback target (a number) becomes current. */
-  private async release(name: string, compose: string, env: EnvVar[], action: StackVersion["action"] | number, files: StackFiles): Promise<Stack> {
+  private async release(name: string, compose: string, env: EnvVar[], action: StackVersion["action"] | number, files: StackFiles, run: Run): Promise<Stack> {
     checkFiles(files)
     const before = this.has(name) ? await this.read(name) : undefined
     checkOnDisk(this.dir(name), files, before?.state.files ?? [])
-    const { model, run } = await this.check(name, compose, env, files)
+    const checked = await this.check(name, compose, env, files)
+    const model = checked.model
     const ranBefore = before ? readIfFile(this.project(name, before.env).file!) : undefined
     const volumesBefore = before ? undefined : await this.projectVolumes(name)
     try {
-      await this.writeRecords(name, compose, env, files, before?.state.files, run)
+      await this.writeRecords(name, compose, env, files, before?.state.files, checked.run)
       this.makeBindSources(name, model)
     } catch (err) {
       // A write refused (a full disk, a link in the stack's folder) leaves nothing behind for a stack that had nothing.
@@ -474,11 +486,11 @@ export class Stacks {
       throw err
     }
     try {
-      await this.must(this.project(name, env), ["up", "-d", "--remove-orphans"], "up")
+      await this.must(this.project(name, env), ["up", "-d", "--remove-orphans"], "up", run)
       // The running containers were made with the current version's files (those kept may have changed since).
       const running = before?.versions.find((v) => v.version === before.state.current_version)?.files ?? before?.files ?? {}
       const recreate = this.boundChanges(name, model, running, files)
-      if (before && recreate.length) await this.must(this.project(name, env), ["up", "-d", "--no-deps", "--force-recreate", ...recreate], "up")
+      if (before && recreate.length) await this.must(this.project(name, env), ["up", "-d", "--no-deps", "--force-recreate", ...recreate], "up", run)
       await this.checkMounts(name)
     } catch (err) {
       await this.restore(name, env, before, files, ranBefore, action === "adopt", volumesBefore)
