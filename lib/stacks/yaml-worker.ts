@@ -1,17 +1,9 @@
 // Worker thread of the YAML parser (lib/stacks/yaml.ts): text in, the parsed value (or the volume
 // entries of a compose file, with where they are written) out, or the parser's message.
 import { isMap, isScalar, isSeq, parse, parseDocument, type Scalar } from "yaml"
-import { YAML_OPTIONS, yamlOptions, type YamlLimits, type VolumeEntryAt } from "./yaml.ts"
+import { YAML_OPTIONS, yamlOptions, type VolumeEntryAt, type YamlReply, type YamlRequest } from "./yaml.ts"
 
 declare const self: Worker
-
-export interface YamlRequest {
-  id: number
-  task: "parse" | "volumes"
-  text: string
-  version?: YamlLimits["version"]
-}
-export type YamlReply = { id: number; value: unknown } | { id: number; error: string }
 
 /** Each service's `volumes` entry that is a string, or a map with a string `source`, and the offsets of that string. */
 function volumes(text: string): VolumeEntryAt[] {

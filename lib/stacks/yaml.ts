@@ -13,7 +13,6 @@
 import { parse } from "yaml"
 import { FILE_MAX_BYTES } from "./files.ts"
 import { HttpError } from "../http/http-error.ts"
-import type { YamlReply, YamlRequest } from "./yaml-worker.ts"
 
 export const YAML_OPTIONS = { merge: true, uniqueKeys: false, maxAliasCount: 64 } as const
 
@@ -39,6 +38,15 @@ export interface VolumeEntryAt {
   start: number
   end: number
 }
+
+/** What the worker thread (yaml-worker.ts) is asked, and what it answers. */
+export interface YamlRequest {
+  id: number
+  task: "parse" | "volumes"
+  text: string
+  version?: YamlLimits["version"]
+}
+export type YamlReply = { id: number; value: unknown } | { id: number; error: string }
 
 /** Refuses with 413 `compose_too_large` a text over `maxBytes`. */
 export function checkYamlSize(text: string, { what = "the compose file", maxBytes = YAML_MAX_BYTES }: YamlLimits = {}): void {
