@@ -161,6 +161,7 @@ async function onThread(request: Omit<YamlRequest, "id">, limits: YamlLimits): P
  * `invalid_compose`); one of the last texts parsed there is not parsed again (a value to read, not to change).
  */
 export async function parseYaml(text: string, limits: YamlLimits = {}): Promise<unknown> {
+  checkYamlSize(text, limits)
   if (!limits.version && parsed.has(text)) return parsed.get(text)
   const value = await onThread({ task: "parse", text, version: limits.version }, limits)
   if (!limits.version) keep(text, value)
