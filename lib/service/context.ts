@@ -23,6 +23,7 @@ import { UpdateRecords } from "../updates/records.ts"
 import { PolicyScheduler } from "../updates/scheduler.ts"
 import { Speaker } from "../tts/speaker.ts"
 import { StatsSampler } from "../stats/sampler.ts"
+import { StackVerbs } from "../verbs/stack-verbs.ts"
 
 export interface Ctx {
   config: Config
@@ -35,6 +36,8 @@ export interface Ctx {
   compose: ComposeRunner
   /** The stack store under <dataDir>/stacks. */
   stacks: Stacks
+  /** Every operation on a stack: the store's, watched through the guard when asked, with its event (lib/verbs/stack-verbs.ts). */
+  verbs: StackVerbs
   /** The binds of started containers, checked against what their stack may reach (watched by server.ts, asked by the store after `up`). */
   liveMounts: LiveMounts
   /** This server's cluster role and token (cluster.json). */
@@ -90,6 +93,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     events,
     compose,
     stacks,
+    verbs: o.verbs ?? new StackVerbs({ stacks, engine, compose, guard, events, config: { bindRoots: config.bindRoots, secretKeys: config.secretKeys, transferImage: config.transferImage } }),
     liveMounts,
     cluster: o.cluster ?? new Cluster(config.dataDir, now),
     nodes: o.nodes ?? new NodeRegistry(config.dataDir, now),

@@ -4,7 +4,6 @@
 // shown with its secrets hidden.
 import { containerRecord, SERVICE_LABEL, STACK_LABEL, type ContainerRecord } from "../engine/containers.ts"
 import type { ContainerSummary, Engine } from "../engine/client.ts"
-import { notFound } from "../http/http-error.ts"
 import { redactorFor } from "./env.ts"
 import { serviceNames, type Stacks } from "./store.ts"
 
@@ -45,7 +44,7 @@ export function byProject(list: ContainerSummary[]): Map<string, ContainerSummar
 }
 
 /** One compose project's containers on the engine. */
-async function projectContainers(engine: Engine, project: string): Promise<ContainerSummary[]> {
+export async function projectContainers(engine: Engine, project: string): Promise<ContainerSummary[]> {
   return engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`] } })
 }
 
@@ -70,22 +69,6 @@ export async function stackView(stacks: Stacks, engine: Engine, name: string): P
   if (!stacks.has(name) && containers.length) return view(stacks, name, containers, [])
   const stack = await stacks.read(name)
   return view(stacks, name, containers, serviceNames(stack.compose), stack.state)
-}
-
-/** Applies an engine action to each of the stack's containers in the state it acts on (by label, under the stack's lock). */
-export function stackAction(stacks: Stacks, engine: Engine, name: string, action: "start" | "restart" | "pause" | "unpause"): Promise<StackView> {
-  const acts: Record<typeof action, (state: string) => boolean> = {
-    start: (s) => s === "created" || s === "exited",
-    restart: (s) => s !== "paused",
-    pause: (s) => s === "running",
-    unpause: (s) => s === "paused",
-  }
-  return stacks.lock(name, async () => {
-    const containers = await projectContainers(engine, name)
-    if (!containers.length && !stacks.has(name)) throw notFound(`no stack named ${name}`)
-    for (const c of containers.filter((c) => acts[action](c.State))) await engine.containerAction(c.Id, action)
-    return stackView(stacks, engine, name)
-  })
 }
 
 /** Every stack with files here, then every other compose project among the containers, by name. */

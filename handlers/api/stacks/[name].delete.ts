@@ -11,6 +11,7 @@ export const response = v.object({ removed: v.string(), volumes_removed: v.boole
 
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => {
   const { name } = params
-  await ctx.stacks.remove(name, { volumes: query.volumes ?? false })
-  return { removed: name, volumes_removed: query.volumes ?? false }
+  const volumes = query.volumes ?? false
+  await ctx.verbs.remove(name, { volumes })
+  return { removed: name, volumes_removed: volumes }
 })

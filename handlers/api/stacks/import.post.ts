@@ -1,5 +1,5 @@
 import { defineHandler } from "#lib/service/handler.ts"
-import { importBody, importStack, type ImportBody } from "#lib/copy/export.ts"
+import { importBody, type ImportBody } from "#lib/copy/export.ts"
 import { importedStackSchema } from "#lib/copy/schemas.ts"
 
 export const detail = {
@@ -14,7 +14,7 @@ export const response = { 201: importedStackSchema }
 export const access = "cluster"
 
 export default defineHandler<ImportBody>(async ({ body, ctx, set }) => {
-  const imported = await importStack(ctx, body)
+  const imported = await ctx.verbs.import(body)
   set.status = 201
   return imported
 })

@@ -3,7 +3,6 @@ import { envInput } from "#lib/stacks/env.ts"
 import { stackFiles } from "#lib/copy/export.ts"
 import { defineHandler } from "#lib/service/handler.ts"
 import { stackName } from "#lib/stacks/name.ts"
-import { stackView } from "#lib/stacks/state.ts"
 import { watchSeconds } from "#lib/updates/watch-body.ts"
 import { stackUpdatedSchema } from "#lib/updates/schemas.ts"
 
@@ -36,14 +35,7 @@ export const detail = {
 export const response = { 200: stackUpdatedSchema, 201: stackUpdatedSchema }
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, set }) => {
-  const name = stackName(body.name)
-  const deploy = () => ctx.stacks.deploy(name, body.content, body.env, body.files)
-  if (body.watch === undefined) {
-    set.status = (await deploy()).created ? 201 : 200
-    return stackView(ctx.stacks, ctx.engine, name)
-  }
-  let created = false
-  const update = await ctx.guard.watched(name, "deploy", { watch: body.watch }, async () => void ({ created } = await deploy()))
+  const { stack, created } = await ctx.verbs.deploy(stackName(body.name), body.content, body)
   set.status = created ? 201 : 200
-  return { ...(await stackView(ctx.stacks, ctx.engine, name)), update }
+  return stack
 })

@@ -1,7 +1,5 @@
 import * as v from "valibot"
-import { adoptProject } from "#lib/stacks/adopt.ts"
 import { defineHandler } from "#lib/service/handler.ts"
-import { conflict } from "#lib/http/http-error.ts"
 import { errorSchema } from "#lib/http/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { adoptBlockedSchema, adoptResultSchema, filesInput } from "#lib/stacks/schemas.ts"
@@ -33,8 +31,7 @@ export const params = stackParams
 export const response = { 200: adoptResultSchema, 201: adoptResultSchema, 409: v.union([adoptBlockedSchema, errorSchema]) }
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx, set }) => {
-  const { plan, stack } = await adoptProject(ctx, params.name, body)
-  if (plan.blockers.length && !body.dry_run) throw conflict(`adopting ${plan.name} is blocked: ${plan.blockers.join("; ")}`, "adopt_blocked", { body: { plan } })
-  if (stack) set.status = 201
-  return { ...plan, dry_run: !stack, stack: stack ?? null }
+  const adopted = await ctx.verbs.adopt(params.name, body)
+  if (!adopted.dry_run) set.status = 201
+  return adopted
 })

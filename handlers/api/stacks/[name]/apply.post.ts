@@ -1,7 +1,6 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
-import { stackView } from "#lib/stacks/state.ts"
 import { watchBody } from "#lib/updates/watch-body.ts"
 import { stackUpdatedSchema } from "#lib/updates/schemas.ts"
 
@@ -16,12 +15,4 @@ export const body = watchBody
 export const params = stackParams
 export const response = stackUpdatedSchema
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => {
-  const { name } = params
-  if (body.watch === undefined) {
-    await ctx.stacks.apply(name)
-    return stackView(ctx.stacks, ctx.engine, name)
-  }
-  const update = await ctx.guard.watched(name, "apply", { watch: body.watch }, () => ctx.stacks.apply(name))
-  return { ...(await stackView(ctx.stacks, ctx.engine, name)), update }
-})
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => ctx.verbs.apply(params.name, body))

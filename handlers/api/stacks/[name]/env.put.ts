@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { envInput, publicEnv, type EnvInput } from "#lib/stacks/env.ts"
+import { envInput, type EnvInput } from "#lib/stacks/env.ts"
 import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { envEntrySchema } from "#lib/stacks/schemas.ts"
@@ -14,7 +14,4 @@ export const detail = {
 export const params = stackParams
 export const response = v.object({ env_pending: v.boolean(), env: v.array(envEntrySchema) })
 
-export default defineHandler<EnvInput>(async ({ params, body, ctx }) => {
-  const stack = await ctx.stacks.setEnv(params.name, body)
-  return { env_pending: stack.state.env_pending, env: publicEnv(stack.env) }
-})
+export default defineHandler<EnvInput>(async ({ params, body, ctx }) => ctx.verbs.setEnv(params.name, body))

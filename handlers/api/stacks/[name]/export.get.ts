@@ -1,7 +1,6 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
 import { flag } from "#lib/http/query.ts"
-import { exportStack } from "#lib/copy/export.ts"
 import { stackExportSchema } from "#lib/copy/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 
@@ -17,4 +16,4 @@ export const response = stackExportSchema
 
 export const access = "cluster"
 
-export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => exportStack(ctx, params.name, { sizes: query.sizes ?? false }))
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => ctx.verbs.export(params.name, { sizes: query.sizes ?? false }))

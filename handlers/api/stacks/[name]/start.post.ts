@@ -1,6 +1,5 @@
 import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
-import { stackAction } from "#lib/stacks/state.ts"
 import { stackSchema } from "#lib/stacks/schemas.ts"
 
 export const detail = { operationId: "startStack", summary: "Start every stopped container of the stack, found by the compose labels", tags: ["stacks"] }
@@ -8,4 +7,4 @@ export const detail = { operationId: "startStack", summary: "Start every stopped
 export const params = stackParams
 export const response = stackSchema
 
-export default defineHandler(async ({ params, ctx }) => stackAction(ctx.stacks, ctx.engine, params.name, "start"))
+export default defineHandler(async ({ params, ctx }) => ctx.verbs.action(params.name, "start"))

@@ -1,6 +1,5 @@
 import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
-import { stackView } from "#lib/stacks/state.ts"
 import { stackSchema } from "#lib/stacks/schemas.ts"
 
 export const detail = { operationId: "upStack", summary: "Bring an imported stack up as it lies on disk, adding no version (cluster bearer token required)", tags: ["move"] }
@@ -10,8 +9,4 @@ export const response = stackSchema
 
 export const access = "cluster"
 
-export default defineHandler(async ({ params, ctx }) => {
-  const { name } = params
-  await ctx.stacks.up(name)
-  return stackView(ctx.stacks, ctx.engine, name)
-})
+export default defineHandler(async ({ params, ctx }) => ctx.verbs.up(params.name))

@@ -1,7 +1,6 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
-import { stackView } from "#lib/stacks/state.ts"
 import { watchBody } from "#lib/updates/watch-body.ts"
 import { stackUpdatedSchema } from "#lib/updates/schemas.ts"
 
@@ -16,9 +15,4 @@ export const body = watchBody
 export const params = stackParams
 export const response = stackUpdatedSchema
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => {
-  const { name } = params
-  await ctx.stacks.read(name)
-  const update = await ctx.guard.update(name, { watch: body.watch })
-  return { ...(await stackView(ctx.stacks, ctx.engine, name)), update }
-})
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => ctx.verbs.update(params.name, body))

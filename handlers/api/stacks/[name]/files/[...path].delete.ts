@@ -14,8 +14,4 @@ export const detail = {
 export const params = v.object({ name: stackNameSchema, path: v.pipe(v.string(), v.description("the file's path relative to the stack's folder, such as conf/site.conf")) })
 export const response = filesStateSchema
 
-export default defineHandler(async ({ params, ctx }) => {
-  const path = filePathParam(params.path)
-  const stack = await ctx.stacks.deleteFile(params.name, path)
-  return { path, files_pending: stack.state.files_pending, files: stack.state.files }
-})
+export default defineHandler(async ({ params, ctx }) => ctx.verbs.deleteFile(params.name, filePathParam(params.path)))

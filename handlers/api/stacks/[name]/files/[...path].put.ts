@@ -18,8 +18,7 @@ const written = v.object({ ...filesStateSchema.entries, created: v.boolean() })
 export const response = { 200: written, 201: written }
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx, set }) => {
-  const path = filePathParam(params.path)
-  const { stack, created } = await ctx.stacks.writeFile(params.name, path, body.content)
-  set.status = created ? 201 : 200
-  return { path, created, files_pending: stack.state.files_pending, files: stack.state.files }
+  const written = await ctx.verbs.writeFile(params.name, filePathParam(params.path), body.content)
+  set.status = written.created ? 201 : 200
+  return written
 })

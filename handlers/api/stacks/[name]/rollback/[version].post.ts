@@ -1,7 +1,6 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
 import { stackNameSchema } from "#lib/stacks/name.ts"
-import { stackView } from "#lib/stacks/state.ts"
 import { watchBody } from "#lib/updates/watch-body.ts"
 import { versionParam } from "#lib/stacks/schemas.ts"
 import { stackUpdatedSchema } from "#lib/updates/schemas.ts"
@@ -17,12 +16,4 @@ export const body = watchBody
 export const params = v.object({ name: stackNameSchema, version: versionParam })
 export const response = stackUpdatedSchema
 
-export default defineHandler<v.InferOutput<typeof body>, unknown, v.InferOutput<typeof params>>(async ({ params, body, ctx }) => {
-  const { name, version } = params
-  if (body.watch === undefined) {
-    await ctx.stacks.rollback(name, version)
-    return stackView(ctx.stacks, ctx.engine, name)
-  }
-  const update = await ctx.guard.watched(name, "rollback", { watch: body.watch }, () => ctx.stacks.rollback(name, version))
-  return { ...(await stackView(ctx.stacks, ctx.engine, name)), update }
-})
+export default defineHandler<v.InferOutput<typeof body>, unknown, v.InferOutput<typeof params>>(async ({ params, body, ctx }) => ctx.verbs.rollback(params.name, params.version, body))

@@ -8,8 +8,4 @@ export const detail = { operationId: "deleteStackVersion", summary: "Delete a ve
 export const params = v.object({ name: stackNameSchema, version: versionParam })
 export const response = v.object({ deleted: v.number() })
 
-export default defineHandler<unknown, unknown, v.InferOutput<typeof params>>(async ({ params, ctx }) => {
-  const { name, version } = params
-  await ctx.stacks.deleteVersion(name, version)
-  return { deleted: version }
-})
+export default defineHandler<unknown, unknown, v.InferOutput<typeof params>>(async ({ params, ctx }) => ctx.verbs.deleteVersion(params.name, params.version))

@@ -1,0 +1,191 @@
+// Every operation on a stack, in one place: the store's operation (which keeps the stack's lock and
+// its versions), the health watch through the update guard when one is asked for, and one service
+// event on the bus once it succeeded ({type: "stack", action: <verb>, name, message}: names, versions
+// and counts, never a value of the environment). Each verb answers what the API answers.
+import type { Engine } from "../engine/client.ts"
+import type { EventBus } from "../engine/events.ts"
+import { conflict, notFound } from "../http/http-error.ts"
+import { exportStack, importStack, type ImportBody, type StackExport } from "../copy/export.ts"
+import { adoptProject, type AdoptPlan, type AdoptRequest } from "../stacks/adopt.ts"
+import type { ComposeRunner } from "../stacks/compose.ts"
+import { publicEnv, type EnvInput } from "../stacks/env.ts"
+import type { StackFiles } from "../stacks/files.ts"
+import { projectContainers, stackView, type StackView } from "../stacks/state.ts"
+import type { Stacks } from "../stacks/store.ts"
+import type { UpdateGuard } from "../updates/guard.ts"
+import type { UpdateOutcome } from "../updates/records.ts"
+import { adoptContainers, type ContainersPlan } from "./adopt-containers.ts"
+
+export interface VerbsOptions {
+  stacks: Stacks
+  engine: Engine
+  /** The compose runner, for the files of a project to adopt. */
+  compose: ComposeRunner
+  guard: UpdateGuard
+  events: EventBus
+  config: { bindRoots: string[]; secretKeys: string[]; transferImage: string }
+}
+
+/** `watch`: seconds of health watch after the change; a failed watch goes back to what ran before. */
+export interface Watch {
+  watch?: number
+}
+
+/** A stack after a change: with `update` when it was watched. */
+export type Changed = StackView & { update?: UpdateOutcome }
+
+export type StackAction = "start" | "restart" | "pause" | "unpause"
+
+/** Which containers an action acts on, by their state. */
+const acts: Record<StackAction, (state: string) => boolean> = {
+  start: (s) => s === "created" || s === "exited",
+  restart: (s) => s !== "paused",
+  pause: (s) => s === "running",
+  unpause: (s) => s === "paused",
+}
+
+const past: Record<StackAction, string> = { start: "started", restart: "restarted", pause: "paused", unpause: "unpaused" }
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
+
+export class StackVerbs {
+  constructor(private readonly o: VerbsOptions) {}
+
+  /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack. */
+  async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
+    let created = false
+    const stack = await this.changed(name, "deploy", opts, async () => {
+      const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files)
+      created = deployed.created
+      return `${created ? "created" : "deployed"} ${name} as version ${deployed.stack.state.current_version}`
+    })
+    return { stack, created }
+  }
+
+  /** The stored environment and files deployed as a new version. */
+  apply(name: string, opts: Watch = {}): Promise<Changed> {
+    return this.changed(name, "apply", opts, async () => `applied ${name} as version ${(await this.o.stacks.apply(name)).state.current_version}`)
+  }
+
+  /** Version `version` deployed again; it becomes current. */
+  rollback(name: string, version: number, opts: Watch = {}): Promise<Changed> {
+    return this.changed(name, "rollback", opts, async () => {
+      await this.o.stacks.rollback(name, version)
+      return `rolled ${name} back to version ${version}`
+    })
+  }
+
+  /** The guarded update: pin, pull, and when an image moved: up, watch, and roll back on failure. */
+  async update(name: string, opts: Watch = {}): Promise<Changed> {
+    await this.o.stacks.read(name)
+    const update = await this.o.guard.update(name, { watch: opts.watch })
+    this.publish("update", name, `update of ${name}: ${update.verdict}`)
+    return { ...(await this.view(name)), update }
+  }
+
+  /** An engine action on each of the stack's containers in the state it acts on (by label, under the stack's lock). */
+  async action(name: string, action: StackAction): Promise<StackView> {
+    const { acted, view } = await this.o.stacks.lock(name, async () => {
+      const containers = await projectContainers(this.o.engine, name)
+      if (!containers.length && !this.o.stacks.has(name)) throw notFound(`no stack named ${name}`)
+      const acted = containers.filter((c) => acts[action](c.State))
+      for (const c of acted) await this.o.engine.containerAction(c.Id, action)
+      return { acted: acted.length, view: await this.view(name) }
+    })
+    this.publish(action, name, `${past[action]} ${plural(acted, "container")} of ${name}`)
+    return view
+  }
+
+  /** The stack's containers and networks gone (its named volumes too with `volumes`), then its files. */
+  async remove(name: string, opts: { volumes?: boolean } = {}): Promise<void> {
+    await this.o.stacks.remove(name, opts)
+    this.publish("remove", name, `removed ${name}${opts.volumes ? " with its named volumes" : ""}`)
+  }
+
+  /** The stack brought up as it lies here, adding no version. */
+  async up(name: string): Promise<StackView> {
+    await this.o.stacks.up(name)
+    this.publish("up", name, `brought ${name} up`)
+    return this.view(name)
+  }
+
+  /** The environment replaced without deploying. */
+  async setEnv(name: string, input: EnvInput): Promise<{ env_pending: boolean; env: ReturnType<typeof publicEnv> }> {
+    const stack = await this.o.stacks.setEnv(name, input)
+    this.publish("set_env", name, `environment of ${name} replaced: ${plural(stack.env.length, "key")}`)
+    return { env_pending: stack.state.env_pending, env: publicEnv(stack.env) }
+  }
+
+  /** One of the stack's files written without deploying; `created` for a new file. */
+  async writeFile(name: string, path: string, content: string): Promise<{ path: string; created: boolean; files_pending: boolean; files: string[] }> {
+    const { stack, created } = await this.o.stacks.writeFile(name, path, content)
+    this.publish("write_file", name, `${created ? "added" : "wrote"} ${path} of ${name}`)
+    return { path, created, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }
+  }
+
+  /** One of the stack's files removed without deploying. */
+  async deleteFile(name: string, path: string): Promise<{ path: string; files_pending: boolean; files: string[] }> {
+    const stack = await this.o.stacks.deleteFile(name, path)
+    this.publish("delete_file", name, `removed ${path} of ${name}`)
+    return { path, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }
+  }
+
+  /** A version deleted; the current one cannot be. */
+  async deleteVersion(name: string, version: number): Promise<{ deleted: number }> {
+    await this.o.stacks.deleteVersion(name, version)
+    this.publish("delete_version", name, `deleted version ${version} of ${name}`)
+    return { deleted: version }
+  }
+
+  /** The plan to adopt compose project `name`, and unless `dry_run` the adoption; 409 with the plan when it is blocked. */
+  async adopt(name: string, req: AdoptRequest): Promise<AdoptPlan & { dry_run: boolean; stack: StackView | null }> {
+    const { plan, stack } = await adoptProject(this.o, name, req)
+    if (plan.blockers.length && !req.dry_run) throw conflict(`adopting ${plan.name} is blocked: ${plan.blockers.join("; ")}`, "adopt_blocked", { body: { plan } })
+    if (stack) this.publish("adopt", plan.name, `adopted the compose project ${plan.name}`)
+    return { ...plan, dry_run: !stack, stack: stack ?? null }
+  }
+
+  /** The plan to adopt containers as stack `name`, and unless `dryRun` the adoption with the stack's view. */
+  async adoptContainers(name: string, containers: string[], dryRun: boolean): Promise<ContainersPlan & ({ dry_run: true } | { dry_run: false; stack: StackView })> {
+    const plan = await adoptContainers({ engine: this.o.engine, stacks: this.o.stacks, secretKeys: this.o.config.secretKeys }, name, containers, dryRun)
+    if (dryRun) return { ...plan, dry_run: true }
+    this.publish("adopt_containers", plan.name, `adopted ${plan.services.map((s) => s.container).join(", ")} as ${plan.name}`)
+    return { ...plan, dry_run: false, stack: await this.view(plan.name) }
+  }
+
+  /** The whole stack as JSON, secrets in the clear (the event says only that it was exported). */
+  async export(name: string, opts: { sizes?: boolean } = {}): Promise<StackExport> {
+    const doc = await exportStack(this.o, name, opts)
+    this.publish("export", name, `exported ${name}${opts.sizes ? " with its volumes' sizes" : ""}`)
+    return doc
+  }
+
+  /** A stack written from an export document, not started. */
+  async import(doc: ImportBody): Promise<Awaited<ReturnType<typeof importStack>>> {
+    const imported = await importStack(this.o, doc)
+    this.publish("import", imported.name, `imported ${imported.name} with ${plural(imported.versions.length, "version")}`)
+    return imported
+  }
+
+  private view(name: string): Promise<StackView> {
+    return stackView(this.o.stacks, this.o.engine, name)
+  }
+
+  private publish(action: string, name: string, message: string): void {
+    this.o.events.publish({ type: "stack", action, name, message })
+  }
+
+  /** `change` (answering the event's message), watched through the guard when `watch` is given; then the stack's view. */
+  private async changed(name: string, action: "deploy" | "apply" | "rollback", opts: Watch, change: () => Promise<string>): Promise<Changed> {
+    let message = ""
+    const run = async () => void (message = await change())
+    if (opts.watch === undefined) {
+      await run()
+      this.publish(action, name, message)
+      return this.view(name)
+    }
+    const update = await this.o.guard.watched(name, action, { watch: opts.watch }, run)
+    this.publish(action, name, `${message}, watched: ${update.verdict}`)
+    return { ...(await this.view(name)), update }
+  }
+}
