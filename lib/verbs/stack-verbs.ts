@@ -149,7 +149,7 @@ export class StackVerbs {
   async adoptContainers(name: string, containers: string[], dryRun: boolean): Promise<ContainersPlan & ({ dry_run: true } | { dry_run: false; stack: StackView })> {
     const plan = await adoptContainers({ engine: this.o.engine, stacks: this.o.stacks, secretKeys: this.o.config.secretKeys }, name, containers, dryRun)
     if (dryRun) return { ...plan, dry_run: true }
-    this.publish("adopt_containers", plan.name, `adopted ${plan.services.map((s) => s.container).join(", ")} as ${plan.name}`)
+    this.publish("adopt_containers", plan.name, `adopted ${plural(plan.services.length, "container")} as ${plan.name}: ${plan.services.map((s) => s.service).join(", ")}`)
     return { ...plan, dry_run: false, stack: await this.view(plan.name) }
   }
 
