@@ -276,7 +276,9 @@ export function fromContainers(containers: InspectedContainer[], images: Record<
   if (Object.keys(ctx.volumes).length) doc.volumes = ctx.volumes
   if (Object.keys(ctx.networks).length) doc.networks = ctx.networks
   return {
-    compose: stringify(doc, { lineWidth: 0 }),
+    // A value shared by several services (from one image) is written out each time, never as an alias:
+    // the service's parser refuses a file whose aliases are used too often (lib/stacks/yaml.ts).
+    compose: stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false }),
     env: [...ctx.env].map(([key, value]) => ({ key, value, secret: true })),
     services: containers.map((c) => ({ service: serviceName(c), container: c.Id })),
     unexpressed: ctx.unexpressed,

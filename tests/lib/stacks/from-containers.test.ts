@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test"
 import { join } from "node:path"
 import { parse } from "yaml"
 import { duration, fromContainers, ports, type InspectedContainer } from "#lib/stacks/from-containers.ts"
+import { parseYaml } from "#lib/stacks/yaml.ts"
 
 const fixture = async (flavour: string) => {
   const f = await Bun.file(join(import.meta.dir, "../../fixtures/adopt", `${flavour}.json`)).json()
@@ -111,4 +112,13 @@ test("durations and port bindings as compose writes them", () => {
     "[::1]:8081:80/tcp",
     "127.0.0.1::53/udp",
   ])
+})
+
+test("100 containers of one image: what they share is written out in each service, never as an alias the parser would refuse", async () => {
+  const { containers, images } = await fixture("current")
+  const [web] = containers
+  const many = Array.from({ length: 100 }, (_, i) => ({ ...web!, Id: i.toString(16).padStart(64, "0"), Name: `/web-${i}`, Config: { ...web!.Config, Env: [] } }))
+  const { compose } = fromContainers(many, images, secret)
+  expect(compose).not.toContain("*a1")
+  expect(Object.keys(((await parseYaml(compose)) as { services: object }).services)).toHaveLength(100)
 })
