@@ -14,7 +14,8 @@ import { parse } from "yaml"
 import { FILE_MAX_BYTES } from "./files.ts"
 import { HttpError } from "../http/http-error.ts"
 
-export const YAML_OPTIONS = { merge: true, uniqueKeys: false, maxAliasCount: 64 } as const
+/** `maxAliasCount`: how often an anchor may be used, times the uses inside it (a file that merges one anchor into 100 services passes; a bomb does not). */
+export const YAML_OPTIONS = { merge: true, uniqueKeys: false, maxAliasCount: 100 } as const
 
 /** The largest compose file (or file compose reads) taken: as large as the stack's other files. */
 export const YAML_MAX_BYTES = FILE_MAX_BYTES

@@ -73,3 +73,9 @@ test("a text the worker parsed is not parsed again on the event loop", async () 
   expect(parseYamlSync(text)).toBe(value)
   expect(parseYamlSync("services: {}\n")).toEqual({ services: {} })
 })
+
+test("one anchor merged into 100 services passes the alias bound", async () => {
+  const services = Array.from({ length: 100 }, (_, i) => `  s${i}:\n    <<: *common\n`).join("")
+  const doc = (await parseYaml(`x-common: &common {image: nginx, restart: always}\nservices:\n${services}`)) as { services: Record<string, object> }
+  expect(doc.services.s99).toEqual({ image: "nginx", restart: "always" })
+})
