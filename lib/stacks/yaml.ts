@@ -14,7 +14,7 @@ import { parse } from "yaml"
 import { FILE_MAX_BYTES } from "./files.ts"
 import { HttpError } from "../http/http-error.ts"
 
-/** `maxAliasCount`: how often an anchor may be used, times the uses inside it (a file that merges one anchor into 100 services passes; a bomb does not). */
+/** `maxAliasCount`: how often an anchor may be used, times the uses inside it (one anchor merged into 99 services passes; a bomb does not). */
 export const YAML_OPTIONS = { merge: true, uniqueKeys: false, maxAliasCount: 100 } as const
 
 /** The largest compose file (or file compose reads) taken: as large as the stack's other files. */
