@@ -1,5 +1,5 @@
 // A compose file for containers started with `docker run`, from what the engine says of them
-// (container and image inspect). Pure: the handler (handlers/api/containers/adopt.post.ts) asks the
+// (container and image inspect). Pure: the adoption (lib/verbs/adopt-containers.ts) asks the
 // engine and checks the file with compose's own model before anything changes.
 //
 // Each container becomes one service named after it. Only what differs from the image's own config
