@@ -18,7 +18,7 @@ const written = v.object({ ...filesStateSchema.entries, created: v.boolean() })
 export const response = { 200: written, 201: written }
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx, set }) => {
-  const written = await ctx.verbs.writeFile(params.name, filePathParam(params.path), body.content)
-  set.status = written.created ? 201 : 200
-  return written
+  const file = await ctx.verbs.writeFile(params.name, filePathParam(params.path), body.content)
+  set.status = file.created ? 201 : 200
+  return file
 })
