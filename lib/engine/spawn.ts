@@ -27,37 +27,42 @@ export interface Bounded<P extends Subprocess> {
 
 type Options = NonNullable<Parameters<typeof Bun.spawn>[1]>
 
+/** A signal to a process group, if it is still there. */
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // the group is gone already
+  }
+}
+
+/** The groups running now, killed when the service exits (one listener for them all). */
+const running = new Set<number>()
+process.once("exit", () => running.forEach((pid) => killGroup(pid, "SIGKILL")))
+
 /** Runs `cmd` under `deadline` (see the module's comment). */
 export function spawnBounded<O extends Options>(cmd: string[], options: O, { timeout, signal, graceMs = KILL_GRACE_MS }: Deadline): Bounded<Subprocess<O["stdin"], O["stdout"], O["stderr"]>> {
   const proc = Bun.spawn(cmd, { ...options, detached: true }) as Subprocess<O["stdin"], O["stdout"], O["stderr"]>
   let stopped: Stopped | undefined
   let grace: ReturnType<typeof setTimeout> | undefined
-  const group = (sig: NodeJS.Signals) => {
-    try {
-      process.kill(-proc.pid, sig)
-    } catch {
-      // the group is gone already
-    }
-  }
   const stop = (why: Stopped) => {
     if (stopped || proc.exitCode !== null || proc.signalCode !== null) return
     stopped = why
-    group("SIGTERM")
-    grace = setTimeout(() => group("SIGKILL"), graceMs)
+    killGroup(proc.pid, "SIGTERM")
+    grace = setTimeout(() => killGroup(proc.pid, "SIGKILL"), graceMs)
   }
-  const onExit = () => group("SIGKILL")
   const onAbort = () => stop("aborted")
   const timer = setTimeout(() => stop("timeout"), timeout * 1000)
-  process.once("exit", onExit)
+  running.add(proc.pid)
   signal?.addEventListener("abort", onAbort, { once: true })
   if (signal?.aborted) onAbort()
   const exited = proc.exited.finally(() => {
     clearTimeout(timer)
     clearTimeout(grace)
-    process.off("exit", onExit)
+    running.delete(proc.pid)
     signal?.removeEventListener("abort", onAbort)
     // What the program left running in its group goes with it.
-    if (stopped) group("SIGKILL")
+    if (stopped) killGroup(proc.pid, "SIGKILL")
   })
   return { proc, exited, stopped: () => stopped }
 }

@@ -66,3 +66,16 @@ test("an aborted signal stops the program at once, before or while it runs", asy
   await early.exited
   expect(early.stopped()).toBe("aborted")
 })
+
+test("what still runs when the service exits goes with it", async () => {
+  const f = family("exiting")
+  const script = `import { spawnBounded } from "#lib/engine/spawn.ts"
+const run = spawnBounded(${JSON.stringify(f.cmd)}, { stdout: "pipe" }, { timeout: 60 })
+for await (const _ of run.proc.stdout) break
+process.exit(0)`
+  const service = Bun.spawn(["bun", "-e", script], { cwd: join(import.meta.dir, "../../.."), stderr: "pipe" })
+  expect([await service.exited, await new Response(service.stderr).text()]).toEqual([0, ""])
+  const pids = f.pids()
+  for (let i = 0; i < 100 && pids.some(alive); i++) await Bun.sleep(20)
+  expect(pids.map(alive)).toEqual([false, false])
+})
