@@ -6,7 +6,7 @@ import type { RouteRow } from "#lib/service/handler.ts"
 import { ConfigError, loadConfig } from "#lib/service/config.ts"
 import { createContext } from "#lib/service/context.ts"
 import { removeStaleTemps } from "#lib/data/datadir.ts"
-import { removeLeftoverThrowaways } from "#lib/volumes/transfer.ts"
+import { background } from "#lib/service/background.ts"
 import { routes } from "./routes.gen.ts"
 import index from "./ui/index.html"
 
@@ -14,23 +14,14 @@ export async function start(env: Record<string, string | undefined> = process.en
   const config = loadConfig(env)
   removeStaleTemps(config.dataDir)
   const ctx = await createContext(config)
-  for (const name of ctx.stacks.migrate()) console.log(`stack ${name}: what the service keeps of it moved to its records`)
   const driftLog = config.responseDriftLog
   const app = createApp(ctx, routes as unknown as RouteRow[], { "/": index }, driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined)
-  const stop = new AbortController()
+  ctx.jobs.start(background, ctx)
   app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
   const server = app.server!
-  void ctx.events.follow(ctx.engine, stop.signal)
-  void ctx.liveMounts.run(stop.signal) // takes down a container whose bind reached outside its stack's paths
-  void ctx.scans.resume()
-  void removeLeftoverThrowaways(ctx.engine).catch(() => {})
-  void ctx.updates.periodic(config.updateInterval, stop.signal)
-  void ctx.policies.run(stop.signal) // update policies (lib/updates/scheduler.ts); notifications from the bus:
-  void ctx.notifier.follow(ctx.events, stop.signal, async (id) => (await ctx.scans.results()).get(id)?.counts.critical ?? 0)
-  void ctx.stats.run(stop.signal)
-  const shutdown = () => {
-    stop.abort()
-    server.stop(true)
+  const shutdown = async () => {
+    void server.stop(true)
+    await ctx.jobs.stop()
     process.exit(0)
   }
   process.on("SIGTERM", shutdown)

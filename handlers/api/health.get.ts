@@ -14,6 +14,10 @@ export const response = v.object({
     v.object({ reachable: v.literal(true), version: v.string(), api_version: v.string(), min_api_version: v.optional(v.string()), client_api_version: v.string() }),
     v.object({ reachable: v.literal(false), error: v.string() }),
   ]),
+  jobs: v.pipe(
+    v.array(v.object({ name: v.string(), state: v.picklist(["running", "done", "failed", "stopped"]), message: v.optional(v.string()) })),
+    v.description("the background jobs (engine events, scan queue, update checks...) in their start order: running, done (its work ended), or failed with its message"),
+  ),
 })
 
 export default defineHandler(async ({ ctx }) => {
@@ -21,5 +25,5 @@ export default defineHandler(async ({ ctx }) => {
     ([v, spoken]) => ({ reachable: true, version: v.Version, api_version: v.ApiVersion, min_api_version: v.MinAPIVersion, client_api_version: spoken }),
     (err) => ({ reachable: false, error: err instanceof HttpError ? err.message : String(err) }),
   )
-  return { status: engine.reachable ? "ok" : "degraded", version, sha, server_id: ctx.serverId, engine }
+  return { status: engine.reachable ? "ok" : "degraded", version, sha, server_id: ctx.serverId, engine, jobs: ctx.jobs.states() }
 })

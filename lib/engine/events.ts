@@ -103,7 +103,12 @@ export class EventBus {
       } catch {
         if (signal.aborted) break
       }
-      await Bun.sleep(delay)
+      // The backoff ends early when the signal aborts, so a stopping service does not wait for it.
+      await new Promise<void>((resolve) => {
+        const done = () => (clearTimeout(timer), signal.removeEventListener("abort", done), resolve())
+        const timer = setTimeout(done, delay)
+        signal.addEventListener("abort", done, { once: true })
+      })
       delay = Math.min(delay * 2, 5000)
     }
   }

@@ -24,6 +24,7 @@ import { PolicyScheduler } from "../updates/scheduler.ts"
 import { Speaker } from "../tts/speaker.ts"
 import { StatsSampler } from "../stats/sampler.ts"
 import { StackVerbs } from "../verbs/stack-verbs.ts"
+import { Jobs } from "./jobs.ts"
 
 export interface Ctx {
   config: Config
@@ -68,6 +69,8 @@ export interface Ctx {
   tts: Speaker
   /** Container stats: the one sampler of the engine and its history (started by server.ts). */
   stats: StatsSampler
+  /** The background jobs and their states (the list is lib/service/background.ts, started by server.ts). */
+  jobs: Jobs<Ctx>
 }
 
 /** Each part from `overrides` when given, else built from the config; every part built once. */
@@ -109,6 +112,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     stats: o.stats ?? new StatsSampler(engine, { interval: config.stats.interval, history: config.stats.history, now }),
     diskUsage: o.diskUsage ?? new DiskUsageCache(engine, 30_000, now),
     engineVersion: o.engineVersion ?? new Reused(() => engine.version(), 30_000, now),
+    jobs: o.jobs ?? new Jobs(),
     serverId,
     now,
   }

@@ -20,6 +20,17 @@ test("an unreachable engine leaves the service up and says so", async () => {
   expect(await res.json()).toMatchObject({ status: "degraded", engine: { reachable: false, error: expect.stringContaining("unreachable") } })
 })
 
+test("health says each background job's state, and why one failed", async () => {
+  t = await testApp()
+  t.ctx.jobs.start([{ name: "engine events", start: (_, signal) => new Promise((r) => signal.addEventListener("abort", r)) }, { name: "scan queue", start: () => Promise.reject(new Error("no scanner")) }], t.ctx)
+  await Bun.sleep(0)
+  expect((await (await t.call("GET", "/api/health")).json()).jobs).toEqual([
+    { name: "engine events", state: "running" },
+    { name: "scan queue", state: "failed", message: "no scanner" },
+  ])
+  await t.ctx.jobs.stop()
+})
+
 test("unknown routes and foreign hosts get the one error shape", async () => {
   t = await testApp()
   const missing = await t.call("GET", "/api/nope")
