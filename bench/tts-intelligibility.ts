@@ -1,7 +1,7 @@
 // bench/tts-intelligibility: how well an independent recogniser understands each offline voice. A
 // small corpus of ordinary prose (written for this benchmark, shared with no test) goes through the
-// service's synthesis path (Speaker: worker process, normalisation, engine, MP3) for each engine,
-// and, in the same run, through each engine's plain command line; every MP3/WAV is decoded to 16 kHz
+// service's synthesis path (Speaker: worker process, normalisation, back end, MP3) for each back end,
+// and, in the same run, through each back end's plain command line; every MP3/WAV is decoded to 16 kHz
 // mono and recognised by pocketsphinx (Debian's US English model). The figure is the word error rate
 // against the text (lower is better). Target: <= 0.35 for the default offline English voice (flite).
 // Needs: flite, espeak-ng, ffmpeg, pocketsphinx, pocketsphinx-en-us. Run: bun bench/tts-intelligibility.ts
@@ -53,10 +53,10 @@ type Synth = (text: string, file: string) => Promise<void>
 
 const speakers = new Map<string, Speaker>()
 const viaService =
-  (engine: "offline" | "espeak"): Synth =>
+  (backend: "offline" | "espeak"): Synth =>
   async (text, file) => {
-    let speaker = speakers.get(engine)
-    if (!speaker) speakers.set(engine, (speaker = new Speaker({ engine, maxChars: 50_000, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })))
+    let speaker = speakers.get(backend)
+    if (!speaker) speakers.set(backend, (speaker = new Speaker({ backend, maxChars: 50_000, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })))
     const spoken = await speaker.speak(text)
     writeFileSync(file, Buffer.from(Buffer.from(spoken.base64).toString("latin1"), "base64"))
   }

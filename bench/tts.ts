@@ -1,4 +1,4 @@
-// bench/tts: 1000 words of Markdown through POST /api/synthesize with the offline engine (espeak-ng
+// bench/tts: 1000 words of Markdown through POST /api/synthesize with the offline speech back end (espeak-ng
 // through its C API, MP3 encoded in-process), against espeak-ng's command line and lame's on the same
 // speakable text at the same bitrate: piped into each other (both running at once), and one after the
 // other through a WAV file. Figures: seconds of audio per second of wall time, and

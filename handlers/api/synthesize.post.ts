@@ -6,7 +6,7 @@ export const body = v.object({ text: v.string("text must be a string (plain text
 export const detail = {
   operationId: "synthesize",
   summary:
-    "Text or Markdown (with optional front matter: voice, lang, rate, pitch, volume, title) to speech: the MP3 as base64 and WebVTT cues in one JSON response; the X-TTS-Engine header names the engine that spoke (flite, espeak, edge). Too many syntheses at once: 503 tts_busy with Retry-After",
+    "Text or Markdown (with optional front matter: voice, lang, rate, pitch, volume, title) to speech: the MP3 as base64 and WebVTT cues in one JSON response; the X-TTS-Engine header names the speech back end that spoke (flite, espeak, edge). Too many syntheses at once: 503 tts_busy with Retry-After",
   tags: ["tts"],
 }
 

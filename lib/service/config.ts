@@ -162,7 +162,7 @@ function ttsConfig(env: Record<string, string | undefined>): TtsConfig {
   const voice = env.SVC_TTS_VOICE || defaults.ttsVoice
   if (!isVoiceName(voice)) throw new ConfigError(`SVC_TTS_VOICE must be an Edge voice name such as en-US-AriaNeural, got "${voice}"`)
   return {
-    engine: oneOf("SVC_TTS_ENGINE", env.SVC_TTS_ENGINE, ["auto", "edge", "offline", "espeak"] as const),
+    backend: oneOf("SVC_TTS_ENGINE", env.SVC_TTS_ENGINE, ["auto", "edge", "offline", "espeak"] as const),
     timeoutMs: positiveInt("SVC_TTS_TIMEOUT_MS", env.SVC_TTS_TIMEOUT_MS, defaults.ttsTimeoutMs),
     timeoutMsPerChar: positiveInt("SVC_TTS_TIMEOUT_MS_PER_CHAR", env.SVC_TTS_TIMEOUT_MS_PER_CHAR, defaults.ttsTimeoutMsPerChar),
     workerMemoryMb: positiveInt("SVC_TTS_WORKER_MEMORY_MB", env.SVC_TTS_WORKER_MEMORY_MB, defaults.ttsWorkerMemoryMb),

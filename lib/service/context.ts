@@ -65,7 +65,7 @@ export interface Ctx {
   diskUsage: DiskUsageCache
   /** The engine's version, reused for 30 s: asking for it costs the engine more than listing 200 containers (dashboard). */
   engineVersion: Reused<EngineVersion>
-  /** Text-to-speech: the engine SVC_TTS_ENGINE names behind a concurrency bound (a fake in tests). */
+  /** Text-to-speech: the speech back end SVC_TTS_ENGINE names behind a concurrency bound (a fake in tests). */
   tts: Speaker
   /** Container stats: the one sampler of the engine and its history (started by server.ts). */
   stats: StatsSampler

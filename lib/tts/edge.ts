@@ -1,10 +1,10 @@
-// The online engine: Microsoft Edge's read-aloud voices through `edge-tts-universal`. The text goes in
+// The online back end: Microsoft Edge's read-aloud voices through `edge-tts-universal`. The text goes in
 // chunks under the service's message size, one connection each; every wait on the service has a
 // deadline (the library waits forever on a connection that stalls); word boundaries from the service
 // time the cues, and each chunk's cues are shifted by the measured length of the audio before it.
 import { UniversalCommunicate } from "edge-tts-universal"
 import { HttpError } from "../http/http-error.ts"
-import type { Cue, TtsEngine } from "./types.ts"
+import type { Cue, SpeechBackend } from "./types.ts"
 import { mp3Info } from "./mp3.ts"
 import { signed, type Voice } from "./voice.ts"
 
@@ -103,7 +103,7 @@ async function speakChunk(text: string, voice: Voice, timeoutMs: number): Promis
   }
 }
 
-export function edgeEngine(timeoutMs: number): TtsEngine {
+export function edgeBackend(timeoutMs: number): SpeechBackend {
   return {
     name: "edge",
     async synthesize(sentences, voice) {
@@ -116,7 +116,7 @@ export function edgeEngine(timeoutMs: number): TtsEngine {
         offset += seconds
         mp3s.push(audio)
       }
-      return { engine: "edge", mp3: Buffer.concat(mp3s), cues }
+      return { backend: "edge", mp3: Buffer.concat(mp3s), cues }
     },
   }
 }

@@ -1,13 +1,13 @@
 // espeak-ng (Debian libespeak-ng1) through its C API with bun:ffi, for the languages flite lacks. It
 // runs in a speech worker process (lib/tts/worker.ts), never in the service's own: espeak-ng 1.51
 // overflows its stack on some inputs (a run of 85 "x." pairs) and takes its process down. Each run of
-// pieces is synthesised in one synchronous call; the engine's word events (with their sample
+// pieces is synthesised in one synchronous call; the back end's word events (with their sample
 // positions) time the pieces.
 import { dlopen, FFIType, JSCallback, read, toArrayBuffer, type Pointer } from "bun:ffi"
 import { HttpError, badRequest } from "../http/http-error.ts"
 import type { Mp3Encoder } from "./encoder.ts"
-import type { TtsEngine } from "./types.ts"
-import { pcmEngine, type PcmVoice, type SpokenRun } from "./pcm.ts"
+import type { SpeechBackend } from "./types.ts"
+import { pcmBackend, type PcmVoice, type SpokenRun } from "./pcm.ts"
 import { espeakVoice } from "./lang.ts"
 import type { Voice } from "./voice.ts"
 const AUDIO_OUTPUT_SYNCHRONOUS = 2
@@ -105,7 +105,7 @@ function espeak(): Espeak {
   }
 }
 
-/** Where each piece starts in the sentence's samples: at the engine's event for its first word. */
+/** Where each piece starts in the sentence's samples: at the back end's event for its first word. */
 function pieceStarts(pieces: readonly string[], spoken: Spoken): number[] {
   let offset = 0 // code points before the piece; espeak-ng counts positions from 1
   let previous = 0
@@ -117,6 +117,6 @@ function pieceStarts(pieces: readonly string[], spoken: Spoken): number[] {
 }
 
 /** espeak-ng for every language it has. */
-export function espeakEngine(encoder: Mp3Encoder): TtsEngine {
-  return pcmEngine(espeak, encoder)
+export function espeakBackend(encoder: Mp3Encoder): SpeechBackend {
+  return pcmBackend(espeak, encoder)
 }

@@ -2,13 +2,13 @@
 // English, far easier to understand than espeak-ng's (bench/tts-intelligibility.ts measures it). It
 // runs in a speech worker process (lib/tts/worker.ts). Each run of pieces is one utterance; the
 // utterance's Token relation (one item per whitespace-separated token of the input, its words as
-// daughters) with each word's segments gives the engine's own start time of every token, and so of
+// daughters) with each word's segments gives the back end's own start time of every token, and so of
 // every piece.
 import { dlopen, FFIType, read, toArrayBuffer, type Pointer } from "bun:ffi"
 import { HttpError } from "../http/http-error.ts"
 import type { Mp3Encoder } from "./encoder.ts"
-import type { TtsEngine } from "./types.ts"
-import { pcmEngine, type PcmVoice, type SpokenRun } from "./pcm.ts"
+import type { SpeechBackend } from "./types.ts"
+import { pcmBackend, type PcmVoice, type SpokenRun } from "./pcm.ts"
 import type { Voice } from "./voice.ts"
 
 const c = (s: string) => Buffer.from(`${s}\0`)
@@ -127,6 +127,6 @@ export function hasFlite(): boolean {
   }
 }
 
-export function fliteEngine(encoder: Mp3Encoder): TtsEngine {
-  return pcmEngine(flite, encoder)
+export function fliteBackend(encoder: Mp3Encoder): SpeechBackend {
+  return pcmBackend(flite, encoder)
 }

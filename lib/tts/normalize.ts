@@ -1,8 +1,8 @@
-// Text as a person reads it aloud, per language, before it reaches an engine (the cue keeps the text
+// Text as a person reads it aloud, per language, before it reaches a back end (the cue keeps the text
 // as written). Tables, not cleverness: URLs and e-mail addresses read as their host ("example dot
 // com"), numbers with the language's separators, currencies ($1,234.56, £10k), ISO dates, times,
 // common fractions, English ordinals and decades, abbreviations, symbols; `5*3*2` and `__init__`.
-// Plain digits are left to the engines, which read them in their own language (flite in English,
+// Plain digits are left to the back ends, which read them in their own language (flite in English,
 // espeak-ng in each of its languages). Entities are decoded earlier (markdown.ts, `entities`).
 // tests/lib/tts/normalize.test.ts holds a table of cases per language.
 
@@ -247,7 +247,7 @@ function host(name: string, t: Table): string {
 
 const asLang = (lang: string): Lang => (lang in TABLES ? (lang as Lang) : "en")
 
-/** The language's number as the engine reads it: thousands separators dropped, the decimal mark kept. */
+/** The language's number as the back end reads it: thousands separators dropped, the decimal mark kept. */
 function plainNumber(text: string, t: Table): string {
   return text.replace(t.grouping, "")
 }

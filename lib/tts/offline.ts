@@ -1,15 +1,15 @@
-// The offline engines, chosen per text by its language: flite (cmu_us_slt) for English, espeak-ng for
+// The offline back ends, chosen per text by its language: flite (cmu_us_slt) for English, espeak-ng for
 // every other language it has (and for English where flite is not installed). Runs in the worker.
 import type { Mp3Encoder } from "./encoder.ts"
-import type { OfflineChoice, TtsEngine } from "./types.ts"
-import { espeakEngine } from "./espeak.ts"
-import { fliteEngine, hasFlite } from "./flite.ts"
+import type { OfflineChoice, SpeechBackend } from "./types.ts"
+import { espeakBackend } from "./espeak.ts"
+import { fliteBackend, hasFlite } from "./flite.ts"
 import { isEnglish } from "./lang.ts"
 
-export function offlineEngine(choice: OfflineChoice, encoder: Mp3Encoder): TtsEngine {
-  const espeak = espeakEngine(encoder)
+export function offlineBackend(choice: OfflineChoice, encoder: Mp3Encoder): SpeechBackend {
+  const espeak = espeakBackend(encoder)
   if (choice === "espeak") return espeak
-  const flite = fliteEngine(encoder)
+  const flite = fliteBackend(encoder)
   return {
     name: "offline",
     synthesize: (sentences, voice) => (isEnglish(voice.lang) && hasFlite() ? flite : espeak).synthesize(sentences, voice),

@@ -1,13 +1,13 @@
-// The loop every offline (PCM) engine shares, in the worker process: each sentence is spoken in one
-// call (a very long one in runs of pieces, so that no engine call gets an unbounded text), the
-// engine's own word timings place each cue piece in the sentence's samples, and the audio is encoded
+// The loop every offline (PCM) back end shares, in the worker process: each sentence is spoken in one
+// call (a very long one in runs of pieces, so that no back end call gets an unbounded text), the
+// back end's own word timings place each cue piece in the sentence's samples, and the audio is encoded
 // to MP3 on worker threads in segments of about half a minute while the next sentences are spoken.
 import { DECODER_DELAY, type Mp3Encoder } from "./encoder.ts"
-import type { Cue, TtsEngine } from "./types.ts"
+import type { Cue, SpeechBackend } from "./types.ts"
 import { mp3Info } from "./mp3.ts"
 import type { Voice } from "./voice.ts"
 
-/** What one engine call gives back: the audio and where each piece starts in it. */
+/** What one back end call gives back: the audio and where each piece starts in it. */
 export interface SpokenRun {
   chunks: Int16Array[]
   samples: number
@@ -22,7 +22,7 @@ export interface PcmVoice {
   speak(pieces: readonly string[], voice: Voice): SpokenRun
 }
 
-/** The longest text handed to an engine in one call; longer sentences are spoken in runs of pieces. */
+/** The longest text handed to a back end in one call; longer sentences are spoken in runs of pieces. */
 export const MAX_RUN_CHARS = 600
 
 export function runsOf(pieces: readonly string[], max = MAX_RUN_CHARS): string[][] {
@@ -56,28 +56,28 @@ export const concatBytes = (parts: Uint8Array[]) => concat(parts, (n) => new Uin
 /** Samples per MP3 segment handed to the encoder: about 30 s. */
 const SEGMENT_SECONDS = 30
 
-export function pcmEngine(load: () => PcmVoice, encoder: Mp3Encoder): TtsEngine {
+export function pcmBackend(load: () => PcmVoice, encoder: Mp3Encoder): SpeechBackend {
   return {
     name: "pcm",
     async synthesize(sentences, voice) {
-      const engine = load()
+      const backend = load()
       const segments: Promise<Uint8Array>[] = []
       const placed: { segment: number; start: number; end: number; text: string }[] = []
       let chunks: Int16Array[] = []
       let filled = 0
       const flush = () => {
-        segments.push(encoder.encode(concat(chunks, (n) => new Int16Array(n)), engine.sampleRate))
+        segments.push(encoder.encode(concat(chunks, (n) => new Int16Array(n)), backend.sampleRate))
         chunks = []
         filled = 0
       }
       for (const sentence of sentences) {
         for (const pieces of runsOf(sentence)) {
-          const spoken = engine.speak(pieces, voice)
+          const spoken = backend.speak(pieces, voice)
           applyVolume(spoken.chunks, voice.volume)
           pieces.forEach((text, k) => placed.push({ segment: segments.length, start: filled + spoken.starts[k]!, end: filled + (spoken.starts[k + 1] ?? spoken.samples), text }))
           chunks.push(...spoken.chunks)
           filled += spoken.samples
-          if (filled >= SEGMENT_SECONDS * engine.sampleRate) flush()
+          if (filled >= SEGMENT_SECONDS * backend.sampleRate) flush()
           if (segments.length > encoder.threads * 2) await segments[segments.length - encoder.threads * 2 - 1]
         }
       }
@@ -85,9 +85,9 @@ export function pcmEngine(load: () => PcmVoice, encoder: Mp3Encoder): TtsEngine 
       const mp3s = await Promise.all(segments)
       const offsets = [0] // where each segment starts in the decoded audio
       for (const mp3 of mp3s) offsets.push(offsets.at(-1)! + mp3Info(mp3).samples)
-      const at = (segment: number, sample: number) => (offsets[segment]! + DECODER_DELAY + sample) / engine.sampleRate
+      const at = (segment: number, sample: number) => (offsets[segment]! + DECODER_DELAY + sample) / backend.sampleRate
       const cues: Cue[] = placed.map((p) => ({ start: at(p.segment, p.start), end: at(p.segment, p.end), text: p.text }))
-      return { engine: engine.name, mp3: concatBytes(mp3s), cues }
+      return { backend: backend.name, mp3: concatBytes(mp3s), cues }
     },
   }
 }

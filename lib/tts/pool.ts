@@ -112,7 +112,7 @@ class WorkerProcess {
       job.reject(
         this.killedFor === "deadline"
           ? new HttpError(504, "tts_timeout", "the synthesis took longer than its deadline and was stopped")
-          : new HttpError(502, "tts_engine_crashed", `the speech engine's process died (${this.killedFor ?? how}); the service is fine, and other texts can be spoken`),
+          : new HttpError(502, "tts_engine_crashed", `the speech back end's process died (${this.killedFor ?? how}); the service is fine, and other texts can be spoken`),
       )
     }
   }

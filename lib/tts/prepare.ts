@@ -2,7 +2,7 @@
 // document is read (front matter, Markdown or plain text), its language settled (front matter `lang`,
 // else the `voice` key's locale, else detected from the text, else the default voice's locale),
 // split into sentences and cue pieces by that language's rules, and each piece gets the words an
-// engine should say for it (normalised: numbers, dates, URLs, ...), while the cue keeps what was
+// back end should say for it (normalised: numbers, dates, URLs, ...), while the cue keeps what was
 // written.
 import { badRequest } from "../http/http-error.ts"
 import { detectLanguage } from "./detect.ts"
@@ -15,7 +15,7 @@ import { voiceOf, type Voice } from "./voice.ts"
 export interface Piece {
   /** As written: the cue's text. */
   text: string
-  /** As said: what the engine gets. */
+  /** As said: what the back end gets. */
   spoken: string
 }
 

@@ -1,16 +1,16 @@
 // What POST /api/synthesize does: the text read as a document and planned as sentences and cue
-// pieces (in a worker process), spoken by the engine (a bounded number at a time; offline engines in
+// pieces (in a worker process), spoken by the back end (a bounded number at a time; offline back ends in
 // worker processes too), and returned as MP3 and WebVTT. The service's own process only moves bytes:
 // a crash, a hang or a memory blow-up of parsing or synthesis ends one worker, never the service.
 import { badRequest } from "../http/http-error.ts"
-import type { EngineChoice, TtsEngine } from "./types.ts"
+import type { BackendChoice, SpeechBackend } from "./types.ts"
 import { Limiter } from "./limiter.ts"
 import { WorkerPool } from "./pool.ts"
 import type { Plan } from "./prepare.ts"
 import { writeVtt } from "./vtt.ts"
 
 export interface TtsConfig {
-  engine: EngineChoice
+  backend: BackendChoice
   /** Longest accepted `text`, in characters (code points). */
   maxChars: number
   /** Syntheses running at once (and worker processes); four times as many may wait. */
@@ -31,7 +31,7 @@ export interface TtsConfig {
 export const TTS_DEFAULTS = { timeoutMs: 30_000, timeoutMsPerChar: 4, workerMemoryMb: 4096, prepareTimeoutMs: 20_000 }
 
 export interface Spoken {
-  engine: string
+  backend: string
   /** The MP3 in base64, as ASCII bytes. */
   base64: Uint8Array
   vtt: string
@@ -44,7 +44,7 @@ export interface Spoken {
  */
 export function speechResponse(spoken: Spoken): Response {
   const body = new Blob(['{"audio_base64":"', spoken.base64 as Uint8Array<ArrayBuffer>, '","vtt":', JSON.stringify(spoken.vtt), "}"])
-  return new Response(body, { headers: { "content-type": "application/json", "x-tts-engine": spoken.engine } })
+  return new Response(body, { headers: { "content-type": "application/json", "x-tts-engine": spoken.backend } })
 }
 
 /** Characters as a person counts them: code points, not UTF-16 units. */
@@ -65,23 +65,23 @@ export function codePoints(text: string): number {
 
 export class Speaker {
   private readonly limiter: Limiter
-  private engine: TtsEngine | undefined
+  private backend: SpeechBackend | undefined
   readonly pool: WorkerPool
 
   constructor(
     readonly config: TtsConfig,
-    engine?: TtsEngine,
+    backend?: SpeechBackend,
   ) {
     this.limiter = new Limiter(config.concurrency, config.concurrency * 4)
     this.pool = new WorkerPool({ size: config.concurrency, memoryMb: config.workerMemoryMb ?? TTS_DEFAULTS.workerMemoryMb, env: config.workerEnv })
-    this.engine = engine
+    this.backend = backend
   }
 
   private deadline = (chars: number) => (this.config.timeoutMs ?? TTS_DEFAULTS.timeoutMs) + chars * (this.config.timeoutMsPerChar ?? TTS_DEFAULTS.timeoutMsPerChar)
 
-  /** The engines are loaded on the first synthesis, so a service that never speaks does not hold them. */
-  private async loadEngine(): Promise<TtsEngine> {
-    return (this.engine ??= (await import("./engine.ts")).engineFor(this.config.engine, this.config.edgeTimeoutMs, this.pool, this.deadline))
+  /** The back ends are loaded on the first synthesis, so a service that never speaks does not hold them. */
+  private async loadBackend(): Promise<SpeechBackend> {
+    return (this.backend ??= (await import("./backend.ts")).backendFor(this.config.backend, this.config.edgeTimeoutMs, this.pool, this.deadline))
   }
 
   /** The reading plan, made in a worker process (parsing is bounded, but stays off the event loop). */
@@ -97,16 +97,16 @@ export class Speaker {
     return this.limiter.run(async () => {
       const plan = await this.plan(text)
       if (plan.sentences.length === 0) throw badRequest("text has nothing to read aloud (it is empty, or only code)", "empty_text")
-      const engine = await this.loadEngine()
-      const speech = await engine.synthesize(
+      const backend = await this.loadBackend()
+      const speech = await backend.synthesize(
         plan.sentences.map((s) => s.map((p) => p.spoken)),
         plan.voice,
       )
-      // cues show the text as written; the engine said its spoken form
+      // cues show the text as written; the back end said its spoken form
       const written = plan.sentences.flat()
       const cues = speech.cues.map((cue, i) => ({ ...cue, text: speech.cues.length === written.length ? written[i]!.text : cue.text }))
       const base64 = speech.base64 ?? Buffer.from(Buffer.from(speech.mp3).toString("base64"), "latin1")
-      return { engine: speech.engine, base64, vtt: writeVtt(cues) }
+      return { backend: speech.backend, base64, vtt: writeVtt(cues) }
     })
   }
 

@@ -6,8 +6,8 @@
 // answers that one request with 502 `tts_engine_crashed` and starts another.
 import { HttpError } from "../http/http-error.ts"
 import { Mp3Encoder } from "./encoder.ts"
-import type { OfflineChoice, TtsEngine } from "./types.ts"
-import { offlineEngine } from "./offline.ts"
+import type { OfflineChoice, SpeechBackend } from "./types.ts"
+import { offlineBackend } from "./offline.ts"
 import { loadDetector } from "./detect.ts"
 import { prepare } from "./prepare.ts"
 import { encodeFrame, FrameReader } from "./protocol.ts"
@@ -15,13 +15,13 @@ import type { Voice } from "./voice.ts"
 
 export type WorkerRequest =
   | { op: "prepare"; text: string; defaultVoice: string }
-  | { op: "speak"; sentences: string[][]; voice: Voice; engine: OfflineChoice }
+  | { op: "speak"; sentences: string[][]; voice: Voice; backend: OfflineChoice }
   | { op: "ping" }
 
 export type WorkerReply = { ok: true; [key: string]: unknown } | { ok: false; status: number; code: string; message: string }
 
 let encoder: Mp3Encoder | undefined
-const engines = new Map<OfflineChoice, TtsEngine>()
+const backends = new Map<OfflineChoice, SpeechBackend>()
 
 async function handle(request: WorkerRequest): Promise<{ header: WorkerReply; payload?: Uint8Array }> {
   switch (request.op) {
@@ -31,10 +31,10 @@ async function handle(request: WorkerRequest): Promise<{ header: WorkerReply; pa
       return { header: { ok: true, plan: await prepare(request.text, request.defaultVoice) } }
     case "speak": {
       encoder ??= new Mp3Encoder()
-      const engine = engines.get(request.engine) ?? engines.set(request.engine, offlineEngine(request.engine, encoder)).get(request.engine)!
-      const speech = await engine.synthesize(request.sentences, request.voice)
+      const backend = backends.get(request.backend) ?? backends.set(request.backend, offlineBackend(request.backend, encoder)).get(request.backend)!
+      const speech = await backend.synthesize(request.sentences, request.voice)
       const base64 = Buffer.from(Buffer.from(speech.mp3.buffer, speech.mp3.byteOffset, speech.mp3.length).toString("base64"), "latin1")
-      return { header: { ok: true, engine: speech.engine, cues: speech.cues.map((c) => [c.start, c.end]) }, payload: base64 }
+      return { header: { ok: true, backend: speech.backend, cues: speech.cues.map((c) => [c.start, c.end]) }, payload: base64 }
     }
   }
 }

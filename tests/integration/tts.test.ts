@@ -1,5 +1,5 @@
 // POST /api/synthesize on the real service process (from source and as the compiled binary) with the
-// real offline engines (flite and espeak-ng through their C APIs, in worker processes), MP3 checked
+// real offline speech back ends (flite and espeak-ng through their C APIs, in worker processes), MP3 checked
 // with ffprobe, WebVTT with a parser; and every input that once crashed, blocked or 500'd the service,
 // with /api/health checked between them.
 import { afterAll, expect, test } from "bun:test"
@@ -62,7 +62,7 @@ function checkSpeech(name: string, body: { audio_base64: string; vtt: string }) 
   expect(vtt.cues.map((c) => unescape(c.text).replace(/\s+/g, " ")).join(" ")).toBe(readDocument(text).blocks.join(" "))
 }
 
-test("espeak: Markdown in, an MP3 and matching WebVTT out, the engine in a header", async () => {
+test("espeak: Markdown in, an MP3 and matching WebVTT out, the back end in a header", async () => {
   const svc = await service({ SVC_TTS_ENGINE: "espeak" })
   const { res, body } = await speak(svc, { text })
   expect(res.status).toBe(200)
@@ -73,7 +73,7 @@ test("espeak: Markdown in, an MP3 and matching WebVTT out, the engine in a heade
   expect(empty.body.error.code).toBe("empty_text")
 }, 60_000)
 
-test("auto: answers with the online voice where this machine reaches it, else with the offline engine", async () => {
+test("auto: answers with the online voice where this machine reaches it, else with the offline back end", async () => {
   const online = await fetch("https://speech.platform.bing.com/", { signal: AbortSignal.timeout(3000) }).then(() => true, () => false)
   const svc = await service({ SVC_TTS_ENGINE: "auto", SVC_TTS_EDGE_TIMEOUT_MS: "3000" })
   const { res, body } = await speak(svc, { text })
@@ -118,14 +118,14 @@ test("bad inputs: none crashes, blocks or 500s the service; health answers betwe
   for (const [name, text] of inputs) {
     const { res, body } = await speak(svc, { text })
     if (res.status !== 200 && !(res.status >= 400 && res.status < 500)) {
-      // only a crash of the engine process itself may answer 5xx, and then with its own code
+      // only a crash of the speech back end's process itself may answer 5xx, and then with its own code
       expect({ name, status: res.status, code: body.error?.code }).toEqual({ name, status: 502, code: "tts_engine_crashed" })
     }
     if (res.status === 200) expect(parseVtt(body.vtt).errors).toEqual([])
     expect(svc.proc.exitCode).toBeNull()
     expect(await healthy(svc)).toBe(true)
   }
-  // the engine's own crash, reached directly: one 502, and the next request is served
+  // the speech back end's own crash, reached directly: one 502, and the next request is served
   const direct = await speak(svc, { text: `---\nlang: de\n---\n${crash}` })
   expect([200, 502]).toContain(direct.res.status)
   const after = await speak(svc, { text: "The next request is served." })

@@ -1,8 +1,8 @@
 import { afterEach, expect, test } from "bun:test"
 import { loadConfig } from "#lib/service/config.ts"
 import { HttpError } from "#lib/http/http-error.ts"
-import { fallback } from "#lib/tts/engine.ts"
-import type { TtsEngine } from "#lib/tts/types.ts"
+import { fallback } from "#lib/tts/backend.ts"
+import type { SpeechBackend } from "#lib/tts/types.ts"
 import { Speaker } from "#lib/tts/speaker.ts"
 import type { Voice } from "#lib/tts/voice.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
@@ -17,28 +17,28 @@ let speaker: Speaker | undefined
 
 const MP3 = new Uint8Array([0xff, 0xf3, 0x60, 0xc4, 1, 2, 3])
 
-/** An engine that records what it was asked and speaks each piece for one second. */
-function fakeEngine(fail?: HttpError, name = "fake") {
+/** A back end that records what it was asked and speaks each piece for one second. */
+function fakeBackend(fail?: HttpError, name = "fake") {
   const calls: { sentences: string[][]; voice: Voice }[] = []
-  const engine: TtsEngine = {
+  const backend: SpeechBackend = {
     name,
     async synthesize(sentences, voice) {
       calls.push({ sentences: sentences.map((s) => [...s]), voice })
       if (fail) throw fail
-      return { engine: name, mp3: MP3, cues: sentences.flat().map((text, i) => ({ start: i, end: i + 1, text })) }
+      return { backend: name, mp3: MP3, cues: sentences.flat().map((text, i) => ({ start: i, end: i + 1, text })) }
     },
   }
-  return { engine, calls }
+  return { backend, calls }
 }
 
-async function app(env: Record<string, string>, engine: TtsEngine) {
-  speaker = new Speaker(loadConfig(env).tts, engine)
+async function app(env: Record<string, string>, backend: SpeechBackend) {
+  speaker = new Speaker(loadConfig(env).tts, backend)
   t = await testApp({ tts: speaker }, env)
 }
 
-test("Markdown with front matter: MP3 as base64, WebVTT cues, the engine named in a header", async () => {
-  const { engine, calls } = fakeEngine()
-  await app({}, engine)
+test("Markdown with front matter: MP3 as base64, WebVTT cues, the back end named in a header", async () => {
+  const { backend, calls } = fakeBackend()
+  await app({}, backend)
   const text = "---\ntitle: Tides\nvoice: en-GB-SoniaNeural\nrate: \"-10%\"\nmood: calm\n---\n## High water\n\nAt *noon* & after.\n\n```\nskip()\n```\n"
   const res = await t.call("POST", "/api/synthesize", { text })
   expect(res.status).toBe(200)
@@ -54,22 +54,22 @@ test("Markdown with front matter: MP3 as base64, WebVTT cues, the engine named i
     [2, 3, "At noon &amp; after."],
   ])
   expect(calls).toEqual([
-    // the engine is given the text as said; the cues above keep it as written
+    // the back end is given the text as said; the cues above keep it as written
     { sentences: [["Tides."], ["High water."], ["At noon and after."]], voice: { voice: "en-GB-SoniaNeural", lang: "en-GB", rate: -10, pitch: 0, volume: 0 } },
   ])
 }, 60_000)
 
 test("plain text is read as it is, with the configured default voice", async () => {
-  const { engine, calls } = fakeEngine()
-  await app({ SVC_TTS_VOICE: "fr-FR-DeniseNeural" }, engine)
+  const { backend, calls } = fakeBackend()
+  await app({ SVC_TTS_VOICE: "fr-FR-DeniseNeural" }, backend)
   const res = await t.call("POST", "/api/synthesize", { text: "Bonjour. Ça va?" })
   expect(res.status).toBe(200)
   expect(calls[0]).toEqual({ sentences: [["Bonjour."], ["Ça va?"]], voice: { voice: "fr-FR-DeniseNeural", lang: "fr-FR", rate: 0, pitch: 0, volume: 0 } })
 }, 60_000)
 
 test("missing, non-string, empty and oversized text, and bad front matter, are 400s that say why", async () => {
-  const { engine, calls } = fakeEngine()
-  await app({ SVC_TTS_MAX_CHARS: "100" }, engine)
+  const { backend, calls } = fakeBackend()
+  await app({ SVC_TTS_MAX_CHARS: "100" }, backend)
   const cases: [unknown, string, string][] = [
     [{}, "invalid_request", "text"],
     [{ text: 42 }, "invalid_request", "text must be a string"],
@@ -90,17 +90,17 @@ test("missing, non-string, empty and oversized text, and bad front matter, are 4
   expect(calls).toEqual([])
 }, 60_000)
 
-test("an engine failure keeps its status: the online engine asked for explicitly is a 502", async () => {
-  await app({}, fakeEngine(new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms")).engine)
+test("a back end failure keeps its status: the online back end asked for explicitly is a 502", async () => {
+  await app({}, fakeBackend(new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms")).backend)
   const res = await t.call("POST", "/api/synthesize", { text: "Hello." })
   expect(res.status).toBe(502)
   expect(await res.json()).toEqual({ error: { code: "tts_engine_failed", message: "the Edge voice service failed: no answer within 5000 ms" } })
 }, 60_000)
 
-test("auto: the online engine failing, the offline one speaks the same sentences, and the header names it", async () => {
-  const online = fakeEngine(new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms"), "edge")
-  const offline = fakeEngine(undefined, "flite")
-  await app({ SVC_TTS_ENGINE: "auto" }, fallback(online.engine, offline.engine))
+test("auto: the online back end failing, the offline one speaks the same sentences, and the header names it", async () => {
+  const online = fakeBackend(new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms"), "edge")
+  const offline = fakeBackend(undefined, "flite")
+  await app({ SVC_TTS_ENGINE: "auto" }, fallback(online.backend, offline.backend))
   const spoken = async () => {
     const res = await t.call("POST", "/api/synthesize", { text: "Hello. Again." })
     expect(res.status).toBe(200)
@@ -109,7 +109,7 @@ test("auto: the online engine failing, the offline one speaks the same sentences
   expect(await spoken()).toBe("flite")
   expect(online.calls.map((c) => c.sentences)).toEqual([[["Hello."], ["Again."]]])
   expect(offline.calls).toEqual(online.calls)
-  // the failed online engine rests: the next request goes straight to the offline one
+  // the failed online back end rests: the next request goes straight to the offline one
   expect(await spoken()).toBe("flite")
   expect([online.calls.length, offline.calls.length]).toEqual([1, 2])
 }, 60_000)
@@ -118,15 +118,15 @@ test("beyond the running and waiting syntheses: 503 tts_busy with a Retry-After 
   let release!: () => void, running!: () => void
   const held = new Promise<void>((resolve) => (release = resolve))
   const first = new Promise<void>((resolve) => (running = resolve))
-  const engine: TtsEngine = {
+  const backend: SpeechBackend = {
     name: "slow",
     async synthesize(sentences) {
       running()
       await held
-      return { engine: "slow", mp3: MP3, cues: sentences.flat().map((text, i) => ({ start: i, end: i + 1, text })) }
+      return { backend: "slow", mp3: MP3, cues: sentences.flat().map((text, i) => ({ start: i, end: i + 1, text })) }
     },
   }
-  await app({ SVC_TTS_CONCURRENCY: "1" }, engine)
+  await app({ SVC_TTS_CONCURRENCY: "1" }, backend)
   const admitted = Array.from({ length: 5 }, () => t.call("POST", "/api/synthesize", { text: "Hello." }))
   await first // the first has been planned in a worker meanwhile: the other four are waiting
   const refused = await t.call("POST", "/api/synthesize", { text: "Hello." })

@@ -1,4 +1,4 @@
-// The online engine against a local fake of the Edge read-aloud WebSocket protocol. The library's
+// The online back end against a local fake of the Edge read-aloud WebSocket protocol. The library's
 // endpoint is hard-coded, so the WebSocket module it loads ("ws") is replaced by one that sends
 // connections for speech.platform.bing.com to the fake instead.
 import { afterAll, beforeEach, expect, mock, test } from "bun:test"
@@ -21,7 +21,7 @@ class RedirectedWebSocket extends RealWebSocket {
   }
 }
 mock.module("ws", () => ({ ...RealWebSocket, default: RedirectedWebSocket, WebSocket: RedirectedWebSocket }))
-const { CHUNK_BYTES, chunkPieces, cuesFromWords, edgeEngine } = await import("#lib/tts/edge.ts")
+const { CHUNK_BYTES, chunkPieces, cuesFromWords, edgeBackend } = await import("#lib/tts/edge.ts")
 
 // ---- the fake service ------------------------------------------------------------------------
 type Mode = "speak" | "forbidden" | "silent"
@@ -110,8 +110,8 @@ async function failure(promise: Promise<unknown>): Promise<HttpError> {
 
 // ---- tests ------------------------------------------------------------------------------------
 test("request frames: the handshake, speech.config, then SSML with the voice, prosody and escaped text", async () => {
-  const speech = await edgeEngine(10_000).synthesize([["Fish & chips <b>now</b>, \"quoted\" and 'single'."]], voice)
-  expect(speech.engine).toBe("edge")
+  const speech = await edgeBackend(10_000).synthesize([["Fish & chips <b>now</b>, \"quoted\" and 'single'."]], voice)
+  expect(speech.backend).toBe("edge")
   expect(handshakes).toHaveLength(1)
   const { url, headers } = handshakes[0]!
   expect(url.searchParams.get("TrustedClientToken")).toMatch(/^[0-9A-F]{32}$/)
@@ -136,7 +136,7 @@ test("request frames: the handshake, speech.config, then SSML with the voice, pr
 
 test("word boundaries become cues; audio from all messages is kept and measured", async () => {
   const sentences = [["The first sentence is short."], ["A second one,", "split in two pieces."]]
-  const speech = await edgeEngine(10_000).synthesize(sentences, voice)
+  const speech = await edgeBackend(10_000).synthesize(sentences, voice)
   const seconds = mp3Info(speech.mp3).seconds
   expect(seconds).toBeGreaterThan(LEAD + 12 * WORD_SECONDS)
   const at = (word: number) => LEAD + word * WORD_SECONDS
@@ -152,7 +152,7 @@ test("long texts go in chunks under the size limit, each chunk's cues shifted by
   const sentences = planSpeech([paragraph])
   const chunks = chunkPieces(sentences.flat())
   expect(chunks.length).toBeGreaterThan(1)
-  const speech = await edgeEngine(10_000).synthesize(sentences, voice)
+  const speech = await edgeBackend(10_000).synthesize(sentences, voice)
   expect(handshakes).toHaveLength(chunks.length)
   for (const connection of frames) expect(Buffer.byteLength(connection[1]!.replace(/^[\s\S]*<prosody[^>]*>|<\/prosody>[\s\S]*$/g, ""))).toBeLessThanOrEqual(CHUNK_BYTES)
   expect(speech.cues.map((c) => c.text)).toEqual(sentences.flat())
@@ -166,7 +166,7 @@ test("long texts go in chunks under the size limit, each chunk's cues shifted by
 
 test("a 403 from the service is a 502 naming it", async () => {
   mode = "forbidden"
-  const err = await failure(edgeEngine(10_000).synthesize([["Hello."]], voice))
+  const err = await failure(edgeBackend(10_000).synthesize([["Hello."]], voice))
   expect(err.status).toBe(502)
   expect(err.message).toContain("403")
   expect(err.message).not.toContain("no answer")
@@ -174,7 +174,7 @@ test("a 403 from the service is a 502 naming it", async () => {
 
 test("a name that does not resolve is a 502 naming the DNS failure", async () => {
   target = "ws://edge-tts.invalid/edge"
-  const err = await failure(edgeEngine(10_000).synthesize([["Hello."]], voice))
+  const err = await failure(edgeBackend(10_000).synthesize([["Hello."]], voice))
   expect(err.status).toBe(502)
   expect(err.message).toMatch(/ENOTFOUND|EAI_AGAIN|resolve|DNS/i)
   expect(err.message).not.toContain("no answer")
@@ -182,7 +182,7 @@ test("a name that does not resolve is a 502 naming the DNS failure", async () =>
 
 test("a service that accepts but never answers hits the deadline, and the connection is closed", async () => {
   mode = "silent"
-  const err = await failure(edgeEngine(300).synthesize([["Hello."]], voice))
+  const err = await failure(edgeBackend(300).synthesize([["Hello."]], voice))
   expect(err.status).toBe(502)
   expect(err.message).toBe("the Edge voice service failed: no answer within 300 ms")
   for (let i = 0; i < 100 && closed === 0; i++) await Bun.sleep(10)
@@ -191,7 +191,7 @@ test("a service that accepts but never answers hits the deadline, and the connec
 
 test("a handshake that stalls hits the deadline too", async () => {
   target = `ws://127.0.0.1:${tarpit.port}/edge`
-  const err = await failure(edgeEngine(300).synthesize([["Hello."]], voice))
+  const err = await failure(edgeBackend(300).synthesize([["Hello."]], voice))
   expect(err.message).toBe("the Edge voice service failed: no answer within 300 ms")
   expect(stalled.length).toBe(1)
   for (let i = 0; i < 100 && closed === 0; i++) await Bun.sleep(10)

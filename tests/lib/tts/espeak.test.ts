@@ -1,4 +1,4 @@
-// The offline engine for real: libespeak-ng through bun:ffi, MP3 from the WebAssembly encoder,
+// The offline back end for real: libespeak-ng through bun:ffi, MP3 from the WebAssembly encoder,
 // checked with ffprobe/ffmpeg.
 import { afterAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -6,14 +6,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { HttpError } from "#lib/http/http-error.ts"
 import { Mp3Encoder } from "#lib/tts/encoder.ts"
-import { espeakEngine } from "#lib/tts/espeak.ts"
+import { espeakBackend } from "#lib/tts/espeak.ts"
 import { readDocument } from "#lib/tts/markdown.ts"
 import { planSpeech } from "#lib/tts/sentences.ts"
 import { voiceOf } from "#lib/tts/voice.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "hm-espeak-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const engine = espeakEngine(new Mp3Encoder())
+const backend = espeakBackend(new Mp3Encoder())
 
 function probe(mp3: Uint8Array, name: string) {
   const file = join(dir, name)
@@ -39,8 +39,8 @@ const paragraph =
 test("a Markdown document becomes an MP3 whose cues match the audio and give back the text", async () => {
   const doc = readDocument(`---\ntitle: Morning\n---\n${paragraph.repeat(5)}\n\n- A list item\n- [A link](https://example.com) & more`)
   const sentences = planSpeech(doc.blocks)
-  const speech = await engine.synthesize(sentences, voiceOf(doc.attributes, "en-US-EmmaMultilingualNeural"))
-  expect(speech.engine).toBe("espeak")
+  const speech = await backend.synthesize(sentences, voiceOf(doc.attributes, "en-US-EmmaMultilingualNeural"))
+  expect(speech.backend).toBe("espeak")
 
   const { stream, duration, samples } = probe(speech.mp3, "doc.mp3")
   expect(stream).toEqual({ codec_name: "mp3", sample_rate: "22050", channels: 1 })
@@ -66,11 +66,11 @@ test("a Markdown document becomes an MP3 whose cues match the audio and give bac
   }
 }, 60_000)
 
-test("long sentences are split into pieces timed by the engine's word events", async () => {
+test("long sentences are split into pieces timed by the back end's word events", async () => {
   const sentence = "When the tide turned, the fishing boats that had waited in the bay since dawn came in one after another, and the crews, tired but glad, tied up at the quay."
   const pieces = planSpeech([sentence])[0]!
   expect(pieces.length).toBeGreaterThan(1)
-  const speech = await engine.synthesize([pieces], voiceOf({}, "en-US-EmmaMultilingualNeural"))
+  const speech = await backend.synthesize([pieces], voiceOf({}, "en-US-EmmaMultilingualNeural"))
   const { samples } = probe(speech.mp3, "long.mp3")
   for (const cue of speech.cues.slice(1)) {
     // a piece starts on a word, after the comma's short pause: sound follows within a moment
@@ -81,12 +81,12 @@ test("long sentences are split into pieces timed by the engine's word events", a
 
 test("rate changes the speech itself; a language espeak-ng lacks is a 400", async () => {
   const sentence = [["The harbour master walked along the quay before sunrise."]]
-  const fast = await engine.synthesize(sentence, voiceOf({ rate: "+80%" }, "en-US-EmmaMultilingualNeural"))
-  const slow = await engine.synthesize(sentence, voiceOf({ rate: "-40%" }, "en-US-EmmaMultilingualNeural"))
+  const fast = await backend.synthesize(sentence, voiceOf({ rate: "+80%" }, "en-US-EmmaMultilingualNeural"))
+  const slow = await backend.synthesize(sentence, voiceOf({ rate: "-40%" }, "en-US-EmmaMultilingualNeural"))
   expect(slow.cues[0]!.end).toBeGreaterThan(fast.cues[0]!.end * 1.8)
-  const german = await engine.synthesize([["Guten Morgen."]], voiceOf({ voice: "de-DE-KatjaNeural" }, "en-US-EmmaMultilingualNeural"))
+  const german = await backend.synthesize([["Guten Morgen."]], voiceOf({ voice: "de-DE-KatjaNeural" }, "en-US-EmmaMultilingualNeural"))
   expect(german.cues).toHaveLength(1)
-  const missing = await engine.synthesize(sentence, voiceOf({ lang: "xx-YY" }, "en-US-EmmaMultilingualNeural")).catch((err) => err)
+  const missing = await backend.synthesize(sentence, voiceOf({ lang: "xx-YY" }, "en-US-EmmaMultilingualNeural")).catch((err) => err)
   expect(missing).toBeInstanceOf(HttpError)
   expect(missing.status).toBe(400)
   expect(missing.message).toContain('no offline voice speaks the language "xx-YY"')
@@ -97,9 +97,9 @@ test("syntheses running at once interleave sentence by sentence without mixing v
   const b = planSpeech(["Quite another text, read slowly. ".repeat(12)])
   const fast = voiceOf({ rate: "+50%" }, "en-US-EmmaMultilingualNeural")
   const slow = voiceOf({ rate: "-40%", pitch: "-20Hz" }, "en-US-EmmaMultilingualNeural")
-  const aloneA = await engine.synthesize(a, fast)
-  const aloneB = await engine.synthesize(b, slow)
-  const [togetherA, togetherB] = await Promise.all([engine.synthesize(a, fast), engine.synthesize(b, slow)])
+  const aloneA = await backend.synthesize(a, fast)
+  const aloneB = await backend.synthesize(b, slow)
+  const [togetherA, togetherB] = await Promise.all([backend.synthesize(a, fast), backend.synthesize(b, slow)])
   // A cue's length varies a little between runs (espeak-ng's own jitter, a segment join landing
   // elsewhere); a sentence spoken with the other request's voice would take about twice or half as long.
   const lengths = (s: { cues: { start: number; end: number }[] }) => s.cues.map((c) => c.end - c.start)

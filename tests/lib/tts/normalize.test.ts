@@ -1,4 +1,4 @@
-// A table of normalisation cases per language: what is written, and what the engine is given.
+// A table of normalisation cases per language: what is written, and what the back end is given.
 import { expect, test } from "bun:test"
 import { normalize, numberEn, ordinalEn } from "#lib/tts/normalize.ts"
 

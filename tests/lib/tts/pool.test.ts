@@ -12,7 +12,7 @@ const pool = new WorkerPool({ size: 2, memoryMb: 4096 })
 afterAll(() => pool.close())
 const voice = voiceOf({ lang: "en" }, "en-US-EmmaMultilingualNeural")
 
-const speak = (sentences: string[][], timeoutMs = 60_000, engine: "offline" | "espeak" = "espeak") => pool.run({ op: "speak", sentences, voice, engine }, timeoutMs)
+const speak = (sentences: string[][], timeoutMs = 60_000, backend: "offline" | "espeak" = "espeak") => pool.run({ op: "speak", sentences, voice, backend }, timeoutMs)
 const failure = (p: Promise<unknown>) => p.then(() => { throw new Error("expected a failure") }, (err) => err as HttpError)
 
 test("a worker that crashes answers that request with 502 tts_engine_crashed; the next request is served", async () => {
@@ -60,7 +60,7 @@ test("a worker whose cap is too small to start fails its request cleanly", async
 }, 60_000)
 
 test("a request beyond the running and waiting ones is refused at once, with a Retry-After", async () => {
-  const speaker = new Speaker({ engine: "espeak", maxChars: 50_000, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })
+  const speaker = new Speaker({ backend: "espeak", maxChars: 50_000, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })
   try {
     const text = "The harbour master walked along the quay before sunrise. ".repeat(20)
     const results = await Promise.allSettled(Array.from({ length: 7 }, () => speaker.speak(text)))
@@ -74,7 +74,7 @@ test("a request beyond the running and waiting ones is refused at once, with a R
 }, 120_000)
 
 test("text length counts characters (code points), not UTF-16 units", async () => {
-  const speaker = new Speaker({ engine: "espeak", maxChars: 10, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })
+  const speaker = new Speaker({ backend: "espeak", maxChars: 10, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })
   try {
     expect("😀".repeat(10).length).toBe(20)
     const err = await failure(speaker.speak("😀".repeat(11)))
