@@ -33,7 +33,8 @@ interface UpdateFile {
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
-export class Updates {
+/** Registry update checks of images and their records (updates.json); guarded stack updates are lib/updates'. */
+export class ImageUpdates {
   private writing: Promise<unknown> = Promise.resolve()
   private cached: UpdateFile | undefined
   private readonly file: string

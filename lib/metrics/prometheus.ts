@@ -66,7 +66,7 @@ export class PrometheusMetrics implements Metrics {
     this.process()
     this.queue.set(ctx.scans.length)
     if (ctx.events.lastEngineEventAt !== undefined) this.lastEvent.set(ctx.events.lastEngineEventAt / 1000)
-    this.updates.set((await ctx.updates.pending()).length)
+    this.updates.set((await ctx.imageUpdates.pending()).length)
     for (const [verdict, n] of Object.entries(ctx.guard.counts)) this.catchUp(this.updateVerdicts, "verdict", verdict, n)
     for (const [result, n] of Object.entries(ctx.notifier.counts)) this.catchUp(this.notifications, "result", result, n)
     countInto(this.nodes, "status", NODE_STATUSES, (await ctx.nodes.list()).map((n) => n.status))

@@ -4,7 +4,7 @@ import type { NodeRegistry } from "../cluster/nodes.ts"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import type { ScanQueue } from "../images/scan-queue.ts"
-import type { Updates } from "../images/update-checks.ts"
+import type { ImageUpdates } from "../images/update-checks.ts"
 import type { Stacks } from "../stacks/store.ts"
 import type { StatsSampler } from "../stats/sampler.ts"
 
@@ -19,7 +19,7 @@ export interface Scraped {
   engine: Engine
   events: EventBus
   scans: ScanQueue
-  updates: Updates
+  imageUpdates: ImageUpdates
   stacks: Stacks
   nodes: NodeRegistry
   stats: StatsSampler

@@ -16,7 +16,7 @@ export const background: Job<Ctx>[] = [
   { name: "scan queue", start: (ctx) => ctx.scans.resume() },
   // No transfer of this service is under way yet: a throwaway container left is a killed process's.
   { name: "leftover throwaways", start: (ctx) => removeLeftoverThrowaways(ctx.engine) },
-  { name: "image update checks", start: (ctx, signal) => ctx.updates.periodic(ctx.config.updateInterval, signal) },
+  { name: "image update checks", start: (ctx, signal) => ctx.imageUpdates.periodic(ctx.config.updateInterval, signal) },
   { name: "update policies", start: (ctx, signal) => ctx.policies.run(signal) },
   {
     name: "notifier",

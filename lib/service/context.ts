@@ -16,7 +16,7 @@ import { createMetrics } from "../metrics/metrics.ts"
 import type { Metrics } from "../metrics/types.ts"
 import { ScanQueue } from "../images/scan-queue.ts"
 import { createScanner, type Scanner } from "../images/scanner.ts"
-import { Updates } from "../images/update-checks.ts"
+import { ImageUpdates } from "../images/update-checks.ts"
 import { UpdateGuard } from "../updates/guard.ts"
 import { Notifier } from "../updates/notify.ts"
 import { UpdateRecords } from "../updates/records.ts"
@@ -49,8 +49,8 @@ export interface Ctx {
   scanner: Scanner
   /** The scan queue and the stored results (<dataDir>/scans). */
   scans: ScanQueue
-  /** Registry update checks and their records (updates.json). */
-  updates: Updates
+  /** Registry update checks of images and their records (updates.json); not the guarded updates (`guard`). */
+  imageUpdates: ImageUpdates
   /** Guarded updates: pin, watch, rollback, verdicts (lib/updates/guard.ts). */
   guard: UpdateGuard
   /** Each stack's update history and policy (lib/updates/records.ts). */
@@ -85,7 +85,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   // A stack is watched from its first deploy's `up` on: its records are written before.
   const liveMounts: LiveMounts = o.liveMounts ?? new LiveMounts({ engine, events, managed: (name) => existsSync(stacks.records(name)), allowedFor: (name) => stacks.allows(name), secrets: (name) => stacks.secrets(name) })
   const stacks = o.stacks ?? new Stacks(config.dataDir, compose, { now, hostRoots: config.bindRoots, engine, liveMounts: (project, allowed) => liveMounts.check(project, allowed) })
-  const updates = o.updates ?? new Updates(config.dataDir, engine, { insecure: config.insecureRegistries }, now)
+  const imageUpdates = o.imageUpdates ?? new ImageUpdates(config.dataDir, engine, { insecure: config.insecureRegistries }, now)
   const serverId = o.serverId ?? (await identity(config.dataDir))
   const notifier = o.notifier ?? new Notifier(config.notifyUrls, { serverId, events, now })
   const updateRecords = o.updateRecords ?? new UpdateRecords(stacks, now)
@@ -102,11 +102,11 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     nodes: o.nodes ?? new NodeRegistry(config.dataDir, now),
     scanner,
     scans: o.scans ?? new ScanQueue(config.dataDir, (ref) => scanner.scan(ref), events, now),
-    updates,
+    imageUpdates,
     notifier,
     updateRecords,
     guard,
-    policies: o.policies ?? new PolicyScheduler({ stacks, engine, updates, records: updateRecords, guard, notifier, events, interval: config.updateInterval, now }),
+    policies: o.policies ?? new PolicyScheduler({ stacks, engine, imageUpdates, records: updateRecords, guard, notifier, events, interval: config.updateInterval, now }),
     metrics: o.metrics ?? (await createMetrics(config.metrics)),
     tts: o.tts ?? new Speaker(config.tts),
     stats: o.stats ?? new StatsSampler(engine, { interval: config.stats.interval, history: config.stats.history, now }),

@@ -11,7 +11,7 @@ import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import { stackImageRefs } from "../stacks/images.ts"
 import type { Stacks } from "../stacks/store.ts"
-import type { Updates } from "../images/update-checks.ts"
+import type { ImageUpdates } from "../images/update-checks.ts"
 import type { UpdateGuard } from "./guard.ts"
 import type { Notifier } from "./notify.ts"
 import { nextDue, type UpdateRecords } from "./records.ts"
@@ -19,7 +19,7 @@ import { nextDue, type UpdateRecords } from "./records.ts"
 export interface SchedulerOptions {
   stacks: Stacks
   engine: Engine
-  updates: Updates
+  imageUpdates: ImageUpdates
   records: UpdateRecords
   guard: UpdateGuard
   notifier: Notifier
@@ -71,7 +71,7 @@ export class PolicyScheduler {
     const { records, notifier } = this.o
     await records.updateState(name, (s) => void (s.last_run = new Date(this.now()).toISOString()))
     const { policy, state } = await records.policyFile(name)
-    const results = await this.o.updates.checkAll(await stackImageRefs(this.o.stacks, this.o.engine, name), name)
+    const results = await this.o.imageUpdates.checkAll(await stackImageRefs(this.o.stacks, this.o.engine, name), name)
     const newer = results.filter((r) => r.update_available && r.remote_digest)
     if (!newer.length) return
     const announce = (list: typeof newer, note = "") => {

@@ -12,6 +12,6 @@ export const response = v.object({ ...stackSchema.entries, updates: v.nullable(s
 
 export default defineHandler(async ({ params, ctx }) => {
   const { name } = params
-  const [view, updates] = await Promise.all([stackView(ctx.stacks, ctx.engine, name), ctx.updates.records()])
+  const [view, updates] = await Promise.all([stackView(ctx.stacks, ctx.engine, name), ctx.imageUpdates.records()])
   return { ...view, updates: updates.stacks[name] ?? null }
 })

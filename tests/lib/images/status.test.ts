@@ -5,11 +5,11 @@ import { join } from "node:path"
 import { ScanQueue } from "#lib/images/scan-queue.ts"
 import type { Report } from "#lib/images/scanner.ts"
 import { withImageStatus } from "#lib/images/status.ts"
-import type { Updates } from "#lib/images/update-checks.ts"
+import type { ImageUpdates } from "#lib/images/update-checks.ts"
 
 const IMAGE = `sha256:${"a".repeat(64)}`
 const report: Report = { scanner: "trivy", version: "1", via: "binary", vulnerabilities: [] }
-const noUpdates: Pick<Updates, "records"> = { records: async () => ({ images: {}, stacks: {} }) }
+const noUpdates: Pick<ImageUpdates, "records"> = { records: async () => ({ images: {}, stacks: {} }) }
 let dir: string
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -29,8 +29,8 @@ test("a scan that ends while the stored results are read shows as running, never
       return results
     },
   }
-  const [during] = await withImageStatus({ scans, updates: noUpdates }, [{ id: IMAGE }])
+  const [during] = await withImageStatus({ scans, imageUpdates: noUpdates }, [{ id: IMAGE }])
   expect([during!.scan_state, during!.scan]).toEqual(["running", null])
-  const [after] = await withImageStatus({ scans: queue, updates: noUpdates }, [{ id: IMAGE }])
+  const [after] = await withImageStatus({ scans: queue, imageUpdates: noUpdates }, [{ id: IMAGE }])
   expect([after!.scan_state, after!.scan?.status]).toEqual([null, "done"])
 })

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { FakeEngine } from "../../support/fake-engine.ts"
-import { Updates } from "#lib/images/update-checks.ts"
+import { ImageUpdates } from "#lib/images/update-checks.ts"
 
 const digest = (c: string) => `sha256:${c.repeat(64)}`
 let dataDir: string
@@ -20,7 +20,7 @@ function setup() {
   const host = `127.0.0.1:${registry.port}`
   engine.addImage([`${host}/pulled:1`], { RepoDigests: [`${host}/pulled@${digest("a")}`] })
   engine.addImage(["built-here:1"])
-  return { engine, host, updates: new Updates(dataDir, engine, { insecure: [] }) }
+  return { engine, host, updates: new ImageUpdates(dataDir, engine, { insecure: [] }) }
 }
 
 test("the periodic check is off with interval 0", async () => {

@@ -36,7 +36,7 @@ test("each image's registry is asked for its tag's digest; a differing digest is
     [`${host}/app:1`, false, digest("a"), [digest("a")], null],
     [`${host}/db:2`, true, digest("c"), [digest("b")], null],
   ])
-  const records = await t.ctx.updates.records()
+  const records = await t.ctx.imageUpdates.records()
   expect(records.stacks.shop).toMatchObject({ update_available: true, images: [`${host}/app:1`, `${host}/db:2`] })
   expect((await (await t.call("GET", "/api/stacks/shop")).json()).updates).toMatchObject({ stack: "shop", update_available: true, checked_at: expect.any(String) })
 
