@@ -11,7 +11,7 @@ import type { ComposeRunner } from "../stacks/compose.ts"
 import { publicEnv, type EnvInput } from "../stacks/env.ts"
 import type { StackFiles } from "../stacks/files.ts"
 import { projectContainers, stackView, type StackView } from "../stacks/state.ts"
-import type { Stacks } from "../stacks/store.ts"
+import type { Run, Stacks } from "../stacks/store.ts"
 import type { UpdateGuard } from "../updates/guard.ts"
 import type { UpdateOutcome } from "../updates/records.ts"
 import { adoptContainers, type ContainersPlan } from "./adopt-containers.ts"
@@ -26,8 +26,11 @@ export interface VerbsOptions {
   config: { bindRoots: string[]; secretKeys: string[]; transferImage: string }
 }
 
-/** `watch`: seconds of health watch after the change; a failed watch goes back to what ran before. */
-export interface Watch {
+/**
+ * `watch`: seconds of health watch after the change; a failed watch goes back to what ran before.
+ * `signal`: the caller gave up (the client went away): compose is stopped and the change undone.
+ */
+export interface Watch extends Run {
   watch?: number
 }
 
@@ -55,7 +58,7 @@ export class StackVerbs {
   async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
     let created = false
     const stack = await this.changed(name, "deploy", opts, async () => {
-      const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files)
+      const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files, opts)
       created = deployed.created
       return `${created ? "created" : "deployed"} ${name} as version ${deployed.stack.state.current_version}`
     })
@@ -64,13 +67,13 @@ export class StackVerbs {
 
   /** The stored environment and files deployed as a new version. */
   apply(name: string, opts: Watch = {}): Promise<Changed> {
-    return this.changed(name, "apply", opts, async () => `applied ${name} as version ${(await this.o.stacks.apply(name)).state.current_version}`)
+    return this.changed(name, "apply", opts, async () => `applied ${name} as version ${(await this.o.stacks.apply(name, opts)).state.current_version}`)
   }
 
   /** Version `version` deployed again; it becomes current. */
   rollback(name: string, version: number, opts: Watch = {}): Promise<Changed> {
     return this.changed(name, "rollback", opts, async () => {
-      await this.o.stacks.rollback(name, version)
+      await this.o.stacks.rollback(name, version, opts)
       return `rolled ${name} back to version ${version}`
     })
   }
@@ -97,14 +100,14 @@ export class StackVerbs {
   }
 
   /** The stack's containers and networks gone (its named volumes too with `volumes`), then its files. */
-  async remove(name: string, opts: { volumes?: boolean } = {}): Promise<void> {
+  async remove(name: string, opts: { volumes?: boolean } & Run = {}): Promise<void> {
     await this.o.stacks.remove(name, opts)
     this.publish("remove", name, `removed ${name}${opts.volumes ? " with its named volumes" : ""}`)
   }
 
   /** The stack brought up as it lies here, adding no version. */
-  async up(name: string): Promise<StackView> {
-    await this.o.stacks.up(name)
+  async up(name: string, run: Run = {}): Promise<StackView> {
+    await this.o.stacks.up(name, run)
     this.publish("up", name, `brought ${name} up`)
     return this.view(name)
   }

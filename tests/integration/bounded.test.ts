@@ -80,3 +80,31 @@ test("hostile inputs each get their refusal while /api/health keeps answering; t
   const containers = await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${NAME}`] } })
   expect(containers.map((c) => [c.Labels["com.docker.compose.service"], c.State])).toEqual([["app", "running"]])
 })
+
+test("a client that goes away stops its deploy's compose run; the deploy is undone and the stack's lock is free", async () => {
+  // A deadline far beyond the test's own: only the client's going away can stop this run in time.
+  const patient = await startService({ DOCKER_HOST: engineHost(), SVC_COMPOSE_TIMEOUT: "900" })
+  const name = "hm-gone"
+  try {
+    const gone = fetch(`${patient.url}/api/stacks`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name, content: neverEnding(testImage(), TEST_LABEL) }),
+      signal: AbortSignal.timeout(5_000),
+    })
+    expect(await gone.then(() => "answered", (err) => (err as Error).name)).toBe("TimeoutError")
+    // Compose stopped (no process names the project any more), the new stack taken down and forgotten.
+    const composing = () => Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().split("\n").filter((l) => l.includes(`-p ${name} `))
+    let left: unknown[] = ["not looked yet"]
+    for (let i = 0; i < 300 && left.length; i++, await Bun.sleep(200))
+      left = [...composing(), ...(await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } }))]
+    expect(left).toEqual([])
+    expect((await fetch(`${patient.url}/api/stacks/${name}`)).status).toBe(404)
+    // The lock is free: a normal deploy of the same name goes through.
+    const res = await fetch(`${patient.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, content: idle }) })
+    expect(res.status).toBe(201)
+  } finally {
+    await fetch(`${patient.url}/api/stacks/${name}`, { method: "DELETE" }).catch(() => {})
+    await patient.stop()
+  }
+}, 180_000)

@@ -9,9 +9,9 @@ export const detail = { operationId: "removeStack", summary: "Remove a stack: it
 export const params = stackParams
 export const response = v.object({ removed: v.string(), volumes_removed: v.boolean() })
 
-export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => {
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx }) => {
   const { name } = params
   const volumes = query.volumes ?? false
-  await ctx.verbs.remove(name, { volumes })
+  await ctx.verbs.remove(name, { volumes, signal: request.signal })
   return { removed: name, volumes_removed: volumes }
 })

@@ -15,4 +15,4 @@ export const body = watchBody
 export const params = stackParams
 export const response = stackUpdatedSchema
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => ctx.verbs.apply(params.name, body))
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, request, ctx }) => ctx.verbs.apply(params.name, { ...body, signal: request.signal }))

@@ -9,4 +9,4 @@ export const response = stackSchema
 
 export const access = "cluster"
 
-export default defineHandler(async ({ params, ctx }) => ctx.verbs.up(params.name))
+export default defineHandler(async ({ params, request, ctx }) => ctx.verbs.up(params.name, { signal: request.signal }))
