@@ -5,7 +5,10 @@
 import { containerRecord, SERVICE_LABEL, STACK_LABEL, type ContainerRecord } from "../engine/containers.ts"
 import type { ContainerSummary, Engine } from "../engine/client.ts"
 import { redactorFor } from "./env.ts"
-import { serviceNames, type Stacks } from "./store.ts"
+import { serviceNames, type Stack, type Stacks } from "./store.ts"
+
+/** A stack's services as recorded on its last deploy, else (a stack kept before they were) read from its compose file. */
+const servicesOf = (stack: Stack): string[] => stack.state.services ?? serviceNames(stack.compose)
 
 export type StackStatus = "running" | "partly running" | "paused" | "stopped"
 
@@ -68,7 +71,7 @@ export async function stackView(stacks: Stacks, engine: Engine, name: string): P
   const containers = await projectContainers(engine, name)
   if (!stacks.has(name) && containers.length) return view(stacks, name, containers, [])
   const stack = await stacks.read(name)
-  return view(stacks, name, containers, serviceNames(stack.compose), stack.state)
+  return view(stacks, name, containers, servicesOf(stack), stack.state)
 }
 
 /** Every stack with files here, then every other compose project among the containers, by name. */
@@ -76,7 +79,7 @@ export async function stackViews(stacks: Stacks, containers: ContainerSummary[])
   const projects = byProject(containers)
   const managed = await Promise.all(stacks.names().map(async (name) => {
     const stack = await stacks.read(name)
-    return view(stacks, name, projects.get(name) ?? [], serviceNames(stack.compose), stack.state)
+    return view(stacks, name, projects.get(name) ?? [], servicesOf(stack), stack.state)
   }))
   const others = [...projects].filter(([p]) => !managed.some((m) => m.name === p)).map(([p, cs]) => view(stacks, p, cs, []))
   return [...managed, ...others].sort((a, b) => a.name.localeCompare(b.name))

@@ -55,6 +55,8 @@ export interface StackState {
   files_pending?: boolean
   /** The stack's files besides compose.yaml (relative paths, sorted). */
   files?: string[]
+  /** The services of its compose file as compose's model names them (absent for stacks kept before it was recorded). */
+  services?: string[]
   /** The highest version number ever given; the next one is last_version + 1. */
   last_version: number
   created: string
@@ -422,7 +424,7 @@ export class Stacks {
       if (s.current_version !== null && !current) throw badRequest(`current_version ${s.current_version} is not among the versions`, "invalid_import")
       const files = checkFiles(s.files ?? {})
       for (const v of s.versions) checkFiles(v.files ?? {})
-      const { run } = await this.check(name, s.compose, s.env, files)
+      const { model, run } = await this.check(name, s.compose, s.env, files)
       for (const v of s.versions) writeJson(join(this.records(name), "versions", `${v.version}.json`), v, SECRET)
       await this.writeRecords(name, s.compose, s.env, files, [], run)
       const time = new Date(this.now()).toISOString()
@@ -432,6 +434,7 @@ export class Stacks {
         env_pending: !current || !sameEnv(s.env, current.env),
         files_pending: !current || !sameFiles(files, current.files ?? {}),
         files: filePaths(files),
+        services: model.services,
         last_version: last,
         created: time,
         updated: time,
@@ -509,7 +512,7 @@ export class Stacks {
       }
       writeJson(join(this.records(name), "versions", `${current}.json`), { version: current, time, action, compose, env, files, changes } satisfies StackVersion, SECRET)
     }
-    await this.writeState(name, { ...state, current_version: current, env_pending: false, files_pending: false, files: filePaths(files), last_version: Math.max(state.last_version, current) })
+    await this.writeState(name, { ...state, current_version: current, env_pending: false, files_pending: false, files: filePaths(files), services: model.services, last_version: Math.max(state.last_version, current) })
     return this.read(name)
   }
 
