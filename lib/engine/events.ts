@@ -3,6 +3,7 @@
 // an object of a compose project (its `com.docker.compose.project` label) is redacted as it arrives,
 // before history or any subscriber sees it: what follows the action's verb (an exec's command) and
 // the attributes' values, compose's own labels kept.
+import { setTimeout as pause } from "node:timers/promises"
 import type { Engine, EngineEvent } from "./client.ts"
 import { shownFor, shownLabels, type Redactor } from "./containers.ts"
 import { Fanout } from "./fanout.ts"
@@ -104,11 +105,7 @@ export class EventBus {
         if (signal.aborted) break
       }
       // The backoff ends early when the signal aborts, so a stopping service does not wait for it.
-      await new Promise<void>((resolve) => {
-        const done = () => (clearTimeout(timer), signal.removeEventListener("abort", done), resolve())
-        const timer = setTimeout(done, delay)
-        signal.addEventListener("abort", done, { once: true })
-      })
+      await pause(delay, undefined, { signal }).catch(() => {})
       delay = Math.min(delay * 2, 5000)
     }
   }

@@ -3,6 +3,7 @@
 // ones, sums them per stack, keeps the history (lib/stats/history.ts) and hands each round to the
 // SSE subscribers. It samples only while someone listens, while history is on, or for a minute
 // after someone asked (GET, a scrape); a container that stops leaves the round it stopped in.
+import { setTimeout as pause } from "node:timers/promises"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { ContainerSummary, Engine } from "../engine/client.ts"
 import { Fanout } from "../engine/fanout.ts"
@@ -117,18 +118,8 @@ export async function mapBounded<T, R>(items: T[], limit: number, fn: (item: T) 
   return out
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal.removeEventListener("abort", done)
-      resolve()
-    }
-    signal.addEventListener("abort", done, { once: true })
-  })
-}
+/** Waits `ms`, or less when the signal aborts. */
+const sleep = (ms: number, signal: AbortSignal): Promise<void> => pause(ms, undefined, { signal }).catch(() => {})
 
 export function containerStats(c: ContainerSummary, s: Sample, limitCores: number | null, time: string): ContainerStats {
   return {

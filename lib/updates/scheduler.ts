@@ -7,6 +7,7 @@
 //   apply   the guarded update runs (lib/updates/guard.ts) with the policy's watch. A digest that an
 //           automatic update rolled back is not applied again automatically (update_available is
 //           sent once instead); a newer push under the tag is tried again.
+import { setTimeout as pause } from "node:timers/promises"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import { stackImageRefs } from "../stacks/images.ts"
@@ -42,10 +43,7 @@ export class PolicyScheduler {
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       await this.tick().catch((err) => console.error("update policies:", message(err)))
-      await new Promise((r) => {
-        const timer = setTimeout(r, this.o.tickMs ?? 1000)
-        signal.addEventListener("abort", () => (clearTimeout(timer), r(undefined)), { once: true })
-      })
+      await pause(this.o.tickMs ?? 1000, undefined, { signal }).catch(() => {})
     }
   }
 
