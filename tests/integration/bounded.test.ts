@@ -4,6 +4,7 @@
 // while /api/health, asked one request after the other throughout, keeps answering; afterwards a
 // normal deploy of the same stack works.
 import { afterAll, beforeAll, expect, test } from "bun:test"
+import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
 import { STACK_LABEL } from "#lib/engine/containers.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
@@ -93,8 +94,8 @@ test("a client that goes away stops its deploy's compose run; the deploy is undo
       signal: AbortSignal.timeout(5_000),
     })
     expect(await gone.then(() => "answered", (err) => (err as Error).name)).toBe("TimeoutError")
-    // Compose stopped (no process names the project any more), the new stack taken down and forgotten.
-    const composing = () => Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().split("\n").filter((l) => l.includes(`-p ${name} `))
+    // Compose stopped (no process runs the stack's model any more), the new stack taken down and forgotten.
+    const composing = () => Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().split("\n").filter((l) => l.includes(join(patient.dataDir, "records", name)))
     let left: unknown[] = ["not looked yet"]
     for (let i = 0; i < 300 && left.length; i++, await Bun.sleep(200))
       left = [...composing(), ...(await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } }))]
