@@ -142,7 +142,7 @@ const FILES_FILE = "files.json"
 
 export class Stacks {
   private locks = new Map<string, Promise<unknown>>()
-  /** Each stack's secret values, read once and kept current by the store's own writes. */
+  /** Each stack's secret values as last read; the store's own writes of its environment or state forget them. */
   private secretValues = new Map<string, string[]>()
   private now: () => number
   private hostRoots: readonly string[]
