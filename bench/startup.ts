@@ -23,7 +23,7 @@ compile([join(root, "scripts/build.ts"), service])
 /** A hello server from `source`, compiled as scripts/build.ts compiles the service. */
 function helloServer(name: string, source: string): string {
   writeFileSync(join(dir, `${name}.ts`), source)
-  compile(["build", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", join(dir, name), join(dir, `${name}.ts`)])
+  compile(["build", "--compile", "--splitting", "--minify", "--bytecode", "--format=esm", "--outfile", join(dir, name), join(dir, `${name}.ts`)])
   return join(dir, name)
 }
 const hello = helloServer("hello", `Bun.serve({ hostname: "127.0.0.1", port: Number(process.env.PORT), fetch: () => Response.json({ status: "ok" }) })\n`)

@@ -2,7 +2,9 @@
 // the source revision baked in (BUILD_SHA) and the UI page bundled through its HTML import, so it runs
 // from any directory. The worker threads (the MP3 encoder's, the YAML parser's) are entrypoints of their
 // own (workers are not followed from `new Worker(...)` by the bundler).
-// The code ships as bytecode: otherwise parsing it is most of what a start spends its time on.
+// The code ships as bytecode: otherwise parsing it is most of what a start spends its time on. What
+// is loaded by a dynamic import() (the MCP SDK, the Prometheus client, the speech workers' parts) is
+// split into chunks of its own, read only when first imported: an idle service holds less memory.
 import { join, resolve } from "node:path"
 import { gitSha } from "#lib/data/build-info.ts"
 
@@ -10,7 +12,7 @@ const root = join(import.meta.dir, "..")
 const outfile = process.argv[2] ? resolve(process.argv[2]) : join(root, "dist/harbormaster")
 const sha = gitSha(root)
 const build = Bun.spawnSync(
-  ["bun", "build", "--compile", "--minify", "--bytecode", "--format=esm", "--define", `BUILD_SHA=${JSON.stringify(sha)}`, "--outfile", outfile, join(root, "server.ts"), join(root, "lib/tts/encoder-worker.ts"), join(root, "lib/stacks/yaml-worker.ts")],
+  ["bun", "build", "--compile", "--splitting", "--minify", "--bytecode", "--format=esm", "--define", `BUILD_SHA=${JSON.stringify(sha)}`, "--outfile", outfile, join(root, "server.ts"), join(root, "lib/tts/encoder-worker.ts"), join(root, "lib/stacks/yaml-worker.ts")],
   { cwd: root, stdout: "inherit", stderr: "inherit" },
 )
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1)
