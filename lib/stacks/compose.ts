@@ -87,6 +87,8 @@ export interface ComposeCandidate {
 
 export interface ComposeConfigResult extends ComposeResult {
   flavour: ComposeFlavour
+  /** How the model is printed: JSON (compose v2) or YAML (compose v1, the docker CLI's `stack config`). */
+  format: "json" | "yaml"
   /** The model as compose printed it (secrets in the clear: parse it, never log or return it). */
   stdout: string
 }
@@ -120,7 +122,8 @@ export function globalArgs(project: ComposeProject, files = { file: project.file
   return ["--ansi", "never", "-p", project.name, "-f", files.file, "--project-directory", project.dir, "--env-file", files.envFile]
 }
 
-async function eachLine(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<void> {
+/** Calls `onLine` with each non-blank line of a stream as it arrives. */
+export async function eachLine(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<void> {
   const decoder = new TextDecoder()
   let pending = ""
   for await (const chunk of stream) {
@@ -141,11 +144,11 @@ export interface ComposeRunnerOptions {
   timeouts?: ComposeTimeouts
 }
 
-/** The answer to a call stopped before it ended: 504 at its deadline, 503 when its caller gave up. */
-function stoppedError(why: Stopped, args: string[], timeout: number, output: string): HttpError {
+/** The answer to a call (`command`, e.g. "compose up -d") stopped before it ended: 504 at its deadline, 503 when its caller gave up. */
+export function stoppedError(why: Stopped, command: string, timeout: number, output: string): HttpError {
   const said = output.split("\n").slice(-20).join("\n") || "no output"
-  if (why === "aborted") return new HttpError(503, "compose_aborted", `compose ${args.join(" ")} was stopped: its caller gave up; its output: ${said}`)
-  return new HttpError(504, "compose_timeout", `compose ${args.join(" ")} did not finish within ${timeout} s and was stopped; its output: ${said}`)
+  if (why === "aborted") return new HttpError(503, "compose_aborted", `${command} was stopped: its caller gave up; its output: ${said}`)
+  return new HttpError(504, "compose_timeout", `${command} did not finish within ${timeout} s and was stopped; its output: ${said}`)
 }
 
 export function composeRunner({ host, toolEnv, events, probe = exitCode, timeouts = COMPOSE_TIMEOUTS }: ComposeRunnerOptions): ComposeRunner {
@@ -178,7 +181,7 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode, timeout
       await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
       const result = { code: await exited, output: redact(lines.join("\n"), secrets) }
       const why = stopped()
-      if (why) throw stoppedError(why, args, timeout, result.output)
+      if (why) throw stoppedError(why, `compose ${args.join(" ")}`, timeout, result.output)
       return result
     },
     async config(project, candidate) {
@@ -195,8 +198,8 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode, timeout
       if (output) events.publish({ type: "stack", action: "config.output", name: project.name, message: output })
       const code = await exited
       const why = stopped()
-      if (why) throw stoppedError(why, ["config"], timeouts.config, output)
-      return { flavour, code, stdout, output }
+      if (why) throw stoppedError(why, "compose config", timeouts.config, output)
+      return { flavour, format: flavour === "v2" ? "json" : "yaml", code, stdout, output }
     },
     async merge(files, dir) {
       const { argv, flavour } = await binary()
@@ -208,7 +211,7 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode, timeout
       )
       const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), exited])
       const why = stopped()
-      if (why) throw stoppedError(why, ["config"], timeouts.config, "")
+      if (why) throw stoppedError(why, "compose config", timeouts.config, "")
       return code === 0 ? stdout : undefined
     },
   }

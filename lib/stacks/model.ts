@@ -384,8 +384,8 @@ export async function candidateModel(runner: ComposeRunner, { project, compose, 
     }
     let raw: unknown
     try {
-      // v1 prints with PyYAML, a YAML 1.1 writer: read it as 1.1 (`'8080:80'`, `'yes'` stay strings).
-      raw = result.flavour === "v2" ? JSON.parse(result.stdout) : await parseYaml(result.stdout, { what: "compose's model", maxBytes: MODEL_MAX_BYTES, version: "1.1" })
+      // v1 prints with PyYAML and the docker CLI with go-yaml, YAML 1.1 writers: read it as 1.1 (`'8080:80'`, `'yes'` stay strings).
+      raw = result.format === "json" ? JSON.parse(result.stdout) : await parseYaml(result.stdout, { what: "compose's model", maxBytes: MODEL_MAX_BYTES, version: "1.1" })
     } catch {
       throw new HttpError(502, "compose_failed", "compose config printed a model that does not parse")
     }

@@ -8,7 +8,7 @@
 //   files.json          the stack's other files {path: content} as the service wrote them
 //   env.json      0600  the environment [{key, value, secret}], secrets in the clear
 //   .env          0600  the same environment rendered for the compose CLI
-//   state.json          {current_version, env_pending, files_pending, files, last_version, created, updated}
+//   state.json          {orchestrator, current_version, env_pending, files_pending, files, last_version, created, updated}
 //   versions/<n>.json 0600  {version, time, action, compose, env, files, changes}
 //   update-*.json       guarded updates' policy and history (lib/updates/records.ts)
 //
@@ -17,6 +17,11 @@
 // Its containers may bind it and change anything in it at any moment, so nothing here is read back:
 // compose runs on run.json, the files are the service's copies, and every write here goes through
 // no-follow opens (a link a container planted is refused, never followed).
+//
+// What runs a stack is its orchestrator (lib/stacks/orchestrator.ts), chosen when it is created and
+// kept in state.json: compose on the service's engine (absent), or a swarm (`orchestrator: "swarm"`,
+// `docker stack`). The store asks it to check a candidate, bring the run file up and take it down;
+// everything below holds for both. A redeploy that names the other one is a 409.
 //
 // A version keeps the stack's files with its compose file and environment, so a rollback restores
 // them; a file changed through `writeFile`/`deleteFile` waits for `apply` (files_pending) as the
@@ -38,7 +43,8 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { COMPOSE_FILE, ENV_FILE, type ComposeProject, type ComposeRunner } from "./compose.ts"
-import { candidateModel, parseCompose, type CheckedModel, type StackModel } from "./model.ts"
+import { parseCompose, type CheckedModel, type StackModel } from "./model.ts"
+import { composeOrchestrator, tailOf, type Orchestrator, type OrchestratorName } from "./orchestrator.ts"
 import { readJson, writeFileAtomic, writeJson } from "../data/datadir.ts"
 import { envChanges, mergeEnv, renderEnvFile, sameEnv, secretValues, type EnvInput, type EnvVar } from "./env.ts"
 import { allowedIn, readIfFile, within } from "./host-paths.ts"
@@ -49,6 +55,8 @@ import { STACK_LABEL } from "../engine/containers.ts"
 import { checkFiles, checkOnDisk, fileChanges, filePath, filePaths, makeFolder, readStackFile, removeFile, sameFiles, writeStackFile, type StackFiles } from "./files.ts"
 
 export interface StackState {
+  /** What runs the stack: absent for compose on the service's engine, "swarm" for `docker stack` (lib/stacks/orchestrator.ts). */
+  orchestrator?: "swarm"
   current_version: number | null
   env_pending: boolean
   /** The stack's files differ from the current version's (changed through writeFile/deleteFile, not yet applied). */
@@ -113,9 +121,6 @@ export const serviceNames = (text: string): string[] => {
   return services && typeof services === "object" ? Object.keys(services) : []
 }
 
-/** The last lines of compose's output, as an error message. */
-const tailOf = (output: string) => output.split("\n").slice(-20).join("\n") || "no output"
-
 export interface StacksOptions {
   now?: () => number
   /** The engine, for the volumes a failed first deploy made (without it, they stay). */
@@ -127,6 +132,8 @@ export interface StacksOptions {
    * names say now), taking down the ones that reached outside `allowed`; answers what it took down.
    */
   liveMounts?: (project: string, allowed: (path: string) => boolean) => Promise<{ service: string; destination: string; path: string }[]>
+  /** What deploys a swarm stack (lib/stacks/swarm.ts); without it, a swarm stack is refused. */
+  swarm?: Orchestrator
 }
 
 /**
@@ -135,6 +142,11 @@ export interface StacksOptions {
  */
 export interface Run {
   signal?: AbortSignal
+}
+
+/** A deploy's run: with `orchestrator`, what runs a new stack (compose when absent); an existing stack keeps its own. */
+export interface DeployRun extends Run {
+  orchestrator?: OrchestratorName
 }
 
 const RUN_FILE = "run.json"
@@ -146,6 +158,7 @@ export class Stacks {
   private secretValues = new Map<string, string[]>()
   private now: () => number
   private hostRoots: readonly string[]
+  private composeOrchestrator: Orchestrator
 
   constructor(
     readonly dataDir: string,
@@ -154,6 +167,7 @@ export class Stacks {
   ) {
     this.now = o.now ?? Date.now
     this.hostRoots = o.hostRoots ?? []
+    this.composeOrchestrator = composeOrchestrator(compose)
   }
 
   get root(): string {
@@ -288,15 +302,19 @@ export class Stacks {
    * ones; `files` (if given) replaces the stack's other files, else the stored ones stay. Adds a
    * version; `created` says whether the stack is new.
    */
-  deploy(name: string, compose: string, env?: EnvInput, files?: StackFiles, run: Run = {}): Promise<{ stack: Stack; created: boolean }> {
+  deploy(name: string, compose: string, env?: EnvInput, files?: StackFiles, run: DeployRun = {}): Promise<{ stack: Stack; created: boolean }> {
     stackName(name)
     if (files) checkFiles(files)
     return this.lock(name, async () => {
       const created = !this.has(name)
       const stored = created ? undefined : await this.read(name)
+      const own = stored?.state.orchestrator ?? "compose"
+      if (stored && run.orchestrator && run.orchestrator !== own)
+        throw conflict(`stack ${name} runs on ${own}, not ${run.orchestrator}: remove it first to run it on ${run.orchestrator}`, "orchestrator_mismatch")
       const storedEnv = stored?.env ?? []
       const candidate = files ?? stored?.files ?? {}
-      return { stack: await this.release(name, compose, env ? mergeEnv(storedEnv, env) : storedEnv, "deploy", candidate, run), created }
+      const orchestrator = stored ? own : (run.orchestrator ?? "compose")
+      return { stack: await this.release(name, compose, env ? mergeEnv(storedEnv, env) : storedEnv, "deploy", candidate, run, orchestrator), created }
     })
   }
 
@@ -383,20 +401,19 @@ export class Stacks {
       const project = this.project(name, stack.env)
       const { model, run } = await this.check(name, stack.compose, stack.env, stack.files)
       writeFileAtomic(project.file!, run, SECRET)
-      if (opts.pull) await this.must(project, ["pull"], "pull", opts)
       this.makeBindSources(name, model)
-      await this.must(project, ["up", "-d", "--remove-orphans"], "up", opts)
+      await this.orchestrator(stack.state).up(project, { pull: opts.pull, signal: opts.signal })
       await this.checkMounts(name)
       return stack
     })
   }
 
-  /** Stops and removes the stack's containers and networks (and named volumes with `volumes`), then its folders. */
+  /** Stops and removes the stack's containers (or services) and networks (and named volumes with `volumes`), then its folders. */
   remove(name: string, opts: { volumes?: boolean } & Run = {}): Promise<void> {
     return this.lock(name, async () => {
       const stack = await this.read(name)
       await this.runnable(name, stack)
-      await this.must(this.project(name, stack.env), ["down", "--remove-orphans", ...(opts.volumes ? ["--volumes"] : [])], "down", opts)
+      await this.orchestrator(stack.state).down(this.project(name, stack.env), { volumes: opts.volumes, signal: opts.signal })
       this.forget(name)
     })
   }
@@ -463,19 +480,28 @@ export class Stacks {
     return output
   }
 
-  /** The model and its run file, checked (see `model`). */
-  private async check(name: string, compose: string, env: EnvVar[], files?: StackFiles): Promise<CheckedModel> {
-    const own = this.has(name) ? ((await readJson<StackState>(join(this.records(name), "state.json"), null as never)).files ?? []) : []
+  /** The stack's orchestrator (compose unless its state, or a new stack's deploy, names another). */
+  private orchestrator(which: Pick<StackState, "orchestrator"> | OrchestratorName | undefined): Orchestrator {
+    const name = (typeof which === "string" ? which : which?.orchestrator) ?? "compose"
+    if (name === "compose") return this.composeOrchestrator
+    if (!this.o.swarm) throw new HttpError(409, "swarm_unavailable", "swarm stacks are not available here: the service's engine is no swarm manager it can deploy to")
+    return this.o.swarm
+  }
+
+  /** The model and its run file, checked by the stack's orchestrator (see `model`); `orchestrator` for a stack not yet written. */
+  private async check(name: string, compose: string, env: EnvVar[], files?: StackFiles, orchestrator?: OrchestratorName): Promise<CheckedModel> {
+    const state = this.has(name) ? await readJson<StackState>(join(this.records(name), "state.json"), null as never) : undefined
     const candidate = files ?? (await readJson<StackFiles>(join(this.records(name), FILES_FILE), {}))
-    return candidateModel(this.compose, { project: this.project(stackName(name), env), compose, roots: this.hostRoots, files: candidate, own, dataDir: this.dataDir })
+    return this.orchestrator(orchestrator ?? state).check({ project: this.project(stackName(name), env), compose, roots: this.hostRoots, files: candidate, own: state?.files ?? [], dataDir: this.dataDir })
   }
 
   /** Checks, writes, brings up; a new version (deploy/apply) or the rollback target (a number) becomes current. */
-  private async release(name: string, compose: string, env: EnvVar[], action: StackVersion["action"] | number, files: StackFiles, run: Run): Promise<Stack> {
+  private async release(name: string, compose: string, env: EnvVar[], action: StackVersion["action"] | number, files: StackFiles, run: Run, which?: OrchestratorName): Promise<Stack> {
     checkFiles(files)
     const before = this.has(name) ? await this.read(name) : undefined
     checkOnDisk(this.dir(name), files, before?.state.files ?? [])
-    const checked = await this.check(name, compose, env, files)
+    const orchestrator = which ?? before?.state.orchestrator ?? "compose"
+    const checked = await this.check(name, compose, env, files, orchestrator)
     const model = checked.model
     const ranBefore = before ? readIfFile(this.project(name, before.env).file!) : undefined
     const volumesBefore = before ? undefined : await this.projectVolumes(name)
@@ -489,18 +515,17 @@ export class Stacks {
       throw err
     }
     try {
-      await this.must(this.project(name, env), ["up", "-d", "--remove-orphans"], "up", run)
       // The running containers were made with the current version's files (those kept may have changed since).
       const running = before?.versions.find((v) => v.version === before.state.current_version)?.files ?? before?.files ?? {}
-      const recreate = this.boundChanges(name, model, running, files)
-      if (before && recreate.length) await this.must(this.project(name, env), ["up", "-d", "--no-deps", "--force-recreate", ...recreate], "up", run)
+      const recreate = before ? this.boundChanges(name, model, running, files) : []
+      await this.orchestrator(orchestrator).up(this.project(name, env), { recreate, signal: run.signal })
       await this.checkMounts(name)
     } catch (err) {
-      await this.restore(name, env, before, files, ranBefore, action === "adopt", volumesBefore)
+      await this.restore(name, env, before, files, ranBefore, action === "adopt", orchestrator, volumesBefore)
       throw err
     }
     const time = new Date(this.now()).toISOString()
-    const state = before?.state ?? { current_version: null, env_pending: false, last_version: 0, created: time, updated: time }
+    const state = before?.state ?? { ...(orchestrator === "compose" ? {} : { orchestrator }), current_version: null, env_pending: false, last_version: 0, created: time, updated: time }
     let current = typeof action === "number" ? action : state.last_version + 1
     if (typeof action !== "number") {
       const prev = before?.versions.find((v) => v.version === state.current_version)
@@ -521,10 +546,10 @@ export class Stacks {
    * a new stack is taken down with the volumes compose made for it, those of `volumesBefore` left (an
    * adopted one is not taken down: its containers were there before).
    */
-  private async restore(name: string, env: EnvVar[], before: Stack | undefined, written: StackFiles, ranBefore: string | undefined, adopted: boolean, volumesBefore?: Set<string>): Promise<void> {
+  private async restore(name: string, env: EnvVar[], before: Stack | undefined, written: StackFiles, ranBefore: string | undefined, adopted: boolean, orchestrator: OrchestratorName, volumesBefore?: Set<string>): Promise<void> {
     if (!before) {
       if (!adopted) {
-        await this.compose.run(this.project(name, env), ["down", "--remove-orphans"], "undo").catch(() => {})
+        await this.orchestrator(orchestrator).down(this.project(name, env), { action: "undo" }).catch(() => {})
         for (const v of await this.projectVolumes(name)) if (!volumesBefore?.has(v)) await this.o.engine?.removeVolume(v).catch(() => {})
       }
       this.forget(name)
@@ -533,7 +558,7 @@ export class Stacks {
     await this.writeRecords(name, before.compose, before.env, before.files, Object.keys(written), ranBefore)
     if (before.state.current_version === null) return
     await this.runnable(name, before).catch(() => {})
-    await this.compose.run(this.project(name, before.env), ["up", "-d", "--remove-orphans"], "undo").catch(() => {})
+    await this.orchestrator(orchestrator).up(this.project(name, before.env), { action: "undo" }).catch(() => {})
   }
 
   /** The volumes compose made for a project (by its label); none without an engine. */

@@ -70,7 +70,7 @@ export class FakeCompose implements ComposeRunner {
     )
     this.configCalls.push({ project: project.name, dir: project.dir, env: Object.fromEntries(project.env.map((e) => [e.key, e.value])), compose, files })
     const failure = this.failures.get("config")
-    if (failure) return { flavour: "v1", code: 1, output: failure, stdout: "" }
+    if (failure) return { flavour: "v1", format: "yaml", code: 1, output: failure, stdout: "" }
     const env = Object.fromEntries(project.env.map((e) => [e.key, e.value]))
     const resolve = (v: unknown): any =>
       typeof v === "string" ? interpolate(v, env) : Array.isArray(v) ? v.map(resolve) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)])) : v
@@ -83,7 +83,7 @@ export class FakeCompose implements ComposeRunner {
           const [source, ...rest] = v.split(":")
           return rest.length && /^[./]/.test(source) ? [absolute(source), ...rest].join(":") : v
         })
-    return { flavour: "v1", code: 0, output: "", stdout: stringify(doc) }
+    return { flavour: "v1", format: "yaml", code: 0, output: "", stdout: stringify(doc) }
   }
 }
 

@@ -1,0 +1,112 @@
+// The stack CLI runner: the only code that spawns the docker CLI for swarm stacks (`docker stack
+// config`, `stack deploy`, `stack rm`). The CLI owns the format of a swarm stack: `stack config -c
+// FILE` prints the model it will deploy after its own merges and interpolation, which it takes from
+// its process environment (it reads no `.env`): every call gets the stack's environment as its
+// process environment, under the runner's own (PATH, HOME, DOCKER_CONFIG, DOCKER_HOST).
+//
+// The CLI is found once, on first use: SVC_DOCKER_CLI, else a `docker` on PATH that has `stack
+// config` (Debian 12's 20.10 has not), else the copy the set-up installs (BUNDLED_DOCKER_CLI).
+// Output is streamed into the event bus line by line with the stack's secret values redacted, and
+// every call has a deadline and the caller's signal (lib/engine/spawn.ts), as compose's.
+import { eachLine, stoppedError, type ComposeCandidate, type ComposeConfigResult, type ComposeProject, type ComposeResult, type ComposeTimeouts, type RunOptions } from "./compose.ts"
+import { envRecord, redact, secretValues } from "./env.ts"
+import type { EventBus } from "../engine/events.ts"
+import { spawnBounded } from "../engine/spawn.ts"
+import { HttpError } from "../http/http-error.ts"
+
+/** Where `scripts/setup.sh` installs Debian 13's docker CLI, which has `stack config`. */
+export const BUNDLED_DOCKER_CLI = "/usr/local/lib/harbormaster/docker/docker"
+
+/** Seconds `docker stack config --help` may take while the CLI is looked for. */
+const PROBE_TIMEOUT = 30
+
+export interface StackCli {
+  /** The environment every call gets under the stack's: PATH, HOME, DOCKER_CONFIG, DOCKER_HOST. */
+  readonly env: Record<string, string>
+  /** As compose's v2 for the model check (the stack's `.env` is never read by the CLI). */
+  flavour(): Promise<"v2">
+  /**
+   * `docker stack config -c candidate.file`: the CLI resolves relative paths against the file's
+   * folder, so the candidate lies in a folder laid out as the stack's will be (lib/stacks/model.ts).
+   * stdout (YAML, secrets in the clear) is returned as printed and published nowhere.
+   */
+  config(project: ComposeProject, candidate: ComposeCandidate): Promise<ComposeConfigResult>
+  /** `docker stack <args>` (deploy, rm...); `action` names the event (`<action>.output`). */
+  run(project: ComposeProject, args: string[], action: string, options?: RunOptions): Promise<ComposeResult>
+}
+
+/** Answers a command's stdout, or undefined when it cannot run or exits non-zero. */
+export type HelpProbe = (cmd: string[], env: Record<string, string>) => Promise<string | undefined>
+
+async function helpOf(cmd: string[], env: Record<string, string>): Promise<string | undefined> {
+  try {
+    const { proc, exited } = spawnBounded(cmd, { env, stdout: "pipe", stderr: "ignore", stdin: "ignore" }, { timeout: PROBE_TIMEOUT })
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), exited])
+    return code === 0 ? out : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The docker CLI to run: `configured` (SVC_DOCKER_CLI) as given, else the first of `docker` on PATH
+ * and the bundled copy whose `stack config --help` describes `stack config` (an older CLI answers
+ * its `stack` help instead).
+ */
+export async function findDockerCli(configured: string | undefined, env: Record<string, string>, probe: HelpProbe = helpOf, bundled = BUNDLED_DOCKER_CLI): Promise<string> {
+  if (configured) return configured
+  const candidates = [Bun.which("docker", { PATH: env.PATH ?? "" }), bundled].filter((c): c is string => !!c)
+  for (const cli of candidates) if ((await probe([cli, "stack", "config", "--help"], env))?.includes("stack config")) return cli
+  throw new HttpError(500, "stack_cli_missing", `no docker CLI with \`stack config\` was found (tried ${candidates.join(", ") || "none"}): set SVC_DOCKER_CLI or run scripts/setup.sh, which installs one in ${bundled}`)
+}
+
+export interface StackCliOptions {
+  /** The engine's DOCKER_HOST (a swarm manager). */
+  host: string
+  toolEnv: Record<string, string>
+  events: EventBus
+  /** SVC_DOCKER_CLI. */
+  cli?: string
+  probe?: HelpProbe
+  timeouts: ComposeTimeouts
+}
+
+export function stackCli({ host, toolEnv, events, cli, probe, timeouts }: StackCliOptions): StackCli {
+  const base: Record<string, string> = { ...toolEnv, DOCKER_HOST: host }
+  let found: Promise<string> | undefined
+  const binary = () => {
+    found ??= findDockerCli(cli, base, probe)
+    found.catch(() => (found = undefined))
+    return found
+  }
+  return {
+    env: base,
+    flavour: async () => "v2" as const,
+    async config(project, candidate) {
+      const argv = [await binary(), "stack", "config", "-c", candidate.file]
+      const { proc, exited, stopped } = spawnBounded(argv, { cwd: candidate.cwd, env: { ...envRecord(project.env), ...base }, stdin: "ignore", stdout: "pipe", stderr: "pipe" }, { timeout: timeouts.config })
+      const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+      const output = redact(stderr.trim(), secretValues(project.env))
+      if (output) events.publish({ type: "stack", action: "config.output", name: project.name, message: output })
+      const code = await exited
+      const why = stopped()
+      if (why) throw stoppedError(why, "docker stack config", timeouts.config, output)
+      return { flavour: "v2", format: "yaml", code, stdout, output }
+    },
+    async run(project, args, action, { signal, timeout = timeouts.run } = {}) {
+      const argv = [await binary(), "stack", ...args]
+      const secrets = secretValues(project.env)
+      const lines: string[] = []
+      const onLine = (line: string) => {
+        lines.push(line)
+        events.publish({ type: "stack", action: `${action}.output`, name: project.name, message: redact(line, secrets) })
+      }
+      const { proc, exited, stopped } = spawnBounded(argv, { cwd: project.dir, env: { ...envRecord(project.env), ...base }, stdin: "ignore", stdout: "pipe", stderr: "pipe" }, { timeout, signal })
+      await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
+      const result = { code: await exited, output: redact(lines.join("\n"), secrets) }
+      const why = stopped()
+      if (why) throw stoppedError(why, `docker stack ${args[0]}`, timeout, result.output)
+      return result
+    },
+  }
+}
