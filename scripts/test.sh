@@ -5,6 +5,7 @@
 #   debian12  Debian 12's docker.io 20.10 (API 1.41) with docker-compose 1.29 (v1)
 #   current   Debian 13's dockerd 26.1 (API 1.45) refusing API versions below 1.44 as Docker 29
 #             does, with the containerd image store and the compose v2 plugin
+# Each flavour also gets a swarm of three engines (scripts/swarm.sh; TEST_SWARM_* in the environment).
 # TEST_FLAVOURS="debian12" (or "current") runs one flavour only. Arguments are test files or
 # folders for `bun test`: they run once per flavour instead of the whole suite.
 set -euo pipefail
@@ -16,8 +17,11 @@ flavours=${TEST_FLAVOURS:-debian12 current}
 run=$(mktemp -d /tmp/hm-test.XXXXXX)
 tag=hm$$
 stop_engines() {
+  bash scripts/swarm.sh stop "$run/swarm" &
+  local swarm=$!
   bash scripts/engine.sh stop "${tag}a" "$run/a" || true
   bash scripts/engine.sh stop "${tag}b" "$run/b" || true
+  wait "$swarm" || true
 }
 trap 'stop_engines; rm -rf "$run"' EXIT
 
@@ -47,9 +51,13 @@ for flavour in $flavours; do
     fi
     # TEST_RUN_DIR: what the tests build once per run goes there, removed with the run
     export TEST_FLAVOUR=$flavour TEST_IMAGE=svc-test/busybox:latest TEST_NETNS_A="${tag}a" TEST_NETNS_B="${tag}b" TEST_RUN_DIR="$run"
-    export TEST_DOCKER_HOST TEST_DOCKER_HOST_B
+    export TEST_DOCKER_HOST TEST_DOCKER_HOST_B TEST_SWARM_MANAGER TEST_SWARM_WORKERS TEST_SWARM_REGISTRY TEST_SWARM_DIR
+    bash scripts/swarm.sh start "$run/swarm" "$flavour" >"$run/swarm.env" &
+    swarm=$!
     TEST_DOCKER_HOST=$(bash scripts/engine.sh start "${tag}a" "$run/a" "$flavour")
     TEST_DOCKER_HOST_B=$(bash scripts/engine.sh start "${tag}b" "$run/b" "$flavour")
+    wait "$swarm"
+    . "$run/swarm.env"
     if [ $# -gt 0 ]; then
       suite "$@"
     elif [ "$flavour" = "${flavours%% *}" ]; then

@@ -1,0 +1,21 @@
+// The swarm of three private engines that scripts/swarm.sh starts for each flavour (one manager, two
+// workers, a registry all of them reach).
+import { dockerEngine, type Engine } from "#lib/engine/client.ts"
+
+function env(name: string): string {
+  const value = process.env[name]
+  if (!value) throw new Error("integration tests need the test swarm: run them with `bash scripts/test.sh`")
+  return value
+}
+
+export const swarmManagerHost = () => env("TEST_SWARM_MANAGER")
+export const swarmWorkerHosts = () => env("TEST_SWARM_WORKERS").split(",")
+export const swarmManager = (): Engine => dockerEngine(swarmManagerHost())
+/** The test image as every node of the swarm pulls it from the swarm's registry. */
+export const swarmImage = () => `${env("TEST_SWARM_REGISTRY")}/svc-test/busybox:latest`
+
+/** Runs scripts/swarm.sh `cmd` on the test swarm (node-stop N, node-start N). */
+export async function swarmScript(...args: string[]): Promise<void> {
+  const proc = Bun.spawn(["bash", `${import.meta.dir}/../../scripts/swarm.sh`, args[0]!, env("TEST_SWARM_DIR"), ...args.slice(1)], { stdout: "pipe", stderr: "pipe" })
+  if ((await proc.exited) !== 0) throw new Error(`swarm.sh ${args.join(" ")}: ${await new Response(proc.stderr).text()}`)
+}
