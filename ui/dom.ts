@@ -81,16 +81,22 @@ export function table<T>(rows: T[], columns: Column<T>[], emptyText: string, cap
 }
 
 /**
+ * The role a control needs (`data-needs`): with sign-in on, what the signed-in role may not do is
+ * not shown (style.css, by the body's `data-role`).
+ */
+export type Needs = "operator" | "admin"
+
+/**
  * A button that runs an async action: disabled while it runs, errors as a toast, optional
  * confirmation (with an optional checkbox, whose state `run` receives); `label` names it fully for
- * assistive technology ("Delete web-1").
+ * assistive technology ("Delete web-1"). It needs the operator role unless `needs` says admin.
  */
 export function action(
   label: string,
   run: (option: boolean) => Promise<unknown>,
-  opts: { confirm?: string; option?: string; class?: string; done?: (result: any) => void; label?: string } = {},
+  opts: { confirm?: string; option?: string; class?: string; done?: (result: any) => void; label?: string; needs?: Needs } = {},
 ): HTMLButtonElement {
-  const button = h("button", { type: "button", class: opts.class ?? "small", "aria-label": opts.label }, label)
+  const button = h("button", { type: "button", class: opts.class ?? "small", "aria-label": opts.label, "data-needs": opts.needs ?? "operator" }, label)
   button.addEventListener("click", async () => {
     const answer = opts.confirm ? await confirmDialog(opts.confirm, opts.option) : { option: false }
     if (!answer) return

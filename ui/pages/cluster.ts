@@ -14,7 +14,7 @@ function roleText(c: any): string {
 
 export function clusterPage(main: HTMLElement, _: Record<string, string>, signal: AbortSignal): void {
   const role = h("section", { class: "card", "aria-labelledby": "role-h" })
-  const token = h("section", { class: "card", "aria-labelledby": "token-h" })
+  const token = h("section", { class: "card", "aria-labelledby": "token-h", "data-needs": "admin" })
   const nodes = h("section", { class: "card", "aria-labelledby": "nodes-h" })
   render(main, h("h1", null, "Cluster"), h("div", { class: "cards two" }, role, token), nodes)
 
@@ -35,6 +35,7 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
         r === "member" &&
           action("Leave the cluster", () => del("/cluster/membership", local), {
             class: "danger",
+            needs: "admin",
             confirm: "Leave the cluster? The control plane is asked to drop this server; it is forgotten here in any case.",
             done: (res) => {
               toast(res?.removed ? "Left the cluster" : `Left locally; ${res?.error ?? "the control plane did not answer"}`)
@@ -45,6 +46,7 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
         r === "control-plane" &&
           action("Retire the token", () => del("/cluster/membership", local), {
             class: "danger",
+            needs: "admin",
             confirm: "Retire the token? Nodes that joined with it turn unauthorized; the registry stays. Minting a new token makes this server a control plane again.",
             done: () => {
               toast("Token retired")
@@ -81,6 +83,7 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
         role !== "member" &&
           action(value ? "Mint a new token" : "Mint a token", () => post("/cluster/token", undefined, local), {
             confirm: value ? "Mint a new token? The current one stops working: nodes that joined with it turn unauthorized." : undefined,
+            needs: "admin",
             done: () => {
               toast("Token minted")
               void reloadToken()
@@ -100,7 +103,7 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
       return list
     },
     (list: any[]) => [
-      h("div", { class: "page-head" }, h("h2", { id: "nodes-h" }, "Nodes"), action("Check all", () => post("/nodes/check", undefined, local), { done: () => void reloadNodes() })),
+      h("div", { class: "page-head" }, h("h2", { id: "nodes-h" }, "Nodes"), action("Check all", () => post("/nodes/check", undefined, local), { done: () => void reloadNodes(), needs: "admin" })),
       table(
         Array.isArray(list) ? list : [],
         [
@@ -113,10 +116,11 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
               h(
                 "div",
                 { class: "actions" },
-                action("Check", () => post(`/nodes/${enc(n.name)}/check`, undefined, local), { done: () => void reloadNodes(), label: `Check ${n.name}` }),
+                action("Check", () => post(`/nodes/${enc(n.name)}/check`, undefined, local), { done: () => void reloadNodes(), label: `Check ${n.name}`, needs: "admin" }),
                 action("Remove", () => del(`/nodes/${enc(n.name)}`, local), {
                   class: "small danger",
                   confirm: `Remove ${n.name} from the registry? The node itself is untouched.`,
+                  needs: "admin",
                   done: () => void reloadNodes(),
                   label: `Remove ${n.name}`,
                 }),
@@ -142,7 +146,7 @@ function joinForm(done: () => void): HTMLElement {
   const problems = h("div")
   const form = h(
     "form",
-    { class: "join" },
+    { class: "join", "data-needs": "admin" },
     h("h3", null, "Join a control plane"),
     urlField,
     tokField,

@@ -23,7 +23,7 @@ export function containerActions(c: Container, refresh: () => void): HTMLElement
       const label = a[0]!.toUpperCase() + a.slice(1)
       return action(label, () => post(`/containers/${enc(c.id)}/action`, { action: a }), { done: refresh, label: `${label} ${c.name}` })
     }),
-    !c.stack && h("button", { type: "button", class: "small", "aria-label": `Adopt ${c.name}`, onclick: () => void adoptContainersDialog([c.id], c.name) }, "Adopt…"),
+    !c.stack && h("button", { type: "button", class: "small", "aria-label": `Adopt ${c.name}`, "data-needs": "operator", onclick: () => void adoptContainersDialog([c.id], c.name) }, "Adopt…"),
     action("Delete", () => del(`/containers/${enc(c.id)}?force=true`), {
       class: "small danger",
       label: `Delete ${c.name}`,
@@ -97,7 +97,7 @@ export function containerPage(main: HTMLElement, params: Record<string, string>,
     h(
       "div",
       { class: "tabs", role: "navigation", "aria-label": "Container views" },
-      ["logs", "shell", "stats"].map((t) => h("a", { href: `#/containers/${enc(id)}/${t}`, "aria-current": t === tab ? "page" : false }, TAB_NAMES[t])),
+      ["logs", "shell", "stats"].map((t) => h("a", { href: `#/containers/${enc(id)}/${t}`, "aria-current": t === tab ? "page" : false, "data-needs": t === "shell" && "operator" }, TAB_NAMES[t])),
     ),
     pane,
   )

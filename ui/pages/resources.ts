@@ -86,6 +86,7 @@ export function prunePage(main: HTMLElement, _: Record<string, string>, signal: 
             summary[kind].length ? h("ul", { class: "prune-list" }, summary[kind].map((x) => h("li", { class: "mono" }, x))) : empty("Nothing to remove."),
             action(`Prune ${kind}`, () => post(`/prune/${kind}`), {
               class: "danger",
+              needs: "admin",
               confirm: `Prune ${title.toLowerCase()}? This cannot be undone.`,
               done: (r) => {
                 toast(`Pruned ${kind}${r?.SpaceReclaimed ? `, ${r.SpaceReclaimed} bytes reclaimed` : ""}`)

@@ -46,7 +46,7 @@ function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTML
       label: `Update ${s.name}`,
       done: (r) => (toast(verdictText(s.name, r.update), r.update?.verdict === "rolled_back" || r.update?.verdict === "rollback_failed" ? "error" : "info"), refresh()),
     }),
-    s.external && h("button", { type: "button", class: "small primary", "aria-label": `Adopt ${s.name}`, onclick: () => void adoptProjectDialog(s.name, refresh) }, "Adopt…"),
+    s.external && h("button", { type: "button", class: "small primary", "aria-label": `Adopt ${s.name}`, "data-needs": "operator", onclick: () => void adoptProjectDialog(s.name, refresh) }, "Adopt…"),
     action("Delete", (volumes) => del(`/stacks/${enc(s.name)}${volumes ? "?volumes=true" : ""}`), {
       class: "small danger",
       label: `Delete ${s.name}`,
@@ -63,7 +63,7 @@ function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTML
 
 export function stacksPage(main: HTMLElement, _: Record<string, string>, signal: AbortSignal): void {
   const body = h("div")
-  render(main, h("div", { class: "page-head" }, h("h1", null, "Stacks"), h("a", { class: "button", href: "#/stacks-new" }, "New stack"), h("button", { type: "button", onclick: () => void reload() }, "Refresh")), body)
+  render(main, h("div", { class: "page-head" }, h("h1", null, "Stacks"), h("a", { class: "button", href: "#/stacks-new", "data-needs": "operator" }, "New stack"), h("button", { type: "button", onclick: () => void reload() }, "Refresh")), body)
   const reload = load(
     body,
     () => get<StackAnswer[]>("/stacks", { signal }),
@@ -151,7 +151,7 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
           { class: "actions" },
           action("Scan images", () => post(`/stacks/${enc(name)}/scan`), { done: () => toast("Scan started; results appear on the Images page") }),
           action("Check for updates", () => post<UpdateCheck>(`/stacks/${enc(name)}/check-update`), { done: (r) => toast(updateText(r)) }),
-          h("button", { type: "button", class: "small", onclick: () => void copyDialog(name) }, "Copy…"),
+          h("button", { type: "button", class: "small", "data-needs": "operator", onclick: () => void copyDialog(name) }, "Copy…"),
         ),
       )
     },
@@ -339,7 +339,7 @@ function composeView(pane: HTMLElement, name: string, signal: AbortSignal, refre
         "nav",
         { class: "file-list", "aria-label": "Stack files", style: "flex: 0 1 14rem" },
         h("ul", { style: "list-style: none; padding: 0; margin: 0" }, item("compose.yaml"), files.map((f) => item(f.path, f.size))),
-        h("div", { class: "actions" }, h("button", { type: "button", class: "small", onclick: newFile }, "New file")),
+        h("div", { class: "actions", "data-needs": "operator" }, h("button", { type: "button", class: "small", onclick: newFile }, "New file")),
       )
       const apply = action("Apply", () => post(`/stacks/${enc(name)}/apply`), { done: () => (toast("Files applied; a new version was made"), changed()) })
       void pick(selected)
