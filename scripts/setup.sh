@@ -17,6 +17,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Swarm stacks need a docker CLI with `stack config` (Debian 12's 20.10 has none): Debian 13's, from
+# the files scripts/current-engine.sh unpacks, in a folder of the service's own (lib/stacks/stack-cli.ts).
+stack_cli=/usr/local/lib/harbormaster/docker
+[ -x "$stack_cli/docker" ] || install -D -m 0755 "$(bash scripts/current-engine.sh)/usr/bin/docker" "$stack_cli/docker"
+
 command -v bun >/dev/null 2>&1 || npm install -g bun >/dev/null
 bun install --frozen-lockfile >/dev/null
 bun scripts/routes.ts

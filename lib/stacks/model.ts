@@ -308,6 +308,9 @@ function outsideFilesIn(output: string, allowed: (path: string) => boolean): str
   })
 }
 
+/** What prints a model: the compose runner, or the docker CLI's `stack config` (lib/stacks/stack-cli.ts). */
+export type ModelRunner = Pick<ComposeRunner, "env" | "flavour" | "config">
+
 export interface CandidateInput {
   /** The stack's name and real folder (the project directory), and the environment the deploy will use. */
   project: ComposeProject
@@ -351,7 +354,7 @@ function checkLoadedFiles(paths: HostPath[], projectDir: string, files: StackFil
  * `host_path_refused`, a file compose refuses a 400 `invalid_compose` with compose's own message.
  * Nothing is written to the data directory.
  */
-export async function candidateModel(runner: ComposeRunner, { project, compose, roots, files = {}, own = [], dataDir }: CandidateInput): Promise<CheckedModel> {
+export async function candidateModel(runner: ModelRunner, { project, compose, roots, files = {}, own = [], dataDir }: CandidateInput): Promise<CheckedModel> {
   await readCompose(compose)
   const allowed = allowedIn(project.dir, roots, dataDir)
   // The files compose reads while loading are the candidate's where it has them (and gone where it
