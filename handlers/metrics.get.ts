@@ -6,6 +6,8 @@ export const response = { contentType: "text/plain", description: "Prometheus te
 
 export const access = "metrics"
 
+export const role = "viewer"
+
 export default defineHandler(async ({ ctx }) => {
   const { contentType, text } = await ctx.metrics.render(ctx)
   return new Response(text, { headers: { "content-type": contentType } })

@@ -7,4 +7,6 @@ export const detail = { operationId: "getDashboard", summary: "System summary (e
 
 export const response = dashboardSchema
 
+export const role = "viewer"
+
 export default defineHandler(async ({ ctx }) => dashboard(ctx.engine, ctx.diskUsage, ctx.engineVersion, redactorFor(ctx.stacks)))

@@ -7,4 +7,6 @@ export const detail = { operationId: "streamEvents", summary: "SSE of engine and
 
 export const response = eventStream(eventSchema, "one engine or service event per message")
 
+export const role = "viewer"
+
 export default defineHandler(async ({ request, ctx }) => sse(ctx.events.subscribe(request.signal), request.signal))

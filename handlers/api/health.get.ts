@@ -20,6 +20,8 @@ export const response = v.object({
   ),
 })
 
+export const role = "public"
+
 export default defineHandler(async ({ ctx }) => {
   const engine = await Promise.all([ctx.engine.version(), ctx.engine.apiVersion()]).then(
     ([v, spoken]) => ({ reachable: true, version: v.Version, api_version: v.ApiVersion, min_api_version: v.MinAPIVersion, client_api_version: spoken }),

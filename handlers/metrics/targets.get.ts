@@ -9,4 +9,6 @@ export const response = v.array(targetGroupSchema)
 
 export const access = "metrics"
 
+export const role = "viewer"
+
 export default defineHandler(async ({ ctx }) => targetGroups(await ctx.nodes.list()))

@@ -36,8 +36,39 @@ const COOKIE = "hm_oidc"
 const PENDING_TTL = 10 * 60_000
 const PENDING_MAX = 1000
 export const CALLBACK_PATH = "/api/auth/oidc/callback"
+export const DEFAULT_SCOPES = "openid profile email"
 
 const isLoopback = (url: URL) => ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)
+
+function httpUrl(name: string, value: string): URL {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new Error(`${name} must be an absolute URL, got "${value}"`)
+  }
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(url))) throw new Error(`${name} must be https:// (plain http only on this host), got "${value}"`)
+  return url
+}
+
+/** The SVC_AUTH_OIDC_* settings; throws with what is wrong. */
+export function oidcSettings(env: Record<string, string | undefined>): OidcConfig {
+  const issuer = env.SVC_AUTH_OIDC_ISSUER
+  const clientId = env.SVC_AUTH_OIDC_CLIENT_ID
+  if (!issuer || !clientId) throw new Error("SVC_AUTH=oidc needs SVC_AUTH_OIDC_ISSUER and SVC_AUTH_OIDC_CLIENT_ID")
+  httpUrl("SVC_AUTH_OIDC_ISSUER", issuer)
+  const redirectUrl = env.SVC_AUTH_OIDC_REDIRECT_URL || undefined
+  if (redirectUrl) httpUrl("SVC_AUTH_OIDC_REDIRECT_URL", redirectUrl)
+  const scopes = (env.SVC_AUTH_OIDC_SCOPES || DEFAULT_SCOPES).split(/[\s,]+/).filter(Boolean)
+  if (!scopes.includes("openid")) throw new Error(`SVC_AUTH_OIDC_SCOPES must include openid, got "${env.SVC_AUTH_OIDC_SCOPES}"`)
+  return { issuer, clientId, clientSecret: env.SVC_AUTH_OIDC_CLIENT_SECRET || undefined, redirectUrl, scopes: scopes.join(" "), roleClaim: env.SVC_AUTH_OIDC_ROLE_CLAIM || "groups" }
+}
+
+/** The context's single sign-on; 404 while SVC_AUTH does not name oidc. */
+export function oidcOf(ctx: { oidc: Oidc | null }): Oidc {
+  if (!ctx.oidc) throw new HttpError(404, "oidc_off", "single sign-on is off (SVC_AUTH does not name oidc)")
+  return ctx.oidc
+}
 
 /** The key of the sign-in under way, from its cookie. */
 function pendingKey(request: Request): string | undefined {

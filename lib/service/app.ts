@@ -15,7 +15,7 @@ import { errorResponse, HttpError } from "../http/http-error.ts"
 import { routeOf } from "../http/manifest.ts"
 import type { RouteRow } from "./handler.ts"
 import { openapiDocument } from "./openapi.ts"
-import { ACCESS } from "./access.ts"
+import { admit } from "./access.ts"
 import { drift, type Responses } from "../http/schemas.ts"
 import { version } from "../data/build-info.ts"
 
@@ -118,17 +118,33 @@ function hooks(app: AnyElysia, ctx: Ctx, check: Check | undefined, skipGuard: (r
       checkRequest(request, guard)
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
     })
-    .onError(({ error, code, request, set, route }: any) => {
+    .onError(({ error, code, request, set, route, params }: any) => {
       const res = toResponse(error, String(code))
       observe(request, route, res.status)
+      if (route) ctx.auth.record(request, route, params ?? {}, res.status)
       for (const [k, v] of Object.entries(set.headers)) if (k.startsWith("access-control-") || k === "vary") res.headers.set(k, String(v))
       return check ? check(request, route, res, res.status).then(() => res) : res
     })
-    .onAfterHandle(({ request, route, set, response }: any) => {
+    .onAfterHandle(({ request, route, set, response, params }: any) => {
       const status = response instanceof Response ? response.status : Number(set.status ?? 200)
       observe(request, route, status)
+      ctx.auth.record(request, route, params ?? {}, status)
       if (check) return check(request, route, response, status).then(() => undefined)
     })
+}
+
+/** The stack a route under /api/stacks/:name names. */
+const stackOf = (path: string, params: Record<string, string> | undefined) => (path.startsWith("/api/stacks/:name") ? params?.name : undefined)
+
+/** A WebSocket session whose opening and closing go to the audit log. */
+function audited(session: SocketSession, write: (action: string) => void): SocketSession {
+  return {
+    ...session,
+    open: (peer) => (write("ws.open"), session.open(peer)),
+    message: (data) => session.message(data),
+    close: () => (write("ws.close"), session.close()),
+    ...(session.drain && { drain: () => session.drain!() }),
+  }
 }
 
 const peerOf = (c: { server?: { requestIP(request: Request): { address: string } | null } | null; request: Request }) => c.server?.requestIP(c.request)?.address
@@ -146,7 +162,15 @@ function mount(app: AnyElysia, row: RouteRow, ctx: Ctx): void {
       query: row.mod.query,
       // Called once, before the upgrade (a route's beforeHandle would run twice for a WebSocket).
       async upgrade(c: any) {
-        c.session = await open({ params: param(c.params), query: c.query, request: c.request, ctx, peer: peerOf(c) })
+        const peer = peerOf(c)
+        try {
+          await admit(ctx, row.mod, c.request, peer, stackOf(path, c.params))
+        } catch (err) {
+          ctx.auth.record(c.request, path, c.params, err instanceof HttpError ? err.status : 500, peer)
+          throw err
+        }
+        const opened = await open({ params: param(c.params), query: c.query, request: c.request, ctx, peer })
+        c.session = ctx.auth.enabled ? audited(opened, (action) => ctx.auth.write(c.request, { action, method: "GET", route: path, target: c.params, status: 101, peer })) : opened
       },
       open: (ws: any) => session(ws).open(socketPeer(ws)),
       message: (ws: any, message: unknown) => session(ws).message(frame(message)),
@@ -157,9 +181,8 @@ function mount(app: AnyElysia, row: RouteRow, ctx: Ctx): void {
   }
   const accepts = row.mod.accepts ?? JSON_ONLY
   const handler = row.mod.default as Handler
-  const access = row.mod.access && ACCESS[row.mod.access]
   // Who may call it, before its input is validated or its own body read (`transform` comes before both).
-  const transform = access ? async ({ request }: { request: Request }) => void (await access.check(ctx, request)) : undefined
+  const transform = row.mod.access || ctx.auth.enabled ? async (c: any) => admit(ctx, row.mod, c.request, peerOf(c), stackOf(path, c.params)) : undefined
   const parse = accepts === JSON_ONLY ? { parse: jsonBody(ctx.config.maxJsonBody) } : { parse: "none", beforeHandle: ({ request }: { request: Request }) => checkBody(request, accepts) }
   app.route(
     row.method,

@@ -4,6 +4,9 @@ import type { TtsConfig } from "../tts/speaker.ts"
 import { isVoiceName } from "../tts/voice.ts"
 import { parseTarget } from "../updates/notify.ts"
 import { MCP_MODES, type McpConfig } from "../mcp/config.ts"
+import { AUTH_MODES, authDefaults, type AuthConfig, type AuthMode, type RoleRule } from "../auth/config.ts"
+import { trustList } from "../auth/proxy.ts"
+import { isRole } from "../auth/roles.ts"
 
 export interface Config {
   addr: { host: string; port: number }
@@ -55,6 +58,8 @@ export interface Config {
   mcp: McpConfig | null
   /** Text-to-speech (POST /api/synthesize). */
   tts: TtsConfig
+  /** Sign-in, roles and the audit log (SVC_AUTH, off by default: lib/auth). */
+  auth: AuthConfig
 }
 
 
@@ -180,6 +185,44 @@ function statsConfig(env: Record<string, string | undefined>): Config["stats"] {
   return { interval, history: oneOf("SVC_STATS_HISTORY", env.SVC_STATS_HISTORY, ["on", "off"] as const) === "on" }
 }
 
+function atLeastOne(name: string, value: string | undefined, fallback: number): number {
+  const n = positiveInt(name, value, fallback)
+  if (n < 1) throw new ConfigError(`${name} must be at least 1`)
+  return n
+}
+
+function roleMap(value: string | undefined): RoleRule[] {
+  return list(value).map((entry) => {
+    const [group, role] = entry.split("=").map((s) => s.trim())
+    if (!group || !isRole(role)) throw new ConfigError(`SVC_AUTH_ROLE_MAP takes group=role entries (roles: viewer, operator, admin; group * for anyone), got "${entry}"`)
+    return { group, role }
+  })
+}
+
+function authConfig(env: Record<string, string | undefined>): AuthConfig {
+  const named = list(env.SVC_AUTH)
+  const modes = new Set(named.filter((m) => m !== "off") as AuthMode[])
+  const stray = named.find((m) => m !== "off" && !AUTH_MODES.includes(m as AuthMode))
+  if (stray !== undefined || (named.includes("off") && modes.size)) throw new ConfigError(`SVC_AUTH must be off, or local, oidc and proxy combined with commas, got "${env.SVC_AUTH}"`)
+  const trustedProxies = list(env.SVC_AUTH_TRUSTED_PROXIES)
+  try {
+    trustList(trustedProxies)
+  } catch (err) {
+    throw new ConfigError(`SVC_AUTH_TRUSTED_PROXIES: ${(err as Error).message}`)
+  }
+  if (modes.has("proxy") && !trustedProxies.length) throw new ConfigError("SVC_AUTH=proxy needs SVC_AUTH_TRUSTED_PROXIES: the addresses of the proxies whose Remote-User headers are believed")
+  const idle = seconds("SVC_AUTH_SESSION_IDLE", env.SVC_AUTH_SESSION_IDLE, authDefaults.sessionIdle)
+  return {
+    modes,
+    trustedProxies,
+    roleMap: roleMap(env.SVC_AUTH_ROLE_MAP),
+    cookieSecure: oneOf("SVC_AUTH_COOKIE_SECURE", env.SVC_AUTH_COOKIE_SECURE, ["off", "on"] as const) === "on",
+    session: { idle, max: seconds("SVC_AUTH_SESSION_MAX", env.SVC_AUTH_SESSION_MAX, authDefaults.sessionMax) },
+    audit: { maxBytes: atLeastOne("SVC_AUTH_AUDIT_MAX_BYTES", env.SVC_AUTH_AUDIT_MAX_BYTES, authDefaults.auditMaxBytes), files: atLeastOne("SVC_AUTH_AUDIT_FILES", env.SVC_AUTH_AUDIT_FILES, authDefaults.auditFiles) },
+    oidc: null,
+  }
+}
+
 export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
   const addr = parseAddr(env.SVC_ADDR || defaults.addr)
   return {
@@ -211,5 +254,6 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     metricsContainers: oneOf("SVC_METRICS_CONTAINERS", env.SVC_METRICS_CONTAINERS, ["off", "on"] as const) === "on",
     stats: statsConfig(env),
     tts: ttsConfig(env),
+    auth: authConfig(env),
   }
 }

@@ -25,6 +25,7 @@ import { Speaker } from "../tts/speaker.ts"
 import { StatsSampler } from "../stats/sampler.ts"
 import { StackVerbs } from "../verbs/stack-verbs.ts"
 import { Jobs } from "./jobs.ts"
+import { Auth } from "../auth/auth.ts"
 
 export interface Ctx {
   config: Config
@@ -71,6 +72,8 @@ export interface Ctx {
   stats: StatsSampler
   /** The background jobs and their states (the list is lib/service/background.ts, started by server.ts). */
   jobs: Jobs<Ctx>
+  /** Sign-in, sessions, API tokens, roles and the audit log (lib/auth); open to all while SVC_AUTH is off. */
+  auth: Auth
 }
 
 /** Each part from `overrides` when given, else built from the config; every part built once. */
@@ -113,6 +116,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     diskUsage: o.diskUsage ?? new DiskUsageCache(engine, 30_000, now),
     engineVersion: o.engineVersion ?? new Reused(() => engine.version(), 30_000, now),
     jobs: o.jobs ?? new Jobs(),
+    auth: o.auth ?? new Auth({ config: config.auth, dataDir: config.dataDir, corsOrigins: config.corsOrigins, now }),
     serverId,
     now,
   }

@@ -1,8 +1,10 @@
 // What a handler file exports: one default handler, plus optional `params`/`body`/`query` valibot
 // schemas (checked before the handler runs), `response` (what it answers, lib/http/schemas.ts),
-// `detail` (OpenAPI summary, operationId, tags), `access` (who may call it beyond the browser guard:
-// lib/service/access.ts) and `accepts` (request content types other than JSON, "*" for any).
+// `detail` (OpenAPI summary, operationId, tags), `role` (the role a caller needs while sign-in is on:
+// lib/auth/roles.ts), `access` (a credential of its own beyond the browser guard: lib/service/access.ts)
+// and `accepts` (request content types other than JSON, "*" for any).
 import type { Access } from "./access.ts"
+import type { RouteRole } from "../auth/roles.ts"
 import type { Ctx } from "./context.ts"
 import type { Method } from "../http/manifest.ts"
 import type { SocketSession } from "../http/socket.ts"
@@ -38,6 +40,8 @@ export interface RouteModule {
   /** A WebSocket route's control text frame. */
   message?: unknown
   detail?: Record<string, unknown>
+  /** The role a caller needs while sign-in is on (`public`: none); every handler file declares one. */
+  role?: RouteRole
   access?: Access
   accepts?: string[]
 }

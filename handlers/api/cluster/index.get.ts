@@ -9,6 +9,8 @@ export const response = v.union([
   v.object({ role: v.literal("none"), server_id: v.string() }),
 ])
 
+export const role = "viewer"
+
 export default defineHandler(async ({ ctx }) => {
   const m = await ctx.cluster.read()
   if (m?.role === "member") return { role: m.role, server_id: ctx.serverId, control_plane_url: m.control_plane_url, name: m.name }

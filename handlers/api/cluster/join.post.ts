@@ -17,4 +17,6 @@ export const detail = { operationId: "joinCluster", summary: "Join a cluster: re
 
 export const response = v.object({ role: v.literal("member"), control_plane_url: v.string(), node: probedNodeSchema })
 
+export const role = "admin"
+
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx }) => join(ctx, body))

@@ -6,4 +6,6 @@ export const detail = { operationId: "leaveCluster", summary: "Leave the cluster
 
 export const response = v.object({ left: v.boolean(), removed: v.boolean(), error: v.nullable(v.string()) })
 
+export const role = "admin"
+
 export default defineHandler(async ({ ctx }) => leave(ctx))

@@ -6,6 +6,8 @@ export const detail = { operationId: "getClusterToken", summary: "The cluster to
 
 export const response = tokenSchema
 
+export const role = "admin"
+
 export default defineHandler(async ({ ctx }) => {
   const m = await ctx.cluster.read()
   if (!m) throw notFound("this server has no cluster token; mint one with POST /api/cluster/token", "no_token")

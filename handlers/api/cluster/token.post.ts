@@ -6,6 +6,8 @@ export const detail = { operationId: "mintClusterToken", summary: "Mint a new cl
 
 export const response = { 201: tokenSchema }
 
+export const role = "admin"
+
 export default defineHandler(async ({ ctx, set }) => {
   const m = await ctx.cluster.read()
   if (m?.role === "member")

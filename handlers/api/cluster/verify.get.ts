@@ -7,4 +7,6 @@ export const response = v.object({ server_id: v.string() })
 
 export const access = "cluster"
 
+export const role = "admin"
+
 export default defineHandler(async ({ ctx }) => ({ server_id: ctx.serverId }))

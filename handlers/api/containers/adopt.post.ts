@@ -34,6 +34,8 @@ export const response = {
   201: v.object({ ...plan, dry_run: v.literal(false), stack: stackSchema }),
 }
 
+export const role = "operator"
+
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, set }) => {
   const adopted = await ctx.verbs.adoptContainers(body.stack, body.containers, body.dry_run ?? false)
   if (!adopted.dry_run) set.status = 201

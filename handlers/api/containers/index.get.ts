@@ -10,6 +10,8 @@ export const detail = { operationId: "listContainers", summary: "List containers
 
 export const response = v.array(containerSchema)
 
+export const role = "viewer"
+
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ query, ctx }) =>
   (await ctx.engine.listContainers({ all: query.all ?? false })).map((c) => containerRecord(c, redactorFor(ctx.stacks))),
 )

@@ -6,4 +6,6 @@ export const detail = { operationId: "listEvents", summary: "The last 100 events
 
 export const response = v.array(eventSchema)
 
+export const role = "viewer"
+
 export default defineHandler(async ({ ctx }) => ctx.events.history())

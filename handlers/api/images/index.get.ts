@@ -8,4 +8,6 @@ export const detail = { operationId: "listImages", summary: "List local images, 
 
 export const response = v.array(imageWithStatusSchema)
 
+export const role = "viewer"
+
 export default defineHandler(async ({ ctx }) => withImageStatus(ctx, (await ctx.engine.listImages()).map(imageRecord)))

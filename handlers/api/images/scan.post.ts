@@ -7,6 +7,8 @@ export const detail = { operationId: "scanImages", summary: "Queue a vulnerabili
 
 export const response = { 202: v.object({ queued: v.array(scanRequestSchema) }) }
 
+export const role = "operator"
+
 export default defineHandler(async ({ ctx, set }) => {
   const tagged = (await ctx.engine.listImages()).filter((i) => (i.RepoTags ?? []).some((t) => t !== "<none>:<none>"))
   const queued = []

@@ -9,6 +9,8 @@ export const response = tarStream("the images as `docker save` writes them")
 
 export const access = "cluster"
 
+export const role = "admin"
+
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ query, ctx }) => {
   const tar = await ctx.engine.saveImages(query.names.split(","))
   return new Response(tar, { headers: { "content-type": "application/x-tar" } })

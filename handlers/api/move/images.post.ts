@@ -9,6 +9,8 @@ export const response = v.object({ loaded: v.literal(true) })
 
 export const access = "cluster"
 
+export const role = "admin"
+
 export default defineHandler(async ({ request, ctx }) => {
   if (!request.body) throw badRequest("the body must be a tar archive", "missing_body")
   await ctx.engine.loadImages(request.body)

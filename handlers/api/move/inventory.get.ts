@@ -12,4 +12,6 @@ export const response = inventorySchema
 
 export const access = "cluster"
 
+export const role = "admin"
+
 export default defineHandler(async ({ ctx }) => serverInventory(ctx))

@@ -7,6 +7,8 @@ export const detail = { operationId: "removeNetwork", summary: "Delete a network
 export const params = v.object({ id: engineRef })
 export const response = removed("id")
 
+export const role = "operator"
+
 export default defineHandler(async ({ params, ctx }) => {
   await ctx.engine.removeNetwork(params.id)
   return { id: params.id, removed: true }

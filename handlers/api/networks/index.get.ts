@@ -7,4 +7,6 @@ export const detail = { operationId: "listNetworks", summary: "List networks", t
 
 export const response = v.array(networkSchema)
 
+export const role = "viewer"
+
 export default defineHandler(async ({ ctx }) => (await ctx.engine.listNetworks()).map(networkRecord))

@@ -8,4 +8,6 @@ export const detail = { operationId: "removeNode", summary: "Drop a node from th
 export const params = v.object({ name: nodeName })
 export const response = nodeSchema
 
+export const role = "admin"
+
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => ctx.nodes.remove(params.name, query.server_id))

@@ -7,4 +7,6 @@ export const detail = { operationId: "getNode", summary: "One node of the regist
 export const params = v.object({ name: nodeName })
 export const response = nodeSchema
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, ctx }) => ctx.nodes.get(params.name))

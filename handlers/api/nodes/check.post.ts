@@ -7,4 +7,6 @@ export const detail = { operationId: "checkNodes", summary: "Probe every node in
 
 export const response = v.array(nodeSchema)
 
+export const role = "operator"
+
 export default defineHandler(async ({ ctx }) => Promise.all((await ctx.nodes.list()).map((node) => check(ctx, node))))

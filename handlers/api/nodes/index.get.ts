@@ -6,4 +6,6 @@ export const detail = { operationId: "listNodes", summary: "The node registry, o
 
 export const response = v.array(nodeSchema)
 
+export const role = "viewer"
+
 export default defineHandler(async ({ ctx }) => ctx.nodes.list())

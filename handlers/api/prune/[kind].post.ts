@@ -12,4 +12,6 @@ export const detail = {
 export const params = v.object({ kind: v.pipe(v.string(), v.description("containers, images, volumes or networks (404 for anything else)")) })
 export const response = pruneSchema
 
+export const role = "admin"
+
 export default defineHandler(async ({ params, ctx }) => prune(ctx.engine, pruneKind(params.kind)))

@@ -9,6 +9,8 @@ export const detail = { operationId: "removeStack", summary: "Remove a stack: it
 export const params = stackParams
 export const response = v.object({ removed: v.string(), volumes_removed: v.boolean() })
 
+export const role = "operator"
+
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx }) => {
   const { name } = params
   const volumes = query.volumes ?? false

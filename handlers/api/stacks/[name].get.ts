@@ -10,6 +10,8 @@ export const detail = { operationId: "getStack", summary: "One stack: state, ser
 export const params = stackParams
 export const response = v.object({ ...stackSchema.entries, updates: v.nullable(stackUpdateCheckSchema) })
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, ctx }) => {
   const { name } = params
   const [view, updates] = await Promise.all([stackView(ctx.stacks, ctx.engine, name), ctx.imageUpdates.records()])

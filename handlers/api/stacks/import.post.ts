@@ -13,6 +13,8 @@ export const response = { 201: importedStackSchema }
 
 export const access = "cluster"
 
+export const role = "admin"
+
 export default defineHandler<ImportBody>(async ({ body, ctx, set }) => {
   const imported = await ctx.verbs.import(body)
   set.status = 201

@@ -7,4 +7,6 @@ export const detail = { operationId: "listStacks", summary: "Every stack with it
 
 export const response = v.array(stackSchema)
 
+export const role = "viewer"
+
 export default defineHandler(async ({ ctx }) => stackViews(ctx.stacks, await ctx.engine.listContainers({ all: true })))

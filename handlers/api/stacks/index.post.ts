@@ -34,6 +34,8 @@ export const detail = {
 
 export const response = { 200: stackUpdatedSchema, 201: stackUpdatedSchema }
 
+export const role = "operator"
+
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, request, ctx, set }) => {
   const { stack, created } = await ctx.verbs.deploy(stackName(body.name), body.content, { ...body, signal: request.signal })
   set.status = created ? 201 : 200

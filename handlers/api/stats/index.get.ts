@@ -11,4 +11,6 @@ export const detail = {
 
 export const response = allStatsSchema
 
+export const role = "viewer"
+
 export default defineHandler<unknown, HistoryQuery>(async ({ query, ctx }) => allStats(ctx, query))

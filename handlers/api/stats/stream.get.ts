@@ -11,4 +11,6 @@ export const detail = {
 
 export const response = eventStream(roundSchema, "one stats round per interval")
 
+export const role = "viewer"
+
 export default defineHandler(async ({ request, ctx }) => sse(ctx.stats.subscribe(request.signal), request.signal))

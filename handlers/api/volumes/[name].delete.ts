@@ -7,6 +7,8 @@ export const detail = { operationId: "removeVolume", summary: "Delete a volume (
 export const params = volumeParams
 export const response = v.object({ name: v.string(), removed: v.literal(true) })
 
+export const role = "admin"
+
 export default defineHandler(async ({ params, ctx }) => {
   await ctx.engine.removeVolume(params.name)
   return { name: params.name, removed: true }

@@ -7,4 +7,6 @@ export const detail = { operationId: "listVolumes", summary: "List volumes", tag
 
 export const response = v.array(volumeSchema)
 
+export const role = "viewer"
+
 export default defineHandler(async ({ ctx }) => (await ctx.engine.listVolumes()).map(volumeRecord))

@@ -2,7 +2,7 @@
 // PKCE, and each check that refuses a sign-in: state, a replayed callback, the ID token's audience
 // and issuer (openid-client's checks), and the end-session address.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Oidc } from "#lib/auth/oidc.ts"
+import { Oidc, oidcSettings } from "#lib/auth/oidc.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 import { authorize, startProvider, type IdentityProvider } from "../../support/oidc.ts"
 
@@ -112,5 +112,32 @@ describe("OIDC sign-in", () => {
     const err = await refusal(gone.begin(new Request(`${SERVICE}/api/auth/oidc/login`)))
     expect([err.status, err.code]).toEqual([502, "oidc_unavailable"])
     expect((await refusal(gone.begin(new Request(`${SERVICE}/api/auth/oidc/login`)))).code).toBe("oidc_unavailable")
+  })
+})
+
+describe("SVC_AUTH_OIDC_* settings", () => {
+  const base = { SVC_AUTH_OIDC_ISSUER: "https://id.example.com/realms/ops", SVC_AUTH_OIDC_CLIENT_ID: "harbormaster" }
+
+  test("defaults: the request's origin for the callback, the basic scopes, the groups claim", () => {
+    expect(oidcSettings(base)).toEqual({ issuer: base.SVC_AUTH_OIDC_ISSUER, clientId: "harbormaster", clientSecret: undefined, redirectUrl: undefined, scopes: "openid profile email", roleClaim: "groups" })
+  })
+
+  test("every setting read", () => {
+    const env = { ...base, SVC_AUTH_OIDC_CLIENT_SECRET: "s", SVC_AUTH_OIDC_REDIRECT_URL: "https://hm.example.com/api/auth/oidc/callback", SVC_AUTH_OIDC_SCOPES: "openid, groups", SVC_AUTH_OIDC_ROLE_CLAIM: "roles" }
+    expect(oidcSettings(env)).toMatchObject({ clientSecret: "s", redirectUrl: env.SVC_AUTH_OIDC_REDIRECT_URL, scopes: "openid groups", roleClaim: "roles" })
+  })
+
+  test.each([
+    [{ SVC_AUTH_OIDC_ISSUER: base.SVC_AUTH_OIDC_ISSUER }, "SVC_AUTH_OIDC_CLIENT_ID"],
+    [{ ...base, SVC_AUTH_OIDC_ISSUER: "id.example.com" }, "absolute URL"],
+    [{ ...base, SVC_AUTH_OIDC_ISSUER: "http://id.example.com" }, "https://"],
+    [{ ...base, SVC_AUTH_OIDC_REDIRECT_URL: "http://hm.example.com/cb" }, "SVC_AUTH_OIDC_REDIRECT_URL"],
+    [{ ...base, SVC_AUTH_OIDC_SCOPES: "profile groups" }, "openid"],
+  ])("refused: %o", (env, message) => {
+    expect(() => oidcSettings(env)).toThrow(message)
+  })
+
+  test("plain http is allowed to a provider on this host", () => {
+    expect(oidcSettings({ ...base, SVC_AUTH_OIDC_ISSUER: "http://127.0.0.1:9000" }).issuer).toBe("http://127.0.0.1:9000")
   })
 })

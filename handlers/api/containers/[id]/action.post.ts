@@ -12,4 +12,6 @@ export const detail = { operationId: "containerAction", summary: "Start, stop, r
 export const params = v.object({ id: engineRef })
 export const response = v.object({ id: v.string(), action: v.string(), state: v.string() })
 
+export const role = "operator"
+
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => runAction(ctx.engine, params.id, body.action))

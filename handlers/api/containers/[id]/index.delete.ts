@@ -9,6 +9,8 @@ export const detail = { operationId: "removeContainer", summary: "Delete a conta
 export const params = v.object({ id: engineRef })
 export const response = removed("id")
 
+export const role = "operator"
+
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => {
   await ctx.engine.removeContainer(params.id, { force: query.force ?? false, volumes: query.volumes ?? false })
   return { id: params.id, removed: true }

@@ -9,4 +9,6 @@ export const detail = { operationId: "getContainer", summary: "Inspect one conta
 export const params = v.object({ id: engineRef })
 export const response = containerDetailSchema
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, ctx }) => containerDetail(await ctx.engine.inspectContainer(params.id), redactorFor(ctx.stacks)))

@@ -16,6 +16,8 @@ export const detail = {
 export const params = v.object({ id: engineRef })
 export const response = eventStream(logLineSchema, "one log line per message")
 
+export const role = "viewer"
+
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx }) => {
   const lines = await containerLogs(ctx.engine, params.id, { follow: query.follow ?? true, tail: query.tail ?? ctx.config.logsTail, signal: request.signal })
   return sse(lines, request.signal)

@@ -15,6 +15,8 @@ export const query = v.object({ cols: size("width in columns"), rows: size("heig
 /** The text frame that resizes the terminal; any other text frame is typed as input. */
 export const message = shellResizeSchema
 
+export const role = "operator"
+
 export default defineSocket(async ({ params, query, ctx }) => {
   const cols = Number(query.cols)
   const rows = Number(query.rows)

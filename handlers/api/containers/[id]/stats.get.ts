@@ -14,4 +14,6 @@ export const detail = {
 export const params = v.object({ id: engineRef })
 export const response = containerViewSchema
 
+export const role = "viewer"
+
 export default defineHandler<unknown, HistoryQuery>(async ({ params, query, ctx }) => containerView(ctx, await ctx.engine.inspectContainer(params.id), query))

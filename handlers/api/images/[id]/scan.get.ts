@@ -9,6 +9,8 @@ export const detail = { operationId: "getImageScan", summary: "The latest scan r
 export const params = v.object({ id: engineRef })
 export const response = scanResultSchema
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, ctx }) => {
   const { Id } = await ctx.engine.inspectImage(params.id)
   const state = ctx.scans.state(Id) ?? null

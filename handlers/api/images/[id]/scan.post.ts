@@ -9,6 +9,8 @@ export const detail = { operationId: "scanImage", summary: "Queue a vulnerabilit
 export const params = v.object({ id: engineRef })
 export const response = { 202: v.object({ ...scanRequestSchema.entries, result: v.string() }) }
 
+export const role = "operator"
+
 export default defineHandler(async ({ params, ctx, set }) => {
   const job = await requestScan(ctx.engine, ctx.scans, params.id)
   set.status = 202

@@ -8,4 +8,6 @@ export const detail = { operationId: "checkNode", summary: "Probe one node and r
 export const params = v.object({ name: nodeName })
 export const response = nodeSchema
 
+export const role = "operator"
+
 export default defineHandler(async ({ params, ctx }) => check(ctx, await ctx.nodes.get(params.name)))

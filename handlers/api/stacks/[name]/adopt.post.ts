@@ -30,6 +30,8 @@ export const body = v.optional(
 export const params = stackParams
 export const response = { 200: adoptResultSchema, 201: adoptResultSchema, 409: v.union([adoptBlockedSchema, errorSchema]) }
 
+export const role = "operator"
+
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx, set }) => {
   const adopted = await ctx.verbs.adopt(params.name, body)
   if (!adopted.dry_run) set.status = 201

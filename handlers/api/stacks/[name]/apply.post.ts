@@ -15,4 +15,6 @@ export const body = watchBody
 export const params = stackParams
 export const response = stackUpdatedSchema
 
+export const role = "operator"
+
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, request, ctx }) => ctx.verbs.apply(params.name, { ...body, signal: request.signal }))

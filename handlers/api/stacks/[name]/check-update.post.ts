@@ -9,6 +9,8 @@ export const detail = { operationId: "checkStackUpdates", summary: "Ask each ima
 export const params = stackParams
 export const response = v.object({ stack: v.string(), update_available: v.boolean(), images: v.array(updateCheckSchema) })
 
+export const role = "operator"
+
 export default defineHandler(async ({ params, ctx }) => {
   const images = await ctx.imageUpdates.checkAll(await stackImageRefs(ctx.stacks, ctx.engine, params.name), params.name)
   return { stack: params.name, update_available: images.some((i) => i.update_available), images }

@@ -7,6 +7,8 @@ export const detail = { operationId: "getStackCompose", summary: "The stack's co
 export const params = stackParams
 export const response = v.object({ name: v.string(), content: v.string() })
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, ctx }) => {
   const stack = await ctx.stacks.read(params.name)
   return { name: stack.name, content: stack.compose }

@@ -25,6 +25,8 @@ export const body = v.optional(v.object({
 export const params = stackParams
 export const response = { 200: copyResultSchema, 201: copyResultSchema, 409: copyBlockedSchema }
 
+export const role = "operator"
+
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx, set }) => {
   const { plan, copied, started } = await copyStack(ctx, params.name, body)
   if (copied) set.status = 201

@@ -9,4 +9,6 @@ export const detail = { operationId: "getStackEnv", summary: "The stack's enviro
 export const params = stackParams
 export const response = v.array(envEntrySchema)
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, ctx }) => publicEnv((await ctx.stacks.read(params.name)).env))

@@ -14,4 +14,6 @@ export const detail = {
 export const params = stackParams
 export const response = v.object({ env_pending: v.boolean(), env: v.array(envEntrySchema) })
 
+export const role = "operator"
+
 export default defineHandler<EnvInput>(async ({ params, body, ctx }) => ctx.verbs.setEnv(params.name, body))

@@ -16,4 +16,6 @@ export const response = stackExportSchema
 
 export const access = "cluster"
 
+export const role = "admin"
+
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => ctx.verbs.export(params.name, { sizes: query.sizes ?? false }))

@@ -18,6 +18,8 @@ export const detail = {
 export const params = stackParams
 export const response = eventStream(logLineSchema, "one log line per message, every container's merged")
 
+export const role = "viewer"
+
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx }) => {
   const view = await stackView(ctx.stacks, ctx.engine, params.name)
   const ids = view.services.flatMap((s) => s.containers.map((c) => c.id))

@@ -12,6 +12,8 @@ export const response = v.object({
   last_verdict: v.nullable(v.object({ verdict: v.string(), reason: v.nullable(v.string()), finished_at: v.string() })),
 })
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, ctx }) => {
   const { name } = params
   await ctx.stacks.read(name)

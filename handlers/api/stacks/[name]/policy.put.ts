@@ -13,6 +13,8 @@ export const detail = {
 export const params = stackParams
 export const response = policySchema
 
+export const role = "operator"
+
 export default defineHandler<PolicyInput>(async ({ params, body, ctx }) => {
   const { name } = params
   await ctx.stacks.read(name)

@@ -7,4 +7,6 @@ export const detail = { operationId: "restartStack", summary: "Restart every con
 export const params = stackParams
 export const response = stackSchema
 
+export const role = "operator"
+
 export default defineHandler(async ({ params, ctx }) => ctx.verbs.action(params.name, "restart"))

@@ -11,6 +11,8 @@ export const detail = { operationId: "scanStack", summary: "Queue a vulnerabilit
 export const params = stackParams
 export const response = { 202: v.object({ stack: v.string(), queued: v.array(scanRequestSchema), missing: v.array(v.string()) }) }
 
+export const role = "operator"
+
 export default defineHandler(async ({ params, ctx, set }) => {
   const queued = []
   const missing = []

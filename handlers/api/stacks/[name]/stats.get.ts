@@ -14,6 +14,8 @@ export const detail = {
 export const params = stackParams
 export const response = stackStatsSchema
 
+export const role = "viewer"
+
 export default defineHandler<unknown, HistoryQuery>(async ({ params, query, ctx }) => {
   const { name } = params
   await stackState(ctx.stacks, ctx.engine, name)

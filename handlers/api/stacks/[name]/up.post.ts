@@ -9,4 +9,6 @@ export const response = stackSchema
 
 export const access = "cluster"
 
+export const role = "admin"
+
 export default defineHandler(async ({ params, request, ctx }) => ctx.verbs.up(params.name, { signal: request.signal }))

@@ -8,6 +8,8 @@ export const detail = { operationId: "listStackUpdates", summary: "The stack's g
 export const params = stackParams
 export const response = v.object({ stack: v.string(), history: v.array(updateOutcomeSchema) })
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, ctx }) => {
   const { name } = params
   await ctx.stacks.read(name)

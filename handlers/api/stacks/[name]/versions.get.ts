@@ -8,6 +8,8 @@ export const detail = { operationId: "listStackVersions", summary: "The stack's 
 export const params = stackParams
 export const response = v.array(versionSchema)
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, ctx }) => {
   const stack = await ctx.stacks.read(params.name)
   return stack.versions.map(({ version, time, action, changes }) => ({ version, time, action, current: version === stack.state.current_version, changes }))

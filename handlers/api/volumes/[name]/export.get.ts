@@ -14,6 +14,8 @@ export const response = tarStream("the volume's files, uncompressed")
 
 export const access = "cluster"
 
+export const role = "admin"
+
 export default defineHandler(async ({ params, ctx }) => {
   const tar = await exportVolume(ctx.engine, ctx.config.transferImage, params.name)
   return new Response(tar, { headers: { "content-type": "application/x-tar" } })

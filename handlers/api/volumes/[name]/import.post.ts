@@ -18,6 +18,8 @@ export const response = { 200: volumeImportSchema, 201: volumeImportSchema }
 
 export const access = "cluster"
 
+export const role = "admin"
+
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx, set }) => {
   const { name } = params
   if (!request.body) throw badRequest("the body must be a tar archive", "missing_body")

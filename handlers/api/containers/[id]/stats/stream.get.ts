@@ -15,6 +15,8 @@ export const detail = {
 export const params = v.object({ id: engineRef })
 export const response = eventStream(containerStreamSchema, "one sample per interval, or {id, time, running: false} once it stops")
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, request, ctx }) => {
   const { Id } = await ctx.engine.inspectContainer(params.id)
   return sse(containerStream(ctx.stats, Id, request.signal), request.signal)

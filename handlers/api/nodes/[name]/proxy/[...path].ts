@@ -10,4 +10,6 @@ export const detail = { operationId: "proxy", summary: "Gateway: forward any req
 export const params = v.object({ name: nodeName, path: v.pipe(v.string(), v.description("the path on the node, such as api/containers")) })
 export const response = { contentType: "*/*", description: "the node's answer, status, headers and body as it sent them" }
 
+export const role = "admin"
+
 export default defineHandler(async ({ params, request, ctx }) => forward(await ctx.nodes.get(params.name), request))

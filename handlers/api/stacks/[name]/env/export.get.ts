@@ -10,4 +10,6 @@ export const response = v.array(envVarSchema)
 
 export const access = "cluster"
 
+export const role = "admin"
+
 export default defineHandler(async ({ params, ctx }) => (await ctx.stacks.read(params.name)).env)

@@ -14,4 +14,6 @@ export const detail = {
 export const params = v.object({ name: stackNameSchema, path: v.pipe(v.string(), v.description("the file's path relative to the stack's folder, such as conf/site.conf")) })
 export const response = filesStateSchema
 
+export const role = "operator"
+
 export default defineHandler(async ({ params, ctx }) => ctx.verbs.deleteFile(params.name, filePathParam(params.path)))

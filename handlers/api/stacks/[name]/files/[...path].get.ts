@@ -8,6 +8,8 @@ export const detail = { operationId: "getStackFile", summary: "One of the stack'
 export const params = v.object({ name: stackNameSchema, path: v.pipe(v.string(), v.description("the file's path relative to the stack's folder, such as conf/site.conf")) })
 export const response = v.object({ path: v.string(), content: v.string() })
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, ctx }) => {
   const path = filePathParam(params.path)
   const content = await ctx.stacks.file(params.name, path)

@@ -17,6 +17,8 @@ export const params = v.object({ name: stackNameSchema, path: v.pipe(v.string(),
 const written = v.object({ ...filesStateSchema.entries, created: v.boolean() })
 export const response = { 200: written, 201: written }
 
+export const role = "operator"
+
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx, set }) => {
   const file = await ctx.verbs.writeFile(params.name, filePathParam(params.path), body.content)
   set.status = file.created ? 201 : 200

@@ -12,6 +12,8 @@ export const detail = {
 export const params = stackParams
 export const response = v.array(fileEntrySchema)
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, ctx }) => {
   const stack = await ctx.stacks.read(params.name)
   return Object.keys(stack.files)

@@ -16,4 +16,6 @@ export const body = watchBody
 export const params = v.object({ name: stackNameSchema, version: versionParam })
 export const response = stackUpdatedSchema
 
+export const role = "operator"
+
 export default defineHandler<v.InferOutput<typeof body>, unknown, v.InferOutput<typeof params>>(async ({ params, body, request, ctx }) => ctx.verbs.rollback(params.name, params.version, { ...body, signal: request.signal }))

@@ -15,6 +15,8 @@ export const detail = {
 export const params = stackParams
 export const response = eventStream(stackStatsSchema, "one {name, time, interval, host, sum, containers} per interval")
 
+export const role = "viewer"
+
 export default defineHandler(async ({ params, request, ctx }) => {
   const { name } = params
   await stackView(ctx.stacks, ctx.engine, name)

@@ -8,4 +8,6 @@ export const detail = { operationId: "deleteStackVersion", summary: "Delete a ve
 export const params = v.object({ name: stackNameSchema, version: versionParam })
 export const response = v.object({ deleted: v.number() })
 
+export const role = "operator"
+
 export default defineHandler<unknown, unknown, v.InferOutput<typeof params>>(async ({ params, ctx }) => ctx.verbs.deleteVersion(params.name, params.version))

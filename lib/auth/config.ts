@@ -1,0 +1,54 @@
+// What the front door is configured with (SVC_AUTH and the SVC_AUTH_* settings), as
+// lib/service/config.ts reads it from the environment.
+import type { Role } from "./roles.ts"
+
+export const AUTH_MODES = ["local", "oidc", "proxy"] as const
+export type AuthMode = (typeof AUTH_MODES)[number]
+
+/** A group (or `*`, any caller) and the role it gives; the first entry that matches wins. */
+export interface RoleRule {
+  group: string
+  role: Role
+}
+
+/** The OpenID Connect provider (filled by the OIDC part; null without `oidc` in SVC_AUTH). */
+export interface OidcConfig {
+  issuer: string
+  clientId: string
+  clientSecret?: string
+  [key: string]: unknown
+}
+
+export interface AuthConfig {
+  /** The modes SVC_AUTH names; empty when sign-in is off (the default). */
+  modes: Set<AuthMode>
+  /** SVC_AUTH_TRUSTED_PROXIES: CIDRs of the proxies whose Remote-User, Remote-Groups and Remote-Email headers are believed. */
+  trustedProxies: string[]
+  /** SVC_AUTH_ROLE_MAP: groups to roles, `admins=admin,ops=operator,*=viewer`; a caller no rule matches gets no access. */
+  roleMap: RoleRule[]
+  /** SVC_AUTH_COOKIE_SECURE: the session cookie is Secure on every answer, not only on requests that came over https. */
+  cookieSecure: boolean
+  /** SVC_AUTH_SESSION_IDLE and SVC_AUTH_SESSION_MAX: seconds a session lives unused, and at most. */
+  session: { idle: number; max: number }
+  /** SVC_AUTH_AUDIT_MAX_BYTES and SVC_AUTH_AUDIT_FILES: the size of one audit file, and how many are kept. */
+  audit: { maxBytes: number; files: number }
+  oidc: OidcConfig | null
+}
+
+export const authDefaults = { sessionIdle: 12 * 3600, sessionMax: 7 * 24 * 3600, auditMaxBytes: 10 * 1024 * 1024, auditFiles: 5 }
+
+/** Sign-in off: the API as it is without SVC_AUTH. */
+export const authOff = (): AuthConfig => ({
+  modes: new Set(),
+  trustedProxies: [],
+  roleMap: [],
+  cookieSecure: false,
+  session: { idle: authDefaults.sessionIdle, max: authDefaults.sessionMax },
+  audit: { maxBytes: authDefaults.auditMaxBytes, files: authDefaults.auditFiles },
+  oidc: null,
+})
+
+/** The role the map gives a caller in these groups, or null (no access). */
+export function roleFor(groups: readonly string[], map: readonly RoleRule[]): Role | null {
+  return map.find((rule) => rule.group === "*" || groups.includes(rule.group))?.role ?? null
+}

@@ -1,0 +1,22 @@
+// Who is calling: a user signed in (local, OIDC or through a trusted proxy), or a script with one of
+// their API tokens, with the role that decides what they may do.
+import type { Role } from "./roles.ts"
+
+export type Source = "local" | "oidc" | "proxy"
+
+export interface Identity {
+  user: string
+  role: Role
+  source: Source
+  /** The stacks this identity is limited to; absent for all. */
+  stacks?: string[]
+  /** The API token the request carried, when it came with one. */
+  token?: string
+  /** A token's MCP tools act only on a second call with `confirm: true` (unless created with mcp_confirm: false). */
+  mcpConfirm?: boolean
+}
+
+/** A user name: letters, digits and `._@+-`, 1 to 64 of them, starting with a letter or digit (an e-mail address fits). */
+export const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/
+
+export const isUserName = (value: unknown): value is string => typeof value === "string" && USER_NAME.test(value)

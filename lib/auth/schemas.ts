@@ -1,0 +1,53 @@
+// The front door's answers as valibot schemas: the current user, users, tokens, audit entries.
+import * as v from "valibot"
+import { AUTH_MODES } from "./config.ts"
+import { ROLES } from "./roles.ts"
+import { MAX_PASSWORD } from "./passwords.ts"
+
+export const roleSchema = v.pipe(v.picklist(ROLES), v.description("viewer (reads), operator (actions, deploys, updates), admin (everything)"))
+const stacks = v.pipe(v.array(v.string()), v.description("the stacks this identity is limited to; absent for all"))
+const source = v.picklist(["local", "oidc", "proxy"])
+
+export const userName = v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.description("a user name: letters, digits and ._@+-"))
+export const password = v.pipe(v.string(), v.maxLength(MAX_PASSWORD), v.description("at least 8 characters"))
+
+export const meSchema = v.object({
+  user: v.string(),
+  role: roleSchema,
+  source,
+  stacks: v.optional(stacks),
+  token: v.optional(v.pipe(v.string(), v.description("the id of the API token the request carried"))),
+  modes: v.pipe(v.array(v.picklist(AUTH_MODES)), v.description("the sign-in modes on (SVC_AUTH)")),
+})
+
+export const userSchema = v.object({ name: v.string(), role: roleSchema, stacks: v.optional(stacks), created: v.string() })
+
+export const tokenSchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  user: v.string(),
+  source,
+  role: roleSchema,
+  stacks: v.optional(stacks),
+  created: v.number(),
+  expires: v.optional(v.number()),
+  last_used: v.optional(v.number()),
+  mcp_confirm: v.boolean(),
+})
+
+export const auditEntrySchema = v.object({
+  id: v.string(),
+  time: v.string(),
+  action: v.optional(v.string()),
+  user: v.nullable(v.string()),
+  source: v.nullable(v.string()),
+  role: v.nullable(v.string()),
+  method: v.string(),
+  route: v.string(),
+  target: v.record(v.string(), v.string()),
+  status: v.number(),
+  result: v.picklist(["ok", "denied", "failed"]),
+  peer: v.nullable(v.string()),
+  token: v.nullable(v.string()),
+  tool: v.optional(v.string()),
+})

@@ -1,0 +1,84 @@
+// Local users in <data>/auth/users.json: name, role, the stacks they are limited to, the argon2id
+// hash of their password.
+import { join } from "node:path"
+import { HttpError } from "../http/http-error.ts"
+import { isUserName } from "./identity.ts"
+import { JsonFile } from "./json-file.ts"
+import { MAX_PASSWORD, MIN_PASSWORD } from "./passwords.ts"
+import type { Role } from "./roles.ts"
+
+export interface UserRecord {
+  role: Role
+  stacks?: string[]
+  hash: string
+  created: string
+}
+
+/** A user as the API shows one: never the hash. */
+export interface UserView {
+  name: string
+  role: Role
+  stacks?: string[]
+  created: string
+}
+
+export const view = (name: string, u: UserRecord): UserView => ({ name, role: u.role, ...(u.stacks && { stacks: u.stacks }), created: u.created })
+
+export function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD) throw new HttpError(400, "weak_password", `a password has at least ${MIN_PASSWORD} characters`)
+  if (password.length > MAX_PASSWORD) throw new HttpError(400, "invalid_password", `a password has at most ${MAX_PASSWORD} characters`)
+}
+
+export function checkName(name: string): void {
+  if (!isUserName(name)) throw new HttpError(400, "invalid_user", "a user name has 1 to 64 letters, digits and ._@+- and starts with a letter or digit")
+}
+
+export class Users {
+  private file: JsonFile<Record<string, UserRecord>>
+
+  constructor(dir: string) {
+    this.file = new JsonFile(join(dir, "users.json"), () => ({}))
+  }
+
+  get(name: string): UserRecord | undefined {
+    return Object.hasOwn(this.file.read(), name) ? this.file.read()[name] : undefined
+  }
+
+  list(): UserView[] {
+    return Object.entries(this.file.read())
+      .map(([name, u]) => view(name, u))
+      .sort((a, b) => a.name.localeCompare(b.name))
+  }
+
+  hasAdmin(): boolean {
+    return Object.values(this.file.read()).some((u) => u.role === "admin")
+  }
+
+  /** Adds a user; 409 when the name is taken. */
+  add(name: string, user: UserRecord): void {
+    checkName(name)
+    this.file.update((all) => {
+      if (Object.hasOwn(all, name)) throw new HttpError(409, "user_exists", `user "${name}" exists`)
+      all[name] = user
+    })
+  }
+
+  /** Changes a user's role, stacks or hash; 404 when there is none. */
+  change(name: string, change: Partial<Pick<UserRecord, "role" | "stacks" | "hash">>): UserView {
+    return this.file.update((all) => {
+      const user = Object.hasOwn(all, name) ? all[name] : undefined
+      if (!user) throw new HttpError(404, "user_not_found", `no user "${name}"`)
+      Object.assign(user, change)
+      if (change.stacks === null) delete user.stacks
+      return view(name, user)
+    })
+  }
+
+  /** Removes a user; 404 when there is none. */
+  remove(name: string): void {
+    this.file.update((all) => {
+      if (!Object.hasOwn(all, name)) throw new HttpError(404, "user_not_found", `no user "${name}"`)
+      delete all[name]
+    })
+  }
+}
