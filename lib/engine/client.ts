@@ -5,6 +5,7 @@ import type { SocketHandler } from "bun"
 import { hijack, type Hijacked } from "./exec.ts"
 import { demux, jsonLines, lines, raw, splitTimestamp, type StreamName } from "./frames.ts"
 import { HttpError } from "../http/http-error.ts"
+import { splitDetails, type NodeSpec, type ServiceLogLine, type ServiceSpec, type ServiceUpdateOptions, type SwarmInitRequest, type SwarmInspect, type SwarmJoinRequest, type SwarmNode, type SwarmService, type SwarmTask } from "./swarm.ts"
 
 /**
  * The Engine API versions this client speaks: 1.41 (Docker 20.10) to 1.52 (Docker 29.0). Every
@@ -147,6 +148,27 @@ export interface Engine {
   prune(kind: PruneKind): Promise<Record<string, unknown>>
   getArchive(container: string, path: string): Promise<ReadableStream<Uint8Array>>
   putArchive(container: string, path: string, tar: ReadableStream<Uint8Array> | Uint8Array): Promise<void>
+  // The swarm: every call but init, join and leave needs a manager (409 not_swarm_manager elsewhere).
+  swarmInspect(): Promise<SwarmInspect>
+  /** Makes this engine a swarm's first manager; answers its node id. */
+  swarmInit(req: SwarmInitRequest): Promise<string>
+  swarmJoin(req: SwarmJoinRequest): Promise<void>
+  swarmLeave(opts?: { force?: boolean }): Promise<void>
+  listNodes(filters?: Filters): Promise<SwarmNode[]>
+  inspectNode(id: string): Promise<SwarmNode>
+  /** `version` is the node's `Version.Index` as read: a node changed since is a 409 conflict. */
+  updateNode(id: string, version: number, spec: NodeSpec): Promise<void>
+  removeNode(id: string, opts?: { force?: boolean }): Promise<void>
+  createService(spec: ServiceSpec): Promise<{ ID: string }>
+  /** With each service's `ServiceStatus` (running and desired tasks). */
+  listServices(filters?: Filters): Promise<SwarmService[]>
+  inspectService(id: string): Promise<SwarmService>
+  /** `version` as for updateNode; `rollback: "previous"` is the swarm's own rollback to `PreviousSpec`. */
+  updateService(id: string, version: number, spec: ServiceSpec, opts?: ServiceUpdateOptions): Promise<void>
+  removeService(id: string): Promise<void>
+  listTasks(filters?: Filters): Promise<SwarmTask[]>
+  /** A service's log, every task's lines, each with the task and node that wrote it. */
+  serviceLogs(id: string, opts: LogOptions): AsyncIterable<ServiceLogLine>
 }
 
 interface Target { unix?: string; base: string; hostname?: string; port?: number }
@@ -188,6 +210,9 @@ export function engineError(status: number, message: string): HttpError {
   if (status === 409 || status === 403) return new HttpError(409, "conflict", message)
   if (status === 304) return new HttpError(409, "not_modified", message || "already in that state")
   if (status === 400) return new HttpError(400, "bad_request", message)
+  // The swarm's refusals: not a manager (503, 406 before 1.24), a manager leaving, a stale object version.
+  if (/not a swarm manager|not part of a swarm/i.test(message)) return new HttpError(409, "not_swarm_manager", message)
+  if (((status === 503 || status === 406) && /swarm/i.test(message)) || /update out of sequence/i.test(message)) return new HttpError(409, "conflict", message)
   return new HttpError(502, "engine_error", message || `engine answered ${status}`)
 }
 
@@ -444,8 +469,37 @@ function volumeAndNetworkCalls(c: Connection) {
   } satisfies Partial<Engine>
 }
 
+function swarmCalls(c: Connection) {
+  return {
+    swarmInspect: () => c.json("GET", "/swarm"),
+    swarmInit: (req) => c.json("POST", "/swarm/init", req),
+    swarmJoin: (req) => c.done("POST", "/swarm/join", req),
+    swarmLeave: (o = {}) => c.done("POST", `/swarm/leave${query({ force: o.force })}`),
+    listNodes: (filters) => c.json("GET", `/nodes${query({ filters })}`),
+    inspectNode: (id) => c.json("GET", `/nodes/${seg(id)}`),
+    updateNode: (id, version, spec) => c.done("POST", `/nodes/${seg(id)}/update${query({ version })}`, spec),
+    removeNode: (id, o = {}) => c.done("DELETE", `/nodes/${seg(id)}${query({ force: o.force })}`),
+    createService: (spec) => c.json("POST", "/services/create", spec),
+    listServices: (filters) => c.json("GET", `/services${query({ filters, status: true })}`),
+    inspectService: (id) => c.json("GET", `/services/${seg(id)}`),
+    updateService: (id, version, spec, o = {}) => c.done("POST", `/services/${seg(id)}/update${query({ version, rollback: o.rollback })}`, spec),
+    removeService: (id) => c.done("DELETE", `/services/${seg(id)}`),
+    listTasks: (filters) => c.json("GET", `/tasks${query({ filters })}`),
+    async *serviceLogs(id, o) {
+      const service = await c.json<SwarmService>("GET", `/services/${seg(id)}`)
+      const q = { stdout: 1, stderr: 1, timestamps: 1, details: 1, follow: o.follow ? 1 : 0, tail: o.tail }
+      const res = await c.call("GET", `/services/${seg(service.ID)}/logs${query(q)}`, { signal: o.signal })
+      const bytes = iterate(res.body)
+      for await (const { stream, text } of lines(service.Spec.TaskTemplate.ContainerSpec?.TTY ? raw(bytes) : demux(bytes))) {
+        const { ts, line: rest } = splitTimestamp(text)
+        yield { stream, ts, ...splitDetails(rest) }
+      }
+    },
+  } satisfies Partial<Engine>
+}
+
 /** The engine at DOCKER_HOST `host`, speaking `pinned` (DOCKER_API_VERSION) or a negotiated version. */
 export function dockerEngine(host: string, pinned?: string): Engine {
   const c = new Connection(host, pinned)
-  return { ...systemCalls(c), ...containerCalls(c), ...imageCalls(c), ...volumeAndNetworkCalls(c) }
+  return { ...systemCalls(c), ...containerCalls(c), ...imageCalls(c), ...volumeAndNetworkCalls(c), ...swarmCalls(c) }
 }

@@ -1,7 +1,9 @@
 // An in-memory Engine for handler tests: same interface as lib/engine/client.ts, no socket.
 // It records every call in `calls` so a test can check what the engine was asked to do.
 import type { ContainerAction, ContainerInspect, ContainerSummary, Engine, EngineEvent, ExecSession, ImageSummary, LogLine, Network, Volume } from "#lib/engine/client.ts"
+import type { NodeSpec, ServiceSpec, ServiceUpdateOptions, SwarmInitRequest, SwarmJoinRequest } from "#lib/engine/swarm.ts"
 import { HttpError } from "#lib/http/http-error.ts"
+import { FakeSwarm } from "./fake-swarm.ts"
 
 export interface FakeContainer {
   id: string
@@ -35,6 +37,8 @@ export class FakeEngine implements Engine {
   volumes = new Map<string, Volume>()
   networks = new Map<string, Network>()
   archives = new Map<string, Uint8Array>()
+  /** Not in a swarm until a test calls `swarm.seed()` (or the swarm routes init one). */
+  swarm = new FakeSwarm()
   private listeners = new Set<(e: EngineEvent) => void>()
   private history: EngineEvent[] = []
 
@@ -97,7 +101,7 @@ export class FakeEngine implements Engine {
   }
   async info() {
     this.record("info")
-    return { ID: "FAKE", Name: "fake", NCPU: 2, MemTotal: 1 << 30, OperatingSystem: "fake", ServerVersion: "fake" }
+    return { ID: "FAKE", Name: "fake", NCPU: 2, MemTotal: 1 << 30, OperatingSystem: "fake", ServerVersion: "fake", Swarm: this.swarm.info() }
   }
   async df() {
     this.record("df")
@@ -295,5 +299,65 @@ export class FakeEngine implements Engine {
   async putArchive(container: string, path: string, tar: ReadableStream<Uint8Array> | Uint8Array) {
     this.record("putArchive", container, path)
     this.archives.set(container, new Uint8Array(await new Response(tar as BodyInit).arrayBuffer()))
+  }
+  async swarmInspect() {
+    this.record("swarmInspect")
+    return this.swarm.inspect()
+  }
+  async swarmInit(req: SwarmInitRequest) {
+    this.record("swarmInit", req)
+    return this.swarm.init(req)
+  }
+  async swarmJoin(req: SwarmJoinRequest) {
+    this.record("swarmJoin", req)
+    this.swarm.join(req)
+  }
+  async swarmLeave(o: { force?: boolean } = {}) {
+    this.record("swarmLeave", o)
+    this.swarm.leave(o)
+  }
+  async listNodes(filters?: Record<string, string[]>) {
+    this.record("listNodes", filters)
+    return this.swarm.listNodes(filters)
+  }
+  async inspectNode(id: string) {
+    this.record("inspectNode", id)
+    return this.swarm.inspectNode(id)
+  }
+  async updateNode(id: string, version: number, spec: NodeSpec) {
+    this.record("updateNode", id, version, spec)
+    this.swarm.updateNode(id, version, spec)
+  }
+  async removeNode(id: string, o: { force?: boolean } = {}) {
+    this.record("removeNode", id, o)
+    this.swarm.removeNode(id, o)
+  }
+  async createService(spec: ServiceSpec) {
+    this.record("createService", spec)
+    return this.swarm.createService(spec)
+  }
+  async listServices(filters?: Record<string, string[]>) {
+    this.record("listServices", filters)
+    return this.swarm.listServices(filters)
+  }
+  async inspectService(id: string) {
+    this.record("inspectService", id)
+    return this.swarm.inspectService(id)
+  }
+  async updateService(id: string, version: number, spec: ServiceSpec, o: ServiceUpdateOptions = {}) {
+    this.record("updateService", id, version, spec, o)
+    this.swarm.updateService(id, version, spec, o)
+  }
+  async removeService(id: string) {
+    this.record("removeService", id)
+    this.swarm.removeService(id)
+  }
+  async listTasks(filters?: Record<string, string[]>) {
+    this.record("listTasks", filters)
+    return this.swarm.listTasks(filters)
+  }
+  async *serviceLogs(id: string, o: { follow: boolean; tail: number | "all" }) {
+    this.record("serviceLogs", id, o)
+    yield* this.swarm.serviceLogs(id, o)
   }
 }
