@@ -17,6 +17,8 @@ export async function start(env: Record<string, string | undefined> = process.en
   const driftLog = config.responseDriftLog
   const app = createApp(ctx, routes as unknown as RouteRow[], { "/": index }, driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined)
   ctx.jobs.start(background, ctx)
+  const setup = ctx.auth.setupToken()
+  if (setup) console.log(`no admin yet: create one with POST /api/auth/setup {"token": "${setup}", "user", "password"} (the token works once), or \`user add NAME --role admin\` on this server`)
   app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
   const server = app.server!
   const shutdown = async () => {
@@ -33,6 +35,10 @@ export async function start(env: Record<string, string | undefined> = process.en
 if (import.meta.main && process.env.HM_TTS_WORKER === "1") {
   // A compiled binary's speech workers are the binary itself (lib/tts/pool.ts).
   await (await import("#lib/tts/worker.ts")).serve()
+} else if (import.meta.main && process.argv[2] === "user") {
+  // Local users from the command line: `bun server.ts user add NAME --role admin` (password on stdin).
+  const { userCommand } = await import("#lib/auth/cli.ts")
+  process.exit(await userCommand(process.argv.slice(3), loadConfig(process.env).dataDir, { stdin: () => Bun.stdin.text(), out: (line) => console.log(line) }))
 } else if (import.meta.main) {
   try {
     await start()

@@ -218,11 +218,11 @@ export class Auth {
   async login(user: string, password: string, request: Request, peer: string | undefined): Promise<{ identity: Identity; cookie: string }> {
     if (!this.config.modes.has("local")) throw new HttpError(404, "local_sign_in_off", "local sign-in is off (SVC_AUTH does not name local)")
     this.note(request, { claimed: isUserName(user) ? user : undefined, action: "login" })
-    const key = `user:${user.toLowerCase()}`
-    this.limiter.begin([key, `peer:${peer ?? "-"}`])
+    const keys = [`user:${user.toLowerCase()}`, `peer:${peer ?? "-"}`] as const
+    this.limiter.begin([...keys])
     const record = isUserName(user) ? this.users.get(user) : undefined
     if (!(await this.passwords.check(password, record?.hash)) || !record) throw new HttpError(401, "sign_in_failed", "wrong user name or password")
-    this.limiter.clear(key)
+    this.limiter.succeeded(...keys)
     const identity: Identity = { user, role: record.role, source: "local", ...(record.stacks && { stacks: record.stacks }) }
     return { identity, ...(await this.startSession(identity, request)) }
   }

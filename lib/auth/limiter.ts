@@ -1,7 +1,8 @@
 // Sign-in attempts, counted per user name and per peer address: a few are free, then each one waits
-// twice as long as the one before (up to 15 minutes); a sign-in that succeeds clears its user's count.
-// An attempt is counted when it begins, so a burst of them at once is refused before any password is
-// checked. The table is bounded: past its size the oldest entries give way.
+// twice as long as the one before (up to 15 minutes). An attempt is counted when it begins, so a
+// burst of them at once is refused before any password is checked; one that succeeds clears its
+// user's count and is taken back from its peer's. A count is forgotten 15 minutes after its last
+// attempt. The table is bounded: past its size the oldest entries give way.
 import { HttpError } from "../http/http-error.ts"
 
 export const FREE_ATTEMPTS = 5
@@ -10,6 +11,7 @@ const MAX_ENTRIES = 10_000
 
 interface Entry {
   failures: number
+  last: number
   /** No attempt before this time (milliseconds). */
   until: number
 }
@@ -32,9 +34,11 @@ export class AttemptLimiter {
       throw new HttpError(429, "too_many_attempts", `too many sign-in attempts; retry in ${seconds} s`, { headers: { "retry-after": String(seconds) } })
     }
     for (const key of keys) {
-      const e = this.entries.get(key) ?? { failures: 0, until: 0 }
+      const known = this.entries.get(key)
+      const e = known && now - known.last < MAX_WAIT_MS ? known : { failures: 0, last: now, until: 0 }
       this.entries.delete(key)
       e.failures++
+      e.last = now
       e.until = now + this.wait(e.failures)
       this.entries.set(key, e)
     }
@@ -44,8 +48,12 @@ export class AttemptLimiter {
     }
   }
 
-  /** A success: the key's count starts again. */
-  clear(key: string): void {
-    this.entries.delete(key)
+  /** A success: the user's count starts again, and the peer's attempt is taken back. */
+  succeeded(user: string, peer: string): void {
+    this.entries.delete(user)
+    const e = this.entries.get(peer)
+    if (!e) return
+    e.failures--
+    e.until = e.last + this.wait(e.failures)
   }
 }

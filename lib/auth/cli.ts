@@ -1,0 +1,76 @@
+// `server user add|passwd|del|list`: local users from the command line (the first admin, a reset),
+// on the data directory the service uses. A password is read from standard input; a changed or
+// removed user's sessions and tokens end, and the running service sees it at its next request.
+import { HttpError } from "../http/http-error.ts"
+import { Passwords } from "./passwords.ts"
+import { isRole } from "./roles.ts"
+import { Sessions } from "./sessions.ts"
+import { Tokens } from "./tokens.ts"
+import { checkPassword, Users } from "./users.ts"
+import { join } from "node:path"
+
+export const USAGE = `usage: user add NAME --role viewer|operator|admin [--stacks a,b]   (password on stdin)
+       user passwd NAME                                            (password on stdin)
+       user role NAME viewer|operator|admin
+       user del NAME
+       user list`
+
+export interface CliIo {
+  /** Standard input, whole. */
+  stdin(): Promise<string>
+  out(line: string): void
+}
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name)
+  return i >= 0 ? args[i + 1] : undefined
+}
+
+/** Runs one command; returns the exit status. */
+export async function userCommand(args: string[], dataDir: string, io: CliIo, passwords = new Passwords()): Promise<number> {
+  const dir = join(dataDir, "auth")
+  const users = new Users(dir)
+  const forget = (name: string) => {
+    new Sessions(dir, { idle: 0, max: 0 }, Date.now).endAll(name)
+    new Tokens(dir, Date.now).revokeAll(name)
+  }
+  const password = async () => {
+    const text = (await io.stdin()).replace(/\r?\n$/, "")
+    checkPassword(text)
+    return passwords.hash(text)
+  }
+  const [command, name] = args
+  try {
+    if (command === "list") {
+      for (const u of users.list()) io.out(`${u.name}\t${u.role}${u.stacks ? `\t${u.stacks.join(",")}` : ""}`)
+      return 0
+    }
+    if (!name) throw new HttpError(400, "usage", USAGE)
+    if (command === "add") {
+      const role = flag(args, "--role")
+      if (!isRole(role)) throw new HttpError(400, "usage", "--role must be viewer, operator or admin")
+      const stacks = flag(args, "--stacks")?.split(",").filter(Boolean)
+      users.add(name, { role, ...(stacks?.length && { stacks }), hash: await password(), created: new Date().toISOString() })
+      io.out(`user ${name} added (${role})`)
+    } else if (command === "passwd") {
+      users.change(name, { hash: await password() })
+      forget(name)
+      io.out(`password of ${name} changed; their sessions and tokens ended`)
+    } else if (command === "role") {
+      const role = args[2]
+      if (!isRole(role)) throw new HttpError(400, "usage", "the role must be viewer, operator or admin")
+      users.change(name, { role })
+      forget(name)
+      io.out(`${name} is ${role}; their sessions and tokens ended`)
+    } else if (command === "del") {
+      users.remove(name)
+      forget(name)
+      io.out(`user ${name} removed; their sessions and tokens ended`)
+    } else throw new HttpError(400, "usage", USAGE)
+    return 0
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err
+    io.out(err.message)
+    return err.code === "usage" ? 2 : 1
+  }
+}

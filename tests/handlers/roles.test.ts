@@ -1,0 +1,88 @@
+// Every route of the manifest, with sign-in on, called by nobody, by forged and dead credentials and
+// by each role: the answer is the one lib/auth/roles.ts and the route's `role` decide (a route that
+// declares no role fails here). Allowed callers get past the front door (whatever the route answers
+// then: its 400 or 404 for made-up input); others get 401 without a credential that holds and 403
+// for a role too low. WebSocket upgrades are checked the same way on a served app.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { ROLES, permits, type Role, type RouteRole } from "#lib/auth/roles.ts"
+import { routeOf } from "#lib/http/manifest.ts"
+import type { RouteRow } from "#lib/service/handler.ts"
+import { routes } from "../../routes.gen.ts"
+import { serveApp } from "../support/app.ts"
+import { authApp, type AuthTestApp } from "../support/auth.ts"
+
+const rows = routes as unknown as RouteRow[]
+const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }
+
+/** The route's path with made-up parameters (nothing of that name exists). */
+const pathOf = (row: RouteRow) =>
+  routeOf(row.file)
+    .path.split("/")
+    .map((seg) => (seg === "*" ? "api/health" : seg.startsWith(":") ? (seg === ":id" && row.file.includes("tokens") ? "0123456789ab" : "nothing-here") : seg))
+    .join("/")
+
+let t: AuthTestApp
+let served: ReturnType<typeof serveApp>
+const dead: Record<string, string> = {}
+
+beforeAll(async () => {
+  t = await authApp({ SVC_METRICS: "on" })
+  served = serveApp(t)
+  for (const role of ROLES) await t.addUser(role, role)
+  await t.addUser("gone", "admin")
+  const admin = await t.signIn("admin")
+  dead["forged cookie"] = `cookie=hm_session=${"A".repeat(43)}`
+  dead["expired token"] = `bearer=${(await t.token(admin, { name: "short", expires_in: 60 })).token}`
+  const revoked = await t.token(admin, { name: "revoked" })
+  await t.call("DELETE", `/api/tokens/${revoked.id}`, undefined, { cookie: admin })
+  dead["revoked token"] = `bearer=${revoked.token}`
+  dead["token of a deleted user"] = `bearer=${(await t.token(await t.signIn("gone"))).token}`
+  dead["session of a deleted user"] = `cookie=${await t.signIn("gone")}`
+  await t.call("DELETE", "/api/users/gone", undefined, { cookie: admin })
+  dead["cluster-looking bearer"] = "bearer=not-an-api-token"
+  t.clock.now += 120_000
+})
+afterAll(() => {
+  served.stop()
+  t.close()
+})
+
+const headersOf = (credential: string | undefined): Record<string, string> => {
+  if (!credential) return {}
+  const [kind, value] = [credential.slice(0, credential.indexOf("=")), credential.slice(credential.indexOf("=") + 1)]
+  return kind === "cookie" ? { cookie: value } : { authorization: `Bearer ${value}` }
+}
+
+/** The route's answer status for a caller with these headers; an event stream is closed at once. */
+async function statusOf(row: RouteRow, headers: Record<string, string>): Promise<number> {
+  if (row.method === "WS") return (await fetch(`${served.url}${pathOf(row)}`, { headers: { ...upgrade, ...headers } })).status
+  const method = row.method === "ALL" ? "GET" : row.method
+  const res = await t.call(method, pathOf(row), undefined, headers)
+  await res.body?.cancel()
+  return res.status
+}
+
+const need = (row: RouteRow): RouteRole | undefined => row.mod.role
+
+test("every handler file declares its role", () => {
+  const without = rows.filter((r) => !["public", ...ROLES].includes(r.mod.role as string)).map((r) => r.file)
+  expect(without).toEqual([])
+})
+
+describe.each(rows.map((r) => [`${r.method} ${routeOf(r.file).path}`, r] as const))("%s", (_, row) => {
+  test("without a credential that holds: 401 unless public", async () => {
+    for (const credential of [undefined, ...Object.values(dead)]) {
+      const status = await statusOf(row, headersOf(credential))
+      // GET /api/auth/me is public and answers 401 itself when nobody is signed in.
+      if (need(row) === "public" && !row.file.endsWith("auth/me.get.ts")) expect([401, 403]).not.toContain(status)
+      else expect({ credential, status }).toEqual({ credential, status: 401 })
+    }
+  })
+
+  test.each(ROLES.map((r) => [r]))("as %s: through when the role allows, else 403", async (role: Role) => {
+    const cookie = (await t.ctx.auth.startSession({ user: role, role, source: "local" }, new Request("http://127.0.0.1/"))).cookie.split(";")[0]!
+    const status = await statusOf(row, { cookie })
+    const expected = permits(role, need(row)!) ? "through" : 403
+    expect({ role, status: [401, 403].includes(status) ? status : "through" }).toEqual({ role, status: expected })
+  })
+})
