@@ -1,5 +1,6 @@
 // What the front door is configured with (SVC_AUTH and the SVC_AUTH_* settings), as
 // lib/service/config.ts reads it from the environment.
+import type { OidcConfig } from "./oidc.ts"
 import type { Role } from "./roles.ts"
 
 export const AUTH_MODES = ["local", "oidc", "proxy"] as const
@@ -9,14 +10,6 @@ export type AuthMode = (typeof AUTH_MODES)[number]
 export interface RoleRule {
   group: string
   role: Role
-}
-
-/** The OpenID Connect provider (filled by the OIDC part; null without `oidc` in SVC_AUTH). */
-export interface OidcConfig {
-  issuer: string
-  clientId: string
-  clientSecret?: string
-  [key: string]: unknown
 }
 
 export interface AuthConfig {
@@ -32,6 +25,7 @@ export interface AuthConfig {
   session: { idle: number; max: number }
   /** SVC_AUTH_AUDIT_MAX_BYTES and SVC_AUTH_AUDIT_FILES: the size of one audit file, and how many are kept. */
   audit: { maxBytes: number; files: number }
+  /** Single sign-on's provider and client (SVC_AUTH_OIDC_*, lib/auth/oidc.ts); null without `oidc` in SVC_AUTH. */
   oidc: OidcConfig | null
 }
 

@@ -6,6 +6,7 @@ import { parseTarget } from "../updates/notify.ts"
 import { MCP_MODES, type McpConfig } from "../mcp/config.ts"
 import { AUTH_MODES, authDefaults, type AuthConfig, type AuthMode, type RoleRule } from "../auth/config.ts"
 import { trustList } from "../auth/proxy.ts"
+import { oidcSettings } from "../auth/oidc.ts"
 import { isRole } from "../auth/roles.ts"
 
 export interface Config {
@@ -199,6 +200,14 @@ function roleMap(value: string | undefined): RoleRule[] {
   })
 }
 
+function oidcConfig(env: Record<string, string | undefined>): AuthConfig["oidc"] {
+  try {
+    return oidcSettings(env)
+  } catch (err) {
+    throw new ConfigError((err as Error).message)
+  }
+}
+
 function authConfig(env: Record<string, string | undefined>): AuthConfig {
   const named = list(env.SVC_AUTH)
   const modes = new Set(named.filter((m) => m !== "off") as AuthMode[])
@@ -219,7 +228,7 @@ function authConfig(env: Record<string, string | undefined>): AuthConfig {
     cookieSecure: oneOf("SVC_AUTH_COOKIE_SECURE", env.SVC_AUTH_COOKIE_SECURE, ["off", "on"] as const) === "on",
     session: { idle, max: seconds("SVC_AUTH_SESSION_MAX", env.SVC_AUTH_SESSION_MAX, authDefaults.sessionMax) },
     audit: { maxBytes: atLeastOne("SVC_AUTH_AUDIT_MAX_BYTES", env.SVC_AUTH_AUDIT_MAX_BYTES, authDefaults.auditMaxBytes), files: atLeastOne("SVC_AUTH_AUDIT_FILES", env.SVC_AUTH_AUDIT_FILES, authDefaults.auditFiles) },
-    oidc: null,
+    oidc: modes.has("oidc") ? oidcConfig(env) : null,
   }
 }
 

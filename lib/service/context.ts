@@ -26,6 +26,7 @@ import { StatsSampler } from "../stats/sampler.ts"
 import { StackVerbs } from "../verbs/stack-verbs.ts"
 import { Jobs } from "./jobs.ts"
 import { Auth } from "../auth/auth.ts"
+import { Oidc } from "../auth/oidc.ts"
 
 export interface Ctx {
   config: Config
@@ -74,6 +75,8 @@ export interface Ctx {
   jobs: Jobs<Ctx>
   /** Sign-in, sessions, API tokens, roles and the audit log (lib/auth); open to all while SVC_AUTH is off. */
   auth: Auth
+  /** Single sign-on with the OIDC provider (lib/auth/oidc.ts); null without `oidc` in SVC_AUTH. */
+  oidc: Oidc | null
 }
 
 /** Each part from `overrides` when given, else built from the config; every part built once. */
@@ -117,6 +120,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     engineVersion: o.engineVersion ?? new Reused(() => engine.version(), 30_000, now),
     jobs: o.jobs ?? new Jobs(),
     auth: o.auth ?? new Auth({ config: config.auth, dataDir: config.dataDir, corsOrigins: config.corsOrigins, now }),
+    oidc: o.oidc ?? (config.auth.oidc && new Oidc(config.auth.oidc, now)),
     serverId,
     now,
   }

@@ -1,0 +1,11 @@
+import { defineHandler } from "#lib/service/handler.ts"
+import { oidcOf } from "#lib/auth/oidc.ts"
+
+export const detail = { operationId: "oidcSignIn", summary: "Single sign-on: redirects the browser to the identity provider (code flow with PKCE); 404 while SVC_AUTH does not name oidc", tags: ["auth"] }
+
+export const role = "public"
+
+export default defineHandler(async ({ request, ctx }) => {
+  const { location, cookie } = await oidcOf(ctx).begin(request)
+  return new Response(null, { status: 302, headers: { location, "set-cookie": cookie, "cache-control": "no-store" } })
+})
