@@ -25,8 +25,6 @@ const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"])
 export interface AuthOptions {
   config: AuthConfig
   dataDir: string
-  /** Browser origins allowed besides the server's own (SVC_CORS_ORIGINS): a session cookie is accepted from them on a change. */
-  corsOrigins: string[]
   now: () => number
   hasher?: Hasher
 }
@@ -65,7 +63,6 @@ export class Auth {
   private trust: BlockList
   private seen = new WeakMap<Request, Seen>()
   private setupHash: string | undefined
-  private corsOrigins: string[]
   private now: () => number
 
   constructor(o: AuthOptions) {
@@ -79,7 +76,6 @@ export class Auth {
     this.passwords = new Passwords(o.hasher)
     this.limiter = new AttemptLimiter(o.now)
     this.trust = trustList(o.config.trustedProxies)
-    this.corsOrigins = o.corsOrigins.filter((origin) => origin !== "*")
   }
 
   /** Sign-in is on: some mode is named in SVC_AUTH. */
@@ -164,13 +160,14 @@ export class Auth {
 
   /**
    * A session cookie is a browser's: on a change or a WebSocket it must come from this server's own
-   * pages (or an origin SVC_CORS_ORIGINS names), never from another site.
+   * pages, never from another site (not even an origin SVC_CORS_ORIGINS lets read the API: a page
+   * there calls with an API token).
    */
   private checkSameSite(request: Request): void {
     if (!UNSAFE.has(request.method) && request.headers.get("upgrade")?.toLowerCase() !== "websocket") return
     const site = request.headers.get("sec-fetch-site")
     const origin = request.headers.get("origin")
-    const foreign = (site !== null && site !== "same-origin" && site !== "none") || !originAllowed(origin, request.headers.get("host"), { corsOrigins: this.corsOrigins, allowedHosts: [], listenHost: "" })
+    const foreign = (site !== null && site !== "same-origin" && site !== "none") || !originAllowed(origin, request.headers.get("host"), { corsOrigins: [], allowedHosts: [], listenHost: "" })
     if (foreign) throw new HttpError(403, "cross_site", "a session cookie is not accepted on a change or a WebSocket from another site")
   }
 

@@ -20,3 +20,7 @@ export interface Identity {
 export const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/
 
 export const isUserName = (value: unknown): value is string => typeof value === "string" && USER_NAME.test(value)
+
+/** What of a list an identity may see: all of it, or what belongs to its stacks. */
+export const visibleTo = <T>(identity: Identity | null, items: T[], stackOf: (item: T) => string | undefined): T[] =>
+  identity?.stacks ? items.filter((item) => identity.stacks!.includes(stackOf(item) ?? "")) : items

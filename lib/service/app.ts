@@ -163,12 +163,7 @@ function mount(app: AnyElysia, row: RouteRow, ctx: Ctx): void {
       // Called once, before the upgrade (a route's beforeHandle would run twice for a WebSocket).
       async upgrade(c: any) {
         const peer = peerOf(c)
-        try {
-          await admit(ctx, row.mod, c.request, peer, stackOf(path, c.params))
-        } catch (err) {
-          ctx.auth.record(c.request, path, c.params, err instanceof HttpError ? err.status : 500, peer)
-          throw err
-        }
+        await admit(ctx, row.mod, c.request, peer, stackOf(path, c.params))
         const opened = await open({ params: param(c.params), query: c.query, request: c.request, ctx, peer })
         c.session = ctx.auth.enabled ? audited(opened, (action) => ctx.auth.write(c.request, { action, method: "GET", route: path, target: c.params, status: 101, peer })) : opened
       },

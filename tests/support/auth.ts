@@ -3,6 +3,7 @@
 import { Auth } from "#lib/auth/auth.ts"
 import type { Hasher } from "#lib/auth/passwords.ts"
 import type { Role } from "#lib/auth/roles.ts"
+import type { Ctx } from "#lib/service/context.ts"
 import { testApp, type TestApp } from "./app.ts"
 
 export const PASSWORD = "correct horse"
@@ -30,11 +31,11 @@ export interface AuthTestApp extends TestApp {
   token(cookie: string, body?: Record<string, unknown>): Promise<{ token: string; id: string }>
 }
 
-export async function authApp(env: Record<string, string> = {}): Promise<AuthTestApp> {
+export async function authApp(env: Record<string, string> = {}, overrides: Partial<Ctx> = {}): Promise<AuthTestApp> {
   const clock = { now: Date.now() }
-  const t = await testApp({ now: () => clock.now }, { SVC_AUTH: "local", ...env })
+  const t = await testApp({ now: () => clock.now, ...overrides }, { SVC_AUTH: "local", ...env })
   const { hasher, calls } = countingHasher()
-  t.ctx.auth = new Auth({ config: t.ctx.config.auth, dataDir: t.dataDir, corsOrigins: t.ctx.config.corsOrigins, now: t.ctx.now, hasher })
+  t.ctx.auth = new Auth({ config: t.ctx.config.auth, dataDir: t.dataDir, now: t.ctx.now, hasher })
   return Object.assign(t, {
     calls,
     clock,

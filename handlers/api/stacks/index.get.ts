@@ -1,5 +1,6 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
+import { visibleTo } from "#lib/auth/identity.ts"
 import { stackViews } from "#lib/stacks/state.ts"
 import { stackSchema } from "#lib/stacks/schemas.ts"
 
@@ -9,4 +10,4 @@ export const response = v.array(stackSchema)
 
 export const role = "viewer"
 
-export default defineHandler(async ({ ctx }) => stackViews(ctx.stacks, await ctx.engine.listContainers({ all: true })))
+export default defineHandler(async ({ ctx, request }) => visibleTo(ctx.auth.who(request), await stackViews(ctx.stacks, await ctx.engine.listContainers({ all: true })), (s) => s.name))
