@@ -41,6 +41,8 @@ export interface StackExport {
   built: string[]
   /** Fixed container names (`container_name:`); absent from an export of an earlier release. */
   container_names?: string[]
+  /** "swarm" for a swarm stack; absent for compose. */
+  orchestrator?: "swarm"
 }
 
 /** Where a stack is read from and written to: the store, and the engine its volumes live in. */
@@ -68,6 +70,7 @@ export async function exportStack(ctx: StackHost, name: string, opts: { sizes?: 
     files: stack.files,
     versions: stack.versions,
     current_version: stack.state.current_version,
+    ...(stack.state.orchestrator ? { orchestrator: stack.state.orchestrator } : {}),
     images: model.images,
     dir,
     mounts,
@@ -79,7 +82,7 @@ export async function exportStack(ctx: StackHost, name: string, opts: { sizes?: 
 
 /** What a copy plans with, from an export document: compose's model of the stack on its source. */
 export function exportModel(doc: StackExport): PlanModel {
-  return { images: doc.images, built: doc.built ?? [], containerNames: doc.container_names ?? [], ports: doc.ports ?? [], volumes: doc.mounts.volumes, binds: doc.mounts.binds, files: Object.keys(doc.files ?? {}).sort() }
+  return { images: doc.images, built: doc.built ?? [], containerNames: doc.container_names ?? [], ports: doc.ports ?? [], volumes: doc.mounts.volumes, binds: doc.mounts.binds, files: Object.keys(doc.files ?? {}).sort(), swarm: doc.orchestrator === "swarm" }
 }
 
 const storedEnv = v.array(v.object({ key: envInput.item.entries.key, value: v.string(), secret: v.boolean() }))
@@ -114,6 +117,7 @@ export const importBody = v.object({
     }),
   ),
   current_version: v.nullable(v.number()),
+  orchestrator: v.optional(v.pipe(v.literal("swarm"), v.description("a swarm stack's; absent for compose"))),
 })
 export type ImportBody = v.InferOutput<typeof importBody>
 

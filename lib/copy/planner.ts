@@ -31,7 +31,11 @@ export interface SideFacts {
  * carry (`buildsLeftBehind`). `files`: the stack's own files (relative paths), carried with it; a
  * bind of one of them (`file: true`) is not a host path left behind.
  */
-export type PlanModel = Pick<StackModel, "images" | "built" | "containerNames" | "ports" | "volumes" | "binds"> & { files?: string[] }
+export type PlanModel = Pick<StackModel, "images" | "built" | "containerNames" | "ports" | "volumes" | "binds"> & {
+  files?: string[]
+  /** A swarm stack: its volumes and bound data lie on whichever nodes its tasks ran on. */
+  swarm?: boolean
+}
 
 export interface PlanInput {
   model: PlanModel
@@ -63,7 +67,7 @@ export interface PlannedImage {
   send: boolean
 }
 
-export type BlockerCode = "name_taken" | "container_name_taken" | "port_clash" | "volume_name_kept" | "volume_exists" | "binds" | "anonymous_volumes"
+export type BlockerCode = "name_taken" | "container_name_taken" | "port_clash" | "volume_name_kept" | "volume_exists" | "binds" | "anonymous_volumes" | "swarm_volumes"
 
 export interface Plan {
   source: string
@@ -117,6 +121,10 @@ export function plan(input: PlanInput): Plan {
     else block("port_clash", text)
   }
 
+  // A swarm stack's named volumes (and bound data) are made on each node a task of it ran on: there is no one copy of their data to carry.
+  const spread = model.swarm ? model.volumes.filter((v) => !v.anonymous && !v.external).map((v) => v.key!) : []
+  if (spread.length && flags.include_volumes)
+    block("swarm_volumes", `the named volumes of a swarm stack (${spread.join(", ")}) live on every node its tasks ran on, each with data of its own: copy it without include_volumes (they start empty)`)
   const volumes: PlannedVolume[] = []
   for (const v of model.volumes) {
     if (v.anonymous) {
@@ -134,7 +142,7 @@ export function plan(input: PlanInput): Plan {
     const keepsName = v.external || v.explicit_name
     const name = keepsName ? v.name! : `${target.name}_${key}`
     const exists = target.volumes.includes(name)
-    const transfer = flags.include_volumes && !v.external
+    const transfer = flags.include_volumes && !v.external && !model.swarm
     volumes.push({ key, source: v.name!, target: name, external: v.external, explicit_name: v.explicit_name, exists_on_destination: exists, transfer, mounts: v.mounts })
     if (keepsName && sameServer) block("volume_name_kept", `volume ${key} keeps its name ${name} (${v.external ? "external" : "explicit name:"}), so on the same server the copy would share it with the source`)
     else if (v.external && !exists) warnings.push(`external volume ${name} does not exist on the destination; create it there before starting the copy`)

@@ -35,6 +35,8 @@ export interface Config {
   scanTimeout: number
   /** SVC_COMPOSE_TIMEOUT, SVC_COMPOSE_CONFIG_TIMEOUT: seconds a compose run (up, pull, down...) and a `config` may take before compose is stopped. */
   composeTimeouts: { run: number; config: number }
+  /** SVC_DOCKER_CLI: the docker CLI swarm stacks run (`docker stack`); unset, one with `stack config` is looked for (lib/stacks/stack-cli.ts). */
+  dockerCli: string | undefined
   /** Host folders stacks may mount besides their own folder (bind sources, env files, ...), "/" allowing any; a file or a socket allows that path only. */
   bindRoots: string[]
   /** SVC_SECRET_KEYS: name patterns (`*` any run, case-insensitive) of environment keys an adoption flags secret. */
@@ -251,6 +253,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     scanner: oneOf("SVC_SCANNER", env.SVC_SCANNER, ["auto", "trivy", "grype"] as const),
     scanTimeout: positiveInt("SVC_SCAN_TIMEOUT", env.SVC_SCAN_TIMEOUT, defaults.scanTimeout),
     composeTimeouts: { run: seconds("SVC_COMPOSE_TIMEOUT", env.SVC_COMPOSE_TIMEOUT, defaults.composeTimeout), config: seconds("SVC_COMPOSE_CONFIG_TIMEOUT", env.SVC_COMPOSE_CONFIG_TIMEOUT, defaults.composeConfigTimeout) },
+    dockerCli: env.SVC_DOCKER_CLI || undefined,
     insecureRegistries: list(env.SVC_INSECURE_REGISTRIES),
     bindRoots: absolutePaths("SVC_BIND_ROOTS", env.SVC_BIND_ROOTS),
     secretKeys: env.SVC_SECRET_KEYS ? list(env.SVC_SECRET_KEYS) : defaults.secretKeys,

@@ -9,6 +9,8 @@ import { serverId as identity } from "../data/identity.ts"
 import { composeRunner, type ComposeRunner } from "../stacks/compose.ts"
 import { redactorFor } from "../stacks/env.ts"
 import { Stacks } from "../stacks/store.ts"
+import { stackCli } from "../stacks/stack-cli.ts"
+import { engineSwarm, swarmOrchestrator } from "../stacks/swarm.ts"
 import { LiveMounts } from "../stacks/live-mounts.ts"
 import { Cluster } from "../cluster/membership.ts"
 import { NodeRegistry } from "../cluster/nodes.ts"
@@ -90,7 +92,9 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   const scanner = o.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv })
   // A stack is watched from its first deploy's `up` on: its records are written before.
   const liveMounts: LiveMounts = o.liveMounts ?? new LiveMounts({ engine, events, managed: (name) => existsSync(stacks.records(name)), allowedFor: (name) => stacks.allows(name), secrets: (name) => stacks.secrets(name) })
-  const stacks = o.stacks ?? new Stacks(config.dataDir, compose, { now, hostRoots: config.bindRoots, engine, liveMounts: (project, allowed) => liveMounts.check(project, allowed) })
+  // Swarm stacks run through the docker CLI's `docker stack` on the same engine, a swarm manager.
+  const swarm = swarmOrchestrator({ cli: stackCli({ host: engine.host, toolEnv: config.toolEnv, events, cli: config.dockerCli, timeouts: config.composeTimeouts }), swarm: engineSwarm(engine), timeout: config.composeTimeouts.run })
+  const stacks = o.stacks ?? new Stacks(config.dataDir, compose, { now, hostRoots: config.bindRoots, engine, swarm, liveMounts: (project, allowed) => liveMounts.check(project, allowed) })
   const imageUpdates = o.imageUpdates ?? new ImageUpdates(config.dataDir, engine, { insecure: config.insecureRegistries }, now)
   const serverId = o.serverId ?? (await identity(config.dataDir))
   const notifier = o.notifier ?? new Notifier(config.notifyUrls, { serverId, events, now })

@@ -19,8 +19,16 @@ export const filesInput = v.pipe(
 export const stackSchema = v.object({
   name: v.string(),
   managed: v.boolean(),
+  orchestrator: v.pipe(v.picklist(["compose", "swarm"]), v.description("what runs the stack: compose on this engine, or a swarm (`docker stack`)")),
   status: v.picklist(["running", "partly running", "paused", "stopped"]),
-  services: v.array(v.object({ name: v.string(), containers: v.array(containerSchema) })),
+  services: v.array(
+    v.object({
+      name: v.string(),
+      containers: v.array(containerSchema),
+      replicas: v.optional(v.pipe(v.object({ desired: v.number(), running: v.number() }), v.description("a swarm service's replicas"))),
+      tasks: v.optional(v.pipe(v.array(v.object({ id: v.string(), node: v.string(), state: v.string(), desired_state: v.string(), error: v.optional(v.string()) })), v.description("the tasks the swarm keeps running, each on its node"))),
+    }),
+  ),
   current_version: v.nullable(v.number()),
   env_pending: v.boolean(),
   files_pending: v.boolean(),

@@ -110,6 +110,8 @@ export interface StackImport {
   files?: StackFiles
   versions: StackVersion[]
   current_version: number | null
+  /** A swarm stack's; absent for compose. */
+  orchestrator?: "swarm"
 }
 
 const SECRET = 0o600
@@ -441,12 +443,13 @@ export class Stacks {
       if (s.current_version !== null && !current) throw badRequest(`current_version ${s.current_version} is not among the versions`, "invalid_import")
       const files = checkFiles(s.files ?? {})
       for (const v of s.versions) checkFiles(v.files ?? {})
-      const { model, run } = await this.check(name, s.compose, s.env, files)
+      const { model, run } = await this.check(name, s.compose, s.env, files, s.orchestrator)
       for (const v of s.versions) writeJson(join(this.records(name), "versions", `${v.version}.json`), v, SECRET)
       await this.writeRecords(name, s.compose, s.env, files, [], run)
       const time = new Date(this.now()).toISOString()
       const last = Math.max(0, ...s.versions.map((v) => v.version))
       return this.writeState(name, {
+        ...(s.orchestrator ? { orchestrator: s.orchestrator } : {}),
         current_version: s.current_version,
         env_pending: !current || !sameEnv(s.env, current.env),
         files_pending: !current || !sameFiles(files, current.files ?? {}),

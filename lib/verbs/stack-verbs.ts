@@ -10,6 +10,8 @@ import { adoptProject, type AdoptPlan, type AdoptRequest } from "../stacks/adopt
 import type { ComposeRunner } from "../stacks/compose.ts"
 import { publicEnv, type EnvInput } from "../stacks/env.ts"
 import type { StackFiles } from "../stacks/files.ts"
+import type { OrchestratorName } from "../stacks/orchestrator.ts"
+import { restartServices } from "../stacks/swarm.ts"
 import { projectContainers, stackView, type StackView } from "../stacks/state.ts"
 import type { Run, Stacks } from "../stacks/store.ts"
 import type { UpdateGuard } from "../updates/guard.ts"
@@ -54,8 +56,8 @@ const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
 export class StackVerbs {
   constructor(private readonly o: VerbsOptions) {}
 
-  /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack. */
-  async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
+  /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack (run by `orchestrator`, compose unless named). */
+  async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles; orchestrator?: OrchestratorName } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
     let created = false
     const stack = await this.changed(name, "deploy", opts, async () => {
       const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files, opts)
@@ -86,16 +88,24 @@ export class StackVerbs {
     return { ...(await this.view(name)), update }
   }
 
-  /** An engine action on each of the stack's containers in the state it acts on (by label, under the stack's lock). */
+  /**
+   * An engine action on each of the stack's containers in the state it acts on (by label, under the
+   * stack's lock). A swarm stack's restart updates each of its services by force; the swarm keeps its
+   * tasks running, so start, pause and unpause are 409 `not_supported` there.
+   */
   async action(name: string, action: StackAction): Promise<StackView> {
     const { acted, view } = await this.o.stacks.lock(name, async () => {
+      if (this.o.stacks.has(name) && (await this.o.stacks.read(name)).state.orchestrator === "swarm") {
+        if (action !== "restart") throw conflict(`${action} is not supported for a swarm stack: the swarm keeps its tasks running (restart replaces them; remove stops them)`, "not_supported")
+        return { acted: plural(await restartServices(this.o.engine, name), "service"), view: await this.view(name) }
+      }
       const containers = await projectContainers(this.o.engine, name)
       if (!containers.length && !this.o.stacks.has(name)) throw notFound(`no stack named ${name}`)
       const acted = containers.filter((c) => acts[action](c.State))
       for (const c of acted) await this.o.engine.containerAction(c.Id, action)
-      return { acted: acted.length, view: await this.view(name) }
+      return { acted: plural(acted.length, "container"), view: await this.view(name) }
     })
-    this.publish(action, name, `${past[action]} ${plural(acted, "container")} of ${name}`)
+    this.publish(action, name, `${past[action]} ${acted} of ${name}`)
     return view
   }
 

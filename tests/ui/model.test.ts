@@ -36,7 +36,7 @@ test("a container record: its ports as text, no stack as empty, mounts and netwo
 })
 
 test("a stack view keeps its services, containers, version and pending flags", () => {
-  const answer = { name: "web", managed: true, status: "partly running" as const, services: [{ name: "web", containers: [record] }], current_version: 2, env_pending: true, files_pending: false, files: ["nginx.conf"] }
+  const answer = { name: "web", managed: true, orchestrator: "compose" as const, status: "partly running" as const, services: [{ name: "web", containers: [record] }], current_version: 2, env_pending: true, files_pending: false, files: ["nginx.conf"] }
   const s = stack(answer)
   expect(s).toMatchObject({ name: "web", state: "partly running", envPending: true, filesPending: false, files: ["nginx.conf"], currentVersion: 2, external: false })
   expect(s.services[0]!.containers[0]!.name).toBe("web-1")

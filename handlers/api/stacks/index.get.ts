@@ -10,4 +10,4 @@ export const response = v.array(stackSchema)
 
 export const role = "viewer"
 
-export default defineHandler(async ({ ctx, request }) => visibleTo(ctx.auth.who(request), await stackViews(ctx.stacks, await ctx.engine.listContainers({ all: true })), (s) => s.name))
+export default defineHandler(async ({ ctx, request }) => visibleTo(ctx.auth.who(request), await stackViews(ctx.stacks, await ctx.engine.listContainers({ all: true }), ctx.engine), (s) => s.name))

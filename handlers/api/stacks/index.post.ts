@@ -3,6 +3,7 @@ import { envInput } from "#lib/stacks/env.ts"
 import { stackFiles } from "#lib/copy/export.ts"
 import { defineHandler } from "#lib/service/handler.ts"
 import { stackName } from "#lib/stacks/name.ts"
+import { ORCHESTRATORS } from "#lib/stacks/orchestrator.ts"
 import { watchSeconds } from "#lib/updates/watch-body.ts"
 import { stackUpdatedSchema } from "#lib/updates/schemas.ts"
 
@@ -13,6 +14,7 @@ export const body = v.pipe(
     env: v.optional(envInput),
     files: v.optional(v.pipe(stackFiles, v.description("the stack's other files, relative path → text; replaces them all; omitted keeps them"))),
     watch: watchSeconds,
+    orchestrator: v.optional(v.pipe(v.picklist(ORCHESTRATORS), v.description('what runs a new stack: "compose" (the default) on this engine, or "swarm": `docker stack deploy` on the swarm this engine manages; an existing stack keeps its own (naming the other is 409 orchestrator_mismatch)'))),
   }),
   v.examples([
     {

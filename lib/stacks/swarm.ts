@@ -1,0 +1,191 @@
+// Swarm stacks: the orchestrator that runs a stack as a swarm stack through the docker CLI
+// (lib/stacks/stack-cli.ts). The model checked is the one `docker stack config` prints, with the same
+// host-path rules as compose's (lib/stacks/model.ts), and `build:` refused (`stack deploy` ignores
+// it); the model deployed is that one (`stack deploy -c <records>/run.json --prune`), every `$` in
+// it doubled so that the CLI's second interpolation gives back the values checked. A deploy waits
+// until the stack's services converge: every task the swarm keeps running is running at the
+// service's new container spec; a task of theirs that failed or was rejected since the deploy began,
+// or an update the swarm paused or rolled back, is a 502 with the tasks' errors. `down` is `stack
+// rm`, then a wait until the stack's services and networks are gone (and with `volumes`, its named
+// volumes on the manager removed: those on other nodes stay there).
+import type { ComposeProject } from "./compose.ts"
+import { candidateModel, readCompose } from "./model.ts"
+import { tailOf, type Orchestrator } from "./orchestrator.ts"
+import type { StackCli } from "./stack-cli.ts"
+import type { Engine } from "../engine/client.ts"
+import { HttpError } from "../http/http-error.ts"
+import { setTimeout as sleep } from "node:timers/promises"
+
+/** The label the docker CLI puts on a swarm stack's services, networks, secrets, configs and volumes. */
+export const SWARM_STACK_LABEL = "com.docker.stack.namespace"
+
+/** What the swarm orchestrator reads of a service (the Engine API's). */
+export interface SwarmService {
+  ID: string
+  Spec: {
+    Name: string
+    Mode?: { Replicated?: { Replicas?: number }; Global?: object; ReplicatedJob?: object; GlobalJob?: object }
+    TaskTemplate?: { ContainerSpec?: unknown; ForceUpdate?: number }
+  }
+  UpdateStatus?: { State?: string; Message?: string }
+}
+
+/** What it reads of a task. */
+export interface SwarmTask {
+  ID: string
+  ServiceID: string
+  NodeID?: string
+  Slot?: number
+  CreatedAt: string
+  DesiredState: string
+  Spec?: { ContainerSpec?: unknown; ForceUpdate?: number }
+  Status: { State: string; Err?: string; Message?: string }
+}
+
+/** The swarm as the orchestrator reads it: a stack's services, their tasks, what else of it is left, and its volumes on the manager. */
+export interface SwarmReader {
+  services(stack: string): Promise<SwarmService[]>
+  /** The tasks of these services. */
+  tasks(services: string[]): Promise<SwarmTask[]>
+  /** Names of the stack's networks still there. */
+  networks(stack: string): Promise<string[]>
+  /** Removes the stack's named volumes on the manager; answers those still in use. */
+  removeVolumes(stack: string): Promise<string[]>
+}
+
+export interface SwarmOptions {
+  cli: StackCli
+  swarm: SwarmReader
+  /** Seconds a deploy may take to converge, or a removal to be gone (SVC_COMPOSE_TIMEOUT). */
+  timeout: number
+  /** Milliseconds between two looks at the swarm. */
+  pollMs?: number
+  now?: () => number
+}
+
+/** The swarm read through the engine's calls: the stack's objects by the label the CLI puts on them. */
+export function engineSwarm(engine: Pick<Engine, "listServices" | "listTasks" | "listNetworks" | "listVolumes" | "removeVolume">): SwarmReader {
+  const label = (stack: string) => ({ label: [`${SWARM_STACK_LABEL}=${stack}`] })
+  return {
+    services: async (stack) => engine.listServices(label(stack)),
+    tasks: async (services) => (services.length ? engine.listTasks({ service: services }) : []),
+    networks: async (stack) => (await engine.listNetworks()).filter((n) => n.Labels?.[SWARM_STACK_LABEL] === stack).map((n) => n.Name),
+    async removeVolumes(stack) {
+      const left: string[] = []
+      for (const v of await engine.listVolumes(label(stack))) await engine.removeVolume(v.Name).catch(() => left.push(v.Name))
+      return left
+    },
+  }
+}
+
+/** Task states past which a task will not run. */
+const FAILED = new Set(["failed", "rejected"])
+/** Update states that say the swarm gave up on the new spec. */
+const GAVE_UP = new Set(["paused", "rollback_started", "rollback_paused", "rollback_completed"])
+
+/** A spec without its empty members (null, {}, []): the swarm leaves some out of a task's copy of its service's spec (`DNSConfig: {}`). */
+function normal(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(normal)
+  if (!v || typeof v !== "object") return v
+  const kept = Object.entries(v).map(([k, x]) => [k, normal(x)] as const).filter(([, x]) => x !== null && x !== undefined && !(typeof x === "object" && Object.keys(x as object).length === 0))
+  return Object.fromEntries(kept.sort(([a], [b]) => a.localeCompare(b)))
+}
+const same = (a: unknown, b: unknown) => JSON.stringify(normal(a) ?? null) === JSON.stringify(normal(b) ?? null)
+
+/**
+ * Where a stack's deploy stands: `done` when every service has its replicas (one per task a global
+ * service keeps) running at its current container spec; `failed` with the errors when a task made
+ * since `since` (ms) failed or was rejected, or the swarm paused or rolled back a service's update.
+ */
+export function convergence(services: SwarmService[], tasks: SwarmTask[], since: number): { done: boolean; failed: string[] } {
+  const failed: string[] = []
+  let done = true
+  for (const s of services) {
+    const name = s.Spec.Name
+    const mine = tasks.filter((t) => t.ServiceID === s.ID)
+    for (const t of mine)
+      if (FAILED.has(t.Status.State) && Date.parse(t.CreatedAt) >= since)
+        failed.push(`service ${name}: task ${t.ID.slice(0, 12)}${t.NodeID ? ` on node ${t.NodeID.slice(0, 12)}` : ""} ${t.Status.State}: ${t.Status.Err || t.Status.Message || "no message"}`)
+    const update = s.UpdateStatus?.State
+    if (update && GAVE_UP.has(update)) failed.push(`service ${name}: update ${update}: ${s.UpdateStatus?.Message ?? ""}`.trim())
+    if (update === "updating") done = false
+    const mode = s.Spec.Mode ?? {}
+    if (mode.ReplicatedJob || mode.GlobalJob) continue
+    const kept = mine.filter((t) => t.DesiredState === "running")
+    const current = kept.filter((t) => t.Status.State === "running" && same(t.Spec?.ContainerSpec, s.Spec.TaskTemplate?.ContainerSpec) && (t.Spec?.ForceUpdate ?? 0) === (s.Spec.TaskTemplate?.ForceUpdate ?? 0))
+    const wanted = mode.Global ? Math.max(kept.length, 1) : (mode.Replicated?.Replicas ?? 1)
+    if (current.length !== wanted || kept.length !== wanted) done = false
+  }
+  return { done: done && !failed.length, failed }
+}
+
+/** Every `$` of every string value doubled: the docker CLI interpolates the file it deploys, and `$$` gives back `$`. */
+export function escapeDollars(v: unknown): unknown {
+  if (typeof v === "string") return v.replaceAll("$", "$$$$")
+  if (Array.isArray(v)) return v.map(escapeDollars)
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, escapeDollars(x)]))
+  return v
+}
+
+const buildRefused = (service: string) =>
+  new HttpError(400, "build_not_supported", `service ${service}: \`build:\` is not supported on a swarm (docker stack deploy ignores it): build and push the image, and name it in \`image:\``)
+
+export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 500, now = Date.now }: SwarmOptions): Orchestrator {
+  const must = async (project: ComposeProject, args: string[], action: string, signal?: AbortSignal) => {
+    const { code, output } = await cli.run(project, args, action, { signal })
+    if (code !== 0) throw new HttpError(502, "stack_failed", `docker stack ${args[0]} failed: ${tailOf(output)}`)
+  }
+  /** Polls `look` until it answers true, the deadline passes (504) or `signal` fires (503). */
+  const until = async (what: string, look: () => Promise<boolean>, signal?: AbortSignal) => {
+    const deadline = now() + timeout * 1000
+    while (!(await look())) {
+      if (signal?.aborted) throw new HttpError(503, "compose_aborted", `${what} was stopped: its caller gave up`)
+      if (now() > deadline) throw new HttpError(504, "compose_timeout", `${what} did not happen within ${timeout} s`)
+      await sleep(pollMs, undefined, { signal }).catch(() => {})
+    }
+  }
+  return {
+    async check(input) {
+      // The CLI leaves a build context relative, which the host-path check refuses: the file's own `build:` is named first.
+      const built = Object.entries((await readCompose(input.compose)).services ?? {}).find(([, s]) => s && typeof s === "object" && "build" in s)
+      if (built) throw buildRefused(built[0])
+      const checked = await candidateModel(cli, input)
+      if (checked.model.built.length) throw buildRefused(checked.model.built[0]!)
+      return { ...checked, run: JSON.stringify(escapeDollars(JSON.parse(checked.run)), null, 2) }
+    },
+    async up(project, { pull, action = "up", signal } = {}) {
+      const since = now() - 1000
+      await must(project, ["deploy", "-c", project.file!, "--prune", "--resolve-image", pull ? "always" : "changed", project.name], action, signal)
+      let errors: string[] = []
+      await until(
+        `the services of stack ${project.name} converging`,
+        async () => {
+          const services = await swarm.services(project.name)
+          const tasks = await swarm.tasks(services.map((s) => s.ID))
+          const c = convergence(services, tasks, since)
+          errors = c.failed
+          return c.done || c.failed.length > 0
+        },
+        signal,
+      )
+      if (errors.length) throw new HttpError(502, "stack_failed", `stack ${project.name} did not converge: ${errors.slice(0, 10).join("; ")}`)
+    },
+    async down(project, { volumes, action = "down", signal } = {}) {
+      await must(project, ["rm", project.name], action, signal)
+      await until(`the services and networks of stack ${project.name} going`, async () => !(await swarm.services(project.name)).length && !(await swarm.networks(project.name)).length, signal)
+      // A task's container goes a moment after its service: its volumes are free once it has.
+      if (volumes) await until(`the named volumes of stack ${project.name} going`, async () => !(await swarm.removeVolumes(project.name)).length, signal)
+    },
+  }
+}
+
+/** Each of a swarm stack's services updated by force: the swarm replaces every task (a restart); answers how many services. */
+export async function restartServices(engine: Pick<Engine, "listServices" | "inspectService" | "updateService">, stack: string): Promise<number> {
+  const services = await engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack}`] })
+  for (const s of services) {
+    const current = await engine.inspectService(s.ID)
+    const template = current.Spec.TaskTemplate
+    await engine.updateService(s.ID, current.Version.Index, { ...current.Spec, TaskTemplate: { ...template, ForceUpdate: (template.ForceUpdate ?? 0) + 1 } })
+  }
+  return services.length
+}

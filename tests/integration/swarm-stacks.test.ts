@@ -1,0 +1,155 @@
+// Swarm stacks against the test swarm of scripts/swarm.sh (a manager and two workers, a registry
+// every node pulls from), through the real service process started on the manager, on both flavours.
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
+import { existsSync, readdirSync } from "node:fs"
+import { join } from "node:path"
+import { SWARM_STACK_LABEL } from "#lib/stacks/swarm.ts"
+import { startService, type Service } from "../support/service.ts"
+import { collect } from "../support/sse.ts"
+import { swarmImage, swarmManager, swarmManagerHost, until } from "../support/swarm.ts"
+
+setDefaultTimeout(180_000)
+
+const manager = swarmManager()
+let svc: Service
+const NAME = "hm-swarm"
+const SECRET_1 = "first-sw4rm-secret"
+const SECRET_2 = "second-sw4rm-secret"
+const FILE_SECRET = "file-sw4rm-secret"
+
+/** Three services spread over the nodes, each saying its greeting; `app` reads the token as an environment value and as a swarm secret from one of the stack's files. */
+const composeFile = () => {
+  const service = (replicas: number, extra = "") => `    image: ${swarmImage()}
+    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do echo $$HOSTNAME says $$GREETING; sleep 0.5; done"]
+    environment:
+      GREETING: \${GREETING}
+      TOKEN: \${TOKEN}
+    stop_grace_period: 1s
+    deploy:
+      endpoint_mode: dnsrr
+      replicas: ${replicas}
+      placement:
+        max_replicas_per_node: ${replicas > 1 ? 1 : 2}
+${extra}`
+  return `services:
+  app:
+${service(3, "    secrets: [token]\n")}  web:
+${service(2)}  worker:
+${service(1)}secrets:
+  token:
+    file: ./token.txt
+`
+}
+
+beforeAll(async () => {
+  svc = await startService({ DOCKER_HOST: swarmManagerHost(), SVC_COMPOSE_TIMEOUT: "120" })
+})
+afterAll(async () => {
+  await api(`/stacks/${NAME}`, { method: "DELETE" }).catch(() => {})
+  const out = await svc.stop().then(async () => `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`)
+  for (const secret of [SECRET_1, SECRET_2, FILE_SECRET]) expect(out).not.toContain(secret)
+})
+
+const api = (path: string, init?: RequestInit) => fetch(`${svc.url}/api${path}`, init)
+const send = (method: string, path: string, body?: unknown) =>
+  api(path, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+const services = () => manager.listServices({ label: [`${SWARM_STACK_LABEL}=${NAME}`] })
+/** A service's environment as the swarm runs it (its spec). */
+const envOf = async (service: string) => (await manager.inspectService(`${NAME}_${service}`)).Spec.TaskTemplate.ContainerSpec?.Env ?? []
+const nothingWritten = () => expect(["stacks", "records"].flatMap((d) => (existsSync(join(svc.dataDir, d)) ? readdirSync(join(svc.dataDir, d)) : []))).toEqual([])
+
+test("a swarm stack deploys as the CLI's model, every task running before the answer, spread over the nodes", async () => {
+  const res = await send("POST", "/stacks", {
+    name: NAME,
+    content: composeFile(),
+    orchestrator: "swarm",
+    env: [
+      { key: "GREETING", value: "hello", secret: false },
+      { key: "TOKEN", value: SECRET_1, secret: true },
+    ],
+    files: { "token.txt": FILE_SECRET },
+  })
+  const body = await res.json()
+  expect(res.status, JSON.stringify(body)).toBe(201)
+  expect(body).toMatchObject({ name: NAME, managed: true, orchestrator: "swarm", status: "running", current_version: 1 })
+  expect(body.services.map((s: any) => [s.name, s.replicas])).toEqual([
+    ["app", { desired: 3, running: 3 }],
+    ["web", { desired: 2, running: 2 }],
+    ["worker", { desired: 1, running: 1 }],
+  ])
+  expect(new Set(body.services.flatMap((s: any) => s.tasks.map((t: any) => t.node)))).toEqual(new Set(["manager", "worker1", "worker2"]))
+  expect(JSON.stringify(body)).not.toContain(SECRET_1)
+  expect(await envOf("app")).toContain("GREETING=hello")
+  // the list says what runs it
+  const list = await (await api("/stacks")).json()
+  expect(list.find((s: any) => s.name === NAME)).toMatchObject({ orchestrator: "swarm", status: "running" })
+  // the secret from the stack's file is the swarm's
+  const secrets = (await manager.inspectService(`${NAME}_app`)).Spec.TaskTemplate.ContainerSpec?.Secrets as { SecretName: string }[]
+  expect(secrets.map((s) => s.SecretName)).toEqual([`${NAME}_token`])
+})
+
+test("an environment applied and a version rolled back change what the tasks run", async () => {
+  expect((await send("PUT", `/stacks/${NAME}/env`, [{ key: "GREETING", value: "bonjour", secret: false }, { key: "TOKEN", value: SECRET_2, secret: true }])).status).toBe(200)
+  const applied = await send("POST", `/stacks/${NAME}/apply`)
+  expect(applied.status, await applied.clone().text()).toBe(200)
+  expect((await applied.json()).status).toBe("running")
+  expect(await envOf("web")).toContain("GREETING=bonjour")
+  expect(await envOf("web")).toContain(`TOKEN=${SECRET_2}`)
+  const rolled = await send("POST", `/stacks/${NAME}/rollback/1`)
+  expect(rolled.status, await rolled.clone().text()).toBe(200)
+  expect(await envOf("web")).toContain("GREETING=hello")
+  const tasks = await manager.listTasks({ service: [`${NAME}_web`], "desired-state": ["running"] })
+  expect(tasks.length).toBe(2)
+  expect(tasks.every((t) => t.Status.State === "running")).toBe(true)
+})
+
+test("the logs merge every service's tasks on every node, the task as the container", async () => {
+  const lines = await collect(await api(`/stacks/${NAME}/logs?follow=false&tail=20`))
+  const services = new Set(lines.map((l) => l.service))
+  expect([...services].sort()).toEqual(["app", "web", "worker"])
+  const app = lines.filter((l) => l.service === "app")
+  expect(new Set(app.map((l) => l.container)).size).toBe(3)
+  expect(app.every((l) => / says hello$/.test(l.line) && l.stream === "stdout" && l.ts)).toBe(true)
+})
+
+test("restart replaces every task; start, pause and unpause are 409 not_supported; a redeploy naming compose is 409", async () => {
+  const before = new Set((await manager.listTasks({ service: [`${NAME}_worker`], "desired-state": ["running"] })).map((t) => t.ID))
+  expect((await send("POST", `/stacks/${NAME}/restart`)).status).toBe(200)
+  await until(async () => {
+    const now = await manager.listTasks({ service: [`${NAME}_worker`], "desired-state": ["running"] })
+    return now.length === 1 && !before.has(now[0]!.ID) && now[0]!.Status.State === "running"
+  })
+  for (const action of ["start", "pause", "unpause"]) {
+    const res = await send("POST", `/stacks/${NAME}/${action}`)
+    expect(res.status).toBe(409)
+    expect((await res.json()).error.code).toBe("not_supported")
+  }
+  const res = await send("POST", "/stacks", { name: NAME, content: composeFile(), orchestrator: "compose" })
+  expect(res.status).toBe(409)
+  expect((await res.json()).error.code).toBe("orchestrator_mismatch")
+})
+
+test("hostile models, as the real CLI prints them, are 400 with nothing written", async () => {
+  const app = (extra: string) => `services:\n  app:\n    image: ${swarmImage()}\n${extra}`
+  const hostile = [
+    `${app("    secrets: [s]\n")}secrets:\n  s:\n    file: /etc/shadow\n`,
+    `${app("    configs: [c]\n")}configs:\n  c:\n    file: ../../records/${NAME}/env.json\n`,
+    app('    volumes: ["/:/host"]\n'),
+    app("    volumes:\n      - type: bind\n        source: ${WHERE:-/etc}\n        target: /x\n"),
+    app("    env_file: ../../records/hm-swarm/.env\n"),
+    app("    build: .\n"),
+  ]
+  for (const content of hostile) {
+    const res = await send("POST", "/stacks", { name: "hm-hostile", content, orchestrator: "swarm" })
+    expect(res.status, content).toBe(400)
+    expect(["host_path_refused", "build_not_supported"]).toContain((await res.json()).error.code)
+  }
+  expect(readdirSync(join(svc.dataDir, "records"))).toEqual([NAME])
+})
+
+test("delete removes the stack's services and networks, then its folders", async () => {
+  expect((await api(`/stacks/${NAME}`, { method: "DELETE" })).status).toBe(200)
+  expect(await services()).toEqual([])
+  expect((await manager.listNetworks()).filter((n) => n.Labels?.[SWARM_STACK_LABEL] === NAME)).toEqual([])
+  nothingWritten()
+})
