@@ -4,6 +4,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import type { McpConfig } from "./config.ts"
 import type { AppFetch } from "./api.ts"
+import type { McpCaller } from "./caller.ts"
 import { mcpCorsHeaders, mcpRefusal } from "./guard.ts"
 import { createMcpServer } from "./server.ts"
 import { bindTools, type RouteRow } from "./schemas.ts"
@@ -14,7 +15,8 @@ import { toolsFor } from "./tools.ts"
 export const MCP_MAX_BODY = 1024 * 1024
 
 export interface McpEndpoint {
-  handle(req: Request): Promise<Response>
+  /** One request; `caller` is who sent it while sign-in is on. */
+  handle(req: Request, caller?: McpCaller): Promise<Response>
   /** How many sessions are live. */
   readonly sessions: { readonly size: number }
 }
@@ -22,6 +24,8 @@ export interface McpEndpoint {
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport
   close(): Promise<void>
+  /** The caller that opened it: no one else may use it. */
+  owner: string | undefined
 }
 
 const sessionNotFound = () =>
@@ -32,12 +36,12 @@ export function mcpEndpoint(config: McpConfig, rows: readonly RouteRow[], fetch:
   const sessions = new SessionStore<Session>(config.sessionTtl * 1000, now)
   const tools = bindTools(toolsFor(config.mode), rows)
 
-  async function open(req: Request): Promise<Response> {
-    const server = createMcpServer(config.mode, tools, fetch)
+  async function open(req: Request, caller: McpCaller | undefined): Promise<Response> {
+    const server = createMcpServer(config.mode, tools, fetch, caller)
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: MCP_MAX_BODY,
-      onsessioninitialized: (id) => sessions.add(id, { transport, close: () => server.close() }),
+      onsessioninitialized: (id) => sessions.add(id, { transport, close: () => server.close(), owner: caller?.id }),
       onsessionclosed: (id) => sessions.delete(id),
     })
     await server.connect(transport)
@@ -48,14 +52,15 @@ export function mcpEndpoint(config: McpConfig, rows: readonly RouteRow[], fetch:
 
   return {
     sessions,
-    async handle(req) {
+    async handle(req, caller) {
       const refused = mcpRefusal(req, config)
       if (refused) return refused
       const cors = mcpCorsHeaders(req.headers.get("origin"))
       if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
       const id = req.headers.get("mcp-session-id")
-      const session = id ? sessions.get(id) : undefined
-      const res = id ? ((await session?.transport.handleRequest(req)) ?? sessionNotFound()) : await open(req)
+      const found = id ? sessions.get(id) : undefined
+      const session = found?.owner === caller?.id ? found : undefined
+      const res = id ? ((await session?.transport.handleRequest(req)) ?? sessionNotFound()) : await open(req, caller)
       for (const [k, v] of Object.entries(cors)) res.headers.set(k, v)
       return res
     },

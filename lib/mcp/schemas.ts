@@ -24,6 +24,8 @@ interface RouteSchemas {
   query?: Schema
   body?: Schema
   response?: Responses
+  /** The role the route needs while sign-in is on. */
+  role?: unknown
 }
 
 export interface BoundTool extends Tool {
@@ -59,7 +61,7 @@ function routeSchemas(tool: Tool, rows: readonly RouteRow[]): RouteSchemas {
   if (!row) throw new Error(`tool ${tool.name}: no route ${tool.route}`)
   const mod = row.mod as Omit<RouteSchemas, "params"> & { params?: Schema }
   const names = [...path.matchAll(/:(\w+)/g)].map(([, key]) => key!)
-  return { params: mod.params ?? v.object(Object.fromEntries(names.map((key) => [key, anySegment]))), query: mod.query, body: mod.body, response: mod.response }
+  return { params: mod.params ?? v.object(Object.fromEntries(names.map((key) => [key, anySegment]))), query: mod.query, body: mod.body, response: mod.response, role: mod.role }
 }
 
 /** The arguments' schema: path parameters, the query the tool does not fix, and the body's fields (or the body under bodyArg). */

@@ -10,6 +10,7 @@ import { HttpError } from "../http/http-error.ts"
 import { callApi, segment, type AppFetch } from "./api.ts"
 import { checkArgs, type BoundTool } from "./schemas.ts"
 import { apiCall } from "./tools.ts"
+import type { McpCaller } from "./caller.ts"
 
 const YAML = "application/yaml"
 const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value))
@@ -31,26 +32,64 @@ export async function runTool(fetch: AppFetch, tool: BoundTool, args: Record<str
   }
 }
 
-const definition = (tool: BoundTool): ToolDefinition => ({
-  name: tool.name,
-  description: tool.description,
-  inputSchema: tool.inputSchema,
-  ...(tool.outputSchema && { outputSchema: tool.outputSchema }),
-  annotations: { readOnlyHint: !tool.changes, destructiveHint: tool.destructive ?? false },
-})
+const CONFIRM = { type: "boolean", description: "true to act; without it the tool answers with its plan (what it would call, and a dry run's answer where the route has one) and changes nothing" }
 
-/** `tools` are the tools of `mode`, bound to the app's routes. */
-export function createMcpServer(mode: McpMode, tools: BoundTool[], fetch: AppFetch): McpServer {
+/** A call that asks only for a dry run (a tool whose route has one, and dry_run not false) changes nothing. */
+const dryRun = (tool: BoundTool, args: Record<string, unknown>) => tool.defaults?.dry_run !== undefined && (args.dry_run ?? tool.defaults.dry_run) !== false
+
+/** A tool as tools/list shows it; one that plans first has no output schema, since a plan is its answer too. */
+function definition(tool: BoundTool, confirm: boolean): ToolDefinition {
+  const planned = confirm && tool.changes
+  return {
+    name: tool.name,
+    description: planned ? `${tool.description} Answers with its plan unless called with confirm: true.` : tool.description,
+    inputSchema: planned ? { ...tool.inputSchema, properties: { ...tool.inputSchema.properties, confirm: CONFIRM } } : tool.inputSchema,
+    ...(tool.outputSchema && !planned && { outputSchema: tool.outputSchema }),
+    annotations: { readOnlyHint: !tool.changes, destructiveHint: tool.destructive ?? false },
+  }
+}
+
+/**
+ * What a changing tool would do, without doing it: the route it calls with what, and for a route
+ * with a dry run, the dry run's answer. Its arguments are checked as the call would check them.
+ */
+async function plan(fetch: AppFetch, tool: BoundTool, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+  try {
+    checkArgs(tool, args)
+    const { method, path, query, body } = apiCall(tool, args)
+    const rehearsal = tool.defaults?.dry_run !== undefined ? { dry_run: await callApi(fetch, apiCall(tool, { ...args, dry_run: true }), signal) } : {}
+    const answer = { plan: { tool: tool.name, method, path, ...(query && Object.keys(query).length ? { query } : {}), ...(body !== undefined ? { body } : {}), ...rehearsal }, confirm: "nothing changed: call again with the same arguments and confirm: true to act" }
+    return { content: [{ type: "text", text: JSON.stringify(answer) }] }
+  } catch (error) {
+    const message = error instanceof HttpError ? `${error.code}: ${error.message}` : `internal: ${error instanceof Error ? error.message : String(error)}`
+    return { isError: true, content: [{ type: "text", text: message }] }
+  }
+}
+
+/**
+ * `tools` are the tools of `mode`, bound to the app's routes. With a `caller` (sign-in on), only the
+ * tools its role allows are offered, each calls the app as the caller, and a changing one answers
+ * with its plan until it is called with `confirm: true` (unless the caller's token turned that off).
+ */
+export function createMcpServer(mode: McpMode, all: BoundTool[], fetch: AppFetch, caller?: McpCaller): McpServer {
+  const tools = caller ? all.filter((t) => caller.allows(t.schemas.role)) : all
+  const confirm = caller?.confirm ?? false
   const server = new McpServer(
     { name: "harbormaster", version },
     { instructions: `Harbormaster manages this host's Docker engine: containers, compose stacks, images, volumes, networks and cluster nodes. Mode: ${mode}${mode === "read-only" ? " (tools only read)" : ""}.` },
   )
   server.server.registerCapabilities({ tools: {} })
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(definition) }))
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => definition(t, confirm)) }))
   server.server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
     const tool = tools.find((t) => t.name === params.name)
-    if (!tool) return { isError: true, content: [{ type: "text", text: `not_found: no tool ${params.name} in ${mode} mode` }] }
-    return runTool(fetch, tool, params.arguments ?? {}, extra.signal)
+    if (!tool) return { isError: true, content: [{ type: "text", text: `not_found: no tool ${params.name} in ${mode} mode${caller ? " for this role" : ""}` }] }
+    if (!caller) return runTool(fetch, tool, params.arguments ?? {}, extra.signal)
+    const { confirm: confirmed, ...args } = params.arguments ?? {}
+    if (confirm && tool.changes && confirmed !== true && !dryRun(tool, args)) {
+      caller.planned(tool.name)
+      return plan(caller.fetchFor(tool.name), tool, args, extra.signal)
+    }
+    return runTool(caller.fetchFor(tool.name), tool, args, extra.signal)
   })
   server.registerResource(
     "stack-compose",

@@ -16,6 +16,8 @@ import { routeOf } from "../http/manifest.ts"
 import type { RouteRow } from "./handler.ts"
 import { openapiDocument } from "./openapi.ts"
 import { admit } from "./access.ts"
+import type { McpCaller } from "../mcp/caller.ts"
+import { permits, type RouteRole } from "../auth/roles.ts"
 import { drift, type Responses } from "../http/schemas.ts"
 import { version } from "../data/build-info.ts"
 
@@ -128,7 +130,8 @@ function hooks(app: AnyElysia, ctx: Ctx, check: Check | undefined, skipGuard: (r
     .onAfterHandle(({ request, route, set, response, params }: any) => {
       const status = response instanceof Response ? response.status : Number(set.status ?? 200)
       observe(request, route, status)
-      ctx.auth.record(request, route, params ?? {}, status)
+      // /mcp's own requests are not entries: each tool call is, with the request it makes.
+      if (route !== "/mcp") ctx.auth.record(request, route, params ?? {}, status)
       if (check) return check(request, route, response, status).then(() => undefined)
     })
 }
@@ -188,6 +191,29 @@ function mount(app: AnyElysia, row: RouteRow, ctx: Ctx): void {
 }
 
 /**
+ * Who calls /mcp while sign-in is on (401 without a credential): the tools their role allows, each
+ * call made as them and audited with the tool's name, changing ones planned first unless their token
+ * says otherwise.
+ */
+async function mcpCaller(ctx: Ctx, request: Request, peer: string | undefined, handle: (req: Request) => Promise<Response>): Promise<McpCaller> {
+  const identity = await ctx.auth.identify(request, peer)
+  if (!identity) throw new HttpError(401, "unauthorized", "/mcp needs Authorization: Bearer <API token> (or a session)")
+  return {
+    id: identity.token ?? `${identity.source}:${identity.user}`,
+    allows: (role) => permits(identity.role, (role ?? "admin") as RouteRole),
+    confirm: identity.mcpConfirm !== false,
+    fetchFor: (tool) => (req) => {
+      ctx.auth.mark(req, { identity, tool, action: "mcp.tool" })
+      return handle(req)
+    },
+    planned: (tool) => {
+      ctx.auth.mark(request, { tool, action: "mcp.plan" })
+      ctx.auth.write(request, { method: request.method, route: "/mcp", target: {}, status: 200 })
+    },
+  }
+}
+
+/**
  * The app over `rows`, the route manifest (routes.gen.ts) that the entry point hands in. `pages`
  * are HTML imports served by Bun itself (the bundled UI), as static routes of the server.
  * `onDrift` is called with a description of every answer that does not fit its route's `response`
@@ -204,7 +230,7 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<str
 
   const app = hooks(new Elysia({ serve: { routes: pages } }), ctx, onDrift && responseCheck(rows, onDrift), isMcp)
   app.get("/openapi", ({ request }) => (document ??= openapiDocument(rows, info, new URL(request.url).origin)))
-  if (mcp) app.all("/mcp", async ({ request }) => (await mcp).handle(request), { parse: "none" })
+  if (mcp) app.all("/mcp", async (c: any) => (await mcp).handle(c.request, ctx.auth.enabled ? await mcpCaller(ctx, c.request, peerOf(c), (req) => app.handle(req)) : undefined), { parse: "none" })
   for (const row of rows) mount(app, row, ctx)
   return app
 }
