@@ -81,20 +81,36 @@ import * as h78 from "./handlers/api/stacks/index.get.ts"
 import * as h79 from "./handlers/api/stacks/index.post.ts"
 import * as h80 from "./handlers/api/stats/index.get.ts"
 import * as h81 from "./handlers/api/stats/stream.get.ts"
-import * as h82 from "./handlers/api/synthesize.post.ts"
-import * as h83 from "./handlers/api/tokens/[id].delete.ts"
-import * as h84 from "./handlers/api/tokens/index.get.ts"
-import * as h85 from "./handlers/api/tokens/index.post.ts"
-import * as h86 from "./handlers/api/users/[name].delete.ts"
-import * as h87 from "./handlers/api/users/[name].patch.ts"
-import * as h88 from "./handlers/api/users/index.get.ts"
-import * as h89 from "./handlers/api/users/index.post.ts"
-import * as h90 from "./handlers/api/volumes/[name].delete.ts"
-import * as h91 from "./handlers/api/volumes/[name]/export.get.ts"
-import * as h92 from "./handlers/api/volumes/[name]/import.post.ts"
-import * as h93 from "./handlers/api/volumes/index.get.ts"
-import * as h94 from "./handlers/metrics.get.ts"
-import * as h95 from "./handlers/metrics/targets.get.ts"
+import * as h82 from "./handlers/api/swarm/index.get.ts"
+import * as h83 from "./handlers/api/swarm/init.post.ts"
+import * as h84 from "./handlers/api/swarm/join-tokens.get.ts"
+import * as h85 from "./handlers/api/swarm/join.post.ts"
+import * as h86 from "./handlers/api/swarm/leave.post.ts"
+import * as h87 from "./handlers/api/swarm/nodes/[id].delete.ts"
+import * as h88 from "./handlers/api/swarm/nodes/[id].get.ts"
+import * as h89 from "./handlers/api/swarm/nodes/[id].post.ts"
+import * as h90 from "./handlers/api/swarm/nodes/[id]/role.post.ts"
+import * as h91 from "./handlers/api/swarm/nodes/index.get.ts"
+import * as h92 from "./handlers/api/swarm/services/[id]/force-update.post.ts"
+import * as h93 from "./handlers/api/swarm/services/[id]/index.get.ts"
+import * as h94 from "./handlers/api/swarm/services/[id]/logs.get.ts"
+import * as h95 from "./handlers/api/swarm/services/[id]/rollback.post.ts"
+import * as h96 from "./handlers/api/swarm/services/[id]/scale.post.ts"
+import * as h97 from "./handlers/api/swarm/services/index.get.ts"
+import * as h98 from "./handlers/api/synthesize.post.ts"
+import * as h99 from "./handlers/api/tokens/[id].delete.ts"
+import * as h100 from "./handlers/api/tokens/index.get.ts"
+import * as h101 from "./handlers/api/tokens/index.post.ts"
+import * as h102 from "./handlers/api/users/[name].delete.ts"
+import * as h103 from "./handlers/api/users/[name].patch.ts"
+import * as h104 from "./handlers/api/users/index.get.ts"
+import * as h105 from "./handlers/api/users/index.post.ts"
+import * as h106 from "./handlers/api/volumes/[name].delete.ts"
+import * as h107 from "./handlers/api/volumes/[name]/export.get.ts"
+import * as h108 from "./handlers/api/volumes/[name]/import.post.ts"
+import * as h109 from "./handlers/api/volumes/index.get.ts"
+import * as h110 from "./handlers/metrics.get.ts"
+import * as h111 from "./handlers/metrics/targets.get.ts"
 
 export const routes = [
   { method: "GET", path: "/api/audit", file: "handlers/api/audit.get.ts", mod: h0 },
@@ -179,18 +195,34 @@ export const routes = [
   { method: "POST", path: "/api/stacks", file: "handlers/api/stacks/index.post.ts", mod: h79 },
   { method: "GET", path: "/api/stats", file: "handlers/api/stats/index.get.ts", mod: h80 },
   { method: "GET", path: "/api/stats/stream", file: "handlers/api/stats/stream.get.ts", mod: h81 },
-  { method: "POST", path: "/api/synthesize", file: "handlers/api/synthesize.post.ts", mod: h82 },
-  { method: "DELETE", path: "/api/tokens/:id", file: "handlers/api/tokens/[id].delete.ts", mod: h83 },
-  { method: "GET", path: "/api/tokens", file: "handlers/api/tokens/index.get.ts", mod: h84 },
-  { method: "POST", path: "/api/tokens", file: "handlers/api/tokens/index.post.ts", mod: h85 },
-  { method: "DELETE", path: "/api/users/:name", file: "handlers/api/users/[name].delete.ts", mod: h86 },
-  { method: "PATCH", path: "/api/users/:name", file: "handlers/api/users/[name].patch.ts", mod: h87 },
-  { method: "GET", path: "/api/users", file: "handlers/api/users/index.get.ts", mod: h88 },
-  { method: "POST", path: "/api/users", file: "handlers/api/users/index.post.ts", mod: h89 },
-  { method: "DELETE", path: "/api/volumes/:name", file: "handlers/api/volumes/[name].delete.ts", mod: h90 },
-  { method: "GET", path: "/api/volumes/:name/export", file: "handlers/api/volumes/[name]/export.get.ts", mod: h91 },
-  { method: "POST", path: "/api/volumes/:name/import", file: "handlers/api/volumes/[name]/import.post.ts", mod: h92 },
-  { method: "GET", path: "/api/volumes", file: "handlers/api/volumes/index.get.ts", mod: h93 },
-  { method: "GET", path: "/metrics", file: "handlers/metrics.get.ts", mod: h94 },
-  { method: "GET", path: "/metrics/targets", file: "handlers/metrics/targets.get.ts", mod: h95 },
+  { method: "GET", path: "/api/swarm", file: "handlers/api/swarm/index.get.ts", mod: h82 },
+  { method: "POST", path: "/api/swarm/init", file: "handlers/api/swarm/init.post.ts", mod: h83 },
+  { method: "GET", path: "/api/swarm/join-tokens", file: "handlers/api/swarm/join-tokens.get.ts", mod: h84 },
+  { method: "POST", path: "/api/swarm/join", file: "handlers/api/swarm/join.post.ts", mod: h85 },
+  { method: "POST", path: "/api/swarm/leave", file: "handlers/api/swarm/leave.post.ts", mod: h86 },
+  { method: "DELETE", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].delete.ts", mod: h87 },
+  { method: "GET", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].get.ts", mod: h88 },
+  { method: "POST", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].post.ts", mod: h89 },
+  { method: "POST", path: "/api/swarm/nodes/:id/role", file: "handlers/api/swarm/nodes/[id]/role.post.ts", mod: h90 },
+  { method: "GET", path: "/api/swarm/nodes", file: "handlers/api/swarm/nodes/index.get.ts", mod: h91 },
+  { method: "POST", path: "/api/swarm/services/:id/force-update", file: "handlers/api/swarm/services/[id]/force-update.post.ts", mod: h92 },
+  { method: "GET", path: "/api/swarm/services/:id", file: "handlers/api/swarm/services/[id]/index.get.ts", mod: h93 },
+  { method: "GET", path: "/api/swarm/services/:id/logs", file: "handlers/api/swarm/services/[id]/logs.get.ts", mod: h94 },
+  { method: "POST", path: "/api/swarm/services/:id/rollback", file: "handlers/api/swarm/services/[id]/rollback.post.ts", mod: h95 },
+  { method: "POST", path: "/api/swarm/services/:id/scale", file: "handlers/api/swarm/services/[id]/scale.post.ts", mod: h96 },
+  { method: "GET", path: "/api/swarm/services", file: "handlers/api/swarm/services/index.get.ts", mod: h97 },
+  { method: "POST", path: "/api/synthesize", file: "handlers/api/synthesize.post.ts", mod: h98 },
+  { method: "DELETE", path: "/api/tokens/:id", file: "handlers/api/tokens/[id].delete.ts", mod: h99 },
+  { method: "GET", path: "/api/tokens", file: "handlers/api/tokens/index.get.ts", mod: h100 },
+  { method: "POST", path: "/api/tokens", file: "handlers/api/tokens/index.post.ts", mod: h101 },
+  { method: "DELETE", path: "/api/users/:name", file: "handlers/api/users/[name].delete.ts", mod: h102 },
+  { method: "PATCH", path: "/api/users/:name", file: "handlers/api/users/[name].patch.ts", mod: h103 },
+  { method: "GET", path: "/api/users", file: "handlers/api/users/index.get.ts", mod: h104 },
+  { method: "POST", path: "/api/users", file: "handlers/api/users/index.post.ts", mod: h105 },
+  { method: "DELETE", path: "/api/volumes/:name", file: "handlers/api/volumes/[name].delete.ts", mod: h106 },
+  { method: "GET", path: "/api/volumes/:name/export", file: "handlers/api/volumes/[name]/export.get.ts", mod: h107 },
+  { method: "POST", path: "/api/volumes/:name/import", file: "handlers/api/volumes/[name]/import.post.ts", mod: h108 },
+  { method: "GET", path: "/api/volumes", file: "handlers/api/volumes/index.get.ts", mod: h109 },
+  { method: "GET", path: "/metrics", file: "handlers/metrics.get.ts", mod: h110 },
+  { method: "GET", path: "/metrics/targets", file: "handlers/metrics/targets.get.ts", mod: h111 },
 ] as const

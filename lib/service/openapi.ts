@@ -31,6 +31,7 @@ const TAGS: Record<string, string> = {
   prune: "Removing what is unused",
   stacks: "Compose stacks: deploy, environment, files, versions, updates, logs",
   stats: "CPU, memory, network and block I/O of containers and stacks",
+  swarm: "Docker Swarm: this engine's place in it, its nodes, services, tasks and their logs",
   system: "Health, the dashboard and events",
   tts: "Text to speech",
   volumes: "The engine's volumes",

@@ -86,9 +86,12 @@ const methodOf = (r: RouteRow) => (r.method === "ALL" ? "POST" : r.method)
 
 /** The routes a URL path reaches, by their patterns (a parameter is one segment, `*` the rest). */
 const patterns = rows.map((r) => ({ row: r, re: new RegExp(`^${routeOf(r.file).path.replace(/:[^/]+/g, "[^/]+").replace("*", ".*")}$`) }))
-/** A dot segment is removed by the URL parser before any server sees it: `/api/containers/../stats` is a request for `/api/stats`. */
+/**
+ * A dot segment is removed by the URL parser before any server sees it: `/api/containers/../stats` is
+ * a request for `/api/stats`, and `/api/swarm/nodes/..` one for `/api/swarm/` (served as `/api/swarm`).
+ */
 const reachesOtherRoute = (r: RouteRow, path: string) => {
-  const normalised = new URL(path, "http://127.0.0.1:8080").pathname
+  const normalised = new URL(path, "http://127.0.0.1:8080").pathname.replace(/(.)\/$/, "$1")
   return normalised !== path && patterns.some((p) => p.row !== r && p.row.method === r.method && p.re.test(normalised))
 }
 const hasParams = (r: RouteRow) => /\[/.test(r.file)

@@ -216,7 +216,11 @@ export class FakeSwarm {
   listTasks(filters: Filters = {}): SwarmTask[] {
     this.manager()
     const services = filters.service?.map((ref) => this.findService(ref).ID)
-    return structuredClone([...this.tasks.values()].filter((t) => !services || services.includes(t.ServiceID)))
+    const nodes = filters.node?.map((ref) => this.findNode(ref).ID)
+    const desired = filters["desired-state"]
+    return structuredClone(
+      [...this.tasks.values()].filter((t) => (!services || services.includes(t.ServiceID)) && (!nodes || nodes.includes(t.NodeID!)) && (!desired || desired.includes(t.DesiredState))),
+    )
   }
   /** The service's lines, written by its running tasks in turn. */
   serviceLogs(ref: string, o: { tail: number | "all" }): ServiceLogLine[] {

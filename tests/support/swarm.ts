@@ -22,13 +22,13 @@ export async function swarmScript(...args: string[]): Promise<void> {
 }
 
 /** Waits until `probe` answers something truthy (errors count as not yet), up to `seconds`; answers it. */
-export async function until<T>(probe: () => Promise<T>, seconds = 60): Promise<NonNullable<T>> {
+export async function until<T>(probe: () => Promise<T>, seconds = 60): Promise<Exclude<T, false | null | undefined | 0 | "">> {
   const end = Date.now() + seconds * 1000
   let last: unknown
   while (Date.now() < end) {
     try {
       const value = await probe()
-      if (value) return value
+      if (value) return value as Exclude<T, false | null | undefined | 0 | "">
     } catch (err) {
       last = err
     }
