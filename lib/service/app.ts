@@ -229,7 +229,7 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<str
   const isMcp = (request: Request) => !!mcp && new URL(request.url).pathname === "/mcp"
 
   const app = hooks(new Elysia({ serve: { routes: pages } }), ctx, onDrift && responseCheck(rows, onDrift), isMcp)
-  app.get("/openapi", ({ request }) => (document ??= openapiDocument(rows, info, new URL(request.url).origin)))
+  app.get("/openapi", ({ request }) => (document ??= openapiDocument(rows, info, new URL(request.url).origin, ctx.auth.enabled)))
   if (mcp) app.all("/mcp", async (c: any) => (await mcp).handle(c.request, ctx.auth.enabled ? await mcpCaller(ctx, c.request, peerOf(c), (req) => app.handle(req)) : undefined), { parse: "none" })
   for (const row of rows) mount(app, row, ctx)
   return app

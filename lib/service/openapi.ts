@@ -1,10 +1,11 @@
 // The OpenAPI 3.1 document served at /openapi, built from the route manifest: each handler file's
 // `params`, `query`, `body` and `response` schemas (valibot, converted to JSON Schema), its `detail`
-// (summary, operationId, tags, security) and `accepts`. Every route answers the one error envelope
-// for 4xx and 5xx. Event streams are `text/event-stream` with the schema of one message; WebSocket
+// (summary, operationId, tags, security), its `role` (x-role) and `accepts`. Every route answers the
+// one error envelope for 4xx and 5xx. Event streams are `text/event-stream` with the schema of one message; WebSocket
 // routes are their upgrade request (101), with the schema of their control text frame (`message`); the gateway's catch-all is one path with one operation per method.
 import { toJsonSchema } from "@valibot/to-json-schema"
 import { ACCESS } from "./access.ts"
+import { SESSION_COOKIE } from "../auth/auth.ts"
 import type * as v from "valibot"
 import type { RouteRow } from "./handler.ts"
 import { routeOf } from "../http/manifest.ts"
@@ -21,6 +22,7 @@ const GATEWAY_METHODS = ["get", "post", "put", "patch", "delete"]
 const STATUS_TEXT: Record<number, string> = { 200: "OK", 201: "Created", 202: "Accepted", 409: "Conflict" }
 
 const TAGS: Record<string, string> = {
+  auth: "Sign-in, users, API tokens and the audit log (SVC_AUTH)",
   cluster: "This server's place in a cluster: the token, joining and leaving",
   containers: "The engine's containers: list, inspect, act, logs, stats, shell",
   images: "Local images, their vulnerability scans and update checks",
@@ -40,6 +42,15 @@ const TAGS: Record<string, string> = {
 export const securitySchemes = {
   clusterToken: { type: "http", scheme: "bearer", description: "The cluster token: GET /api/cluster/token on the control plane (or the token a member joined with)" },
   metricsToken: { type: "http", scheme: "bearer", description: "SVC_METRICS_TOKEN, when the service is started with one" },
+  sessionCookie: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "The session a sign-in set (POST /api/auth/login, single sign-on, a trusted proxy), while SVC_AUTH is on" },
+  apiToken: { type: "http", scheme: "bearer", description: "An API token (hm_...: POST /api/tokens), while SVC_AUTH is on" },
+}
+
+/** Who may call a route: its own credential (`access`), and while sign-in is on a user of its role. */
+function security(row: RouteRow, signIn: boolean): Record<string, string[]>[] {
+  const own = row.mod.access ? ACCESS[row.mod.access].security : []
+  if (!signIn || row.mod.role === "public") return own
+  return [...own, { sessionCookie: [] }, { apiToken: [] }]
 }
 
 function content(body: Body): Json {
@@ -85,7 +96,7 @@ function requestBody(row: RouteRow): Json | undefined {
   return { required: !optional, content: { "application/json": { schema: rest, ...(Array.isArray(examples) ? { example: examples[0] } : {}) } } }
 }
 
-function operation(row: RouteRow, rest: string | undefined, operationId: string): Json {
+function operation(row: RouteRow, rest: string | undefined, operationId: string, signIn: boolean): Json {
   const { summary, description, tags } = (row.mod.detail ?? {}) as Json
   const body = requestBody(row)
   return {
@@ -93,7 +104,8 @@ function operation(row: RouteRow, rest: string | undefined, operationId: string)
     summary,
     ...(description ? { description } : {}),
     tags,
-    security: row.mod.access ? ACCESS[row.mod.access].security : [],
+    security: security(row, signIn),
+    "x-role": row.mod.role ?? "admin",
     parameters: parameters(row, rest),
     ...(body ? { requestBody: body } : {}),
     responses: responses(row.mod.response as Responses | undefined, row.method === "WS"),
@@ -101,8 +113,12 @@ function operation(row: RouteRow, rest: string | undefined, operationId: string)
   }
 }
 
-/** The whole document; `serverUrl` is where this server answers. */
-export function openapiDocument(rows: readonly RouteRow[], info: { title: string; version: string; description: string }, serverUrl: string): Json {
+/**
+ * The whole document; `serverUrl` is where this server answers. Each operation says the role it
+ * needs (`x-role`: public, viewer, operator, admin); with `signIn` (SVC_AUTH on) its security lists
+ * the session cookie and API tokens.
+ */
+export function openapiDocument(rows: readonly RouteRow[], info: { title: string; version: string; description: string }, serverUrl: string, signIn = false): Json {
   const paths: Record<string, Json> = {}
   const tags = new Set<string>()
   for (const row of rows) {
@@ -112,8 +128,8 @@ export function openapiDocument(rows: readonly RouteRow[], info: { title: string
     if (!detail.operationId) continue
     for (const tag of detail.tags ?? []) tags.add(tag)
     const entry = (paths[key] ??= {})
-    if (row.method === "ALL") for (const m of GATEWAY_METHODS) entry[m] = operation(row, rest, `${detail.operationId}${m[0]!.toUpperCase()}${m.slice(1)}`)
-    else entry[row.method === "WS" ? "get" : row.method.toLowerCase()] = operation(row, rest, detail.operationId)
+    if (row.method === "ALL") for (const m of GATEWAY_METHODS) entry[m] = operation(row, rest, `${detail.operationId}${m[0]!.toUpperCase()}${m.slice(1)}`, signIn)
+    else entry[row.method === "WS" ? "get" : row.method.toLowerCase()] = operation(row, rest, detail.operationId, signIn)
   }
   return {
     openapi: "3.1.0",

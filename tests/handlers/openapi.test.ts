@@ -71,3 +71,20 @@ test("a route's declared access is its security in the document and is checked b
     t2.close()
   }
 })
+
+test("each operation says the role it needs, and with sign-in on its security names the session cookie and API tokens", async () => {
+  const signedIn = await testApp({}, { SVC_AUTH: "local" })
+  try {
+    const on = await (await signedIn.call("GET", "/openapi")).json()
+    expect(on.components.securitySchemes.sessionCookie).toMatchObject({ type: "apiKey", in: "cookie", name: "hm_session" })
+    expect(on.paths["/api/containers"].get["x-role"]).toBe("viewer")
+    expect(on.paths["/api/containers"].get.security).toEqual([{ sessionCookie: [] }, { apiToken: [] }])
+    expect(on.paths["/api/prune/{kind}"].post["x-role"]).toBe("admin")
+    expect(on.paths["/api/health"].get.security).toEqual([])
+    expect(on.paths["/api/stacks/{name}/env/export"].get.security).toEqual([{ clusterToken: [] }, { sessionCookie: [] }, { apiToken: [] }])
+    expect(doc.paths["/api/containers"].get["x-role"]).toBe("viewer")
+    expect(doc.paths["/api/containers"].get.security).toEqual([])
+  } finally {
+    signedIn.close()
+  }
+})
