@@ -1,12 +1,13 @@
 // Sign-in attempts, counted per user name and per peer address: a few are free, then each one waits
 // twice as long as the one before (up to 15 minutes). An attempt is counted when it begins, so a
 // burst of them at once is refused before any password is checked; one that succeeds clears its
-// user's count and is taken back from its peer's. A count is forgotten 15 minutes after its last
-// attempt. The table is bounded: past its size the oldest entries give way.
+// user's count and is taken back from its peer's. A count is forgotten a day after its last attempt.
+// The table is bounded: past its size the oldest entries give way.
 import { HttpError } from "../http/http-error.ts"
 
 export const FREE_ATTEMPTS = 5
 export const MAX_WAIT_MS = 15 * 60_000
+export const FORGET_MS = 24 * 3600_000
 const MAX_ENTRIES = 10_000
 
 interface Entry {
@@ -35,7 +36,7 @@ export class AttemptLimiter {
     }
     for (const key of keys) {
       const known = this.entries.get(key)
-      const e = known && now - known.last < MAX_WAIT_MS ? known : { failures: 0, last: now, until: 0 }
+      const e = known && now - known.last < FORGET_MS ? known : { failures: 0, last: now, until: 0 }
       this.entries.delete(key)
       e.failures++
       e.last = now

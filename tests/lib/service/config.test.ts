@@ -22,3 +22,18 @@ test("SVC_SECRET_KEYS: the key patterns an adoption flags secret, a default list
   expect(loadConfig({}).secretKeys).toEqual(["*PASSWORD*", "*SECRET*", "*TOKEN*", "*KEY*"])
   expect(loadConfig({ SVC_SECRET_KEYS: "*PASS*, API_*" }).secretKeys).toEqual(["*PASS*", "API_*"])
 })
+
+test("SVC_AUTH: off by default, modes combined with commas, proxies as CIDRs, groups mapped to roles", () => {
+  expect(loadConfig({}).auth.modes.size).toBe(0)
+  expect(loadConfig({ SVC_AUTH: "off" }).auth.modes.size).toBe(0)
+  const c = loadConfig({ SVC_AUTH: "local, proxy", SVC_AUTH_TRUSTED_PROXIES: "10.0.0.0/8, ::1", SVC_AUTH_ROLE_MAP: "admins=admin, ops=operator, *=viewer", SVC_AUTH_SESSION_IDLE: "600" })
+  expect([...c.auth.modes]).toEqual(["local", "proxy"])
+  expect(c.auth.trustedProxies).toEqual(["10.0.0.0/8", "::1"])
+  expect(c.auth.roleMap).toEqual([{ group: "admins", role: "admin" }, { group: "ops", role: "operator" }, { group: "*", role: "viewer" }])
+  expect(c.auth.session).toEqual({ idle: 600, max: 7 * 24 * 3600 })
+  expect(() => loadConfig({ SVC_AUTH: "ldap" })).toThrow("SVC_AUTH must be off, or local, oidc and proxy")
+  expect(() => loadConfig({ SVC_AUTH: "off,local" })).toThrow("SVC_AUTH must be off")
+  expect(() => loadConfig({ SVC_AUTH: "proxy" })).toThrow("SVC_AUTH=proxy needs SVC_AUTH_TRUSTED_PROXIES")
+  expect(() => loadConfig({ SVC_AUTH: "proxy", SVC_AUTH_TRUSTED_PROXIES: "10.0.0.0/33" })).toThrow("SVC_AUTH_TRUSTED_PROXIES")
+  expect(() => loadConfig({ SVC_AUTH: "local", SVC_AUTH_ROLE_MAP: "admins=root" })).toThrow("SVC_AUTH_ROLE_MAP takes group=role")
+})
