@@ -89,14 +89,15 @@ export type Needs = "operator" | "admin"
 /**
  * A button that runs an async action: disabled while it runs, errors as a toast, optional
  * confirmation (with an optional checkbox, whose state `run` receives); `label` names it fully for
- * assistive technology ("Delete web-1"). It needs the operator role unless `needs` says admin.
+ * assistive technology ("Delete web-1"). It needs the operator role unless `needs` says admin, or
+ * null for anyone signed in.
  */
 export function action(
   label: string,
   run: (option: boolean) => Promise<unknown>,
-  opts: { confirm?: string; option?: string; class?: string; done?: (result: any) => void; label?: string; needs?: Needs } = {},
+  opts: { confirm?: string; option?: string; class?: string; done?: (result: any) => void; label?: string; needs?: Needs | null } = {},
 ): HTMLButtonElement {
-  const button = h("button", { type: "button", class: opts.class ?? "small", "aria-label": opts.label, "data-needs": opts.needs ?? "operator" }, label)
+  const button = h("button", { type: "button", class: opts.class ?? "small", "aria-label": opts.label, "data-needs": opts.needs === undefined ? "operator" : opts.needs }, label)
   button.addEventListener("click", async () => {
     const answer = opts.confirm ? await confirmDialog(opts.confirm, opts.option) : { option: false }
     if (!answer) return

@@ -9,6 +9,10 @@ import { imagesPage } from "./pages/images.ts"
 import { networksPage, prunePage, volumesPage } from "./pages/resources.ts"
 import { speechPage } from "./pages/speech.ts"
 import { newStackPage, stackPage, stacksPage } from "./pages/stacks.ts"
+import { auditPage } from "./pages/audit.ts"
+import { signInPage } from "./pages/signin.ts"
+import { tokensPage } from "./pages/tokens.ts"
+import { showUser, whoAmI } from "./session.ts"
 
 export type Page = (main: HTMLElement, params: Record<string, string>, signal: AbortSignal) => void
 
@@ -25,6 +29,8 @@ const routes: [RegExp, Page][] = [
   [/^\/prune$/, prunePage],
   [/^\/cluster$/, clusterPage],
   [/^\/speech$/, speechPage],
+  [/^\/tokens$/, tokensPage],
+  [/^\/audit$/, auditPage],
 ]
 
 const main = document.getElementById("main")!
@@ -76,6 +82,24 @@ async function loadNodes(): Promise<void> {
   document.body.classList.toggle("on-node", Boolean(currentNode()))
 }
 
+/** With sign-in on, nobody signed in sees the sign-in page only; a session that ends later brings it back. */
+async function start(): Promise<void> {
+  // A server that cannot say (an old one behind the gateway, an error) is treated as sign-in off: each page says what fails.
+  const session = await whoAmI().catch(() => ({ state: "off" }) as const)
+  if (session.state === "signed-out") {
+    document.body.dataset.signedOut = ""
+    return signInPage(main, session.modes)
+  }
+  if (session.state === "signed-in") {
+    showUser(document.getElementById("user")!, session.me)
+    addEventListener("hm:signed-out", () => location.reload())
+  }
+  addEventListener("hashchange", route)
+  addEventListener("hm:nodes-changed", () => void loadNodes())
+  void loadNodes()
+  route()
+}
+
 nodeSelect.addEventListener("change", () => {
   setNode(nodeSelect.value || null)
   document.body.classList.toggle("on-node", Boolean(currentNode()))
@@ -85,7 +109,4 @@ menu.addEventListener("click", () => {
   const open = nav.classList.toggle("open")
   menu.setAttribute("aria-expanded", String(open))
 })
-addEventListener("hashchange", route)
-addEventListener("hm:nodes-changed", () => void loadNodes())
-void loadNodes()
-route()
+void start()
