@@ -130,19 +130,45 @@ export function escapeDollars(v: unknown): unknown {
 const buildRefused = (service: string) =>
   new HttpError(400, "build_not_supported", `service ${service}: \`build:\` is not supported on a swarm (docker stack deploy ignores it): build and push the image, and name it in \`image:\``)
 
+export interface Polling {
+  /** Seconds before it is given up (504). */
+  timeout: number
+  pollMs?: number
+  now?: () => number
+  /** Stops it early (503). */
+  signal?: AbortSignal
+}
+
+/** Polls `look` until it answers true, the deadline passes (504 `compose_timeout`) or the signal fires (503 `compose_aborted`). */
+async function until(what: string, look: () => Promise<boolean>, { timeout, pollMs = 500, now = Date.now, signal }: Polling): Promise<void> {
+  const deadline = now() + timeout * 1000
+  while (!(await look())) {
+    if (signal?.aborted) throw new HttpError(503, "compose_aborted", `${what} was stopped: its caller gave up`)
+    if (now() > deadline) throw new HttpError(504, "compose_timeout", `${what} did not happen within ${timeout} s`)
+    await sleep(pollMs, undefined, { signal }).catch(() => {})
+  }
+}
+
+/** Waits until a stack's services converge (see `convergence`); 502 `stack_failed` with the tasks' errors when they will not. `since`: when the change began (ms). */
+export async function converged(swarm: Pick<SwarmReader, "services" | "tasks">, stack: string, since: number, polling: Polling): Promise<void> {
+  let errors: string[] = []
+  await until(
+    `the services of stack ${stack} converging`,
+    async () => {
+      const services = await swarm.services(stack)
+      const c = convergence(services, await swarm.tasks(services.map((s) => s.ID)), since)
+      errors = c.failed
+      return c.done || c.failed.length > 0
+    },
+    polling,
+  )
+  if (errors.length) throw new HttpError(502, "stack_failed", `stack ${stack} did not converge: ${errors.slice(0, 10).join("; ")}`)
+}
+
 export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 500, now = Date.now }: SwarmOptions): Orchestrator {
   const must = async (project: ComposeProject, args: string[], action: string, signal?: AbortSignal) => {
     const { code, output } = await cli.run(project, args, action, { signal })
     if (code !== 0) throw new HttpError(502, "stack_failed", `docker stack ${args[0]} failed: ${tailOf(output)}`)
-  }
-  /** Polls `look` until it answers true, the deadline passes (504) or `signal` fires (503). */
-  const until = async (what: string, look: () => Promise<boolean>, signal?: AbortSignal) => {
-    const deadline = now() + timeout * 1000
-    while (!(await look())) {
-      if (signal?.aborted) throw new HttpError(503, "compose_aborted", `${what} was stopped: its caller gave up`)
-      if (now() > deadline) throw new HttpError(504, "compose_timeout", `${what} did not happen within ${timeout} s`)
-      await sleep(pollMs, undefined, { signal }).catch(() => {})
-    }
   }
   return {
     async check(input) {
@@ -156,25 +182,14 @@ export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 500, now = Dat
     async up(project, { pull, action = "up", signal } = {}) {
       const since = now() - 1000
       await must(project, ["deploy", "-c", project.file!, "--prune", "--resolve-image", pull ? "always" : "changed", project.name], action, signal)
-      let errors: string[] = []
-      await until(
-        `the services of stack ${project.name} converging`,
-        async () => {
-          const services = await swarm.services(project.name)
-          const tasks = await swarm.tasks(services.map((s) => s.ID))
-          const c = convergence(services, tasks, since)
-          errors = c.failed
-          return c.done || c.failed.length > 0
-        },
-        signal,
-      )
-      if (errors.length) throw new HttpError(502, "stack_failed", `stack ${project.name} did not converge: ${errors.slice(0, 10).join("; ")}`)
+      await converged(swarm, project.name, since, { timeout, pollMs, now, signal })
     },
     async down(project, { volumes, action = "down", signal } = {}) {
       await must(project, ["rm", project.name], action, signal)
-      await until(`the services and networks of stack ${project.name} going`, async () => !(await swarm.services(project.name)).length && !(await swarm.networks(project.name)).length, signal)
+      const polling = { timeout, pollMs, now, signal }
+      await until(`the services and networks of stack ${project.name} going`, async () => !(await swarm.services(project.name)).length && !(await swarm.networks(project.name)).length, polling)
       // A task's container goes a moment after its service: its volumes are free once it has.
-      if (volumes) await until(`the named volumes of stack ${project.name} going`, async () => !(await swarm.removeVolumes(project.name)).length, signal)
+      if (volumes) await until(`the named volumes of stack ${project.name} going`, async () => !(await swarm.removeVolumes(project.name)).length, polling)
     },
   }
 }
@@ -188,4 +203,15 @@ export async function restartServices(engine: Pick<Engine, "listServices" | "ins
     await engine.updateService(s.ID, current.Version.Index, { ...current.Spec, TaskTemplate: { ...template, ForceUpdate: (template.ForceUpdate ?? 0) + 1 } })
   }
   return services.length
+}
+
+/** Each of a swarm stack's services whose spec differs from its previous one rolled back by the swarm (`service rollback`); answers their names. */
+export async function rollbackServices(engine: Pick<Engine, "listServices" | "updateService">, stack: string): Promise<string[]> {
+  const rolled: string[] = []
+  for (const s of await engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack}`] })) {
+    if (!s.PreviousSpec || same(s.PreviousSpec, s.Spec)) continue
+    await engine.updateService(s.ID, s.Version.Index, s.Spec, { rollback: "previous" })
+    rolled.push(s.Spec.Name)
+  }
+  return rolled
 }

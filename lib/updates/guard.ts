@@ -11,13 +11,23 @@
 // (with the reason and what to fix by hand), unchanged. A deploy, apply or rollback asked to be
 // watched goes through the same path with its own change.
 //
+// A swarm stack goes the same way with the swarm's means (`performSwarm`): the update redeploys
+// with every image resolved again in its registry, a change is brought up when its services
+// converge, the watch reads their tasks on every node (lib/updates/swarm-watch.ts), and the rollback
+// is the store's (a deploy whose tasks fail redeploys the previous version; a watched change that
+// fails afterwards rolls back to the pinned version) or, for an update, the swarm's own `service
+// rollback` of each service it changed. Verdicts, history, events and notifications are the same.
+//
 // One guarded operation per stack at a time (a second is 409 update_in_progress); the stack store's
 // own lock still orders each compose call with the rest of the service.
 import type { EventBus } from "../engine/events.ts"
 import type { Engine } from "../engine/client.ts"
 import { redact, sameEnv, secretValues } from "../stacks/env.ts"
-import { conflict } from "../http/http-error.ts"
+import { conflict, HttpError } from "../http/http-error.ts"
+import { converged, engineSwarm, rollbackServices } from "../stacks/swarm.ts"
+import { imageChanges, serviceImages, watchSwarmStack } from "./swarm-watch.ts"
 import type { Stacks } from "../stacks/store.ts"
+import type { OrchestratorName } from "../stacks/orchestrator.ts"
 import type { Notifier } from "./notify.ts"
 import { digestRef, holdImages, movedServices, pinStack, releaseImages, restoreImages, sameFiles, type Pin } from "./pin.ts"
 import type { ImageChange, UpdateOutcome, UpdateRecords, Verdict } from "./records.ts"
@@ -38,6 +48,8 @@ export interface GuardOptions {
 
 export interface GuardRun {
   watch?: number
+  /** What runs a stack the change creates (an existing stack's own is read from it). */
+  orchestrator?: OrchestratorName
   trigger?: UpdateOutcome["trigger"]
 }
 
@@ -62,6 +74,10 @@ export class UpdateGuard {
   update(name: string, run: GuardRun = {}): Promise<UpdateOutcome> {
     return this.guarded(name, "update", run, async () => {
       const stack = await this.o.stacks.read(name)
+      if (stack.state.orchestrator === "swarm") {
+        await this.o.stacks.up(name, { pull: true })
+        return "up"
+      }
       await this.o.stacks.lock(name, async () => {
         await this.o.stacks.model(name, stack.compose, stack.env)
         await this.o.stacks.must(this.o.stacks.project(name, stack.env), ["pull"], "pull")
@@ -100,6 +116,8 @@ export class UpdateGuard {
   }
 
   private async perform(name: string, action: UpdateOutcome["action"], run: GuardRun, change: () => Promise<"changed" | "up">, compareFirst: boolean, holder: { pin?: Pin }): Promise<UpdateOutcome> {
+    const existing = this.o.stacks.has(name) ? await this.o.stacks.read(name) : undefined
+    if ((existing?.state.orchestrator ?? run.orchestrator) === "swarm") return this.performSwarm(name, action, run, change, compareFirst)
     const started = this.now()
     const window = run.watch ?? this.o.watch
     const existed = this.o.stacks.has(name)
@@ -136,6 +154,55 @@ export class UpdateGuard {
     if (restored) return this.finish(base, started, "rollback_failed", failure, `bringing the previous state back failed (${redact(restored, secrets)}): look at the stack's containers and bring it up by hand`, early)
     if (window > 0) {
       const again = await this.watch(name, window, pin, secrets, this.now())
+      if (!again.ok) return this.finish(base, started, "rollback_failed", failure, `the previous images fail too (${again.reason}): look at the service's logs, fix the image or compose file and deploy`, early)
+    }
+    return this.finish(base, started, "rolled_back", failure, null, early)
+  }
+
+  /** The guarded path of a swarm stack (see the module's comment). */
+  private async performSwarm(name: string, action: UpdateOutcome["action"], run: GuardRun, change: () => Promise<unknown>, compareFirst: boolean): Promise<UpdateOutcome> {
+    const started = this.now()
+    const window = run.watch ?? this.o.watch
+    const version = this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null
+    const before = await serviceImages(this.o.engine, name)
+    this.publish(name, "update.pinned", `pinned ${[...before].map(([s, i]) => `${s}=${i}`).join(", ") || "no service"} (version ${version ?? "none"})`)
+    const secrets = await this.secretsOf(name, undefined)
+    let failure: string | null = null
+    /** The store deployed the previous version again already (a change whose tasks failed). */
+    let restored = false
+    try {
+      await change()
+    } catch (err) {
+      if (!(err instanceof HttpError && err.code === "stack_failed")) throw err
+      failure = redact(err.message, secrets)
+      restored = action !== "update"
+    }
+    const images = imageChanges(before, await serviceImages(this.o.engine, name).catch(() => new Map()))
+    const base = { stack: name, action, trigger: run.trigger ?? "api", version, images, watch: window, started_at: new Date(started).toISOString() }
+    if (!failure && compareFirst && before.size && !images.some((i) => i.to)) return this.finish(base, started, "unchanged", null, null, false)
+    let early = false
+    if (!failure && window > 0) {
+      this.publish(name, "update.watch", `watching ${name} for up to ${window} s`)
+      const watch = await watchSwarmStack(this.o.engine, name, { window, pollMs: this.o.pollMs, secrets, now: this.now })
+      if (!watch.ok) {
+        failure = watch.reason
+        early = watch.elapsed_ms < window * 1000
+      }
+    }
+    if (!failure) return this.finish(base, started, "updated", null, null, early)
+    this.publish(name, "update.rollback", `rolling ${name} back: ${failure}`, "error")
+    if (version === null) return this.finish(base, started, "rollback_failed", failure, `${name} had nothing running before, so there is nothing to return to: fix the compose file or the image and deploy again`, early)
+    try {
+      if (action === "update") {
+        const since = this.now()
+        await rollbackServices(this.o.engine, name)
+        await converged(engineSwarm(this.o.engine), name, since, { timeout: Math.max(window, 60) * 2, pollMs: this.o.pollMs, now: this.now })
+      } else if (!restored) await this.o.stacks.rollback(name, version)
+    } catch (err) {
+      return this.finish(base, started, "rollback_failed", failure, `bringing the previous state back failed (${redact(message(err), secrets)}): look at the stack's services and tasks and deploy by hand`, early)
+    }
+    if (window > 0) {
+      const again = await watchSwarmStack(this.o.engine, name, { window, pollMs: this.o.pollMs, secrets, now: this.now })
       if (!again.ok) return this.finish(base, started, "rollback_failed", failure, `the previous images fail too (${again.reason}): look at the service's logs, fix the image or compose file and deploy`, early)
     }
     return this.finish(base, started, "rolled_back", failure, null, early)

@@ -34,6 +34,8 @@ export interface VerbsOptions {
  */
 export interface Watch extends Run {
   watch?: number
+  /** What runs a stack a deploy creates. */
+  orchestrator?: OrchestratorName
 }
 
 /** A stack after a change: with `update` when it was watched. */
@@ -57,7 +59,7 @@ export class StackVerbs {
   constructor(private readonly o: VerbsOptions) {}
 
   /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack (run by `orchestrator`, compose unless named). */
-  async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles; orchestrator?: OrchestratorName } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
+  async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
     let created = false
     const stack = await this.changed(name, "deploy", opts, async () => {
       const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files, opts)
@@ -197,7 +199,7 @@ export class StackVerbs {
       this.publish(action, name, message)
       return this.view(name)
     }
-    const update = await this.o.guard.watched(name, action, { watch: opts.watch }, run)
+    const update = await this.o.guard.watched(name, action, { watch: opts.watch, orchestrator: opts.orchestrator }, run)
     this.publish(action, name, `${message}, watched: ${update.verdict}`)
     return { ...(await this.view(name)), update }
   }
