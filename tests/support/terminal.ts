@@ -1,8 +1,9 @@
 // A container shell's WebSocket as a test drives it: type into it, wait for output, see it close.
 // Keys typed before the shell shows its prompt reach a terminal still in cooked mode (the kernel
 // echoes them, Ctrl-C flushes what follows): a test that types control keys waits for the prompt.
-export async function terminal(url: string) {
-  const ws = new WebSocket(url)
+export async function terminal(url: string, init: { headers?: Record<string, string> } = {}) {
+  // Bun's WebSocket takes request headers (a session cookie) as a second argument.
+  const ws = new WebSocket(url, init as never)
   ws.binaryType = "arraybuffer"
   let output = ""
   const decoder = new TextDecoder()
