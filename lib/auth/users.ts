@@ -41,7 +41,8 @@ export class Users {
   }
 
   get(name: string): UserRecord | undefined {
-    return Object.hasOwn(this.file.read(), name) ? this.file.read()[name] : undefined
+    const all = this.file.read()
+    return Object.hasOwn(all, name) ? all[name] : undefined
   }
 
   list(): UserView[] {
