@@ -10,6 +10,7 @@ import { networksPage, prunePage, volumesPage } from "./pages/resources.ts"
 import { speechPage } from "./pages/speech.ts"
 import { newStackPage, stackPage, stacksPage } from "./pages/stacks.ts"
 import { auditPage } from "./pages/audit.ts"
+import { swarmPage, swarmServicePage } from "./pages/swarm.ts"
 import { signInPage } from "./pages/signin.ts"
 import { tokensPage } from "./pages/tokens.ts"
 import { showUser, whoAmI } from "./session.ts"
@@ -28,6 +29,8 @@ const routes: [RegExp, Page][] = [
   [/^\/networks$/, networksPage],
   [/^\/prune$/, prunePage],
   [/^\/cluster$/, clusterPage],
+  [/^\/swarm$/, swarmPage],
+  [/^\/swarm\/services\/(?<id>[^/]+)$/, swarmServicePage],
   [/^\/speech$/, speechPage],
   [/^\/tokens$/, tokensPage],
   [/^\/audit$/, auditPage],

@@ -107,6 +107,8 @@ export interface Stack {
   files: string[]
   currentVersion: number | null
   external: boolean
+  /** What runs it: compose on this engine, or the swarm. */
+  orchestrator: StackAnswer["orchestrator"]
 }
 
 export function stack(s: StackAnswer): Stack {
@@ -119,5 +121,6 @@ export function stack(s: StackAnswer): Stack {
     files: s.files,
     currentVersion: s.current_version,
     external: !s.managed,
+    orchestrator: s.orchestrator,
   }
 }

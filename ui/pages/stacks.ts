@@ -7,6 +7,7 @@ import { stack, type ComposeFile, type CopyPlan, type EnvVar, type FileEntry, ty
 import { yamlEditor } from "../yaml-editor.ts"
 import { containerTable } from "./containers.ts"
 import { adoptProjectDialog } from "./adopt.ts"
+import { swarmServices } from "./swarm.ts"
 import { stackResources } from "../stats.ts"
 
 const TEMPLATE = `services:
@@ -136,7 +137,7 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
     (data) => {
       current = stack(data)
       const s = current
-      if (tab === "overview") render(pane, servicesView(s, () => void refreshHead()))
+      if (tab === "overview") render(pane, servicesView(s, () => void refreshHead(), signal))
       return h(
         "div",
         { class: "page-head" },
@@ -219,7 +220,12 @@ function updateText(r: UpdateCheck): string {
   return [newer.length ? `Newer versions: ${newer.join(", ")}.` : "No newer versions found.", unknown.length ? `Could not check: ${unknown.join(", ")}.` : ""].join(" ").trim()
 }
 
-function servicesView(s: Stack, refresh: () => void): HTMLElement {
+function servicesView(s: Stack, refresh: () => void, signal: AbortSignal): HTMLElement {
+  if (s.orchestrator === "swarm") {
+    const el = h("section", { class: "card", "aria-label": "Swarm services" })
+    swarmServices(el, signal, s.name)
+    return el
+  }
   if (!s.services.length) return empty("This stack has no services running.")
   return h(
     "div",
