@@ -24,6 +24,7 @@ export interface SwarmService {
   ID: string
   Spec: {
     Name: string
+    Labels?: Record<string, string>
     Mode?: { Replicated?: { Replicas?: number }; Global?: object; ReplicatedJob?: object; GlobalJob?: object }
     TaskTemplate?: { ContainerSpec?: unknown; ForceUpdate?: number }
   }
@@ -101,7 +102,8 @@ export function convergence(services: SwarmService[], tasks: SwarmTask[], since:
   const failed: string[] = []
   let done = true
   for (const s of services) {
-    const name = s.Spec.Name
+    const stack = s.Spec.Labels?.[SWARM_STACK_LABEL]
+    const name = stack && s.Spec.Name.startsWith(`${stack}_`) ? s.Spec.Name.slice(stack.length + 1) : s.Spec.Name
     const mine = tasks.filter((t) => t.ServiceID === s.ID)
     for (const t of mine)
       if (FAILED.has(t.Status.State) && Date.parse(t.CreatedAt) >= since)

@@ -169,7 +169,8 @@ test("a watched deploy of an image that exits is rolled back to the previous ver
   app:
     image: ${image}
     stop_grace_period: 1s
-    environment: { TOKEN: \${TOKEN} }
+    environment:
+      TOKEN: \${TOKEN}
     deploy:
       endpoint_mode: dnsrr
       replicas: 2

@@ -13,7 +13,7 @@ import { FakeEngine } from "../../support/fake-engine.ts"
 setDefaultTimeout(30_000)
 
 const spec = { Image: "busybox", Env: ["A=1"] }
-const service = (over: Partial<SwarmService> = {}): SwarmService => ({ ID: "s1", Spec: { Name: "web_app", Mode: { Replicated: { Replicas: 2 } }, TaskTemplate: { ContainerSpec: spec } }, ...over })
+const service = (over: Partial<SwarmService> = {}): SwarmService => ({ ID: "s1", Spec: { Name: "web_app", Labels: { "com.docker.stack.namespace": "web" }, Mode: { Replicated: { Replicas: 2 } }, TaskTemplate: { ContainerSpec: spec } }, ...over })
 const task = (id: string, over: Partial<SwarmTask> = {}): SwarmTask => ({
   ID: id,
   ServiceID: "s1",
@@ -45,10 +45,10 @@ test("a stack has converged when every service has its replicas running at its c
 test("a task that failed since the deploy, or an update the swarm gave up, fails the deploy with the task's error", () => {
   const failed = convergence([service()], [task("a"), task("bbbbbbbbbbbbbbbb", { DesiredState: "shutdown", Status: { State: "failed", Err: "task: non-zero exit (1)" } })], since)
   expect(failed.done).toBe(false)
-  expect(failed.failed).toEqual(["service web_app: task bbbbbbbbbbbb on node n1 failed: task: non-zero exit (1)"])
+  expect(failed.failed).toEqual(["service app: task bbbbbbbbbbbb on node n1 failed: task: non-zero exit (1)"])
   // one that failed before the deploy is the past
   expect(convergence([service()], [task("a"), task("b"), task("c", { CreatedAt: "2026-01-01T00:00:01Z", DesiredState: "shutdown", Status: { State: "rejected", Err: "no such image" } })], since).failed).toEqual([])
-  expect(convergence([service({ UpdateStatus: { State: "rollback_completed", Message: "rolled back: update failed" } })], [task("a"), task("b")], since).failed).toEqual(["service web_app: update rollback_completed: rolled back: update failed"])
+  expect(convergence([service({ UpdateStatus: { State: "rollback_completed", Message: "rolled back: update failed" } })], [task("a"), task("b")], since).failed).toEqual(["service app: update rollback_completed: rolled back: update failed"])
 })
 
 test("every $ of the deployed model is doubled, keys left as they are", () => {
