@@ -54,6 +54,11 @@ export const tools: Tool[] = [
   { name: "list_nodes", route: "GET /api/nodes", description: "The cluster's node registry, ordered by name, each {name, url, status, error} from its last probe." },
   { name: "inspect_node", route: "GET /api/nodes/:name", description: "One node of the registry: name, url, status of its last probe, error." },
   { name: "cluster_status", route: "GET /api/cluster", description: "Whether this server is a control plane, a member of one, or neither." },
+  { name: "swarm_status", route: "GET /api/swarm", description: "Whether the engine is in a Docker Swarm, as manager or worker, with its cluster and node ids, the managers and (on a manager) the node count." },
+  { name: "list_swarm_nodes", route: "GET /api/swarm/nodes", description: "The Docker Swarm's nodes by hostname: role, availability (active, pause, drain), state (ready, down), engine version, labels, address, leader, running tasks. Not the node registry of list_nodes." },
+  { name: "list_swarm_services", route: "GET /api/swarm/services", description: "The swarm's services: image, mode, replicas desired and running, stack, published ports, update status." },
+  { name: "inspect_swarm_service", route: "GET /api/swarm/services/:id", description: "One swarm service with its tasks: node hostname, state, desired state, error, container id." },
+  { name: "swarm_service_logs", route: "GET /api/swarm/services/:id/logs", fixed: { follow: "false" }, description: "The last lines of a swarm service's log (no following), each {service, container, stream, ts, line}; container is the task's id." },
 
   // Changing (full mode)
   {
@@ -146,6 +151,15 @@ export const tools: Tool[] = [
     defaults: { dry_run: true },
     description:
       "Adopt containers started with docker run into a new stack: a compose file generated from their inspect data, and what it could not express. dry_run is true unless given: pass false only when the user asked for the real adoption; then the containers are replaced by the stack's (named volumes and binds keep their data), and if the stack does not come up, the old containers run again.",
+  },
+  { name: "scale_swarm_service", route: "POST /api/swarm/services/:id/scale", changes: true, description: "Set a replicated swarm service's replicas (a whole number, 0 or more); answers the service with its tasks." },
+  { name: "force_update_swarm_service", route: "POST /api/swarm/services/:id/force-update", changes: true, description: "Replace every task of a swarm service with the same spec, rolling as its update policy says." },
+  { name: "rollback_swarm_service", route: "POST /api/swarm/services/:id/rollback", changes: true, description: "The swarm's own rollback: the service back to the spec it had before its last update." },
+  {
+    name: "update_swarm_node",
+    route: "POST /api/swarm/nodes/:id",
+    changes: true,
+    description: "Change a swarm node's availability (active, pause, or drain: its tasks move to other nodes) or replace its labels; answers the node.",
   },
   {
     name: "check_stack_updates",

@@ -8,10 +8,13 @@ import type { Exposition, Metrics, Scraped } from "./types.ts"
 import { SEVERITIES } from "../images/scanner.ts"
 import { stackViews } from "../stacks/state.ts"
 import { ContainerGauges } from "../stats/prometheus.ts"
+import { listSwarmServices } from "../swarm/services.ts"
 
 const STACK_STATUSES = ["running", "partly running", "paused", "stopped"]
 const CONTAINER_STATES = ["created", "running", "paused", "restarting", "removing", "exited", "dead"]
 const NODE_STATUSES = ["online", "offline", "unauthorized", "unknown"]
+const SWARM_NODE_STATES = ["ready", "down", "unknown", "disconnected"]
+const SWARM_AVAILABILITIES = ["active", "pause", "drain"]
 
 export class PrometheusMetrics implements Metrics {
   readonly registry = new Registry()
@@ -43,6 +46,9 @@ export class PrometheusMetrics implements Metrics {
   private readonly scanned = this.g("harbormaster_images_scanned", "Local images with a stored scan result")
   private readonly nodes = this.g("harbormaster_nodes", "Registered nodes by the status of their last probe", ["status"])
   private readonly queue = this.g("harbormaster_scan_queue_length", "Scans waiting or running")
+  private readonly swarmDesired = this.g("harbormaster_swarm_service_replicas_desired", "Tasks each swarm service should run (a manager's engine only)", ["service", "stack"])
+  private readonly swarmRunning = this.g("harbormaster_swarm_service_replicas_running", "Tasks of each swarm service that run (a manager's engine only)", ["service", "stack"])
+  private readonly swarmNodes = this.g("harbormaster_swarm_nodes", "The swarm's nodes by state and availability (a manager's engine only)", ["state", "availability"])
   private readonly lastEvent = this.g("harbormaster_last_engine_event_timestamp_seconds", "When the last engine event arrived (Unix time)")
   private readonly rss = this.g("process_resident_memory_bytes", "Resident memory size in bytes")
   private readonly start = this.g("process_start_time_seconds", "Start time of the process since the Unix epoch in seconds")
@@ -72,6 +78,7 @@ export class PrometheusMetrics implements Metrics {
     countInto(this.nodes, "status", NODE_STATUSES, (await ctx.nodes.list()).map((n) => n.status))
     const engine = await this.engineGauges(ctx).then(() => 1, () => 0)
     this.engineUp.set(engine)
+    if (engine) await this.swarmGauges(ctx)
     if (ctx.config.metricsContainers) await (this.containerGauges ??= new ContainerGauges(this.registry)).update(ctx.stats)
     return { contentType: prometheusContentType, text: await this.registry.metrics() }
   }
@@ -85,6 +92,21 @@ export class PrometheusMetrics implements Metrics {
     const present = images.flatMap((i) => scans.get(i.Id) ?? [])
     for (const s of SEVERITIES) this.cves.set({ severity: s }, present.reduce((n, r) => n + (r.counts[s] ?? 0), 0))
     this.scanned.set(present.length)
+  }
+
+  /** The swarm's services and nodes, when the engine is a swarm manager; none otherwise. */
+  private async swarmGauges(ctx: Pick<Scraped, "engine">): Promise<void> {
+    for (const g of [this.swarmDesired, this.swarmRunning, this.swarmNodes]) g.reset()
+    const read = await Promise.all([listSwarmServices(ctx.engine), ctx.engine.listNodes()]).catch(() => undefined)
+    if (!read) return
+    const [services, nodes] = read
+    for (const s of services) {
+      this.swarmDesired.set({ service: s.name, stack: s.stack ?? "" }, s.replicas.desired)
+      this.swarmRunning.set({ service: s.name, stack: s.stack ?? "" }, s.replicas.running)
+    }
+    for (const state of new Set([...SWARM_NODE_STATES, ...nodes.map((n) => n.Status.State)]))
+      for (const availability of new Set([...SWARM_AVAILABILITIES, ...nodes.map((n) => n.Spec.Availability)]))
+        this.swarmNodes.set({ state, availability }, nodes.filter((n) => n.Status.State === state && n.Spec.Availability === availability).length)
   }
 
   /** Adds to a counter what a count kept elsewhere grew by since the last scrape (every label value present from the start). */

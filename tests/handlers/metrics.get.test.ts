@@ -70,3 +70,22 @@ test("with SVC_METRICS_TOKEN the bearer token is required", async () => {
   expect(res.status).toBe(200)
   expect(await res.text()).not.toContain("s3cret-metrics")
 })
+
+test("on a swarm manager: each service's desired and running replicas, the nodes by state and availability; none elsewhere", async () => {
+  t = await testApp({}, { SVC_METRICS: "on" })
+  const before = await (await t.call("GET", "/metrics")).text()
+  expect(before).not.toContain("harbormaster_swarm_service_replicas_desired{")
+  expect(before).not.toContain("harbormaster_swarm_nodes{")
+  t.engine.swarm.seed(2)
+  t.engine.swarm.addService({ name: "shop_web", replicas: 3, labels: { "com.docker.stack.namespace": "shop" } })
+  const worker = [...t.engine.swarm.nodes.values()].find((n) => n.Description.Hostname === "worker2")!
+  t.engine.swarm.setNodeState(worker.ID, "down")
+  const text = await (await t.call("GET", "/metrics")).text()
+  expect((await promtool(text)).code).toBe(0)
+  expect(value(text, 'harbormaster_swarm_service_replicas_desired{service="shop_web",stack="shop"}')).toBe(3)
+  expect(value(text, 'harbormaster_swarm_service_replicas_running{service="shop_web",stack="shop"}')).toBe(3)
+  expect(value(text, 'harbormaster_swarm_nodes{state="ready",availability="active"}')).toBe(2)
+  expect(value(text, 'harbormaster_swarm_nodes{state="down",availability="active"}')).toBe(1)
+  expect(value(text, 'harbormaster_swarm_nodes{state="ready",availability="drain"}')).toBe(0)
+  expect(text).not.toContain("SWMTKN")
+})

@@ -1,9 +1,11 @@
-// The swarm's engine calls against the test swarm of scripts/swarm.sh (a manager and two workers),
-// on both flavours.
-import { afterAll, describe, expect, test } from "bun:test"
+// The swarm's engine calls and its routes against the test swarm of scripts/swarm.sh (a manager and
+// two workers), on both flavours.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { dockerEngine } from "#lib/engine/client.ts"
-import { realEngine } from "../support/engine.ts"
-import { serviceSpec, swarmManager, swarmWorkerHosts, until } from "../support/swarm.ts"
+import { engineHost, realEngine } from "../support/engine.ts"
+import { startService, type Service } from "../support/service.ts"
+import { collect } from "../support/sse.ts"
+import { serviceSpec, swarmManager, swarmManagerHost, swarmScript, swarmWorkerHosts, until } from "../support/swarm.ts"
 
 const manager = swarmManager()
 const workers = swarmWorkerHosts().map((h) => dockerEngine(h))
@@ -113,5 +115,146 @@ describe("swarm engine calls", () => {
     expect(await lone.swarmLeave().catch((e) => e.code)).toBe("conflict")
     await lone.swarmLeave({ force: true })
     expect((await lone.info()).Swarm.LocalNodeState).toBe("inactive")
+  })
+})
+
+describe("swarm routes", () => {
+  let svc: Service
+  let lone: Service
+  /** Every answer's text but the join tokens' own, and every event the service published. */
+  const seen: string[] = []
+  const events = new AbortController()
+  let eventLog = ""
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, on = () => svc) => {
+    const res = await fetch(`${on().url}${path}`, { method, headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) })
+    const text = await res.text()
+    if (!path.endsWith("/join-tokens")) seen.push(text)
+    return { status: res.status, body: text ? JSON.parse(text) : undefined }
+  }
+  const services = async () => (await call("GET", "/api/swarm/services")).body as any[]
+  const service = async (name: string) => (await call("GET", `/api/swarm/services/${name}`)).body
+  const nodes = async () => (await call("GET", "/api/swarm/nodes")).body as any[]
+  const runningOn = async (name: string) => (await service(name)).tasks.filter((t: any) => t.desired_state === "running" && t.state === "running")
+
+  beforeAll(async () => {
+    svc = await startService({ DOCKER_HOST: swarmManagerHost() })
+    lone = await startService({ DOCKER_HOST: engineHost("a") })
+    void (async () => {
+      const res = await fetch(`${svc.url}/api/events`, { signal: events.signal })
+      const decoder = new TextDecoder()
+      for await (const chunk of res.body!) eventLog += decoder.decode(chunk, { stream: true })
+    })().catch(() => {})
+  })
+  afterAll(async () => {
+    await svc?.stop()
+    await lone?.stop()
+  })
+
+  test("the swarm and its three nodes; an engine in no swarm is inactive and its swarm routes are 409 not_swarm_manager", async () => {
+    expect((await call("GET", "/api/swarm")).body).toMatchObject({ active: true, role: "manager", nodes: 3 })
+    expect((await nodes()).map((n) => `${n.hostname} ${n.role} ${n.state}`)).toEqual(["manager manager ready", "worker1 worker ready", "worker2 worker ready"])
+    expect((await call("GET", "/api/swarm", undefined, {}, () => lone)).body).toMatchObject({ active: false, role: null })
+    for (const path of ["/api/swarm/nodes", "/api/swarm/services", "/api/swarm/services/x"]) {
+      const res = await call("GET", path, undefined, {}, () => lone)
+      expect([res.status, res.body.error.code]).toEqual([409, "not_swarm_manager"])
+      expect(res.body.error.message).toContain("not a swarm manager")
+    }
+  })
+
+  test("scale up and down, drain a worker, stop a worker's daemon: the tasks move and the counts follow", async () => {
+    await manager.createService(serviceSpec("hm-web", 3))
+    await until(async () => (await services()).find((s) => s.name === "hm-web")?.replicas.running === 3)
+    expect((await service("hm-web")).tasks.filter((t: any) => t.state === "running").map((t: any) => t.node).sort()).toEqual(["manager", "worker1", "worker2"])
+
+    expect((await call("POST", "/api/swarm/services/hm-web/scale", { replicas: 5 })).body.replicas.desired).toBe(5)
+    await until(async () => (await services()).find((s) => s.name === "hm-web")?.replicas.running === 5)
+    await call("POST", "/api/swarm/services/hm-web/scale", { replicas: 2 })
+    await until(async () => (await runningOn("hm-web")).length === 2 && (await services()).find((s) => s.name === "hm-web")?.replicas.running === 2)
+
+    // Drain worker1: nothing runs there, the service keeps its two replicas elsewhere.
+    const drained = await call("POST", "/api/swarm/nodes/worker1", { availability: "drain" })
+    expect(drained.body).toMatchObject({ hostname: "worker1", availability: "drain" })
+    await until(async () => (await nodes()).find((n) => n.hostname === "worker1")?.tasks_running === 0 && (await runningOn("hm-web")).length === 2)
+    expect((await runningOn("hm-web")).map((t: any) => t.node)).not.toContain("worker1")
+    await call("POST", "/api/swarm/nodes/worker1", { availability: "active" })
+
+    // worker2's daemon stops: the node turns down, its task is started again on another node.
+    // Spread placement put the drained task on the node without one: manager and worker2 run it now.
+    expect((await runningOn("hm-web")).map((t: any) => t.node).sort()).toEqual(["manager", "worker2"])
+    await swarmScript("node-stop", "2")
+    try {
+      await until(async () => (await nodes()).find((n) => n.hostname === "worker2")?.state === "down", 90)
+      await until(async () => {
+        const running = await runningOn("hm-web")
+        return running.length === 2 && running.every((t: any) => t.node !== "worker2")
+      }, 90)
+    } finally {
+      await swarmScript("node-start", "2")
+    }
+    await until(async () => (await nodes()).find((n) => n.hostname === "worker2")?.state === "ready", 90)
+  }, 300_000)
+
+  test("force-update replaces every task; rollback returns to the spec before", async () => {
+    const before = (await runningOn("hm-web")).map((t: any) => t.id)
+    expect((await call("POST", "/api/swarm/services/hm-web/force-update")).status).toBe(200)
+    await until(async () => {
+      const now = await runningOn("hm-web")
+      return now.length === 2 && now.every((t: any) => !before.includes(t.id))
+    })
+    const scaled = await call("POST", "/api/swarm/services/hm-web/scale", { replicas: 3 })
+    expect(scaled.body.replicas.desired).toBe(3)
+    const back = await call("POST", "/api/swarm/services/hm-web/rollback")
+    expect(back.status).toBe(200)
+    await until(async () => (await services()).find((s) => s.name === "hm-web")?.replicas.desired === 2 && (await runningOn("hm-web")).length === 2)
+    expect((await service("hm-web")).update_status?.state).toMatch(/^rollback_/)
+  }, 120_000)
+
+  test("service logs over SSE carry the task id as container", async () => {
+    const { ID } = await manager.createService(serviceSpec("hm-said", 2, "echo said-$(hostname); sleep 3600"))
+    const tasks = await until(async () => {
+      const t = await runningOn("hm-said")
+      return t.length === 2 && t
+    })
+    const lines = await until(async () => {
+      const got = await collect(await fetch(`${svc.url}/api/swarm/services/${ID}/logs?follow=false&tail=all`))
+      return got.length === 2 && got
+    })
+    expect(lines.map((l) => [l.service, l.stream])).toEqual([["hm-said", "stdout"], ["hm-said", "stdout"]])
+    expect(lines.every((l) => l.line.startsWith("said-"))).toBe(true)
+    expect(lines.map((l) => l.container).sort()).toEqual(tasks.map((t: any) => t.id).sort())
+    // Followed: the lines come, the stream stays open until the client goes.
+    const abort = new AbortController()
+    const followed = await collect(await fetch(`${svc.url}/api/swarm/services/hm-said/logs?tail=all`, { signal: abort.signal }), (m) => m.length === 2)
+    abort.abort()
+    expect(followed).toHaveLength(2)
+  })
+
+  test("bad input: an unknown node or service is 404, replicas -1 is 400, a bad availability 400", async () => {
+    expect((await call("GET", "/api/swarm/nodes/nosuchnode")).status).toBe(404)
+    expect((await call("POST", "/api/swarm/nodes/nosuchnode", { availability: "drain" })).status).toBe(404)
+    expect((await call("POST", "/api/swarm/nodes/worker1", { availability: "gone" })).status).toBe(400)
+    expect((await call("GET", "/api/swarm/services/nosuchservice")).status).toBe(404)
+    expect((await call("POST", "/api/swarm/services/hm-web/scale", { replicas: -1 })).status).toBe(400)
+    expect((await call("POST", "/api/swarm/services/nosuchservice/scale", { replicas: 1 })).status).toBe(404)
+  })
+
+  test("join tokens only with the cluster token, and in no other answer or event", async () => {
+    const cluster = (await call("POST", "/api/cluster/token")).body.token
+    expect((await call("GET", "/api/swarm/join-tokens")).status).toBe(401)
+    const tokens = await call("GET", "/api/swarm/join-tokens", undefined, { authorization: `Bearer ${cluster}` })
+    expect(tokens.status).toBe(200)
+    const { worker, manager: managerToken } = tokens.body
+    expect(worker).toStartWith("SWMTKN-")
+    expect(managerToken).toStartWith("SWMTKN-")
+    // The routes that show the swarm once more, and every event of the run.
+    await call("GET", "/api/swarm")
+    await call("GET", "/api/health")
+    await call("GET", "/api/dashboard")
+    await call("GET", "/api/events/history")
+    events.abort()
+    const all = [...seen, eventLog].join("\n")
+    expect(eventLog).toContain('"type":"swarm"')
+    expect(all).toContain("hm-web")
+    for (const token of [worker, managerToken, worker.split("-").at(-1), managerToken.split("-").at(-1)]) expect(all).not.toContain(token)
   })
 })

@@ -34,12 +34,12 @@ test("summarises the engine's answers: states counted, sizes and disk use summed
   })
   expect(body.containers.map((c: { name: string }) => c.name).sort()).toEqual(["a", "b", "c"])
   expect(body.containers.find((c: { name: string }) => c.name === "c").stack).toBe("shop")
-  expect(ops()).toEqual(["df", "listContainers", "listImages", "listNetworks", "listVolumes", "version"])
-  // The engine's version and disk use are reused by the next dashboard; the lists are asked again.
+  expect(ops()).toEqual(["df", "info", "listContainers", "listImages", "listNetworks", "listVolumes", "version"])
+  // The engine's version and disk use are reused by the next dashboard; the lists and the swarm are asked again.
   t.engine.calls = []
   t.engine.addContainer({ name: "d", state: "created" })
   expect((await (await t.call("GET", "/api/dashboard")).json()).container_states).toMatchObject({ total: 4, created: 1 })
-  expect(ops()).toEqual(["listContainers", "listImages", "listNetworks", "listVolumes"])
+  expect(ops()).toEqual(["info", "listContainers", "listImages", "listNetworks", "listVolumes"])
 })
 
 test("a failed disk count fails the dashboard with the engine's error and is not kept: the next dashboard counts again", async () => {
@@ -65,4 +65,10 @@ test("an unreachable engine is a 503 with the error shape", async () => {
   const res = await t.call("GET", "/api/dashboard")
   expect(res.status).toBe(503)
   expect((await res.json()).error).toMatchObject({ code: "engine_unavailable", message: expect.stringContaining("unreachable") })
+})
+
+test("the dashboard says the engine's place in a swarm", async () => {
+  t = await testApp()
+  t.engine.swarm.seed(1)
+  expect((await (await t.call("GET", "/api/dashboard")).json()).swarm).toMatchObject({ active: true, role: "manager", nodes: 2 })
 })

@@ -40,3 +40,14 @@ test("unknown routes and foreign hosts get the one error shape", async () => {
   expect(foreign.status).toBe(403)
   expect((await foreign.json()).error.code).toBe("host_not_allowed")
 })
+
+test("health says the engine's place in a swarm, from GET /info, and no join token", async () => {
+  t = await testApp()
+  expect((await (await t.call("GET", "/api/health")).json()).swarm).toMatchObject({ active: false, role: null })
+  t.engine.swarm.seed(2)
+  const text = await (await t.call("GET", "/api/health")).text()
+  expect(JSON.parse(text).swarm).toMatchObject({ active: true, role: "manager", nodes: 3 })
+  expect(text).not.toContain("SWMTKN")
+  t.engine.down = true
+  expect((await (await t.call("GET", "/api/health")).json()).swarm).toBeNull()
+})

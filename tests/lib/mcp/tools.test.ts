@@ -34,3 +34,12 @@ test("a tool's default is sent unless the argument is given", () => {
   expect(apiCall(copy, { name: "web", as: "web2" }).body).toEqual({ dry_run: true, as: "web2" })
   expect(apiCall(copy, { name: "web", dry_run: false }).body).toEqual({ dry_run: false })
 })
+
+test("the swarm's tools: reading in read-only mode, scaling and node changes in full mode only, join tokens never", () => {
+  const names = (mode: "read-only" | "full") => toolsFor(mode).map((t) => t.name).filter((n) => n.includes("swarm"))
+  expect(names("read-only").sort()).toEqual(["inspect_swarm_service", "list_swarm_nodes", "list_swarm_services", "swarm_service_logs", "swarm_status"])
+  expect(names("full")).toContain("scale_swarm_service")
+  expect(names("full")).toContain("update_swarm_node")
+  expect(tools.filter((t) => /join-tokens|\/swarm\/(init|join|leave)/.test(t.route))).toEqual([])
+  expect(apiCall(tools.find((t) => t.name === "scale_swarm_service")!, { id: "web", replicas: 3 })).toEqual({ method: "POST", path: "/api/swarm/services/web/scale", query: undefined, body: { replicas: 3 } })
+})
