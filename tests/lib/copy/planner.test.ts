@@ -181,3 +181,23 @@ describe("images and ports", () => {
     [{ target: 80 }, []],
   ])("ports %p publish %p", (entry, out) => expect(parsePorts(entry)).toEqual(out as any))
 })
+
+describe("swarm stacks", () => {
+  const swarm = (over: Parameters<typeof input>[0] = {}): PlanInput => {
+    const i = input(over)
+    return { ...i, model: { ...i.model, swarm: true } }
+  }
+
+  test("named volumes, whose data lies on every node a task ran on, block a copy with include_volumes", () => {
+    const p = plan(swarm())
+    expect(p.blockers.map((b) => b.code)).toEqual(["swarm_volumes"])
+    expect(p.blockers[0]!.message).toContain("data, shared")
+  })
+
+  test("without include_volumes, or without volumes, the copy goes (the volumes start empty)", () => {
+    const p = plan(swarm({ flags: { include_volumes: false } }))
+    expect(p.blockers).toEqual([])
+    expect(p.volumes.every((v) => !v.transfer)).toBe(true)
+    expect(codes(swarm({ compose: compose("services:\n  app:\n    image: busybox\n") }))).toEqual([])
+  })
+})
