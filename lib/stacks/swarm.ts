@@ -9,6 +9,8 @@
 // rm`, then a wait until the stack's services and networks are gone (and with `volumes`, its named
 // volumes on the manager removed: those on other nodes stay there).
 import type { ComposeProject } from "./compose.ts"
+import type { StackFiles } from "./files.ts"
+import { readIfFile, within } from "./host-paths.ts"
 import { candidateModel, readCompose } from "./model.ts"
 import { tailOf, type Orchestrator } from "./orchestrator.ts"
 import type { StackCli } from "./stack-cli.ts"
@@ -28,7 +30,7 @@ export interface SwarmService {
     Mode?: { Replicated?: { Replicas?: number }; Global?: object; ReplicatedJob?: object; GlobalJob?: object }
     TaskTemplate?: { ContainerSpec?: unknown; ForceUpdate?: number }
   }
-  UpdateStatus?: { State?: string; Message?: string }
+  UpdateStatus?: { State?: string; StartedAt?: string; Message?: string }
 }
 
 /** What it reads of a task. */
@@ -96,7 +98,8 @@ const same = (a: unknown, b: unknown) => JSON.stringify(normal(a) ?? null) === J
 /**
  * Where a stack's deploy stands: `done` when every service has its replicas (one per task a global
  * service keeps) running at its current container spec; `failed` with the errors when a task made
- * since `since` (ms) failed or was rejected, or the swarm paused or rolled back a service's update.
+ * since `since` (ms) failed or was rejected, or the swarm paused or rolled back a service's update
+ * begun since.
  */
 export function convergence(services: SwarmService[], tasks: SwarmTask[], since: number): { done: boolean; failed: string[] } {
   const failed: string[] = []
@@ -108,7 +111,9 @@ export function convergence(services: SwarmService[], tasks: SwarmTask[], since:
     for (const t of mine)
       if (FAILED.has(t.Status.State) && Date.parse(t.CreatedAt) >= since)
         failed.push(`service ${name}: task ${t.ID.slice(0, 12)}${t.NodeID ? ` on node ${t.NodeID.slice(0, 12)}` : ""} ${t.Status.State}: ${t.Status.Err || t.Status.Message || "no message"}`)
-    const update = s.UpdateStatus?.State
+    // An update that began before this change (one the swarm paused earlier) says nothing of it.
+    const started = s.UpdateStatus?.StartedAt
+    const update = !started || Date.parse(started) >= since ? s.UpdateStatus?.State : undefined
     if (update && GAVE_UP.has(update)) failed.push(`service ${name}: update ${update}: ${s.UpdateStatus?.Message ?? ""}`.trim())
     if (update === "updating") done = false
     const mode = s.Spec.Mode ?? {}
@@ -119,6 +124,24 @@ export function convergence(services: SwarmService[], tasks: SwarmTask[], since:
     if (current.length !== wanted || kept.length !== wanted) done = false
   }
   return { done: done && !failed.length, failed }
+}
+
+/**
+ * Each secret and config read from a file, and named by no `name:`, named after its content
+ * (`<stack>_<key>_<digest>`): the swarm refuses to change one in place, so a new content is a new
+ * secret, and `stack rm` removes them all (they carry the stack's label). The content is the stack's
+ * file as the deploy writes it, else what lies at the path.
+ */
+export function nameByContent(model: Record<string, any>, project: ComposeProject, files: StackFiles): Record<string, any> {
+  for (const section of ["secrets", "configs"]) {
+    for (const [key, entry] of Object.entries<Record<string, any>>(model[section] ?? {})) {
+      if (typeof entry?.file !== "string" || entry.name !== undefined) continue
+      const rel = within(entry.file, project.dir) ? entry.file.slice(project.dir.length + 1) : undefined
+      const content = (rel !== undefined && Object.hasOwn(files, rel) ? files[rel] : readIfFile(entry.file)) ?? ""
+      entry.name = `${project.name}_${key}_${new Bun.CryptoHasher("sha256").update(content).digest("hex").slice(0, 12)}`
+    }
+  }
+  return model
 }
 
 /** Every `$` of every string value doubled: the docker CLI interpolates the file it deploys, and `$$` gives back `$`. */
@@ -179,7 +202,8 @@ export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 500, now = Dat
       if (built) throw buildRefused(built[0])
       const checked = await candidateModel(cli, input)
       if (checked.model.built.length) throw buildRefused(checked.model.built[0]!)
-      return { ...checked, run: JSON.stringify(escapeDollars(JSON.parse(checked.run)), null, 2) }
+      const model = nameByContent(JSON.parse(checked.run), input.project, input.files ?? {})
+      return { ...checked, run: JSON.stringify(escapeDollars(model), null, 2) }
     },
     async up(project, { pull, action = "up", signal } = {}) {
       const since = now() - 1000

@@ -85,17 +85,24 @@ test("a swarm stack deploys as the CLI's model, every task running before the an
   const list = await (await api("/stacks")).json()
   expect(list.find((s: any) => s.name === NAME)).toMatchObject({ orchestrator: "swarm", status: "running" })
   // the secret from the stack's file is the swarm's
-  const secrets = (await manager.inspectService(`${NAME}_app`)).Spec.TaskTemplate.ContainerSpec?.Secrets as { SecretName: string }[]
-  expect(secrets.map((s) => s.SecretName)).toEqual([`${NAME}_token`])
+  expect(await secretNames()).toEqual([expect.stringMatching(new RegExp(`^${NAME}_token_[0-9a-f]{12}$`))])
 })
 
-test("an environment applied and a version rolled back change what the tasks run", async () => {
+const secretNames = async () => ((await manager.inspectService(`${NAME}_app`)).Spec.TaskTemplate.ContainerSpec?.Secrets as { SecretName: string }[]).map((s) => s.SecretName)
+
+test("an environment and a secret file applied and a version rolled back change what the tasks run", async () => {
   expect((await send("PUT", `/stacks/${NAME}/env`, [{ key: "GREETING", value: "bonjour", secret: false }, { key: "TOKEN", value: SECRET_2, secret: true }])).status).toBe(200)
+  // the swarm changes no secret in place: a new content is a new secret
+  const before = await secretNames()
+  expect((await send("PUT", `/stacks/${NAME}/files/token.txt`, { content: `${FILE_SECRET}-2` })).status).toBe(200)
   const applied = await send("POST", `/stacks/${NAME}/apply`)
   expect(applied.status, await applied.clone().text()).toBe(200)
   expect((await applied.json()).status).toBe("running")
   expect(await envOf("web")).toContain("GREETING=bonjour")
   expect(await envOf("web")).toContain(`TOKEN=${SECRET_2}`)
+  const after = await secretNames()
+  expect(after).toHaveLength(1)
+  expect(after).not.toEqual(before)
   const rolled = await send("POST", `/stacks/${NAME}/rollback/1`)
   expect(rolled.status, await rolled.clone().text()).toBe(200)
   expect(await envOf("web")).toContain("GREETING=hello")

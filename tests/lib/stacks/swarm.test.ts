@@ -49,6 +49,8 @@ test("a task that failed since the deploy, or an update the swarm gave up, fails
   // one that failed before the deploy is the past
   expect(convergence([service()], [task("a"), task("b"), task("c", { CreatedAt: "2026-01-01T00:00:01Z", DesiredState: "shutdown", Status: { State: "rejected", Err: "no such image" } })], since).failed).toEqual([])
   expect(convergence([service({ UpdateStatus: { State: "rollback_completed", Message: "rolled back: update failed" } })], [task("a"), task("b")], since).failed).toEqual(["service app: update rollback_completed: rolled back: update failed"])
+  // an update the swarm paused before the deploy began is not this deploy's
+  expect(convergence([service({ UpdateStatus: { State: "paused", StartedAt: "2026-01-01T00:00:01Z" } })], [task("a"), task("b")], since)).toEqual({ done: true, failed: [] })
 })
 
 test("every $ of the deployed model is doubled, keys left as they are", () => {
@@ -92,8 +94,14 @@ test("a swarm stack deploys the model the CLI printed, its $ doubled, and record
   // relative paths as they resolve in the stack's folder
   expect(model.services.app.volumes[0].source).toBe(join(dataDir, "stacks/web/data"))
   expect(model.secrets.s.file).toBe(join(dataDir, "stacks/web/s.txt"))
+  // named after its content: the swarm changes no secret in place
+  const name = model.secrets.s.name
+  expect(name).toMatch(/^web_s_[0-9a-f]{12}$/)
+  await stacks.deploy("web", compose, undefined, { "s.txt": "another secret" })
+  expect(JSON.parse(readFileSync(run, "utf8")).secrets.s.name).not.toBe(name)
   // a redeploy keeps it; naming compose is a conflict, and so is swarm for a compose stack
   expect((await stacks.deploy("web", compose, undefined, undefined)).stack.state.orchestrator).toBe("swarm")
+  expect(deploys.length).toBe(3)
   await fails(stacks.deploy("web", compose, undefined, undefined, { orchestrator: "compose" }), 409, "orchestrator_mismatch")
   await stacks.deploy("plain", app(""))
   await fails(stacks.deploy("plain", app(""), undefined, undefined, { orchestrator: "swarm" }), 409, "orchestrator_mismatch")
