@@ -9,6 +9,8 @@ export const detail = {
   tags: ["auth"],
 }
 
+export const response = { 302: { contentType: "*/*", description: "to the UI (Location: /), with the session cookie" } }
+
 export const role = "public"
 
 export default defineHandler(async ({ request, ctx }) => {
