@@ -1,16 +1,17 @@
 // The gateway to a node: an HTTP request is forwarded with its body streamed as it comes (a
 // Content-Length replayed, a chunked upload kept chunked) and the answer streamed back (SSE
 // included); a WebSocket is bridged socket to socket with backpressure both ways. Authorization,
-// Origin, Expect and hop-by-hop headers stay behind; a node that does not answer is a 502.
+// cookies (a session of this server), Origin, Expect and hop-by-hop headers stay behind; a node that
+// does not answer is a 502.
 import type { Peer, SocketSession } from "../http/socket.ts"
 import { HttpError } from "../http/http-error.ts"
 import { failure, NodeClient, NodeUnreachable } from "./node-client.ts"
 import type { NodeEntry } from "./nodes.ts"
 
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade"]
-/** Never sent to a node: credentials, the browser origin the control plane already checked, and
- *  `Expect: 100-continue`, which the control plane has already answered. */
-const REQUEST_ONLY = ["authorization", "origin", "host", "expect"]
+/** Never sent to a node: credentials (a token, this server's session cookie), the browser origin the
+ *  control plane already checked, and `Expect: 100-continue`, which the control plane has already answered. */
+const REQUEST_ONLY = ["authorization", "cookie", "origin", "host", "expect"]
 /** A WebSocket peer that has this many bytes queued stops reading from the other side. */
 const HIGH_WATER = 1024 * 1024
 const DRAIN_POLL_MS = 10

@@ -17,19 +17,19 @@ test("the target is the node URL plus the path after /proxy, with the query stri
   expect(targetUrl(n, "http://127.0.0.1:8080/api/nodes/n1/proxy")).toBe("http://10.0.0.1:8081/")
 })
 
-test("method, body, status and headers pass; Authorization, Origin and hop-by-hop headers stay behind", async () => {
+test("method, body, status and headers pass; Authorization, cookies, Origin and hop-by-hop headers stay behind", async () => {
   node = fakeNode()
   const req = new Request(gateway("/created?q=1"), {
     method: "PATCH",
     body: JSON.stringify({ a: 1 }),
-    headers: { "content-type": "application/json", authorization: "Bearer secret", origin: "http://127.0.0.1:8080", connection: "keep-alive, x-private", "x-private": "1", "x-kept": "yes", te: "trailers", expect: "100-continue" },
+    headers: { "content-type": "application/json", authorization: "Bearer secret", cookie: "hm_session=s3ssion", origin: "http://127.0.0.1:8080", connection: "keep-alive, x-private", "x-private": "1", "x-kept": "yes", te: "trailers", expect: "100-continue" },
   })
   const res = await forward(entry(node.url), req)
   expect(res.status).toBe(201)
   expect(res.headers.get("x-node")).toBe("fake")
   const seen = await res.json()
   expect(seen).toMatchObject({ method: "PATCH", path: "/created?q=1", bytes: 7, headers: { "content-type": "application/json", "content-length": "7", "x-kept": "yes" } })
-  for (const h of ["authorization", "origin", "x-private", "te", "expect"]) expect(seen.headers[h]).toBeUndefined()
+  for (const h of ["authorization", "cookie", "origin", "x-private", "te", "expect"]) expect(seen.headers[h]).toBeUndefined()
 })
 
 test("a streamed body without a length arrives chunked and whole", async () => {
