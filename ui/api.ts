@@ -42,9 +42,11 @@ export async function call<T = any>(method: string, path: string, body?: unknown
     init.body = JSON.stringify(body)
     init.headers = { ...init.headers, "content-type": "application/json" }
   }
-  const res = await fetch(apiUrl(path, opts), init)
-  // A session that ended (signed out elsewhere, expired): the app shows the sign-in page again.
-  if (res.status === 401 && document.body.dataset.role) dispatchEvent(new Event("hm:signed-out"))
+  const url = apiUrl(path, opts)
+  const res = await fetch(url, init)
+  // This server's session ended (signed out elsewhere, expired): the app shows the sign-in page again.
+  // A node's own refusal through the gateway is that node's answer, shown where it was asked for.
+  if (res.status === 401 && document.body.dataset.role && url === `/api${path}`) dispatchEvent(new Event("hm:signed-out"))
   if (!res.ok) throw await failure(res)
   if (res.status === 204) return undefined as T
   const text = await res.text()
