@@ -1,8 +1,8 @@
 // The gateway to a node: an HTTP request is forwarded with its body streamed as it comes (a
 // Content-Length replayed, a chunked upload kept chunked) and the answer streamed back (SSE
 // included); a WebSocket is bridged socket to socket with backpressure both ways. Authorization,
-// cookies (a session of this server), Origin, Expect and hop-by-hop headers stay behind; a node that
-// does not answer is a 502.
+// cookies (a session of this server), Origin, Expect and hop-by-hop headers stay behind, and a
+// node's Set-Cookie does not come back (its sessions are its own); a node that does not answer is a 502.
 import type { Peer, SocketSession } from "../http/socket.ts"
 import { HttpError } from "../http/http-error.ts"
 import { failure, NodeClient, NodeUnreachable } from "./node-client.ts"
@@ -52,7 +52,7 @@ export async function forward(node: NodeEntry, req: Request): Promise<Response> 
     redirect: "manual",
     signal: req.signal, // the client going away ends the call to the node
   })
-  return new Response(res.body, { status: res.status, statusText: res.statusText, headers: strip(res.headers, []) })
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers: strip(res.headers, ["set-cookie"]) })
 }
 
 /** Opens the node's WebSocket; resolves once it is open, so a failure still refuses the client's upgrade (502, or the node's 4xx). */

@@ -67,7 +67,7 @@ export function fakeNode(opts: { serverId?: string; token?: string; port?: numbe
       }
       const entry = { method: req.method, path: url.pathname + url.search, headers: Object.fromEntries(req.headers), bytes, sha256: hash.digest("hex") }
       seen.push(entry)
-      return Response.json(entry, { status: url.pathname === "/created" ? 201 : 200, headers: { "x-node": "fake" } })
+      return Response.json(entry, { status: url.pathname === "/created" ? 201 : 200, headers: { "x-node": "fake", "set-cookie": "hm_session=the-nodes-own; Path=/" } })
     },
     websocket: {
       open(ws) {

@@ -17,7 +17,7 @@ test("the target is the node URL plus the path after /proxy, with the query stri
   expect(targetUrl(n, "http://127.0.0.1:8080/api/nodes/n1/proxy")).toBe("http://10.0.0.1:8081/")
 })
 
-test("method, body, status and headers pass; Authorization, cookies, Origin and hop-by-hop headers stay behind", async () => {
+test("method, body, status and headers pass; Authorization, cookies, Origin and hop-by-hop headers stay behind, and a node's Set-Cookie does not come back", async () => {
   node = fakeNode()
   const req = new Request(gateway("/created?q=1"), {
     method: "PATCH",
@@ -27,6 +27,7 @@ test("method, body, status and headers pass; Authorization, cookies, Origin and 
   const res = await forward(entry(node.url), req)
   expect(res.status).toBe(201)
   expect(res.headers.get("x-node")).toBe("fake")
+  expect(res.headers.get("set-cookie")).toBeNull()
   const seen = await res.json()
   expect(seen).toMatchObject({ method: "PATCH", path: "/created?q=1", bytes: 7, headers: { "content-type": "application/json", "content-length": "7", "x-kept": "yes" } })
   for (const h of ["authorization", "cookie", "origin", "x-private", "te", "expect"]) expect(seen.headers[h]).toBeUndefined()
