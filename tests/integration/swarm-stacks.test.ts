@@ -195,7 +195,7 @@ test("a watched deploy of an image that exits is rolled back to the previous ver
   expect(body).toMatchObject({ current_version: 1, status: "running" })
   const spec = await manager.inspectService("hm-swarm-upd_app")
   expect(spec.Spec.TaskTemplate.ContainerSpec?.Image).toStartWith(good)
-  const history = await (await api("/stacks/hm-swarm-upd/updates")).json()
+  const { history } = await (await api("/stacks/hm-swarm-upd/updates")).json()
   expect(history.map((h: any) => h.verdict)).toEqual(["rolled_back", "updated"])
   expect((await api("/stacks/hm-swarm-upd", { method: "DELETE" })).status).toBe(200)
 })
