@@ -2,7 +2,8 @@
 // their API tokens, with the role that decides what they may do.
 import type { Role } from "./roles.ts"
 
-export type Source = "local" | "oidc" | "proxy"
+/** Where an identity comes from; `cluster` is another server of the cluster, with the cluster token. */
+export type Source = "local" | "oidc" | "proxy" | "cluster"
 
 export interface Identity {
   user: string

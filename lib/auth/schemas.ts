@@ -6,7 +6,7 @@ import { MAX_PASSWORD } from "./passwords.ts"
 
 export const roleSchema = v.pipe(v.picklist(ROLES), v.description("viewer (reads), operator (actions, deploys, updates), admin (everything)"))
 const stacks = v.pipe(v.array(v.string()), v.description("the stacks this identity is limited to; absent for all"))
-const source = v.picklist(["local", "oidc", "proxy"])
+const source = v.picklist(["local", "oidc", "proxy", "cluster"])
 
 export const userName = v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.description("a user name: letters, digits and ._@+-"))
 export const password = v.pipe(v.string(), v.maxLength(MAX_PASSWORD), v.description("at least 8 characters"))

@@ -3,7 +3,9 @@
 // it as the route's security. A route that declares nothing is open to whoever passes the guard.
 // While sign-in is on, a request without the route's own credential may still come in as a user
 // whose role the route's `role` allows (an admin exporting a stack's environment, Prometheus with an
-// API token); `proves` says whether passing the check showed a credential at all.
+// API token); `proves` says whether passing the check showed a credential at all. A server of the
+// cluster calling another with the cluster token (a copy, its clean-up, a move) is the cluster, with
+// an admin's role: the token already imports and starts stacks on every server.
 import { requireBearer } from "../cluster/bearer.ts"
 import { clusterSecurity } from "../cluster/schemas.ts"
 import { requireMetricsAccess } from "../metrics/metrics.ts"
@@ -11,6 +13,19 @@ import { metricsSecurity } from "../metrics/schemas.ts"
 import type { Ctx } from "./context.ts"
 import { HttpError } from "../http/http-error.ts"
 import type { RouteRole } from "../auth/roles.ts"
+import { TOKEN_PREFIX } from "../auth/tokens.ts"
+import type { Identity } from "../auth/identity.ts"
+
+const CLUSTER: Identity = { user: "cluster", role: "admin", source: "cluster" }
+
+/** Whether the request carries the cluster token (never an API token's shape); marks it as the cluster's. */
+async function fromCluster(ctx: Ctx, request: Request): Promise<boolean> {
+  const given = /^Bearer\s+(\S+)/i.exec(request.headers.get("authorization") ?? "")?.[1]
+  if (!given || given.startsWith(TOKEN_PREFIX)) return false
+  const ok = await requireBearer(ctx, request).then(() => true, () => false)
+  if (ok) ctx.auth.mark(request, { identity: CLUSTER })
+  return ok
+}
 
 interface Rule {
   /** Throws the route's 401 (or 404) when the request may not call it. */
@@ -37,6 +52,7 @@ export type Access = keyof typeof ACCESS
 export async function admit(ctx: Ctx, route: { role?: RouteRole; access?: Access }, request: Request, peer: string | undefined, stack?: string): Promise<void> {
   const rule = route.access && ACCESS[route.access]
   if (!ctx.auth.enabled) return void (await rule?.check(ctx, request))
+  if (await fromCluster(ctx, request)) return
   if (rule) {
     try {
       await rule.check(ctx, request)

@@ -17,7 +17,7 @@ export const detail = { operationId: "registerNode", summary: "Register a node w
 
 export const response = { 200: probedNodeSchema, 201: probedNodeSchema }
 
-export const role = "admin"
+export const role = "public"
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, peer, set }) => {
   const m = await ctx.cluster.read()

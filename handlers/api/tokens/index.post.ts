@@ -26,7 +26,7 @@ export const role = "viewer"
 
 export default defineHandler<v.InferOutput<typeof body>>(({ body, request, ctx, set }) => {
   const me = caller(ctx.auth, request)
-  if (me.token) throw new HttpError(403, "forbidden", "an API token cannot create tokens; sign in")
+  if (me.token || me.source === "cluster") throw new HttpError(403, "forbidden", "only a signed-in user creates tokens (not an API token, not the cluster token)")
   const forOther = body.user !== undefined && body.user !== me.user
   if (forOther && me.role !== "admin") throw new HttpError(403, "forbidden", "only an admin creates tokens for another user")
   const owner = forOther ? ctx.auth.users.get(body.user!) : undefined

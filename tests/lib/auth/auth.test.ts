@@ -157,3 +157,22 @@ test("the audit log holds every change without a body: an environment's keys at 
     'POST /api/auth/login {} 200',
   ])
 })
+
+test("another server of the cluster, with the cluster token, is the cluster: it registers, cleans up after a copy, and is audited as such", async () => {
+  t = await authApp()
+  await t.addUser("root", "admin")
+  const root = await t.signIn("root")
+  const { token } = await (await t.call("POST", "/api/cluster/token", undefined, { cookie: root })).json()
+  const cluster = { authorization: `Bearer ${token}` }
+  expect((await t.call("DELETE", "/api/volumes/nothing-here", undefined, cluster)).status).toBe(404)
+  expect((await t.call("DELETE", "/api/volumes/nothing-here", undefined, { authorization: "Bearer not-the-token" })).status).toBe(401)
+  const registered = await t.call("POST", "/api/cluster/register", { token: "wrong", server_id: "abc" })
+  expect(registered.status).toBe(403)
+  expect((await registered.json()).error.code).toBe("invalid_token")
+  expect((await t.call("POST", "/api/tokens", { name: "x" }, cluster)).status).toBe(403)
+  const { entries } = await (await t.call("GET", "/api/audit?route=/api/volumes", undefined, { cookie: root })).json()
+  expect(entries.map((e: any) => [e.user, e.source, e.status])).toEqual([
+    [null, null, 401],
+    ["cluster", "cluster", 404],
+  ])
+})
