@@ -159,6 +159,24 @@ describe("sign-in in the browser", () => {
     await page.getByRole("alert").waitFor()
     expect(await page.getByRole("alert").textContent()).toContain("wrong user name or password")
   }, 60_000)
+
+  test("a local user signs in with the form; an operator acts but is offered no prune or audit", async () => {
+    const add = Bun.spawn(["bun", "server.ts", "user", "add", "lou", "--role", "operator"], { cwd: `${import.meta.dir}/../..`, env: { ...process.env, SVC_DATA: svc.dataDir }, stdin: new Blob(["lou's long password\n"]), stdout: "pipe", stderr: "pipe" })
+    expect(await add.exited).toBe(0)
+    await page.goto(svc.url)
+    await page.locator("#signin-user").fill("lou")
+    await page.locator("#signin-password").fill("lou's long password")
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.locator("#user .user").waitFor()
+    expect(await page.locator("#user").textContent()).toContain("operator")
+    await page.goto(`${svc.url}/#/containers`)
+    await page.locator(`a[href="#/containers/${container}"]`).first().waitFor()
+    expect(await page.getByRole("button", { name: /^Stop / }).first().isVisible()).toBe(true)
+    expect(await visible('nav a[href="#/prune"]')).toBe(false)
+    expect(await visible('nav a[href="#/audit"]')).toBe(false)
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByRole("heading", { name: "Sign in" }).waitFor()
+  }, 60_000)
 })
 
 test("with sign-in off the UI shows no user, no sign-in and no token or audit pages", async () => {
@@ -167,6 +185,7 @@ test("with sign-in off the UI shows no user, no sign-in and no token or audit pa
     await page.goto(`${off.url}/#/containers`)
     await page.locator("main h1").first().waitFor()
     expect(await page.locator("main h1").first().textContent()).toBe("Containers")
+    await page.locator(`a[href="#/containers/${container}"]`).first().waitFor()
     expect(await visible("#user")).toBe(false)
     expect(await visible('nav a[href="#/tokens"]')).toBe(false)
     expect(await visible('nav a[href="#/audit"]')).toBe(false)
