@@ -152,6 +152,8 @@ describe("swarm routes", () => {
 
   test("the swarm and its three nodes; an engine in no swarm is inactive and its swarm routes are 409 not_swarm_manager", async () => {
     expect((await call("GET", "/api/swarm")).body).toMatchObject({ active: true, role: "manager", nodes: 3 })
+    expect((await call("GET", "/api/health")).body.swarm).toMatchObject({ active: true, role: "manager", nodes: 3 })
+    expect((await call("GET", "/api/dashboard")).body.swarm).toMatchObject({ active: true, role: "manager" })
     expect((await nodes()).map((n) => `${n.hostname} ${n.role} ${n.state}`)).toEqual(["manager manager ready", "worker1 worker ready", "worker2 worker ready"])
     expect((await call("GET", "/api/swarm", undefined, {}, () => lone)).body).toMatchObject({ active: false, role: null })
     for (const path of ["/api/swarm/nodes", "/api/swarm/services", "/api/swarm/services/x"]) {
