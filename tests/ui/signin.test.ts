@@ -122,6 +122,13 @@ describe("sign-in in the browser", () => {
     expect(text).toContain("ada")
     expect(text).toContain("vic")
     expect(text).toContain("/api/auth/oidc/callback")
+    // A refusal, and the result filter that finds it.
+    expect((await fetch(`${svc.url}/api/volumes`, { headers: { authorization: "Bearer hm_not-a-token" } })).status).toBe(401)
+    await page.locator("#audit-action").fill("")
+    await page.locator("#audit-result").selectOption("refused")
+    await page.getByRole("button", { name: "Filter" }).click()
+    await page.locator("main table tbody tr", { hasText: "/api/volumes" }).waitFor()
+    expect(await page.locator("main table tbody tr", { hasText: "/api/auth/oidc/callback" }).count()).toBe(0)
     await signOut()
   }, 120_000)
 

@@ -11,7 +11,13 @@ interface Page {
   next: string | null
 }
 
-const RESULTS: Record<string, [string, string] | undefined> = { "": undefined, ok: ["0", "399"], denied: ["401", "403"], failed: ["400", "599"] }
+/** The result filter as the statuses it takes: refused is 401 to 403, any error 400 and up. */
+const RESULTS: Record<string, { label: string; range?: [string, string] }> = {
+  any: { label: "any" },
+  ok: { label: "ok", range: ["0", "399"] },
+  refused: { label: "refused (401, 403)", range: ["401", "403"] },
+  error: { label: "any error (4xx, 5xx)", range: ["400", "599"] },
+}
 
 const what = (e: Entry) => [e.action && h("strong", null, e.action, " "), h("span", { class: "mono" }, `${e.method} ${e.route}`), e.tool && h("span", { class: "muted" }, ` tool ${e.tool}`)]
 const target = (e: Entry) => Object.entries(e.target).map(([k, val]) => `${k}=${val}`).join(" ") || "—"
@@ -22,7 +28,7 @@ export function auditPage(main: HTMLElement, _: Record<string, string>, signal: 
   const user = h("input", { id: "audit-user", placeholder: "any" })
   const route = h("input", { id: "audit-route", placeholder: "/api/stacks" })
   const action = h("input", { id: "audit-action", placeholder: "login, ws.open, mcp.tool" })
-  const result = h("select", { id: "audit-result" }, Object.keys(RESULTS).map((r) => h("option", { value: r }, r || "any")))
+  const result = h("select", { id: "audit-result" }, Object.entries(RESULTS).map(([value, r]) => h("option", { value }, r.label)))
   const since = h("input", { id: "audit-since", type: "datetime-local" })
   const rows = h("div")
   const more = h("div", { class: "actions" })
@@ -33,7 +39,7 @@ export function auditPage(main: HTMLElement, _: Record<string, string>, signal: 
     if (user.value.trim()) q.set("user", user.value.trim())
     if (route.value.trim()) q.set("route", route.value.trim())
     if (action.value.trim()) q.set("action", action.value.trim())
-    const range = RESULTS[result.value]
+    const range = RESULTS[result.value]?.range
     if (range) q.set("status_min", range[0]), q.set("status_max", range[1])
     if (since.value) q.set("since", new Date(since.value).toISOString())
     if (cursor) q.set("cursor", cursor)
