@@ -1,0 +1,72 @@
+// A cluster of two real servers, both with sign-in on: a member joins (the control plane's
+// registration needs no user, the cluster token in its body), and an admin's copy of a stack with a
+// volume reaches the member through the cluster token, which the member takes as the cluster's.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { Engine } from "#lib/engine/client.ts"
+import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
+import { startService, type Service } from "../support/service.ts"
+
+const root = join(import.meta.dir, "../..")
+const PASSWORD = "a long enough password"
+const NAME = "hm-auth-copy"
+const compose = `services:
+  app:
+    image: ${testImage()}
+    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 0.2; done"]
+    volumes: [data:/data]
+    labels: { ${TEST_LABEL}: "1" }
+volumes:
+  data:
+    labels: { ${TEST_LABEL}: "1" }
+`
+
+const engines: Engine[] = []
+const services: Service[] = []
+const dirs: string[] = []
+const cookies: string[] = []
+
+async function call(i: number, method: string, path: string, body?: unknown) {
+  const svc = services[i]!
+  const res = await fetch(`${svc.url}${path}`, { method, headers: { cookie: cookies[i]!, ...(body === undefined ? {} : { "content-type": "application/json" }) }, body: body === undefined ? undefined : JSON.stringify(body) })
+  return { status: res.status, body: (await res.json()) as any }
+}
+
+beforeAll(async () => {
+  for (const which of ["a", "b"] as const) {
+    const engine = realEngine(which)
+    engines.push(engine)
+    await cleanup(engine)
+    const dataDir = mkdtempSync(join(tmpdir(), `hm-auth-${which}-`))
+    dirs.push(dataDir)
+    const add = Bun.spawnSync(["bun", join(root, "server.ts"), "user", "add", "root", "--role", "admin"], { env: { ...process.env, SVC_DATA: dataDir }, stdin: new TextEncoder().encode(PASSWORD) })
+    expect(add.exitCode).toBe(0)
+    const svc = await startService({ DOCKER_HOST: engineHost(which), SVC_AUTH: "local", SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000" }, { dataDir })
+    services.push(svc)
+    const login = await fetch(`${svc.url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ user: "root", password: PASSWORD }) })
+    cookies.push(login.headers.get("set-cookie")!.split(";")[0]!)
+  }
+})
+afterAll(async () => {
+  for (const i of [0, 1]) await call(i, "DELETE", `/api/stacks/${NAME}?volumes=true`).catch(() => {})
+  for (const svc of services) await svc.stop()
+  for (const engine of engines) await cleanup(engine)
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+test("a member joins a control plane with sign-in on, and an admin's copy with a volume reaches it", async () => {
+  const { token } = (await call(0, "POST", "/api/cluster/token")).body
+  const joined = await call(1, "POST", "/api/cluster/join", { control_plane_url: services[0]!.url, token, name: "b", advertise: services[1]!.url })
+  expect(joined.status).toBe(200)
+  expect((await call(0, "GET", "/api/nodes/b")).body.status).toBe("online")
+  expect((await call(0, "POST", "/api/stacks", { name: NAME, content: compose })).status).toBe(201)
+  const copied = await call(0, "POST", `/api/stacks/${NAME}/copy`, { to: "b", dry_run: false })
+  expect(copied.status).toBe(201)
+  expect((await call(1, "GET", `/api/stacks/${NAME}`)).body).toMatchObject({ name: NAME, managed: true })
+  const { entries } = (await call(1, "GET", "/api/audit?user=cluster")).body
+  expect(entries.map((e: any) => `${e.method} ${e.route} ${e.status}`)).toContain("POST /api/stacks/import 201")
+  // Without a session, a member's API is closed to the control plane's callers all the same.
+  expect((await fetch(`${services[1]!.url}/api/stacks`)).status).toBe(401)
+})
