@@ -33,6 +33,11 @@ export function checkName(name: string): void {
   if (!isUserName(name)) throw new HttpError(400, "invalid_user", "a user name has 1 to 64 letters, digits and ._@+- and starts with a letter or digit")
 }
 
+/** The last admin stays: without one, nobody could manage users until the next start's setup token. */
+function keepAnAdmin(all: Record<string, UserRecord>): void {
+  if (!Object.values(all).some((u) => u.role === "admin")) throw new HttpError(409, "last_admin", "this would leave no admin; make another admin first")
+}
+
 export class Users {
   private file: JsonFile<Record<string, UserRecord>>
 
@@ -64,22 +69,24 @@ export class Users {
     })
   }
 
-  /** Changes a user's role, stacks or hash; 404 when there is none. */
+  /** Changes a user's role, stacks or hash; 404 when there is none, 409 when it would leave no admin. */
   change(name: string, change: Partial<Pick<UserRecord, "role" | "stacks" | "hash">>): UserView {
     return this.file.update((all) => {
       const user = Object.hasOwn(all, name) ? all[name] : undefined
       if (!user) throw new HttpError(404, "user_not_found", `no user "${name}"`)
       Object.assign(user, change)
       if (change.stacks === null) delete user.stacks
+      keepAnAdmin(all)
       return view(name, user)
     })
   }
 
-  /** Removes a user; 404 when there is none. */
+  /** Removes a user; 404 when there is none, 409 for the last admin. */
   remove(name: string): void {
     this.file.update((all) => {
       if (!Object.hasOwn(all, name)) throw new HttpError(404, "user_not_found", `no user "${name}"`)
       delete all[name]
+      keepAnAdmin(all)
     })
   }
 }

@@ -42,3 +42,16 @@ test("a weak password or a bad name is a 400; the files are the service's own (0
   for (const f of ["users.json", "sessions.json"]) expect(statSync(`${t.dataDir}/auth/${f}`).mode & 0o777).toBe(0o600)
   expect(statSync(`${t.dataDir}/auth`).mode & 0o777).toBe(0o700)
 })
+
+test("the last admin cannot be removed or made something else", async () => {
+  t = await authApp()
+  await t.addUser("root", "admin")
+  const root = await t.signIn("root")
+  const demoted = await t.call("PATCH", "/api/users/root", { role: "operator" }, { cookie: root })
+  expect(demoted.status).toBe(409)
+  expect((await demoted.json()).error.code).toBe("last_admin")
+  expect((await t.call("DELETE", "/api/users/root", undefined, { cookie: root })).status).toBe(409)
+  expect((await t.call("GET", "/api/users", undefined, { cookie: root })).status).toBe(200)
+  await t.addUser("second", "admin")
+  expect((await t.call("DELETE", "/api/users/root", undefined, { cookie: root })).status).toBe(200)
+})
