@@ -165,7 +165,7 @@ export interface Polling {
 }
 
 /** Polls `look` until it answers true, the deadline passes (504 `compose_timeout`) or the signal fires (503 `compose_aborted`). */
-async function until(what: string, look: () => Promise<boolean>, { timeout, pollMs = 500, now = Date.now, signal }: Polling): Promise<void> {
+async function until(what: string, look: () => Promise<boolean>, { timeout, pollMs = 250, now = Date.now, signal }: Polling): Promise<void> {
   const deadline = now() + timeout * 1000
   while (!(await look())) {
     if (signal?.aborted) throw new HttpError(503, "compose_aborted", `${what} was stopped: its caller gave up`)
@@ -190,7 +190,7 @@ export async function converged(swarm: Pick<SwarmReader, "services" | "tasks">, 
   if (errors.length) throw new HttpError(502, "stack_failed", `stack ${stack} did not converge: ${errors.slice(0, 10).join("; ")}`)
 }
 
-export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 500, now = Date.now }: SwarmOptions): Orchestrator {
+export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Date.now }: SwarmOptions): Orchestrator {
   const must = async (project: ComposeProject, args: string[], action: string, signal?: AbortSignal) => {
     const { code, output } = await cli.run(project, args, action, { signal })
     if (code !== 0) throw new HttpError(502, "stack_failed", `docker stack ${args[0]} failed: ${tailOf(output)}`)
