@@ -13,7 +13,7 @@ import { AttemptLimiter } from "./limiter.ts"
 import { Passwords, type Hasher } from "./passwords.ts"
 import { proxyIdentity, trustList } from "./proxy.ts"
 import { permits, type RouteRole } from "./roles.ts"
-import { randomSecret, sha256 } from "./secrets.ts"
+import { hashesTo, randomSecret, sha256 } from "./secrets.ts"
 import { Sessions } from "./sessions.ts"
 import { Tokens } from "./tokens.ts"
 import { checkName, checkPassword, Users } from "./users.ts"
@@ -98,7 +98,7 @@ export class Auth {
   async setup(token: string, user: string, password: string): Promise<Identity> {
     checkName(user)
     checkPassword(password)
-    if (!this.setupHash || sha256(token) !== this.setupHash || this.users.hasAdmin()) throw new HttpError(403, "setup_refused", "the setup token is wrong or was used; add users with `user add` on the server")
+    if (!this.setupHash || !hashesTo(token, this.setupHash) || this.users.hasAdmin()) throw new HttpError(403, "setup_refused", "the setup token is wrong or was used; add users with `user add` on the server")
     this.setupHash = undefined
     this.users.add(user, { role: "admin", hash: await this.passwords.hash(password), created: new Date(this.now()).toISOString() })
     return { user, role: "admin", source: "local" }

@@ -1,7 +1,10 @@
 // Random credentials and how they are kept: only the SHA-256 of a session id or a token is stored.
-import { createHash, randomBytes } from "node:crypto"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 
 /** 32 random bytes, base64url. */
 export const randomSecret = (): string => randomBytes(32).toString("base64url")
 
 export const sha256 = (value: string): string => createHash("sha256").update(value).digest("hex")
+
+/** Whether `secret` is the one whose SHA-256 is `digest`, compared in constant time. */
+export const hashesTo = (secret: string, digest: string): boolean => timingSafeEqual(Buffer.from(sha256(secret), "hex"), Buffer.from(digest.padEnd(64, "0").slice(0, 64), "hex"))

@@ -12,8 +12,9 @@ export const role = "viewer"
 
 export default defineHandler(({ params, request, ctx }) => {
   const me = caller(ctx.auth, request)
-  const token = ctx.auth.tokens.get(params.id)
-  if (!token || (me.role !== "admin" && (token.user !== me.user || token.source !== me.source))) throw new HttpError(404, "token_not_found", `no token ${params.id} of yours`)
+  const found = ctx.auth.tokens.get(params.id)
+  const yours = found && (me.role === "admin" || (found.user === me.user && found.source === me.source))
+  if (!yours) throw new HttpError(404, "token_not_found", `no token ${params.id} of yours`)
   ctx.auth.tokens.revoke(params.id)
   return { revoked: params.id }
 })
