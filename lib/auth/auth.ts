@@ -62,6 +62,8 @@ export class Auth {
   readonly limiter: AttemptLimiter
   private trust: BlockList
   private seen = new WeakMap<Request, Seen>()
+  /** How to close each open WebSocket, by user and by token. */
+  private open = new Map<string, Set<() => void>>()
   private setupHash: string | undefined
   private now: () => number
 
@@ -224,11 +226,38 @@ export class Auth {
     return { identity, ...(await this.startSession(identity, request)) }
   }
 
-  /** Ends every session and token of a local user (removed, or their password or role changed). */
+  /**
+   * Holds an open WebSocket's way to close under who opened it, until `release` (it closed): a user
+   * forgotten or a token revoked closes theirs.
+   */
+  hold(identity: Identity, close: () => void): () => void {
+    const keys = [`user:${identity.source}:${identity.user}`, ...(identity.token ? [`token:${identity.token}`] : [])]
+    for (const key of keys) this.open.set(key, (this.open.get(key) ?? new Set()).add(close))
+    return () => {
+      for (const key of keys) {
+        this.open.get(key)?.delete(close)
+        if (!this.open.get(key)?.size) this.open.delete(key)
+      }
+    }
+  }
+
+  private closeHeld(key: string): void {
+    for (const close of this.open.get(key) ?? []) close()
+  }
+
+  /** Ends every session, token and open WebSocket of a local user (removed, or their password or role changed). */
   forget(user: string): void {
     this.sessions.endAll(user)
     this.tokens.revokeAll(user)
+    this.closeHeld(`user:local:${user}`)
   }
+
+  /** Revokes one API token and closes the WebSockets opened with it. */
+  revoke(id: string): void {
+    this.tokens.revoke(id)
+    this.closeHeld(`token:${id}`)
+  }
+
 
   /**
    * The request's audit entry, when sign-in is on and it is one to keep: a change, a refusal, a

@@ -139,13 +139,26 @@ function hooks(app: AnyElysia, ctx: Ctx, check: Check | undefined, skipGuard: (r
 /** The stack a route under /api/stacks/:name names. */
 const stackOf = (path: string, params: Record<string, string> | undefined) => (path.startsWith("/api/stacks/:name") ? params?.name : undefined)
 
-/** A WebSocket session whose opening and closing go to the audit log. */
-function audited(session: SocketSession, write: (action: string) => void): SocketSession {
+/**
+ * A WebSocket session of a signed-in caller: its opening and closing go to the audit log, and it is
+ * closed when its user is forgotten or its token revoked.
+ */
+function audited(ctx: Ctx, request: Request, session: SocketSession, write: (action: string) => void): SocketSession {
+  const identity = ctx.auth.who(request)
+  let release = () => {}
   return {
     ...session,
-    open: (peer) => (write("ws.open"), session.open(peer)),
+    open: (peer) => {
+      write("ws.open")
+      if (identity) release = ctx.auth.hold(identity, () => peer.close(1008, "signed out"))
+      session.open(peer)
+    },
     message: (data) => session.message(data),
-    close: () => (write("ws.close"), session.close()),
+    close: () => {
+      release()
+      write("ws.close")
+      session.close()
+    },
     ...(session.drain && { drain: () => session.drain!() }),
   }
 }
@@ -168,7 +181,7 @@ function mount(app: AnyElysia, row: RouteRow, ctx: Ctx): void {
         const peer = peerOf(c)
         await admit(ctx, row.mod, c.request, peer, stackOf(path, c.params))
         const opened = await open({ params: param(c.params), query: c.query, request: c.request, ctx, peer })
-        c.session = ctx.auth.enabled ? audited(opened, (action) => ctx.auth.write(c.request, { action, method: "GET", route: path, target: c.params, status: 101, peer })) : opened
+        c.session = ctx.auth.enabled ? audited(ctx, c.request, opened, (action) => ctx.auth.write(c.request, { action, method: "GET", route: path, target: c.params, status: 101, peer })) : opened
       },
       open: (ws: any) => session(ws).open(socketPeer(ws)),
       message: (ws: any, message: unknown) => session(ws).message(frame(message)),

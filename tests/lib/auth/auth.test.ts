@@ -176,3 +176,30 @@ test("another server of the cluster, with the cluster token, is the cluster: it 
     ["cluster", "cluster", 404],
   ])
 })
+
+test("an open shell closes when its user is removed or changed, or when the token it was opened with is revoked", async () => {
+  t = await authApp()
+  await t.addUser("root", "admin")
+  await t.addUser("otto", "operator")
+  await t.addUser("olga", "operator")
+  t.engine.addContainer({ name: "web", state: "running" })
+  const served = serveApp(t)
+  stop = served.stop
+  const root = await t.signIn("root")
+  const open = async (headers: Record<string, string>) => {
+    const ws = new WebSocket(`${served.url.replace("http", "ws")}/api/containers/web/shell`, { headers } as never)
+    const closed = new Promise<number>((resolve) => (ws.onclose = (e) => resolve(e.code)))
+    await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = reject)))
+    return { ws, closed }
+  }
+  const bySession = await open({ cookie: await t.signIn("otto") })
+  const { token, id } = await t.token(await t.signIn("olga"))
+  const byToken = await open({ authorization: `Bearer ${token}` })
+  const untouched = await open({ cookie: root })
+  expect((await t.call("PATCH", "/api/users/otto", { role: "viewer" }, { cookie: root })).status).toBe(200)
+  expect(await bySession.closed).toBe(1008)
+  expect((await t.call("DELETE", `/api/tokens/${id}`, undefined, { cookie: root })).status).toBe(200)
+  expect(await byToken.closed).toBe(1008)
+  expect(untouched.ws.readyState).toBe(WebSocket.OPEN)
+  untouched.ws.close()
+})
