@@ -136,14 +136,18 @@ describe("swarm routes", () => {
   const nodes = async () => (await call("GET", "/api/swarm/nodes")).body as any[]
   const runningOn = async (name: string) => (await service(name)).tasks.filter((t: any) => t.desired_state === "running" && t.state === "running")
 
-  beforeAll(async () => {
-    svc = await startService({ DOCKER_HOST: swarmManagerHost() })
-    lone = await startService({ DOCKER_HOST: engineHost("a") })
+  /** Keeps every event a service publishes in `eventLog`. */
+  const follow = (on: Service) =>
     void (async () => {
-      const res = await fetch(`${svc.url}/api/events`, { signal: events.signal })
+      const res = await fetch(`${on.url}/api/events`, { signal: events.signal })
       const decoder = new TextDecoder()
       for await (const chunk of res.body!) eventLog += decoder.decode(chunk, { stream: true })
     })().catch(() => {})
+
+  beforeAll(async () => {
+    svc = await startService({ DOCKER_HOST: swarmManagerHost(), SVC_METRICS: "on" })
+    lone = await startService({ DOCKER_HOST: engineHost("a") })
+    follow(svc)
   })
   afterAll(async () => {
     await svc?.stop()
@@ -240,7 +244,7 @@ describe("swarm routes", () => {
     expect((await call("POST", "/api/swarm/services/nosuchservice/scale", { replicas: 1 })).status).toBe(404)
   })
 
-  test("join tokens only with the cluster token, and in no other answer or event", async () => {
+  test("join tokens only with the cluster token; a worker leaves and joins again, a lone engine inits and leaves, through the API; the tokens in no other answer, event, metric or log line", async () => {
     const cluster = (await call("POST", "/api/cluster/token")).body.token
     expect((await call("GET", "/api/swarm/join-tokens")).status).toBe(401)
     const tokens = await call("GET", "/api/swarm/join-tokens", undefined, { authorization: `Bearer ${cluster}` })
@@ -248,15 +252,46 @@ describe("swarm routes", () => {
     const { worker, manager: managerToken } = tokens.body
     expect(worker).toStartWith("SWMTKN-")
     expect(managerToken).toStartWith("SWMTKN-")
-    // The routes that show the swarm once more, and every event of the run.
+
+    // worker2 leaves through its own service, is removed on the manager, and joins again with the token.
+    const onWorker = await startService({ DOCKER_HOST: swarmWorkerHosts()[1]! })
+    const lonely = await startService({ DOCKER_HOST: engineHost("b") })
+    try {
+      follow(onWorker)
+      follow(lonely)
+      const before = (await call("GET", "/api/swarm", undefined, {}, () => onWorker)).body
+      expect(before).toMatchObject({ active: true, role: "worker" })
+      expect((await call("POST", "/api/swarm/leave", {}, {}, () => onWorker)).body).toMatchObject({ active: false })
+      await until(async () => (await call("GET", `/api/swarm/nodes/${before.node_id}`)).body.state === "down", 90)
+      expect((await call("DELETE", `/api/swarm/nodes/${before.node_id}`)).body).toEqual({ id: before.node_id, removed: true })
+      const joined = await call("POST", "/api/swarm/join", { remote_addrs: [before.managers[0].addr], join_token: worker, advertise_addr: before.node_addr }, {}, () => onWorker)
+      expect(joined.body).toMatchObject({ active: true, role: "worker" })
+      await until(async () => (await nodes()).filter((n) => n.state === "ready").length === 3, 60)
+      expect((await nodes()).map((n) => n.hostname)).toEqual(["manager", "worker1", "worker2"])
+
+      // A lone engine makes a swarm of its own and leaves it (a manager only with force).
+      expect((await call("POST", "/api/swarm/init", { advertise_addr: "127.0.0.1", listen_addr: "127.0.0.1:2377" }, {}, () => lonely)).body).toMatchObject({ active: true, role: "manager", nodes: 1 })
+      expect((await call("POST", "/api/swarm/leave", {}, {}, () => lonely)).status).toBe(409)
+      expect((await call("POST", "/api/swarm/leave", { force: true }, {}, () => lonely)).body).toMatchObject({ active: false })
+    } finally {
+      await onWorker.stop()
+      await lonely.stop()
+    }
+
+    // Everything once more: the swarm, health, dashboard, history, metrics; every event; the logs.
     await call("GET", "/api/swarm")
     await call("GET", "/api/health")
     await call("GET", "/api/dashboard")
     await call("GET", "/api/events/history")
+    const metrics = await (await fetch(`${svc.url}/metrics`)).text()
+    expect(metrics).toContain('harbormaster_swarm_nodes{state="ready",availability="active"} 3')
     events.abort()
-    const all = [...seen, eventLog].join("\n")
-    expect(eventLog).toContain('"type":"swarm"')
+    await svc.stop()
+    const logs = await Promise.all([svc, onWorker, lonely].flatMap((s) => [new Response(s.proc.stdout as ReadableStream).text(), new Response(s.proc.stderr as ReadableStream).text()]))
+    const all = [...seen, eventLog, metrics, ...logs].join("\n")
+    expect(eventLog).toContain('"action":"join"')
+    expect(eventLog).toContain('"action":"init"')
     expect(all).toContain("hm-web")
     for (const token of [worker, managerToken, worker.split("-").at(-1), managerToken.split("-").at(-1)]) expect(all).not.toContain(token)
-  })
+  }, 240_000)
 })
