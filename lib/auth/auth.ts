@@ -206,10 +206,13 @@ export class Auth {
     return { cookie: this.cookie(request, id, this.config.session.max) }
   }
 
-  /** Ends the request's session, if it has one: the Set-Cookie value that clears the cookie. */
+  /**
+   * Ends the request's session, if it was found through it (so not from another site): the
+   * Set-Cookie value that clears the cookie.
+   */
   async endSession(request: Request): Promise<{ cookie: string }> {
     const id = cookieValue(request, SESSION_COOKIE)
-    if (id) this.sessions.end(id)
+    if (id && this.who(request)) this.sessions.end(id)
     return { cookie: this.cookie(request, "", 0) }
   }
 
