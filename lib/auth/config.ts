@@ -31,17 +31,6 @@ export interface AuthConfig {
 
 export const authDefaults = { sessionIdle: 12 * 3600, sessionMax: 7 * 24 * 3600, auditMaxBytes: 10 * 1024 * 1024, auditFiles: 5 }
 
-/** Sign-in off: the API as it is without SVC_AUTH. */
-export const authOff = (): AuthConfig => ({
-  modes: new Set(),
-  trustedProxies: [],
-  roleMap: [],
-  cookieSecure: false,
-  session: { idle: authDefaults.sessionIdle, max: authDefaults.sessionMax },
-  audit: { maxBytes: authDefaults.auditMaxBytes, files: authDefaults.auditFiles },
-  oidc: null,
-})
-
 /** The role the map gives a caller in these groups, or null (no access). */
 export function roleFor(groups: readonly string[], map: readonly RoleRule[]): Role | null {
   return map.find((rule) => rule.group === "*" || groups.includes(rule.group))?.role ?? null
