@@ -62,7 +62,7 @@ export class Tokens {
    * The identity a token stands for, or undefined (unknown, revoked, expired). `firstUse` is true when
    * its last-used time was written now (the first use this minute).
    */
-  use(token: string): { identity: Identity; record: TokenView; firstUse: boolean } | undefined {
+  use(token: string): { identity: Identity; firstUse: boolean } | undefined {
     if (!token.startsWith(TOKEN_PREFIX)) return undefined
     const t = this.byHash(sha256(token))
     const now = this.now()
@@ -70,7 +70,7 @@ export class Tokens {
     const firstUse = t.last_used === undefined || now - t.last_used >= USED_EVERY
     if (firstUse) this.file.update((all) => void (all[t.id] && (all[t.id].last_used = now)))
     const identity: Identity = { user: t.user, role: t.role, source: t.source, token: t.id, mcpConfirm: t.mcp_confirm, ...(t.stacks && { stacks: t.stacks }) }
-    return { identity, record: view(t), firstUse }
+    return { identity, firstUse }
   }
 
   get(id: string): TokenView | undefined {

@@ -6,6 +6,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema"
 import { ACCESS } from "./access.ts"
 import { SESSION_COOKIE } from "../auth/auth.ts"
+import { MAY } from "../auth/roles.ts"
 import type * as v from "valibot"
 import type { RouteRow } from "./handler.ts"
 import { routeOf } from "../http/manifest.ts"
@@ -115,8 +116,8 @@ function operation(row: RouteRow, rest: string | undefined, operationId: string,
 
 /**
  * The whole document; `serverUrl` is where this server answers. Each operation says the role it
- * needs (`x-role`: public, viewer, operator, admin); with `signIn` (SVC_AUTH on) its security lists
- * the session cookie and API tokens.
+ * needs (`x-role`: public, viewer, operator, admin), and `x-roles` what each role may do; with
+ * `signIn` (SVC_AUTH on) an operation's security lists the session cookie and API tokens.
  */
 export function openapiDocument(rows: readonly RouteRow[], info: { title: string; version: string; description: string }, serverUrl: string, signIn = false): Json {
   const paths: Record<string, Json> = {}
@@ -136,6 +137,7 @@ export function openapiDocument(rows: readonly RouteRow[], info: { title: string
     info,
     servers: [{ url: serverUrl }],
     tags: [...tags].sort().map((name) => ({ name, description: TAGS[name] ?? name })),
+    "x-roles": MAY,
     paths,
     components: {
       securitySchemes,

@@ -84,6 +84,7 @@ test("each operation says the role it needs, and with sign-in on its security na
     expect(on.paths["/api/stacks/{name}/env/export"].get.security).toEqual([{ clusterToken: [] }, { sessionCookie: [] }, { apiToken: [] }])
     expect(doc.paths["/api/containers"].get["x-role"]).toBe("viewer")
     expect(doc.paths["/api/containers"].get.security).toEqual([])
+    expect(Object.keys(doc["x-roles"])).toEqual(["viewer", "operator", "admin"])
   } finally {
     signedIn.close()
   }
