@@ -115,6 +115,8 @@ describe("swarm engine calls", () => {
     expect(await lone.swarmLeave().catch((e) => e.code)).toBe("conflict")
     await lone.swarmLeave({ force: true })
     expect((await lone.info()).Swarm.LocalNodeState).toBe("inactive")
+    // The bridge a swarm made stays after leaving: engine b goes back as the other tests know it.
+    await lone.removeNetwork("docker_gwbridge")
   })
 })
 
@@ -273,6 +275,7 @@ describe("swarm routes", () => {
       expect((await call("POST", "/api/swarm/init", { advertise_addr: "127.0.0.1", listen_addr: "127.0.0.1:2377" }, {}, () => lonely)).body).toMatchObject({ active: true, role: "manager", nodes: 1 })
       expect((await call("POST", "/api/swarm/leave", {}, {}, () => lonely)).status).toBe(409)
       expect((await call("POST", "/api/swarm/leave", { force: true }, {}, () => lonely)).body).toMatchObject({ active: false })
+      await realEngine("b").removeNetwork("docker_gwbridge")
     } finally {
       await onWorker.stop()
       await lonely.stop()
