@@ -51,7 +51,8 @@ for (const flavour of benchFlavours()) {
       const res = await fetch(`${service.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "bench-api", content, orchestrator: "swarm" }) })
       if (res.status !== 201) throw new Error(`deploy: ${res.status} ${await res.text()}`)
       if (round) api.push(performance.now() - t)
-      await fetch(`${service.url}/api/stacks/bench-api`, { method: "DELETE" })
+      const removed = await fetch(`${service.url}/api/stacks/bench-api`, { method: "DELETE" })
+      if (!removed.ok) throw new Error(`delete: ${removed.status} ${await removed.text()}`)
 
       t = performance.now()
       docker("stack", "deploy", "-c", file, "--resolve-image", "changed", "bench-hand")

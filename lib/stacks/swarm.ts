@@ -81,6 +81,9 @@ export function engineSwarm(engine: Pick<Engine, "listServices" | "listTasks" | 
   }
 }
 
+/** Milliseconds after which `stack rm` is run again while something of the stack is left. */
+const RM_AGAIN_MS = 3000
+
 /** Task states past which a task will not run. */
 const FAILED = new Set(["failed", "rejected"])
 /** Update states that say the swarm gave up on the new spec. */
@@ -211,9 +214,25 @@ export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Dat
       await converged(swarm, project.name, since, { timeout, pollMs, now, signal })
     },
     async down(project, { volumes, action = "down", signal } = {}) {
-      await must(project, ["rm", project.name], action, signal)
+      const rm = () => cli.run(project, ["rm", project.name], action, { signal })
+      const first = await rm()
+      if (first.code !== 0 && (await swarm.services(project.name)).length) throw new HttpError(502, "stack_failed", `docker stack rm failed: ${tailOf(first.output)}`)
       const polling = { timeout, pollMs, now, signal }
-      await until(`the services and networks of stack ${project.name} going`, async () => !(await swarm.services(project.name)).length && !(await swarm.networks(project.name)).length, polling)
+      // `stack rm` leaves a network a task's container still holds (it goes a moment after its
+      // service): it is asked again, every few seconds, until nothing of the stack is left.
+      let asked = now()
+      await until(
+        `the services and networks of stack ${project.name} going`,
+        async () => {
+          const left = (await swarm.services(project.name)).length + (await swarm.networks(project.name)).length
+          if (left && now() - asked > RM_AGAIN_MS) {
+            await rm()
+            asked = now()
+          }
+          return !left
+        },
+        polling,
+      )
       // A task's container goes a moment after its service: its volumes are free once it has.
       if (volumes) await until(`the named volumes of stack ${project.name} going`, async () => !(await swarm.removeVolumes(project.name)).length, polling)
     },

@@ -129,3 +129,14 @@ test("without a swarm to deploy to, a swarm stack is refused", async () => {
   const plain = new Stacks(dataDir, new FakeCompose(new FakeEngine()))
   await fails(plain.deploy("web", app(""), [], undefined, { orchestrator: "swarm" }), 409, "swarm_unavailable")
 })
+
+test("removal runs stack rm again while a network of the stack is left, until nothing is", async () => {
+  const runs: string[][] = []
+  let networks = ["web_default"]
+  const reader: SwarmReader = { ...swarm, networks: async () => networks }
+  const rmCli: StackCli = { ...cli, run: async (_project, args) => (runs.push(args), runs.length === 3 && (networks = []), { code: runs.length === 1 ? 1 : 0, output: "failed to remove network web_default: network has active endpoints" }) }
+  let clock = 0
+  const orchestrator = swarmOrchestrator({ cli: rmCli, swarm: reader, timeout: 60, pollMs: 1, now: () => (clock += 1000) })
+  await orchestrator.down({ name: "web", dir: dataDir, env: [] })
+  expect(runs).toEqual([["rm", "web"], ["rm", "web"], ["rm", "web"]])
+})
