@@ -195,12 +195,42 @@ function mount(app: AnyElysia, row: RouteRow, ctx: Ctx): void {
   // Who may call it, before its input is validated or its own body read (`transform` comes before both).
   const transform = row.mod.access || ctx.auth.enabled ? async (c: any) => admit(ctx, row.mod, c.request, peerOf(c), stackOf(path, c.params)) : undefined
   const parse = accepts === JSON_ONLY ? { parse: jsonBody(ctx.config.maxJsonBody) } : { parse: "none", beforeHandle: ({ request }: { request: Request }) => checkBody(request, accepts) }
-  app.route(
-    row.method,
-    path,
-    (c: any) => handler({ params: param(c.params), query: c.query, body: c.body, request: c.request, ctx, set: c.set, peer: peerOf(c) }),
-    { body: row.mod.body, query: row.mod.query, params, transform, ...parse } as any,
-  )
+  const run = (c: any) => handler({ params: param(c.params), query: c.query, body: c.body, request: c.request, ctx, set: c.set, peer: peerOf(c) })
+  app.route(row.method, path, ctx.auth.enabled ? async (c: any) => held(ctx, c.request, await run(c)) : run, { body: row.mod.body, query: row.mod.query, params, transform, ...parse } as any)
+}
+
+/**
+ * A signed-in caller's event stream, ended when its user is forgotten or its token revoked (as their
+ * WebSockets are closed); any other answer as it is.
+ */
+function held(ctx: Ctx, request: Request, answer: unknown): unknown {
+  const identity = ctx.auth.who(request)
+  if (!(answer instanceof Response) || !answer.body || !identity || !answer.headers.get("content-type")?.startsWith("text/event-stream")) return answer
+  const reader = answer.body.getReader()
+  let release = () => {}
+  let ended = false
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      release = ctx.auth.hold(identity, () => {
+        ended = true
+        controller.close()
+        void reader.cancel().catch(() => {})
+      })
+    },
+    async pull(controller) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
+      if (ended) return
+      if (done) {
+        release()
+        controller.close()
+      } else controller.enqueue(value)
+    },
+    cancel(reason) {
+      release()
+      return reader.cancel(reason)
+    },
+  })
+  return new Response(body, { status: answer.status, headers: answer.headers })
 }
 
 /**

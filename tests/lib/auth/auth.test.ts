@@ -203,3 +203,21 @@ test("an open shell closes when its user is removed or changed, or when the toke
   expect(untouched.ws.readyState).toBe(WebSocket.OPEN)
   untouched.ws.close()
 })
+
+test("an open event stream ends when its user is removed; another user's runs on", async () => {
+  t = await authApp()
+  await t.addUser("root", "admin")
+  await t.addUser("vera", "viewer")
+  const root = await t.signIn("root")
+  const reading = (await t.call("GET", "/api/events", undefined, { cookie: await t.signIn("vera") })).body!.getReader()
+  const other = (await t.call("GET", "/api/events", undefined, { cookie: root })).body!.getReader()
+  const ended = (async () => {
+    while (!(await reading.read()).done);
+    return true
+  })()
+  expect((await t.call("DELETE", "/api/users/vera", undefined, { cookie: root })).status).toBe(200)
+  expect(await ended).toBe(true)
+  const next = await Promise.race([other.read().then((r) => (r.done ? "ended" : "data")), Bun.sleep(100).then(() => "still open")])
+  expect(["data", "still open"]).toContain(next)
+  await other.cancel()
+})
