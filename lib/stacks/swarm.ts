@@ -2,12 +2,15 @@
 // (lib/stacks/stack-cli.ts). The model checked is the one `docker stack config` prints, with the same
 // host-path rules as compose's (lib/stacks/model.ts), and `build:` refused (`stack deploy` ignores
 // it); the model deployed is that one (`stack deploy -c <records>/run.json --prune`), every `$` in
-// it doubled so that the CLI's second interpolation gives back the values checked. A deploy waits
+// it doubled so that the CLI's second interpolation gives back the values checked, and each secret
+// and config from a file named after its content (the swarm changes none in place). Images are
+// resolved in their registry when they changed (`--resolve-image changed`; always on a pull, which
+// is how a guarded update moves a tag's digest). A deploy waits
 // until the stack's services converge: every task the swarm keeps running is running at the
 // service's new container spec; a task of theirs that failed or was rejected since the deploy began,
 // or an update the swarm paused or rolled back, is a 502 with the tasks' errors. `down` is `stack
-// rm`, then a wait until the stack's services and networks are gone (and with `volumes`, its named
-// volumes on the manager removed: those on other nodes stay there).
+// rm` (again while a network is left), then a wait until the stack's services and networks are gone
+// (and with `volumes`, its named volumes on the manager removed: those on other nodes stay there).
 import type { ComposeProject } from "./compose.ts"
 import type { StackFiles } from "./files.ts"
 import { readIfFile, within } from "./host-paths.ts"
