@@ -91,6 +91,8 @@ const RM_AGAIN_MS = 3000
 const FAILED = new Set(["failed", "rejected"])
 /** Update states that say the swarm gave up on the new spec. */
 const GAVE_UP = new Set(["paused", "rollback_started", "rollback_paused", "rollback_completed"])
+/** The same while a rollback is what was asked for. */
+const ROLLBACK_GAVE_UP = new Set(["rollback_paused"])
 
 /** A spec without its empty members (null, {}, []): the swarm leaves some out of a task's copy of its service's spec (`DNSConfig: {}`). */
 function normal(v: unknown): unknown {
@@ -105,9 +107,10 @@ const same = (a: unknown, b: unknown) => JSON.stringify(normal(a) ?? null) === J
  * Where a stack's deploy stands: `done` when every service has its replicas (one per task a global
  * service keeps) running at its current container spec; `failed` with the errors when a task made
  * since `since` (ms) failed or was rejected, or the swarm paused or rolled back a service's update
- * begun since.
+ * begun since (with `rollback`, the rollback asked for is the change: only a paused one fails).
  */
-export function convergence(services: SwarmService[], tasks: SwarmTask[], since: number): { done: boolean; failed: string[] } {
+export function convergence(services: SwarmService[], tasks: SwarmTask[], since: number, { rollback = false } = {}): { done: boolean; failed: string[] } {
+  const gaveUp = rollback ? ROLLBACK_GAVE_UP : GAVE_UP
   const failed: string[] = []
   let done = true
   for (const s of services) {
@@ -120,8 +123,8 @@ export function convergence(services: SwarmService[], tasks: SwarmTask[], since:
     // An update that began before this change (one the swarm paused earlier) says nothing of it.
     const started = s.UpdateStatus?.StartedAt
     const update = !started || Date.parse(started) >= since ? s.UpdateStatus?.State : undefined
-    if (update && GAVE_UP.has(update)) failed.push(`service ${name}: update ${update}: ${s.UpdateStatus?.Message ?? ""}`.trim())
-    if (update === "updating") done = false
+    if (update && gaveUp.has(update)) failed.push(`service ${name}: update ${update}: ${s.UpdateStatus?.Message ?? ""}`.trim())
+    if (update === "updating" || (rollback && update === "rollback_started")) done = false
     const mode = s.Spec.Mode ?? {}
     if (mode.ReplicatedJob || mode.GlobalJob) continue
     const kept = mine.filter((t) => t.DesiredState === "running")
@@ -181,13 +184,13 @@ async function until(what: string, look: () => Promise<boolean>, { timeout, poll
 }
 
 /** Waits until a stack's services converge (see `convergence`); 502 `stack_failed` with the tasks' errors when they will not. `since`: when the change began (ms). */
-export async function converged(swarm: Pick<SwarmReader, "services" | "tasks">, stack: string, since: number, polling: Polling): Promise<void> {
+export async function converged(swarm: Pick<SwarmReader, "services" | "tasks">, stack: string, since: number, polling: Polling & { rollback?: boolean }): Promise<void> {
   let errors: string[] = []
   await until(
     `the services of stack ${stack} converging`,
     async () => {
       const services = await swarm.services(stack)
-      const c = convergence(services, await swarm.tasks(services.map((s) => s.ID)), since)
+      const c = convergence(services, await swarm.tasks(services.map((s) => s.ID)), since, polling)
       errors = c.failed
       return c.done || c.failed.length > 0
     },

@@ -196,7 +196,7 @@ export class UpdateGuard {
       if (action === "update") {
         const since = this.now()
         await rollbackServices(this.o.engine, name)
-        await converged(engineSwarm(this.o.engine), name, since, { timeout: Math.max(window, 60) * 2, pollMs: this.o.pollMs, now: this.now })
+        await converged(engineSwarm(this.o.engine), name, since, { timeout: Math.max(window, 60) * 2, pollMs: this.o.pollMs, now: this.now, rollback: true })
       } else if (!restored) await this.o.stacks.rollback(name, version)
     } catch (err) {
       return this.finish(base, started, "rollback_failed", failure, `bringing the previous state back failed (${redact(message(err), secrets)}): look at the stack's services and tasks and deploy by hand`, early)

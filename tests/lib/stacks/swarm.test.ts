@@ -49,6 +49,11 @@ test("a task that failed since the deploy, or an update the swarm gave up, fails
   // one that failed before the deploy is the past
   expect(convergence([service()], [task("a"), task("b"), task("c", { CreatedAt: "2026-01-01T00:00:01Z", DesiredState: "shutdown", Status: { State: "rejected", Err: "no such image" } })], since).failed).toEqual([])
   expect(convergence([service({ UpdateStatus: { State: "rollback_completed", Message: "rolled back: update failed" } })], [task("a"), task("b")], since).failed).toEqual(["service app: update rollback_completed: rolled back: update failed"])
+  // a rollback asked for converges through the rollback states
+  const rolling = (State: string) => service({ UpdateStatus: { State, StartedAt: "2026-01-01T00:00:06Z" } })
+  expect(convergence([rolling("rollback_started")], [task("a"), task("b")], since, { rollback: true })).toEqual({ done: false, failed: [] })
+  expect(convergence([rolling("rollback_completed")], [task("a"), task("b")], since, { rollback: true })).toEqual({ done: true, failed: [] })
+  expect(convergence([rolling("rollback_paused")], [task("a"), task("b")], since, { rollback: true }).failed).toHaveLength(1)
   // an update the swarm paused before the deploy began is not this deploy's
   expect(convergence([service({ UpdateStatus: { State: "paused", StartedAt: "2026-01-01T00:00:01Z" } })], [task("a"), task("b")], since)).toEqual({ done: true, failed: [] })
 })
