@@ -105,8 +105,8 @@ const same = (a: unknown, b: unknown) => JSON.stringify(normal(a) ?? null) === J
 
 /**
  * Where a stack's deploy stands: `done` when every service has its replicas (one per task a global
- * service keeps) running at its current container spec; `failed` with the errors when a task made
- * since `since` (ms) failed or was rejected, or the swarm paused or rolled back a service's update
+ * service keeps) running at its current container spec; `failed` with the errors when a task at that
+ * spec made since `since` (ms) failed or was rejected (one of the spec being replaced may), or the swarm paused or rolled back a service's update
  * begun since (with `rollback`, the rollback asked for is the change: only a paused one fails).
  */
 export function convergence(services: SwarmService[], tasks: SwarmTask[], since: number, { rollback = false } = {}): { done: boolean; failed: string[] } {
@@ -118,7 +118,7 @@ export function convergence(services: SwarmService[], tasks: SwarmTask[], since:
     const name = stack && s.Spec.Name.startsWith(`${stack}_`) ? s.Spec.Name.slice(stack.length + 1) : s.Spec.Name
     const mine = tasks.filter((t) => t.ServiceID === s.ID)
     for (const t of mine)
-      if (FAILED.has(t.Status.State) && Date.parse(t.CreatedAt) >= since)
+      if (FAILED.has(t.Status.State) && Date.parse(t.CreatedAt) >= since && same(t.Spec?.ContainerSpec, s.Spec.TaskTemplate?.ContainerSpec))
         failed.push(`service ${name}: task ${t.ID.slice(0, 12)}${t.NodeID ? ` on node ${t.NodeID.slice(0, 12)}` : ""} ${t.Status.State}: ${t.Status.Err || t.Status.Message || "no message"}`)
     // An update that began before this change (one the swarm paused earlier) says nothing of it.
     const started = s.UpdateStatus?.StartedAt
@@ -256,10 +256,17 @@ export async function restartServices(engine: Pick<Engine, "listServices" | "ins
   return services.length
 }
 
-/** Each of a swarm stack's services whose spec differs from its previous one rolled back by the swarm (`service rollback`); answers their names. */
-export async function rollbackServices(engine: Pick<Engine, "listServices" | "updateService">, stack: string): Promise<string[]> {
+/**
+ * Each of a swarm stack's services whose spec differs from its previous one rolled back by the swarm
+ * (`service rollback`); answers their names. An update still under way is let settle first (the
+ * swarm pauses it at its failed task; a rollback begun before would take that failure as its own
+ * and pause too), for up to `polling.timeout` seconds.
+ */
+export async function rollbackServices(engine: Pick<Engine, "listServices" | "updateService">, stack: string, polling: Polling): Promise<string[]> {
+  const services = () => engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack}`] })
+  await until(`the update of stack ${stack} settling`, async () => (await services()).every((s) => s.UpdateStatus?.State !== "updating"), polling).catch(() => {})
   const rolled: string[] = []
-  for (const s of await engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack}`] })) {
+  for (const s of await services()) {
     if (!s.PreviousSpec || same(s.PreviousSpec, s.Spec)) continue
     await engine.updateService(s.ID, s.Version.Index, s.Spec, { rollback: "previous" })
     rolled.push(s.Spec.Name)

@@ -195,7 +195,7 @@ export class UpdateGuard {
     try {
       if (action === "update") {
         const since = this.now()
-        await rollbackServices(this.o.engine, name)
+        await rollbackServices(this.o.engine, name, { timeout: 30, pollMs: this.o.pollMs, now: this.now })
         await converged(engineSwarm(this.o.engine), name, since, { timeout: Math.max(window, 60) * 2, pollMs: this.o.pollMs, now: this.now, rollback: true })
       } else if (!restored) await this.o.stacks.rollback(name, version)
     } catch (err) {

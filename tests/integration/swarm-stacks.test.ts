@@ -169,7 +169,7 @@ async function pushImage(tag: string, script: string): Promise<string> {
   return `${repo}:${tag}`
 }
 
-test("a watched deploy of an image that exits is rolled back to the previous version, with its verdict and history", async () => {
+test("a watched deploy of an image that exits, and an update to one, are rolled back, with their verdicts and history", async () => {
   const good = await pushImage("good", "trap 'exit 0' TERM; while true; do sleep 1; done")
   const bad = await pushImage("bad", "echo failing; exit 1")
   const compose = (image: string) => `services:
@@ -197,6 +197,17 @@ test("a watched deploy of an image that exits is rolled back to the previous ver
   expect(spec.Spec.TaskTemplate.ContainerSpec?.Image).toStartWith(good)
   const { history } = await (await api("/stacks/hm-swarm-upd/updates")).json()
   expect(history.map((h: any) => h.verdict)).toEqual(["rolled_back", "updated"])
+
+  // A guarded update after the tag moved to an image that exits: the swarm rolls the service back.
+  const running = spec.Spec.TaskTemplate.ContainerSpec?.Image
+  await pushImage("good", "echo failing; exit 1")
+  const updated = await send("POST", "/stacks/hm-swarm-upd/update", { watch: 5 })
+  const outcome = await updated.json()
+  expect(updated.status, JSON.stringify(outcome)).toBe(200)
+  expect(outcome.update).toMatchObject({ verdict: "rolled_back", action: "update", version: 1 })
+  expect(outcome.update.images).toEqual([expect.objectContaining({ service: "app", from: running })])
+  expect((await manager.inspectService("hm-swarm-upd_app")).Spec.TaskTemplate.ContainerSpec?.Image).toBe(running)
+  expect((await (await api("/stacks/hm-swarm-upd/updates")).json()).history.map((h: any) => h.verdict)).toEqual(["rolled_back", "rolled_back", "updated"])
   expect((await api("/stacks/hm-swarm-upd", { method: "DELETE" })).status).toBe(200)
 })
 

@@ -46,6 +46,8 @@ test("a task that failed since the deploy, or an update the swarm gave up, fails
   const failed = convergence([service()], [task("a"), task("bbbbbbbbbbbbbbbb", { DesiredState: "shutdown", Status: { State: "failed", Err: "task: non-zero exit (1)" } })], since)
   expect(failed.done).toBe(false)
   expect(failed.failed).toEqual(["service app: task bbbbbbbbbbbb on node n1 failed: task: non-zero exit (1)"])
+  // one of the spec being replaced is the past too
+  expect(convergence([service()], [task("a"), task("b", { Status: { State: "starting" } }), task("c", { Spec: { ContainerSpec: { Image: "old" } }, DesiredState: "shutdown", Status: { State: "failed", Err: "exit 1" } })], since)).toEqual({ done: false, failed: [] })
   // one that failed before the deploy is the past
   expect(convergence([service()], [task("a"), task("b"), task("c", { CreatedAt: "2026-01-01T00:00:01Z", DesiredState: "shutdown", Status: { State: "rejected", Err: "no such image" } })], since).failed).toEqual([])
   expect(convergence([service({ UpdateStatus: { State: "rollback_completed", Message: "rolled back: update failed" } })], [task("a"), task("b")], since).failed).toEqual(["service app: update rollback_completed: rolled back: update failed"])
