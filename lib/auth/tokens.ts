@@ -78,9 +78,10 @@ export class Tokens {
     return Object.hasOwn(all, id) ? view(all[id]!) : undefined
   }
 
-  list(user?: string): TokenView[] {
+  /** Every token, or those of one user (of one source when given: a local and a single sign-on user may share a name). */
+  list(user?: string, source?: Source): TokenView[] {
     return Object.values(this.file.read())
-      .filter((t) => user === undefined || t.user === user)
+      .filter((t) => (user === undefined || t.user === user) && (source === undefined || t.source === source))
       .map(view)
       .sort((a, b) => a.created - b.created)
   }

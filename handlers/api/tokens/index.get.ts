@@ -12,5 +12,5 @@ export const role = "viewer"
 
 export default defineHandler<unknown, v.InferOutput<typeof query>>(({ query, request, ctx }) => {
   const me = caller(ctx.auth, request)
-  return ctx.auth.tokens.list(me.role === "admin" ? query.user : me.user)
+  return me.role === "admin" ? ctx.auth.tokens.list(query.user) : ctx.auth.tokens.list(me.user, me.source)
 })
