@@ -1,0 +1,102 @@
+// The one way the service runs `git`: a locked-down environment (no system or user configuration, an
+// empty HOME, no prompt, no hooks, no submodules, only the repository's own protocol allowed), a
+// deadline and the caller's signal (lib/engine/spawn.ts). Configuration goes through GIT_CONFIG_*
+// variables, so nothing of it (a credential header) is on a command line another process can read.
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { spawnBounded } from "../engine/spawn.ts"
+import { HttpError } from "../http/http-error.ts"
+
+/** The protocols a repository may be fetched with; `file` serves a local path (tests, a mirror on the host). */
+export const PROTOCOLS = ["https", "http", "ssh", "file"] as const
+export type Protocol = (typeof PROTOCOLS)[number]
+
+export interface GitRun {
+  /** The repository folder git works in. */
+  cwd: string
+  /** The one protocol allowed for this run. */
+  protocol: Protocol
+  /** A token sent as HTTP basic authentication (never in the URL). */
+  token?: string
+  /** Seconds the command may run. */
+  timeout?: number
+  signal?: AbortSignal
+  stdin?: Uint8Array
+}
+
+export interface GitResult {
+  code: number
+  stdout: Uint8Array
+  stderr: string
+}
+
+/** An empty HOME of the service's own, made once. */
+let home: string | undefined
+const emptyHome = () => (home ??= mkdtempSync(join(tmpdir(), "hm-git-home-")))
+
+/** The protocol of a repository URL (400 `invalid_git_url` for one not allowed). */
+export function protocolOf(url: string): Protocol {
+  if (url.startsWith("/")) return "file"
+  const scp = /^[\w.-]+@[\w.-]+:/.test(url)
+  if (scp) return "ssh"
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase()
+  if (scheme && (PROTOCOLS as readonly string[]).includes(scheme)) return scheme as Protocol
+  throw new HttpError(400, "invalid_git_url", "the repository URL must be https://, http://, ssh://, user@host:path or an absolute path")
+}
+
+/** The locked-down configuration of one run, as GIT_CONFIG_* variables. */
+export function gitEnv(run: Pick<GitRun, "protocol" | "token">): Record<string, string> {
+  const config: [string, string][] = [
+    ["core.hooksPath", "/dev/null"],
+    ["core.symlinks", "false"],
+    ["core.fsmonitor", "false"],
+    ["protocol.allow", "never"],
+    [`protocol.${run.protocol}.allow`, "always"],
+    ["submodule.recurse", "false"],
+    ["fetch.recurseSubmodules", "false"],
+    ["credential.helper", ""],
+    ["http.followRedirects", "false"],
+    ["transfer.fsckObjects", "true"],
+  ]
+  if (run.token) config.push(["http.extraHeader", `Authorization: Basic ${Buffer.from(`x-access-token:${run.token}`).toString("base64")}`])
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: emptyHome(),
+    XDG_CONFIG_HOME: emptyHome(),
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_LITERAL_PATHSPECS: "1",
+    GIT_ASKPASS: "/bin/false",
+    SSH_ASKPASS: "/bin/false",
+    GIT_SSH_COMMAND: "ssh -o BatchMode=yes -o StrictHostKeyChecking=accept-new",
+    GIT_CONFIG_COUNT: String(config.length),
+  }
+  config.forEach(([k, v], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = k
+    env[`GIT_CONFIG_VALUE_${i}`] = v
+  })
+  return env
+}
+
+/** Runs `git args` (see the module's comment); its exit code, output and error text. */
+export async function runGit(args: string[], run: GitRun): Promise<GitResult> {
+  const bounded = spawnBounded(["git", ...args], { cwd: run.cwd, env: gitEnv(run), stdin: run.stdin ?? "ignore", stdout: "pipe", stderr: "pipe" }, { timeout: run.timeout ?? 120, signal: run.signal })
+  const [stdout, stderr, code] = await Promise.all([new Response(bounded.proc.stdout).bytes(), new Response(bounded.proc.stderr).text(), bounded.exited])
+  const stopped = bounded.stopped()
+  if (stopped === "timeout") throw new HttpError(504, "git_timeout", `git ${args[0]} took too long`)
+  if (stopped === "aborted") throw new HttpError(503, "git_aborted", `git ${args[0]} was stopped: its caller went away`)
+  return { code, stdout, stderr }
+}
+
+/** Runs `git args`; a non-zero exit is 502 `git_failed` with git's last line (a URL in it without its user part). */
+export async function mustGit(args: string[], run: GitRun): Promise<Uint8Array> {
+  const r = await runGit(args, run)
+  if (r.code !== 0) throw new HttpError(502, "git_failed", `git ${args[0]} failed: ${lastLine(r.stderr)}`)
+  return r.stdout
+}
+
+/** git's last error line, user parts of URLs taken out. */
+export const lastLine = (text: string) =>
+  (text.trim().split("\n").pop() ?? "").replace(/\/\/[^/@\s]*@/g, "//").slice(0, 500)

@@ -1,0 +1,99 @@
+// A stack's git source, kept in its records (`<data>/records/<name>/git.json`, 0600, so it goes when
+// the stack goes and never reaches its folder, its versions or its export): the repository, the ref,
+// the compose file's path, push on or off, the token and the webhook's secret, and what the last sync
+// did. Its public view carries neither secret.
+import { randomBytes } from "node:crypto"
+import { existsSync, rmSync } from "node:fs"
+import { join } from "node:path"
+import * as v from "valibot"
+import { readJson, writeJson } from "../data/datadir.ts"
+import { HttpError } from "../http/http-error.ts"
+import { protocolOf } from "./run.ts"
+import { composePath } from "./tree.ts"
+
+const FILE = "git.json"
+
+export interface LastSync {
+  time: string
+  /** The commit the sync found (null when it found none). */
+  commit: string | null
+  /** What came of it: applied, rolled_back, unchanged, stopped (recorded, left stopped), refused, failed. */
+  verdict: string
+  error: string | null
+}
+
+export interface GitSource {
+  url: string
+  ref: string
+  path: string
+  push: boolean
+  /** A token sent as HTTP basic authentication; a secret. */
+  token?: string
+  /** The secret webhooks are signed with. */
+  webhook_secret: string
+  /** The commit the stack's current deployment came from. */
+  deployed_commit: string | null
+  last_sync: LastSync | null
+}
+
+export const gitInputSchema = v.object({
+  url: v.pipe(v.string(), v.minLength(1), v.maxLength(2048)),
+  ref: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._/-]{1,255}$/, "a branch, tag or commit"), v.check((r) => !r.startsWith("-") && !r.includes(".."), "a branch, tag or commit")), "main"),
+  path: v.optional(v.pipe(v.string(), v.maxLength(1024)), "compose.yaml"),
+  push: v.optional(v.boolean(), false),
+  /** null or absent keeps the stored token; "" removes it. */
+  token: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4096)))),
+  /** Absent keeps the stored secret (a new source gets a random one). */
+  webhook_secret: v.optional(v.pipe(v.string(), v.minLength(16), v.maxLength(256))),
+})
+export type GitInput = v.InferOutput<typeof gitInputSchema>
+
+export const lastSyncSchema = v.object({ time: v.string(), commit: v.nullable(v.string()), verdict: v.string(), error: v.nullable(v.string()) })
+
+export const publicSourceSchema = v.object({
+  url: v.string(),
+  ref: v.string(),
+  path: v.string(),
+  push: v.boolean(),
+  has_token: v.boolean(),
+  deployed_commit: v.nullable(v.string()),
+  last_sync: v.nullable(lastSyncSchema),
+})
+
+/** The source without its secrets. */
+export const publicSource = (s: GitSource): v.InferOutput<typeof publicSourceSchema> => ({
+  url: s.url,
+  ref: s.ref,
+  path: s.path,
+  push: s.push,
+  has_token: !!s.token,
+  deployed_commit: s.deployed_commit,
+  last_sync: s.last_sync,
+})
+
+/** The source an input makes, keeping what `before` had of the token and webhook secret; 400 for a URL with a credential in it. */
+export function sourceFrom(input: GitInput, before?: GitSource): GitSource {
+  protocolOf(input.url)
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(input.url) && !input.url.startsWith("ssh://"))
+    throw new HttpError(400, "invalid_git_url", "the repository URL must not carry a user or password: give the token as `token`")
+  composePath(input.path)
+  const token = input.token === "" ? undefined : (input.token ?? before?.token)
+  return {
+    url: input.url,
+    ref: input.ref,
+    path: input.path,
+    push: input.push,
+    ...(token ? { token } : {}),
+    webhook_secret: input.webhook_secret ?? before?.webhook_secret ?? randomBytes(24).toString("hex"),
+    deployed_commit: before?.url === input.url && before.path === input.path ? before.deployed_commit : null,
+    last_sync: before?.last_sync ?? null,
+  }
+}
+
+export const hasSource = (records: string) => existsSync(join(records, FILE))
+
+export const readSource = (records: string): Promise<GitSource | undefined> => readJson<GitSource | undefined>(join(records, FILE), undefined)
+
+export const writeSource = (records: string, source: GitSource) => writeJson(join(records, FILE), source, 0o600)
+
+export const removeSource = (records: string) => rmSync(join(records, FILE), { force: true })

@@ -1,0 +1,146 @@
+// A stack's files out of a repository, read from git's object database, never from a checkout: a
+// shallow fetch of one ref into a bare repository of its own, the tree listed with each blob's size
+// (`ls-tree -r -l`), and the blobs read by id (`cat-file --batch`). Nothing of the repository is
+// written as files, so a symlink in it leads nowhere and a path with `..` cannot be made: a
+// symlink or a submodule beside the compose file is refused by name, a blob over the size cap is
+// refused before it is read, and hidden or binary files are left out and listed as skipped.
+// The compose file and the files beside it (its folder in the repository, recursively) become the
+// stack's compose file and files; the stack store's own guards (paths, compose's model, host paths)
+// decide the rest.
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, posix } from "node:path"
+import { HttpError } from "../http/http-error.ts"
+import { mustGit, protocolOf, type GitRun } from "./run.ts"
+
+export interface TreeLimits {
+  /** The largest blob read (bytes). */
+  fileBytes: number
+  /** All blobs read together (bytes). */
+  totalBytes: number
+  /** The most files beside the compose file. */
+  files: number
+}
+
+export const DEFAULT_LIMITS: TreeLimits = { fileBytes: 1024 * 1024, totalBytes: 4 * 1024 * 1024, files: 64 }
+
+export interface Fetched {
+  commit: string
+  compose: string
+  /** Relative to the compose file's folder → text. */
+  files: Record<string, string>
+  /** Entries left out, with why (a hidden or binary file). */
+  skipped: string[]
+}
+
+export interface FetchRequest {
+  url: string
+  ref: string
+  /** The compose file's path in the repository. */
+  path: string
+  token?: string
+  limits?: TreeLimits
+  timeout?: number
+  signal?: AbortSignal
+}
+
+interface Entry {
+  mode: string
+  type: string
+  oid: string
+  size: number
+  path: string
+}
+
+const refused = (message: string, status = 400) => new HttpError(status, "git_refused", message)
+
+/** The compose file's path in the repository, checked: relative, no empty, `.` or `..` parts. */
+export function composePath(path: string): string {
+  const parts = path.split("/")
+  if (!path || path.startsWith("/") || parts.some((p) => !p || p === "." || p === ".." || p.includes("\\")))
+    throw new HttpError(400, "invalid_git_path", `the compose file's path ${JSON.stringify(path.slice(0, 200))} must be relative to the repository's root, without '.' or '..' parts`)
+  return path
+}
+
+/** `ls-tree -r -l -z` lines. */
+function parseTree(out: Uint8Array): Entry[] {
+  return new TextDecoder().decode(out).split("\0").filter(Boolean).map((line) => {
+    const tab = line.indexOf("\t")
+    const [mode, type, oid, size] = line.slice(0, tab).split(/ +/) as [string, string, string, string]
+    return { mode, type, oid, size: size === "-" ? 0 : Number(size), path: line.slice(tab + 1) }
+  })
+}
+
+/** `cat-file --batch` output: each blob's bytes in the order asked. */
+function parseBatch(out: Uint8Array, count: number): Uint8Array[] {
+  const blobs: Uint8Array[] = []
+  let at = 0
+  for (let i = 0; i < count; i++) {
+    const nl = out.indexOf(10, at)
+    const size = Number(new TextDecoder().decode(out.subarray(at, nl)).split(" ")[2])
+    blobs.push(out.subarray(nl + 1, nl + 1 + size))
+    at = nl + 1 + size + 1
+  }
+  return blobs
+}
+
+/** The commit `ref` names at `url`, and the compose file with the files beside it (see the module's comment). */
+export async function fetchTree(req: FetchRequest): Promise<Fetched> {
+  const path = composePath(req.path)
+  const limits = req.limits ?? DEFAULT_LIMITS
+  const dir = mkdtempSync(join(tmpdir(), "hm-git-"))
+  const run: GitRun = { cwd: dir, protocol: protocolOf(req.url), token: req.token, timeout: req.timeout, signal: req.signal }
+  try {
+    await mustGit(["init", "-q", "--bare", "."], run)
+    await mustGit(["fetch", "-q", "--depth=1", "--no-tags", "--no-recurse-submodules", "--", req.url, req.ref], run)
+    const commit = new TextDecoder().decode(await mustGit(["rev-parse", "--verify", "FETCH_HEAD^{commit}"], run)).trim()
+    const folder = posix.dirname(path)
+    const listed = parseTree(await mustGit(["ls-tree", "-r", "-l", "-z", "--full-tree", commit, ...(folder === "." ? [] : ["--", `${folder}/`])], run))
+    const inFolder = (e: Entry) => (folder === "." ? e.path : e.path.slice(folder.length + 1))
+    const skipped: string[] = []
+    const wanted: Entry[] = []
+    for (const e of listed) {
+      const rel = inFolder(e)
+      if (e.mode === "120000") throw refused(`${e.path} is a symbolic link; a stack's files are read from the repository as plain files, never through a link`)
+      if (e.type === "commit") throw refused(`${e.path} is a submodule; submodules are not fetched`)
+      if (rel.split("/").some((s) => s.startsWith("."))) {
+        skipped.push(`${e.path} (hidden)`)
+        continue
+      }
+      if (e.size > limits.fileBytes) throw refused(`${e.path} is ${e.size} bytes, over the ${limits.fileBytes}-byte limit of a stack's file`, 413)
+      wanted.push(e)
+    }
+    const compose = wanted.find((e) => e.path === path)
+    if (!compose) throw new HttpError(400, "git_compose_missing", `${path} is not a file in the repository at ${commit.slice(0, 12)}`)
+    if (wanted.length - 1 > limits.files) throw refused(`the folder of ${path} holds ${wanted.length - 1} files, over the limit of ${limits.files}`, 413)
+    const total = wanted.reduce((n, e) => n + e.size, 0)
+    if (total > limits.totalBytes) throw refused(`the folder of ${path} holds ${total} bytes, over the limit of ${limits.totalBytes}`, 413)
+    const blobs = parseBatch(await mustGit(["cat-file", "--batch"], { ...run, stdin: new TextEncoder().encode(wanted.map((e) => `${e.oid}\n`).join("")) }), wanted.length)
+    const text = new TextDecoder("utf-8", { fatal: true })
+    const files: Record<string, string> = {}
+    let composeText = ""
+    wanted.forEach((e, i) => {
+      let content: string
+      try {
+        content = text.decode(blobs[i])
+      } catch {
+        if (e === compose) throw new HttpError(400, "invalid_compose", `${path} is not UTF-8 text`)
+        return void skipped.push(`${e.path} (binary)`)
+      }
+      if (e === compose) composeText = content
+      else files[inFolder(e)] = content
+    })
+    return { commit, compose: composeText, files, skipped }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** The commit `ref` names at `url` now (`ls-remote`), or null when the remote has no such ref. */
+export async function remoteHead(req: Pick<FetchRequest, "url" | "ref" | "token" | "timeout" | "signal">): Promise<string | null> {
+  if (/^[0-9a-f]{40}$/.test(req.ref)) return req.ref
+  const out = new TextDecoder().decode(await mustGit(["ls-remote", "--", req.url, req.ref], { cwd: tmpdir(), protocol: protocolOf(req.url), token: req.token, timeout: req.timeout ?? 30, signal: req.signal }))
+  const lines = out.trim().split("\n").filter(Boolean).map((l) => l.split("\t") as [string, string])
+  const exact = lines.find(([, r]) => r === req.ref || r === `refs/heads/${req.ref}` || r === `refs/tags/${req.ref}^{}`) ?? lines.find(([, r]) => r === `refs/tags/${req.ref}`)
+  return exact?.[0] ?? null
+}

@@ -1,0 +1,122 @@
+// A git smart-HTTP server on loopback: Bun handing each request to `git http-backend` as CGI, over
+// bare repositories under one folder (pushes allowed). With `token`, a request must carry it as HTTP
+// basic authentication's password. `repo` makes a bare repository with a work tree beside it to
+// commit and push from, as a person would.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+
+export interface GitServer {
+  url: string
+  /** Every Authorization header the server was sent. */
+  authorizations: string[]
+  /** A new repository `name` served at `${url}/${name}.git`, with a work tree to commit from. */
+  repo(name: string): Promise<WorkTree>
+  stop(): void
+}
+
+export interface WorkTree {
+  url: string
+  dir: string
+  /** Writes `files` (path → content; null removes), commits and pushes; the new commit. */
+  commit(files: Record<string, string | null>, message?: string): Promise<string>
+  /** A plain git command in the work tree; its output. */
+  git(...args: string[]): Promise<string>
+}
+
+const env = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@t", PATH: process.env.PATH! }
+
+export async function git(cwd: string, ...args: string[]): Promise<string> {
+  const p = Bun.spawn(["git", ...args], { cwd, env, stdout: "pipe", stderr: "pipe" })
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+  if (code !== 0) throw new Error(`git ${args.join(" ")}: ${err}`)
+  return out.trim()
+}
+
+/** The CGI answer's headers and body. */
+function cgiResponse(out: Uint8Array): Response {
+  const text = Buffer.from(out)
+  const end = text.indexOf("\r\n\r\n") >= 0 ? text.indexOf("\r\n\r\n") + 4 : text.indexOf("\n\n") + 2
+  const headers = new Headers()
+  let status = 200
+  for (const line of text.subarray(0, end).toString().split(/\r?\n/).filter(Boolean)) {
+    const i = line.indexOf(":")
+    const [k, v] = [line.slice(0, i).trim(), line.slice(i + 1).trim()]
+    if (k.toLowerCase() === "status") status = Number(v.split(" ")[0])
+    else headers.append(k, v)
+  }
+  return new Response(text.subarray(end), { status, headers })
+}
+
+export function startGitServer(opts: { token?: string } = {}): GitServer {
+  const root = mkdtempSync(join(tmpdir(), "hm-git-srv-"))
+  const authorizations: string[] = []
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const u = new URL(req.url)
+      const auth = req.headers.get("authorization")
+      if (auth) authorizations.push(auth)
+      if (opts.token && auth !== `Basic ${Buffer.from(`x-access-token:${opts.token}`).toString("base64")}`)
+        return new Response("no", { status: 401, headers: { "WWW-Authenticate": 'Basic realm="git"' } })
+      const p = Bun.spawn(["git", "http-backend"], {
+        env: {
+          ...env,
+          GIT_PROJECT_ROOT: root,
+          GIT_HTTP_EXPORT_ALL: "1",
+          PATH_INFO: decodeURIComponent(u.pathname),
+          QUERY_STRING: u.search.slice(1),
+          REQUEST_METHOD: req.method,
+          CONTENT_TYPE: req.headers.get("content-type") ?? "",
+          HTTP_CONTENT_ENCODING: req.headers.get("content-encoding") ?? "",
+          GIT_PROTOCOL: req.headers.get("git-protocol") ?? "",
+          REMOTE_USER: "test",
+          REMOTE_ADDR: "127.0.0.1",
+        },
+        stdin: new Uint8Array(await req.arrayBuffer()),
+        stdout: "pipe",
+        stderr: "ignore",
+      })
+      return cgiResponse(await new Response(p.stdout).bytes())
+    },
+  })
+  const url = `http://127.0.0.1:${server.port}`
+  return {
+    url,
+    authorizations,
+    async repo(name) {
+      const bare = join(root, `${name}.git`)
+      mkdirSync(bare, { recursive: true })
+      await git(bare, "init", "-q", "--bare", "-b", "main")
+      await git(bare, "config", "http.receivepack", "true")
+      const dir = mkdtempSync(join(tmpdir(), `hm-git-wt-`))
+      await git(dir, "init", "-q", "-b", "main")
+      const remote = opts.token ? url.replace("//", `//x-access-token:${opts.token}@`) : url
+      await git(dir, "remote", "add", "origin", `${remote}/${name}.git`)
+      const tree: WorkTree = {
+        url: `${url}/${name}.git`,
+        dir,
+        git: (...args) => git(dir, ...args),
+        async commit(files, message = "change") {
+          for (const [p, content] of Object.entries(files)) {
+            if (content === null) rmSync(join(dir, p), { force: true })
+            else {
+              mkdirSync(dirname(join(dir, p)), { recursive: true })
+              writeFileSync(join(dir, p), content)
+            }
+          }
+          await git(dir, "add", "-A")
+          await git(dir, "commit", "-q", "--allow-empty", "-m", message)
+          await git(dir, "push", "-q", "origin", "HEAD:main")
+          return git(dir, "rev-parse", "HEAD")
+        },
+      }
+      return tree
+    },
+    stop() {
+      server.stop(true)
+      rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
