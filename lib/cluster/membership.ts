@@ -7,6 +7,8 @@ import { clusterFile } from "./bearer.ts"
 import { readJson, writeJson } from "../data/datadir.ts"
 import { conflict, HttpError } from "../http/http-error.ts"
 import { errorOf, NodeClient, refusal } from "./node-client.ts"
+import { link, type LinkTarget } from "./link.ts"
+import { CLOSE, tunnels } from "./tunnel.ts"
 
 export type Role = "control-plane" | "member" | "none"
 
@@ -17,6 +19,8 @@ export interface Membership {
   control_plane_url?: string
   /** Member only: the name its control plane registered it under. */
   name?: string
+  /** Member only: "outbound" when it holds a connection to its control plane instead of being called at a URL. */
+  connect?: "outbound"
   since: string
 }
 
@@ -38,6 +42,7 @@ export class Cluster {
   mint(): string {
     const token = randomBytes(32).toString("base64url")
     this.save({ role: "control-plane", token })
+    tunnels.closeAll(CLOSE.unauthorized, "unauthorized")
     return token
   }
 
@@ -49,6 +54,7 @@ export class Cluster {
   /** Back to no cluster: the token is forgotten. */
   forget(): void {
     rmSync(clusterFile(this.dataDir), { force: true })
+    tunnels.closeAll(CLOSE.unauthorized, "unauthorized")
   }
 }
 
@@ -79,6 +85,7 @@ export interface JoinRequest {
   token: string
   name?: string
   advertise?: string
+  connect?: "inbound" | "outbound"
 }
 
 /**
@@ -94,9 +101,10 @@ export async function join(ctx: Member, req: JoinRequest) {
   if (before?.role === "member" && before.control_plane_url !== cp)
     throw conflict(`this server is a member of ${before.control_plane_url}; leave it (DELETE /api/cluster/membership) before joining another`, "already_member")
   const undo = () => (before ? ctx.cluster.save(before) : ctx.cluster.forget())
+  const connect = req.connect === "outbound" ? ({ connect: "outbound" } as const) : {}
   // Saved first: the control plane probes this server with the token before it answers.
-  ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp })
-  const body = { token: req.token, server_id: ctx.serverId, name: req.name, advertise: req.advertise, port: ctx.config.addr.port }
+  ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp, ...connect })
+  const body = { token: req.token, server_id: ctx.serverId, name: req.name, advertise: req.advertise, port: ctx.config.addr.port, ...connect }
   let node: { name: string; url: string; status: string; error: string | null }
   try {
     // The control plane answers after its own probe of this server: give it that long twice over.
@@ -107,7 +115,12 @@ export async function join(ctx: Member, req: JoinRequest) {
     undo()
     throw err
   }
-  ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp, name: node.name })
+  ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp, name: node.name, ...connect })
+  link.wake()
+  if (req.connect === "outbound") {
+    const online = await link.connected(3 * ctx.config.probeTimeoutMs)
+    node = { ...node, status: online ? "online" : "offline", error: online ? null : (link.state.error ?? "no connection yet") }
+  }
   return { role: "member", control_plane_url: cp, node: { name: node.name, url: node.url, status: node.status, error: node.error } }
 }
 
@@ -132,5 +145,14 @@ export async function leave(ctx: Member): Promise<{ left: boolean; removed: bool
     }
   }
   ctx.cluster.forget()
+  link.wake()
   return { left: true, removed, error }
+}
+
+/** Where a member that joined outbound connects to, and its own API the streams are carried out on. */
+export async function linkTarget(ctx: Member & { config: { addr: { host: string } } }): Promise<LinkTarget | undefined> {
+  const m = await ctx.cluster.read()
+  if (m?.role !== "member" || m.connect !== "outbound") return undefined
+  const host = ctx.config.addr.host === "0.0.0.0" || !ctx.config.addr.host ? "127.0.0.1" : ctx.config.addr.host === "::" ? "::1" : ctx.config.addr.host
+  return { controlPlaneUrl: m.control_plane_url!, token: m.token, serverId: ctx.serverId, local: `http://${host.includes(":") ? `[${host}]` : host}:${ctx.config.addr.port}` }
 }

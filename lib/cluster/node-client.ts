@@ -3,6 +3,7 @@
 // into an HttpError (the peer's 4xx kept, anything else a 502). A peer that does not answer is a 502
 // saying why, never with the token.
 import { HttpError } from "../http/http-error.ts"
+import { outboundId, tunnels } from "./tunnel.ts"
 
 export interface NodeCall {
   method?: string
@@ -84,7 +85,13 @@ export class NodeClient {
   /** Any answer of the peer, its body unread and undecoded; no answer is a NodeUnreachable. */
   async fetch(path: string, call: NodeCall = {}): Promise<Response> {
     const stream = call.stream ?? undefined
+    const outbound = outboundId(this.base)
     try {
+      // A node behind NAT is reached through the connection it holds to this control plane.
+      if (outbound) {
+        const body = call.json !== undefined ? JSON.stringify(call.json) : stream
+        return await tunnels.fetch(outbound, { method: call.method ?? "GET", path, headers: headersOf(call, this.options.token), body, signal: signalOf(call) })
+      }
       return await fetch(`${this.base}${path}`, {
         method: call.method ?? "GET",
         headers: headersOf(call, this.options.token),

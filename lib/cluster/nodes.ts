@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { baseUrl } from "./membership.ts"
 import { readJson, writeJson } from "../data/datadir.ts"
 import { badRequest, conflict, notFound } from "../http/http-error.ts"
+import { outboundId, tunnels } from "./tunnel.ts"
 
 export type NodeStatus = "online" | "offline" | "unauthorized" | "unknown"
 
@@ -57,6 +58,16 @@ export class NodeRegistry {
     return readJson<Table>(this.file, {})
   }
 
+  /** The table as it stands: an outbound node is online only while it holds its connection to this server. */
+  private async current(): Promise<Table> {
+    const table = await this.read()
+    for (const node of Object.values(table)) {
+      const id = outboundId(node.url)
+      if (id && node.status === "online" && !tunnels.connected(id)) Object.assign(node, { status: "offline", error: "the node is not connected" })
+    }
+    return table
+  }
+
   /** Read, change and write the table, one change at a time. */
   private change<T>(fn: (table: Table) => T): Promise<T> {
     const run = this.queue.then(async () => {
@@ -70,11 +81,11 @@ export class NodeRegistry {
   }
 
   async list(): Promise<NodeEntry[]> {
-    return Object.values(await this.read()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    return Object.values(await this.current()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
 
   async get(name: string): Promise<NodeEntry> {
-    const node = Object.values(await this.read()).find((n) => n.name === name)
+    const node = Object.values(await this.current()).find((n) => n.name === name)
     if (!node) throw notFound(`no node named "${name}" in the registry`, "node_not_found")
     return node
   }

@@ -2,6 +2,8 @@
 import type { Ctx } from "./context.ts"
 import type { Job } from "./jobs.ts"
 import { removeLeftoverThrowaways } from "../volumes/transfer.ts"
+import { link } from "../cluster/link.ts"
+import { linkTarget } from "../cluster/membership.ts"
 
 export const background: Job<Ctx>[] = [
   {
@@ -23,5 +25,7 @@ export const background: Job<Ctx>[] = [
     start: (ctx, signal) => ctx.notifier.follow(ctx.events, signal, async (id) => (await ctx.scans.results()).get(id)?.counts.critical ?? 0),
   },
   { name: "stats sampler", start: (ctx, signal) => ctx.stats.run(signal) },
+  // A member that joined outbound holds its connection to the control plane.
+  { name: "cluster link", start: (ctx, signal) => link.run(() => linkTarget(ctx), signal) },
   { name: "speech workers", start: () => {}, stop: (ctx) => ctx.tts.close() },
 ]

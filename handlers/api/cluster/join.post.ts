@@ -10,6 +10,7 @@ export const body = v.pipe(
     token: v.pipe(v.string(), v.minLength(1)),
     name: v.optional(v.pipe(v.string(), v.regex(NODE_NAME, "must be letters, digits, dot, dash or underscore (at most 63)"))),
     advertise: v.optional(v.string()),
+    connect: v.optional(v.picklist(["inbound", "outbound"])),
   }),
   v.examples([{ control_plane_url: "http://cp.lan:8080", token: "q3v…", name: "node1" }]),
 )

@@ -1,6 +1,7 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
 import { nodeName, nodeSchema } from "#lib/cluster/schemas.ts"
+import { CLOSE, tunnels } from "#lib/cluster/tunnel.ts"
 
 export const query = v.object({ server_id: v.optional(v.string()) })
 export const detail = { operationId: "removeNode", summary: "Drop a node from the registry (the node itself is untouched); with server_id only if the name is still that server's", tags: ["nodes"] }
@@ -10,4 +11,8 @@ export const response = nodeSchema
 
 export const role = "admin"
 
-export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => ctx.nodes.remove(params.name, query.server_id))
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => {
+  const node = await ctx.nodes.remove(params.name, query.server_id)
+  tunnels.close(node.server_id, CLOSE.removed, "removed") // an outbound node's connection ends with its entry
+  return node
+})

@@ -1,0 +1,136 @@
+// A member's end of an outbound connection (lib/cluster/tunnel.ts is the control plane's): it holds
+// the control WebSocket it opened to its control plane, the join token in the Authorization header,
+// answers heartbeats and notices a silent peer, carries out each stream it is told to open against
+// its own API, and reconnects with jittered exponential backoff. A connection replaced by another
+// of the same server_id, or closed because the node was removed, waits until it is woken (a join).
+import { CLOSE, packHeaders, unpackHeaders } from "./tunnel.ts"
+
+export interface LinkTarget {
+  controlPlaneUrl: string
+  token: string
+  serverId: string
+  /** This server's own API, where streams are carried out. */
+  local: string
+}
+
+const HEARTBEAT_MS = 5_000
+/** Missed heartbeats after which the peer is taken for dead. */
+const MISSED = 3
+const BACKOFF_MIN_MS = 500
+const BACKOFF_MAX_MS = 30_000
+
+/** Full jitter: anywhere up to the exponential step, so members that lost the same control plane do not come back together. */
+export const backoff = (attempt: number, random = Math.random) => Math.round(random() * Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** attempt))
+
+export class Link {
+  private socket: WebSocket | undefined
+  private wakeUp = () => {}
+  private waiters: (() => void)[] = []
+  /** Whether the control socket is open now, why it last closed, and how often it was opened again. */
+  readonly state = { connected: false, error: null as string | null, reconnects: 0 }
+
+  /** Closes the connection (if any) and reads the membership again at once: after a join or a leave. */
+  wake(): void {
+    this.socket?.close(1000, "membership changed")
+    this.wakeUp()
+  }
+
+  /** Resolves once the control socket is open, false after `ms`. */
+  connected(ms: number): Promise<boolean> {
+    if (this.state.connected) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms)
+      this.waiters.push(() => (clearTimeout(timer), resolve(true)))
+    })
+  }
+
+  private pause(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      const done = () => (clearTimeout(timer), resolve())
+      this.wakeUp = done
+      signal.addEventListener("abort", done, { once: true })
+    })
+  }
+
+  /** Keeps the connection `target()` names (none: waits to be woken) until the signal aborts. */
+  async run(target: () => Promise<LinkTarget | undefined>, signal: AbortSignal): Promise<void> {
+    let attempt = 0
+    let opened = false
+    signal.addEventListener("abort", () => this.socket?.close(1001, "shutting down"), { once: true })
+    while (!signal.aborted) {
+      const t = await target().catch(() => undefined)
+      if (!t) {
+        await this.pause(BACKOFF_MAX_MS, signal)
+        continue
+      }
+      if (opened) this.state.reconnects++
+      const closed = await this.hold(t)
+      opened ||= closed.opened
+      attempt = closed.opened ? 0 : attempt + 1
+      if (closed.code === CLOSE.replaced || closed.code === CLOSE.removed) await this.pause(BACKOFF_MAX_MS * 10, signal)
+      else if (closed.code !== 1000) await this.pause(backoff(attempt), signal)
+    }
+  }
+
+  /** One control connection, until it closes. */
+  private hold(t: LinkTarget): Promise<{ code: number; opened: boolean }> {
+    const ws = new WebSocket(`${t.controlPlaneUrl.replace(/^http/, "ws")}/api/cluster/connect`, {
+      headers: { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId },
+    } as unknown as string[])
+    this.socket = ws
+    let opened = false
+    let heard = Date.now()
+    let beat: ReturnType<typeof setInterval> | undefined
+    return new Promise((resolve) => {
+      ws.onopen = () => {
+        opened = true
+        Object.assign(this.state, { connected: true, error: null })
+        for (const w of this.waiters.splice(0)) w()
+        beat = setInterval(() => {
+          if (Date.now() - heard > MISSED * HEARTBEAT_MS) return ws.close(4008, "no heartbeat from the control plane")
+          ws.send("ping")
+        }, HEARTBEAT_MS)
+      }
+      ws.onmessage = (e) => {
+        heard = Date.now()
+        if (e.data === "pong") return
+        const id = /^\{"type":"open","id":"([0-9a-f-]{36})"\}$/.exec(String(e.data))?.[1]
+        // A stream that fails ends on its own: the control plane's caller sees its connection close.
+        if (id) carry(t, id).catch(() => {})
+      }
+      ws.onerror = (e) => (this.state.error = (e as ErrorEvent).message ?? "connection failed")
+      ws.onclose = (e) => {
+        clearInterval(beat)
+        if (this.socket === ws) this.socket = undefined
+        this.state.connected = false
+        if (opened || e.reason) this.state.error = e.reason || `closed (${e.code})`
+        resolve({ code: e.code, opened })
+      }
+    })
+  }
+}
+
+/** Carries out one stream: fetches the request from the control plane, calls this server's API, posts the answer back. */
+async function carry(t: LinkTarget, id: string): Promise<void> {
+  const url = `${t.controlPlaneUrl}/api/cluster/streams/${id}`
+  const auth = { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId }
+  const req = await fetch(url, { headers: auth, decompress: false, timeout: false } as RequestInit).catch(() => undefined)
+  if (!req?.ok) return
+  const method = req.headers.get("x-hm-method") ?? "GET"
+  const withBody = method !== "GET" && method !== "HEAD"
+  const answer = await fetch(`${t.local}${req.headers.get("x-hm-path") ?? "/"}`, {
+    method,
+    headers: unpackHeaders(req.headers.get("x-hm-headers")),
+    body: withBody ? req.body : undefined,
+    redirect: "manual",
+    decompress: false,
+    timeout: false,
+    ...(withBody ? { duplex: "half" } : {}),
+  } as RequestInit).catch((err: Error) => Response.json({ error: { code: "node_unreachable", message: `the node's own API did not answer: ${err.message}` } }, { status: 502 }))
+  const head = { ...auth, "x-hm-status": String(answer.status), "x-hm-headers": packHeaders(answer.headers), "content-type": "application/octet-stream" }
+  await fetch(url, { method: "POST", headers: head, body: answer.body, duplex: "half", timeout: false } as RequestInit)
+}
+
+/** This server's link to its control plane (a member's, when it joined outbound). */
+export const link = new Link()

@@ -1,0 +1,173 @@
+// The control plane's end of outbound nodes: a node behind NAT holds a control WebSocket it opened
+// (GET /api/cluster/connect), and every call to it is a stream of its own. The control plane sends
+// `{"type":"open","id"}` on the control socket; the node fetches the request (GET
+// /api/cluster/streams/{id}: method, path and headers in x-hm-* headers, the body streamed) and
+// posts the answer (POST /api/cluster/streams/{id}: status and headers in x-hm-* headers, the body
+// streamed). Each stream is its own HTTP exchange with its own TCP flow control, so a slow reader
+// holds up nothing else. One control socket per server_id: a second one replaces the first.
+import { randomUUID } from "node:crypto"
+import type { Peer } from "../http/socket.ts"
+import { HttpError, notFound } from "../http/http-error.ts"
+
+/** The URL a registry entry of an outbound node holds: how it is reached, not an address to dial. */
+export const outboundUrl = (serverId: string) => `outbound://${serverId}`
+export const outboundId = (url: string) => /^outbound:\/\/([A-Za-z0-9-]+)$/.exec(url)?.[1]
+
+/** Close codes of the control socket, read by the node. */
+export const CLOSE = { replaced: 4000, unauthorized: 4001, removed: 4004 } as const
+
+/** How long a node has to fetch a stream it was told to open. */
+const DIAL_MS = 10_000
+/** Null-body statuses: their answer has no body even when the node streamed one. */
+const NO_BODY = new Set([101, 204, 205, 304])
+
+export interface StreamRequest {
+  method: string
+  path: string
+  headers: Headers
+  body?: ReadableStream<Uint8Array> | string | null
+  signal?: AbortSignal
+}
+
+interface Stream extends StreamRequest {
+  serverId: string
+  taken: boolean
+  resolve(res: Response): void
+  reject(err: unknown): void
+}
+
+interface Counters {
+  bytes: number
+  streams: number
+  reconnects: number
+}
+
+/** Header values travel as base64url JSON: any byte a header may hold arrives as it was. */
+export const packHeaders = (headers: Headers) => Buffer.from(JSON.stringify([...headers])).toString("base64url")
+export const unpackHeaders = (packed: string | null) => new Headers(JSON.parse(Buffer.from(packed ?? "", "base64url").toString() || "[]"))
+
+export class Tunnels {
+  private readonly controls = new Map<string, Peer>()
+  private readonly streams = new Map<string, Stream>()
+  readonly counters = new Map<string, Counters>()
+
+  connected(serverId: string): boolean {
+    return this.controls.has(serverId)
+  }
+
+  /** Every outbound node that holds a control socket now. */
+  size(): number {
+    return this.controls.size
+  }
+
+  private count(serverId: string): Counters {
+    let c = this.counters.get(serverId)
+    if (!c) this.counters.set(serverId, (c = { bytes: 0, streams: 0, reconnects: 0 }))
+    return c
+  }
+
+  /** The node's control socket; one it held before is closed as replaced. */
+  attach(serverId: string, peer: Peer): void {
+    const before = this.controls.get(serverId)
+    this.controls.set(serverId, peer)
+    if (this.counters.has(serverId)) this.count(serverId).reconnects++
+    else this.count(serverId)
+    before?.close(CLOSE.replaced, "replaced")
+  }
+
+  /** The control socket went away: its streams not yet fetched fail. False when it had been replaced. */
+  detach(serverId: string, peer: Peer): boolean {
+    if (this.controls.get(serverId) !== peer) return false
+    this.controls.delete(serverId)
+    for (const [id, s] of this.streams) if (s.serverId === serverId && !s.taken) this.fail(id, new Error("the node's connection closed"))
+    return true
+  }
+
+  /** Closes a node's control socket (removed, or its token retired). */
+  close(serverId: string, code: number, reason: string): void {
+    const peer = this.controls.get(serverId)
+    if (peer) this.detach(serverId, peer)
+    peer?.close(code, reason)
+  }
+
+  closeAll(code: number, reason: string): void {
+    for (const serverId of [...this.controls.keys()]) this.close(serverId, code, reason)
+  }
+
+  private fail(id: string, err: unknown): void {
+    const s = this.streams.get(id)
+    this.streams.delete(id)
+    s?.reject(err)
+  }
+
+  /** A call to the node: asks it to open a stream, answers once it has posted the answer's head. */
+  fetch(serverId: string, req: StreamRequest): Promise<Response> {
+    const control = this.controls.get(serverId)
+    if (!control) return Promise.reject(new Error("the node is not connected"))
+    const id = randomUUID()
+    return new Promise<Response>((resolve, reject) => {
+      const timer = setTimeout(() => this.streams.get(id)?.taken || this.fail(id, new Error(`the node did not open the stream within ${DIAL_MS} ms`)), DIAL_MS)
+      const done = () => {
+        clearTimeout(timer)
+        req.signal?.removeEventListener("abort", abort)
+      }
+      const abort = () => this.fail(id, req.signal!.reason)
+      req.signal?.addEventListener("abort", abort, { once: true })
+      this.streams.set(id, { ...req, serverId, taken: false, resolve: (r) => (done(), resolve(r)), reject: (e) => (done(), reject(e)) })
+      this.count(serverId).streams++
+      control.send(JSON.stringify({ type: "open", id }))
+    }).finally(() => this.count(serverId).streams--)
+  }
+
+  private stream(id: string, serverId: string | null): Stream {
+    const s = this.streams.get(id)
+    if (!s || s.serverId !== serverId) throw notFound("no such stream", "stream_not_found")
+    return s
+  }
+
+  /** The request of a stream, for the node to carry out: once. */
+  take(id: string, serverId: string | null): Response {
+    const s = this.stream(id, serverId)
+    if (s.taken) throw new HttpError(409, "stream_taken", "the stream's request was fetched already")
+    s.taken = true
+    const headers = { "x-hm-method": s.method, "x-hm-path": s.path, "x-hm-headers": packHeaders(s.headers), "content-type": "application/octet-stream" }
+    return new Response(s.body ?? null, { headers })
+  }
+
+  /** The node's answer: handed to the caller; settles once its body has been read to the end or dropped. */
+  answer(id: string, serverId: string | null, req: Request): Promise<void> {
+    const s = this.stream(id, serverId)
+    if (!s.taken) throw new HttpError(409, "stream_not_taken", "the stream's request was not fetched yet")
+    this.streams.delete(id)
+    const status = Number(req.headers.get("x-hm-status"))
+    const counters = this.count(serverId!)
+    const reader = req.body?.getReader()
+    let finish = () => {}
+    const finished = new Promise<void>((resolve) => (finish = resolve))
+    const body =
+      reader && !NO_BODY.has(status) && s.method !== "HEAD"
+        ? new ReadableStream<Uint8Array>({
+            async pull(controller) {
+              const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
+              if (done || !value) {
+                controller.close()
+                finish()
+              } else {
+                counters.bytes += value.byteLength
+                controller.enqueue(value)
+              }
+            },
+            cancel(reason) {
+              finish()
+              return reader.cancel(reason)
+            },
+          })
+        : null
+    if (!body) finish()
+    s.resolve(new Response(body, { status, headers: unpackHeaders(req.headers.get("x-hm-headers")) }))
+    return finished
+  }
+}
+
+/** This server's outbound nodes (a control plane's). */
+export const tunnels = new Tunnels()
