@@ -26,6 +26,8 @@ import { PolicyScheduler } from "../updates/scheduler.ts"
 import { Speaker } from "../tts/speaker.ts"
 import { StatsSampler } from "../stats/sampler.ts"
 import { StackVerbs } from "../verbs/stack-verbs.ts"
+import { BackupVerbs } from "../verbs/backup-verbs.ts"
+import { Repos } from "../backups/repos.ts"
 import { Jobs } from "./jobs.ts"
 import { Auth } from "../auth/auth.ts"
 import { Oidc } from "../auth/oidc.ts"
@@ -43,6 +45,8 @@ export interface Ctx {
   stacks: Stacks
   /** Every operation on a stack: the store's, watched through the guard when asked, with its event (lib/verbs/stack-verbs.ts). */
   verbs: StackVerbs
+  /** Stack backups in restic repositories: the repositories, backup, restore (lib/verbs/backup-verbs.ts). */
+  backups: BackupVerbs
   /** The binds of started containers, checked against what their stack may reach (watched by server.ts, asked by the store after `up`). */
   liveMounts: LiveMounts
   /** This server's cluster role and token (cluster.json). */
@@ -107,6 +111,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     compose,
     stacks,
     verbs: o.verbs ?? new StackVerbs({ stacks, engine, compose, guard, events, config: { bindRoots: config.bindRoots, secretKeys: config.secretKeys, transferImage: config.transferImage } }),
+    backups: o.backups ?? new BackupVerbs({ stacks, engine, events, serverId, repos: new Repos(config.dataDir), config: { transferImage: config.transferImage }, timeout: 3600 }),
     liveMounts,
     cluster: o.cluster ?? new Cluster(config.dataDir, now),
     nodes: o.nodes ?? new NodeRegistry(config.dataDir, now),

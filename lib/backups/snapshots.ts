@@ -1,0 +1,46 @@
+// The backups of a stack in a repository: restic's snapshots of this server and stack, grouped by
+// their run tag, newest first.
+import type { Deadline } from "../engine/spawn.ts"
+import { notFound } from "../http/http-error.ts"
+import { tags } from "./backup.ts"
+import type { Repo } from "./repos.ts"
+import { restic } from "./restic.ts"
+
+export interface Backup {
+  run: string
+  stack: string
+  version: number | null
+  time: string
+  /** The snapshot of each piece: stack.json, volumes/<volume>.tar. */
+  pieces: { path: string; snapshot: string }[]
+}
+
+interface Snapshot {
+  id: string
+  time: string
+  paths: string[]
+  tags?: string[]
+}
+
+const tagValue = (s: Snapshot, key: string) => s.tags?.find((t) => t.startsWith(`${key}:`))?.slice(key.length + 1)
+
+export async function listBackups(repo: Repo, serverId: string, stack: string, deadline: Deadline): Promise<Backup[]> {
+  const out = await restic(repo, ["snapshots", "--json", "--host", serverId, "--tag", tags(serverId, stack).join(",")], deadline)
+  const runs = new Map<string, Backup>()
+  for (const s of JSON.parse(out || "[]") as Snapshot[]) {
+    const run = tagValue(s, "run")
+    if (!run) continue
+    const b = runs.get(run) ?? { run, stack, version: Number(tagValue(s, "version")) || null, time: s.time, pieces: [] }
+    if (s.time < b.time) b.time = s.time
+    b.pieces.push({ path: s.paths[0]!.replace(/^\//, ""), snapshot: s.id })
+    runs.set(run, b)
+  }
+  return [...runs.values()].sort((a, b) => b.time.localeCompare(a.time))
+}
+
+export async function findBackup(repo: Repo, serverId: string, stack: string, run: string | undefined, deadline: Deadline): Promise<Backup> {
+  const all = await listBackups(repo, serverId, stack, deadline)
+  const found = run ? all.find((b) => b.run === run) : all[0]
+  if (!found || !found.pieces.some((p) => p.path === "stack.json")) throw notFound(`no backup ${run ?? ""} of stack ${stack} in repository ${repo.name}`.replace("  ", " "), "backup_not_found")
+  return found
+}

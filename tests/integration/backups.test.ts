@@ -1,0 +1,201 @@
+// Backups with restic on a real engine: a stack with a volume of checksummed files backed up, its
+// data changed and backed up again (the second run adds about what changed), the stack and its
+// volume deleted and restored under its own name and a new one with the same checksums; a dry run
+// that changes nothing, a restore over a volume holding data refused with the volume untouched, a
+// wrong repository password refused, a repository on a full disk and a backup stopped midway leaving
+// no snapshot behind; neither the password nor the stack's secret in any answer, event or log line.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { spawnSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { Engine } from "#lib/engine/client.ts"
+import { TRANSFER_LABEL } from "#lib/volumes/transfer.ts"
+import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
+import { startService, type Service } from "../support/service.ts"
+
+let engine: Engine
+let svc: Service
+let dir: string
+const PASSWORD = "pw-Correct-Horse-7f3a"
+const SECRET = "secret-Value-91c2e"
+const STACKS = ["hm-bk", "hm-bk2", "hm-bk3"]
+const VOLUMES = ["hm-bk_data", "hm-bk2_data", "hm-bk3_data"]
+const MiB = 1 << 20
+const answers: string[] = []
+
+const compose = `services:
+  app:
+    image: ${testImage()}
+    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 0.2; done"]
+    volumes: [data:/data]
+    labels: { ${TEST_LABEL}: "1" }
+volumes:
+  data:
+    labels: { ${TEST_LABEL}: "1" }
+`
+
+async function call(method: string, path: string, body?: unknown, signal?: AbortSignal) {
+  const res = await fetch(`${svc.url}${path}`, { method, signal, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const text = await res.text()
+  answers.push(text)
+  return { status: res.status, body: JSON.parse(text) as any }
+}
+
+/** Runs `script` in a labelled throwaway container with `volume` at /v; its output once it exited 0. */
+async function run(volume: string, script: string): Promise<string> {
+  const { Id } = await engine.createContainer({
+    Image: testImage(),
+    Cmd: ["sh", "-c", script],
+    Labels: { [TEST_LABEL]: "1" },
+    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: volume, Target: "/v" }] },
+  })
+  try {
+    await engine.containerAction(Id, "start")
+    const { StatusCode } = await engine.waitContainer(Id)
+    const lines: string[] = []
+    for await (const l of engine.logs(Id, { follow: false, tail: "all" })) lines.push(l.line)
+    if (StatusCode !== 0) throw new Error(`${script} exited ${StatusCode}: ${lines.join("\n")}`)
+    return lines.join("\n")
+  } finally {
+    await engine.removeContainer(Id, { force: true })
+  }
+}
+
+const manifest = (volume: string) => run(volume, `cd /v && find . -type f | sort | xargs -r sha256sum && find . | sort | xargs stat -c "%a %u %g %F %n"`)
+const volumes = async () => (await engine.listVolumes()).map((v) => v.Name).filter((n) => VOLUMES.includes(n)).sort()
+const backups = async (repo = "local") => (await call("GET", `/api/backups/${repo}/hm-bk`)).body as any[]
+
+async function wipe() {
+  for (const name of STACKS) await call("DELETE", `/api/stacks/${name}?volumes=true`).catch(() => {})
+  for (const v of VOLUMES) await engine.removeVolume(v, { force: true }).catch(() => {})
+  await cleanup(engine)
+}
+
+beforeAll(async () => {
+  engine = realEngine("a")
+  await cleanup(engine)
+  dir = mkdtempSync(join(tmpdir(), "hm-backups-"))
+  svc = await startService({ DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage() })
+  await wipe()
+  expect((await call("POST", "/api/backups/repos", { name: "local", repository: join(dir, "repo"), password: PASSWORD, init: true })).status).toBe(201)
+  const deployed = await call("POST", "/api/stacks", { name: "hm-bk", content: compose, env: [{ key: "TOKEN", value: SECRET, secret: true }] })
+  expect(deployed.status).toBe(201)
+  // 40 files of 1 MiB of random bytes in two folders, one of another owner with its own mode.
+  await run("hm-bk_data", `for i in $(seq 1 40); do d=/v/dir$((i % 2)); mkdir -p $d; head -c 1048576 /dev/urandom > $d/f$i; done; chown 1000:1000 /v/dir1/f1 && chmod 600 /v/dir1/f1`)
+}, 90_000)
+
+afterAll(async () => {
+  await wipe()
+  await svc.stop()
+  spawnSync("umount", [join(dir, "full")])
+  rmSync(dir, { recursive: true, force: true })
+}, 60_000)
+
+test("a repository is added only with its password, which no answer shows", async () => {
+  const wrong = await call("POST", "/api/backups/repos", { name: "wrong", repository: join(dir, "repo"), password: "not-the-password" })
+  expect(wrong.status).toBe(409)
+  expect(wrong.body.error.code).toBe("repository_password")
+  const repos = await call("GET", "/api/backups/repos")
+  expect(repos.body).toEqual([{ name: "local", repository: join(dir, "repo") }])
+  const bad = await call("POST", "/api/backups/repos", { name: "Bad Name", repository: "x", password: "y" })
+  expect(bad.status).toBe(400)
+})
+
+test("a second backup adds about what changed; the stack comes back under its name and a new one", async () => {
+  const first = await call("POST", "/api/backups/local/hm-bk/run")
+  expect(first.status).toBe(201)
+  expect(first.body.pieces.map((p: any) => p.path)).toEqual(["stack.json", "volumes/hm-bk_data.tar"])
+  expect(first.body.added).toBeGreaterThan(40 * MiB)
+
+  await run("hm-bk_data", "head -c 1048576 /dev/urandom > /v/dir0/f2 && head -c 1048576 /dev/urandom > /v/dir1/f3 && rm /v/dir0/f4")
+  const before = await manifest("hm-bk_data")
+  const second = await call("POST", "/api/backups/local/hm-bk/run")
+  expect(second.status).toBe(201)
+  // 2 MiB of new bytes: restic stores the chunks around them again, not the other 37 files.
+  expect(second.body.added).toBeGreaterThan(2 * MiB)
+  expect(second.body.added).toBeLessThan(12 * MiB)
+  expect(second.body.bytes).toBeGreaterThan(39 * MiB)
+  const list = await backups()
+  expect(list.map((b) => b.run)).toEqual([second.body.run, first.body.run])
+
+  expect((await call("DELETE", "/api/stacks/hm-bk?volumes=true")).status).toBeLessThan(300)
+  expect(await volumes()).toEqual([])
+
+  const dry = await call("POST", "/api/backups/local/hm-bk/restore", { dry_run: true })
+  expect(dry.status).toBe(200)
+  expect(dry.body).toMatchObject({ restored: false, plan: { target: "hm-bk", blockers: [] } })
+  expect(await volumes()).toEqual([])
+
+  const same = await call("POST", "/api/backups/local/hm-bk/restore", {})
+  expect(same.status).toBe(201)
+  expect(await manifest("hm-bk_data")).toBe(before)
+  // The environment comes back with its secret's value, kept where the service keeps it.
+  expect(JSON.parse(readFileSync(join(svc.dataDir, "records", "hm-bk", "env.json"), "utf8"))).toEqual([{ key: "TOKEN", value: SECRET, secret: true }])
+
+  const older = await call("POST", "/api/backups/local/hm-bk/restore", { run: first.body.run, as: "hm-bk2" })
+  expect(older.status).toBe(201)
+  expect(await manifest("hm-bk2_data")).not.toBe(before)
+  const renamed = await call("POST", "/api/backups/local/hm-bk/restore", { as: "hm-bk3" })
+  expect(renamed.status).toBe(201)
+  expect(await manifest("hm-bk3_data")).toBe(before)
+  expect((await call("GET", "/api/stacks/hm-bk3")).status).toBe(200)
+}, 90_000)
+
+test("a restore over a volume holding data is refused and leaves it as it was; a taken name too", async () => {
+  await call("DELETE", "/api/stacks/hm-bk2")
+  const held = await manifest("hm-bk2_data")
+  const refused = await call("POST", "/api/backups/local/hm-bk/restore", { as: "hm-bk2" })
+  expect(refused.status).toBe(409)
+  expect(refused.body.error.code).toBe("restore_blocked")
+  expect(refused.body.plan.blockers.map((b: any) => b.code)).toEqual(["volume_exists"])
+  expect(await manifest("hm-bk2_data")).toBe(held)
+  expect((await call("GET", "/api/stacks/hm-bk2")).status).toBe(404)
+  const taken = await call("POST", "/api/backups/local/hm-bk/restore", {})
+  expect(taken.status).toBe(409)
+  expect(taken.body.plan.blockers.map((b: any) => b.code)).toContain("name_taken")
+}, 60_000)
+
+test("a repository on a full disk fails the backup and leaves no snapshot; the stack is untouched", async () => {
+  const full = join(dir, "full")
+  mkdirSync(full)
+  expect(spawnSync("mount", ["-t", "tmpfs", "-o", "size=12m", "tmpfs", full]).status).toBe(0)
+  expect((await call("POST", "/api/backups/repos", { name: "small", repository: join(full, "repo"), password: PASSWORD, init: true })).status).toBe(201)
+  const before = await manifest("hm-bk_data")
+  const res = await call("POST", "/api/backups/small/hm-bk/run")
+  expect(res.status).toBe(507)
+  expect(res.body.error.code).toBe("repository_full")
+  const events = (await call("GET", "/api/events/history")).body.filter((e: any) => e.type === "backup")
+  expect(events.at(-1)).toMatchObject({ action: "backup_failed", name: "hm-bk", level: "error" })
+  expect(await backups("small")).toEqual([])
+  expect(await manifest("hm-bk_data")).toBe(before)
+}, 60_000)
+
+test("a backup stopped midway leaves no snapshot and no helper container", async () => {
+  const count = (await backups()).length
+  const stop = new AbortController()
+  const pending = call("POST", "/api/backups/local/hm-bk/run", undefined, stop.signal).catch((err) => err)
+  // Stopped once the volume's helper container exists: restic is reading its tar.
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline && !(await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })).length) await Bun.sleep(20)
+  stop.abort()
+  expect(await pending).toBeInstanceOf(Error)
+  let left = -1
+  while (Date.now() < deadline && (left = (await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })).length)) await Bun.sleep(100)
+  expect(left).toBe(0)
+  // The run's stack.json snapshot is forgotten once restic stopped.
+  let list: any[] = []
+  while (Date.now() < deadline && (list = await backups()).length !== count) await Bun.sleep(200)
+  expect(list.length).toBe(count)
+}, 60_000)
+
+test("neither the password nor the stack's secret appears in answers, events or the service's output", async () => {
+  await call("GET", "/api/events/history")
+  const shown = answers.join("\n")
+  expect(shown).not.toContain(PASSWORD)
+  expect(shown).not.toContain(SECRET)
+  const out = await svc.stop().then(async () => `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`)
+  expect(out).not.toContain(PASSWORD)
+  expect(out).not.toContain(SECRET)
+  svc = await startService({ DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage() }, { dataDir: svc.dataDir })
+}, 60_000)
