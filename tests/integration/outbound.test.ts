@@ -1,0 +1,195 @@
+// A node behind NAT: the member runs in a network namespace and listens on that namespace's own
+// loopback, which the control plane cannot reach; it joins outbound and holds a connection it opened
+// over a veth pair. Through that connection: the gateway (JSON with a body, SSE event by event, 200
+// parallel calls beside a stalled event stream), probes, and a copy of a stack whose volume holds
+// 64 MiB checksummed. Faults: a wrong token and a retired one refused, a second connection of the
+// same server_id replacing the first, the control plane killed and restarted (the member back on its
+// own), a removed node's connection closed.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import type { Engine } from "#lib/engine/client.ts"
+import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
+import { netnsA, veth } from "../support/netns.ts"
+import { startService, type Service } from "../support/service.ts"
+import { sseMessages } from "../support/sse.ts"
+
+let engine: Engine
+let cpEngine: Engine
+let ns: string
+let link: Awaited<ReturnType<typeof veth>>
+let cp: Service
+let member: Service
+let token: string
+let serverId: string
+const running: Service[] = []
+const json = { "content-type": "application/json" }
+const IDLE = "trap 'exit 0' TERM; while true; do sleep 0.1; done"
+const STACK = "hm-outbound"
+
+const call = async (svc: Service, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${svc.url}${path}`, { method, headers: body === undefined ? {} : json, body: body === undefined ? undefined : JSON.stringify(body) })
+  return { status: res.status, body: (await res.json()) as any }
+}
+
+/** A call to the member, made from inside its namespace (nothing else reaches it). */
+async function inside(method: string, path: string, body?: unknown) {
+  const data = body === undefined ? [] : ["-H", "content-type: application/json", "--data-binary", JSON.stringify(body)]
+  const proc = Bun.spawn(["ip", "netns", "exec", ns, "curl", "-s", "-X", method, ...data, "-w", "\n%{http_code}", `${member.url}${path}`], { stdout: "pipe" })
+  const out = await new Response(proc.stdout).text()
+  const end = out.lastIndexOf("\n")
+  return { status: Number(out.slice(end + 1)), body: JSON.parse(out.slice(0, end)) as any }
+}
+
+/** Polls `fn` until it answers `want`, for at most `ms`. */
+async function until<T>(fn: () => Promise<T>, want: T, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms
+  let got = await fn()
+  while (!Bun.deepEquals(got, want) && Date.now() < deadline) {
+    await Bun.sleep(100)
+    got = await fn()
+  }
+  return got
+}
+const status = async () => (await call(cp, "GET", "/api/nodes/o1")).body.status
+
+async function startCp(opts: { dataDir?: string; port?: number } = {}): Promise<Service> {
+  const env = { DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000" }
+  const svc = await startService(env, { ...opts, host: link.inside.replace(/\.2$/, ".1") })
+  running.push(svc)
+  return svc
+}
+
+const join = (t = token) => inside("POST", "/api/cluster/join", { control_plane_url: cp.url, token: t, name: "o1", connect: "outbound" })
+
+/** Every file's checksum in a volume, read by a throwaway container. */
+async function checksums(e: Engine, volume: string): Promise<string> {
+  const { Id } = await e.createContainer({
+    Image: testImage(),
+    Cmd: ["sh", "-c", "cd /v && find . -type f | sort | xargs sha256sum"],
+    Labels: { [TEST_LABEL]: "1" },
+    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: volume, Target: "/v" }] },
+  })
+  try {
+    await e.containerAction(Id, "start")
+    await e.waitContainer(Id)
+    const lines: string[] = []
+    for await (const l of e.logs(Id, { follow: false, tail: "all" })) lines.push(l.line)
+    return lines.join("\n")
+  } finally {
+    await e.removeContainer(Id, { force: true })
+  }
+}
+
+beforeAll(async () => {
+  ns = netnsA()
+  engine = realEngine("b")
+  cpEngine = realEngine("a")
+  await Promise.all([cleanup(engine), cleanup(cpEngine)])
+  link = await veth(ns)
+  cp = await startCp()
+  member = await startService({ DOCKER_HOST: engineHost("b"), SVC_TRANSFER_IMAGE: testImage() }, { netns: ns })
+  running.push(member)
+  serverId = (await inside("GET", "/api/health")).body.server_id
+})
+afterAll(async () => {
+  for (const svc of running) await svc.stop().catch(() => {})
+  await link?.remove()
+  for (const name of [STACK]) await cpEngine.removeVolume(`${name}_data`, { force: true }).catch(() => {})
+  await Promise.all([cleanup(engine), cleanup(cpEngine)])
+  await engine.removeVolume(`${STACK}_data`, { force: true }).catch(() => {})
+})
+
+test("a member that nothing can reach joins outbound: listed online, reached through its own connection", async () => {
+  expect((await fetch(`${member.url}/api/health`).then(() => "answered", () => "unreachable"))).toBe("unreachable")
+  token = (await call(cp, "POST", "/api/cluster/token")).body.token
+  const joined = await join()
+  expect(joined).toEqual({ status: 200, body: { role: "member", control_plane_url: cp.url, node: { name: "o1", url: `outbound://${serverId}`, status: "online", error: null } } })
+  expect((await call(cp, "POST", "/api/nodes/o1/check")).body).toMatchObject({ name: "o1", status: "online", error: null, server_id: serverId })
+  expect((await call(cp, "GET", "/api/nodes/o1/proxy/api/health")).body.server_id).toBe(serverId)
+})
+
+test("the gateway carries JSON with a body and the query, never the Authorization, and 404s an unknown node", async () => {
+  const id = await runContainer(engine, "hm-outbound-action", IDLE)
+  const res = await call(cp, "POST", `/api/nodes/o1/proxy/api/containers/${id}/action?x=1`, { action: "pause" })
+  expect(res).toMatchObject({ status: 200, body: { action: "pause", state: "paused" } })
+  expect((await engine.inspectContainer(id)).State.Status).toBe("paused")
+  const through = await fetch(`${cp.url}/api/nodes/o1/proxy/api/cluster/verify`, { headers: { authorization: `Bearer ${token}` } })
+  expect(through.status).toBe(401)
+  expect((await call(cp, "GET", "/api/nodes/nope/proxy/api/health")).status).toBe(404)
+})
+
+test("SSE arrives event by event; a stalled event stream holds up none of 200 parallel calls", async () => {
+  const res = await fetch(`${cp.url}/api/nodes/o1/proxy/api/events`)
+  expect(res.headers.get("content-type")).toBe("text/event-stream")
+  const events = sseMessages(res)
+  const id = await runContainer(engine, "hm-outbound-events", IDLE)
+  for (;;) {
+    const { value, done } = await events.next()
+    if (done || (value.id === id && value.action === "start")) break
+  }
+  // This stream is never read again while the calls go through beside it.
+  const stalled = await fetch(`${cp.url}/api/nodes/o1/proxy/api/events`)
+  const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => fetch(`${cp.url}/api/nodes/o1/proxy/api/cluster?i=${i}`).then(async (r) => `${r.status} ${(await r.json()).role}`)))
+  expect(new Set(statuses)).toEqual(new Set(["200 member"]))
+  await stalled.body?.cancel()
+  await events.return(undefined)
+}, 30_000)
+
+test("a copy to the outbound node carries a 64 MiB volume byte for byte", async () => {
+  const compose = `services:\n  app:\n    image: ${testImage()}\n    command: ["sh", "-c", "${IDLE}"]\n    volumes: [data:/data]\n    labels: { ${TEST_LABEL}: "1" }\nvolumes:\n  data:\n    labels: { ${TEST_LABEL}: "1" }\n`
+  expect((await call(cp, "POST", "/api/stacks", { name: STACK, content: compose })).status).toBe(201)
+  const { Id } = await cpEngine.createContainer({
+    Image: testImage(),
+    Cmd: ["sh", "-c", "head -c 67108864 /dev/urandom > /v/big && echo small > /v/small"],
+    Labels: { [TEST_LABEL]: "1" },
+    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: `${STACK}_data`, Target: "/v" }] },
+  })
+  await cpEngine.containerAction(Id, "start")
+  await cpEngine.waitContainer(Id)
+  await cpEngine.removeContainer(Id, { force: true })
+  const source = await checksums(cpEngine, `${STACK}_data`)
+  const copied = await call(cp, "POST", `/api/stacks/${STACK}/copy`, { to: "o1" })
+  expect(copied.status).toBe(201)
+  expect(await checksums(engine, `${STACK}_data`)).toBe(source)
+  expect((await inside("GET", `/api/stacks/${STACK}`)).status).toBe(200)
+}, 60_000)
+
+test("a wrong token is refused; a second connection of the same server_id replaces the first", async () => {
+  const connect = (t: string) => new WebSocket(`${cp.url.replace("http", "ws")}/api/cluster/connect`, { headers: { authorization: `Bearer ${t}`, "x-server-id": serverId } } as never)
+  const wrong = connect("not-the-token")
+  expect(await new Promise((r) => ((wrong.onopen = () => r("open")), (wrong.onerror = () => r("refused"))))).toBe("refused")
+  const second = connect(token)
+  await new Promise((r) => (second.onopen = r))
+  // The member's own connection was replaced: calls now reach whoever holds the second one.
+  const answered = fetch(`${cp.url}/api/nodes/o1/proxy/api/health`)
+  const open = await new Promise<string>((r) => (second.onmessage = (e) => r(String(e.data))))
+  expect(open).toMatch(/^\{"type":"open","id":"[0-9a-f-]{36}"\}$/)
+  second.close()
+  expect((await answered).status).toBe(502)
+  expect(await until(status, "offline")).toBe("offline")
+  // The member does not fight for its place; joining again brings it back.
+  expect((await join()).body.node.status).toBe("online")
+})
+
+test("the control plane killed and restarted: the member comes back online on its own", async () => {
+  const { dataDir, port } = cp
+  cp.proc.kill("SIGKILL")
+  await cp.proc.exited
+  running.splice(running.indexOf(cp), 1)
+  cp = await startCp({ dataDir, port })
+  expect(await until(status, "online")).toBe("online")
+  expect((await call(cp, "GET", "/api/nodes/o1/proxy/api/health")).body.server_id).toBe(serverId)
+}, 40_000)
+
+test("a new token closes the connection and the retired one is refused; a removed node's connection closes", async () => {
+  const fresh = (await call(cp, "POST", "/api/cluster/token")).body.token
+  expect(await until(status, "offline")).toBe("offline")
+  expect((await call(cp, "GET", "/api/nodes/o1/proxy/api/health")).status).toBe(502)
+  expect((await join(token)).status).toBe(403)
+  token = fresh
+  expect((await join()).body.node.status).toBe("online")
+  expect((await call(cp, "DELETE", "/api/nodes/o1")).status).toBe(200)
+  expect((await call(cp, "GET", "/api/nodes/o1/proxy/api/health")).status).toBe(404)
+  const outbound = async () => (({ connected, error }) => ({ connected, error }))((await inside("GET", "/api/cluster")).body.outbound)
+  expect(await until(outbound, { connected: false, error: "removed" })).toEqual({ connected: false, error: "removed" })
+  expect((await inside("DELETE", "/api/cluster/membership")).body).toMatchObject({ left: true })
+})
