@@ -136,6 +136,9 @@ function hooks(app: AnyElysia, ctx: Ctx, check: Check | undefined, skipGuard: (r
     })
 }
 
+/** A stack's git webhook (handlers/api/stacks/[name]/git/webhook.post.ts), exempt from the browser guard. */
+const GIT_WEBHOOK = /^\/api\/stacks\/[^/]+\/git\/webhook$/
+
 /** The stack a route under /api/stacks/:name names. */
 const stackOf = (path: string, params: Record<string, string> | undefined) => (path.startsWith("/api/stacks/:name") ? params?.name : undefined)
 
@@ -270,8 +273,10 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<str
   const mode = ctx.config.mcp
   const mcp = mode && import("../mcp/endpoint.ts").then((m) => m.mcpEndpoint(mode, rows, async (req) => app.handle(req), ctx.now))
   const isMcp = (request: Request) => !!mcp && new URL(request.url).pathname === "/mcp"
+  // A git server calls a stack's webhook from its own host, proving itself with the stack's secret.
+  const ownGuard = (request: Request) => isMcp(request) || (request.method === "POST" && GIT_WEBHOOK.test(new URL(request.url).pathname))
 
-  const app = hooks(new Elysia({ serve: { routes: pages } }), ctx, onDrift && responseCheck(rows, onDrift), isMcp)
+  const app = hooks(new Elysia({ serve: { routes: pages } }), ctx, onDrift && responseCheck(rows, onDrift), ownGuard)
   app.get("/openapi", ({ request }) => (document ??= openapiDocument(rows, info, new URL(request.url).origin, ctx.auth.enabled)))
   if (mcp) app.all("/mcp", async (c: any) => (await mcp).handle(c.request, ctx.auth.enabled ? await mcpCaller(ctx, c.request, peerOf(c), (req) => app.handle(req)) : undefined), { parse: "none" })
   for (const row of rows) mount(app, row, ctx)

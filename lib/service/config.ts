@@ -47,6 +47,8 @@ export interface Config {
   updateInterval: number
   /** SVC_UPDATE_WATCH: seconds a guarded update watches the stack's health when the request names none. */
   updateWatch: number
+  /** SVC_GIT_MAX_FILE_BYTES: the largest file a git stack's sync reads out of its repository (lib/git/tree.ts). */
+  gitMaxFileBytes: number
   /** SVC_NOTIFY_URLS: webhook (https://...) and ntfy (ntfy+https://host/topic) addresses for notifications (lib/updates/notify.ts). */
   notifyUrls: string[]
   metrics: boolean
@@ -259,6 +261,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     secretKeys: env.SVC_SECRET_KEYS ? list(env.SVC_SECRET_KEYS) : defaults.secretKeys,
     updateInterval: positiveInt("SVC_UPDATE_INTERVAL", env.SVC_UPDATE_INTERVAL, 0),
     updateWatch: positiveInt("SVC_UPDATE_WATCH", env.SVC_UPDATE_WATCH, defaults.updateWatch),
+    gitMaxFileBytes: positiveInt("SVC_GIT_MAX_FILE_BYTES", env.SVC_GIT_MAX_FILE_BYTES, 1024 * 1024),
     notifyUrls: notifyUrls(env.SVC_NOTIFY_URLS),
     metrics: oneOf("SVC_METRICS", env.SVC_METRICS, ["off", "on"] as const) === "on",
     metricsToken: env.SVC_METRICS_TOKEN || undefined,

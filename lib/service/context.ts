@@ -26,6 +26,8 @@ import { PolicyScheduler } from "../updates/scheduler.ts"
 import { Speaker } from "../tts/speaker.ts"
 import { StatsSampler } from "../stats/sampler.ts"
 import { StackVerbs } from "../verbs/stack-verbs.ts"
+import { GitVerbs } from "../verbs/git-verbs.ts"
+import { DEFAULT_LIMITS } from "../git/tree.ts"
 import { BackupVerbs } from "../verbs/backup-verbs.ts"
 import { Repos } from "../backups/repos.ts"
 import { Jobs } from "./jobs.ts"
@@ -45,6 +47,8 @@ export interface Ctx {
   stacks: Stacks
   /** Every operation on a stack: the store's, watched through the guard when asked, with its event (lib/verbs/stack-verbs.ts). */
   verbs: StackVerbs
+  /** Git stacks: source, status, sync, webhook (lib/verbs/git-verbs.ts). */
+  git: GitVerbs
   /** Stack backups in restic repositories: the repositories, backup, restore (lib/verbs/backup-verbs.ts). */
   backups: BackupVerbs
   /** The binds of started containers, checked against what their stack may reach (watched by server.ts, asked by the store after `up`). */
@@ -104,13 +108,15 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   const notifier = o.notifier ?? new Notifier(config.notifyUrls, { serverId, events, now })
   const updateRecords = o.updateRecords ?? new UpdateRecords(stacks, now)
   const guard = o.guard ?? new UpdateGuard({ engine, stacks, events, records: updateRecords, notifier, watch: config.updateWatch })
+  const verbs = o.verbs ?? new StackVerbs({ stacks, engine, compose, guard, events, config: { bindRoots: config.bindRoots, secretKeys: config.secretKeys, transferImage: config.transferImage } })
   return {
     config,
     engine,
     events,
     compose,
     stacks,
-    verbs: o.verbs ?? new StackVerbs({ stacks, engine, compose, guard, events, config: { bindRoots: config.bindRoots, secretKeys: config.secretKeys, transferImage: config.transferImage } }),
+    verbs,
+    git: o.git ?? new GitVerbs({ stacks, verbs, engine, events, limits: { ...DEFAULT_LIMITS, fileBytes: config.gitMaxFileBytes } }),
     backups: o.backups ?? new BackupVerbs({ stacks, engine, events, serverId, repos: new Repos(config.dataDir), config: { transferImage: config.transferImage }, timeout: 3600 }),
     liveMounts,
     cluster: o.cluster ?? new Cluster(config.dataDir, now),

@@ -52,6 +52,8 @@ export const versionSchema = v.object({
   action: v.picklist(["deploy", "apply", "adopt"]),
   current: v.boolean(),
   changes: versionChangesSchema,
+  /** The git commit the version was deployed from (a git stack's). */
+  commit: v.optional(v.string()),
 })
 export type StackVersionEntry = v.InferOutput<typeof versionSchema>
 

@@ -89,6 +89,8 @@ export interface StackVersion {
   /** The stack's files in this version (absent: none). */
   files?: StackFiles
   changes: VersionChanges
+  /** The git commit this version was deployed from (a git stack's sync). */
+  commit?: string
 }
 
 export interface Stack {
@@ -149,6 +151,8 @@ export interface Run {
 /** A deploy's run: with `orchestrator`, what runs a new stack (compose when absent); an existing stack keeps its own. */
 export interface DeployRun extends Run {
   orchestrator?: OrchestratorName
+  /** The git commit the deployed files came from, recorded in the version. */
+  commit?: string
 }
 
 const RUN_FILE = "run.json"
@@ -499,7 +503,7 @@ export class Stacks {
   }
 
   /** Checks, writes, brings up; a new version (deploy/apply) or the rollback target (a number) becomes current. */
-  private async release(name: string, compose: string, env: EnvVar[], action: StackVersion["action"] | number, files: StackFiles, run: Run, which?: OrchestratorName): Promise<Stack> {
+  private async release(name: string, compose: string, env: EnvVar[], action: StackVersion["action"] | number, files: StackFiles, run: DeployRun, which?: OrchestratorName): Promise<Stack> {
     checkFiles(files)
     const before = this.has(name) ? await this.read(name) : undefined
     checkOnDisk(this.dir(name), files, before?.state.files ?? [])
@@ -538,7 +542,7 @@ export class Stacks {
         env: envChanges(prev?.env ?? [], env),
         files: fileChanges(prev?.files ?? {}, files),
       }
-      writeJson(join(this.records(name), "versions", `${current}.json`), { version: current, time, action, compose, env, files, changes } satisfies StackVersion, SECRET)
+      writeJson(join(this.records(name), "versions", `${current}.json`), { version: current, time, action, compose, env, files, changes, ...(run.commit ? { commit: run.commit } : {}) } satisfies StackVersion, SECRET)
     }
     await this.writeState(name, { ...state, current_version: current, env_pending: false, files_pending: false, files: filePaths(files), services: model.services, last_version: Math.max(state.last_version, current) })
     return this.read(name)

@@ -59,7 +59,7 @@ export class StackVerbs {
   constructor(private readonly o: VerbsOptions) {}
 
   /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack (run by `orchestrator`, compose unless named). */
-  async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
+  async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles; commit?: string } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
     let created = false
     const stack = await this.changed(name, "deploy", opts, async () => {
       const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files, opts)

@@ -1,0 +1,171 @@
+// Git stacks (lib/git): a stack's git source attached, changed and detached, its status, and the sync
+// that makes a new commit a version. A sync fetches the ref, and a commit other than the deployed one
+// is deployed through the stack verbs (the store's guards, the version recording the commit) and,
+// with `watch`, watched through the update guard (rollback, verdict, notification). A stack whose
+// containers a person stopped is not started: the sync records what it found and leaves it stopped.
+// A commit refused (the store's guards, a symlink, a file over the cap) is not applied; the refusal
+// is the verdict. Each sync publishes one `git` event; no event, answer or error carries the token.
+import type { Engine } from "../engine/client.ts"
+import type { EventBus } from "../engine/events.ts"
+import { HttpError, notFound } from "../http/http-error.ts"
+import { checkWebhook } from "../git/webhook.ts"
+import { publicSource, readSource, removeSource, sourceFrom, writeSource, type GitInput, type GitSource, type LastSync } from "../git/source.ts"
+import { fetchTree, remoteHead, type TreeLimits } from "../git/tree.ts"
+import { projectContainers } from "../stacks/state.ts"
+import type { Stacks } from "../stacks/store.ts"
+import type { StackVerbs } from "./stack-verbs.ts"
+
+export interface GitVerbsOptions {
+  stacks: Stacks
+  verbs: StackVerbs
+  engine: Engine
+  events: EventBus
+  limits?: TreeLimits
+}
+
+export type Trigger = "api" | "webhook" | "schedule"
+
+export interface SyncOptions {
+  trigger: Trigger
+  /** Seconds of health watch after the deploy (none: not watched). */
+  watch?: number
+  signal?: AbortSignal
+}
+
+export interface SyncOutcome extends LastSync {
+  trigger: Trigger
+  /** The stack's current version after the sync. */
+  version: number | null
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+export class GitVerbs {
+  private syncing = new Map<string, Promise<SyncOutcome>>()
+
+  constructor(private readonly o: GitVerbsOptions) {}
+
+  /** The source without its secrets, the remote's head (null when it could not be read, with `remote_error`) and whether it differs from the deployed commit. */
+  async status(name: string, signal?: AbortSignal) {
+    const source = await this.source(name)
+    let remote_head: string | null = null
+    let remote_error: string | null = null
+    try {
+      remote_head = await remoteHead({ url: source.url, ref: source.ref, token: source.token, signal })
+    } catch (err) {
+      remote_error = message(err)
+    }
+    return { ...publicSource(source), remote_head, remote_error, differ: remote_head !== null && remote_head !== source.deployed_commit }
+  }
+
+  /**
+   * Attaches a git source to stack `name` (or changes it), then syncs; a stack not here yet is created
+   * from the repository. Answers the source without its secrets, the webhook secret when it is new
+   * (shown once), and the sync.
+   */
+  async attach(name: string, input: GitInput, opts: Omit<SyncOptions, "trigger">) {
+    const records = this.o.stacks.records(name)
+    const before = this.o.stacks.has(name) ? await readSource(records) : undefined
+    const source = sourceFrom(input, before)
+    const created = !this.o.stacks.has(name)
+    if (created) {
+      // The first deploy writes the stack's records; the source follows only when it succeeded.
+      const outcome = await this.fetchAndDeploy(name, source, { ...opts, trigger: "api" })
+      if (outcome.verdict !== "applied") throw new HttpError(outcome.verdict === "refused" ? 400 : 502, "git_sync_failed", `${name} was not created from ${source.url}: ${outcome.error}`)
+      writeSource(records, { ...source, deployed_commit: outcome.commit, last_sync: this.last(outcome) })
+    } else writeSource(records, source)
+    this.publish(name, "attach", `${created ? "created" : "attached"} ${name} from ${source.url} ${source.ref}:${source.path}`)
+    const sync = created ? undefined : await this.sync(name, { ...opts, trigger: "api" })
+    const now = (await readSource(records))!
+    return { created, source: publicSource(now), ...(before?.webhook_secret === now.webhook_secret ? {} : { webhook_secret: now.webhook_secret }), sync: sync ?? null }
+  }
+
+  /** The git source removed; the stack stays as it runs. */
+  async detach(name: string): Promise<void> {
+    await this.source(name)
+    removeSource(this.o.stacks.records(name))
+    this.publish(name, "detach", `detached ${name} from git`)
+  }
+
+  /** A sync (see the module's comment); one at a time per stack, a second call waits for the first's outcome. */
+  sync(name: string, opts: SyncOptions): Promise<SyncOutcome> {
+    const running = this.syncing.get(name)
+    if (running) return running
+    const next = this.runSync(name, opts).finally(() => this.syncing.delete(name))
+    this.syncing.set(name, next)
+    return next
+  }
+
+  /**
+   * A webhook: its proof checked against the stack's secret (401 and a `git` event when it fails,
+   * nothing runs), then a sync in the background (a git server waits a few seconds for its answer,
+   * a watched deploy takes longer): its verdict is the `git` event and the status's last sync.
+   */
+  async webhook(name: string, headers: Headers, body: Uint8Array, opts: Omit<SyncOptions, "trigger" | "signal">): Promise<{ accepted: true }> {
+    const source = this.o.stacks.has(name) ? await readSource(this.o.stacks.records(name)) : undefined
+    // A stack without git answers the same as a wrong proof: the route tells a caller nothing more.
+    const proof = source ? checkWebhook(headers, body, source.webhook_secret) : { kind: "none", ok: false }
+    if (!proof.ok) {
+      this.publish(name, "webhook_refused", `webhook for ${name} refused: ${proof.kind === "none" ? "no signature" : `wrong ${proof.kind} signature`}`)
+      throw new HttpError(401, "bad_signature", "the webhook's signature does not match this stack's secret")
+    }
+    this.sync(name, { ...opts, trigger: "webhook" }).catch((err) => console.error(`git sync of ${name}:`, message(err)))
+    return { accepted: true }
+  }
+
+  private async runSync(name: string, opts: SyncOptions): Promise<SyncOutcome> {
+    const source = await this.source(name)
+    const outcome = await this.fetchAndDeploy(name, source, opts)
+    const now = (await readSource(this.o.stacks.records(name))) ?? source
+    writeSource(this.o.stacks.records(name), { ...now, deployed_commit: outcome.verdict === "applied" ? outcome.commit : now.deployed_commit, last_sync: this.last(outcome) })
+    return outcome
+  }
+
+  private async fetchAndDeploy(name: string, source: GitSource, opts: SyncOptions): Promise<SyncOutcome> {
+    const time = new Date().toISOString()
+    const done = (verdict: string, commit: string | null, error: string | null, version: number | null): SyncOutcome => {
+      const outcome = { time, trigger: opts.trigger, commit, verdict, error, version }
+      const short = commit ? ` at ${commit.slice(0, 12)}` : ""
+      this.publish(name, "sync", `sync of ${name} (${opts.trigger})${short}: ${verdict}${error ? `: ${error}` : ""}`)
+      return outcome
+    }
+    const current = async () => (this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null)
+    let fetched
+    try {
+      fetched = await fetchTree({ url: source.url, ref: source.ref, path: source.path, token: source.token, limits: this.o.limits, signal: opts.signal })
+    } catch (err) {
+      return done(err instanceof HttpError && err.status < 500 ? "refused" : "failed", null, message(err), await current())
+    }
+    const { commit } = fetched
+    if (commit === source.deployed_commit) return done("unchanged", commit, null, await current())
+    if (await this.stopped(name)) return done("stopped", commit, `${name}'s containers are stopped: the commit is not deployed and the stack stays stopped; start it and sync again`, await current())
+    try {
+      const { stack } = await this.o.verbs.deploy(name, fetched.compose, { files: fetched.files, commit, watch: opts.watch, signal: opts.signal })
+      const verdict = !stack.update || stack.update.verdict === "updated" || stack.update.verdict === "unchanged" ? "applied" : stack.update.verdict
+      return done(verdict, commit, stack.update?.reason ?? null, await current())
+    } catch (err) {
+      return done(err instanceof HttpError && err.status < 500 ? "refused" : "failed", commit, message(err), await current())
+    }
+  }
+
+  /** Whether the stack has containers and none of them runs (a person stopped it). */
+  private async stopped(name: string): Promise<boolean> {
+    if (!this.o.stacks.has(name) || (await this.o.stacks.read(name)).state.orchestrator === "swarm") return false
+    const containers = await projectContainers(this.o.engine, name)
+    return containers.length > 0 && containers.every((c) => c.State === "exited" || c.State === "created")
+  }
+
+  private last(o: SyncOutcome): LastSync {
+    return { time: o.time, commit: o.commit, verdict: o.verdict, error: o.error }
+  }
+
+  private async source(name: string): Promise<GitSource> {
+    const source = this.o.stacks.has(name) ? await readSource(this.o.stacks.records(name)) : undefined
+    if (!source) throw notFound(`stack ${name} has no git source`, "no_git_source")
+    return source
+  }
+
+  private publish(name: string, action: string, message: string): void {
+    this.o.events.publish({ type: "git", action, name, message })
+  }
+}

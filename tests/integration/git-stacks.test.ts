@@ -1,0 +1,164 @@
+// Git stacks against the real engine and compose, through the real service, with a git smart-HTTP
+// server on loopback that wants a token: a stack created from a repository, a push and a signed
+// webhook (applied as a version recording the commit), a wrong signature (refused, nothing changes),
+// an image that exits (rolled back), a symlink to /etc, a bind of ../../ and a file over the cap
+// (each refused, the stack as it was), a stopped stack (stays stopped), and the token in no answer,
+// event, export or log line.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { createHmac } from "node:crypto"
+import { symlinkSync } from "node:fs"
+import { join } from "node:path"
+import type { Engine } from "#lib/engine/client.ts"
+import { STACK_LABEL } from "#lib/engine/containers.ts"
+import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
+import { startGitServer, type GitServer, type WorkTree } from "../support/git-server.ts"
+import { startService, type Service } from "../support/service.ts"
+
+const NAME = "hm-git"
+const TOKEN = "git-tok-5e1d8b7a"
+const SLOW = 120_000
+
+let engine: Engine
+let server: GitServer
+let repo: WorkTree
+let svc: Service
+let secret: string
+/** Every answer's text, looked through for the token at the end. */
+const answers: string[] = []
+
+const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${svc.url}/api${path}`, { method, headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers }, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) })
+  const text = await res.text()
+  answers.push(text)
+  return { status: res.status, body: text ? JSON.parse(text) : null }
+}
+
+const service = (command: string, extra = "") => `services:
+  app:
+    image: ${testImage()}
+    command: ["sh", "-c", "${command}"]
+    labels: { ${TEST_LABEL}: "1" }
+${extra}`
+const RUNS = "trap 'exit 0' TERM; while true; do sleep 0.2; done"
+
+const signed = (payload: string) => ({ "content-type": "application/json", "X-GitHub-Event": "push", "X-Hub-Signature-256": `sha256=${createHmac("sha256", secret).update(payload).digest("hex")}` })
+
+/** The stack's git status once its last sync found `commit`. */
+async function syncedTo(commit: string) {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const status = (await call("GET", `/stacks/${NAME}/git`)).body
+    if (status.last_sync?.commit === commit) return status
+    if (Date.now() > deadline) throw new Error(`no sync reached ${commit}: ${JSON.stringify(status)}`)
+    await Bun.sleep(200)
+  }
+}
+
+const versions = async () => (await call("GET", `/stacks/${NAME}/versions`)).body as { version: number; commit?: string }[]
+const sync = (watch = 0) => call("POST", `/stacks/${NAME}/git/sync`, { watch })
+
+beforeAll(async () => {
+  engine = realEngine()
+  await cleanup(engine)
+  server = startGitServer({ token: TOKEN })
+  repo = await server.repo("app")
+  svc = await startService({ DOCKER_HOST: engineHost(), SVC_GIT_MAX_FILE_BYTES: "4096", SVC_UPDATE_WATCH: "3" })
+}, SLOW)
+
+afterAll(async () => {
+  await call("DELETE", `/stacks/${NAME}`).catch(() => {})
+  await svc.stop()
+  const logs = `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`
+  expect(logs).not.toContain(TOKEN)
+  server.stop()
+  await cleanup(engine)
+}, SLOW)
+
+test("a stack created from a repository records the commit; a pushed change with a signed webhook becomes a new version", async () => {
+  const first = await repo.commit({ "deploy/compose.yaml": service(RUNS, "    volumes: [\"./conf/app.conf:/app.conf:ro\"]\n"), "deploy/conf/app.conf": "one" })
+  const put = await call("PUT", `/stacks/${NAME}/git`, { url: repo.url, ref: "main", path: "deploy/compose.yaml", token: TOKEN })
+  expect(put.status).toBe(201)
+  expect(put.body.created).toBe(true)
+  expect(put.body.source).toMatchObject({ has_token: true, deployed_commit: first })
+  secret = put.body.webhook_secret
+  expect(secret).toMatch(/^[0-9a-f]{48}$/)
+  expect((await versions()).map((v) => v.commit)).toEqual([first])
+
+  const second = await repo.commit({ "deploy/conf/app.conf": "two" })
+  const status = await call("GET", `/stacks/${NAME}/git`)
+  expect(status.body).toMatchObject({ deployed_commit: first, remote_head: second, differ: true })
+
+  const payload = JSON.stringify({ ref: "refs/heads/main", after: second })
+  const hook = await call("POST", `/stacks/${NAME}/git/webhook`, payload, signed(payload))
+  expect(hook).toEqual({ status: 202, body: { accepted: true } })
+  expect((await syncedTo(second)).last_sync).toMatchObject({ verdict: "applied", error: null })
+  expect((await versions()).map((v) => v.commit)).toEqual([first, second])
+  const [c] = await engine.listContainers({ filters: { label: [`${STACK_LABEL}=${NAME}`] } })
+  expect(c?.State).toBe("running")
+  expect((await call("GET", `/stacks/${NAME}/files/conf/app.conf`)).status).toBe(200)
+}, SLOW)
+
+test("a webhook unsigned or signed with another secret is refused and nothing runs", async () => {
+  const before = await versions()
+  const head = await repo.commit({ "deploy/conf/app.conf": "three" })
+  const payload = JSON.stringify({ ref: "refs/heads/main", after: head })
+  const wrong = createHmac("sha256", "not-the-secret").update(payload).digest("hex")
+  expect((await call("POST", `/stacks/${NAME}/git/webhook`, payload, { "content-type": "application/json", "X-Hub-Signature-256": `sha256=${wrong}` })).status).toBe(401)
+  expect((await call("POST", `/stacks/${NAME}/git/webhook`, payload, { "content-type": "application/json", "X-Gitea-Signature": wrong })).status).toBe(401)
+  expect((await call("POST", `/stacks/${NAME}/git/webhook`, payload, { "content-type": "application/json" })).status).toBe(401)
+  // From another site's page too: the route has its own proof, the answer is the same.
+  expect((await call("POST", `/stacks/${NAME}/git/webhook`, payload, { "content-type": "application/json", Origin: "https://evil.example" })).status).toBe(401)
+  const events = (await call("GET", "/events/history")).body as { type: string; action: string; message: string }[]
+  expect(events.filter((e) => e.type === "git" && e.action === "webhook_refused").length).toBe(4)
+  expect(await versions()).toEqual(before)
+  // A Gitea-signed call for the same commit applies it.
+  const gitea = createHmac("sha256", secret).update(payload).digest("hex")
+  expect((await call("POST", `/stacks/${NAME}/git/webhook`, payload, { "content-type": "application/json", "X-Gitea-Signature": gitea })).status).toBe(202)
+  expect((await syncedTo(head)).last_sync.verdict).toBe("applied")
+}, SLOW)
+
+test("a commit whose image exits is rolled back, the version stays recorded with its commit", async () => {
+  const good = (await call("GET", `/stacks/${NAME}/git`)).body.deployed_commit
+  const current = (await call("GET", `/stacks/${NAME}`)).body.state?.current_version ?? (await versions()).at(-1)!.version
+  const bad = await repo.commit({ "deploy/compose.yaml": service("exit 3", "    volumes: [\"./conf/app.conf:/app.conf:ro\"]\n") })
+  const outcome = await sync(3)
+  expect(outcome.body).toMatchObject({ commit: bad, verdict: "rolled_back" })
+  expect((await versions()).at(-1)?.commit).toBe(bad)
+  const status = (await call("GET", `/stacks/${NAME}/git`)).body
+  expect(status.deployed_commit).toBe(good)
+  expect(outcome.body.version).toBe(current)
+}, SLOW)
+
+test("a symlink to /etc, a bind of ../../ and a file over the cap are each refused, the stack as it was", async () => {
+  const before = await versions()
+  const state = (await call("GET", `/stacks/${NAME}/git`)).body.deployed_commit
+  symlinkSync("/etc", join(repo.dir, "deploy/etc"))
+  const linked = await repo.commit({ "deploy/compose.yaml": service(RUNS, '    volumes: ["./etc:/host-etc:ro"]\n') })
+  expect((await sync()).body).toMatchObject({ commit: null, verdict: "refused", error: expect.stringContaining("deploy/etc is a symbolic link") })
+  await repo.git("rm", "-q", "deploy/etc")
+  await repo.commit({ "deploy/compose.yaml": service(RUNS, '    volumes: ["../../:/up:ro"]\n') })
+  const bind = await sync()
+  expect(bind.body).toMatchObject({ verdict: "refused", error: expect.stringContaining("outside") })
+  await repo.commit({ "deploy/compose.yaml": service(RUNS), "deploy/big.txt": "x".repeat(5000) })
+  expect((await sync()).body).toMatchObject({ verdict: "refused", error: expect.stringContaining("over the 4096-byte limit") })
+  expect(await versions()).toEqual(before)
+  expect((await call("GET", `/stacks/${NAME}/git`)).body.deployed_commit).toBe(state)
+  expect(linked).not.toBe(state)
+}, SLOW)
+
+test("a stack a person stopped stays stopped; the token is in no answer, event or export", async () => {
+  await repo.commit({ "deploy/big.txt": null })
+  expect((await call("POST", `/stacks/${NAME}/git/sync`, {})).body.verdict).toBe("applied")
+  for (const c of await engine.listContainers({ filters: { label: [`${STACK_LABEL}=${NAME}`] } })) await engine.containerAction(c.Id, "stop")
+  const before = await versions()
+  const head = await repo.commit({ "deploy/conf/app.conf": "four" })
+  expect((await sync()).body).toMatchObject({ commit: head, verdict: "stopped" })
+  expect(await versions()).toEqual(before)
+  const running = await engine.listContainers({ filters: { label: [`${STACK_LABEL}=${NAME}`] } })
+  expect(running).toEqual([])
+
+  await call("GET", `/stacks/${NAME}/export`)
+  await call("GET", "/events/history")
+  expect(answers.join("\n")).not.toContain(TOKEN)
+  expect(server.authorizations.length).toBeGreaterThan(0)
+}, SLOW)
