@@ -7,6 +7,7 @@ import type { Peer, SocketSession } from "../http/socket.ts"
 import { HttpError } from "../http/http-error.ts"
 import { failure, NodeClient, NodeUnreachable } from "./node-client.ts"
 import type { NodeEntry } from "./nodes.ts"
+import { outboundId, tunnels } from "./tunnel.ts"
 
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade"]
 /** Never sent to a node: credentials (a token, this server's session cookie), the browser origin the
@@ -57,8 +58,9 @@ export async function forward(node: NodeEntry, req: Request): Promise<Response> 
 
 /** Opens the node's WebSocket; resolves once it is open, so a failure still refuses the client's upgrade (502, or the node's 4xx). */
 export async function bridge(node: NodeEntry, requestUrl: string): Promise<SocketSession> {
-  // Bun's client socket (the DOM typing lacks its pause and resume).
-  const upstream = new WebSocket(targetUrl(node, requestUrl).replace(/^http/, "ws")) as unknown as Bun.WebSocket
+  // Bun's client socket (the DOM typing lacks its pause and resume), or an outbound node's socket through its connection.
+  const outbound = outboundId(node.url)
+  const upstream = (outbound ? tunnels.socket(outbound, targetPath(requestUrl)) : new WebSocket(targetUrl(node, requestUrl).replace(/^http/, "ws"))) as unknown as Bun.WebSocket
   upstream.binaryType = "arraybuffer"
   upstream.pause() // until the client's socket is open
   await new Promise<void>((resolve, reject) => {

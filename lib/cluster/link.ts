@@ -95,9 +95,9 @@ export class Link {
       ws.onmessage = (e) => {
         heard = Date.now()
         if (e.data === "pong") return
-        const id = /^\{"type":"open","id":"([0-9a-f-]{36})"\}$/.exec(String(e.data))?.[1]
+        const [, type, id] = /^\{"type":"(open|socket)","id":"([0-9a-f-]{36})"\}$/.exec(String(e.data)) ?? []
         // A stream that fails ends on its own: the control plane's caller sees its connection close.
-        if (id) carry(t, id).catch(() => {})
+        if (id) (type === "socket" ? carrySocket : carry)(t, id).catch(() => {})
       }
       ws.onerror = (e) => (this.state.error = (e as ErrorEvent).message ?? "connection failed")
       ws.onclose = (e) => {
@@ -130,6 +130,59 @@ async function carry(t: LinkTarget, id: string): Promise<void> {
   } as RequestInit).catch((err: Error) => Response.json({ error: { code: "node_unreachable", message: `the node's own API did not answer: ${err.message}` } }, { status: 502 }))
   const head = { ...auth, "x-hm-status": String(answer.status), "x-hm-headers": packHeaders(answer.headers), "content-type": "application/octet-stream" }
   await fetch(url, { method: "POST", headers: head, body: answer.body, duplex: "half", timeout: false } as RequestInit)
+}
+
+/** Carries out a WebSocket stream: opens this server's socket at the path asked for, then one to the control plane, and bridges the two. */
+async function carrySocket(t: LinkTarget, id: string): Promise<void> {
+  const url = `${t.controlPlaneUrl}/api/cluster/streams/${id}`
+  const auth = { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId }
+  const req = await fetch(url, { headers: auth })
+  if (!req.ok) return
+  const local = socket(`${t.local.replace(/^http/, "ws")}${req.headers.get("x-hm-path") ?? "/"}`)
+  const opened = await new Promise<string | null>((resolve) => {
+    local.onopen = () => resolve(null)
+    local.onerror = (e) => resolve((e as ErrorEvent).message ?? "")
+  })
+  if (opened !== null) {
+    const status = /Expected 101 status code: (\d{3})/.exec(opened)?.[1] ?? "502"
+    await fetch(url, { method: "POST", headers: { ...auth, "x-hm-status": status, "x-hm-headers": packHeaders(new Headers()) } })
+    return
+  }
+  local.pause()
+  const remote = socket(url.replace(/^http/, "ws"), auth)
+  remote.onopen = () => local.resume()
+  pipe(local, remote)
+  pipe(remote, local)
+}
+
+/** Bun's client socket (the DOM typing lacks its pause, resume and request headers). */
+function socket(url: string, headers?: Record<string, string>): Bun.WebSocket & WebSocket {
+  const ws = new WebSocket(url, (headers ? { headers } : undefined) as unknown as string[]) as unknown as Bun.WebSocket & WebSocket
+  ws.binaryType = "arraybuffer"
+  return ws
+}
+
+const HIGH_WATER = 1024 * 1024
+
+/** What `from` receives goes to `to`, `from` paused while `to` has a megabyte queued; a close goes across with its code and reason. */
+function pipe(from: Bun.WebSocket & WebSocket, to: Bun.WebSocket & WebSocket): void {
+  let waiting: ReturnType<typeof setInterval> | undefined
+  from.onmessage = (e) => {
+    to.send(e.data as string | ArrayBuffer)
+    if (waiting || to.bufferedAmount < HIGH_WATER) return
+    from.pause()
+    waiting = setInterval(() => {
+      if (to.bufferedAmount >= HIGH_WATER && to.readyState === WebSocket.OPEN) return
+      clearInterval(waiting)
+      waiting = undefined
+      from.resume()
+    }, 10)
+  }
+  from.onclose = (e) => {
+    clearInterval(waiting)
+    // 1005 (no code) and 1006 (no close frame) cannot be sent: a plain close, or an error.
+    to.close(e.code === 1005 ? 1000 : e.code === 1006 ? 1011 : e.code, e.reason)
+  }
 }
 
 /** This server's link to its control plane (a member's, when it joined outbound). */

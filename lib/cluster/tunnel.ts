@@ -4,9 +4,12 @@
 // /api/cluster/streams/{id}: method, path and headers in x-hm-* headers, the body streamed) and
 // posts the answer (POST /api/cluster/streams/{id}: status and headers in x-hm-* headers, the body
 // streamed). Each stream is its own HTTP exchange with its own TCP flow control, so a slow reader
-// holds up nothing else. One control socket per server_id: a second one replaces the first.
+// holds up nothing else. A WebSocket is `{"type":"socket","id"}`: the node fetches the request the
+// same way, opens its own API's socket, then one to /api/cluster/streams/{id} that is bridged to
+// the caller's (or posts the status its API refused the upgrade with). One control socket per
+// server_id: a second one replaces the first.
 import { randomUUID } from "node:crypto"
-import type { Peer } from "../http/socket.ts"
+import type { Peer, SocketSession } from "../http/socket.ts"
 import { HttpError, notFound } from "../http/http-error.ts"
 
 /** The URL a registry entry of an outbound node holds: how it is reached, not an address to dial. */
@@ -32,6 +35,8 @@ export interface StreamRequest {
 interface Stream extends StreamRequest {
   serverId: string
   taken: boolean
+  /** A WebSocket's stream: the node's end as the gateway bridges it. */
+  socket?: TunnelSocket
   resolve(res: Response): void
   reject(err: unknown): void
 }
@@ -101,7 +106,7 @@ export class Tunnels {
   }
 
   /** A call to the node: asks it to open a stream, answers once it has posted the answer's head. */
-  fetch(serverId: string, req: StreamRequest): Promise<Response> {
+  fetch(serverId: string, req: StreamRequest, socket?: TunnelSocket): Promise<Response> {
     const control = this.controls.get(serverId)
     if (!control) return Promise.reject(new Error("the node is not connected"))
     const id = randomUUID()
@@ -113,9 +118,9 @@ export class Tunnels {
       }
       const abort = () => this.fail(id, req.signal!.reason)
       req.signal?.addEventListener("abort", abort, { once: true })
-      this.streams.set(id, { ...req, serverId, taken: false, resolve: (r) => (done(), resolve(r)), reject: (e) => (done(), reject(e)) })
+      this.streams.set(id, { ...req, serverId, taken: false, socket, resolve: (r) => (done(), resolve(r)), reject: (e) => (done(), reject(e)) })
       this.count(serverId).streams++
-      control.send(JSON.stringify({ type: "open", id }))
+      control.send(JSON.stringify({ type: socket ? "socket" : "open", id }))
     }).finally(() => this.count(serverId).streams--)
   }
 
@@ -139,6 +144,12 @@ export class Tunnels {
     const s = this.stream(id, serverId)
     if (!s.taken) throw new HttpError(409, "stream_not_taken", "the stream's request was not fetched yet")
     this.streams.delete(id)
+    if (s.socket) {
+      // The node's API refused the upgrade: the caller's upgrade is refused with its status.
+      s.resolve(new Response(null, { status: 204 }))
+      s.socket.refused(Number(req.headers.get("x-hm-status")))
+      return Promise.resolve()
+    }
     const status = Number(req.headers.get("x-hm-status"))
     const counters = this.count(serverId!)
     const reader = req.body?.getReader()
@@ -166,6 +177,81 @@ export class Tunnels {
     if (!body) finish()
     s.resolve(new Response(body, { status, headers: unpackHeaders(req.headers.get("x-hm-headers")) }))
     return finished
+  }
+
+  /** A node's WebSocket at `path`, shaped as the client socket the gateway bridges; it opens once the node's end connects. */
+  socket(serverId: string, path: string): TunnelSocket {
+    const socket = new TunnelSocket()
+    this.fetch(serverId, { method: "GET", path, headers: new Headers() }, socket).catch((err: Error) => socket.refused(0, err.message))
+    return socket
+  }
+
+  /** The node's end of a WebSocket stream, joined to the socket the gateway bridges. */
+  adopt(id: string, serverId: string | null): SocketSession {
+    const s = this.stream(id, serverId)
+    if (!s.socket || !s.taken) throw new HttpError(409, "stream_not_socket", "the stream is not a WebSocket fetched already")
+    this.streams.delete(id)
+    s.resolve(new Response(null, { status: 204 }))
+    return s.socket.session()
+  }
+}
+
+type Handler<E> = ((e: E) => void) | null
+
+/** The subset of Bun's client WebSocket the gateway's bridge uses, over the node's socket to this server. */
+export class TunnelSocket {
+  binaryType = "arraybuffer"
+  readyState: number = WebSocket.CONNECTING
+  onopen: Handler<Event> = null
+  onmessage: Handler<{ data: string | ArrayBuffer }> = null
+  onclose: Handler<{ code: number; reason: string }> = null
+  onerror: Handler<{ message: string; error?: unknown }> = null
+  private peer: Peer | undefined
+  private paused = false
+
+  get bufferedAmount(): number {
+    return (this.peer as { getBufferedAmount?(): number } | undefined)?.getBufferedAmount?.() ?? 0
+  }
+
+  pause(): void {
+    this.paused = true
+    this.peer?.pause?.()
+  }
+
+  resume(): void {
+    this.paused = false
+    this.peer?.resume?.()
+  }
+
+  send(data: string | Uint8Array | ArrayBuffer): void {
+    this.peer?.send(data instanceof ArrayBuffer ? new Uint8Array(data) : data)
+  }
+
+  close(code?: number, reason?: string): void {
+    this.readyState = WebSocket.CLOSING
+    this.peer?.close(code, reason)
+  }
+
+  /** No socket: the node's API answered the upgrade with `status` (0: the node gave no answer). */
+  refused(status: number, message = "the node's end did not connect"): void {
+    this.readyState = WebSocket.CLOSED
+    this.onerror?.({ message: status ? `Expected 101 status code: ${status}` : message, error: status ? undefined : new Error(message) })
+  }
+
+  session(): SocketSession {
+    return {
+      open: (peer) => {
+        this.peer = peer
+        if (this.paused) peer.pause?.()
+        this.readyState = WebSocket.OPEN
+        this.onopen?.(new Event("open"))
+      },
+      message: (data) => this.onmessage?.({ data: typeof data === "string" ? data : (data.slice().buffer as ArrayBuffer) }),
+      close: (code, reason) => {
+        this.readyState = WebSocket.CLOSED
+        this.onclose?.({ code: code ?? 1005, reason: reason ?? "" })
+      },
+    }
   }
 }
 

@@ -10,6 +10,7 @@ export interface Peer {
 export interface SocketSession {
   open(peer: Peer): void
   message(data: string | Uint8Array): void
-  close(): void
+  /** The peer's close code and reason, when it sent them. */
+  close(code?: number, reason?: string): void
   drain?(): void
 }

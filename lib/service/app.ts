@@ -157,10 +157,10 @@ function audited(ctx: Ctx, request: Request, session: SocketSession, write: (act
       session.open(peer)
     },
     message: (data) => session.message(data),
-    close: () => {
+    close: (code, reason) => {
       release()
       write("ws.close")
-      session.close()
+      session.close(code, reason)
     },
     ...(session.drain && { drain: () => session.drain!() }),
   }
@@ -188,7 +188,7 @@ function mount(app: AnyElysia, row: RouteRow, ctx: Ctx): void {
       },
       open: (ws: any) => session(ws).open(socketPeer(ws)),
       message: (ws: any, message: unknown) => session(ws).message(frame(message)),
-      close: (ws: any) => session(ws).close(),
+      close: (ws: any, code?: number, reason?: string) => session(ws).close(code, reason),
       drain: (ws: any) => session(ws).drain?.(),
     } as any)
     return

@@ -1,7 +1,7 @@
 // A node behind NAT: the member runs in a network namespace and listens on that namespace's own
 // loopback, which the control plane cannot reach; it joins outbound and holds a connection it opened
 // over a veth pair. Through that connection: the gateway (JSON with a body, SSE event by event, 200
-// parallel calls beside a stalled event stream), probes, and a copy of a stack whose volume holds
+// parallel calls beside a stalled event stream, a container shell over WebSocket), probes, and a copy of a stack whose volume holds
 // 64 MiB checksummed. Faults: a wrong token and a retired one refused, a second connection of the
 // same server_id replacing the first, the control plane killed and restarted (the member back on its
 // own), a removed node's connection closed.
@@ -11,6 +11,7 @@ import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } 
 import { netnsA, veth } from "../support/netns.ts"
 import { startService, type Service } from "../support/service.ts"
 import { sseMessages } from "../support/sse.ts"
+import { terminal } from "../support/terminal.ts"
 
 let engine: Engine
 let cpEngine: Engine
@@ -132,6 +133,25 @@ test("SSE arrives event by event; a stalled event stream holds up none of 200 pa
   expect(new Set(statuses)).toEqual(new Set(["200 member"]))
   await stalled.body?.cancel()
   await events.return(undefined)
+}, 30_000)
+
+test("a container shell on the node works over WebSocket through its connection, flood, exit and refusal included", async () => {
+  const id = await runContainer(engine, "hm-outbound-shell", IDLE)
+  const { type, waitFor, output, closed } = await terminal(`${cp.url.replace("http:", "ws:")}/api/nodes/o1/proxy/api/containers/${id}/shell?cols=100&rows=30`)
+  type("stty size; echo hi-$((1+2))\n")
+  expect((await waitFor(/\b30 100\b/))?.[0]).toBe("30 100")
+  expect((await waitFor(/hi-3/))?.[0]).toBe("hi-3")
+  type("seq 1 200000; echo flood-$((6*7))\n")
+  await waitFor(/flood-42/)
+  expect(output().match(/^200000\r?$/m)).not.toBeNull()
+  type("exit 7\n")
+  const close = await closed
+  expect([close.code, close.reason]).toEqual([1000, "exit 7"])
+  await engine.containerAction(id, "stop")
+  const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }
+  const refused = await fetch(`${cp.url}/api/nodes/o1/proxy/api/containers/${id}/shell`, { headers: upgrade })
+  expect(refused.status).toBe(409)
+  expect((await refused.json()).error.code).toBe("upgrade_refused")
 }, 30_000)
 
 test("a copy to the outbound node carries a 64 MiB volume byte for byte", async () => {
