@@ -50,6 +50,7 @@ export const tools: Tool[] = [
   { name: "read_stack_file", route: "GET /api/stacks/:name/files/:path", description: "One of the stack's files, as {path, content}." },
   { name: "stack_env", route: "GET /api/stacks/:name/env", description: "The stack's environment as [{key, value, secret}]; the value of a secret is always null." },
   { name: "stack_versions", route: "GET /api/stacks/:name/versions", description: "The stack's versions, oldest first: number, time, action, whether current, and which keys changed (never a value)." },
+  { name: "stack_git_status", route: "GET /api/stacks/:name/git", description: "A git stack's source (repository, ref, compose file's path; never its token or webhook secret), the commit deployed, the remote's head, whether they differ, and the last sync's time, verdict and error." },
   { name: "stack_logs", route: "GET /api/stacks/:name/logs", fixed: { follow: "false" }, description: "The last lines of every container of the stack (tail counts per container, no following), each {service, container, stream, ts, line}." },
   { name: "list_nodes", route: "GET /api/nodes", description: "The cluster's node registry, ordered by name, each {name, url, status, error} from its last probe." },
   { name: "inspect_node", route: "GET /api/nodes/:name", description: "One node of the registry: name, url, status of its last probe, error." },
@@ -73,6 +74,12 @@ export const tools: Tool[] = [
     changes: true,
     destructive: true,
     description: "Delete one container. A container of a stack comes back on the stack's next deploy.",
+  },
+  {
+    name: "sync_stack_git",
+    route: "POST /api/stacks/:name/git/sync",
+    changes: true,
+    description: "Fetch a git stack's ref; a new commit is deployed as a version recording it, watched for `watch` seconds and rolled back when the watch fails. Answers the verdict (applied, unchanged, rolled_back, rollback_failed, stopped, refused, failed).",
   },
   {
     name: "deploy_stack",

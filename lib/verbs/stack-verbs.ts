@@ -6,6 +6,7 @@ import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import { conflict, notFound } from "../http/http-error.ts"
 import { exportStack, importStack, type ImportBody, type StackExport } from "../copy/export.ts"
+import { readSource } from "../git/source.ts"
 import { adoptProject, type AdoptPlan, type AdoptRequest } from "../stacks/adopt.ts"
 import type { ComposeRunner } from "../stacks/compose.ts"
 import { publicEnv, type EnvInput } from "../stacks/env.ts"
@@ -60,6 +61,7 @@ export class StackVerbs {
 
   /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack (run by `orchestrator`, compose unless named). */
   async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles; commit?: string } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
+    if (!opts.commit) await this.notGitManaged(name)
     let created = false
     const stack = await this.changed(name, "deploy", opts, async () => {
       const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files, opts)
@@ -133,6 +135,7 @@ export class StackVerbs {
 
   /** One of the stack's files written without deploying; `created` for a new file. */
   async writeFile(name: string, path: string, content: string): Promise<{ path: string; created: boolean; files_pending: boolean; files: string[] }> {
+    await this.notGitManaged(name)
     const { stack, created } = await this.o.stacks.writeFile(name, path, content)
     this.publish("write_file", name, `${created ? "added" : "wrote"} ${path} of ${name}`)
     return { path, created, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }
@@ -140,6 +143,7 @@ export class StackVerbs {
 
   /** One of the stack's files removed without deploying. */
   async deleteFile(name: string, path: string): Promise<{ path: string; files_pending: boolean; files: string[] }> {
+    await this.notGitManaged(name)
     const stack = await this.o.stacks.deleteFile(name, path)
     this.publish("delete_file", name, `removed ${path} of ${name}`)
     return { path, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }
@@ -180,6 +184,12 @@ export class StackVerbs {
     const imported = await importStack(this.o, doc)
     this.publish("import", imported.name, `imported ${imported.name} with ${plural(imported.versions.length, "version")}`)
     return imported
+  }
+
+  /** 409 `git_managed` for a stack whose compose file and files come from git: an edit here would drift from the repository. */
+  private async notGitManaged(name: string): Promise<void> {
+    const source = this.o.stacks.has(name) ? await readSource(this.o.stacks.records(name)) : undefined
+    if (source) throw conflict(`${name} is deployed from ${source.url} (${source.ref}:${source.path}): change the repository and sync, or detach git first`, "git_managed")
   }
 
   private view(name: string): Promise<StackView> {

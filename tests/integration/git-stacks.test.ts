@@ -117,6 +117,18 @@ test("a webhook unsigned or signed with another secret is refused and nothing ru
   expect((await syncedTo(head)).last_sync.verdict).toBe("applied")
 }, SLOW)
 
+test("an edit here of a stack deployed from git (push off) is 409 git_managed naming the repository, and nothing changes", async () => {
+  const before = await versions()
+  const put = await call("PUT", `/stacks/${NAME}/files/conf/app.conf`, { content: "edited here" })
+  expect(put.status).toBe(409)
+  expect(put.body.error).toMatchObject({ code: "git_managed", message: expect.stringContaining(repo.url) })
+  const deploy = await call("POST", "/stacks", { name: NAME, content: service(RUNS) })
+  expect(deploy.body.error?.code).toBe("git_managed")
+  expect((await call("DELETE", `/stacks/${NAME}/files/conf/app.conf`)).status).toBe(409)
+  expect(await versions()).toEqual(before)
+  expect((await call("GET", `/stacks/${NAME}/files/conf/app.conf`)).body.content).toBe("three")
+}, SLOW)
+
 test("a commit whose image exits is rolled back, the version stays recorded with its commit", async () => {
   const good = (await call("GET", `/stacks/${NAME}/git`)).body.deployed_commit
   const current = (await call("GET", `/stacks/${NAME}`)).body.state?.current_version ?? (await versions()).at(-1)!.version
