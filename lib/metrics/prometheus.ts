@@ -9,6 +9,7 @@ import { SEVERITIES } from "../images/scanner.ts"
 import { stackViews } from "../stacks/state.ts"
 import { ContainerGauges } from "../stats/prometheus.ts"
 import { listSwarmServices } from "../swarm/services.ts"
+import { tunnels } from "../cluster/tunnel.ts"
 
 const STACK_STATUSES = ["running", "partly running", "paused", "stopped"]
 const CONTAINER_STATES = ["created", "running", "paused", "restarting", "removing", "exited", "dead"]
@@ -45,6 +46,10 @@ export class PrometheusMetrics implements Metrics {
   private readonly cves = this.g("harbormaster_image_vulnerabilities", "Vulnerabilities found by the latest scan of each local image, by severity", ["severity"])
   private readonly scanned = this.g("harbormaster_images_scanned", "Local images with a stored scan result")
   private readonly nodes = this.g("harbormaster_nodes", "Registered nodes by the status of their last probe", ["status"])
+  private readonly outboundConnected = this.g("harbormaster_outbound_nodes_connected", "Outbound nodes holding their connection to this control plane")
+  private readonly outboundStreams = this.g("harbormaster_outbound_streams", "Streams open to each outbound node", ["node"])
+  private readonly outboundBytes = new Counter({ name: "harbormaster_outbound_bytes_total", help: "Bytes of answers received from each outbound node", labelNames: ["node"], registers: [this.registry] })
+  private readonly outboundReconnects = new Counter({ name: "harbormaster_outbound_reconnects_total", help: "Connections of each outbound node after its first one", labelNames: ["node"], registers: [this.registry] })
   private readonly queue = this.g("harbormaster_scan_queue_length", "Scans waiting or running")
   private readonly swarmDesired = this.g("harbormaster_swarm_service_replicas_desired", "Tasks each swarm service should run (a manager's engine only)", ["service", "stack"])
   private readonly swarmRunning = this.g("harbormaster_swarm_service_replicas_running", "Tasks of each swarm service that run (a manager's engine only)", ["service", "stack"])
@@ -75,7 +80,9 @@ export class PrometheusMetrics implements Metrics {
     this.updates.set((await ctx.imageUpdates.pending()).length)
     for (const [verdict, n] of Object.entries(ctx.guard.counts)) this.catchUp(this.updateVerdicts, "verdict", verdict, n)
     for (const [result, n] of Object.entries(ctx.notifier.counts)) this.catchUp(this.notifications, "result", result, n)
-    countInto(this.nodes, "status", NODE_STATUSES, (await ctx.nodes.list()).map((n) => n.status))
+    const nodes = await ctx.nodes.list()
+    countInto(this.nodes, "status", NODE_STATUSES, nodes.map((n) => n.status))
+    this.outbound(new Map(nodes.map((n) => [n.server_id, n.name])))
     const engine = await this.engineGauges(ctx).then(() => 1, () => 0)
     this.engineUp.set(engine)
     if (engine) await this.swarmGauges(ctx)
@@ -86,7 +93,7 @@ export class PrometheusMetrics implements Metrics {
   private async engineGauges(ctx: Pick<Scraped, "engine" | "scans" | "stacks">): Promise<void> {
     for (const g of [this.stacks, this.containers, this.cves, this.scanned]) g.reset()
     const [containers, images, scans] = await Promise.all([ctx.engine.listContainers({ all: true }), ctx.engine.listImages(), ctx.scans.results()])
-    const views = await stackViews(ctx.stacks, containers)
+    const views = await stackViews(ctx.stacks, containers, ctx.engine)
     countInto(this.stacks, "status", STACK_STATUSES, views.map((v) => v.status))
     countInto(this.containers, "state", CONTAINER_STATES, containers.map((c) => c.State))
     const present = images.flatMap((i) => scans.get(i.Id) ?? [])
@@ -110,6 +117,18 @@ export class PrometheusMetrics implements Metrics {
   }
 
   /** Adds to a counter what a count kept elsewhere grew by since the last scrape (every label value present from the start). */
+  /** The outbound nodes' connections; counters set to the totals kept in lib/cluster/tunnel.ts. */
+  private outbound(names: Map<string, string>): void {
+    this.outboundConnected.set(tunnels.size())
+    for (const m of [this.outboundStreams, this.outboundBytes, this.outboundReconnects]) m.reset()
+    for (const [serverId, c] of tunnels.counters) {
+      const node = names.get(serverId) ?? serverId
+      this.outboundStreams.set({ node }, c.streams)
+      this.outboundBytes.inc({ node }, c.bytes)
+      this.outboundReconnects.inc({ node }, c.reconnects)
+    }
+  }
+
   private catchUp(counter: Counter, label: string, value: string, total: number): void {
     const key = `${label}=${value}`
     counter.inc({ [label]: value }, Math.max(0, total - (this.counted[key] ?? 0)))

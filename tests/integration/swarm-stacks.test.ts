@@ -43,7 +43,7 @@ ${service(1)}secrets:
 }
 
 beforeAll(async () => {
-  svc = await startService({ DOCKER_HOST: swarmManagerHost(), SVC_COMPOSE_TIMEOUT: "120" })
+  svc = await startService({ DOCKER_HOST: swarmManagerHost(), SVC_COMPOSE_TIMEOUT: "120", SVC_METRICS: "on" })
 })
 afterAll(async () => {
   await api(`/stacks/${NAME}`, { method: "DELETE" }).catch(() => {})
@@ -84,6 +84,8 @@ test("a swarm stack deploys as the CLI's model, every task running before the an
   // the list says what runs it
   const list = await (await api("/stacks")).json()
   expect(list.find((s: any) => s.name === NAME)).toMatchObject({ orchestrator: "swarm", status: "running" })
+  // and so do the metrics: the stack gauge counts it running
+  expect(await (await fetch(`${svc.url}/metrics`)).text()).toMatch(/^harbormaster_stacks\{status="running"\} 1$/m)
   // the secret from the stack's file is the swarm's
   expect(await secretNames()).toEqual([expect.stringMatching(new RegExp(`^${NAME}_token_[0-9a-f]{12}$`))])
 })
