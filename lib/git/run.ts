@@ -23,6 +23,8 @@ export interface GitRun {
   timeout?: number
   signal?: AbortSignal
   stdin?: Uint8Array
+  /** More environment (an index file, a commit's author), beside the locked-down one. */
+  env?: Record<string, string>
 }
 
 export interface GitResult {
@@ -82,7 +84,7 @@ export function gitEnv(run: Pick<GitRun, "protocol" | "token">): Record<string, 
 
 /** Runs `git args` (see the module's comment); its exit code, output and error text. */
 export async function runGit(args: string[], run: GitRun): Promise<GitResult> {
-  const bounded = spawnBounded(["git", ...args], { cwd: run.cwd, env: gitEnv(run), stdin: run.stdin ?? "ignore", stdout: "pipe", stderr: "pipe" }, { timeout: run.timeout ?? 120, signal: run.signal })
+  const bounded = spawnBounded(["git", ...args], { cwd: run.cwd, env: { ...run.env, ...gitEnv(run) }, stdin: run.stdin ?? "ignore", stdout: "pipe", stderr: "pipe" }, { timeout: run.timeout ?? 120, signal: run.signal })
   const [stdout, stderr, code] = await Promise.all([new Response(bounded.proc.stdout).bytes(), new Response(bounded.proc.stderr).text(), bounded.exited])
   const stopped = bounded.stopped()
   if (stopped === "timeout") throw new HttpError(504, "git_timeout", `git ${args[0]} took too long`)

@@ -6,11 +6,12 @@ import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import { conflict, notFound } from "../http/http-error.ts"
 import { exportStack, importStack, type ImportBody, type StackExport } from "../copy/export.ts"
-import { readSource } from "../git/source.ts"
+import { pushChange, type WriteBack } from "../git/push.ts"
+import { readSource, writeSource } from "../git/source.ts"
 import { adoptProject, type AdoptPlan, type AdoptRequest } from "../stacks/adopt.ts"
 import type { ComposeRunner } from "../stacks/compose.ts"
 import { publicEnv, type EnvInput } from "../stacks/env.ts"
-import type { StackFiles } from "../stacks/files.ts"
+import { filePath, type StackFiles } from "../stacks/files.ts"
 import type { OrchestratorName } from "../stacks/orchestrator.ts"
 import { restartServices } from "../stacks/swarm.ts"
 import { projectContainers, stackView, type StackView } from "../stacks/state.ts"
@@ -61,10 +62,15 @@ export class StackVerbs {
 
   /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack (run by `orchestrator`, compose unless named). */
   async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles; commit?: string } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
-    if (!opts.commit) await this.notGitManaged(name)
+    const pushed = opts.commit ? undefined : await this.writeBack(name, async () => {
+      const stored = await this.o.stacks.read(name)
+      await this.o.stacks.model(name, compose, stored.env, opts.files)
+      const removed = opts.files ? Object.keys(stored.files).filter((p) => !Object.hasOwn(opts.files!, p)) : []
+      return { compose, files: { ...opts.files, ...Object.fromEntries(removed.map((p) => [p, null])) }, message: `Deploy ${name} (POST /api/stacks)` }
+    }, opts.signal)
     let created = false
     const stack = await this.changed(name, "deploy", opts, async () => {
-      const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files, opts)
+      const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files, { ...opts, commit: opts.commit ?? pushed })
       created = deployed.created
       return `${created ? "created" : "deployed"} ${name} as version ${deployed.stack.state.current_version}`
     })
@@ -135,7 +141,7 @@ export class StackVerbs {
 
   /** One of the stack's files written without deploying; `created` for a new file. */
   async writeFile(name: string, path: string, content: string): Promise<{ path: string; created: boolean; files_pending: boolean; files: string[] }> {
-    await this.notGitManaged(name)
+    await this.writeBack(name, async () => ({ files: { [filePath(path)]: content }, message: `Write ${path} of ${name} (PUT /api/stacks/${name}/files/${path})` }))
     const { stack, created } = await this.o.stacks.writeFile(name, path, content)
     this.publish("write_file", name, `${created ? "added" : "wrote"} ${path} of ${name}`)
     return { path, created, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }
@@ -143,7 +149,7 @@ export class StackVerbs {
 
   /** One of the stack's files removed without deploying. */
   async deleteFile(name: string, path: string): Promise<{ path: string; files_pending: boolean; files: string[] }> {
-    await this.notGitManaged(name)
+    await this.writeBack(name, async () => ({ files: { [filePath(path)]: null }, message: `Remove ${path} of ${name} (DELETE /api/stacks/${name}/files/${path})` }))
     const stack = await this.o.stacks.deleteFile(name, path)
     this.publish("delete_file", name, `removed ${path} of ${name}`)
     return { path, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }
@@ -186,10 +192,20 @@ export class StackVerbs {
     return imported
   }
 
-  /** 409 `git_managed` for a stack whose compose file and files come from git: an edit here would drift from the repository. */
-  private async notGitManaged(name: string): Promise<void> {
-    const source = this.o.stacks.has(name) ? await readSource(this.o.stacks.records(name)) : undefined
-    if (source) throw conflict(`${name} is deployed from ${source.url} (${source.ref}:${source.path}): change the repository and sync, or detach git first`, "git_managed")
+  /**
+   * An edit of a stack deployed from git: with push off, 409 `git_managed` (it would drift from the
+   * repository); with push on, the change (`change()` checks it first) is committed and pushed to the
+   * branch before anything here is written (409 `git_push_refused` when the branch moved) and the
+   * source records the new commit; answers it. A stack without git: nothing.
+   */
+  private async writeBack(name: string, change: () => Promise<WriteBack>, signal?: AbortSignal): Promise<string | undefined> {
+    const records = this.o.stacks.records(name)
+    const source = this.o.stacks.has(name) ? await readSource(records) : undefined
+    if (!source) return undefined
+    if (!source.push) throw conflict(`${name} is deployed from ${source.url} (${source.ref}:${source.path}) with push off: change the repository and sync, or detach git first`, "git_managed")
+    const commit = await pushChange(source, await change(), { dataDir: this.o.stacks.dataDir, signal })
+    writeSource(records, { ...((await readSource(records)) ?? source), deployed_commit: commit })
+    return commit
   }
 
   private view(name: string): Promise<StackView> {

@@ -174,3 +174,28 @@ test("a stack a person stopped stays stopped; the token is in no answer, event o
   expect(answers.join("\n")).not.toContain(TOKEN)
   expect(server.authorizations.length).toBeGreaterThan(0)
 }, SLOW)
+
+test("with push on, an edit is committed and pushed as Harbormaster; when the branch moved meanwhile it is 409 git_push_refused and nothing changes", async () => {
+  const attached = await call("PUT", `/stacks/${NAME}/git`, { url: repo.url, ref: "main", path: "deploy/compose.yaml", push: true, watch: 0 })
+  expect(attached.status).toBe(200)
+  expect(attached.body.webhook_secret).toBeUndefined()
+  // The stack is stopped and the branch is ahead of what it runs: the edit would overwrite a push.
+  const ahead = await repo.git("ls-remote", "origin", "refs/heads/main")
+  const refused = await call("PUT", `/stacks/${NAME}/files/conf/app.conf`, { content: "edited here" })
+  expect(refused.status).toBe(409)
+  expect(refused.body.error.code).toBe("git_push_refused")
+  expect(await repo.git("ls-remote", "origin", "refs/heads/main")).toBe(ahead)
+  expect((await call("GET", `/stacks/${NAME}/files/conf/app.conf`)).body.content).toBe("three")
+
+  for (const c of await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${NAME}`] } })) await engine.containerAction(c.Id, "start")
+  const synced = await sync()
+  expect(synced.body.verdict).toBe("applied")
+  const edited = await call("PUT", `/stacks/${NAME}/files/conf/app.conf`, { content: "edited here" })
+  expect(edited.status).toBeLessThan(300)
+  await repo.git("pull", "-q", "origin", "main")
+  expect(await Bun.file(join(repo.dir, "deploy/conf/app.conf")).text()).toBe("edited here")
+  expect(await repo.git("log", "-1", "--format=%an <%ae>|%s")).toMatch(/^Harbormaster <harbormaster@[0-9a-f-]{36}>\|Write conf\/app.conf of hm-git/)
+  const status = (await call("GET", `/stacks/${NAME}/git`)).body
+  expect(status).toMatchObject({ deployed_commit: await repo.git("rev-parse", "HEAD"), differ: false })
+  expect(answers.join("\n")).not.toContain(TOKEN)
+}, SLOW)
