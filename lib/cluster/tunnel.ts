@@ -121,7 +121,10 @@ export class Tunnels {
       this.streams.set(id, { ...req, serverId, taken: false, socket, resolve: (r) => (done(), resolve(r)), reject: (e) => (done(), reject(e)) })
       this.count(serverId).streams++
       control.send(JSON.stringify({ type: socket ? "socket" : "open", id }))
-    }).finally(() => this.count(serverId).streams--)
+    }).catch((err) => {
+      this.count(serverId).streams--
+      throw err
+    })
   }
 
   private stream(id: string, serverId: string | null): Stream {
@@ -144,14 +147,15 @@ export class Tunnels {
     const s = this.stream(id, serverId)
     if (!s.taken) throw new HttpError(409, "stream_not_taken", "the stream's request was not fetched yet")
     this.streams.delete(id)
+    const counters = this.count(serverId!)
     if (s.socket) {
       // The node's API refused the upgrade: the caller's upgrade is refused with its status.
+      counters.streams--
       s.resolve(new Response(null, { status: 204 }))
       s.socket.refused(Number(req.headers.get("x-hm-status")))
       return Promise.resolve()
     }
     const status = Number(req.headers.get("x-hm-status"))
-    const counters = this.count(serverId!)
     const reader = req.body?.getReader()
     let finish = () => {}
     const finished = new Promise<void>((resolve) => (finish = resolve))
@@ -176,7 +180,7 @@ export class Tunnels {
         : null
     if (!body) finish()
     s.resolve(new Response(body, { status, headers: unpackHeaders(req.headers.get("x-hm-headers")) }))
-    return finished
+    return finished.then(() => void counters.streams--)
   }
 
   /** A node's WebSocket at `path`, shaped as the client socket the gateway bridges; it opens once the node's end connects. */
@@ -192,7 +196,9 @@ export class Tunnels {
     if (!s.socket || !s.taken) throw new HttpError(409, "stream_not_socket", "the stream is not a WebSocket fetched already")
     this.streams.delete(id)
     s.resolve(new Response(null, { status: 204 }))
-    return s.socket.session()
+    const session = s.socket.session()
+    const counters = this.count(serverId!)
+    return { ...session, close: (code, reason) => (counters.streams--, session.close(code, reason)) }
   }
 }
 

@@ -4,7 +4,7 @@
 // parallel calls beside a stalled event stream, a container shell over WebSocket), probes, and a copy of a stack whose volume holds
 // 64 MiB checksummed. Faults: a wrong token and a retired one refused, a second connection of the
 // same server_id replacing the first, the control plane killed and restarted (the member back on its
-// own), a removed node's connection closed.
+// own), a removed node's connection closed. The control plane's metrics count the connection.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
@@ -53,7 +53,7 @@ async function until<T>(fn: () => Promise<T>, want: T, ms = 20_000): Promise<T> 
 const status = async () => (await call(cp, "GET", "/api/nodes/o1")).body.status
 
 async function startCp(opts: { dataDir?: string; port?: number } = {}): Promise<Service> {
-  const env = { DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000" }
+  const env = { DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000", SVC_METRICS: "on" }
   const svc = await startService(env, { ...opts, host: link.inside.replace(/\.2$/, ".1") })
   running.push(svc)
   return svc
@@ -131,6 +131,10 @@ test("SSE arrives event by event; a stalled event stream holds up none of 200 pa
   const stalled = await fetch(`${cp.url}/api/nodes/o1/proxy/api/events`)
   const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => fetch(`${cp.url}/api/nodes/o1/proxy/api/cluster?i=${i}`).then(async (r) => `${r.status} ${(await r.json()).role}`)))
   expect(new Set(statuses)).toEqual(new Set(["200 member"]))
+  const metrics = await (await fetch(`${cp.url}/metrics`)).text()
+  expect(metrics).toContain("harbormaster_outbound_nodes_connected 1\n")
+  expect(Number(/harbormaster_outbound_streams\{node="o1"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(2) // the two event streams at least
+  expect(Number(/harbormaster_outbound_bytes_total\{node="o1"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(200 * 50)
   await stalled.body?.cancel()
   await events.return(undefined)
 }, 30_000)

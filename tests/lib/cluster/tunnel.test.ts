@@ -1,0 +1,69 @@
+import { expect, test } from "bun:test"
+import type { Peer } from "#lib/http/socket.ts"
+import { CLOSE, outboundId, outboundUrl, packHeaders, Tunnels, unpackHeaders } from "#lib/cluster/tunnel.ts"
+
+function peer() {
+  const sent: string[] = []
+  const closed: [number?, string?][] = []
+  const p: Peer = { send: (d) => (sent.push(String(d)), 0), close: (code, reason) => void closed.push([code, reason]) }
+  return { p, sent, closed, id: () => JSON.parse(sent.at(-1)!).id as string }
+}
+const answerOf = (status: number, headers: HeadersInit, body: string) =>
+  new Request("http://cp/api/cluster/streams/x", { method: "POST", body, headers: { "x-hm-status": String(status), "x-hm-headers": packHeaders(new Headers(headers)) } })
+
+test("an outbound node's URL names its server and nothing to dial", () => {
+  expect(outboundUrl("ab-12")).toBe("outbound://ab-12")
+  expect(outboundId("outbound://ab-12")).toBe("ab-12")
+  expect(outboundId("http://10.0.0.2:8080")).toBeUndefined()
+  const h = new Headers({ "x-a": "é ü", "content-length": "3" })
+  expect([...unpackHeaders(packHeaders(h))]).toEqual([...h])
+})
+
+test("a call is a stream: the node is told its id, fetches the request once, posts the answer, which the caller reads", async () => {
+  const t = new Tunnels()
+  const node = peer()
+  t.attach("s1", node.p)
+  const res = t.fetch("s1", { method: "PUT", path: "/api/x?q=1", headers: new Headers({ "content-length": "5" }), body: "hello" })
+  expect(JSON.parse(node.sent[0]!)).toEqual({ type: "open", id: node.id() })
+  expect(() => t.take(node.id(), "s2")).toThrow("no such stream")
+  expect(() => t.answer(node.id(), "s1", answerOf(200, {}, ""))).toThrow("not fetched yet")
+  const req = t.take(node.id(), "s1")
+  expect([req.headers.get("x-hm-method"), req.headers.get("x-hm-path"), unpackHeaders(req.headers.get("x-hm-headers")).get("content-length")]).toEqual(["PUT", "/api/x?q=1", "5"])
+  expect(await req.text()).toBe("hello")
+  expect(() => t.take(node.id(), "s1")).toThrow("fetched already")
+  expect(t.counters.get("s1")?.streams).toBe(1)
+  const done = t.answer(node.id(), "s1", answerOf(201, { "x-node": "yes" }, "answered"))
+  const answer = await res
+  expect([answer.status, answer.headers.get("x-node"), await answer.text()]).toEqual([201, "yes", "answered"])
+  await done
+  expect(t.counters.get("s1")).toEqual({ bytes: 8, streams: 0, reconnects: 0 })
+})
+
+test("a node not connected, a control socket that closes, an aborted call: each call fails, nothing stays open", async () => {
+  const t = new Tunnels()
+  expect(t.fetch("s1", { method: "GET", path: "/", headers: new Headers() })).rejects.toThrow("not connected")
+  const node = peer()
+  t.attach("s1", node.p)
+  const pending = t.fetch("s1", { method: "GET", path: "/", headers: new Headers() })
+  t.detach("s1", node.p)
+  await expect(pending).rejects.toThrow("connection closed")
+  t.attach("s1", node.p)
+  const abort = new AbortController()
+  const aborted = t.fetch("s1", { method: "GET", path: "/", headers: new Headers(), signal: abort.signal })
+  abort.abort(new Error("gone"))
+  await expect(aborted).rejects.toThrow("gone")
+  expect(() => t.take(node.id(), "s1")).toThrow("no such stream")
+})
+
+test("a second connection of a server replaces the first; the first's late close changes nothing; a new token closes all", () => {
+  const t = new Tunnels()
+  const [a, b] = [peer(), peer()]
+  t.attach("s1", a.p)
+  t.attach("s1", b.p)
+  expect(a.closed).toEqual([[CLOSE.replaced, "replaced"]])
+  expect(t.detach("s1", a.p)).toBe(false)
+  expect(t.connected("s1")).toBe(true)
+  expect(t.counters.get("s1")?.reconnects).toBe(1)
+  t.closeAll(CLOSE.unauthorized, "unauthorized")
+  expect([t.connected("s1"), b.closed]).toEqual([false, [[CLOSE.unauthorized, "unauthorized"]]])
+})
