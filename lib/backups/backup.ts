@@ -6,10 +6,11 @@
 // backup stores about what changed without a temporary copy of the data on this host. A run that
 // fails forgets the snapshots it made, so a backup is whole or absent.
 import { randomBytes } from "node:crypto"
-import { exportStack, type StackHost } from "../copy/export.ts"
+import { exportStack, type StackExport, type StackHost } from "../copy/export.ts"
 import { openVolume } from "../volumes/transfer.ts"
 import type { Deadline } from "../engine/spawn.ts"
-import type { Repo } from "./repos.ts"
+import { runExecHook, whileStopped, type Hooks } from "./hooks.ts"
+import type { Keep, Repo } from "./repos.ts"
 import { jsonLines, restic } from "./restic.ts"
 
 export interface Piece {
@@ -46,8 +47,15 @@ async function piece(repo: Repo, path: string, tagList: string[], host: string, 
 
 const text = (s: string) => new Blob([s]).stream()
 
-export async function backupStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, deadline: Deadline): Promise<BackupResult> {
+/** The stack backed up, `hooks` run around its snapshot (lib/backups/hooks.ts). */
+export async function backupStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, deadline: Deadline, hooks: Hooks = {}): Promise<BackupResult> {
   const doc = await exportStack(ctx, name)
+  if (hooks.exec) await runExecHook(ctx.engine, name, hooks.exec, deadline.timeout)
+  const snapshot = () => snapshotStack(ctx, repo, name, doc, deadline)
+  return hooks.stop ? whileStopped(ctx.engine, name, snapshot) : snapshot()
+}
+
+async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, doc: StackExport, deadline: Deadline): Promise<BackupResult> {
   const run = `${new Date().toISOString().replace(/[-:]|\.\d+/g, "")}-${randomBytes(3).toString("hex")}`
   const tagList = [...tags(ctx.serverId, name), `version:${doc.current_version ?? 0}`, `run:${run}`]
   const pieces: Piece[] = []
@@ -64,9 +72,25 @@ export async function backupStack(ctx: StackHost & { serverId: string }, repo: R
       }
     }
   } catch (err) {
-    if (pieces.length) await restic(repo, ["forget", "--prune", ...pieces.map((p) => p.snapshot)], { timeout: 300 }).catch(() => {})
+    // A restic stopped midway may leave its lock behind: unlock removes the locks of restic processes gone.
+    if (pieces.length)
+      await restic(repo, ["unlock"], { timeout: 60 })
+        .then(() => restic(repo, ["forget", "--prune", ...pieces.map((p) => p.snapshot)], { timeout: 300 }))
+        .catch(() => {})
     throw err
   }
   const sum = (k: "bytes" | "added") => pieces.reduce((n, p) => n + p[k], 0)
   return { run, stack: name, version: doc.current_version, pieces, bytes: sum("bytes"), added: sum("added") }
+}
+
+/**
+ * `restic forget --prune` of the stack's backups of this server by `keep`, each piece (stack.json, a
+ * volume's tar) counted on its own; answers how many snapshots it removed.
+ */
+export async function forget(repo: Repo, serverId: string, stack: string, keep: Keep, deadline: Deadline): Promise<number> {
+  const rules = Object.entries(keep).flatMap(([k, n]) => (n ? [`--keep-${k}`, String(n)] : []))
+  if (!rules.length) return 0
+  const args = ["forget", "--prune", "--json", "--host", serverId, "--tag", tags(serverId, stack).join(","), "--group-by", "host,paths", ...rules]
+  const groups = JSON.parse((await restic(repo, args, deadline)).split("\n").find((l) => l.startsWith("[")) ?? "[]") as { remove?: unknown[] | null }[]
+  return groups.reduce((n, g) => n + (g.remove?.length ?? 0), 0)
 }

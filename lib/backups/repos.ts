@@ -5,12 +5,32 @@
 import { join } from "node:path"
 import { readJson, writeJson } from "../data/datadir.ts"
 import { conflict, notFound } from "../http/http-error.ts"
+import type { Hooks } from "./hooks.ts"
+
+/** How many of a stack's backups restic keeps: the last n, and the newest of each of so many hours, days, ... */
+export interface Keep {
+  last?: number
+  hourly?: number
+  daily?: number
+  weekly?: number
+  monthly?: number
+  yearly?: number
+}
 
 export interface Repo {
   name: string
   repository: string
   password: string
   rclone_config?: string
+  /** When its stacks are backed up (an interval or a cron expression), and which (all when absent). */
+  schedule?: string
+  stacks?: string[]
+  /** What a scheduled backup keeps of each stack's backups (`forget --prune`). */
+  keep?: Keep
+  /** The hooks of each stack's backups (lib/backups/hooks.ts). */
+  hooks?: Record<string, Hooks>
+  /** When `restic check` runs. */
+  check?: string
 }
 
 /** A repository as the API shows it: no password. */
@@ -38,5 +58,11 @@ export class Repos {
     const all = await this.all()
     if (all.some((r) => r.name === repo.name)) throw conflict(`a backup repository named ${repo.name} exists`, "repository_exists")
     writeJson(this.file, [...all, repo], 0o600)
+  }
+
+  async remove(name: string): Promise<void> {
+    const all = await this.all()
+    if (!all.some((r) => r.name === name)) throw notFound(`no backup repository named ${name}`, "repository_not_found")
+    writeJson(this.file, all.filter((r) => r.name !== name), 0o600)
   }
 }

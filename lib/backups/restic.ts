@@ -2,6 +2,7 @@
 // environment, never on its command line, and no answer repeats the repository string (a rest: URL
 // may carry credentials). What restic says on failure becomes an HttpError: a refused password 409,
 // a full repository 507, a deadline 504, the rest 502 with restic's last words.
+import type { FileSink } from "bun"
 import { spawnBounded, type Deadline } from "../engine/spawn.ts"
 import { HttpError } from "../http/http-error.ts"
 import type { Repo } from "./repos.ts"
@@ -28,12 +29,49 @@ function failure(stderr: string, code: number, stopped: string | undefined, what
   return new HttpError(502, "restic_failed", `${what} failed (restic exited ${code}): ${last}`)
 }
 
-/** Runs restic with `args` and answers its standard output; `stdin` is fed to it when given. */
+/**
+ * Runs restic with `args` and answers its standard output; `stdin` is fed to it when given. A source
+ * that fails midway stops restic before it could record a snapshot of what it had read so far.
+ */
 export async function restic(repo: Repo, args: string[], deadline: Deadline, stdin?: ReadableStream<Uint8Array>): Promise<string> {
-  const run = spawnBounded([RESTIC, ...args], { env: env(repo), stdin: stdin ?? "ignore", stdout: "pipe", stderr: "pipe" }, deadline)
-  const [out, err, code] = await Promise.all([new Response(run.proc.stdout).text(), new Response(run.proc.stderr).text(), run.exited])
-  if (code !== 0) throw failure(err, code, run.stopped(), `restic ${args[0]}`)
-  return out
+  const source = new AbortController()
+  const signal = deadline.signal ? AbortSignal.any([deadline.signal, source.signal]) : source.signal
+  const run = spawnBounded([RESTIC, ...args], { env: env(repo), stdin: stdin ? "pipe" : "ignore", stdout: "pipe", stderr: "pipe" }, { ...deadline, signal })
+  const reader = stdin?.getReader()
+  let failed: unknown
+  if (reader)
+    void feed(reader, run.proc.stdin as FileSink, (err) => {
+      failed = err
+      source.abort()
+    })
+  try {
+    const [out, err, code] = await Promise.all([new Response(run.proc.stdout).text(), new Response(run.proc.stderr).text(), run.exited])
+    if (failed) throw failed
+    if (code !== 0) throw failure(err, code, run.stopped(), `restic ${args[0]}`)
+    return out
+  } finally {
+    // A restic that stopped early leaves the rest of its input unread: its source is let go.
+    await reader?.cancel().catch(() => {})
+  }
+}
+
+/** Writes the stream into restic's standard input, each chunk drained before the next, and closes it at its end. */
+async function feed(reader: ReadableStreamDefaultReader<Uint8Array>, sink: FileSink, sourceFailed: (err: unknown) => void): Promise<void> {
+  for (;;) {
+    let chunk: Awaited<ReturnType<typeof reader.read>>
+    try {
+      chunk = await reader.read()
+    } catch (err) {
+      return sourceFailed(err)
+    }
+    try {
+      if (chunk.done) return void (await sink.end())
+      sink.write(chunk.value)
+      await sink.flush()
+    } catch {
+      return // restic went away: its exit code tells why
+    }
+  }
 }
 
 /** restic's output as a stream (`dump`); `done` settles once restic exited, failing as `restic` does. */

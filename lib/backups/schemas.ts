@@ -2,6 +2,7 @@
 import * as v from "valibot"
 import { planSchema } from "../copy/schemas.ts"
 import { stackNameSchema } from "../stacks/name.ts"
+import { checkSchedule } from "../updates/records.ts"
 
 const REPO_NAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/
 
@@ -9,17 +10,54 @@ export const repoNameSchema = v.pipe(v.string(), v.regex(REPO_NAME, "a repositor
 
 export const repoParams = v.object({ repo: repoNameSchema, stack: stackNameSchema })
 
+const count = (what: string) => v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000), v.description(what)))
+export const keepSchema = v.object({
+  last: count("the last n backups"),
+  hourly: count("the newest of each of so many hours"),
+  daily: count("the newest of each of so many days"),
+  weekly: count("the newest of each of so many weeks"),
+  monthly: count("the newest of each of so many months"),
+  yearly: count("the newest of each of so many years"),
+})
+
+const schedule = (what: string) => v.optional(v.pipe(v.string(), v.maxLength(200), v.check((s) => {
+  try {
+    checkSchedule(s)
+    return true
+  } catch {
+    return false
+  }
+}, "a schedule is an interval (30m, 6h, 1d) or a cron expression"), v.description(what)))
+
+export const hooksSchema = v.object({
+  exec: v.optional(v.pipe(v.object({
+    service: v.pipe(v.string(), v.minLength(1), v.maxLength(255)),
+    command: v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.minLength(1), v.maxLength(100)),
+  }), v.description("a command run in the service's running container before the snapshot (a database dump); it must exit 0"))),
+  stop: v.optional(v.pipe(v.boolean(), v.description("stop the stack's running containers during the snapshot; they are started again whatever happens"))),
+})
+
+const repoSettings = {
+  rclone_config: v.optional(v.pipe(v.string(), v.maxLength(4096), v.description("the rclone configuration file for an rclone: repository"))),
+  schedule: schedule("when its stacks are backed up: an interval (6h, 1d) or a cron expression (0 3 * * *)"),
+  stacks: v.optional(v.pipe(v.array(stackNameSchema), v.description("the stacks the schedule backs up (default: all)"))),
+  keep: v.optional(v.pipe(keepSchema, v.description("what a scheduled backup keeps of each stack's backups (restic forget --prune)"))),
+  hooks: v.optional(v.pipe(v.record(stackNameSchema, hooksSchema), v.description("each stack's hooks for its backups"))),
+  check: schedule("when restic check runs"),
+}
+
 export const repoView = v.object({
   name: v.string(),
   repository: v.pipe(v.string(), v.description("restic's repository string: a local path, sftp:, rest:, rclone:")),
-  rclone_config: v.optional(v.string()),
+  ...repoSettings,
+  last_check: v.nullable(v.object({ time: v.string(), ok: v.boolean(), message: v.string() })),
 })
 
 export const repoInput = v.object({
   name: repoNameSchema,
   repository: v.pipe(v.string(), v.minLength(1), v.maxLength(2048), v.description("restic's repository string: a local path, sftp:user@host:/path, rest:http://host:port/, rclone:remote:path")),
   password: v.pipe(v.string(), v.minLength(1), v.maxLength(4096), v.description("the repository's password; never answered")),
-  rclone_config: v.optional(v.pipe(v.string(), v.description("the rclone configuration file for an rclone: repository"))),
+  ...repoSettings,
   init: v.optional(v.pipe(v.boolean(), v.description("create the repository first (restic init)"))),
 })
 
@@ -38,6 +76,12 @@ export const backupResultSchema = v.object({
   version: v.nullable(v.number()),
   pieces: v.array(v.object({ path: v.string(), snapshot: v.string(), ...counted })),
   ...counted,
+  forgotten: v.pipe(v.number(), v.description("older snapshots forgotten and pruned by keep")),
+})
+
+export const runInput = v.object({
+  keep: v.optional(v.pipe(keepSchema, v.description("after the backup, forget and prune the stack's older backups but these"))),
+  hooks: v.optional(v.pipe(hooksSchema, v.description("what runs around the snapshot (default: the repository's hooks for the stack)"))),
 })
 
 const flag = (description: string) => v.optional(v.pipe(v.boolean(), v.description(description)))

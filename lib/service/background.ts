@@ -20,6 +20,7 @@ export const background: Job<Ctx>[] = [
   { name: "leftover throwaways", start: (ctx) => removeLeftoverThrowaways(ctx.engine) },
   { name: "image update checks", start: (ctx, signal) => ctx.imageUpdates.periodic(ctx.config.updateInterval, signal) },
   { name: "update policies", start: (ctx, signal) => ctx.policies.run(signal) },
+  { name: "backup schedules", start: (ctx, signal) => ctx.backups.schedules(signal) },
   {
     name: "notifier",
     start: (ctx, signal) => ctx.notifier.follow(ctx.events, signal, async (id) => (await ctx.scans.results()).get(id)?.counts.critical ?? 0),

@@ -4,12 +4,14 @@
 // backup or restore is an error event.
 import type { StackHost } from "../copy/export.ts"
 import type { EventBus } from "../engine/events.ts"
-import { backupStack, type BackupResult } from "../backups/backup.ts"
-import { view, type Repo, type RepoView, type Repos } from "../backups/repos.ts"
+import { backupStack, forget, type BackupResult } from "../backups/backup.ts"
+import type { Hooks } from "../backups/hooks.ts"
+import { view, type Keep, type Repo, type RepoView, type Repos } from "../backups/repos.ts"
 import { restic } from "../backups/restic.ts"
 import { restoreStack, type RestoreRequest, type RestoreResult } from "../backups/restore.ts"
 import { findBackup, listBackups, type Backup } from "../backups/snapshots.ts"
 import { stackName } from "../stacks/name.ts"
+import { nextDue } from "../updates/records.ts"
 
 export interface BackupVerbsOptions extends StackHost {
   serverId: string
@@ -17,6 +19,14 @@ export interface BackupVerbsOptions extends StackHost {
   events: EventBus
   /** Seconds a backup or restore may run. */
   timeout: number
+  now?: () => number
+}
+
+/** The last `restic check` of a repository. */
+export interface CheckResult {
+  time: string
+  ok: boolean
+  message: string
 }
 
 export interface Run {
@@ -24,37 +34,90 @@ export interface Run {
 }
 
 export class BackupVerbs {
+  private readonly checks = new Map<string, CheckResult>()
   constructor(private readonly o: BackupVerbsOptions) {}
 
   private deadline(run: Run) {
     return { timeout: this.o.timeout, signal: run.signal }
   }
 
-  async repos(): Promise<RepoView[]> {
-    return (await this.o.repos.all()).map(view)
+  async repos(): Promise<(RepoView & { last_check: CheckResult | null })[]> {
+    return (await this.o.repos.all()).map((r) => ({ ...view(r), last_check: this.checks.get(r.name) ?? null }))
   }
 
   /** Adds a repository once restic opened it with the password (`init`: creates it first). */
-  async addRepo(repo: Repo & { init?: boolean }, run: Run = {}): Promise<RepoView> {
+  async addRepo(repo: Repo & { init?: boolean }, run: Run = {}): Promise<RepoView & { last_check: null }> {
     const { init, ...kept } = repo
     await restic(kept, init ? ["init"] : ["cat", "config"], { ...this.deadline(run), timeout: 120 })
     await this.o.repos.add(kept)
     this.o.events.publish({ type: "backup", action: "repository_added", name: kept.name, level: "info", message: `backup repository ${kept.name} added` })
-    return view(kept)
+    return { ...view(kept), last_check: null }
+  }
+
+  /** Forgets the repository here (its snapshots stay in it). */
+  async removeRepo(name: string): Promise<string> {
+    await this.o.repos.remove(name)
+    this.o.events.publish({ type: "backup", action: "repository_removed", name, level: "info", message: `backup repository ${name} removed` })
+    return name
   }
 
   async backups(repo: string, stack: string, run: Run = {}): Promise<Backup[]> {
     return listBackups(await this.o.repos.get(repo), this.o.serverId, stackName(stack), this.deadline(run))
   }
 
-  backup(repo: string, stack: string, run: Run = {}): Promise<BackupResult> {
+  /** The stack backed up now, with `hooks` (else the repository's for the stack); with `keep`, its older backups forgotten and pruned after. */
+  backup(repo: string, stack: string, run: Run & { keep?: Keep; hooks?: Hooks } = {}): Promise<BackupResult & { forgotten: number }> {
     const name = stackName(stack)
     return this.reported("backup", name, () =>
       this.o.stacks.lock(name, async () => {
-        const result = await backupStack(this.o, await this.o.repos.get(repo), name, this.deadline(run))
-        return { result, message: `backed up ${name} to ${repo} as ${result.run}: ${result.bytes} bytes read, ${result.added} new` }
+        const r = await this.o.repos.get(repo)
+        const result = await backupStack(this.o, r, name, this.deadline(run), run.hooks ?? r.hooks?.[name])
+        const forgotten = run.keep ? await forget(r, this.o.serverId, name, run.keep, this.deadline(run)) : 0
+        return { result: { ...result, forgotten }, message: `backed up ${name} to ${repo} as ${result.run}: ${result.bytes} bytes read, ${result.added} new${forgotten ? `; ${forgotten} older snapshots forgotten` : ""}` }
       }),
     )
+  }
+
+  /** `restic check` of the repository; its result is kept and shown with the repository. */
+  async check(repo: string, run: Run = {}): Promise<CheckResult> {
+    const r = await this.o.repos.get(repo)
+    const time = new Date(this.now()).toISOString()
+    const result = await restic(r, ["check"], this.deadline(run)).then(
+      () => ({ time, ok: true, message: "no errors were found" }),
+      (err: unknown) => ({ time, ok: false, message: err instanceof Error ? err.message : String(err) }),
+    )
+    this.checks.set(repo, result)
+    this.o.events.publish({ type: "backup", action: result.ok ? "check" : "check_failed", name: repo, level: result.ok ? "info" : "error", message: `restic check of ${repo}: ${result.message}` })
+    return result
+  }
+
+  /**
+   * Runs each repository's schedules until `signal`: its stacks (all when it names none) backed up,
+   * each then forgotten by its keep, and `restic check`. A failure is its event; the loop goes on.
+   */
+  async schedules(signal: AbortSignal): Promise<void> {
+    const last = new Map<string, number>()
+    const start = this.now()
+    while (!signal.aborted) {
+      for (const repo of await this.o.repos.all()) {
+        for (const [kind, schedule] of [["backup", repo.schedule], ["check", repo.check]] as const) {
+          const key = `${kind} ${repo.name}`
+          const due = schedule ? nextDue(schedule, last.get(key) ?? start) : null
+          if (due === null || due > this.now()) continue
+          last.set(key, this.now())
+          if (kind === "check") await this.check(repo.name, { signal })
+          else for (const stack of repo.stacks ?? this.o.stacks.names()) await this.backup(repo.name, stack, { signal, keep: repo.keep }).catch(() => {})
+        }
+      }
+      await new Promise((done) => {
+        const timer = setTimeout(done, 1000)
+        signal.addEventListener("abort", () => done(clearTimeout(timer)), { once: true })
+      })
+    }
+  }
+
+  private now(): number {
+    return (this.o.now ?? Date.now)()
   }
 
   async restore(repo: string, stack: string, req: RestoreRequest & { run?: string }, run: Run = {}): Promise<RestoreResult> {

@@ -2,14 +2,17 @@
 // data changed and backed up again (the second run adds about what changed), the stack and its
 // volume deleted and restored under its own name and a new one with the same checksums; a dry run
 // that changes nothing, a restore over a volume holding data refused with the volume untouched, a
-// wrong repository password refused, a repository on a full disk and a backup stopped midway leaving
-// no snapshot behind; neither the password nor the stack's secret in any answer, event or log line.
+// wrong repository password refused, a repository on a full disk and a backup killed midway leaving
+// no snapshot behind; a dump hook before the snapshot and a stack stopped during it started again,
+// also when the backup failed; a schedule with its retention and check; neither the password nor
+// the stack's secret in any answer, event or log line.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
+import { STACK_LABEL } from "#lib/engine/containers.ts"
 import { TRANSFER_LABEL } from "#lib/volumes/transfer.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
@@ -97,7 +100,7 @@ test("a repository is added only with its password, which no answer shows", asyn
   expect(wrong.status).toBe(409)
   expect(wrong.body.error.code).toBe("repository_password")
   const repos = await call("GET", "/api/backups/repos")
-  expect(repos.body).toEqual([{ name: "local", repository: join(dir, "repo") }])
+  expect(repos.body).toEqual([{ name: "local", repository: join(dir, "repo"), last_check: null }])
   const bad = await call("POST", "/api/backups/repos", { name: "Bad Name", repository: "x", password: "y" })
   expect(bad.status).toBe(400)
 })
@@ -156,14 +159,33 @@ test("a restore over a volume holding data is refused and leaves it as it was; a
   expect(taken.body.plan.blockers.map((b: any) => b.code)).toContain("name_taken")
 }, 60_000)
 
+const states = async () => (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=hm-bk`] } })).map((c) => c.State)
+
+test("a dump hook runs before the snapshot; a stack stopped for it runs again after; a failing hook stops the backup", async () => {
+  expect((await call("POST", "/api/stacks/hm-bk/apply")).status).toBe(200)
+  expect(await states()).toEqual(["running"])
+  const res = await call("POST", "/api/backups/local/hm-bk/run", { hooks: { exec: { service: "app", command: ["sh", "-c", "echo dumped > /data/dump.sql"] }, stop: true } })
+  expect(res.status).toBe(201)
+  expect(await states()).toEqual(["running"])
+  const tar = spawnSync("sh", ["-c", `restic dump ${res.body.pieces[1].snapshot} /volumes/hm-bk_data.tar | tar -xO ./dump.sql`], { env: { ...process.env, RESTIC_REPOSITORY: join(dir, "repo"), RESTIC_PASSWORD: PASSWORD } })
+  expect(tar.stdout.toString()).toBe("dumped\n")
+
+  const count = (await backups()).length
+  const failed = await call("POST", "/api/backups/local/hm-bk/run", { hooks: { exec: { service: "app", command: ["sh", "-c", "exit 3"] } } })
+  expect(failed.status).toBe(502)
+  expect(failed.body.error).toMatchObject({ code: "hook_failed", message: "the backup's hook in service app exited 3" })
+  expect((await backups()).length).toBe(count)
+}, 60_000)
+
 test("a repository on a full disk fails the backup and leaves no snapshot; the stack is untouched", async () => {
   const full = join(dir, "full")
   mkdirSync(full)
   expect(spawnSync("mount", ["-t", "tmpfs", "-o", "size=12m", "tmpfs", full]).status).toBe(0)
   expect((await call("POST", "/api/backups/repos", { name: "small", repository: join(full, "repo"), password: PASSWORD, init: true })).status).toBe(201)
   const before = await manifest("hm-bk_data")
-  const res = await call("POST", "/api/backups/small/hm-bk/run")
+  const res = await call("POST", "/api/backups/small/hm-bk/run", { hooks: { stop: true } })
   expect(res.status).toBe(507)
+  expect(await states()).toEqual(["running"])
   expect(res.body.error.code).toBe("repository_full")
   const events = (await call("GET", "/api/events/history")).body.filter((e: any) => e.type === "backup")
   expect(events.at(-1)).toMatchObject({ action: "backup_failed", name: "hm-bk", level: "error" })
@@ -171,22 +193,57 @@ test("a repository on a full disk fails the backup and leaves no snapshot; the s
   expect(await manifest("hm-bk_data")).toBe(before)
 }, 60_000)
 
-test("a backup stopped midway leaves no snapshot and no helper container", async () => {
+/** The pid of the service's restic child whose command line holds `text`, if one runs. */
+function resticChild(text: string): number | undefined {
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const ppid = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]
+      if (Number(ppid) === svc.proc.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(text)) return Number(pid)
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
+test("a backup whose restic is killed midway leaves no snapshot and no helper container", async () => {
   const count = (await backups()).length
-  const stop = new AbortController()
-  const pending = call("POST", "/api/backups/local/hm-bk/run", undefined, stop.signal).catch((err) => err)
-  // Stopped once the volume's helper container exists: restic is reading its tar.
-  const deadline = Date.now() + 20_000
-  while (Date.now() < deadline && !(await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })).length) await Bun.sleep(20)
-  stop.abort()
-  expect(await pending).toBeInstanceOf(Error)
-  let left = -1
-  while (Date.now() < deadline && (left = (await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })).length)) await Bun.sleep(100)
-  expect(left).toBe(0)
-  // The run's stack.json snapshot is forgotten once restic stopped.
-  let list: any[] = []
-  while (Date.now() < deadline && (list = await backups()).length !== count) await Bun.sleep(200)
-  expect(list.length).toBe(count)
+  const pending = call("POST", "/api/backups/local/hm-bk/run")
+  // Caught while it reads the volume's tar, frozen so that it cannot finish first, then killed.
+  const deadline = Date.now() + 30_000
+  let pid: number | undefined
+  while (Date.now() < deadline && !(pid = resticChild("volumes/hm-bk_data.tar"))) await Bun.sleep(5)
+  process.kill(pid!, "SIGSTOP")
+  process.kill(pid!, "SIGKILL")
+  const res = await pending
+  expect(res.status).toBe(502)
+  expect(res.body.error.code).toBe("restic_failed")
+  expect((await call("GET", "/api/events/history")).body.filter((e: any) => e.type === "backup").at(-1)).toMatchObject({ action: "backup_failed", name: "hm-bk" })
+  expect(await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })).toEqual([])
+  // The run's stack.json snapshot was forgotten.
+  expect((await backups()).length).toBe(count)
+}, 60_000)
+
+test("a schedule backs the stack up again and again, keeps the last by its rule, and checks the repository", async () => {
+  const repository = join(dir, "scheduled")
+  const added = await call("POST", "/api/backups/repos", { name: "sched", repository, password: PASSWORD, init: true, schedule: "1s", stacks: ["hm-bk"], keep: { last: 1 }, check: "1s" })
+  expect(added.status).toBe(201)
+  expect(added.body).toMatchObject({ schedule: "1s", keep: { last: 1 }, last_check: null })
+  const deadline = Date.now() + 45_000
+  const done = async () => (await call("GET", "/api/events/history")).body.filter((e: any) => e.type === "backup" && e.action === "backup" && e.message.includes("to sched as")).length
+  while (Date.now() < deadline && (await done()) < 2) await Bun.sleep(200)
+  expect(await done()).toBeGreaterThanOrEqual(2)
+  expect((await call("DELETE", "/api/backups/repos/sched")).status).toBe(200)
+  expect((await call("GET", "/api/backups/repos")).body.map((r: any) => r.name)).toEqual(["local", "small"])
+  expect((await call("POST", "/api/backups/local/check")).body).toMatchObject({ ok: true })
+  expect((await call("GET", "/api/backups/repos")).body[0].last_check).toMatchObject({ ok: true })
+  // keep last 1: each run forgets the one before (a run under way when the repository was removed ends first).
+  const pieces = () => {
+    const out = spawnSync("restic", ["snapshots", "--json", "--no-lock"], { env: { ...process.env, RESTIC_REPOSITORY: repository, RESTIC_PASSWORD: PASSWORD } })
+    return (JSON.parse(out.stdout.toString() || "[]") as any[]).map((s) => s.paths[0]).sort()
+  }
+  let left = pieces()
+  while (Date.now() < deadline && left.length !== 2) left = (await Bun.sleep(200), pieces())
+  expect(left).toEqual(["/stack.json", "/volumes/hm-bk_data.tar"])
 }, 60_000)
 
 test("neither the password nor the stack's secret appears in answers, events or the service's output", async () => {

@@ -1,0 +1,44 @@
+// What runs around a stack's snapshot so that its data is at rest: a command in one of its services
+// first (a database dump into a volume), and the stack's running containers stopped during the
+// snapshot and always started again, whether the snapshot succeeded or not. A hook's output is read
+// and dropped: it may print what the stack keeps secret.
+import type { Engine } from "../engine/client.ts"
+import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
+import { conflict, HttpError } from "../http/http-error.ts"
+
+export interface Hooks {
+  /** A command run in the service's running container before the snapshot; it must exit 0. */
+  exec?: { service: string; command: string[] }
+  /** Stop the stack's running containers during the snapshot. */
+  stop?: boolean
+}
+
+const running = (engine: Engine, stack: string, service?: string) =>
+  engine.listContainers({ filters: { label: [`${STACK_LABEL}=${stack}`, ...(service ? [`${SERVICE_LABEL}=${service}`] : [])], status: ["running"] } })
+
+/** Runs the exec hook; 409 when the service runs no container, 502 when the command fails or outlives `timeout` seconds. */
+export async function runExecHook(engine: Engine, stack: string, hook: NonNullable<Hooks["exec"]>, timeout: number): Promise<void> {
+  const [container] = await running(engine, stack, hook.service)
+  if (!container) throw conflict(`service ${hook.service} of ${stack} runs no container for the backup's hook`, "hook_failed")
+  const session = await engine.exec(container.Id, { cmd: hook.command, tty: false, detachKeys: "" })
+  const timer = setTimeout(() => session.close(), timeout * 1000)
+  try {
+    for await (const _ of session.output);
+  } finally {
+    clearTimeout(timer)
+    session.close()
+  }
+  const { ExitCode, Running } = await engine.execInspect(session.id)
+  if (Running || ExitCode !== 0) throw new HttpError(502, "hook_failed", `the backup's hook in service ${hook.service} ${Running ? `ran past ${timeout} s` : `exited ${ExitCode}`}`)
+}
+
+/** Runs `fn` with the stack's running containers stopped, and starts them again after, whatever happened. */
+export async function whileStopped<T>(engine: Engine, stack: string, fn: () => Promise<T>): Promise<T> {
+  const ids = (await running(engine, stack)).map((c) => c.Id)
+  try {
+    for (const id of ids) await engine.containerAction(id, "stop")
+    return await fn()
+  } finally {
+    for (const id of ids) await engine.containerAction(id, "start").catch(() => {})
+  }
+}
