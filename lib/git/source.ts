@@ -27,6 +27,8 @@ export interface GitSource {
   ref: string
   path: string
   push: boolean
+  /** When to sync by itself: an interval (`5m`) or a cron expression, read as update policies' are; null: never. */
+  schedule: string | null
   /** A token sent as HTTP basic authentication; a secret. */
   token?: string
   /** The secret webhooks are signed with. */
@@ -41,6 +43,7 @@ export const gitInputSchema = v.object({
   ref: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._/-]{1,255}$/, "a branch, tag or commit"), v.check((r) => !r.startsWith("-") && !r.includes(".."), "a branch, tag or commit")), "main"),
   path: v.optional(v.pipe(v.string(), v.maxLength(1024)), "compose.yaml"),
   push: v.optional(v.boolean(), false),
+  schedule: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200))), null),
   /** null or absent keeps the stored token; "" removes it. */
   token: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4096)))),
   /** Absent keeps the stored secret (a new source gets a random one). */
@@ -55,6 +58,7 @@ export const publicSourceSchema = v.object({
   ref: v.string(),
   path: v.string(),
   push: v.boolean(),
+  schedule: v.nullable(v.string()),
   has_token: v.boolean(),
   deployed_commit: v.nullable(v.string()),
   last_sync: v.nullable(lastSyncSchema),
@@ -66,6 +70,7 @@ export const publicSource = (s: GitSource): v.InferOutput<typeof publicSourceSch
   ref: s.ref,
   path: s.path,
   push: s.push,
+  schedule: s.schedule ?? null,
   has_token: !!s.token,
   deployed_commit: s.deployed_commit,
   last_sync: s.last_sync,
@@ -83,6 +88,7 @@ export function sourceFrom(input: GitInput, before?: GitSource): GitSource {
     ref: input.ref,
     path: input.path,
     push: input.push,
+    schedule: input.schedule?.trim() || null,
     ...(token ? { token } : {}),
     webhook_secret: input.webhook_secret ?? before?.webhook_secret ?? randomBytes(24).toString("hex"),
     deployed_commit: before?.url === input.url && before.path === input.path ? before.deployed_commit : null,

@@ -20,6 +20,7 @@ export const background: Job<Ctx>[] = [
   { name: "leftover throwaways", start: (ctx) => removeLeftoverThrowaways(ctx.engine) },
   { name: "image update checks", start: (ctx, signal) => ctx.imageUpdates.periodic(ctx.config.updateInterval, signal) },
   { name: "update policies", start: (ctx, signal) => ctx.policies.run(signal) },
+  { name: "git schedules", start: (ctx, signal) => ctx.git.schedules(signal) },
   { name: "backup schedules", start: (ctx, signal) => ctx.backups.schedules(signal) },
   {
     name: "notifier",

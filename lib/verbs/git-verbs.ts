@@ -5,6 +5,7 @@
 // containers a person stopped is not started: the sync records what it found and leaves it stopped.
 // A commit refused (the store's guards, a symlink, a file over the cap) is not applied; the refusal
 // is the verdict. Each sync publishes one `git` event; no event, answer or error carries the token.
+import { setTimeout as pause } from "node:timers/promises"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import { HttpError, notFound } from "../http/http-error.ts"
@@ -13,6 +14,7 @@ import { publicSource, readSource, removeSource, sourceFrom, writeSource, type G
 import { fetchTree, remoteHead, type TreeLimits } from "../git/tree.ts"
 import { projectContainers } from "../stacks/state.ts"
 import type { Stacks } from "../stacks/store.ts"
+import { checkSchedule, nextDue } from "../updates/records.ts"
 import type { StackVerbs } from "./stack-verbs.ts"
 
 export interface GitVerbsOptions {
@@ -21,6 +23,9 @@ export interface GitVerbsOptions {
   engine: Engine
   events: EventBus
   limits?: TreeLimits
+  /** Seconds a scheduled sync's deploy is watched (SVC_UPDATE_WATCH). */
+  watch: number
+  tickMs?: number
 }
 
 export type Trigger = "api" | "webhook" | "schedule"
@@ -42,6 +47,9 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 
 export class GitVerbs {
   private syncing = new Map<string, Promise<SyncOutcome>>()
+  /** When each stack's schedule last ran (ms), counted from the service's start. */
+  private ran = new Map<string, number>()
+  private readonly started = Date.now()
 
   constructor(private readonly o: GitVerbsOptions) {}
 
@@ -66,6 +74,7 @@ export class GitVerbs {
   async attach(name: string, input: GitInput, opts: Omit<SyncOptions, "trigger">) {
     const records = this.o.stacks.records(name)
     const before = this.o.stacks.has(name) ? await readSource(records) : undefined
+    if (input.schedule) checkSchedule(input.schedule)
     const source = sourceFrom(input, before)
     const created = !this.o.stacks.has(name)
     if (created) {
@@ -113,6 +122,23 @@ export class GitVerbs {
     return { accepted: true }
   }
 
+  /**
+   * Runs each git stack's schedule until `signal` aborts, one stack at a time. A commit a scheduled
+   * sync found refused or rolled back is not tried again by the schedule (a newer push is).
+   */
+  async schedules(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      for (const name of this.o.stacks.names()) {
+        const source = await readSource(this.o.stacks.records(name)).catch(() => undefined)
+        const due = source?.schedule ? nextDue(source.schedule, this.ran.get(name) ?? this.started) : null
+        if (due === null || due > Date.now() || signal.aborted) continue
+        this.ran.set(name, Date.now())
+        await this.sync(name, { trigger: "schedule", watch: this.o.watch, signal }).catch((err) => console.error(`git sync of ${name}:`, message(err)))
+      }
+      await pause(this.o.tickMs ?? 1000, undefined, { signal }).catch(() => {})
+    }
+  }
+
   private async runSync(name: string, opts: SyncOptions): Promise<SyncOutcome> {
     const source = await this.source(name)
     const outcome = await this.fetchAndDeploy(name, source, opts)
@@ -138,6 +164,8 @@ export class GitVerbs {
     }
     const { commit } = fetched
     if (commit === source.deployed_commit) return done("unchanged", commit, null, await current())
+    const tried = source.last_sync?.commit === commit && ["refused", "rolled_back", "rollback_failed"].includes(source.last_sync.verdict)
+    if (opts.trigger === "schedule" && tried) return done(source.last_sync!.verdict, commit, source.last_sync!.error, await current())
     if (await this.stopped(name)) return done("stopped", commit, `${name}'s containers are stopped: the commit is not deployed and the stack stays stopped; start it and sync again`, await current())
     try {
       const { stack } = await this.o.verbs.deploy(name, fetched.compose, { files: fetched.files, commit, watch: opts.watch, signal: opts.signal })

@@ -199,3 +199,11 @@ test("with push on, an edit is committed and pushed as Harbormaster; when the br
   expect(status).toMatchObject({ deployed_commit: await repo.git("rev-parse", "HEAD"), differ: false })
   expect(answers.join("\n")).not.toContain(TOKEN)
 }, SLOW)
+
+test("a stack with a schedule syncs by itself", async () => {
+  const attached = await call("PUT", `/stacks/${NAME}/git`, { url: repo.url, ref: "main", path: "deploy/compose.yaml", push: true, schedule: "1s" })
+  expect(attached.body.source.schedule).toBe("1s")
+  const head = await repo.commit({ "deploy/conf/app.conf": "scheduled" })
+  expect((await syncedTo(head)).last_sync).toMatchObject({ verdict: "applied" })
+  expect((await versions()).at(-1)?.commit).toBe(head)
+}, SLOW)

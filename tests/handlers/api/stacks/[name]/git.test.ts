@@ -32,3 +32,8 @@ test("a repository URL with a credential in it, or of a protocol not allowed, is
   expect((await json(await t.call("PUT", "/api/stacks/fromgit/git", { url: "https://git.example.com/a.git", path: "../compose.yaml" }))).body.error.code).toBe("invalid_git_path")
   expect(t.ctx.stacks.has("fromgit")).toBe(false)
 })
+
+test("a schedule that is neither an interval nor a cron expression is 400", async () => {
+  const res = await json(await t.call("PUT", "/api/stacks/fromgit/git", { url: "https://git.example.com/a.git", schedule: "every tuesday" }))
+  expect([res.status, res.body.error.code]).toEqual([400, "invalid_policy"])
+})
