@@ -1,7 +1,7 @@
 // Backups of stacks (lib/backups): the repositories, a stack's backup under its lock, its restore
-// (whose records the store writes under their own lock), each with one service event ({type: "backup", action,
-// name, message}: names, runs and sizes, never a password or a value of the environment); a failed
-// backup or restore is an error event.
+// (whose records the store writes under their own lock), the schedules, each with one service event
+// ({type: "backup", action, name, message}: names, runs and sizes, never a password or a value of
+// the environment); a failed backup, restore or check is an error event.
 import type { StackHost } from "../copy/export.ts"
 import type { EventBus } from "../engine/events.ts"
 import { backupStack, forget, type BackupResult } from "../backups/backup.ts"
