@@ -59,6 +59,9 @@ export class PrometheusMetrics implements Metrics {
   private readonly start = this.g("process_start_time_seconds", "Start time of the process since the Unix epoch in seconds")
   private readonly updateVerdicts = new Counter({ name: "harbormaster_stack_updates_total", help: "Guarded stack updates by verdict (updated, rolled_back, rollback_failed, unchanged)", labelNames: ["verdict"], registers: [this.registry] })
   private readonly notifications = new Counter({ name: "harbormaster_notifications_total", help: "Notifications to SVC_NOTIFY_URLS by result (sent, failed: given up after its retries)", labelNames: ["result"], registers: [this.registry] })
+  private readonly backupSuccess = this.g("harbormaster_backup_last_success_timestamp_seconds", "When each stack's last backup into each repository succeeded (Unix time; since the service started)", ["repository", "stack"])
+  private readonly backupSize = this.g("harbormaster_backup_last_size_bytes", "Bytes each stack's last successful backup read (records and volume data)", ["repository", "stack"])
+  private readonly backupFailures = new Counter({ name: "harbormaster_backup_failures_total", help: "Backups of each stack into each repository that failed", labelNames: ["repository", "stack"], registers: [this.registry] })
   /** What the counters above were last brought to (they count in lib/updates; the difference is added at scrape time). */
   private counted: Record<string, number> = {}
   private readonly cpuUser = new Counter({ name: "process_cpu_user_seconds_total", help: "User CPU time spent in seconds", registers: [this.registry] })
@@ -80,6 +83,14 @@ export class PrometheusMetrics implements Metrics {
     this.updates.set((await ctx.imageUpdates.pending()).length)
     for (const [verdict, n] of Object.entries(ctx.guard.counts)) this.catchUp(this.updateVerdicts, "verdict", verdict, n)
     for (const [result, n] of Object.entries(ctx.notifier.counts)) this.catchUp(this.notifications, "result", result, n)
+    for (const run of ctx.backups.lastRuns()) {
+      const labels = { repository: run.repository, stack: run.stack }
+      if (run.last_success !== null) this.backupSuccess.set(labels, run.last_success / 1000)
+      if (run.size !== null) this.backupSize.set(labels, run.size)
+      const key = `backup ${run.repository} ${run.stack}`
+      this.backupFailures.inc(labels, run.failures - (this.counted[key] ?? 0))
+      this.counted[key] = run.failures
+    }
     const nodes = await ctx.nodes.list()
     countInto(this.nodes, "status", NODE_STATUSES, nodes.map((n) => n.status))
     this.outbound(new Map(nodes.map((n) => [n.server_id, n.name])))

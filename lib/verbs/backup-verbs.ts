@@ -33,8 +33,18 @@ export interface Run {
   signal?: AbortSignal
 }
 
+/** A stack's backups into a repository since the service started: the last success (ms) and its size, the failures. */
+export interface LastRun {
+  repository: string
+  stack: string
+  last_success: number | null
+  size: number | null
+  failures: number
+}
+
 export class BackupVerbs {
   private readonly checks = new Map<string, CheckResult>()
+  private readonly runs = new Map<string, LastRun>()
   constructor(private readonly o: BackupVerbsOptions) {}
 
   private deadline(run: Run) {
@@ -68,14 +78,25 @@ export class BackupVerbs {
   /** The stack backed up now, with `hooks` (else the repository's for the stack); with `keep`, its older backups forgotten and pruned after. */
   backup(repo: string, stack: string, run: Run & { keep?: Keep; hooks?: Hooks } = {}): Promise<BackupResult & { forgotten: number }> {
     const name = stackName(stack)
+    const key = `${repo}\t${name}`
     return this.reported("backup", name, () =>
       this.o.stacks.lock(name, async () => {
+        const last = this.runs.get(key) ?? { repository: repo, stack: name, last_success: null, size: null, failures: 0 }
         const r = await this.o.repos.get(repo)
-        const result = await backupStack(this.o, r, name, this.deadline(run), run.hooks ?? r.hooks?.[name])
+        const result = await backupStack(this.o, r, name, this.deadline(run), run.hooks ?? r.hooks?.[name]).catch((err) => {
+          this.runs.set(key, { ...last, failures: last.failures + 1 })
+          throw err
+        })
+        this.runs.set(key, { ...last, last_success: this.now(), size: result.bytes })
         const forgotten = run.keep ? await forget(r, this.o.serverId, name, run.keep, this.deadline(run)) : 0
         return { result: { ...result, forgotten }, message: `backed up ${name} to ${repo} as ${result.run}: ${result.bytes} bytes read, ${result.added} new${forgotten ? `; ${forgotten} older snapshots forgotten` : ""}` }
       }),
     )
+  }
+
+  /** What the metrics show: each stack's backups into each repository since the service started. */
+  lastRuns(): LastRun[] {
+    return [...this.runs.values()]
   }
 
   /** `restic check` of the repository; its result is kept and shown with the repository. */
