@@ -1,7 +1,6 @@
 // The control plane accepting an outbound node's control socket (GET /api/cluster/connect, the
-// cluster token already checked): only a node registered to be reached this way, its registry entry
-// online while the socket is held and offline once it closes; heartbeats answered, a silent node
-// dropped.
+// cluster token already checked): only a node registered to be reached this way (the registry shows
+// it online while the socket is held); heartbeats answered, a silent node dropped.
 import type { Peer, SocketSession } from "../http/socket.ts"
 import { badRequest, notFound } from "../http/http-error.ts"
 import type { NodeRegistry } from "./nodes.ts"
@@ -20,7 +19,6 @@ export async function accept(ctx: { nodes: NodeRegistry }, serverId: string | nu
     open(p) {
       peer = p
       tunnels.attach(serverId, p)
-      void ctx.nodes.settle(node, { status: "online", error: null })
       watch = setInterval(() => Date.now() - heard > SILENCE_MS && p.close(4008, "no heartbeat from the node"), SILENCE_MS / 3)
     },
     message(data) {
@@ -29,7 +27,7 @@ export async function accept(ctx: { nodes: NodeRegistry }, serverId: string | nu
     },
     close() {
       clearInterval(watch)
-      if (peer && tunnels.detach(serverId, peer)) void ctx.nodes.settle(node, { status: "offline", error: "the node's outbound connection closed" })
+      if (peer) tunnels.detach(serverId, peer)
     },
   }
 }

@@ -95,9 +95,9 @@ export class Link {
       ws.onmessage = (e) => {
         heard = Date.now()
         if (e.data === "pong") return
-        const [, type, id] = /^\{"type":"(open|socket)","id":"([0-9a-f-]{36})"\}$/.exec(String(e.data)) ?? []
+        const open = parse(String(e.data))
         // A stream that fails ends on its own: the control plane's caller sees its connection close.
-        if (id) (type === "socket" ? carrySocket : carry)(t, id).catch(() => {})
+        if (open) (open.type === "socket" ? carrySocket : carry)(t, open).catch(() => {})
       }
       ws.onerror = (e) => (this.state.error = (e as ErrorEvent).message ?? "connection failed")
       ws.onclose = (e) => {
@@ -111,18 +111,39 @@ export class Link {
   }
 }
 
-/** Carries out one stream: fetches the request from the control plane, calls this server's API, posts the answer back. */
-async function carry(t: LinkTarget, id: string): Promise<void> {
-  const url = `${t.controlPlaneUrl}/api/cluster/streams/${id}`
+/** A stream the control plane opens: a call (its head, and whether a body waits to be fetched) or a WebSocket. */
+interface Open {
+  type: "open" | "socket"
+  id: string
+  path: string
+  method?: string
+  headers?: string
+  body?: boolean
+}
+
+function parse(text: string): Open | undefined {
+  const m = (() => {
+    try {
+      return JSON.parse(text) as Partial<Open>
+    } catch {
+      return undefined
+    }
+  })()
+  if (!m || (m.type !== "open" && m.type !== "socket") || !/^[0-9a-f-]{36}$/.test(m.id ?? "") || !m.path?.startsWith("/")) return undefined
+  return m as Open
+}
+
+/** Carries out one call: its body fetched from the control plane when it has one, this server's API called, the answer posted back. */
+async function carry(t: LinkTarget, open: Open): Promise<void> {
+  const url = `${t.controlPlaneUrl}/api/cluster/streams/${open.id}`
   const auth = { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId }
-  const req = await fetch(url, { headers: auth, decompress: false, timeout: false } as RequestInit).catch(() => undefined)
-  if (!req?.ok) return
-  const method = req.headers.get("x-hm-method") ?? "GET"
-  const withBody = method !== "GET" && method !== "HEAD"
-  const answer = await fetch(`${t.local}${req.headers.get("x-hm-path") ?? "/"}`, {
-    method,
-    headers: unpackHeaders(req.headers.get("x-hm-headers")),
-    body: withBody ? req.body : undefined,
+  const req = open.body ? await fetch(url, { headers: auth, decompress: false, timeout: false } as RequestInit).catch(() => undefined) : undefined
+  if (open.body && !req?.ok) return
+  const withBody = !!req?.body
+  const answer = await fetch(`${t.local}${open.path}`, {
+    method: open.method ?? "GET",
+    headers: unpackHeaders(open.headers ?? null),
+    body: withBody ? req!.body : undefined,
     redirect: "manual",
     decompress: false,
     timeout: false,
@@ -133,12 +154,10 @@ async function carry(t: LinkTarget, id: string): Promise<void> {
 }
 
 /** Carries out a WebSocket stream: opens this server's socket at the path asked for, then one to the control plane, and bridges the two. */
-async function carrySocket(t: LinkTarget, id: string): Promise<void> {
-  const url = `${t.controlPlaneUrl}/api/cluster/streams/${id}`
+async function carrySocket(t: LinkTarget, open: Open): Promise<void> {
+  const url = `${t.controlPlaneUrl}/api/cluster/streams/${open.id}`
   const auth = { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId }
-  const req = await fetch(url, { headers: auth })
-  if (!req.ok) return
-  const local = socket(`${t.local.replace(/^http/, "ws")}${req.headers.get("x-hm-path") ?? "/"}`)
+  const local = socket(`${t.local.replace(/^http/, "ws")}${open.path}`)
   const opened = await new Promise<string | null>((resolve) => {
     local.onopen = () => resolve(null)
     local.onerror = (e) => resolve((e as ErrorEvent).message ?? "")

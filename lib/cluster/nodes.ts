@@ -58,12 +58,12 @@ export class NodeRegistry {
     return readJson<Table>(this.file, {})
   }
 
-  /** The table as it stands: an outbound node is online only while it holds its connection to this server. */
+  /** The table as it stands: an outbound node is online exactly while it holds its connection to this server. */
   private async current(): Promise<Table> {
     const table = await this.read()
     for (const node of Object.values(table)) {
       const id = outboundId(node.url)
-      if (id && node.status === "online" && !tunnels.connected(id)) Object.assign(node, { status: "offline", error: "the node is not connected" })
+      if (id) Object.assign(node, tunnels.connected(id) ? { status: "online", error: null } : { status: "offline", error: "the node is not connected" })
     }
     return table
   }

@@ -21,6 +21,7 @@ export async function probe(url: string, serverId: string, token: string | undef
     if (typeof answered !== "string") return { status: "unknown", error: "health check answered without a server_id: not this service" }
     if (answered !== serverId) return { status: "unknown", error: `answered as server ${answered}, registered as ${serverId}: another server has taken its address` }
     const verify = await new NodeClient(url, { token }).fetch("/api/cluster/verify", deadline)
+    if (verify.ok) await verify.body?.cancel() // its status is the answer; an unread body would hold the node's connection
     if (verify.status === 401) return { status: "unauthorized", error: "the node refuses this cluster's token" }
     if (!verify.ok) return unexpected("token check", verify)
     return { status: "online", error: null }

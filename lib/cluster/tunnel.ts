@@ -1,13 +1,12 @@
 // The control plane's end of outbound nodes: a node behind NAT holds a control WebSocket it opened
 // (GET /api/cluster/connect), and every call to it is a stream of its own. The control plane sends
-// `{"type":"open","id"}` on the control socket; the node fetches the request (GET
-// /api/cluster/streams/{id}: method, path and headers in x-hm-* headers, the body streamed) and
-// posts the answer (POST /api/cluster/streams/{id}: status and headers in x-hm-* headers, the body
-// streamed). Each stream is its own HTTP exchange with its own TCP flow control, so a slow reader
-// holds up nothing else. A WebSocket is `{"type":"socket","id"}`: the node fetches the request the
-// same way, opens its own API's socket, then one to /api/cluster/streams/{id} that is bridged to
-// the caller's (or posts the status its API refused the upgrade with). One control socket per
-// server_id: a second one replaces the first.
+// `{"type":"open","id","method","path","headers","body"}` on the control socket; when the request
+// has a body the node fetches it (GET /api/cluster/streams/{id}, streamed), and it posts the answer
+// (POST /api/cluster/streams/{id}: status and headers in x-hm-* headers, the body streamed). Each
+// stream is its own HTTP exchange with its own TCP flow control, so a slow reader holds up nothing
+// else. A WebSocket is `{"type":"socket","id","path"}`: the node opens its own API's socket, then one
+// to /api/cluster/streams/{id} that is bridged to the caller's (or posts the status its API refused
+// the upgrade with). One control socket per server_id: a second one replaces the first.
 import { randomUUID } from "node:crypto"
 import type { Peer, SocketSession } from "../http/socket.ts"
 import { HttpError, notFound } from "../http/http-error.ts"
@@ -80,11 +79,11 @@ export class Tunnels {
     before?.close(CLOSE.replaced, "replaced")
   }
 
-  /** The control socket went away: its streams not yet fetched fail. False when it had been replaced. */
+  /** The control socket went away: its streams not answered yet fail. False when it had been replaced. */
   detach(serverId: string, peer: Peer): boolean {
     if (this.controls.get(serverId) !== peer) return false
     this.controls.delete(serverId)
-    for (const [id, s] of this.streams) if (s.serverId === serverId && !s.taken) this.fail(id, new Error("the node's connection closed"))
+    for (const [id, s] of this.streams) if (s.serverId === serverId) this.fail(id, new Error("the node's connection closed"))
     return true
   }
 
@@ -111,16 +110,24 @@ export class Tunnels {
     if (!control) return Promise.reject(new Error("the node is not connected"))
     const id = randomUUID()
     return new Promise<Response>((resolve, reject) => {
-      const timer = setTimeout(() => this.streams.get(id)?.taken || this.fail(id, new Error(`the node did not open the stream within ${DIAL_MS} ms`)), DIAL_MS)
+      // A body or a socket the node has not come for in time: it will not.
+      const late = () => {
+        const s = this.streams.get(id)
+        if (s && (!s.taken || s.socket)) this.fail(id, new Error(`the node did not open the stream within ${DIAL_MS} ms`))
+      }
+      const timer = setTimeout(late, DIAL_MS)
       const done = () => {
         clearTimeout(timer)
         req.signal?.removeEventListener("abort", abort)
       }
       const abort = () => this.fail(id, req.signal!.reason)
       req.signal?.addEventListener("abort", abort, { once: true })
-      this.streams.set(id, { ...req, serverId, taken: false, socket, resolve: (r) => (done(), resolve(r)), reject: (e) => (done(), reject(e)) })
+      // A request without a body is whole in the message: nothing is left to fetch.
+      const body = req.body !== undefined && req.body !== null
+      this.streams.set(id, { ...req, serverId, taken: !body, socket, resolve: (r) => (done(), resolve(r)), reject: (e) => (done(), reject(e)) })
       this.count(serverId).streams++
-      control.send(JSON.stringify({ type: socket ? "socket" : "open", id }))
+      const head = { id, method: req.method, path: req.path, headers: packHeaders(req.headers), body }
+      control.send(JSON.stringify(socket ? { type: "socket", id, path: req.path } : { type: "open", ...head }))
     }).catch((err) => {
       this.count(serverId).streams--
       throw err
@@ -138,8 +145,7 @@ export class Tunnels {
     const s = this.stream(id, serverId)
     if (s.taken) throw new HttpError(409, "stream_taken", "the stream's request was fetched already")
     s.taken = true
-    const headers = { "x-hm-method": s.method, "x-hm-path": s.path, "x-hm-headers": packHeaders(s.headers), "content-type": "application/octet-stream" }
-    return new Response(s.body ?? null, { headers })
+    return new Response(s.body ?? null, { headers: { "content-type": "application/octet-stream" } })
   }
 
   /** The node's answer: handed to the caller; settles once its body has been read to the end or dropped. */

@@ -186,7 +186,7 @@ test("a wrong token is refused; a second connection of the same server_id replac
   // The member's own connection was replaced: calls now reach whoever holds the second one.
   const answered = fetch(`${cp.url}/api/nodes/o1/proxy/api/health`)
   const open = await new Promise<string>((r) => (second.onmessage = (e) => r(String(e.data))))
-  expect(open).toMatch(/^\{"type":"open","id":"[0-9a-f-]{36}"\}$/)
+  expect(JSON.parse(open)).toMatchObject({ type: "open", method: "GET", path: "/api/health", body: false })
   second.close()
   expect((await answered).status).toBe(502)
   expect(await until(status, "offline")).toBe("offline")

@@ -24,12 +24,12 @@ test("a call is a stream: the node is told its id, fetches the request once, pos
   const node = peer()
   t.attach("s1", node.p)
   const res = t.fetch("s1", { method: "PUT", path: "/api/x?q=1", headers: new Headers({ "content-length": "5" }), body: "hello" })
-  expect(JSON.parse(node.sent[0]!)).toEqual({ type: "open", id: node.id() })
+  const open = JSON.parse(node.sent[0]!)
+  expect(open).toEqual({ type: "open", id: node.id(), method: "PUT", path: "/api/x?q=1", headers: expect.any(String), body: true })
+  expect(unpackHeaders(open.headers).get("content-length")).toBe("5")
   expect(() => t.take(node.id(), "s2")).toThrow("no such stream")
   expect(() => t.answer(node.id(), "s1", answerOf(200, {}, ""))).toThrow("not fetched yet")
-  const req = t.take(node.id(), "s1")
-  expect([req.headers.get("x-hm-method"), req.headers.get("x-hm-path"), unpackHeaders(req.headers.get("x-hm-headers")).get("content-length")]).toEqual(["PUT", "/api/x?q=1", "5"])
-  expect(await req.text()).toBe("hello")
+  expect(await t.take(node.id(), "s1").text()).toBe("hello")
   expect(() => t.take(node.id(), "s1")).toThrow("fetched already")
   expect(t.counters.get("s1")?.streams).toBe(1)
   const done = t.answer(node.id(), "s1", answerOf(201, { "x-node": "yes" }, "answered"))
@@ -37,6 +37,17 @@ test("a call is a stream: the node is told its id, fetches the request once, pos
   expect([answer.status, answer.headers.get("x-node"), await answer.text()]).toEqual([201, "yes", "answered"])
   await done
   expect(t.counters.get("s1")).toEqual({ bytes: 8, streams: 0, reconnects: 0 })
+})
+
+test("a call without a body is whole in its message: nothing to fetch, the answer awaited", async () => {
+  const t = new Tunnels()
+  const node = peer()
+  t.attach("s1", node.p)
+  const res = t.fetch("s1", { method: "GET", path: "/api/health", headers: new Headers() })
+  expect(JSON.parse(node.sent[0]!)).toMatchObject({ type: "open", method: "GET", path: "/api/health", body: false })
+  expect(() => t.take(node.id(), "s1")).toThrow("fetched already")
+  void t.answer(node.id(), "s1", answerOf(200, {}, "ok"))
+  expect(await (await res).text()).toBe("ok")
 })
 
 test("a node not connected, a control socket that closes, an aborted call: each call fails, nothing stays open", async () => {
