@@ -8,7 +8,7 @@
 import { setTimeout as pause } from "node:timers/promises"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
-import { HttpError, notFound } from "../http/http-error.ts"
+import { conflict, HttpError, notFound } from "../http/http-error.ts"
 import { checkWebhook } from "../git/webhook.ts"
 import { publicSource, readSource, removeSource, sourceFrom, writeSource, type GitInput, type GitSource, type LastSync } from "../git/source.ts"
 import { fetchTree, remoteHead, type TreeLimits } from "../git/tree.ts"
@@ -68,12 +68,14 @@ export class GitVerbs {
 
   /**
    * Attaches a git source to stack `name` (or changes it), then syncs; a stack not here yet is created
-   * from the repository. Answers the source without its secrets, the webhook secret when it is new
+   * from the repository, and one here without git is taken only with `attach` (else 409 `stack_exists`). Answers the source without its secrets, the webhook secret when it is new
    * (shown once), and the sync.
    */
-  async attach(name: string, input: GitInput, opts: Omit<SyncOptions, "trigger">) {
+  async attach(name: string, input: GitInput, opts: Omit<SyncOptions, "trigger"> & { attach?: boolean }) {
     const records = this.o.stacks.records(name)
     const before = this.o.stacks.has(name) ? await readSource(records) : undefined
+    if (this.o.stacks.has(name) && !before && !opts.attach)
+      throw conflict(`a stack named ${name} already runs here without git: its compose file and files would be replaced by the repository's; ask with attach: true to put it under git`, "stack_exists")
     if (input.schedule) checkSchedule(input.schedule)
     const source = sourceFrom(input, before)
     const created = !this.o.stacks.has(name)

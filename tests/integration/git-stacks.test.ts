@@ -66,7 +66,7 @@ beforeAll(async () => {
 }, SLOW)
 
 afterAll(async () => {
-  await call("DELETE", `/stacks/${NAME}`).catch(() => {})
+  for (const name of [NAME, "hm-git-plain"]) await call("DELETE", `/stacks/${name}`).catch(() => {})
   await svc.stop()
   const logs = `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`
   expect(logs).not.toContain(TOKEN)
@@ -96,6 +96,17 @@ test("a stack created from a repository records the commit; a pushed change with
   const [c] = await engine.listContainers({ filters: { label: [`${STACK_LABEL}=${NAME}`] } })
   expect(c?.State).toBe("running")
   expect((await call("GET", `/stacks/${NAME}/files/conf/app.conf`)).status).toBe(200)
+}, SLOW)
+
+test("a stack that runs here without git is not replaced by a repository unless asked (409 stack_exists)", async () => {
+  const plain = await call("POST", "/stacks", { name: "hm-git-plain", content: service(RUNS) })
+  expect(plain.status).toBe(201)
+  const taken = await call("PUT", "/stacks/hm-git-plain/git", { url: repo.url, path: "deploy/compose.yaml", token: TOKEN })
+  expect([taken.status, taken.body.error.code]).toEqual([409, "stack_exists"])
+  expect((await call("GET", "/stacks/hm-git-plain/versions")).body.length).toBe(1)
+  const attached = await call("PUT", "/stacks/hm-git-plain/git", { url: repo.url, path: "deploy/compose.yaml", token: TOKEN, attach: true })
+  expect(attached.body).toMatchObject({ created: false, sync: { verdict: "applied" } })
+  expect((await call("DELETE", "/stacks/hm-git-plain")).status).toBeLessThan(300)
 }, SLOW)
 
 test("a webhook unsigned or signed with another secret is refused and nothing runs", async () => {
