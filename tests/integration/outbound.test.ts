@@ -4,8 +4,9 @@
 // parallel calls beside a stalled event stream, a container shell over WebSocket), probes, and a copy of a stack whose volume holds
 // 64 MiB checksummed. Faults: a wrong token and a retired one refused, a second connection of the
 // same server_id replacing the first, the control plane killed and restarted (the member back on its
-// own), a removed node's connection closed. The control plane's metrics count the connection.
+// own), the link cut and restored, the member killed mid-upload, a removed node's connection closed. The control plane's metrics count the connection.
 import { afterAll, beforeAll, expect, test } from "bun:test"
+import { rmSync } from "node:fs"
 import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { netnsA, veth } from "../support/netns.ts"
@@ -94,6 +95,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const svc of running) await svc.stop().catch(() => {})
   await link?.remove()
+  rmSync(member.dataDir, { recursive: true, force: true }) // a restarted member's is not its own
   for (const name of [STACK]) await cpEngine.removeVolume(`${name}_data`, { force: true }).catch(() => {})
   await Promise.all([cleanup(engine), cleanup(cpEngine)])
   await engine.removeVolume(`${STACK}_data`, { force: true }).catch(() => {})
@@ -203,6 +205,42 @@ test("the control plane killed and restarted: the member comes back online on it
   expect(await until(status, "online")).toBe("online")
   expect((await call(cp, "GET", "/api/nodes/o1/proxy/api/health")).body.server_id).toBe(serverId)
 }, 40_000)
+
+test("the link cut and restored: the control plane sees the node offline within seconds, and back once it reconnects", async () => {
+  const cpAddress = new URL(cp.url).hostname
+  const rule = ["OUTPUT", "-d", cpAddress, "-j", "DROP"]
+  const iptables = async (op: string) => expect(await Bun.spawn(["ip", "netns", "exec", ns, "iptables", op, ...rule]).exited).toBe(0)
+  await iptables("-I")
+  try {
+    // Nothing closes: only the heartbeats (every 5 s, 15 s of silence) notice.
+    expect(await until(status, "offline", 25_000)).toBe("offline")
+  } finally {
+    await iptables("-D")
+  }
+  expect(await until(status, "online", 40_000)).toBe("online")
+}, 70_000)
+
+test("the member killed mid-upload: the upload fails at once, nothing is written, and the restarted member comes back on its own", async () => {
+  let sent = 0
+  const slow = new ReadableStream<Uint8Array>({
+    async pull(c) {
+      if (sent === 0) c.enqueue(new TextEncoder().encode(`{"name":"hm-half","content":"services:\\n  app:\\n    image: x\\n","pad":"`))
+      else if (sent === 8) member.proc.kill("SIGKILL")
+      else c.enqueue(new TextEncoder().encode("x".repeat(64 * 1024)))
+      sent++
+      await Bun.sleep(50)
+    },
+  })
+  const res = await fetch(`${cp.url}/api/nodes/o1/proxy/api/stacks`, { method: "POST", headers: json, body: slow, duplex: "half" } as RequestInit).catch((err: Error) => err)
+  expect(res instanceof Response ? res.status : "cut").toBeOneOf([502, "cut"])
+  const { dataDir, port } = member
+  await member.proc.exited
+  running.splice(running.indexOf(member), 1)
+  member = await startService({ DOCKER_HOST: engineHost("b"), SVC_TRANSFER_IMAGE: testImage() }, { netns: ns, dataDir, port })
+  running.push(member)
+  expect(await until(status, "online")).toBe("online")
+  expect((await call(cp, "GET", "/api/nodes/o1/proxy/api/stacks/hm-half")).status).toBe(404)
+}, 60_000)
 
 test("a new token closes the connection and the retired one is refused; a removed node's connection closes", async () => {
   const fresh = (await call(cp, "POST", "/api/cluster/token")).body.token
