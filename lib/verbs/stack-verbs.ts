@@ -55,18 +55,21 @@ const acts: Record<StackAction, (state: string) => boolean> = {
 
 const past: Record<StackAction, string> = { start: "started", restart: "restarted", pause: "paused", unpause: "unpaused" }
 
+/** Who asked for an edit, for the commit message of a git stack's write-back. */
+const byWhom = (user: string | undefined) => (user ? `by ${user}` : "(sign-in off)")
+
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
 
 export class StackVerbs {
   constructor(private readonly o: VerbsOptions) {}
 
   /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack (run by `orchestrator`, compose unless named). */
-  async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles; commit?: string } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
+  async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles; commit?: string; by?: string } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
     const pushed = opts.commit ? undefined : await this.writeBack(name, async () => {
       const stored = await this.o.stacks.read(name)
       await this.o.stacks.model(name, compose, stored.env, opts.files)
       const removed = opts.files ? Object.keys(stored.files).filter((p) => !Object.hasOwn(opts.files!, p)) : []
-      return { compose, files: { ...opts.files, ...Object.fromEntries(removed.map((p) => [p, null])) }, message: `Deploy ${name} (POST /api/stacks)` }
+      return { compose, files: { ...opts.files, ...Object.fromEntries(removed.map((p) => [p, null])) }, message: `Deploy ${name} (POST /api/stacks) ${byWhom(opts.by)}` }
     }, opts.signal)
     let created = false
     const stack = await this.changed(name, "deploy", opts, async () => {
@@ -139,17 +142,17 @@ export class StackVerbs {
     return { env_pending: stack.state.env_pending, env: publicEnv(stack.env) }
   }
 
-  /** One of the stack's files written without deploying; `created` for a new file. */
-  async writeFile(name: string, path: string, content: string): Promise<{ path: string; created: boolean; files_pending: boolean; files: string[] }> {
-    await this.writeBack(name, async () => ({ files: { [filePath(path)]: content }, message: `Write ${path} of ${name} (PUT /api/stacks/${name}/files/${path})` }))
+  /** One of the stack's files written without deploying; `created` for a new file. `by`: who asked (a git stack's commit names them). */
+  async writeFile(name: string, path: string, content: string, by?: string): Promise<{ path: string; created: boolean; files_pending: boolean; files: string[] }> {
+    await this.writeBack(name, async () => ({ files: { [filePath(path)]: content }, message: `Write ${path} of ${name} (PUT /api/stacks/${name}/files/${path}) ${byWhom(by)}` }))
     const { stack, created } = await this.o.stacks.writeFile(name, path, content)
     this.publish("write_file", name, `${created ? "added" : "wrote"} ${path} of ${name}`)
     return { path, created, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }
   }
 
-  /** One of the stack's files removed without deploying. */
-  async deleteFile(name: string, path: string): Promise<{ path: string; files_pending: boolean; files: string[] }> {
-    await this.writeBack(name, async () => ({ files: { [filePath(path)]: null }, message: `Remove ${path} of ${name} (DELETE /api/stacks/${name}/files/${path})` }))
+  /** One of the stack's files removed without deploying; `by` as for writeFile. */
+  async deleteFile(name: string, path: string, by?: string): Promise<{ path: string; files_pending: boolean; files: string[] }> {
+    await this.writeBack(name, async () => ({ files: { [filePath(path)]: null }, message: `Remove ${path} of ${name} (DELETE /api/stacks/${name}/files/${path}) ${byWhom(by)}` }))
     const stack = await this.o.stacks.deleteFile(name, path)
     this.publish("delete_file", name, `removed ${path} of ${name}`)
     return { path, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }

@@ -205,7 +205,7 @@ test("with push on, an edit is committed and pushed as Harbormaster; when the br
   expect(edited.status).toBeLessThan(300)
   await repo.git("pull", "-q", "origin", "main")
   expect(await Bun.file(join(repo.dir, "deploy/conf/app.conf")).text()).toBe("edited here")
-  expect(await repo.git("log", "-1", "--format=%an <%ae>|%s")).toMatch(/^Harbormaster <harbormaster@[0-9a-f-]{36}>\|Write conf\/app.conf of hm-git/)
+  expect(await repo.git("log", "-1", "--format=%an <%ae>|%s")).toMatch(/^Harbormaster <harbormaster@[0-9a-f-]{36}>\|Write conf\/app.conf of hm-git \(PUT \/api\/stacks\/hm-git\/files\/conf\/app.conf\) \(sign-in off\)$/)
   const status = (await call("GET", `/stacks/${NAME}/git`)).body
   expect(status).toMatchObject({ deployed_commit: await repo.git("rev-parse", "HEAD"), differ: false })
   expect(answers.join("\n")).not.toContain(TOKEN)

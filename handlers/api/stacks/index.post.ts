@@ -39,7 +39,7 @@ export const response = { 200: stackUpdatedSchema, 201: stackUpdatedSchema }
 export const role = "operator"
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, request, ctx, set }) => {
-  const { stack, created } = await ctx.verbs.deploy(stackName(body.name), body.content, { ...body, signal: request.signal })
+  const { stack, created } = await ctx.verbs.deploy(stackName(body.name), body.content, { ...body, by: ctx.auth.who(request)?.user, signal: request.signal })
   set.status = created ? 201 : 200
   return stack
 })

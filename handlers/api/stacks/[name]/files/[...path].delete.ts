@@ -16,4 +16,4 @@ export const response = filesStateSchema
 
 export const role = "operator"
 
-export default defineHandler(async ({ params, ctx }) => ctx.verbs.deleteFile(params.name, filePathParam(params.path)))
+export default defineHandler(async ({ params, request, ctx }) => ctx.verbs.deleteFile(params.name, filePathParam(params.path), ctx.auth.who(request)?.user))

@@ -19,8 +19,8 @@ export const response = { 200: written, 201: written }
 
 export const role = "operator"
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx, set }) => {
-  const file = await ctx.verbs.writeFile(params.name, filePathParam(params.path), body.content)
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, request, ctx, set }) => {
+  const file = await ctx.verbs.writeFile(params.name, filePathParam(params.path), body.content, ctx.auth.who(request)?.user)
   set.status = file.created ? 201 : 200
   return file
 })
