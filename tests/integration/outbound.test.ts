@@ -96,7 +96,7 @@ afterAll(async () => {
   for (const svc of running) await svc.stop().catch(() => {})
   await link?.remove()
   rmSync(member.dataDir, { recursive: true, force: true }) // a restarted member's is not its own
-  for (const name of [STACK]) await cpEngine.removeVolume(`${name}_data`, { force: true }).catch(() => {})
+  for (const name of [STACK, `${STACK}-back`]) await cpEngine.removeVolume(`${name}_data`, { force: true }).catch(() => {})
   await Promise.all([cleanup(engine), cleanup(cpEngine)])
   await engine.removeVolume(`${STACK}_data`, { force: true }).catch(() => {})
 })
@@ -160,7 +160,7 @@ test("a container shell on the node works over WebSocket through its connection,
   expect((await refused.json()).error.code).toBe("upgrade_refused")
 }, 30_000)
 
-test("a copy to the outbound node carries a 64 MiB volume byte for byte", async () => {
+test("a copy to the outbound node and back carries a 64 MiB volume byte for byte", async () => {
   const compose = `services:\n  app:\n    image: ${testImage()}\n    command: ["sh", "-c", "${IDLE}"]\n    volumes: [data:/data]\n    labels: { ${TEST_LABEL}: "1" }\nvolumes:\n  data:\n    labels: { ${TEST_LABEL}: "1" }\n`
   expect((await call(cp, "POST", "/api/stacks", { name: STACK, content: compose })).status).toBe(201)
   const { Id } = await cpEngine.createContainer({
@@ -177,7 +177,11 @@ test("a copy to the outbound node carries a 64 MiB volume byte for byte", async 
   expect(copied.status).toBe(201)
   expect(await checksums(engine, `${STACK}_data`)).toBe(source)
   expect((await inside("GET", `/api/stacks/${STACK}`)).status).toBe(200)
-}, 60_000)
+  // and back from the node: its export streamed up through its connection
+  const back = await call(cp, "POST", `/api/stacks/${STACK}/copy`, { from: "o1", as: `${STACK}-back` })
+  expect(back.status).toBe(201)
+  expect(await checksums(cpEngine, `${STACK}-back_data`)).toBe(source)
+}, 90_000)
 
 test("a wrong token is refused; a second connection of the same server_id replaces the first", async () => {
   const connect = (t: string) => new WebSocket(`${cp.url.replace("http", "ws")}/api/cluster/connect`, { headers: { authorization: `Bearer ${t}`, "x-server-id": serverId } } as never)
