@@ -24,6 +24,7 @@ export const backoff = (attempt: number, random = Math.random) => Math.round(ran
 
 export class Link {
   private socket: WebSocket | undefined
+  private everOpened = false
   private wakeUp = () => {}
   private waiters: (() => void)[] = []
   /** Whether the control socket is open now, why it last closed, and how often it was opened again. */
@@ -56,7 +57,6 @@ export class Link {
   /** Keeps the connection `target()` names (none: waits to be woken) until the signal aborts. */
   async run(target: () => Promise<LinkTarget | undefined>, signal: AbortSignal): Promise<void> {
     let attempt = 0
-    let opened = false
     signal.addEventListener("abort", () => this.socket?.close(1001, "shutting down"), { once: true })
     while (!signal.aborted) {
       const t = await target().catch(() => undefined)
@@ -64,9 +64,7 @@ export class Link {
         await this.pause(BACKOFF_MAX_MS, signal)
         continue
       }
-      if (opened) this.state.reconnects++
       const closed = await this.hold(t)
-      opened ||= closed.opened
       attempt = closed.opened ? 0 : attempt + 1
       if (closed.code === CLOSE.replaced || closed.code === CLOSE.removed) await this.pause(BACKOFF_MAX_MS * 10, signal)
       else if (closed.code !== 1000) await this.pause(backoff(attempt), signal)
@@ -85,6 +83,8 @@ export class Link {
     return new Promise((resolve) => {
       ws.onopen = () => {
         opened = true
+        if (this.everOpened) this.state.reconnects++
+        this.everOpened = true
         Object.assign(this.state, { connected: true, error: null })
         for (const w of this.waiters.splice(0)) w()
         beat = setInterval(() => {
