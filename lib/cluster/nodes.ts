@@ -63,7 +63,7 @@ export class NodeRegistry {
     const table = await this.read()
     for (const node of Object.values(table)) {
       const id = outboundId(node.url)
-      if (id) Object.assign(node, tunnels.connected(id) ? { status: "online", error: null } : { status: "offline", error: "the node is not connected" })
+      if (id) Object.assign(node, tunnels.status(id))
     }
     return table
   }

@@ -53,10 +53,19 @@ export const unpackHeaders = (packed: string | null) => new Headers(JSON.parse(B
 export class Tunnels {
   private readonly controls = new Map<string, Peer>()
   private readonly streams = new Map<string, Stream>()
+  /** Nodes whose connection this server closed because the cluster token changed. */
+  private readonly retired = new Set<string>()
   readonly counters = new Map<string, Counters>()
 
   connected(serverId: string): boolean {
     return this.controls.has(serverId)
+  }
+
+  /** What the registry shows for an outbound node: online exactly while it is connected. */
+  status(serverId: string): { status: "online" | "offline" | "unauthorized"; error: string | null } {
+    if (this.controls.has(serverId)) return { status: "online", error: null }
+    if (this.retired.has(serverId)) return { status: "unauthorized", error: "the cluster token changed: the node must join again with the new one" }
+    return { status: "offline", error: "the node is not connected" }
   }
 
   /** Every outbound node that holds a control socket now. */
@@ -74,6 +83,7 @@ export class Tunnels {
   attach(serverId: string, peer: Peer): void {
     const before = this.controls.get(serverId)
     this.controls.set(serverId, peer)
+    this.retired.delete(serverId)
     if (this.counters.has(serverId)) this.count(serverId).reconnects++
     else this.count(serverId)
     before?.close(CLOSE.replaced, "replaced")
@@ -91,6 +101,7 @@ export class Tunnels {
   close(serverId: string, code: number, reason: string): void {
     const peer = this.controls.get(serverId)
     if (peer) this.detach(serverId, peer)
+    if (peer && code === CLOSE.unauthorized) this.retired.add(serverId)
     peer?.close(code, reason)
   }
 

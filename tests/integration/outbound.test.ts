@@ -248,7 +248,7 @@ test("the member killed mid-upload: the upload fails at once, nothing is written
 
 test("a new token closes the connection and the retired one is refused; a removed node's connection closes", async () => {
   const fresh = (await call(cp, "POST", "/api/cluster/token")).body.token
-  expect(await until(status, "offline")).toBe("offline")
+  expect(await until(status, "unauthorized")).toBe("unauthorized")
   expect((await call(cp, "GET", "/api/nodes/o1/proxy/api/health")).status).toBe(502)
   expect((await join(token)).status).toBe(403)
   token = fresh

@@ -77,4 +77,8 @@ test("a second connection of a server replaces the first; the first's late close
   expect(t.counters.get("s1")?.reconnects).toBe(1)
   t.closeAll(CLOSE.unauthorized, "unauthorized")
   expect([t.connected("s1"), b.closed]).toEqual([false, [[CLOSE.unauthorized, "unauthorized"]]])
+  expect(t.status("s1").status).toBe("unauthorized")
+  t.attach("s1", a.p)
+  expect(t.status("s1")).toEqual({ status: "online", error: null })
+  expect(t.status("s2")).toEqual({ status: "offline", error: "the node is not connected" })
 })
