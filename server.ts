@@ -26,6 +26,8 @@ export async function start(env: Record<string, string | undefined> = process.en
     await ctx.jobs.stop()
     process.exit(0)
   }
+  // A promise rejected where nobody listens is a defect to fix, not a reason to stop serving.
+  process.on("unhandledRejection", (err) => console.error("unhandled rejection:", err instanceof Error ? err.message : err))
   process.on("SIGTERM", shutdown)
   process.on("SIGINT", shutdown)
   console.log(`listening on http://${config.addr.host.includes(":") ? `[${config.addr.host}]` : config.addr.host}:${server.port} (engine ${config.dockerHost}, data ${config.dataDir})`)

@@ -66,7 +66,9 @@ async function feed(reader: ReadableStreamDefaultReader<Uint8Array>, sink: FileS
     }
     try {
       if (chunk.done) return void (await sink.end())
-      sink.write(chunk.value)
+      // write() answers a promise when the pipe is full: awaited, so that restic's early exit (EPIPE)
+      // is caught here and never becomes an unhandled rejection, which would end the process.
+      await sink.write(chunk.value)
       await sink.flush()
     } catch {
       return // restic went away: its exit code tells why

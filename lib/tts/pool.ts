@@ -134,8 +134,10 @@ class WorkerProcess {
       this.job = { id, resolve, reject, timer }
       this.proc.ref()
       try {
-        this.proc.stdin.write(encodeFrame({ ...request, id }))
-        void Promise.resolve(this.proc.stdin.flush()).catch(() => this.kill("its input closed"))
+        // A write into a full pipe answers a promise: both are watched, so that a worker gone meanwhile
+        // (EPIPE) kills it here instead of rejecting where nobody listens.
+        const written = this.proc.stdin.write(encodeFrame({ ...request, id }))
+        void Promise.all([written, this.proc.stdin.flush()]).catch(() => this.kill("its input closed"))
       } catch {
         // The worker died before its request could be written (a cap too small to start): its exit
         // answers the request, or has already come and gone.
