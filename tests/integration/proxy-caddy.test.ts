@@ -1,4 +1,4 @@
-// SVC_AUTH=proxy behind Caddy (Debian's), run from the recipe in docs/proxy/Caddyfile as the README
+// SVC_AUTH=proxy behind Caddy (Debian's), run from the recipe in docs/proxy/Caddyfile as docs/auth.md
 // shows it: through Caddy each person has the role their groups map to, whatever headers they send;
 // straight to the service's port, identity headers from a peer that is not the trusted proxy are
 // refused. The service listens on every address and trusts ::1 only, where Caddy comes from; the
@@ -54,8 +54,8 @@ const viaCaddy = (user: string | null, path: string, init: RequestInit = {}) =>
   fetch(`${caddyUrl}${path}`, { ...init, headers: { ...(user && { authorization: basic(user) }), ...(init.headers as Record<string, string>) } })
 
 describe("SVC_AUTH=proxy behind Caddy", () => {
-  test("the README's recipe is the one tested", () => {
-    expect(readFileSync(join(root, "README.md"), "utf8")).toContain(RECIPE.trim())
+  test("the recipe in docs/auth.md is the one tested", () => {
+    expect(readFileSync(join(root, "docs", "auth.md"), "utf8")).toContain(RECIPE.trim())
   })
 
   test("Caddy asks for credentials before anything reaches the service", async () => {

@@ -12,7 +12,7 @@ import { fixture, standInPath } from "../support/scanners.ts"
 import { startService, type Service } from "../support/service.ts"
 import { openBrowser, type Browser } from "../support/browser.ts"
 
-// Each run saves its screenshots in a temporary folder (printed); UPDATE_SCREENSHOTS=1 refreshes the README's set.
+// Each run saves its screenshots in a temporary folder (printed); UPDATE_SCREENSHOTS=1 refreshes the set in docs/screenshots/.
 const SHOTS = process.env.UPDATE_SCREENSHOTS ? join(import.meta.dir, "../../docs/screenshots") : mkdtempSync(join(tmpdir(), "hm-screenshots-"))
 const STACK = `uitest${process.pid}`
 const SECRET = "s3cret-value-42"
