@@ -2,7 +2,12 @@
 // empty HOME, no prompt, no hooks, no submodules, only the repository's own protocol allowed), a
 // deadline and the caller's signal (lib/engine/spawn.ts). Configuration goes through GIT_CONFIG_*
 // variables, so nothing of it (a credential header) is on a command line another process can read.
-import { mkdtempSync } from "node:fs"
+// Over ssh, a network command (fetch, ls-remote, push) gets a folder of its own for the run: the
+// private key in a 0600 file and the known hosts, both removed when git ends; ssh reads no
+// configuration of the host's, offers that key only, and checks the server's key against the known
+// hosts given (StrictHostKeyChecking=yes), or, with none given, accepts the first key it sees
+// (accept-new) and hands it back to be kept, so a later change of key is refused.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { spawnBounded } from "../engine/spawn.ts"
@@ -25,6 +30,19 @@ export interface GitRun {
   stdin?: Uint8Array
   /** More environment (an index file, a commit's author), beside the locked-down one. */
   env?: Record<string, string>
+  /** The ssh side of an ssh URL's network commands. */
+  ssh?: SshAuth
+  /** The largest file (bytes) the command and its children may write: a fetch's pack (prlimit's RLIMIT_FSIZE); past it git is killed. */
+  fileBytes?: number
+}
+
+export interface SshAuth {
+  /** A private key (OpenSSH or PEM text); a secret. */
+  key?: string
+  /** known_hosts lines for the server; empty: the first key seen is accepted and handed to `learned`. */
+  knownHosts: string
+  /** Called with the known hosts ssh wrote when it accepted a new key. */
+  learned?: (knownHosts: string) => void
 }
 
 export interface GitResult {
@@ -60,6 +78,8 @@ export function gitEnv(run: Pick<GitRun, "protocol" | "token">): Record<string, 
     ["credential.helper", ""],
     ["http.followRedirects", "false"],
     ["transfer.fsckObjects", "true"],
+    // A fetch always keeps one pack (no loose objects), so the bound on the file size bounds it all.
+    ["fetch.unpackLimit", "1"],
   ]
   if (run.token) config.push(["http.extraHeader", `Authorization: Basic ${Buffer.from(`x-access-token:${run.token}`).toString("base64")}`])
   const env: Record<string, string> = {
@@ -71,8 +91,11 @@ export function gitEnv(run: Pick<GitRun, "protocol" | "token">): Record<string, 
     GIT_TERMINAL_PROMPT: "0",
     GIT_LITERAL_PATHSPECS: "1",
     GIT_ASKPASS: "/bin/false",
+    // A partial fetch leaves large blobs out; nothing may fetch them later behind the service's back.
+    GIT_NO_LAZY_FETCH: "1",
     SSH_ASKPASS: "/bin/false",
-    GIT_SSH_COMMAND: "ssh -o BatchMode=yes -o StrictHostKeyChecking=accept-new",
+    // ssh runs only as a network command sets it (runGit), never with the host's keys or configuration.
+    GIT_SSH_COMMAND: "false",
     GIT_CONFIG_COUNT: String(config.length),
   }
   config.forEach(([k, v], i) => {
@@ -82,14 +105,45 @@ export function gitEnv(run: Pick<GitRun, "protocol" | "token">): Record<string, 
   return env
 }
 
+/** The ssh command git runs for one network command, with the key and known hosts files in `dir`. */
+export function sshCommand(dir: string, opts: { key: boolean; strict: boolean }): string {
+  const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
+  return [
+    "ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes -o IdentityAgent=none -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no",
+    "-o ForwardAgent=no -o ClearAllForwardings=yes -o PermitLocalCommand=no -o UpdateHostKeys=no -o GlobalKnownHostsFile=/dev/null",
+    `-o UserKnownHostsFile=${q(join(dir, "known_hosts"))}`,
+    `-o StrictHostKeyChecking=${opts.strict ? "yes" : "accept-new"}`,
+    opts.key ? `-o IdentityFile=${q(join(dir, "key"))}` : "-o IdentityFile=none",
+  ].join(" ")
+}
+
+const NETWORK = new Set(["fetch", "ls-remote", "push"])
+
 /** Runs `git args` (see the module's comment); its exit code, output and error text. */
 export async function runGit(args: string[], run: GitRun): Promise<GitResult> {
-  const bounded = spawnBounded(["git", ...args], { cwd: run.cwd, env: { ...run.env, ...gitEnv(run) }, stdin: run.stdin ?? "ignore", stdout: "pipe", stderr: "pipe" }, { timeout: run.timeout ?? 120, signal: run.signal })
-  const [stdout, stderr, code] = await Promise.all([new Response(bounded.proc.stdout).bytes(), new Response(bounded.proc.stderr).text(), bounded.exited])
-  const stopped = bounded.stopped()
-  if (stopped === "timeout") throw new HttpError(504, "git_timeout", `git ${args[0]} took too long`)
-  if (stopped === "aborted") throw new HttpError(503, "git_aborted", `git ${args[0]} was stopped: its caller went away`)
-  return { code, stdout, stderr }
+  const ssh = run.protocol === "ssh" && NETWORK.has(args[0]!) ? (run.ssh ?? { knownHosts: "" }) : undefined
+  const sshDir = ssh ? mkdtempSync(join(tmpdir(), "hm-git-ssh-")) : undefined
+  try {
+    const env = { ...run.env, ...gitEnv(run) }
+    if (ssh && sshDir) {
+      if (ssh.key) writeFileSync(join(sshDir, "key"), ssh.key.endsWith("\n") ? ssh.key : `${ssh.key}\n`, { mode: 0o600, flag: "wx" })
+      writeFileSync(join(sshDir, "known_hosts"), ssh.knownHosts, { mode: 0o600, flag: "wx" })
+      env.GIT_SSH_COMMAND = sshCommand(sshDir, { key: !!ssh.key, strict: !!ssh.knownHosts.trim() })
+    }
+    const cmd = run.fileBytes ? ["prlimit", `--fsize=${run.fileBytes}`, "--", "git", ...args] : ["git", ...args]
+    const bounded = spawnBounded(cmd, { cwd: run.cwd, env, stdin: run.stdin ?? "ignore", stdout: "pipe", stderr: "pipe" }, { timeout: run.timeout ?? 120, signal: run.signal })
+    const [stdout, stderr, code] = await Promise.all([new Response(bounded.proc.stdout).bytes(), new Response(bounded.proc.stderr).text(), bounded.exited])
+    const stopped = bounded.stopped()
+    if (stopped === "timeout") throw new HttpError(504, "git_timeout", `git ${args[0]} took too long`)
+    if (stopped === "aborted") throw new HttpError(503, "git_aborted", `git ${args[0]} was stopped: its caller went away`)
+    if (ssh && sshDir && !ssh.knownHosts.trim()) {
+      const learned = readFileSync(join(sshDir, "known_hosts"), "utf8")
+      if (learned.trim()) ssh.learned?.(learned)
+    }
+    return { code, stdout, stderr }
+  } finally {
+    if (sshDir) rmSync(sshDir, { recursive: true, force: true })
+  }
 }
 
 /** Runs `git args`; a non-zero exit is 502 `git_failed` with git's last line (a URL in it without its user part). */

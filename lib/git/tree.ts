@@ -1,17 +1,20 @@
 // A stack's files out of a repository, read from git's object database, never from a checkout: a
-// shallow fetch of one ref into a bare repository of its own, the tree listed with each blob's size
-// (`ls-tree -r -l`), and the blobs read by id (`cat-file --batch`). Nothing of the repository is
-// written as files, so a symlink in it leads nowhere and a path with `..` cannot be made: a
-// symlink or a submodule beside the compose file is refused by name, a blob over the size cap is
-// refused before it is read, and hidden or binary files are left out and listed as skipped.
+// shallow, partial fetch of one ref into a bare repository of its own (`--filter=blob:limit`: the
+// server leaves out every blob over the file cap, so a 2 GiB file is never sent; a server that
+// ignores the filter is bounded by the fetch cap, the largest pack git may write, past which it is
+// killed), the tree listed, each blob's size read (`cat-file --batch-check`) before any is read, and
+// the blobs read by id (`cat-file --batch`). Nothing of the repository is written as files, so a
+// symlink in it leads nowhere and a path with `..` cannot be made: a symlink or a submodule beside
+// the compose file is refused by name, a blob over the cap (or left out by the server) is refused
+// before it is read, and hidden or binary files are left out and listed as skipped.
 // The compose file and the files beside it (its folder in the repository, recursively) become the
 // stack's compose file and files; the stack store's own guards (paths, compose's model, host paths)
 // decide the rest.
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, posix } from "node:path"
 import { HttpError } from "../http/http-error.ts"
-import { mustGit, protocolOf, type GitRun } from "./run.ts"
+import { lastLine, mustGit, protocolOf, runGit, type GitRun, type SshAuth } from "./run.ts"
 
 export interface TreeLimits {
   /** The largest blob read (bytes). */
@@ -20,9 +23,11 @@ export interface TreeLimits {
   totalBytes: number
   /** The most files beside the compose file. */
   files: number
+  /** The largest pack a fetch may write (bytes): the bound when a server ignores the blob filter. */
+  fetchBytes: number
 }
 
-export const DEFAULT_LIMITS: TreeLimits = { fileBytes: 1024 * 1024, totalBytes: 4 * 1024 * 1024, files: 64 }
+export const DEFAULT_LIMITS: TreeLimits = { fileBytes: 1024 * 1024, totalBytes: 4 * 1024 * 1024, files: 64, fetchBytes: 256 * 1024 * 1024 }
 
 export interface Fetched {
   commit: string
@@ -39,6 +44,7 @@ export interface FetchRequest {
   /** The compose file's path in the repository. */
   path: string
   token?: string
+  ssh?: SshAuth
   limits?: TreeLimits
   timeout?: number
   signal?: AbortSignal
@@ -48,11 +54,17 @@ interface Entry {
   mode: string
   type: string
   oid: string
-  size: number
   path: string
 }
 
-const refused = (message: string, status = 400) => new HttpError(status, "git_refused", message)
+/** A refusal of what the repository holds; with the commit (beside `error` in the answer) once it is known. */
+const refused = (message: string, status = 400, commit?: string) => new HttpError(status, "git_refused", message, commit ? { body: { commit } } : {})
+
+/** The commit a refusal of fetchTree names, if it got that far. */
+export const refusedCommit = (err: unknown): string | null => {
+  const commit = err instanceof HttpError ? err.extras.body?.commit : undefined
+  return typeof commit === "string" ? commit : null
+}
 
 /** The compose file's path in the repository, checked: relative, no empty, `.` or `..` parts. */
 export function composePath(path: string): string {
@@ -62,12 +74,18 @@ export function composePath(path: string): string {
   return path
 }
 
-/** `ls-tree -r -l -z` lines. */
+/** Whether a fetch into `dir` stopped at the cap: a pack file as large as it (git was killed writing it). */
+function packCapped(dir: string, bytes: number): boolean {
+  const packs = join(dir, "objects", "pack")
+  return readdirSync(packs).some((f) => statSync(join(packs, f)).size >= bytes)
+}
+
+/** `ls-tree -r -z` lines. */
 function parseTree(out: Uint8Array): Entry[] {
   return new TextDecoder().decode(out).split("\0").filter(Boolean).map((line) => {
     const tab = line.indexOf("\t")
-    const [mode, type, oid, size] = line.slice(0, tab).split(/ +/) as [string, string, string, string]
-    return { mode, type, oid, size: size === "-" ? 0 : Number(size), path: line.slice(tab + 1) }
+    const [mode, type, oid] = line.slice(0, tab).split(" ") as [string, string, string]
+    return { mode, type, oid, path: line.slice(tab + 1) }
   })
 }
 
@@ -89,32 +107,43 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
   const path = composePath(req.path)
   const limits = req.limits ?? DEFAULT_LIMITS
   const dir = mkdtempSync(join(tmpdir(), "hm-git-"))
-  const run: GitRun = { cwd: dir, protocol: protocolOf(req.url), token: req.token, timeout: req.timeout, signal: req.signal }
+  const run: GitRun = { cwd: dir, protocol: protocolOf(req.url), token: req.token, ssh: req.ssh, timeout: req.timeout, signal: req.signal }
+  const lines = async (args: string[], stdin?: string) => new TextDecoder().decode(await mustGit(args, { ...run, ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }) })).split("\n").filter(Boolean)
   try {
     await mustGit(["init", "-q", "--bare", "."], run)
-    await mustGit(["fetch", "-q", "--depth=1", "--no-tags", "--no-recurse-submodules", "--", req.url, req.ref], run)
-    const commit = new TextDecoder().decode(await mustGit(["rev-parse", "--verify", "FETCH_HEAD^{commit}"], run)).trim()
+    const fetch = await runGit(["fetch", "-q", "--depth=1", "--no-tags", "--no-recurse-submodules", `--filter=blob:limit=${limits.fileBytes + 1}`, "--", req.url, req.ref], { ...run, fileBytes: limits.fetchBytes })
+    if (fetch.code !== 0) {
+      if (packCapped(dir, limits.fetchBytes)) throw refused(`the commit's objects are over the ${limits.fetchBytes}-byte limit of a fetch (the server sent files over the file limit too)`, 413)
+      throw new HttpError(502, "git_failed", `git fetch failed: ${lastLine(fetch.stderr)}`)
+    }
+    const [commit] = await lines(["rev-parse", "--verify", "FETCH_HEAD^{commit}"])
+    if (!commit) throw new HttpError(502, "git_failed", "git fetch found no commit")
+    // Blobs the server left out (over the cap): listed, never fetched (GIT_NO_LAZY_FETCH).
+    const missing = new Set((await lines(["rev-list", "--objects", "--missing=print", commit])).filter((l) => l.startsWith("?")).map((l) => l.slice(1)))
     const folder = posix.dirname(path)
-    const listed = parseTree(await mustGit(["ls-tree", "-r", "-l", "-z", "--full-tree", commit, ...(folder === "." ? [] : ["--", `${folder}/`])], run))
+    const listed = parseTree(await mustGit(["ls-tree", "-r", "-z", "--full-tree", commit, ...(folder === "." ? [] : ["--", `${folder}/`])], run))
     const inFolder = (e: Entry) => (folder === "." ? e.path : e.path.slice(folder.length + 1))
     const skipped: string[] = []
-    const wanted: Entry[] = []
+    const present: Entry[] = []
     for (const e of listed) {
       const rel = inFolder(e)
-      if (e.mode === "120000") throw refused(`${e.path} is a symbolic link; a stack's files are read from the repository as plain files, never through a link`)
-      if (e.type === "commit") throw refused(`${e.path} is a submodule; submodules are not fetched`)
+      if (e.mode === "120000") throw refused(`${e.path} is a symbolic link; a stack's files are read from the repository as plain files, never through a link`, 400, commit)
+      if (e.type === "commit") throw refused(`${e.path} is a submodule; submodules are not fetched`, 400, commit)
       if (rel.split("/").some((s) => s.startsWith("."))) {
         skipped.push(`${e.path} (hidden)`)
         continue
       }
-      if (e.size > limits.fileBytes) throw refused(`${e.path} is ${e.size} bytes, over the ${limits.fileBytes}-byte limit of a stack's file`, 413)
-      wanted.push(e)
+      if (missing.has(e.oid)) throw refused(`${e.path} is over the ${limits.fileBytes}-byte limit of a stack's file (the server left it out of the fetch)`, 413, commit)
+      present.push(e)
     }
+    const sizes = (present.length ? await lines(["cat-file", "--batch-check"], present.map((e) => `${e.oid}\n`).join("")) : []).map((l) => Number(l.split(" ")[2]))
+    const wanted = present.map((e, i) => ({ ...e, size: sizes[i] ?? 0 }))
+    for (const e of wanted) if (e.size > limits.fileBytes) throw refused(`${e.path} is ${e.size} bytes, over the ${limits.fileBytes}-byte limit of a stack's file`, 413, commit)
     const compose = wanted.find((e) => e.path === path)
-    if (!compose) throw new HttpError(400, "git_compose_missing", `${path} is not a file in the repository at ${commit.slice(0, 12)}`)
-    if (wanted.length - 1 > limits.files) throw refused(`the folder of ${path} holds ${wanted.length - 1} files, over the limit of ${limits.files}`, 413)
+    if (!compose) throw new HttpError(400, "git_compose_missing", `${path} is not a file in the repository at ${commit.slice(0, 12)}`, { body: { commit } })
+    if (wanted.length - 1 > limits.files) throw refused(`the folder of ${path} holds ${wanted.length - 1} files, over the limit of ${limits.files}`, 413, commit)
     const total = wanted.reduce((n, e) => n + e.size, 0)
-    if (total > limits.totalBytes) throw refused(`the folder of ${path} holds ${total} bytes, over the limit of ${limits.totalBytes}`, 413)
+    if (total > limits.totalBytes) throw refused(`the folder of ${path} holds ${total} bytes, over the limit of ${limits.totalBytes}`, 413, commit)
     const blobs = parseBatch(await mustGit(["cat-file", "--batch"], { ...run, stdin: new TextEncoder().encode(wanted.map((e) => `${e.oid}\n`).join("")) }), wanted.length)
     const text = new TextDecoder("utf-8", { fatal: true })
     const files: Record<string, string> = {}
@@ -124,7 +153,7 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
       try {
         content = text.decode(blobs[i])
       } catch {
-        if (e === compose) throw new HttpError(400, "invalid_compose", `${path} is not UTF-8 text`)
+        if (e === compose) throw new HttpError(400, "invalid_compose", `${path} is not UTF-8 text`, { body: { commit } })
         return void skipped.push(`${e.path} (binary)`)
       }
       if (e === compose) composeText = content
@@ -137,9 +166,9 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
 }
 
 /** The commit `ref` names at `url` now (`ls-remote`), or null when the remote has no such ref. */
-export async function remoteHead(req: Pick<FetchRequest, "url" | "ref" | "token" | "timeout" | "signal">): Promise<string | null> {
+export async function remoteHead(req: Pick<FetchRequest, "url" | "ref" | "token" | "ssh" | "timeout" | "signal">): Promise<string | null> {
   if (/^[0-9a-f]{40}$/.test(req.ref)) return req.ref
-  const out = new TextDecoder().decode(await mustGit(["ls-remote", "--", req.url, req.ref], { cwd: tmpdir(), protocol: protocolOf(req.url), token: req.token, timeout: req.timeout ?? 30, signal: req.signal }))
+  const out = new TextDecoder().decode(await mustGit(["ls-remote", "--", req.url, req.ref], { cwd: tmpdir(), protocol: protocolOf(req.url), token: req.token, ssh: req.ssh, timeout: req.timeout ?? 30, signal: req.signal }))
   const lines = out.trim().split("\n").filter(Boolean).map((l) => l.split("\t") as [string, string])
   const exact = lines.find(([, r]) => r === req.ref || r === `refs/heads/${req.ref}` || r === `refs/tags/${req.ref}^{}`) ?? lines.find(([, r]) => r === `refs/tags/${req.ref}`)
   return exact?.[0] ?? null

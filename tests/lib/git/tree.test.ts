@@ -1,11 +1,13 @@
 // Reading a stack out of a repository served by git http-backend on loopback: the compose file and
 // the files beside it at the ref's commit; a symlink, a submodule or a file over the cap refused
-// before anything is read; hidden and binary files left out; a token sent as basic authentication.
+// before anything is read; hidden and binary files left out; a token sent as basic authentication;
+// a 2 GiB file left out by the server (partial fetch) and a server that ignores the filter bounded by
+// the fetch cap.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { symlinkSync } from "node:fs"
 import { join } from "node:path"
 import { HttpError } from "#lib/http/http-error.ts"
-import { fetchTree, remoteHead } from "#lib/git/tree.ts"
+import { fetchTree, refusedCommit, remoteHead } from "#lib/git/tree.ts"
 import { startGitServer, type GitServer } from "../../support/git-server.ts"
 
 let server: GitServer
@@ -51,12 +53,56 @@ test("a symlink beside the compose file is refused", async () => {
   expect(err?.message).toContain("etc is a symbolic link")
 })
 
-test("a file over the cap is refused by its size, before it is read", async () => {
+test("a file over the cap is refused by its size, left out by the server", async () => {
   const repo = await server.repo("big")
   await repo.commit({ "compose.yaml": "services: {}\n", "big.txt": "a".repeat(5000) })
-  const err = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: TOKEN, limits: { fileBytes: 4096, totalBytes: 1 << 20, files: 10 } }))
+  const err = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: TOKEN, limits: { fileBytes: 4096, totalBytes: 1 << 20, files: 10, fetchBytes: 1 << 20 } }))
   expect(err?.status).toBe(413)
-  expect(err?.message).toContain("big.txt is 5000 bytes")
+  expect(err?.message).toContain("big.txt is over the 4096-byte limit")
+})
+
+test("a submodule beside the compose file is refused, naming the commit", async () => {
+  const repo = await server.repo("submodule")
+  const inner = await repo.commit({ "compose.yaml": "services: {}\n" })
+  await Bun.write(join(repo.dir, ".gitmodules"), '[submodule "vendor"]\n  path = vendor\n  url = file:///etc\n')
+  await repo.git("add", ".gitmodules")
+  await repo.git("update-index", "--add", "--cacheinfo", `160000,${inner},vendor`)
+  await repo.git("commit", "-q", "-m", "submodule")
+  await repo.git("push", "-q", "origin", "HEAD:main")
+  const commit = await repo.git("rev-parse", "HEAD")
+  const err = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: TOKEN }))
+  expect([err?.status, err?.code]).toEqual([400, "git_refused"])
+  expect(err?.message).toContain("vendor is a submodule")
+  expect(refusedCommit(err)).toBe(commit)
+})
+
+test("a 2 GiB file is left out by the server and refused by name; little crosses the wire", async () => {
+  const repo = await server.repo("huge")
+  await repo.commit({ "compose.yaml": "services: {}\n" })
+  const commit = await repo.commitZeros("huge.bin", 2048)
+  const before = server.sent()
+  const err = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: TOKEN }))
+  expect([err?.status, err?.code]).toEqual([413, "git_refused"])
+  expect(err?.message).toContain("huge.bin is over the 1048576-byte limit of a stack's file (the server left it out of the fetch)")
+  expect(refusedCommit(err)).toBe(commit)
+  expect(server.sent() - before).toBeLessThan(64 * 1024)
+}, 60_000)
+
+test("from a server that ignores the filter, a fetch over the fetch cap is stopped and refused", async () => {
+  const plain = startGitServer({ filter: false })
+  try {
+    const repo = await plain.repo("nofilter")
+    await repo.commit({ "compose.yaml": "services: {}\n", "noise.txt": Buffer.from(crypto.getRandomValues(new Uint8Array(60_000))).toString("base64") })
+    const limits = { fileBytes: 4096, totalBytes: 1 << 20, files: 10, fetchBytes: 32 * 1024 }
+    const err = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", limits }))
+    expect([err?.status, err?.code]).toEqual([413, "git_refused"])
+    expect(err?.message).toContain("over the 32768-byte limit of a fetch")
+    // Under the fetch cap, the file's own size refuses it.
+    const sized = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", limits: { ...limits, fetchBytes: 1 << 20 } }))
+    expect(sized?.message).toContain("noise.txt is 80000 bytes, over the 4096-byte limit")
+  } finally {
+    plain.stop()
+  }
 })
 
 test("a wrong token, a missing compose file and a path with .. are refused without the token in the message", async () => {
