@@ -37,6 +37,7 @@ const PENDING_TTL = 10 * 60_000
 const PENDING_MAX = 1000
 export const CALLBACK_PATH = "/api/auth/oidc/callback"
 export const DEFAULT_SCOPES = "openid profile email"
+export const DEFAULT_ROLE_CLAIM = "groups"
 
 const isLoopback = (url: URL) => ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)
 
@@ -61,7 +62,7 @@ export function oidcSettings(env: Record<string, string | undefined>): OidcConfi
   if (redirectUrl) httpUrl("SVC_AUTH_OIDC_REDIRECT_URL", redirectUrl)
   const scopes = (env.SVC_AUTH_OIDC_SCOPES || DEFAULT_SCOPES).split(/[\s,]+/).filter(Boolean)
   if (!scopes.includes("openid")) throw new Error(`SVC_AUTH_OIDC_SCOPES must include openid, got "${env.SVC_AUTH_OIDC_SCOPES}"`)
-  return { issuer, clientId, clientSecret: env.SVC_AUTH_OIDC_CLIENT_SECRET || undefined, redirectUrl, scopes: scopes.join(" "), roleClaim: env.SVC_AUTH_OIDC_ROLE_CLAIM || "groups" }
+  return { issuer, clientId, clientSecret: env.SVC_AUTH_OIDC_CLIENT_SECRET || undefined, redirectUrl, scopes: scopes.join(" "), roleClaim: env.SVC_AUTH_OIDC_ROLE_CLAIM || DEFAULT_ROLE_CLAIM }
 }
 
 /** The context's single sign-on; 404 while SVC_AUTH does not name oidc. */

@@ -4,10 +4,13 @@ import type { TtsConfig } from "../tts/speaker.ts"
 import { isVoiceName } from "../tts/voice.ts"
 import { parseTarget } from "../updates/notify.ts"
 import { MCP_MODES, type McpConfig } from "../mcp/config.ts"
-import { AUTH_MODES, authDefaults, type AuthConfig, type AuthMode, type RoleRule } from "../auth/config.ts"
+import { AUTH_MODES, type AuthConfig, type AuthMode, type RoleRule } from "../auth/config.ts"
 import { trustList } from "../auth/proxy.ts"
 import { oidcSettings } from "../auth/oidc.ts"
 import { isRole } from "../auth/roles.ts"
+import { defaultOf, VARIABLES, type NumberVariable, type Variable, type VariableName } from "./variables.ts"
+
+type Env = Record<string, string | undefined>
 
 export interface Config {
   addr: { host: string; port: number }
@@ -67,30 +70,6 @@ export interface Config {
   auth: AuthConfig
 }
 
-
-export const defaults = {
-  addr: "127.0.0.1:8080",
-  dockerHost: "unix:///var/run/docker.sock",
-  logsTail: 100,
-  transferImage: "alpine:3",
-  maxJsonBody: 32 * 1024 * 1024,
-  probeTimeoutMs: 5000,
-  scanTimeout: 600,
-  composeTimeout: 15 * 60,
-  composeConfigTimeout: 60,
-  mcpSessionTtl: 30 * 60,
-  ttsMaxChars: 50_000,
-  ttsConcurrency: 2,
-  ttsVoice: "en-US-EmmaMultilingualNeural",
-  ttsEdgeTimeoutMs: 5000,
-  ttsTimeoutMs: 30_000,
-  ttsTimeoutMsPerChar: 4,
-  ttsWorkerMemoryMb: 4096,
-  statsInterval: 5,
-  updateWatch: 60,
-  secretKeys: ["*PASSWORD*", "*SECRET*", "*TOKEN*", "*KEY*"],
-}
-
 export class ConfigError extends Error {}
 
 export function parseAddr(addr: string): { host: string; port: number } {
@@ -134,23 +113,25 @@ function notifyUrls(value: string | undefined): string[] {
   return urls
 }
 
-function positiveInt(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === "") return fallback
+/** A whole number, 0 or more; the table's default when unset. */
+function positiveInt(env: Env, name: NumberVariable): number {
+  const value = env[name]
+  if (value === undefined || value === "") return defaultOf(name)
   const n = Number(value)
   if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a whole number, got "${value}"`)
   return n
 }
 
 /** A deadline in seconds: a whole number, at least 1. */
-function seconds(name: string, value: string | undefined, fallback: number): number {
-  const n = positiveInt(name, value, fallback)
+function seconds(env: Env, name: NumberVariable): number {
+  const n = positiveInt(env, name)
   if (n < 1) throw new ConfigError(`${name} must be at least 1 (seconds)`)
   return n
 }
 
-/** One of the allowed words; the first is the default. */
-function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly [T, ...T[]]): T {
-  if (value === undefined || value === "") return allowed[0]
+/** One of the allowed words; the table's default when unset. */
+function oneOf<T extends string>(env: Env, name: VariableName, allowed: readonly T[]): T {
+  const value = env[name] || (VARIABLES[name] as Variable).default
   if (!allowed.includes(value as T)) throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got "${value}"`)
   return value as T
 }
@@ -159,39 +140,39 @@ function mcpConfig(env: Record<string, string | undefined>, addr: Config["addr"]
   if (!env.SVC_MCP) return null
   const loopback = ["localhost", "127.0.0.1", "[::1]"].map((h) => `${h}:${addr.port}`)
   return {
-    mode: oneOf("SVC_MCP", env.SVC_MCP, MCP_MODES),
+    mode: oneOf(env, "SVC_MCP", MCP_MODES),
     allowedHosts: env.SVC_MCP_ALLOWED_HOSTS ? list(env.SVC_MCP_ALLOWED_HOSTS) : loopback,
     allowedOrigins: list(env.SVC_MCP_ALLOWED_ORIGINS),
-    sessionTtl: positiveInt("SVC_MCP_SESSION_TTL", env.SVC_MCP_SESSION_TTL, defaults.mcpSessionTtl),
+    sessionTtl: positiveInt(env, "SVC_MCP_SESSION_TTL"),
   }
 }
 
 function ttsConfig(env: Record<string, string | undefined>): TtsConfig {
-  const concurrency = positiveInt("SVC_TTS_CONCURRENCY", env.SVC_TTS_CONCURRENCY, defaults.ttsConcurrency)
+  const concurrency = positiveInt(env, "SVC_TTS_CONCURRENCY")
   if (concurrency < 1) throw new ConfigError("SVC_TTS_CONCURRENCY must be at least 1")
-  const voice = env.SVC_TTS_VOICE || defaults.ttsVoice
+  const voice = env.SVC_TTS_VOICE || defaultOf("SVC_TTS_VOICE")
   if (!isVoiceName(voice)) throw new ConfigError(`SVC_TTS_VOICE must be an Edge voice name such as en-US-AriaNeural, got "${voice}"`)
   return {
-    backend: oneOf("SVC_TTS_ENGINE", env.SVC_TTS_ENGINE, ["auto", "edge", "offline", "espeak"] as const),
-    timeoutMs: positiveInt("SVC_TTS_TIMEOUT_MS", env.SVC_TTS_TIMEOUT_MS, defaults.ttsTimeoutMs),
-    timeoutMsPerChar: positiveInt("SVC_TTS_TIMEOUT_MS_PER_CHAR", env.SVC_TTS_TIMEOUT_MS_PER_CHAR, defaults.ttsTimeoutMsPerChar),
-    workerMemoryMb: positiveInt("SVC_TTS_WORKER_MEMORY_MB", env.SVC_TTS_WORKER_MEMORY_MB, defaults.ttsWorkerMemoryMb),
-    maxChars: positiveInt("SVC_TTS_MAX_CHARS", env.SVC_TTS_MAX_CHARS, defaults.ttsMaxChars),
+    backend: oneOf(env, "SVC_TTS_ENGINE", ["auto", "edge", "offline", "espeak"] as const),
+    timeoutMs: positiveInt(env, "SVC_TTS_TIMEOUT_MS"),
+    timeoutMsPerChar: positiveInt(env, "SVC_TTS_TIMEOUT_MS_PER_CHAR"),
+    workerMemoryMb: positiveInt(env, "SVC_TTS_WORKER_MEMORY_MB"),
+    maxChars: positiveInt(env, "SVC_TTS_MAX_CHARS"),
     concurrency,
     voice,
-    edgeTimeoutMs: positiveInt("SVC_TTS_EDGE_TIMEOUT_MS", env.SVC_TTS_EDGE_TIMEOUT_MS, defaults.ttsEdgeTimeoutMs),
+    edgeTimeoutMs: positiveInt(env, "SVC_TTS_EDGE_TIMEOUT_MS"),
     workerEnv: toolEnv(env),
   }
 }
 
 function statsConfig(env: Record<string, string | undefined>): Config["stats"] {
-  const interval = positiveInt("SVC_STATS_INTERVAL", env.SVC_STATS_INTERVAL, defaults.statsInterval)
+  const interval = positiveInt(env, "SVC_STATS_INTERVAL")
   if (interval < 1) throw new ConfigError("SVC_STATS_INTERVAL must be at least 1 (seconds)")
-  return { interval, history: oneOf("SVC_STATS_HISTORY", env.SVC_STATS_HISTORY, ["on", "off"] as const) === "on" }
+  return { interval, history: oneOf(env, "SVC_STATS_HISTORY", ["on", "off"] as const) === "on" }
 }
 
-function atLeastOne(name: string, value: string | undefined, fallback: number): number {
-  const n = positiveInt(name, value, fallback)
+function atLeastOne(env: Env, name: NumberVariable): number {
+  const n = positiveInt(env, name)
   if (n < 1) throw new ConfigError(`${name} must be at least 1`)
   return n
 }
@@ -224,49 +205,49 @@ function authConfig(env: Record<string, string | undefined>): AuthConfig {
     throw new ConfigError(`SVC_AUTH_TRUSTED_PROXIES: ${(err as Error).message}`)
   }
   if (modes.has("proxy") && !trustedProxies.length) throw new ConfigError("SVC_AUTH=proxy needs SVC_AUTH_TRUSTED_PROXIES: the addresses of the proxies whose Remote-User headers are believed")
-  const idle = seconds("SVC_AUTH_SESSION_IDLE", env.SVC_AUTH_SESSION_IDLE, authDefaults.sessionIdle)
+  const idle = seconds(env, "SVC_AUTH_SESSION_IDLE")
   return {
     modes,
     trustedProxies,
     roleMap: roleMap(env.SVC_AUTH_ROLE_MAP),
-    cookieSecure: oneOf("SVC_AUTH_COOKIE_SECURE", env.SVC_AUTH_COOKIE_SECURE, ["off", "on"] as const) === "on",
-    session: { idle, max: seconds("SVC_AUTH_SESSION_MAX", env.SVC_AUTH_SESSION_MAX, authDefaults.sessionMax) },
-    audit: { maxBytes: atLeastOne("SVC_AUTH_AUDIT_MAX_BYTES", env.SVC_AUTH_AUDIT_MAX_BYTES, authDefaults.auditMaxBytes), files: atLeastOne("SVC_AUTH_AUDIT_FILES", env.SVC_AUTH_AUDIT_FILES, authDefaults.auditFiles) },
+    cookieSecure: oneOf(env, "SVC_AUTH_COOKIE_SECURE", ["off", "on"] as const) === "on",
+    session: { idle, max: seconds(env, "SVC_AUTH_SESSION_MAX") },
+    audit: { maxBytes: atLeastOne(env, "SVC_AUTH_AUDIT_MAX_BYTES"), files: atLeastOne(env, "SVC_AUTH_AUDIT_FILES") },
     oidc: modes.has("oidc") ? oidcConfig(env) : null,
   }
 }
 
 export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
-  const addr = parseAddr(env.SVC_ADDR || defaults.addr)
+  const addr = parseAddr(env.SVC_ADDR || defaultOf("SVC_ADDR"))
   return {
     addr,
     dataDir: env.SVC_DATA || join(cwd, ".data"),
-    dockerHost: env.DOCKER_HOST || defaults.dockerHost,
+    dockerHost: env.DOCKER_HOST || defaultOf("DOCKER_HOST"),
     dockerApiVersion: apiVersion(env.DOCKER_API_VERSION),
     toolEnv: toolEnv(env),
     scannerEnv: env,
-    logsTail: positiveInt("SVC_LOGS_TAIL", env.SVC_LOGS_TAIL, defaults.logsTail),
+    logsTail: positiveInt(env, "SVC_LOGS_TAIL"),
     corsOrigins: list(env.SVC_CORS_ORIGINS),
     allowedHosts: list(env.SVC_ALLOWED_HOSTS),
-    transferImage: env.SVC_TRANSFER_IMAGE || defaults.transferImage,
-    maxJsonBody: positiveInt("SVC_MAX_JSON_BODY", env.SVC_MAX_JSON_BODY, defaults.maxJsonBody),
-    probeTimeoutMs: positiveInt("SVC_PROBE_TIMEOUT_MS", env.SVC_PROBE_TIMEOUT_MS, defaults.probeTimeoutMs),
+    transferImage: env.SVC_TRANSFER_IMAGE || defaultOf("SVC_TRANSFER_IMAGE"),
+    maxJsonBody: positiveInt(env, "SVC_MAX_JSON_BODY"),
+    probeTimeoutMs: positiveInt(env, "SVC_PROBE_TIMEOUT_MS"),
     mcp: mcpConfig(env, addr),
-    scanner: oneOf("SVC_SCANNER", env.SVC_SCANNER, ["auto", "trivy", "grype"] as const),
-    scanTimeout: positiveInt("SVC_SCAN_TIMEOUT", env.SVC_SCAN_TIMEOUT, defaults.scanTimeout),
-    composeTimeouts: { run: seconds("SVC_COMPOSE_TIMEOUT", env.SVC_COMPOSE_TIMEOUT, defaults.composeTimeout), config: seconds("SVC_COMPOSE_CONFIG_TIMEOUT", env.SVC_COMPOSE_CONFIG_TIMEOUT, defaults.composeConfigTimeout) },
+    scanner: oneOf(env, "SVC_SCANNER", ["auto", "trivy", "grype"] as const),
+    scanTimeout: positiveInt(env, "SVC_SCAN_TIMEOUT"),
+    composeTimeouts: { run: seconds(env, "SVC_COMPOSE_TIMEOUT"), config: seconds(env, "SVC_COMPOSE_CONFIG_TIMEOUT") },
     dockerCli: env.SVC_DOCKER_CLI || undefined,
     insecureRegistries: list(env.SVC_INSECURE_REGISTRIES),
     bindRoots: absolutePaths("SVC_BIND_ROOTS", env.SVC_BIND_ROOTS),
-    secretKeys: env.SVC_SECRET_KEYS ? list(env.SVC_SECRET_KEYS) : defaults.secretKeys,
-    updateInterval: positiveInt("SVC_UPDATE_INTERVAL", env.SVC_UPDATE_INTERVAL, 0),
-    updateWatch: positiveInt("SVC_UPDATE_WATCH", env.SVC_UPDATE_WATCH, defaults.updateWatch),
-    gitMaxFileBytes: positiveInt("SVC_GIT_MAX_FILE_BYTES", env.SVC_GIT_MAX_FILE_BYTES, 1024 * 1024),
+    secretKeys: env.SVC_SECRET_KEYS ? list(env.SVC_SECRET_KEYS) : [...defaultOf("SVC_SECRET_KEYS")],
+    updateInterval: positiveInt(env, "SVC_UPDATE_INTERVAL"),
+    updateWatch: positiveInt(env, "SVC_UPDATE_WATCH"),
+    gitMaxFileBytes: positiveInt(env, "SVC_GIT_MAX_FILE_BYTES"),
     notifyUrls: notifyUrls(env.SVC_NOTIFY_URLS),
-    metrics: oneOf("SVC_METRICS", env.SVC_METRICS, ["off", "on"] as const) === "on",
+    metrics: oneOf(env, "SVC_METRICS", ["off", "on"] as const) === "on",
     metricsToken: env.SVC_METRICS_TOKEN || undefined,
     responseDriftLog: env.SVC_RESPONSE_DRIFT_LOG || undefined,
-    metricsContainers: oneOf("SVC_METRICS_CONTAINERS", env.SVC_METRICS_CONTAINERS, ["off", "on"] as const) === "on",
+    metricsContainers: oneOf(env, "SVC_METRICS_CONTAINERS", ["off", "on"] as const) === "on",
     stats: statsConfig(env),
     tts: ttsConfig(env),
     auth: authConfig(env),

@@ -24,8 +24,10 @@ const STATUS_TEXT: Record<number, string> = { 200: "OK", 201: "Created", 202: "A
 
 const TAGS: Record<string, string> = {
   auth: "Sign-in, users, API tokens and the audit log (SVC_AUTH)",
+  backups: "Stack backups with restic: repositories, backups, restores",
   cluster: "This server's place in a cluster: the token, joining and leaving",
   containers: "The engine's containers: list, inspect, act, logs, stats, shell",
+  git: "Stacks from git repositories: the source, syncs, webhooks",
   images: "Local images, their vulnerability scans and update checks",
   metrics: "Prometheus metrics and service discovery",
   move: "Copies between servers: exports, imports and the stack copy (cluster token)",
