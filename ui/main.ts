@@ -47,7 +47,8 @@ function route(): void {
   current?.abort()
   current = new AbortController()
   for (const d of document.querySelectorAll<HTMLDialogElement>("dialog.modal")) d.close()
-  const path = location.hash.replace(/^#/, "") || "/"
+  // After a "?": a list's search, filters and sort (ui/lists.ts), read by its page.
+  const path = location.hash.replace(/^#/, "").split("?")[0] || "/"
   const section = "/" + (path.split("/")[1] ?? "")
   for (const a of nav.querySelectorAll("a")) {
     const target = a.getAttribute("href")!.slice(1)

@@ -12,6 +12,8 @@ import type { response as policyResponse } from "../handlers/api/stacks/[name]/p
 import type { response as updatesResponse } from "../handlers/api/stacks/[name]/updates.get.ts"
 import type { response as composeResponse } from "../handlers/api/stacks/[name]/compose.get.ts"
 import type { response as adoptContainersResponse } from "../handlers/api/containers/adopt.post.ts"
+import type { response as stackListResponse } from "../handlers/api/stacks/index.get.ts"
+import type { allStatsSchema } from "#lib/stats/schemas.ts"
 
 export type { ContainerAnswer, DashboardAnswer, EngineEvent, ImageWithStatus, StackAnswer }
 export type ContainerDetail = v.InferOutput<typeof containerDetailSchema>
@@ -32,6 +34,8 @@ export type ComposeFile = v.InferOutput<typeof composeResponse>
 export type CopyPlan = v.InferOutput<typeof planSchema>
 export type AdoptPlan = v.InferOutput<typeof adoptResultSchema>
 export type ContainersAdoptPlan = v.InferOutput<(typeof adoptContainersResponse)[200]>
+export type StackListAnswer = v.InferOutput<typeof stackListResponse>[number]
+export type AllStats = v.InferOutput<typeof allStatsSchema>
 
 export interface Container {
   id: string
@@ -123,4 +127,51 @@ export function stack(s: StackAnswer): Stack {
     external: !s.managed,
     orchestrator: s.orchestrator,
   }
+}
+
+/** At a glance: running (all of it, none unhealthy), stopped (nothing running), else degraded. */
+export type Health = "running" | "degraded" | "stopped"
+
+const troubled = (c: Container) => c.state === "restarting" || c.state === "dead" || /\(unhealthy\)/.test(c.status)
+
+export function stackHealth(s: Stack): Health {
+  if (s.state === "stopped") return "stopped"
+  if (s.state === "running" && !s.services.some((x) => x.containers.some(troubled))) return "running"
+  return "degraded"
+}
+
+/** A row of the stack list: the stack, its health, its resource use now and over the last hour, its images' pending updates and CVEs, its git source. */
+export interface StackRow extends Stack {
+  health: Health
+  cpu: number | null
+  memory: number | null
+  cpuHistory: (number | null)[]
+  memHistory: (number | null)[]
+  /** Its images with a newer one at their registry. */
+  updates: string[]
+  /** Critical and high findings of its images' latest scans (each image once). */
+  cves: { critical: number; high: number }
+  git: StackListAnswer["git"]
+}
+
+export function stackRows(list: StackListAnswer[], stats: Pick<AllStats, "stacks"> | null, images: Image[]): StackRow[] {
+  const usage = new Map((stats?.stacks ?? []).map((u) => [u.name, u]))
+  return list.map((answer) => {
+    const s = stack(answer)
+    const containers = s.services.flatMap((x) => x.containers)
+    const used = images.filter((i) => containers.some((c) => c.imageId === i.id || i.tags.includes(c.image)))
+    const u = usage.get(s.name)
+    const history = (col: string) => (Array.isArray(u?.history?.[col]) ? (u.history[col] as (number | null)[]) : [])
+    return {
+      ...s,
+      health: stackHealth(s),
+      cpu: u?.cpu_percent ?? null,
+      memory: u?.memory_bytes ?? null,
+      cpuHistory: history("cpu_percent"),
+      memHistory: history("memory_bytes"),
+      updates: used.filter((i) => i.update_available).map((i) => i.tags[0] ?? shortId(i.id)),
+      cves: { critical: used.reduce((n, i) => n + (i.scan?.counts.critical ?? 0), 0), high: used.reduce((n, i) => n + (i.scan?.counts.high ?? 0), 0) },
+      git: answer.git,
+    }
+  })
 }

@@ -36,6 +36,15 @@ export const stackSchema = v.object({
 })
 export type Stack = v.InferOutput<typeof stackSchema>
 
+/** A stack as the list answers it: with its git source's marker (lib/git), null for a stack not from git. */
+export const stackListEntrySchema = v.object({
+  ...stackSchema.entries,
+  git: v.pipe(
+    v.nullable(v.object({ url: v.string(), ref: v.string(), last_verdict: v.nullable(v.string()) })),
+    v.description("the repository and ref the stack's files come from, and the last sync's verdict; null when it is not a git stack"),
+  ),
+})
+
 /** An environment entry as answered to anyone: a secret's value is null. */
 export const envEntrySchema = v.object({ key: v.string(), value: v.nullable(v.string()), secret: v.boolean() })
 export type EnvEntry = v.InferOutput<typeof envEntrySchema>

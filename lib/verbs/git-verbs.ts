@@ -66,6 +66,12 @@ export class GitVerbs {
     return { ...publicSource(source), remote_head, remote_error, differ: remote_head !== null && remote_head !== source.deployed_commit }
   }
 
+  /** What the stack list shows of a stack's source: its repository, ref and last verdict; null without one. */
+  async marker(name: string): Promise<{ url: string; ref: string; last_verdict: string | null } | null> {
+    const source = this.o.stacks.has(name) ? await readSource(this.o.stacks.records(name)) : undefined
+    return source ? { url: source.url, ref: source.ref, last_verdict: source.last_sync?.verdict ?? null } : null
+  }
+
   /**
    * Attaches a git source to stack `name` (or changes it), then syncs; a stack not here yet is created
    * from the repository, and one here without git is taken only with `attach` (else 409 `stack_exists`). Answers the source without its secrets, the webhook secret when it is new

@@ -6,6 +6,8 @@ import { logView } from "../logs.ts"
 import { container, shortId, type Container, type ContainerDetail, type DashboardAnswer } from "../model.ts"
 import { containerResources, paintSparks, StatsFeed } from "../stats.ts"
 import { adoptContainersDialog } from "./adopt.ts"
+import { listView, type BulkAction, type ListColumn } from "../list-view.ts"
+import { distinct, type ListSpec } from "../lists.ts"
 
 const ACTIONS: Record<string, string[]> = {
   running: ["stop", "restart", "pause"],
@@ -39,48 +41,83 @@ export function containerActions(c: Container, refresh: () => void): HTMLElement
 /** A cell a StatsFeed fills with a sparkline (see paintSparks). */
 const sparkCell = (kind: "cpu" | "mem", c: Container) => (c.state === "running" || c.state === "paused" ? h("span", { "data-spark": kind, "data-id": c.id, "data-name": c.name }) : "—")
 
-export function containerTable(list: Container[], refresh: () => void, sparks = false): HTMLElement {
-  return table(
-    list,
-    [
-      { title: "Name", cell: (c) => h("a", { href: `#/containers/${enc(c.id)}` }, c.name || shortId(c.id)) },
-      { title: "State", cell: (c) => [badge(c.state), h("small", { class: "muted" }, " ", c.status)] },
-      ...(sparks ? [{ title: "CPU", cell: (c: Container) => sparkCell("cpu", c) }, { title: "Memory", cell: (c: Container) => sparkCell("mem", c) }] : []),
-      { title: "Image", cell: (c) => h("span", { class: "mono" }, c.image) },
-      { title: "Ports", cell: (c) => c.ports.join(", ") || "—" },
-      { title: "Stack", cell: (c) => (c.stack ? h("a", { href: `#/stacks/${enc(c.stack)}` }, c.stack) : "—") },
-      { title: "Actions", cell: (c) => containerActions(c, refresh) },
-    ],
-    "No containers on this server.",
-    "Containers",
-  )
+export function containerTable(list: Container[], refresh: () => void): HTMLElement {
+  return table(list, containerColumns(refresh), "No containers on this server.", "Containers")
+}
+
+const containerColumns = (refresh: () => void, sparks = false): ListColumn<Container>[] => [
+  { title: "Name", sort: "name", cell: (c) => h("a", { href: `#/containers/${enc(c.id)}` }, c.name || shortId(c.id)) },
+  { title: "State", sort: "state", cell: (c) => [badge(c.state), h("small", { class: "muted" }, " ", c.status)] },
+  ...(sparks ? [{ title: "CPU", sort: "cpu", cell: (c: Container) => sparkCell("cpu", c) }, { title: "Memory", sort: "memory", cell: (c: Container) => sparkCell("mem", c) }] : []),
+  { title: "Image", sort: "image", cell: (c) => h("span", { class: "mono" }, c.image) },
+  { title: "Ports", cell: (c) => c.ports.join(", ") || "—" },
+  { title: "Stack", sort: "stack", cell: (c) => (c.stack ? h("a", { href: `#/stacks/${enc(c.stack)}` }, c.stack) : "—") },
+  { title: "Actions", cell: (c) => containerActions(c, refresh) },
+]
+
+const RUNNING = new Set(["running", "paused", "restarting"])
+
+function containerSpec(feed: StatsFeed): ListSpec<Container> {
+  return {
+    text: (c) => `${c.name} ${c.image} ${c.stack} ${c.state} ${c.ports.join(" ")}`,
+    filters: {
+      state: { label: "State", choices: (rows) => distinct(rows, (c) => c.state), test: (c, v) => c.state === v },
+      stack: { label: "Stack", choices: (rows) => [["none", "In no stack"], ...distinct(rows, (c) => c.stack)], test: (c, v) => (v === "none" ? !c.stack : c.stack === v) },
+    },
+    sorts: {
+      name: { label: "Name", value: (c) => c.name },
+      state: { label: "State", value: (c) => c.state },
+      cpu: { label: "CPU", value: (c) => feed.latest.get(c.id)?.cpu_percent ?? null, desc: true },
+      memory: { label: "Memory", value: (c) => feed.latest.get(c.id)?.memory_bytes ?? null, desc: true },
+      image: { label: "Image", value: (c) => c.image },
+      stack: { label: "Stack", value: (c) => c.stack || null },
+    },
+  }
+}
+
+const containerBulk = (reload: () => void): BulkAction<Container>[] => [
+  { label: "Start", done: "started", applies: (c) => !RUNNING.has(c.state), run: (c) => post(`/containers/${enc(c.id)}/action`, { action: "start" }) },
+  { label: "Stop", done: "stopped", applies: (c) => RUNNING.has(c.state), run: (c) => post(`/containers/${enc(c.id)}/action`, { action: "stop" }) },
+  { label: "Delete", done: "deleted", danger: true, warning: "Running ones are removed too.", applies: () => true, run: (c) => del(`/containers/${enc(c.id)}?force=true`) },
+  { label: "Adopt…", done: "adopted", applies: (c) => !c.stack, open: (cs) => void adoptContainersDialog(cs.map((c) => c.id), cs.length === 1 ? cs[0]!.name : `${cs.length} containers`).then(reload) },
+]
+
+/** The offer to adopt what runs outside any stack: a link to those containers alone. */
+const adoptOffer = (list: Container[]) => {
+  const plain = list.filter((c) => !c.stack).length
+  return plain
+    ? h("p", { class: "offer" }, `${plain} container${plain === 1 ? "" : "s"} belong${plain === 1 ? "s" : ""} to no stack. `, h("a", { href: "#/containers?stack=none" }, "Show them"), ", select them and choose Adopt… to manage them as a stack.")
+    : null
 }
 
 export function containersPage(main: HTMLElement, _: Record<string, string>, signal: AbortSignal): void {
-  const body = h("div")
-  const filter = h("input", { type: "search", placeholder: "Filter by name, image or stack", "aria-label": "Filter containers" })
-  let all: Container[] = []
   const feed = new StatsFeed()
-  const show = () => {
-    const q = filter.value.toLowerCase()
-    render(body, containerTable(q ? all.filter((c) => `${c.name} ${c.image} ${c.stack} ${c.state}`.toLowerCase().includes(q)) : all, () => void reload(), true))
-    paintSparks(body, feed)
-  }
-  filter.addEventListener("input", show)
-  render(main, h("div", { class: "page-head" }, h("h1", null, "Containers"), filter, h("button", { type: "button", onclick: () => void reload() }, "Refresh")), body)
+  const status = h("div")
+  const offer = h("div")
+  const view = listView<Container>({
+    noun: "containers",
+    spec: containerSpec(feed),
+    columns: containerColumns(() => void reload(), true),
+    key: (c) => c.id,
+    name: (c) => c.name || shortId(c.id),
+    bulk: containerBulk(() => void reload()),
+    empty: "No containers on this server.",
+    drawn: (el) => paintSparks(el, feed),
+    changed: () => void reload(),
+  })
+  render(main, h("div", { class: "page-head" }, h("h1", null, "Containers"), h("button", { type: "button", onclick: () => void reload() }, "Refresh")), view.tools, offer, status, view.body)
   const reload = load(
-    body,
+    status,
     () => get<DashboardAnswer>("/dashboard", { signal }),
     (data) => {
-      all = data.containers.map(container)
-      const q = filter.value.toLowerCase()
-      const view = containerTable(q ? all.filter((c) => `${c.name} ${c.image} ${c.stack}`.toLowerCase().includes(q)) : all, () => void reload(), true)
-      paintSparks(view, feed)
-      return view
+      const list = data.containers.map(container)
+      render(offer, adoptOffer(list))
+      view.show(list)
+      return null
     },
   )
   reloadOnChange(reload, signal)
-  feed.start(signal, () => paintSparks(body, feed))
+  feed.start(signal, () => paintSparks(view.body, feed))
 }
 
 const TAB_NAMES: Record<string, string> = { logs: "Logs", shell: "Terminal", stats: "Resources" }

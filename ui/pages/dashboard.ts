@@ -52,7 +52,7 @@ function eventRow(e: EngineEvent): HTMLElement {
 
 export function dashboardPage(main: HTMLElement, _: Record<string, string>, signal: AbortSignal): void {
   const summary = h("section", { "aria-labelledby": "sum-h" })
-  const feed = h("ol", { class: "events", "aria-live": "polite", "aria-label": "Engine events" })
+  const feed = h("ol", { class: "events", "aria-live": "polite", "aria-label": "Engine events", tabIndex: 0 })
   const feedState = h("div")
   const consumers = h("div", { class: "top-consumers" })
   const host = h("span", { class: "muted" })

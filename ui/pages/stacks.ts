@@ -1,14 +1,16 @@
 // Stacks: the list with state; a new stack from the compose editor; one stack's services, compose
 // file with its other files (a list beside the editor), environment (secrets hidden, "pending" until applied), versions and merged logs; copy.
 import { currentNode, del, enc, get, post, put, reloadOnChange } from "../api.ts"
-import { action, badge, empty, errorBox, h, load, modal, render, table, toast, when } from "../dom.ts"
+import { action, badge, bytes, empty, errorBox, h, load, modal, render, table, toast, when } from "../dom.ts"
 import { logView } from "../logs.ts"
-import { stack, type ComposeFile, type CopyPlan, type EnvVar, type FileEntry, type Policy, type Stack, type StackAnswer, type StackUpdated, type StackVersion, type UpdateCheck, type UpdateHistory, type UpdateOutcome } from "../model.ts"
+import { stack, stackRows, type AllStats, type Health, type Image, type StackListAnswer, type StackRow, type ComposeFile, type CopyPlan, type EnvVar, type FileEntry, type Policy, type Stack, type StackAnswer, type StackUpdated, type StackVersion, type UpdateCheck, type UpdateHistory, type UpdateOutcome } from "../model.ts"
 import { yamlEditor } from "../yaml-editor.ts"
 import { containerTable } from "./containers.ts"
 import { adoptProjectDialog } from "./adopt.ts"
 import { swarmServices } from "./swarm.ts"
-import { stackResources } from "../stats.ts"
+import { percent, sparkline, stackResources } from "../stats.ts"
+import { listView, type BulkAction } from "../list-view.ts"
+import type { ListSpec } from "../lists.ts"
 
 const TEMPLATE = `services:
   web:
@@ -62,25 +64,109 @@ function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTML
   )
 }
 
+const HEALTH_ORDER: Record<Health, number> = { degraded: 0, stopped: 1, running: 2 }
+const managedCompose = (s: StackRow) => !s.external && s.orchestrator === "compose"
+
+const stackSpec: ListSpec<StackRow> = {
+  text: (s) => `${s.name} ${s.health} ${s.services.map((x) => x.name).join(" ")} ${s.git?.url ?? ""} ${s.orchestrator}`,
+  filters: {
+    health: { label: "Health", choices: [["running", "Running"], ["degraded", "Degraded"], ["stopped", "Stopped"]], test: (s, v) => s.health === v },
+    kind: {
+      label: "Kind",
+      choices: [["managed", "Managed here"], ["unmanaged", "Not managed (adoptable)"], ["git", "From git"], ["swarm", "On the swarm"]],
+      test: (s, v) => (v === "managed" ? !s.external : v === "unmanaged" ? s.external : v === "git" ? !!s.git : v === "swarm" ? s.orchestrator === "swarm" : true),
+    },
+    needs: {
+      label: "Needs",
+      choices: [["update", "An update"], ["cve", "Critical or high CVEs"]],
+      test: (s, v) => (v === "update" ? s.updates.length > 0 : v === "cve" ? s.cves.critical + s.cves.high > 0 : true),
+    },
+  },
+  sorts: {
+    name: { label: "Name", value: (s) => s.name },
+    health: { label: "Health (worst first)", value: (s) => HEALTH_ORDER[s.health] },
+    cpu: { label: "CPU", value: (s) => s.cpu, desc: true },
+    memory: { label: "Memory", value: (s) => s.memory, desc: true },
+    cves: { label: "CVEs", value: (s) => s.cves.critical * 1e6 + s.cves.high, desc: true },
+    version: { label: "Version", value: (s) => s.currentVersion, desc: true },
+  },
+}
+
+/** The stack's name with its markers: git, swarm, not managed here. */
+const nameCell = (s: StackRow) => [
+  h("a", { href: `#/stacks/${enc(s.name)}` }, s.name),
+  s.git && h("span", { class: "badge marker", title: `${s.git.url} (${s.git.ref})${s.git.last_verdict ? `, last sync: ${s.git.last_verdict}` : ""}` }, "git"),
+  s.orchestrator === "swarm" && h("span", { class: "badge marker" }, "swarm"),
+  s.external && h("span", { class: "badge marker" }, "not managed"),
+]
+
+/** Pending updates and the images' critical and high CVEs. */
+const imageBadges = (s: StackRow) => {
+  const marks = [
+    s.updates.length > 0 && h("span", { class: "badge update", title: `Newer: ${s.updates.join(", ")}` }, "update"),
+    s.cves.critical > 0 && h("a", { class: "sev sev-critical", href: "#/images?scan=critical" }, `${s.cves.critical} critical`),
+    s.cves.high > 0 && h("a", { class: "sev sev-high", href: "#/images?scan=high" }, `${s.cves.high} high`),
+  ].filter(Boolean)
+  return marks.length ? h("span", { class: "sev-list" }, marks) : "—"
+}
+
+const usageCell = (s: StackRow, kind: "cpu" | "mem") =>
+  s.health === "stopped" || s.orchestrator === "swarm"
+    ? "—"
+    : h(
+        "span",
+        { class: "spark-cell" },
+        sparkline(kind === "cpu" ? s.cpuHistory : s.memHistory, `${kind === "cpu" ? "CPU" : "Memory"} of ${s.name}, last hour`, kind, kind === "cpu" ? 100 : 0),
+        h("span", { class: "spark-value" }, kind === "cpu" ? percent(s.cpu) : s.memory === null ? "—" : bytes(s.memory)),
+      )
+
+const stackBulk: BulkAction<StackRow>[] = [
+  { label: "Start", done: "started", applies: (s) => managedCompose(s) && s.health !== "running", run: (s) => post(`/stacks/${enc(s.name)}/start`) },
+  { label: "Restart", done: "restarted", applies: (s) => !s.external, run: (s) => post(`/stacks/${enc(s.name)}/restart`) },
+  { label: "Delete", done: "deleted", danger: true, warning: "Their containers, networks and files are removed; named volumes stay.", applies: (s) => !s.external, run: (s) => del(`/stacks/${enc(s.name)}`) },
+]
+
+/** The offer to adopt compose projects made elsewhere: a link to them alone. */
+const adoptOffer = (rows: StackRow[]) => {
+  const n = rows.filter((s) => s.external).length
+  return n
+    ? h("p", { class: "offer" }, `${n} compose project${n === 1 ? " runs" : "s run"} here without being managed. `, h("a", { href: "#/stacks?kind=unmanaged" }, "Show them"), ": Adopt… makes each a stack with versions, updates and backups.")
+    : null
+}
+
 export function stacksPage(main: HTMLElement, _: Record<string, string>, signal: AbortSignal): void {
-  const body = h("div")
-  render(main, h("div", { class: "page-head" }, h("h1", null, "Stacks"), h("a", { class: "button", href: "#/stacks-new", "data-needs": "operator" }, "New stack"), h("button", { type: "button", onclick: () => void reload() }, "Refresh")), body)
+  const status = h("div")
+  const offer = h("div")
+  const view = listView<StackRow>({
+    noun: "stacks",
+    spec: stackSpec,
+    columns: [
+      { title: "Name", sort: "name", cell: nameCell },
+      { title: "Health", sort: "health", cell: (s) => [badge(s.health), s.state !== s.health && h("small", { class: "muted" }, ` ${s.state}`), s.envPending && pendingMark(), s.filesPending && filesPendingMark()] },
+      { title: "CPU", sort: "cpu", cell: (s) => usageCell(s, "cpu") },
+      { title: "Memory", sort: "memory", cell: (s) => usageCell(s, "mem") },
+      { title: "Images", sort: "cves", cell: imageBadges },
+      { title: "Services", cell: (s) => s.services.map((x) => x.name).join(", ") || "—" },
+      { title: "Version", sort: "version", cell: (s) => s.currentVersion ?? "—" },
+      { title: "Actions", cell: (s) => stackActions(s, () => void reload()) },
+    ],
+    key: (s) => s.name,
+    name: (s) => s.name,
+    bulk: stackBulk,
+    empty: "No stacks yet. Create one from a compose file.",
+    changed: () => void reload(),
+  })
+  render(main, h("div", { class: "page-head" }, h("h1", null, "Stacks"), h("a", { class: "button", href: "#/stacks-new", "data-needs": "operator" }, "New stack"), h("button", { type: "button", onclick: () => void reload() }, "Refresh")), view.tools, offer, status, view.body)
   const reload = load(
-    body,
-    () => get<StackAnswer[]>("/stacks", { signal }),
-    (data) =>
-      table(
-        data.map(stack),
-        [
-          { title: "Name", cell: (s) => h("a", { href: `#/stacks/${enc(s.name)}` }, s.name) },
-          { title: "State", cell: (s) => [badge(s.state), s.envPending && pendingMark(), s.filesPending && filesPendingMark(), s.external && h("span", { class: "badge" }, "external")] },
-          { title: "Services", cell: (s) => s.services.map((x) => x.name).join(", ") || "—" },
-          { title: "Version", cell: (s) => s.currentVersion ?? "—" },
-          { title: "Actions", cell: (s) => stackActions(s, () => void reload()) },
-        ],
-        "No stacks yet. Create one from a compose file.",
-        "Stacks",
-      ),
+    status,
+    // Resource use and the images' state complete the list; a server without them (an older node) still lists its stacks.
+    () => Promise.all([get<StackListAnswer[]>("/stacks", { signal }), get<AllStats>(`/stats?history=true&points=30`, { signal }).catch(() => null), get<Image[]>("/images", { signal }).catch(() => [])]),
+    ([list, stats, images]) => {
+      const rows = stackRows(list, stats, images)
+      render(offer, adoptOffer(rows))
+      view.show(rows)
+      return null
+    },
   )
   reloadOnChange(reload, signal)
 }
