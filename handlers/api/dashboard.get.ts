@@ -1,22 +1,16 @@
-import * as v from "valibot"
-import { dashboard } from "#lib/engine/dashboard.ts"
 import { defineHandler } from "#lib/service/handler.ts"
-import { dashboardSchema } from "#lib/engine/schemas.ts"
-import { redactorFor } from "#lib/stacks/env.ts"
-import { swarmSchema } from "#lib/swarm/schemas.ts"
-import { readSwarm } from "#lib/swarm/state.ts"
+import { overview } from "#lib/overview/overview.ts"
+import { overviewSchema } from "#lib/overview/schemas.ts"
 
 export const detail = {
   operationId: "getDashboard",
-  summary: "System summary (engine, its place in a swarm, containers by state, images, volumes, networks, disk use) and the full container list",
+  summary:
+    "Is everything fine: stacks by health, failed updates, updates available, critical and high CVEs, nodes, swarm services below their replicas, overdue backups, the host's last hour; and the system summary (engine, its place in a swarm, containers by state, images, volumes, networks, disk use) with the full container list",
   tags: ["system"],
 }
 
-export const response = v.object({ ...dashboardSchema.entries, swarm: swarmSchema })
+export const response = overviewSchema
 
 export const role = "viewer"
 
-export default defineHandler(async ({ ctx }) => {
-  const [summary, swarm] = await Promise.all([dashboard(ctx.engine, ctx.diskUsage, ctx.engineVersion, redactorFor(ctx.stacks)), readSwarm(ctx.engine)])
-  return { ...summary, swarm }
-})
+export default defineHandler(async ({ ctx, request }) => overview(ctx, ctx.auth.who(request)?.stacks ?? null))

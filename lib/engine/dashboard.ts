@@ -1,7 +1,7 @@
 // The system summary: one round of engine calls, all at once, and the full container list.
 import { containerRecord, type ContainerRecord, type Redactor } from "./containers.ts"
 import type { DiskUsageCache } from "./disk-usage.ts"
-import type { Engine, EngineVersion } from "./client.ts"
+import type { ContainerSummary, Engine, EngineVersion, ImageSummary } from "./client.ts"
 import type { Reused } from "./reused.ts"
 
 export interface Dashboard {
@@ -23,13 +23,20 @@ const sum = (xs: (number | undefined)[] = []) => xs.reduce<number>((a, x) => a +
 /**
  * `disk` and `version` are shared between callers and reused for a while: the engine counts disk usage
  * one request at a time, and answering its version costs it more than listing 200 containers. The
- * containers are shown through `redactor`.
+ * containers are shown through `redactor`. A caller that reads the container and image lists for
+ * more than this summary hands them in as `lists`, so the engine is asked once.
  */
-export async function dashboard(engine: Engine, disk: DiskUsageCache, engineVersion: Reused<EngineVersion>, redactor?: Redactor): Promise<Dashboard> {
+export async function dashboard(
+  engine: Engine,
+  disk: DiskUsageCache,
+  engineVersion: Reused<EngineVersion>,
+  redactor?: Redactor,
+  lists: { containers?: Promise<ContainerSummary[]>; images?: Promise<ImageSummary[]> } = {},
+): Promise<Dashboard> {
   const [version, list, images, volumes, networks, df] = await Promise.all([
     engineVersion.get(),
-    engine.listContainers({ all: true }),
-    engine.listImages(),
+    lists.containers ?? engine.listContainers({ all: true }),
+    lists.images ?? engine.listImages(),
     engine.listVolumes(),
     engine.listNetworks(),
     disk.get(),

@@ -56,6 +56,8 @@ export class ScanQueue {
   private loading: Promise<ScanJob[]> | undefined
   private running: string | undefined
   private draining: Promise<void> | undefined
+  /** Each image's latest result without its findings, read once from the files and kept up to date by the worker. */
+  private kept: Promise<Map<string, ScanSummary & { ref: string }>> | undefined
   readonly dir: string
 
   constructor(
@@ -115,6 +117,7 @@ export class ScanQueue {
       this.running = job.image
       const record = await this.scan(job)
       writeJson(join(this.dir, resultName(job.image)), record)
+      if (this.kept) (await this.kept).set(job.image, { ...summaryOf(record), ref: record.ref })
       jobs.shift()
       writeJson(this.file, jobs)
       this.running = undefined
@@ -153,6 +156,13 @@ export class ScanQueue {
     const names = await readdir(this.dir).catch(() => [] as string[])
     const records = await Promise.all(names.filter((n) => /^[a-f0-9]{64}\.json$/.test(n)).map((n) => readJson<ScanRecord | undefined>(join(this.dir, n), undefined)))
     return new Map(records.filter((r) => r !== undefined).map((r) => [r.image, r]))
+  }
+
+  /** Every image's latest result as a summary (what it found by severity, not the findings), by image id; read from the files once. */
+  summaries(): Promise<Map<string, ScanSummary & { ref: string }>> {
+    this.kept ??= this.results().then((all) => new Map([...all].map(([id, r]) => [id, { ...summaryOf(r), ref: r.ref }])))
+    this.kept.catch(() => (this.kept = undefined))
+    return this.kept
   }
 }
 

@@ -24,7 +24,7 @@ export interface Tool {
 
 export const tools: Tool[] = [
   // Reading
-  { name: "system_summary", route: "GET /api/dashboard", description: "The host at a glance: engine version, containers by state, image, volume and network counts, disk use, and the full container list." },
+  { name: "system_summary", route: "GET /api/dashboard", description: "The host at a glance: whether everything is fine (stacks by health, failed updates, updates available, critical and high CVEs, nodes, swarm services below their replicas, overdue backups, CPU, memory and disk over the last hour), engine version, containers by state, image, volume and network counts, disk use, and the full container list." },
   { name: "list_containers", route: "GET /api/containers", description: "List containers with id, name, image, state, status, ports, labels and the stack/service they belong to." },
   { name: "inspect_container", route: "GET /api/containers/:id", description: "One container in detail: state, exit code, start time, command, mounts, networks, ports, labels. Its environment is never shown." },
   { name: "container_logs", route: "GET /api/containers/:id/logs", fixed: { follow: "false" }, description: "The last lines of a container's log (no following), each {service, container, stream, ts, line}." },

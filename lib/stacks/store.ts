@@ -274,6 +274,12 @@ export class Stacks {
   }
 
   /** The whole stack, secrets included: compose file, environment, files, state and every version. 404 if absent. */
+  /** A stack's state alone (what runs it, its version, what is pending), without its files and versions. */
+  async state(name: string): Promise<StackState> {
+    if (!this.has(name)) throw notFound(`no stack named ${name}`)
+    return readJson<StackState>(join(this.records(name), "state.json"), null as never)
+  }
+
   async read(name: string): Promise<Stack> {
     const rec = this.records(name)
     if (!this.has(name)) throw notFound(`no stack named ${name}`)

@@ -21,19 +21,25 @@ export const HISTORY_BUDGET_BYTES = 32 * 1024 * 1024
 
 export const slotsFor = (intervalSeconds: number) => Math.max(2, Math.ceil(WINDOW_MS / (intervalSeconds * 1000)))
 
-export type Columns = { time: number[] } & Record<Series, (number | null)[]>
+export type Columns<S extends string = Series> = { time: number[] } & Record<S, (number | null)[]>
 
-/** A fixed-size ring of samples: a time column (Float64) and one Float32 column per series, all on one buffer. */
-export class Ring {
+/**
+ * A fixed-size ring of samples: a time column (Float64) and one Float32 column per series, all on one
+ * buffer. A container's and a stack's rings keep SERIES; the host's keeps series of its own.
+ */
+export class Ring<S extends string = Series> {
   readonly time: Float64Array
   readonly columns: Float32Array[]
   private next = 0
   private count = 0
 
-  constructor(readonly capacity: number) {
-    const buffer = new ArrayBuffer(capacity * SLOT_BYTES)
+  constructor(
+    readonly capacity: number,
+    readonly series: readonly S[] = SERIES as unknown as readonly S[],
+  ) {
+    const buffer = new ArrayBuffer(capacity * (8 + 4 * series.length))
     this.time = new Float64Array(buffer, 0, capacity)
-    this.columns = SERIES.map((_, i) => new Float32Array(buffer, capacity * 8 + i * capacity * 4, capacity))
+    this.columns = series.map((_, i) => new Float32Array(buffer, capacity * 8 + i * capacity * 4, capacity))
     // Written in full now (empty slots are NaN): the ring's memory is resident from its first sample,
     // so what a full hour costs shows at once (and bench/stats.ts measures it without waiting an hour).
     for (const c of this.columns) c.fill(NaN)
@@ -44,7 +50,7 @@ export class Ring {
   }
 
   get bytes(): number {
-    return this.capacity * SLOT_BYTES
+    return this.time.buffer.byteLength
   }
 
   /** Time of the newest slot, 0 when empty. */
@@ -53,10 +59,10 @@ export class Ring {
   }
 
   /** Adds a slot, overwriting the oldest when full; a null value is kept as NaN. */
-  push(time: number, values: Record<Series, number | null>): void {
+  push(time: number, values: Record<S, number | null>): void {
     const i = this.next
     this.time[i] = time
-    SERIES.forEach((s, k) => (this.columns[k]![i] = values[s] ?? NaN))
+    this.series.forEach((s, k) => (this.columns[k]![i] = values[s] ?? NaN))
     this.next = (i + 1) % this.capacity
     this.count = Math.min(this.count + 1, this.capacity)
   }
@@ -65,7 +71,7 @@ export class Ring {
    * The slots newer than `since`, oldest first, as columns (NaN read back as null). With `points`,
    * runs of consecutive slots are averaged down to at most that many (a sparkline needs 60, not 720).
    */
-  read(since = 0, points?: number): Columns {
+  read(since = 0, points?: number): Columns<S> {
     const start = (this.next - this.count + this.capacity) % this.capacity
     const idx: number[] = []
     for (let k = 0; k < this.count; k++) {
@@ -76,8 +82,8 @@ export class Ring {
     const size = points && points > 0 && idx.length > points ? Math.ceil(idx.length / points) : 1
     // Groups are aligned to the newest slot, so the last point always stands for the latest sample.
     for (let end = idx.length; end > 0; end -= size) groups.unshift(idx.slice(Math.max(0, end - size), end))
-    const out = { time: groups.map((g) => this.time[g.at(-1)!]!) } as Columns
-    SERIES.forEach((s, k) => {
+    const out: Record<string, (number | null)[]> = { time: groups.map((g) => this.time[g.at(-1)!]!) }
+    this.series.forEach((s, k) => {
       const col = this.columns[k]!
       out[s] = groups.map((g) => {
         let sum = 0
@@ -89,7 +95,7 @@ export class Ring {
         return n ? sum / n : null
       })
     })
-    return out
+    return out as Columns<S>
   }
 }
 

@@ -2,12 +2,15 @@
 // each one's stats once (a few at a time), turns the readings into samples against its own previous
 // ones, sums them per stack, keeps the history (lib/stats/history.ts) and hands each round to the
 // SSE subscribers. It samples only while someone listens, while history is on, or for a minute
-// after someone asked (GET, a scrape); a container that stops leaves the round it stopped in.
+// after someone asked (GET, a scrape); a container that stops leaves the round it stopped in. With
+// history on it also keeps the host's hour: what all the containers use of its CPUs and memory, and
+// the disk space used on the filesystem of the data directory.
+import { statfs } from "node:fs/promises"
 import { setTimeout as pause } from "node:timers/promises"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { ContainerSummary, Engine } from "../engine/client.ts"
 import { Fanout } from "../engine/fanout.ts"
-import { HistoryStore, SERIES, slotsFor, type Columns, type Series } from "./history.ts"
+import { HistoryStore, Ring, SERIES, slotsFor, WINDOW_MS, type Columns, type Series } from "./history.ts"
 import { cpuLimitCores, parseStats, toSample, type Reading, type Sample } from "./reading.ts"
 
 export interface ContainerStats {
@@ -71,6 +74,26 @@ export interface Round {
 
 export type History = { interval: number } & Record<string, number[] | (number | null)[] | number>
 
+/** What the host's ring keeps each round. */
+const HOST_SERIES = ["cpu", "mem", "disk"] as const
+type HostSeries = (typeof HOST_SERIES)[number]
+
+/** The filesystem of a path: bytes in all and in use (statfs). */
+export interface DiskSpace {
+  path: string
+  total_bytes: number
+  used_bytes: number
+}
+
+/** The host's last hour, oldest first: the containers' CPU (share of all its cores, 0-100) and memory, and the disk space used. */
+export interface HostHistory {
+  interval: number
+  time: number[]
+  cpu_percent: (number | null)[]
+  memory_bytes: (number | null)[]
+  disk_used_bytes: (number | null)[]
+}
+
 /** The history columns under the API's names. */
 export const HISTORY_NAMES: Record<Series, string> = {
   cpu: "cpu_percent",
@@ -91,6 +114,8 @@ export interface SamplerOptions {
   concurrency?: number
   now?: () => number
   budgetBytes?: number
+  /** A path whose filesystem's space is read each round (the data directory). */
+  disk?: string
 }
 
 /** How long a GET or a scrape keeps a sampler without history awake. */
@@ -167,6 +192,14 @@ export function stackSums(containers: ContainerStats[]): StackStats[] {
   return [...sums.values()].map((s) => ({ ...s, cpu_percent: round2(s.cpu_percent)!, cpu_host_percent: round2(s.cpu_host_percent)! })).sort((a, b) => a.name.localeCompare(b.name))
 }
 
+/** What the containers of a round use of the host: CPU as a share of all its cores (0-100), memory in bytes. */
+export function hostUse(containers: ContainerStats[]): { cpu_percent: number; memory_bytes: number } {
+  let cpu = 0
+  let mem = 0
+  for (const c of containers) (cpu += c.cpu_host_percent ?? 0), (mem += c.memory_bytes)
+  return { cpu_percent: round2(cpu)!, memory_bytes: mem }
+}
+
 const slotOf = (s: ContainerStats | StackStats): Record<Series, number | null> => ({
   cpu: s.cpu_percent,
   mem: s.memory_bytes,
@@ -183,6 +216,9 @@ export class StatsSampler {
   private readonly concurrency: number
   private readonly now: () => number
   private readonly store: HistoryStore
+  private readonly hostRing: Ring<HostSeries>
+  private readonly diskPath: string | undefined
+  private diskNow: DiskSpace | null = null
   private prev = new Map<string, Reading>()
   private limits = new Map<string, { cores: number | null; at: number }>()
   private current: Round
@@ -204,6 +240,8 @@ export class StatsSampler {
     this.concurrency = opts.concurrency ?? 8
     this.now = opts.now ?? Date.now
     this.store = new HistoryStore(slotsFor(this.interval), this.interval * 1000, opts.budgetBytes)
+    this.hostRing = new Ring(opts.history ? slotsFor(this.interval) : 2, HOST_SERIES)
+    this.diskPath = opts.disk
     this.current = { time: null, interval: this.interval, host: { cpus: null, memory_bytes: null }, containers: [], stacks: [], error: null }
   }
 
@@ -298,6 +336,9 @@ export class StatsSampler {
       for (const c of containers) this.store.push(`c:${c.id}`, at, slotOf(c))
       for (const s of stacks) this.store.push(`s:${s.name}`, at, slotOf(s))
       this.store.expire(at)
+      await this.readDisk()
+      const used = hostUse(containers)
+      this.hostRing.push(at, { cpu: used.cpu_percent, mem: used.memory_bytes, disk: this.diskNow?.used_bytes ?? null })
     }
     this.publish({ time, interval: this.interval, host: this.current.host, containers, stacks, error: null })
     return this.current
@@ -324,6 +365,28 @@ export class StatsSampler {
       this.prev.delete(c.Id)
       return null
     }
+  }
+
+  private async readDisk(): Promise<void> {
+    if (!this.diskPath) return
+    try {
+      const fs = await statfs(this.diskPath)
+      this.diskNow = { path: this.diskPath, total_bytes: fs.blocks * fs.bsize, used_bytes: (fs.blocks - fs.bfree) * fs.bsize }
+    } catch {
+      this.diskNow = null
+    }
+  }
+
+  /** The disk space of the data directory's filesystem: as of the last round with history, else read now; null when it cannot be read. */
+  async disk(): Promise<DiskSpace | null> {
+    if (!this.keepsHistory) await this.readDisk()
+    return this.diskNow
+  }
+
+  /** The host's last hour (empty without history); `points` averages it down. */
+  hostHistory(points?: number): HostHistory {
+    const cols = this.hostRing.read(this.now() - WINDOW_MS, points)
+    return { interval: this.interval, time: cols.time, cpu_percent: cols.cpu.map(round2), memory_bytes: cols.mem.map(whole), disk_used_bytes: cols.disk.map(whole) }
   }
 
   private async refreshHost(at: number): Promise<void> {

@@ -42,10 +42,28 @@ export interface LastRun {
   failures: number
 }
 
+/** A scheduled backup not made in time. */
+export interface OverdueBackup {
+  repository: string
+  stack: string
+  schedule: string
+  /** The last success since the service started (ISO), null when none. */
+  last_success: string | null
+  /** When the backup after the last success (or after the service started) was due (ISO). */
+  due: string
+  failures: number
+}
+
+/** How long after it is due a scheduled backup may take before it counts as overdue: one period of its schedule, at most an hour. */
+const OVERDUE_GRACE_MS = 3_600_000
+
 export class BackupVerbs {
   private readonly checks = new Map<string, CheckResult>()
   private readonly runs = new Map<string, LastRun>()
-  constructor(private readonly o: BackupVerbsOptions) {}
+  private readonly started: number
+  constructor(private readonly o: BackupVerbsOptions) {
+    this.started = this.now()
+  }
 
   private deadline(run: Run) {
     return { timeout: this.o.timeout, signal: run.signal }
@@ -97,6 +115,29 @@ export class BackupVerbs {
   /** What the metrics show: each stack's backups into each repository since the service started. */
   lastRuns(): LastRun[] {
     return [...this.runs.values()]
+  }
+
+  /**
+   * The scheduled backups not made in time: for each repository with a schedule, each stack it backs
+   * up whose next backup after its last success (or, with none since, after the service started) was
+   * due more than a grace ago (one period of the schedule, at most an hour: a backup takes a while).
+   */
+  async overdue(): Promise<OverdueBackup[]> {
+    const now = this.now()
+    const iso = (ms: number) => new Date(ms).toISOString()
+    const late: OverdueBackup[] = []
+    for (const repo of await this.o.repos.all()) {
+      if (!repo.schedule) continue
+      for (const stack of repo.stacks ?? this.o.stacks.names()) {
+        const run = this.runs.get(`${repo.name}\t${stack}`)
+        const due = nextDue(repo.schedule, run?.last_success ?? this.started)
+        if (due === null) continue
+        const grace = Math.min(OVERDUE_GRACE_MS, (nextDue(repo.schedule, due) ?? due) - due)
+        if (now > due + grace)
+          late.push({ repository: repo.name, stack, schedule: repo.schedule, last_success: run?.last_success ? iso(run.last_success) : null, due: iso(due), failures: run?.failures ?? 0 })
+      }
+    }
+    return late
   }
 
   /** `restic check` of the repository; its result is kept and shown with the repository. */

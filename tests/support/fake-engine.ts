@@ -21,6 +21,10 @@ export interface FakeContainer {
   hostConfig?: Record<string, unknown>
   /** The init process's pid answered by inspect while the container runs. */
   pid?: number
+  /** The list's Status text (default: "Up 1 second" while running, else the state), e.g. "Up 2 minutes (unhealthy)". */
+  status?: string
+  /** The id of the image it runs (the list's ImageID; default none). */
+  imageId?: string
 }
 
 const nextId = (() => {
@@ -84,8 +88,8 @@ export class FakeEngine implements Engine {
 
   private summary(c: FakeContainer): ContainerSummary {
     return {
-      Id: c.id, Names: [`/${c.name}`], Image: c.image, ImageID: "", Created: 0, State: c.state,
-      Status: c.state === "running" ? "Up 1 second" : c.state, Ports: c.ports ?? [], Labels: c.labels, Mounts: c.mounts ?? [],
+      Id: c.id, Names: [`/${c.name}`], Image: c.image, ImageID: c.imageId ?? "", Created: 0, State: c.state,
+      Status: c.status ?? (c.state === "running" ? "Up 1 second" : c.state), Ports: c.ports ?? [], Labels: c.labels, Mounts: c.mounts ?? [],
     }
   }
 

@@ -1,6 +1,14 @@
 import { afterEach, expect, test } from "bun:test"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Repos } from "#lib/backups/repos.ts"
 import { engineError, type Engine } from "#lib/engine/client.ts"
+import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
+import type { Cve, Severity } from "#lib/images/scanner.ts"
+import type { UpdateOutcome, Verdict } from "#lib/updates/records.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
+import { FakeCompose, stackApp, twoServices } from "../../support/compose.ts"
+import { FakeEngine } from "../../support/fake-engine.ts"
 
 let t: TestApp
 afterEach(() => t.close())
@@ -71,4 +79,113 @@ test("the dashboard says the engine's place in a swarm", async () => {
   t = await testApp()
   t.engine.swarm.seed(1)
   expect((await (await t.call("GET", "/api/dashboard")).json()).swarm).toMatchObject({ active: true, role: "manager", nodes: 2 })
+})
+
+const cve = (id: string, severity: Severity): Cve => ({ id, package: "libfoo", installed: "1.0", fixed: null, severity, title: null, link: null })
+const outcome = (stack: string, verdict: Verdict): UpdateOutcome => ({
+  stack, action: "update", trigger: "policy", verdict, reason: verdict === "updated" ? null : "web exited with code 1", fix: null, version: 1, images: [], watch: 30,
+  decided_early: true, started_at: "2026-11-27T10:00:00.000Z", finished_at: "2026-11-27T10:01:00.000Z", duration_ms: 60_000,
+})
+
+test("health: stacks by health with failed updates first, updates and CVEs of the images here, nodes, swarm services below their replicas, overdue backups; ok only when none", async () => {
+  let clock = Date.parse("2026-11-27T12:00:00Z")
+  const engine = new FakeEngine()
+  const compose = new FakeCompose(engine)
+  const report = { scanner: "trivy" as const, version: "0.50", via: "binary" as const, vulnerabilities: [cve("CVE-1", "critical"), cve("CVE-2", "high"), cve("CVE-3", "high"), cve("CVE-4", "low")] }
+  t = { ...(await testApp({ engine, compose, now: () => clock, scanner: { scan: async () => report } })), engine }
+  for (const name of ["good", "half", "sick", "failing"]) expect((await t.call("POST", "/api/stacks", { name, content: twoServices })).status).toBe(201)
+  const containerOf = (stack: string, service: string) => [...engine.containers.values()].find((c) => c.labels[STACK_LABEL] === stack && c.labels[SERVICE_LABEL] === service)!
+  containerOf("half", "db").state = "exited"
+  containerOf("sick", "web").status = "Up 3 minutes (unhealthy)"
+  await t.ctx.updateRecords.addHistory("good", outcome("good", "updated"))
+  await t.ctx.updateRecords.addHistory("failing", outcome("failing", "rolled_back"))
+  engine.addContainer({ name: "other-app-1", state: "exited", labels: { [STACK_LABEL]: "other", [SERVICE_LABEL]: "app" } })
+
+  // app:1 has an update (its newer image is not here) and a scan with 1 critical and 2 high; old:1's update record is past: the newer image was pulled.
+  const app = engine.addImage(["registry.test/app:1"])
+  containerOf("good", "web").imageId = app.Id
+  engine.addImage(["registry.test/old:1"], { Id: "sha256:" + "b".repeat(64) })
+  engine.addImage(["registry.test/old:2"], { RepoDigests: ["registry.test/old@sha256:new"] })
+  const record = (ref: string, image: string, remote: string) => ({ ref, image, local_digests: ["sha256:local"], remote_digest: remote, update_available: true, checked_at: "2026-11-27T11:00:00.000Z", error: null })
+  writeFileSync(join(t.dataDir, "updates.json"), JSON.stringify({ images: { a: record("registry.test/app:1", app.Id, "sha256:newer"), b: record("registry.test/old:1", "sha256:" + "b".repeat(64), "sha256:new") }, stacks: {} }))
+  expect((await t.call("POST", `/api/images/${app.Id}/scan`)).status).toBe(202)
+  await t.ctx.scans.idle()
+
+  const online = await t.ctx.nodes.register({ server_id: "s1", name: "node-a", url: "http://10.0.0.2:8080" })
+  await t.ctx.nodes.settle(online.node, { status: "online", error: null })
+  const offline = await t.ctx.nodes.register({ server_id: "s2", name: "node-b", url: "http://10.0.0.3:8080" })
+  await t.ctx.nodes.settle(offline.node, { status: "offline", error: "connection refused" })
+
+  engine.swarm.seed(1)
+  const web = engine.swarm.addService({ name: "edge_web", replicas: 2, labels: { "com.docker.stack.namespace": "edge" } })
+  engine.swarm.addService({ name: "edge_db", labels: { "com.docker.stack.namespace": "edge" } })
+  ;[...engine.swarm.tasks.values()].find((task) => task.ServiceID === web.ID)!.Status.State = "starting"
+
+  await new Repos(t.dataDir).add({ name: "nightly", repository: "/nowhere", password: "pw", schedule: "1h", stacks: ["good"] })
+  clock += 30 * 60_000
+  const early = (await (await t.call("GET", "/api/dashboard")).json()).health
+  expect(early.backups.overdue).toEqual([])
+  // Due an hour after the service started, and late an hour (the grace) after that.
+  clock += 2 * 3_600_000
+
+  const { health } = await (await t.call("GET", "/api/dashboard")).json()
+  expect(health.stacks.counts).toEqual({ running: 2, degraded: 2, stopped: 1, failed_update: 1 })
+  expect(health.stacks.items.map((s: any) => [s.name, s.health, s.reason])).toEqual([
+    ["failing", "running", null],
+    ["half", "degraded", "1 of 2 containers running"],
+    ["sick", "degraded", "unhealthy: web"],
+    ["other", "stopped", "1 container stopped"],
+    ["good", "running", null],
+  ])
+  expect(health.stacks.items[0].failed_update).toEqual({ verdict: "rolled_back", reason: "web exited with code 1", finished_at: "2026-11-27T10:01:00.000Z" })
+  expect(health.stacks.items.find((s: any) => s.name === "other").managed).toBe(false)
+  expect(health.updates).toEqual([{ ref: "registry.test/app:1", image: app.Id, stacks: ["good"], checked_at: "2026-11-27T11:00:00.000Z" }])
+  expect(health.cves).toEqual([{ image: app.Id, ref: "registry.test/app:1", critical: 1, high: 2, scanned_at: expect.any(String), stacks: ["good"] }])
+  expect(health.nodes).toMatchObject({ total: 2, online: 1, items: [{ name: "node-a", status: "online" }, { name: "node-b", status: "offline", error: "connection refused" }] })
+  expect(health.swarm).toEqual({ manager: true, services: 2, below: [{ id: web.ID, name: "edge_web", stack: "edge", desired: 2, running: 1 }] })
+  expect(health.backups.overdue).toEqual([{ repository: "nightly", stack: "good", schedule: "1h", last_success: null, due: "2026-11-27T13:00:00.000Z", failures: 0 }])
+  expect(health.errors).toEqual([])
+  expect(health.ok).toBe(false)
+})
+
+test("health: a server with nothing on it is fine", async () => {
+  t = await testApp()
+  const { health } = await (await t.call("GET", "/api/dashboard")).json()
+  expect(health).toMatchObject({ ok: true, stacks: { counts: { running: 0, degraded: 0, stopped: 0, failed_update: 0 }, items: [] }, updates: [], cves: [], nodes: { total: 0, online: 0, items: [] }, swarm: { manager: false, services: 0, below: [] }, backups: { overdue: [] }, errors: [] })
+})
+
+test("health: a caller who sees some stacks sees only theirs", async () => {
+  t = { ...(await stackApp()) }
+  for (const name of ["mine", "theirs"]) await t.call("POST", "/api/stacks", { name, content: twoServices })
+  const { overview } = await import("#lib/overview/overview.ts")
+  const { health } = await overview(t.ctx, ["mine"])
+  expect(health.stacks.items.map((s) => s.name)).toEqual(["mine"])
+  expect(health.stacks.counts.running).toBe(1)
+})
+
+test("health: a part that fails is named with its error, and the rest is answered", async () => {
+  t = await testApp()
+  t.ctx.nodes.list = async () => {
+    throw new Error("nodes.json: unexpected end of JSON input")
+  }
+  const res = await t.call("GET", "/api/dashboard")
+  expect(res.status).toBe(200)
+  const { health, container_states } = await res.json()
+  expect(health.errors).toEqual([{ part: "nodes", message: "nodes.json: unexpected end of JSON input" }])
+  expect(health.ok).toBe(false)
+  expect(container_states.total).toBe(0)
+})
+
+test("health: the host's hour from the stats sampler, and the data directory's disk", async () => {
+  t = await testApp({}, { SVC_STATS_INTERVAL: "1" })
+  t.engine.addContainer({ name: "busy" })
+  await t.ctx.stats.round()
+  await t.ctx.stats.round()
+  const { host } = (await (await t.call("GET", "/api/dashboard")).json()).health
+  expect(host).toMatchObject({ cpus: expect.any(Number), memory_bytes: expect.any(Number), cpu_percent: expect.any(Number), used_memory_bytes: expect.any(Number) })
+  expect(host.history.time).toHaveLength(2)
+  expect(host.history.cpu_percent).toHaveLength(2)
+  expect(host.disk.path).toBe(t.dataDir)
+  expect(host.disk.used_bytes).toBeGreaterThan(0)
+  expect(host.history.disk_used_bytes.every((d: number) => d > 0)).toBe(true)
 })

@@ -47,6 +47,33 @@ test("a round: CPU % from the sampler's own successive readings, memory, rates, 
   expect(sampler.historyOf("stack", "shop").cpu_percent).toEqual([0, 150])
 })
 
+test("with history, the host's hour: the containers' share of all its cores and their memory each round, and the data directory's disk space", async () => {
+  const engine = new FakeEngine()
+  let now = T0
+  const sampler = new StatsSampler(engine, { interval: 5, history: true, now: () => now, disk: import.meta.dir })
+  engine.addContainer({ name: "web", labels: shop("web"), stats: series(T0, 1, 3) })
+  engine.addContainer({ name: "tool", stats: series(T0, 0.5, 3) })
+  for (let i = 0; i < 3; i++, now += 5000) await sampler.round()
+  const h = sampler.hostHistory()
+  expect(h.time).toEqual([T0, T0 + 5000, T0 + 10_000])
+  // one core and half a core of two: 75 % of the host; nothing in the first round (no CPU figure yet)
+  expect(h.cpu_percent).toEqual([0, 75, 75])
+  expect(h.memory_bytes.every((m) => m! > 0)).toBe(true)
+  const disk = (await sampler.disk())!
+  expect(disk.path).toBe(import.meta.dir)
+  expect(disk.used_bytes).toBeGreaterThan(0)
+  expect(disk.total_bytes).toBeGreaterThanOrEqual(disk.used_bytes)
+  expect(h.disk_used_bytes.every((d) => d! > 0)).toBe(true)
+  // An hour later with no round, the hour is empty.
+  now += 3_600_000
+  expect(sampler.hostHistory().time).toEqual([])
+  // Without history, no hour is kept; the disk is read when asked.
+  const bare = new StatsSampler(engine, { interval: 5, history: false, now: () => now, disk: import.meta.dir })
+  await bare.round()
+  expect(bare.hostHistory().time).toEqual([])
+  expect((await bare.disk())?.used_bytes).toBeGreaterThan(0)
+})
+
 test("a container that stops leaves the next round and its previous reading is dropped", async () => {
   const { engine, sampler, advance } = setup()
   const web = engine.addContainer({ name: "web", stats: series(T0, 1, 4) })
