@@ -10,7 +10,7 @@ import { join, posix } from "node:path"
 import { serverId } from "../data/identity.ts"
 import { conflict, HttpError } from "../http/http-error.ts"
 import { lastLine, mustGit, protocolOf, runGit, type GitRun } from "./run.ts"
-import type { GitSource } from "./source.ts"
+import { credentials, type GitSource } from "./source.ts"
 
 export interface WriteBack {
   /** The new compose file, when it changed. */
@@ -32,7 +32,7 @@ export async function pushChange(source: GitSource, change: WriteBack, opts: { d
   const run: GitRun = {
     cwd: dir,
     protocol: protocolOf(source.url),
-    token: source.token,
+    ...credentials(source),
     signal: opts.signal,
     env: { GIT_INDEX_FILE: join(dir, "push-index"), ...Object.fromEntries(["AUTHOR", "COMMITTER"].flatMap((who) => Object.entries(person).map(([k, v]) => [`GIT_${who}_${k}`, v]))) },
   }

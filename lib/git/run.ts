@@ -42,7 +42,7 @@ export interface SshAuth {
   /** known_hosts lines for the server; empty: the first key seen is accepted and handed to `learned`. */
   knownHosts: string
   /** Called with the known hosts ssh wrote when it accepted a new key. */
-  learned?: (knownHosts: string) => void
+  learned?: (knownHosts: string) => void | Promise<void>
 }
 
 export interface GitResult {
@@ -138,7 +138,7 @@ export async function runGit(args: string[], run: GitRun): Promise<GitResult> {
     if (stopped === "aborted") throw new HttpError(503, "git_aborted", `git ${args[0]} was stopped: its caller went away`)
     if (ssh && sshDir && !ssh.knownHosts.trim()) {
       const learned = readFileSync(join(sshDir, "known_hosts"), "utf8")
-      if (learned.trim()) ssh.learned?.(learned)
+      if (learned.trim()) await ssh.learned?.(learned)
     }
     return { code, stdout, stderr }
   } finally {

@@ -16,6 +16,8 @@ export const gitStatusSchema = v.object({
   remote_head: v.nullable(v.string()),
   remote_error: v.nullable(v.string()),
   differ: v.boolean(),
+  /** The commit the schedule does not try again (its last sync refused it or rolled it back, and the branch is still there); null otherwise. */
+  schedule_held: v.nullable(v.string()),
 })
 
 export const attachedSchema = v.object({

@@ -1,14 +1,15 @@
 // A stack's git source, kept in its records (`<data>/records/<name>/git.json`, 0600, so it goes when
 // the stack goes and never reaches its folder, its versions or its export): the repository, the ref,
-// the compose file's path, push on or off, the token and the webhook's secret, and what the last sync
-// did. Its public view carries neither secret.
+// the compose file's path, push on or off, the credentials (a token, or an ssh private key with the
+// server's known hosts) and the webhook's secret, and what the last sync did. Its public view carries
+// no secret: whether a token or a key is kept, and the known hosts (public keys).
 import { randomBytes } from "node:crypto"
 import { existsSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import * as v from "valibot"
 import { readJson, writeJson } from "../data/datadir.ts"
 import { HttpError } from "../http/http-error.ts"
-import { protocolOf } from "./run.ts"
+import { protocolOf, type SshAuth } from "./run.ts"
 import { composePath } from "./tree.ts"
 
 const FILE = "git.json"
@@ -31,6 +32,10 @@ export interface GitSource {
   schedule: string | null
   /** A token sent as HTTP basic authentication; a secret. */
   token?: string
+  /** An ssh private key (ssh URLs); a secret. */
+  ssh_key?: string
+  /** The ssh server's keys (known_hosts lines): given, or the first one seen, kept (lib/git/run.ts). */
+  known_hosts?: string
   /** The secret webhooks are signed with. */
   webhook_secret: string
   /** The commit the stack's current deployment came from. */
@@ -46,6 +51,10 @@ export const gitInputSchema = v.object({
   schedule: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200))), null),
   /** null or absent keeps the stored token; "" removes it. */
   token: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4096)))),
+  /** An ssh private key for an ssh URL (OpenSSH or PEM text); null or absent keeps the stored one, "" removes it. */
+  ssh_key: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(16384), v.check((k) => k === "" || /^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----\r?\n[\s\S]+-----END [A-Z0-9 ]*PRIVATE KEY-----\s*$/.test(k), "an ssh private key (-----BEGIN ... PRIVATE KEY----- ... -----END ... PRIVATE KEY-----)")))),
+  /** The ssh server's known_hosts lines; absent keeps the stored ones, "" forgets them (the next key seen is accepted and kept). */
+  known_hosts: v.optional(v.pipe(v.string(), v.maxLength(65536), v.check((k) => !/[\0]/.test(k), "known_hosts lines"))),
   /** Absent keeps the stored secret (a new source gets a random one). */
   webhook_secret: v.optional(v.pipe(v.string(), v.minLength(16), v.maxLength(256))),
 })
@@ -60,6 +69,8 @@ export const publicSourceSchema = v.object({
   push: v.boolean(),
   schedule: v.nullable(v.string()),
   has_token: v.boolean(),
+  has_ssh_key: v.boolean(),
+  known_hosts: v.nullable(v.string()),
   deployed_commit: v.nullable(v.string()),
   last_sync: v.nullable(lastSyncSchema),
 })
@@ -72,6 +83,8 @@ export const publicSource = (s: GitSource): v.InferOutput<typeof publicSourceSch
   push: s.push,
   schedule: s.schedule ?? null,
   has_token: !!s.token,
+  has_ssh_key: !!s.ssh_key,
+  known_hosts: s.known_hosts || null,
   deployed_commit: s.deployed_commit,
   last_sync: s.last_sync,
 })
@@ -83,6 +96,8 @@ export function sourceFrom(input: GitInput, before?: GitSource): GitSource {
     throw new HttpError(400, "invalid_git_url", "the repository URL must not carry a user or password: give the token as `token`")
   composePath(input.path)
   const token = input.token === "" ? undefined : (input.token ?? before?.token)
+  const sshKey = input.ssh_key === "" ? undefined : (input.ssh_key ?? before?.ssh_key)
+  const knownHosts = input.known_hosts ?? (before?.url === input.url ? before.known_hosts : undefined)
   return {
     url: input.url,
     ref: input.ref,
@@ -90,11 +105,19 @@ export function sourceFrom(input: GitInput, before?: GitSource): GitSource {
     push: input.push,
     schedule: input.schedule?.trim() || null,
     ...(token ? { token } : {}),
+    ...(sshKey ? { ssh_key: sshKey } : {}),
+    ...(knownHosts?.trim() ? { known_hosts: knownHosts } : {}),
     webhook_secret: input.webhook_secret ?? before?.webhook_secret ?? randomBytes(24).toString("hex"),
     deployed_commit: before?.url === input.url && before.path === input.path ? before.deployed_commit : null,
     last_sync: before?.last_sync ?? null,
   }
 }
+
+/** What git needs to reach the source's repository; `learned` keeps a host key ssh accepted for the first time. */
+export const credentials = (s: GitSource, learned?: SshAuth["learned"]): { token?: string; ssh: SshAuth } => ({
+  token: s.token,
+  ssh: { key: s.ssh_key, knownHosts: s.known_hosts ?? "", learned },
+})
 
 export const hasSource = (records: string) => existsSync(join(records, FILE))
 

@@ -4,14 +4,19 @@
 // with `watch`, watched through the update guard (rollback, verdict, notification). A stack whose
 // containers a person stopped is not started: the sync records what it found and leaves it stopped.
 // A commit refused (the store's guards, a symlink, a file over the cap) is not applied; the refusal
-// is the verdict. Each sync publishes one `git` event; no event, answer or error carries the token.
+// is the verdict, and a scheduled sync does not fetch that commit again: it asks the remote's head
+// (ls-remote) and waits until the branch moves. Each sync publishes one `git` event; no event,
+// answer or error carries a token or a key.
 import { setTimeout as pause } from "node:timers/promises"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import { conflict, HttpError, notFound } from "../http/http-error.ts"
 import { checkWebhook } from "../git/webhook.ts"
-import { publicSource, readSource, removeSource, sourceFrom, writeSource, type GitInput, type GitSource, type LastSync } from "../git/source.ts"
-import { fetchTree, remoteHead, type TreeLimits } from "../git/tree.ts"
+import { credentials, publicSource, readSource, removeSource, sourceFrom, writeSource, type GitInput, type GitSource, type LastSync } from "../git/source.ts"
+import { fetchTree, refusedCommit, remoteHead, type TreeLimits } from "../git/tree.ts"
+import type { EnvInput } from "../stacks/env.ts"
+import type { OrchestratorName } from "../stacks/orchestrator.ts"
+import { stackView } from "../stacks/state.ts"
 import { projectContainers } from "../stacks/state.ts"
 import type { Stacks } from "../stacks/store.ts"
 import { checkSchedule, nextDue } from "../updates/records.ts"
@@ -45,6 +50,15 @@ export interface SyncOutcome extends LastSync {
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
+/** Verdicts a scheduled sync does not try again for the same commit. */
+const TRIED = ["refused", "rolled_back", "rollback_failed"]
+
+/** What a new stack's first deploy takes besides the repository's files. */
+export interface FirstDeploy {
+  env?: EnvInput
+  orchestrator?: OrchestratorName
+}
+
 export class GitVerbs {
   private syncing = new Map<string, Promise<SyncOutcome>>()
   /** When each stack's schedule last ran (ms), counted from the service's start. */
@@ -59,11 +73,13 @@ export class GitVerbs {
     let remote_head: string | null = null
     let remote_error: string | null = null
     try {
-      remote_head = await remoteHead({ url: source.url, ref: source.ref, token: source.token, signal })
+      remote_head = await remoteHead({ url: source.url, ref: source.ref, ...this.credentials(name, source), signal })
     } catch (err) {
       remote_error = message(err)
     }
-    return { ...publicSource(source), remote_head, remote_error, differ: remote_head !== null && remote_head !== source.deployed_commit }
+    const last = source.last_sync
+    const held = source.schedule && last?.commit && TRIED.includes(last.verdict) && last.commit === remote_head ? last.commit : null
+    return { ...publicSource(source), remote_head, remote_error, differ: remote_head !== null && remote_head !== source.deployed_commit, schedule_held: held }
   }
 
   /** What the stack list shows of a stack's source: its repository, ref and last verdict; null without one. */
@@ -74,20 +90,24 @@ export class GitVerbs {
 
   /**
    * Attaches a git source to stack `name` (or changes it), then syncs; a stack not here yet is created
-   * from the repository, and one here without git is taken only with `attach` (else 409 `stack_exists`). Answers the source without its secrets, the webhook secret when it is new
-   * (shown once), and the sync.
+   * from the repository (with `first`: its environment and orchestrator), and one here without git is
+   * taken only with `attach` (else 409 `stack_exists`); with `create` (a deploy of a new stack) any
+   * stack here is. Answers the source without its secrets, the webhook secret when it is new (shown
+   * once), and the sync.
    */
-  async attach(name: string, input: GitInput, opts: Omit<SyncOptions, "trigger"> & { attach?: boolean }) {
+  async attach(name: string, input: GitInput, opts: Omit<SyncOptions, "trigger"> & { attach?: boolean; create?: boolean; first?: FirstDeploy }) {
     const records = this.o.stacks.records(name)
     const before = this.o.stacks.has(name) ? await readSource(records) : undefined
-    if (this.o.stacks.has(name) && !before && !opts.attach)
-      throw conflict(`a stack named ${name} already runs here without git: its compose file and files would be replaced by the repository's; ask with attach: true to put it under git`, "stack_exists")
+    if (this.o.stacks.has(name) && (!before || opts.create) && !opts.attach)
+      throw conflict(`a stack named ${name} already runs here${before ? ` from ${before.url}` : " without git"}: its compose file and files would be replaced by the repository's; ask with attach: true to put it under this repository`, "stack_exists")
+    if (this.o.stacks.has(name) && (opts.first?.env || opts.first?.orchestrator))
+      throw new HttpError(400, "stack_exists", `${name} runs here already: its environment is changed with PUT /api/stacks/${name}/env, and its orchestrator stays its own`)
     if (input.schedule) checkSchedule(input.schedule)
     const source = sourceFrom(input, before)
     const created = !this.o.stacks.has(name)
     if (created) {
       // The first deploy writes the stack's records; the source follows only when it succeeded.
-      const outcome = await this.fetchAndDeploy(name, source, { ...opts, trigger: "api" })
+      const outcome = await this.fetchAndDeploy(name, source, { ...opts, trigger: "api" }, opts.first)
       if (outcome.verdict !== "applied") throw new HttpError(outcome.verdict === "refused" ? 400 : 502, "git_sync_failed", `${name} was not created from ${source.url}: ${outcome.error}`)
       writeSource(records, { ...source, deployed_commit: outcome.commit, last_sync: this.last(outcome) })
     } else writeSource(records, source)
@@ -95,6 +115,12 @@ export class GitVerbs {
     const sync = created ? undefined : await this.sync(name, { ...opts, trigger: "api" })
     const now = (await readSource(records))!
     return { created, source: publicSource(now), ...(before?.webhook_secret === now.webhook_secret ? {} : { webhook_secret: now.webhook_secret }), sync: sync ?? null }
+  }
+
+  /** A deploy from git (`POST /api/stacks` with `git`): `attach` with `create`; the stack as the deploy answers it, and what attaching answered as `git`. */
+  async deploy(name: string, input: GitInput, opts: Omit<SyncOptions, "trigger"> & { attach?: boolean; first?: FirstDeploy }) {
+    const git = await this.attach(name, input, { ...opts, create: true })
+    return { created: git.created, stack: { ...(await stackView(this.o.stacks, this.o.engine, name)), git } }
   }
 
   /** The git source removed; the stack stays as it runs. */
@@ -149,13 +175,19 @@ export class GitVerbs {
 
   private async runSync(name: string, opts: SyncOptions): Promise<SyncOutcome> {
     const source = await this.source(name)
+    const last = source.last_sync
+    if (opts.trigger === "schedule" && last?.commit && TRIED.includes(last.verdict)) {
+      // The commit found refused or rolled back is not fetched again while the branch stays there.
+      const head = await remoteHead({ url: source.url, ref: source.ref, ...this.credentials(name, source), signal: opts.signal }).catch(() => undefined)
+      if (head === last.commit) return { ...last, trigger: "schedule", version: this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null }
+    }
     const outcome = await this.fetchAndDeploy(name, source, opts)
     const now = (await readSource(this.o.stacks.records(name))) ?? source
     writeSource(this.o.stacks.records(name), { ...now, deployed_commit: outcome.verdict === "applied" ? outcome.commit : now.deployed_commit, last_sync: this.last(outcome) })
     return outcome
   }
 
-  private async fetchAndDeploy(name: string, source: GitSource, opts: SyncOptions): Promise<SyncOutcome> {
+  private async fetchAndDeploy(name: string, source: GitSource, opts: SyncOptions, first?: FirstDeploy): Promise<SyncOutcome> {
     const time = new Date().toISOString()
     const done = (verdict: string, commit: string | null, error: string | null, version: number | null): SyncOutcome => {
       const outcome = { time, trigger: opts.trigger, commit, verdict, error, version }
@@ -166,17 +198,15 @@ export class GitVerbs {
     const current = async () => (this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null)
     let fetched
     try {
-      fetched = await fetchTree({ url: source.url, ref: source.ref, path: source.path, token: source.token, limits: this.o.limits, signal: opts.signal })
+      fetched = await fetchTree({ url: source.url, ref: source.ref, path: source.path, ...this.credentials(name, source), limits: this.o.limits, signal: opts.signal })
     } catch (err) {
-      return done(err instanceof HttpError && err.status < 500 ? "refused" : "failed", null, message(err), await current())
+      return done(err instanceof HttpError && err.status < 500 ? "refused" : "failed", refusedCommit(err), message(err), await current())
     }
     const { commit } = fetched
     if (commit === source.deployed_commit) return done("unchanged", commit, null, await current())
-    const tried = source.last_sync?.commit === commit && ["refused", "rolled_back", "rollback_failed"].includes(source.last_sync.verdict)
-    if (opts.trigger === "schedule" && tried) return done(source.last_sync!.verdict, commit, source.last_sync!.error, await current())
     if (await this.stopped(name)) return done("stopped", commit, `${name}'s containers are stopped: the commit is not deployed and the stack stays stopped; start it and sync again`, await current())
     try {
-      const { stack } = await this.o.verbs.deploy(name, fetched.compose, { files: fetched.files, commit, watch: opts.watch, signal: opts.signal })
+      const { stack } = await this.o.verbs.deploy(name, fetched.compose, { ...first, files: fetched.files, commit, watch: opts.watch, signal: opts.signal })
       const verdict = !stack.update || stack.update.verdict === "updated" || stack.update.verdict === "unchanged" ? "applied" : stack.update.verdict
       return done(verdict, commit, stack.update?.reason ?? null, await current())
     } catch (err) {
@@ -193,6 +223,14 @@ export class GitVerbs {
 
   private last(o: SyncOutcome): LastSync {
     return { time: o.time, commit: o.commit, verdict: o.verdict, error: o.error }
+  }
+
+  /** The source's credentials; a host key ssh accepted for the first time is kept with the source. */
+  private credentials(name: string, source: GitSource) {
+    return credentials(source, (known_hosts) => {
+      const records = this.o.stacks.records(name)
+      return readSource(records).then((now) => void (now && !now.known_hosts && writeSource(records, { ...now, known_hosts })))
+    })
   }
 
   private async source(name: string): Promise<GitSource> {
