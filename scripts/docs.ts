@@ -7,7 +7,7 @@
 // tests/lib/docs.test.ts fails when a page differs from what this writes, and checks the hand-written
 // answers: a ```json block after `<!-- response: METHOD PATH [STATUS] [FIELD[]] -->` (FIELD[]: the
 // block is one item of that array field), and the `# {...}` lines under a curl call, against the
-// route's response schema, where they are whole JSON.
+// route's response schema; an answer elided with `…` is checked on the parts it shows.
 import { join } from "node:path"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as v from "valibot"
@@ -126,8 +126,8 @@ export interface Example {
   text: string
 }
 
-/** The JSON value at the start of `text` (a status may come first), or undefined when it is not whole JSON. */
-function leadingJson(text: string): { status?: number; json: unknown } | undefined {
+/** The JSON value at the start of `text` (a status may come first), its elisions taken out when it has some; undefined when there is none. */
+function leadingJson(text: string): { status?: number; json: unknown; elided: boolean } | undefined {
   const m = /^\s*(?:(\d{3})\s+)?([[{])/.exec(text)
   if (!m) return undefined
   const start = m.index + m[0].length - 1
@@ -142,15 +142,77 @@ function leadingJson(text: string): { status?: number; json: unknown } | undefin
     else if (c === "{" || c === "[") depth++
     else if (c === "}" || c === "]") {
       if (--depth === 0) {
-        try {
-          return { status: m[1] ? Number(m[1]) : undefined, json: JSON.parse(text.slice(start, i + 1)) }
-        } catch {
-          return undefined
-        }
+        const status = m[1] ? Number(m[1]) : undefined
+        const whole = parsed(text.slice(start, i + 1))
+        if (whole) return { status, json: whole.json, elided: false }
+        const json = withoutElisions(text.slice(start, i + 1))
+        return json === undefined ? undefined : { status, json, elided: true }
       }
     }
   }
   return undefined
+}
+
+const ELIDED = "\ue001elided"
+const GAP = "\ue000"
+
+/** JSON with `…` (or `...`) outside its strings: an elided value becomes ELIDED, an elided member or item goes; undefined when it still does not parse. */
+function withoutElisions(src: string): unknown {
+  let out = ""
+  let inString = false
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!
+    if (inString) {
+      out += c
+      if (c === "\\") out += src[++i] ?? ""
+      else if (c === '"') inString = false
+    } else if (c === '"') {
+      inString = true
+      out += c
+    } else if (c === "…" || src.startsWith("...", i)) {
+      out += GAP
+      if (c !== "…") i += 2
+    } else out += c
+  }
+  const json = out
+    .replace(new RegExp(`:\\s*${GAP}`, "g"), `: "${ELIDED}"`)
+    .replaceAll(GAP, "")
+    .replace(/,(\s*,)+/g, ",")
+    .replace(/([[{])\s*,/g, "$1")
+    .replace(/,\s*([\]}])/g, "$1")
+  return parsed(json)?.json
+}
+
+const isType = (type: string, value: unknown) =>
+  type === "null" ? value === null
+  : type === "array" ? Array.isArray(value)
+  : type === "object" ? typeof value === "object" && value !== null && !Array.isArray(value)
+  : type === "integer" ? Number.isInteger(value)
+  : typeof value === type
+
+/** What does not fit a JSON Schema in a value some of whose parts were left out: the parts shown are checked, the missing ones are not asked for. */
+function shownParts(schema: Json | undefined, value: unknown, path: string, out: string[]): void {
+  if (!schema || value === ELIDED || schema.$ref) return
+  const options = (schema.anyOf ?? schema.oneOf) as Json[] | undefined
+  if (options) {
+    if (!options.some((o) => { const none: string[] = []; shownParts(o, value, path, none); return !none.length })) out.push(`${path || "(root)"}: fits none of its types`)
+    return
+  }
+  if ("const" in schema && schema.const !== value) out.push(`${path || "(root)"}: ${JSON.stringify(value)}, declared ${JSON.stringify(schema.const)}`)
+  if (schema.enum && !(schema.enum as unknown[]).includes(value)) out.push(`${path || "(root)"}: ${JSON.stringify(value)} is not one of ${(schema.enum as unknown[]).join(", ")}`)
+  const types = ([] as string[]).concat(schema.type ?? [])
+  if (types.length && !types.some((t) => isType(t, value))) return void out.push(`${path || "(root)"}: ${JSON.stringify(value)} is not ${types.join(" or ")}`)
+  if (Array.isArray(value)) value.forEach((item, i) => shownParts(schema.items, item, `${path}[${i}]`, out))
+  else if (value && typeof value === "object")
+    for (const [key, field] of Object.entries(value)) shownParts(schema.properties?.[key] ?? (typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined), field, path ? `${path}.${key}` : key, out)
+}
+
+let document: Json | undefined
+/** The JSON Schema of a route's answer with that status, from /openapi. */
+function answerSchema(row: (typeof routes)[number], status: number): Json | undefined {
+  const key = routeOf(row.file).path.replace(/:([^/]+)/g, "{$1}")
+  const op = (document ??= apiDocument()).paths[key]?.[row.method === "WS" ? "get" : row.method.toLowerCase()] as Json | undefined
+  return op?.responses?.[String(status)]?.content?.["application/json"]?.schema
 }
 
 /** The method and path a curl call asks for; undefined for a call piped into another program (its answer is not shown whole). */
@@ -228,13 +290,20 @@ export type Verdict = { checked: true; why?: string } | { checked: false; why: s
 /** Whether an example fits its route's response schema; `checked: false` when it cannot be told (not whole JSON, no route, no schema). */
 export function check(ex: Example): Verdict {
   const lead = ex.marked ? parsed(ex.text) : leadingJson(ex.text)
-  if (!lead) return ex.marked ? { checked: true, why: "the block is not JSON" } : { checked: false, why: "not whole JSON (elided with …)" }
+  if (!lead) return ex.marked ? { checked: true, why: "the block is not JSON" } : { checked: false, why: "not JSON, even with its elisions taken out" }
   const row = routeFor(ex.method, ex.path)
   if (!row) return ex.marked ? { checked: true, why: `no route ${ex.method} ${ex.path}` } : { checked: false, why: "no route" }
   const responses = (row.mod as { response?: Responses }).response
   if (!responses) return { checked: false, why: `${ex.method} ${ex.path} declares no response` }
   const status = ex.status ?? lead.status ?? statusesOf(responses)[0]![0]
   const body = bodyFor(responses, status)
+  if ("elided" in lead && lead.elided) {
+    const schema = answerSchema(row, status)
+    if (!schema) return { checked: false, why: `no JSON schema for ${status}` }
+    const wrong: string[] = []
+    shownParts(schema, lead.json, "", wrong)
+    return { checked: true, why: wrong.length ? wrong.slice(0, 5).join("; ") : undefined }
+  }
   if (isStream(body)) {
     if (!body.message) return { checked: false, why: "a stream without a message schema" }
     const r = v.safeParse(body.message as v.GenericSchema, lead.json)
