@@ -1,12 +1,15 @@
 // The docs cannot drift from the code: the blocks scripts/docs.ts writes (the configuration tables
 // from lib/service/variables.ts, the route reference from /openapi) are what it would write now,
 // every variable the code reads is in the table, the hand-written answers fit their routes' response
-// schemas, every link between the pages resolves, and the README stays a short front page.
+// schemas, every route a page names exists, every link between the pages resolves, and the README
+// stays a short front page.
 import { describe, expect, test } from "bun:test"
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, normalize } from "node:path"
 import { check, docFiles, examples, render, root } from "../../scripts/docs.ts"
 import { VARIABLES } from "#lib/service/variables.ts"
+import { routeOf } from "#lib/http/manifest.ts"
+import { routes } from "../../routes.gen.ts"
 
 const read = (file: string) => readFileSync(join(root, file), "utf8")
 const pages = docFiles()
@@ -108,6 +111,23 @@ describe("hand-written answers", () => {
     expect(found.map((ex) => ex.path)).toEqual(["/api/stacks/shop/env", "/api/stacks/shop"])
     expect(check(found[0]!)).toEqual({ checked: true, why: undefined })
     expect(check(found[1]!)).toEqual({ checked: true, why: 'managed: "yes" is not boolean' })
+  })
+})
+
+describe("routes named in the pages", () => {
+  const patterns = routes.map((r) => ({ method: r.method as string, path: new RegExp(`^${routeOf(r.file).path.replace(/:[^/]+/g, "[^/]+").replace("*", ".*")}$`) }))
+  const exists = (method: string, path: string) =>
+    ["/openapi", "/mcp"].includes(path) ||
+    patterns.some((p) => (p.method === method || p.method === "ALL" || method === "any" || (p.method === "WS" && method === "GET")) && p.path.test(path))
+
+  test.each(pages)("every route %s names (`GET /api/...`, a table's method and path) exists", (file) => {
+    const unknown: string[] = []
+    for (const m of read(file).matchAll(/(?:\| (GET|POST|PUT|PATCH|DELETE|WS|any) \| `|`(GET|POST|PUT|PATCH|DELETE) |\b(GET|POST|PUT|PATCH|DELETE) `)(\/(?:api|metrics|openapi|mcp)[^\s`)|]*)/g)) {
+      const method = (m[1] ?? m[2] ?? m[3])!
+      const path = m[4]!.split("?")[0]!.replace(/\{[^}]+\}/g, "x").replace(/\/$/, "")
+      if (!exists(method, path)) unknown.push(`${method} ${m[4]}`)
+    }
+    expect(unknown).toEqual([])
   })
 })
 
