@@ -109,7 +109,7 @@ export function gitEnv(run: Pick<GitRun, "protocol" | "token">): Record<string, 
 export function sshCommand(dir: string, opts: { key: boolean; strict: boolean }): string {
   const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
   return [
-    "ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes -o IdentityAgent=none -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no",
+    "ssh -F /dev/null -o LogLevel=ERROR -o BatchMode=yes -o IdentitiesOnly=yes -o IdentityAgent=none -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no",
     "-o ForwardAgent=no -o ClearAllForwardings=yes -o PermitLocalCommand=no -o UpdateHostKeys=no -o GlobalKnownHostsFile=/dev/null",
     `-o UserKnownHostsFile=${q(join(dir, "known_hosts"))}`,
     `-o StrictHostKeyChecking=${opts.strict ? "yes" : "accept-new"}`,
@@ -153,6 +153,14 @@ export async function mustGit(args: string[], run: GitRun): Promise<Uint8Array> 
   return r.stdout
 }
 
-/** git's last error line, user parts of URLs taken out. */
+/** git's last error lines (ssh's reason before git's own; no warnings, hints or git's advice about access rights), user parts of URLs taken out. */
 export const lastLine = (text: string) =>
-  (text.trim().split("\n").pop() ?? "").replace(/\/\/[^/@\s]*@/g, "//").slice(0, 500)
+  text
+    .replace(/\n*Please make sure you have the correct access rights\nand the repository exists\.\s*$/, "")
+    .trim()
+    .split("\n")
+    .filter((l) => l.trim() && !/^(warning|hint)\b/i.test(l))
+    .slice(-2)
+    .join(" ")
+    .replace(/\/\/[^/@\s]*@/g, "//")
+    .slice(0, 500)

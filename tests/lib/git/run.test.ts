@@ -18,4 +18,5 @@ test("the environment allows the one protocol, runs no hook and asks nothing; a 
 
 test("git's last line without the user part of a URL", () => {
   expect(lastLine("warning\nfatal: unable to access 'https://user:pw@h/r.git/': 401")).toBe("fatal: unable to access 'https://h/r.git/': 401")
+  expect(lastLine("Host key verification failed.\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.\n")).toBe("Host key verification failed. fatal: Could not read from remote repository.")
 })
