@@ -1,14 +1,27 @@
 // The cluster token as a bearer credential: the token this server minted (control plane) or joined
 // with (member), kept in cluster.json under the data directory, compared in constant time.
 import { createHash, timingSafeEqual } from "node:crypto"
+import { statSync } from "node:fs"
 import { join } from "node:path"
 import { readJson } from "../data/datadir.ts"
 import { unauthorized } from "../http/http-error.ts"
 
 export const clusterFile = (dataDir: string) => join(dataDir, "cluster.json")
 
+/** The token last read, and which version of cluster.json it came from (a write replaces the file: a new inode). */
+const seen = new Map<string, { version: string; token: string | undefined }>()
+
+/** Read again only when cluster.json changed: every call from another server (each stream of an outbound node) checks it. */
 export async function clusterToken(dataDir: string): Promise<string | undefined> {
-  return (await readJson<{ token?: string }>(clusterFile(dataDir), {})).token
+  const path = clusterFile(dataDir)
+  const st = statSync(path, { throwIfNoEntry: false })
+  if (!st) return undefined
+  const version = `${st.ino}:${st.mtimeMs}:${st.size}`
+  const known = seen.get(path)
+  if (known?.version === version) return known.token
+  const token = (await readJson<{ token?: string }>(path, {})).token
+  seen.set(path, { version, token })
+  return token
 }
 
 /** Constant time in the content and, through the digests, in the length of the secret. */

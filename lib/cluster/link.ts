@@ -1,17 +1,20 @@
 // A member's end of an outbound connection (lib/cluster/tunnel.ts is the control plane's): it holds
 // the control WebSocket it opened to its control plane, the join token in the Authorization header,
 // answers heartbeats and notices a silent peer, carries out each stream it is told to open against
-// its own API, and reconnects with jittered exponential backoff. A connection replaced by another
+// its own API (in this process when it is given, so a call crosses no loopback hop), and reconnects with jittered exponential backoff. A connection replaced by another
 // of the same server_id, or closed because the node was removed, waits until it is woken (a join).
-import { CLOSE, packHeaders, unpackHeaders } from "./tunnel.ts"
+import { answerFrame, CLOSE, INLINE_MAX, packHeaders, unpackHeaders } from "./tunnel.ts"
 
 export interface LinkTarget {
   controlPlaneUrl: string
   token: string
   serverId: string
-  /** This server's own API, where streams are carried out. */
+  /** This server's own API, where streams are carried out (WebSockets always, calls without `LocalApi`). */
   local: string
 }
+
+/** This server's own API called in this process: the HTTP app's handler. */
+export type LocalApi = (req: Request) => Promise<Response>
 
 const HEARTBEAT_MS = 5_000
 /** Missed heartbeats after which the peer is taken for dead. */
@@ -29,6 +32,9 @@ export class Link {
   private waiters: (() => void)[] = []
   /** Whether the control socket is open now, why it last closed, and how often it was opened again. */
   readonly state = { connected: false, error: null as string | null, reconnects: 0 }
+
+  /** Calls are carried out through this handler, in this process, once it is given (the service gives its app's). */
+  constructor(public api?: LocalApi) {}
 
   /** Closes the connection (if any) and reads the membership again at once: after a join or a leave. */
   wake(): void {
@@ -97,7 +103,7 @@ export class Link {
         if (e.data === "pong") return
         const open = parse(String(e.data))
         // A stream that fails ends on its own: the control plane's caller sees its connection close.
-        if (open) (open.type === "socket" ? carrySocket : carry)(t, open).catch(() => {})
+        if (open) (open.type === "socket" ? carrySocket(t, open) : carry(t, open, this.api, ws)).catch(() => {})
       }
       ws.onerror = (e) => (this.state.error = (e as ErrorEvent).message ?? "connection failed")
       ws.onclose = (e) => {
@@ -134,23 +140,66 @@ function parse(text: string): Open | undefined {
 }
 
 /** Carries out one call: its body fetched from the control plane when it has one, this server's API called, the answer posted back. */
-async function carry(t: LinkTarget, open: Open): Promise<void> {
+async function carry(t: LinkTarget, open: Open, api: LocalApi | undefined, control: WebSocket): Promise<void> {
   const url = `${t.controlPlaneUrl}/api/cluster/streams/${open.id}`
   const auth = { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId }
   const req = open.body ? await fetch(url, { headers: auth, decompress: false, timeout: false } as RequestInit).catch(() => undefined) : undefined
   if (open.body && !req?.ok) return
-  const withBody = !!req?.body
-  const answer = await fetch(`${t.local}${open.path}`, {
+  const sent = req?.body ?? undefined
+  // Ends the call on this server once its answer is posted or the post fails (the caller went away).
+  const done = new AbortController()
+  const request = new Request(`${t.local}${open.path}`, {
     method: open.method ?? "GET",
     headers: unpackHeaders(open.headers ?? null),
-    body: withBody ? req!.body : undefined,
+    body: sent,
     redirect: "manual",
-    decompress: false,
-    timeout: false,
-    ...(withBody ? { duplex: "half" } : {}),
-  } as RequestInit).catch((err: Error) => Response.json({ error: { code: "node_unreachable", message: `the node's own API did not answer: ${err.message}` } }, { status: 502 }))
+    signal: done.signal,
+    ...(sent ? { duplex: "half" } : {}),
+  } as RequestInit)
+  const answer = await (api ? api(request) : fetch(request, { decompress: false, timeout: false } as RequestInit)).catch((err: Error) =>
+    Response.json({ error: { code: "node_unreachable", message: `the node's own API did not answer: ${err.message}` } }, { status: 502 }),
+  )
+  const body = await whole(answer.body)
+  if (body instanceof Uint8Array && control.readyState === WebSocket.OPEN) {
+    control.send(answerFrame({ id: open.id, status: answer.status, headers: [...answer.headers] }, body))
+    return done.abort()
+  }
   const head = { ...auth, "x-hm-status": String(answer.status), "x-hm-headers": packHeaders(answer.headers), "content-type": "application/octet-stream" }
-  await fetch(url, { method: "POST", headers: head, body: answer.body, duplex: "half", timeout: false } as RequestInit)
+  await fetch(url, { method: "POST", headers: head, body, duplex: "half", timeout: false } as RequestInit).finally(() => done.abort())
+}
+
+/** Yields to the event loop once: what a body has ready now is read before it. */
+const turn = () => new Promise<undefined>((resolve) => setImmediate(resolve))
+
+/**
+ * A body that is small and complete at once (JSON, an error) as its bytes, to go whole on the control
+ * socket; any other (an event stream, a download) as a stream to post, with what was read put back in front.
+ */
+async function whole(body: ReadableStream<Uint8Array> | null): Promise<Uint8Array | ReadableStream<Uint8Array>> {
+  if (!body) return new Uint8Array(0)
+  const reader = body.getReader()
+  const read: Uint8Array[] = []
+  let size = 0
+  let pending: ReturnType<typeof reader.read> | undefined = reader.read()
+  while (size <= INLINE_MAX) {
+    const next = await Promise.race([pending, turn()])
+    if (!next) break
+    if (next.done) return Buffer.concat(read)
+    read.push(next.value)
+    size += next.value.byteLength
+    pending = reader.read()
+  }
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = read.shift()
+      if (next) return controller.enqueue(next)
+      const { value, done } = await (pending ?? reader.read())
+      pending = undefined
+      if (done) controller.close()
+      else controller.enqueue(value)
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
 }
 
 /** Carries out a WebSocket stream: opens this server's socket at the path asked for, then one to the control plane, and bridges the two. */

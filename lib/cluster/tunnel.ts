@@ -4,7 +4,8 @@
 // has a body the node fetches it (GET /api/cluster/streams/{id}, streamed), and it posts the answer
 // (POST /api/cluster/streams/{id}: status and headers in x-hm-* headers, the body streamed). Each
 // stream is its own HTTP exchange with its own TCP flow control, so a slow reader holds up nothing
-// else. A WebSocket is `{"type":"socket","id","path"}`: the node opens its own API's socket, then one
+// else. An answer that is small and whole at once (JSON, an error) comes back on the control socket
+// instead, as one binary message (`answerFrame`): no HTTP exchange of its own. A WebSocket is `{"type":"socket","id","path"}`: the node opens its own API's socket, then one
 // to /api/cluster/streams/{id} that is bridged to the caller's (or posts the status its API refused
 // the upgrade with). One control socket per server_id: a second one replaces the first.
 import { randomUUID } from "node:crypto"
@@ -44,6 +45,38 @@ interface Counters {
   bytes: number
   streams: number
   reconnects: number
+}
+
+/** The largest answer body the node sends whole on its control socket. */
+export const INLINE_MAX = 64 * 1024
+
+interface InlineHead {
+  id: string
+  status: number
+  headers: [string, string][]
+}
+
+/** A whole answer on the control socket: a 4-byte length, the head as JSON, then the body's bytes. */
+export function answerFrame(head: InlineHead, body: Uint8Array): Uint8Array<ArrayBuffer> {
+  const json = Buffer.from(JSON.stringify(head))
+  const frame = new Uint8Array(4 + json.byteLength + body.byteLength)
+  new DataView(frame.buffer).setUint32(0, json.byteLength)
+  frame.set(json, 4)
+  frame.set(body, 4 + json.byteLength)
+  return frame
+}
+
+export function readAnswerFrame(frame: Uint8Array): { head: InlineHead; body: Uint8Array } | undefined {
+  if (frame.byteLength < 4) return undefined
+  const length = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getUint32(0)
+  if (4 + length > frame.byteLength) return undefined
+  try {
+    const head = JSON.parse(Buffer.from(frame.subarray(4, 4 + length)).toString()) as InlineHead
+    if (typeof head.id !== "string" || !Number.isInteger(head.status) || !Array.isArray(head.headers)) return undefined
+    return { head, body: frame.subarray(4 + length) }
+  } catch {
+    return undefined
+  }
 }
 
 /** Header values travel as base64url JSON: any byte a header may hold arrives as it was. */
@@ -198,6 +231,19 @@ export class Tunnels {
     if (!body) finish()
     s.resolve(new Response(body, { status, headers: unpackHeaders(req.headers.get("x-hm-headers")) }))
     return finished.then(() => void counters.streams--)
+  }
+
+  /** A whole answer the node sent on its control socket (`answerFrame`); a frame for no stream of this node is dropped. */
+  answerWhole(serverId: string, frame: Uint8Array): void {
+    const whole = readAnswerFrame(frame)
+    const s = whole && this.streams.get(whole.head.id)
+    if (!whole || !s || s.serverId !== serverId || !s.taken || s.socket) return
+    this.streams.delete(whole.head.id)
+    const counters = this.count(serverId)
+    counters.bytes += whole.body.byteLength
+    counters.streams--
+    const { status } = whole.head
+    s.resolve(new Response(NO_BODY.has(status) || s.method === "HEAD" ? null : (whole.body as Uint8Array<ArrayBuffer>), { status, headers: whole.head.headers }))
   }
 
   /** A node's WebSocket at `path`, shaped as the client socket the gateway bridges; it opens once the node's end connects. */

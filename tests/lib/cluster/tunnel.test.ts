@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import type { Peer } from "#lib/http/socket.ts"
-import { CLOSE, outboundId, outboundUrl, packHeaders, Tunnels, unpackHeaders } from "#lib/cluster/tunnel.ts"
+import { answerFrame, CLOSE, outboundId, outboundUrl, packHeaders, readAnswerFrame, Tunnels, unpackHeaders } from "#lib/cluster/tunnel.ts"
 
 function peer() {
   const sent: string[] = []
@@ -81,4 +81,22 @@ test("a second connection of a server replaces the first; the first's late close
   t.attach("s1", a.p)
   expect(t.status("s1")).toEqual({ status: "online", error: null })
   expect(t.status("s2")).toEqual({ status: "offline", error: "the node is not connected" })
+})
+
+test("a small answer comes whole on the control socket: one frame, its head and bytes; a frame for no stream of the node is dropped", async () => {
+  const t = new Tunnels()
+  const node = peer()
+  t.attach("s1", node.p)
+  const res = t.fetch("s1", { method: "GET", path: "/api/health", headers: new Headers() })
+  const frame = answerFrame({ id: node.id(), status: 201, headers: [["content-type", "application/json"]] }, new TextEncoder().encode('{"ok":true}'))
+  expect(readAnswerFrame(frame.subarray(0, 3))).toBeUndefined()
+  t.answerWhole("s2", frame)
+  t.answerWhole("s1", frame)
+  const answer = await res
+  expect([answer.status, answer.headers.get("content-type"), await answer.json()]).toEqual([201, "application/json", { ok: true }])
+  expect(t.counters.get("s1")).toEqual({ bytes: 11, streams: 0, reconnects: 0 })
+  t.answerWhole("s1", frame) // answered already: nothing happens
+  const head = t.fetch("s1", { method: "HEAD", path: "/api/health", headers: new Headers() })
+  t.answerWhole("s1", answerFrame({ id: node.id(), status: 200, headers: [] }, new TextEncoder().encode("no body for HEAD")))
+  expect(await (await head).text()).toBe("")
 })
