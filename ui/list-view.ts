@@ -111,7 +111,7 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
     const shown = applyList(rows, o.spec, state)
     const keys = new Set(rows.map(o.key))
     for (const k of selected) if (!keys.has(k)) selected.delete(k)
-    count.textContent = shown.length === rows.length ? `${rows.length} ${o.noun}` : `${shown.length} of ${rows.length} ${o.noun}`
+    count.textContent = `${shown.length === rows.length ? "" : `${shown.length} of `}${rows.length} ${rows.length === 1 ? o.noun.replace(/s$/, "") : o.noun}`
     drawBar(shown)
     if (!rows.length) return render(table, h("p", { class: "empty" }, o.empty))
     if (!shown.length) return render(table, h("p", { class: "empty" }, `No ${o.noun} match. `, h("button", { type: "button", class: "link", onclick: () => (update({ q: "", filters: {} }), (search.value = "")) }, "Show all")))

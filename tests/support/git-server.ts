@@ -89,12 +89,13 @@ function cgiResponse(out: Uint8Array): Response {
   return new Response(text.subarray(end), { status, headers })
 }
 
-export function startGitServer(opts: { token?: string; filter?: boolean } = {}): GitServer {
+/** `hostname`: the address it listens on (default loopback), such as a veth's host end for a service in a namespace. */
+export function startGitServer(opts: { token?: string; filter?: boolean; hostname?: string } = {}): GitServer {
   const root = mkdtempSync(join(tmpdir(), "hm-git-srv-"))
   const authorizations: string[] = []
   let sent = 0
   const server = Bun.serve({
-    hostname: "127.0.0.1",
+    hostname: opts.hostname ?? "127.0.0.1",
     port: 0,
     async fetch(req) {
       const u = new URL(req.url)
@@ -125,7 +126,7 @@ export function startGitServer(opts: { token?: string; filter?: boolean } = {}):
       return cgiResponse(out)
     },
   })
-  const url = `http://127.0.0.1:${server.port}`
+  const url = `http://${opts.hostname ?? "127.0.0.1"}:${server.port}`
   return {
     url,
     authorizations,

@@ -16,8 +16,8 @@ async function run(cmd: string[]): Promise<void> {
   if ((await proc.exited) !== 0) throw new Error(`${cmd.join(" ")}: ${await new Response(proc.stderr).text()}`)
 }
 
-/** A /30 between the host and the namespace; `inside` is the namespace's address. */
-export async function veth(ns: string): Promise<{ inside: string; remove(): Promise<void> }> {
+/** A /30 between the host and the namespace; `inside` is the namespace's address, `outside` the host's. */
+export async function veth(ns: string): Promise<{ inside: string; outside: string; remove(): Promise<void> }> {
   const n = 1 + (process.pid % 250)
   const [host, peer] = [`hmh${process.pid % 100000}`, `hmp${process.pid % 100000}`]
   await run(["ip", "link", "add", host, "type", "veth", "peer", "name", peer])
@@ -26,7 +26,7 @@ export async function veth(ns: string): Promise<{ inside: string; remove(): Prom
   await run(["ip", "link", "set", host, "up"])
   await run(["ip", "-n", ns, "addr", "add", `10.213.${n}.2/30`, "dev", peer])
   await run(["ip", "-n", ns, "link", "set", peer, "up"])
-  return { inside: `10.213.${n}.2`, remove: () => run(["ip", "link", "del", host]) }
+  return { inside: `10.213.${n}.2`, outside: `10.213.${n}.1`, remove: () => run(["ip", "link", "del", host]) }
 }
 
 export interface TestRegistry {

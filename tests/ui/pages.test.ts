@@ -2,8 +2,8 @@
 // private engine): the lists' search, filters and sort kept in the address, a bulk stop with its one
 // confirmation, the offers to adopt; then every page at 1280 and 390 px with nothing reaching out of
 // the viewport, and axe-core's check of each in light and dark with no serious or critical
-// violation. Screenshots of each page in light and dark go to docs/screenshots/{light,dark}/ with
-// UPDATE_SCREENSHOTS=1 (else to a temporary folder, printed).
+// violation. Screenshots of each page in light and dark, and at a phone's width, go to
+// docs/screenshots/{light,dark,phone}/ with UPDATE_SCREENSHOTS=1 (else to a temporary folder, printed).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -14,6 +14,7 @@ import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } 
 import { composeByHand } from "../support/compose-cli.ts"
 import { fixture, standInPath } from "../support/scanners.ts"
 import { startGitServer, type GitServer } from "../support/git-server.ts"
+import { netnsA, startRegistry, veth, type TestRegistry } from "../support/netns.ts"
 import { startService, type Service } from "../support/service.ts"
 import { openBrowser, type Browser } from "../support/browser.ts"
 
@@ -22,6 +23,7 @@ const SLOW = 180_000
 const LOOP = `["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]`
 const service = (name: string) => `  ${name}:\n    image: ${testImage()}\n    command: ${LOOP}\n    labels: { ${TEST_LABEL}: "1" }\n`
 const compose = (...services: string[]) => `services:\n${services.map(service).join("")}volumes:\n  data:\n    labels: { ${TEST_LABEL}: "1" }\n`
+const withImage = (content: string, image: string) => content.replaceAll(`image: ${testImage()}`, `image: ${image}`)
 
 // The demo: stacks running, degraded, stopped and from git, a compose project made by hand, plain containers.
 const DEMO = { shop: "demo-shop", blog: "demo-blog", backup: "demo-backup", site: "demo-site", legacy: "demo-legacy" }
@@ -30,6 +32,11 @@ const PLAIN = ["demo-plain-1", "demo-plain-2"]
 let engine: Engine
 let svc: Service
 let git: GitServer
+let registry: TestRegistry
+let link: Awaited<ReturnType<typeof veth>>
+/** The shop's image at the registry, and the images made for it. */
+let shopImage: string
+const made: string[] = []
 let browser: Browser
 let page: Page
 let scanners: string
@@ -51,24 +58,51 @@ const go = async (hash: string) => {
 const rowNames = () => page.locator("main tbody tr td:nth-child(2) a, main tbody tr td:nth-child(2) > .mono").allTextContents()
 const stackContainers = (name: string) => engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${name}`] } })
 
+/** An image of its own: the test image with one more file, made by a container and a commit, tagged `ref`. */
+async function newImage(ref: string): Promise<string> {
+  const { Id } = await engine.createContainer({ Image: testImage(), Cmd: ["sh", "-c", "date > /version"], Labels: { [TEST_LABEL]: "1" } })
+  await engine.containerAction(Id, "start")
+  await engine.waitContainer(Id)
+  const image = (await engine.commitContainer(Id, ref.slice(0, ref.lastIndexOf(":")), ref.slice(ref.lastIndexOf(":") + 1))).Id
+  await engine.removeContainer(Id, { force: true })
+  made.push(image)
+  return image
+}
+
 beforeAll(async () => {
   engine = realEngine()
   await cleanup(engine)
   scanners = standInPath("trivy")
-  git = startGitServer()
-  svc = await startService({
-    DOCKER_HOST: engineHost(),
-    SVC_STATS_INTERVAL: "1",
-    PATH: `${scanners}:${process.env.PATH}`,
-    // A recorded report with one critical finding: the stacks of the test image show it.
-    STAND_IN_REPORT: fixture("trivy-debian-buster.json"),
-  })
+  // The service runs in the engine's namespace, beside a registry (its update checks ask it); the
+  // browser and the git server reach it through a veth pair.
+  const ns = netnsA()
+  registry = await startRegistry(ns)
+  link = await veth(ns)
+  git = startGitServer({ hostname: link.outside })
+  svc = await startService(
+    {
+      DOCKER_HOST: engineHost(),
+      SVC_STATS_INTERVAL: "1",
+      PATH: `${scanners}:${process.env.PATH}`,
+      // A recorded report with one critical finding: the stacks of the test image show it.
+      STAND_IN_REPORT: fixture("trivy-debian-buster.json"),
+    },
+    { host: link.inside, cmd: ["ip", "netns", "exec", ns, "bun", join(import.meta.dir, "../../server.ts")] },
+  )
+  // The shop runs an image of the registry's that has a newer version there.
+  shopImage = `${registry.host}/demo/shop:1`
+  const v1 = await newImage(shopImage)
+  await engine.pushImage(shopImage)
+  await newImage(shopImage)
+  await engine.pushImage(shopImage)
+  await engine.tagImage(v1, shopImage.slice(0, shopImage.lastIndexOf(":")), "1")
   await Promise.all([
-    send("POST", "/stacks", { name: DEMO.shop, content: compose("web", "worker") }),
+    send("POST", "/stacks", { name: DEMO.shop, content: withImage(compose("web", "worker"), shopImage) }),
     send("POST", "/stacks", { name: DEMO.blog, content: compose("web", "db") }),
     send("POST", "/stacks", { name: DEMO.backup, content: compose("agent") }),
     ...PLAIN.map((n) => runContainer(engine, n, "trap 'exit 0' TERM; while true; do sleep 1; done")),
   ])
+  await send("POST", `/stacks/${DEMO.shop}/check-update`)
   const repo = await git.repo("site")
   await repo.commit({ "compose.yaml": compose("web") })
   await send("PUT", `/stacks/${DEMO.site}/git`, { url: repo.url })
@@ -80,7 +114,8 @@ beforeAll(async () => {
   writeFileSync(join(projects, DEMO.legacy, "compose.yaml"), `services:\n${service("app")}`)
   composeByHand(join(projects, DEMO.legacy), DEMO.legacy, "up", "-d")
   await send("POST", "/images/scan")
-  for (let i = 0; i < 100 && !(await send("GET", "/images")).find((i: any) => i.tags.includes(testImage()))?.scan; i++) await Bun.sleep(200)
+  const scanned = async () => ((await send("GET", "/images")) as { tags: string[]; scan: unknown }[]).filter((i) => i.tags.includes(testImage()) || i.tags.includes(shopImage)).every((i) => i.scan)
+  for (let i = 0; i < 150 && !(await scanned()); i++) await Bun.sleep(200)
   browser = await openBrowser()
   ;({ page, pageErrors } = browser)
 }, SLOW)
@@ -95,7 +130,10 @@ afterAll(async () => {
   if (projects) composeByHand(join(projects, DEMO.legacy), DEMO.legacy, "down")
   await svc?.stop()
   git?.stop()
+  await link?.remove()
+  await registry?.stop()
   await cleanup(engine)
+  for (const image of made) await engine.removeImage(image, { force: true }).catch(() => {})
   rmSync(scanners, { recursive: true, force: true })
   if (projects) rmSync(projects, { recursive: true, force: true })
   if (!process.env.UPDATE_SCREENSHOTS) console.log(`screenshots: ${SHOTS}`)
@@ -103,6 +141,8 @@ afterAll(async () => {
 
 describe("lists", () => {
   test("the stack list shows health, resource use, CVE badges and the git marker; search, filters and sort come back from the address", async () => {
+    await go("/stacks?needs=update")
+    expect(await rowNames()).toEqual([DEMO.shop])
     await go("/stacks?health=degraded")
     expect(await page.locator("#stacks-filter-health").inputValue()).toBe("degraded")
     const row = (name: string) => page.locator("main tbody tr", { has: page.getByRole("link", { name, exact: true }) })
@@ -115,6 +155,8 @@ describe("lists", () => {
     expect(await row(DEMO.site).locator(".badge.marker").getAttribute("title")).toContain("site.git")
     expect(await row(DEMO.backup).locator(".badge").first().textContent()).toBe("stopped")
     expect(await row(DEMO.shop).locator(".sev-critical").textContent()).toBe("1 critical")
+    expect(await row(DEMO.shop).locator(".badge.update").getAttribute("title")).toBe(`Newer: ${shopImage}`)
+    expect(await page.locator("main .badge.update").count()).toBe(1)
     expect(await row(DEMO.legacy).locator(".badge.marker").textContent()).toBe("not managed")
     // CPU and memory: each running stack's last hour and its figure now
     await row(DEMO.shop).locator("svg.spark-cpu").waitFor()
@@ -238,30 +280,41 @@ async function violations(): Promise<string[]> {
 }
 
 describe("every page", () => {
-  test("nothing reaches out of the viewport at 1280 and 390 px", async () => {
+  test("at 1280 px, light: nothing reaches out of the viewport, axe-core finds no serious or critical violation; screenshots", async () => {
+    await page.emulateMedia({ colorScheme: "light" })
+    mkdirSync(join(SHOTS, "light"), { recursive: true })
     const faults: string[] = []
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 860 })
-      for (const [name, hash] of PAGES) {
-        await go(await hash())
-        faults.push(...(await overflow()).map((f) => `${name} at ${width}: ${f}`))
-      }
+    for (const [name, hash] of PAGES) {
+      await go(await hash())
+      faults.push(...(await overflow()).map((f) => `${name}: ${f}`), ...(await violations()).map((v) => `${name}: ${v}`))
+      await page.screenshot({ path: join(SHOTS, "light", `${name}.png`) })
+    }
+    expect(faults).toEqual([])
+  }, SLOW)
+
+  test("dark: axe-core finds no serious or critical violation (the colours' contrast among them); screenshots", async () => {
+    await page.emulateMedia({ colorScheme: "dark" })
+    mkdirSync(join(SHOTS, "dark"), { recursive: true })
+    const faults: string[] = []
+    for (const [name, hash] of PAGES) {
+      await go(await hash())
+      faults.push(...(await violations()).map((v) => `${name}: ${v}`))
+      await page.screenshot({ path: join(SHOTS, "dark", `${name}.png`) })
+    }
+    await page.emulateMedia({ colorScheme: null })
+    expect(faults).toEqual([])
+  }, SLOW)
+
+  test("at 390 px: nothing reaches out of the viewport; screenshots", async () => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    mkdirSync(join(SHOTS, "phone"), { recursive: true })
+    const faults: string[] = []
+    for (const [name, hash] of PAGES) {
+      await go(await hash())
+      faults.push(...(await overflow()).map((f) => `${name}: ${f}`))
+      await page.screenshot({ path: join(SHOTS, "phone", `${name}.png`) })
     }
     await page.setViewportSize({ width: 1280, height: 860 })
     expect(faults).toEqual([])
   }, SLOW)
-
-  for (const scheme of ["light", "dark"] as const)
-    test(`axe-core finds no serious or critical violation, ${scheme}; screenshots`, async () => {
-      await page.emulateMedia({ colorScheme: scheme })
-      mkdirSync(join(SHOTS, scheme), { recursive: true })
-      const faults: string[] = []
-      for (const [name, hash] of PAGES) {
-        await go(await hash())
-        faults.push(...(await violations()).map((v) => `${name}: ${v}`))
-        await page.screenshot({ path: join(SHOTS, scheme, `${name}.png`) })
-      }
-      await page.emulateMedia({ colorScheme: null })
-      expect(faults).toEqual([])
-    }, SLOW)
 })
