@@ -33,9 +33,40 @@ export function render(el: Element, ...children: Child[]): void {
 
 export const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
+/** What an answer's status means, in words. */
+function statusWords(status: number): string {
+  if (status === 0) return "The stream failed"
+  if (status === 401) return "Not signed in"
+  if (status === 403) return "Not allowed for your role"
+  if (status === 404) return "Not found"
+  if (status === 409) return "Not possible now"
+  if (status === 413) return "Too large"
+  if (status === 429) return "Too many requests; try again shortly"
+  if (status < 500) return "Refused"
+  if (status === 502) return "The engine or a node failed"
+  if (status === 503) return "Unavailable"
+  if (status === 504) return "It took too long"
+  return "The service failed"
+}
+
+/** An error in words: what went wrong, then the service's own message (a fetch that never reached it says so). */
+export function errorWords(err: unknown): { title: string; message: string; code: string | null } {
+  if (err instanceof HttpError) return { title: statusWords(err.status), message: err.message, code: err.status ? `${err.status} ${err.code}` : err.code }
+  if (err instanceof TypeError) return { title: "The service cannot be reached", message: err.message, code: null }
+  return { title: "Failed", message: errorText(err), code: null }
+}
+
 export function errorBox(err: unknown, retry?: () => void): HTMLElement {
-  const code = err instanceof HttpError ? `${err.status} ${err.code}` : "error"
-  return h("div", { class: "error", role: "alert" }, h("strong", null, code), " ", errorText(err), retry && h("button", { class: "small", onclick: retry }, "Retry"))
+  const { title, message, code } = errorWords(err)
+  return h(
+    "div",
+    { class: "error", role: "alert" },
+    h("strong", null, `${title}:`),
+    " ",
+    message,
+    code && h("small", { class: "error-code" }, ` (${code})`),
+    retry && h("button", { class: "small", onclick: retry }, "Retry"),
+  )
 }
 
 export const loading = (what = "Loading") => h("p", { class: "loading", "aria-busy": "true" }, `${what}…`)
@@ -87,10 +118,11 @@ export function table<T>(rows: T[], columns: Column<T>[], emptyText: string, cap
 export type Needs = "operator" | "admin"
 
 /**
- * A button that runs an async action: disabled while it runs, errors as a toast, optional
- * confirmation (with an optional checkbox, whose state `run` receives); `label` names it fully for
- * assistive technology ("Delete web-1"). It needs the operator role unless `needs` says admin, or
- * null for anyone signed in.
+ * A button that runs an async action: disabled and marked busy while it runs (style.css shows it
+ * turning), optional confirmation (with an optional checkbox, whose state `run` receives); it ends in
+ * a message: `done`'s own toast, else "<label>: done", and a failure in words with the service's
+ * message. `label` names it fully for assistive technology ("Delete web-1"). It needs the operator
+ * role unless `needs` says admin, or null for anyone signed in.
  */
 export function action(
   label: string,
@@ -105,9 +137,12 @@ export function action(
     button.setAttribute("aria-busy", "true")
     try {
       const result = await run(answer.option)
+      const said = toasts
       opts.done?.(result)
+      if (toasts === said) toast(`${opts.label ?? label}: done`)
     } catch (err) {
-      toast(err instanceof HttpError ? `${label}: ${err.message}` : `${label}: ${errorText(err)}`, "error")
+      const { title, message } = errorWords(err)
+      toast(`${opts.label ?? label} failed. ${title}: ${message}`, "error")
     } finally {
       button.disabled = false
       button.removeAttribute("aria-busy")
@@ -141,7 +176,11 @@ export async function confirmDialog(message: string, option?: string): Promise<f
   return answer === "yes" && { option: box.checked }
 }
 
+/** Toasts shown so far: an action that ends without its own says "done". */
+let toasts = 0
+
 export function toast(message: string, kind: "info" | "error" = "info"): void {
+  toasts++
   const region = document.getElementById("toasts")!
   const t = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, message)
   region.appendChild(t)

@@ -14,6 +14,7 @@ import { swarmPage, swarmServicePage } from "./pages/swarm.ts"
 import { signInPage } from "./pages/signin.ts"
 import { tokensPage } from "./pages/tokens.ts"
 import { showUser, whoAmI } from "./session.ts"
+import { keyboard } from "./keys.ts"
 
 export type Page = (main: HTMLElement, params: Record<string, string>, signal: AbortSignal) => void
 
@@ -112,5 +113,12 @@ nodeSelect.addEventListener("change", () => {
 menu.addEventListener("click", () => {
   const open = nav.classList.toggle("open")
   menu.setAttribute("aria-expanded", String(open))
+})
+keyboard(() => {
+  if (!nav.classList.contains("open")) return false
+  nav.classList.remove("open")
+  menu.setAttribute("aria-expanded", "false")
+  menu.focus()
+  return true
 })
 void start()

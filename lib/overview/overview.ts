@@ -54,7 +54,7 @@ export function composeHealth(containers: ContainerSummary[]): Pick<StackItem, "
   const names = (cs: ContainerSummary[]) => unique(cs.map((c) => c.Labels?.[SERVICE_LABEL] ?? c.Names[0]?.replace(/^\//, "") ?? c.Id.slice(0, 12))).join(", ")
   if (!containers.length) return { health: "stopped", reason: "no containers" }
   if (status === "stopped") return { health: "stopped", reason: `${plural(containers.length, "container")} stopped` }
-  if (status === "paused") return { health: "stopped", reason: "paused" }
+  if (status === "paused") return { health: "degraded", reason: "paused" }
   const unhealthy = containers.filter((c) => c.State === "running" && /\(unhealthy\)/.test(c.Status))
   const restarting = containers.filter((c) => c.State === "restarting")
   const reasons = [

@@ -12,7 +12,7 @@ export const stackHealthSchema = v.object({
   name: v.string(),
   managed: v.pipe(v.boolean(), v.description("the stack's files are kept here (false: a compose project made elsewhere)")),
   orchestrator: v.picklist(["compose", "swarm"]),
-  health: v.pipe(v.picklist(["running", "degraded", "stopped"]), v.description("degraded: some of it runs, or a container is unhealthy or restarting, or a swarm service is below its replicas")),
+  health: v.pipe(v.picklist(["running", "degraded", "stopped"]), v.description("stopped: nothing of it runs; degraded: some of it runs, it is paused, a container is unhealthy or restarting, or a swarm service is below its replicas")),
   reason: v.pipe(nullableString, v.description("why it is not simply running")),
   failed_update: v.pipe(
     v.nullable(v.object({ verdict: v.picklist(["rolled_back", "rollback_failed"]), reason: nullableString, finished_at: v.string() })),

@@ -11,6 +11,7 @@ import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } 
 import { fixture, standInPath } from "../support/scanners.ts"
 import { startService, type Service } from "../support/service.ts"
 import { openBrowser, type Browser } from "../support/browser.ts"
+import { chartFaults, recordCanvasText } from "../support/charts.ts"
 
 // Each run saves its screenshots in a temporary folder (printed); UPDATE_SCREENSHOTS=1 refreshes the set in docs/screenshots/.
 const SHOTS = process.env.UPDATE_SCREENSHOTS ? join(import.meta.dir, "../../docs/screenshots") : mkdtempSync(join(tmpdir(), "hm-screenshots-"))
@@ -69,60 +70,6 @@ const go = async (hash: string) => {
 }
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
 
-/**
- * Records, per canvas, the text of its last drawing (cleared with it): where each piece lands, in CSS
- * pixels, and how wide it is. uPlot draws its axis labels with fillText.
- */
-const recordCanvasText = () =>
-  page.evaluate(() => {
-    const proto = CanvasRenderingContext2D.prototype as any
-    if (proto.recorded) return
-    proto.recorded = true
-    const { clearRect, fillText } = proto
-    proto.clearRect = function (this: CanvasRenderingContext2D, ...args: number[]) {
-      ;(this.canvas as any).texts = []
-      return clearRect.apply(this, args)
-    }
-    proto.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, ...rest: number[]) {
-      const m = this.getTransform()
-      const css = this.canvas.clientWidth / this.canvas.width
-      const ink = this.measureText(text)
-      const [atX, atY] = [(m.a * x + m.c * y + m.e) * css, (m.b * x + m.d * y + m.f) * css]
-      const scale = m.a * css
-      ;((this.canvas as any).texts ??= []).push({
-        text,
-        left: atX - ink.actualBoundingBoxLeft * scale,
-        right: atX + ink.actualBoundingBoxRight * scale,
-        top: atY - ink.actualBoundingBoxAscent * scale,
-        bottom: atY + ink.actualBoundingBoxDescent * scale,
-      })
-      return fillText.call(this, text, x, y, ...rest)
-    }
-  })
-
-/** What is wrong with the charts' layout: an element reaching out of its chart's box, labels drawn over each other or out of their canvas. */
-const chartFaults = () =>
-  page.evaluate(() => {
-    const faults: string[] = []
-    for (const chart of document.querySelectorAll<HTMLElement>(".chart")) {
-      const box = chart.getBoundingClientRect()
-      const name = chart.dataset.chart
-      for (const el of chart.querySelectorAll<HTMLElement>("*")) {
-        const r = el.getBoundingClientRect()
-        if (r.width && (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5))
-          faults.push(`${name}: ${el.tagName.toLowerCase()}.${el.className} reaches ${Math.round(r.left - box.left)}..${Math.round(r.right - box.left)} of ${Math.round(box.width)} px`)
-      }
-      const canvas = chart.querySelector("canvas")!
-      const texts: { text: string; left: number; right: number; top: number; bottom: number }[] = (canvas as any).texts ?? []
-      texts.forEach((t, i) => {
-        if (t.left < -0.5 || t.right > canvas.clientWidth + 0.5 || t.top < -0.5 || t.bottom > canvas.clientHeight + 0.5) faults.push(`${name}: "${t.text}" is drawn out of the canvas`)
-        for (const u of texts.slice(i + 1))
-          if (t.left < u.right && u.left < t.right && t.top < u.bottom && u.top < t.bottom) faults.push(`${name}: "${t.text}" and "${u.text}" are drawn over each other`)
-      })
-      if (!texts.length) faults.push(`${name}: no label drawn`)
-    }
-    return faults
-  })
 const confirm = () => page.locator("dialog.modal").getByRole("button", { name: "Confirm" }).click()
 const stackContainers = (name: string) => engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${name}`] } })
 const stackContainer = async (name: string) => (await stackContainers(name))[0]!
@@ -171,7 +118,7 @@ describe("web UI", () => {
     await runContainer(engine, "hm-ui-dash", "sleep 30")
     await page.locator(".events li", { hasText: "hm-ui-dash" }).first().waitFor()
     // The summary follows the events: the new container is counted without a reload.
-    await page.locator(".stat", { hasText: "running" }).waitFor()
+    await page.locator("main .states a.state-running").waitFor()
     await shot("dashboard")
   })
 
@@ -431,14 +378,14 @@ describe("web UI", () => {
     const points = async () => Number(await page.locator(".charts").getAttribute("data-points"))
     for (const path of [`/containers/${id}/stats`, `/stacks/${name}/resources`]) {
       await go(path)
-      await recordCanvasText()
+      await recordCanvasText(page)
       await page.locator(".chart canvas").nth(3).waitFor()
       expect(await page.locator(".chart figcaption").allTextContents()).toEqual(["CPU", "Memory", "Network", "Block I/O"])
       const opened = await points()
       expect(opened).toBeGreaterThanOrEqual(3)
       await page.waitForFunction((n) => Number(document.querySelector(".charts")?.getAttribute("data-points")) > n, opened)
       // redrawn with the new point since the recording began: every label of the axes is recorded
-      expect(await chartFaults()).toEqual([])
+      expect(await chartFaults(page)).toEqual([])
       await shot(path.startsWith("/containers") ? "container-resources" : "stack-resources")
     }
     expect(await page.locator(".stats-facts dd").first().textContent()).toMatch(/%/)
@@ -455,10 +402,10 @@ describe("web UI", () => {
     await go(`/containers/${id}/stats`)
     await page.locator(".chart canvas").first().waitFor()
     await page.waitForFunction(() => [...document.querySelectorAll(".chart")].every((c) => c.getBoundingClientRect().right <= 390))
-    await recordCanvasText()
+    await recordCanvasText(page)
     const shown = await points()
     await page.waitForFunction((n) => Number(document.querySelector(".charts")?.getAttribute("data-points")) > n, shown)
-    expect(await chartFaults()).toEqual([])
+    expect(await chartFaults(page)).toEqual([])
     await shot("phone-resources")
     await page.setViewportSize({ width: 1280, height: 860 })
   }, SLOW)
