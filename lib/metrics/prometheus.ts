@@ -9,7 +9,7 @@ import { SEVERITIES } from "../images/scanner.ts"
 import { stackViews } from "../stacks/state.ts"
 import { ContainerGauges } from "../stats/prometheus.ts"
 import { listSwarmServices } from "../swarm/services.ts"
-import { tunnels } from "../cluster/tunnel.ts"
+import { outboundId, tunnels } from "../cluster/tunnel.ts"
 
 const STACK_STATUSES = ["running", "partly running", "paused", "stopped"]
 const CONTAINER_STATES = ["created", "running", "paused", "restarting", "removing", "exited", "dead"]
@@ -47,6 +47,7 @@ export class PrometheusMetrics implements Metrics {
   private readonly scanned = this.g("harbormaster_images_scanned", "Local images with a stored scan result")
   private readonly nodes = this.g("harbormaster_nodes", "Registered nodes by the status of their last probe", ["status"])
   private readonly outboundConnected = this.g("harbormaster_outbound_nodes_connected", "Outbound nodes holding their connection to this control plane")
+  private readonly outboundNode = this.g("harbormaster_outbound_node_connected", "1 while each outbound node holds its connection to this control plane, 0 while it does not", ["node"])
   private readonly outboundStreams = this.g("harbormaster_outbound_streams", "Streams open to each outbound node", ["node"])
   private readonly outboundBytes = new Counter({ name: "harbormaster_outbound_bytes_total", help: "Bytes of answers received from each outbound node", labelNames: ["node"], registers: [this.registry] })
   private readonly outboundReconnects = new Counter({ name: "harbormaster_outbound_reconnects_total", help: "Connections of each outbound node after its first one", labelNames: ["node"], registers: [this.registry] })
@@ -93,7 +94,7 @@ export class PrometheusMetrics implements Metrics {
     }
     const nodes = await ctx.nodes.list()
     countInto(this.nodes, "status", NODE_STATUSES, nodes.map((n) => n.status))
-    this.outbound(new Map(nodes.map((n) => [n.server_id, n.name])))
+    this.outbound(nodes)
     const engine = await this.engineGauges(ctx).then(() => 1, () => 0)
     this.engineUp.set(engine)
     if (engine) await this.swarmGauges(ctx)
@@ -127,11 +128,12 @@ export class PrometheusMetrics implements Metrics {
         this.swarmNodes.set({ state, availability }, nodes.filter((n) => n.Status.State === state && n.Spec.Availability === availability).length)
   }
 
-  /** Adds to a counter what a count kept elsewhere grew by since the last scrape (every label value present from the start). */
   /** The outbound nodes' connections; counters set to the totals kept in lib/cluster/tunnel.ts. */
-  private outbound(names: Map<string, string>): void {
+  private outbound(nodes: { name: string; server_id: string; url: string }[]): void {
+    const names = new Map(nodes.map((n) => [n.server_id, n.name]))
     this.outboundConnected.set(tunnels.size())
-    for (const m of [this.outboundStreams, this.outboundBytes, this.outboundReconnects]) m.reset()
+    for (const m of [this.outboundNode, this.outboundStreams, this.outboundBytes, this.outboundReconnects]) m.reset()
+    for (const n of nodes) if (outboundId(n.url)) this.outboundNode.set({ node: n.name }, tunnels.connected(n.server_id) ? 1 : 0)
     for (const [serverId, c] of tunnels.counters) {
       const node = names.get(serverId) ?? serverId
       this.outboundStreams.set({ node }, c.streams)
@@ -140,6 +142,7 @@ export class PrometheusMetrics implements Metrics {
     }
   }
 
+  /** Adds to a counter what a count kept elsewhere grew by since the last scrape (every label value present from the start). */
   private catchUp(counter: Counter, label: string, value: string, total: number): void {
     const key = `${label}=${value}`
     counter.inc({ [label]: value }, Math.max(0, total - (this.counted[key] ?? 0)))

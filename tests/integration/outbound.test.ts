@@ -20,6 +20,8 @@ let ns: string
 let link: Awaited<ReturnType<typeof veth>>
 let cp: Service
 let member: Service
+/** A second outbound member in the same namespace, on the control plane's engine: the other side of a copy between two outbound nodes. */
+let member2: Service
 let token: string
 let serverId: string
 const running: Service[] = []
@@ -32,10 +34,10 @@ const call = async (svc: Service, method: string, path: string, body?: unknown) 
   return { status: res.status, body: (await res.json()) as any }
 }
 
-/** A call to the member, made from inside its namespace (nothing else reaches it). */
-async function inside(method: string, path: string, body?: unknown) {
+/** A call to the member (or `svc`), made from inside its namespace (nothing else reaches it). */
+async function inside(method: string, path: string, body?: unknown, svc = member) {
   const data = body === undefined ? [] : ["-H", "content-type: application/json", "--data-binary", JSON.stringify(body)]
-  const proc = Bun.spawn(["ip", "netns", "exec", ns, "curl", "-s", "-X", method, ...data, "-w", "\n%{http_code}", `${member.url}${path}`], { stdout: "pipe" })
+  const proc = Bun.spawn(["ip", "netns", "exec", ns, "curl", "-s", "-X", method, ...data, "-w", "\n%{http_code}", `${svc.url}${path}`], { stdout: "pipe" })
   const out = await new Response(proc.stdout).text()
   const end = out.lastIndexOf("\n")
   return { status: Number(out.slice(end + 1)), body: JSON.parse(out.slice(0, end)) as any }
@@ -52,6 +54,8 @@ async function until<T>(fn: () => Promise<T>, want: T, ms = 20_000): Promise<T> 
   return got
 }
 const status = async () => (await call(cp, "GET", "/api/nodes/o1")).body.status
+/** The control plane's last event about o1's connection. */
+const nodeEvent = async () => ((await call(cp, "GET", "/api/events/history")).body as { type: string; name?: string }[]).findLast((e) => e.type === "node" && e.name === "o1")
 
 async function startCp(opts: { dataDir?: string; port?: number } = {}): Promise<Service> {
   const env = { DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000", SVC_METRICS: "on" }
@@ -89,14 +93,16 @@ beforeAll(async () => {
   link = await veth(ns)
   cp = await startCp()
   member = await startService({ DOCKER_HOST: engineHost("b"), SVC_TRANSFER_IMAGE: testImage() }, { netns: ns })
-  running.push(member)
+  member2 = await startService({ DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage() }, { netns: ns })
+  running.push(member, member2)
   serverId = (await inside("GET", "/api/health")).body.server_id
 })
 afterAll(async () => {
   for (const svc of running) await svc.stop().catch(() => {})
   await link?.remove()
-  rmSync(member.dataDir, { recursive: true, force: true }) // a restarted member's is not its own
-  for (const name of [STACK, `${STACK}-back`]) await cpEngine.removeVolume(`${name}_data`, { force: true }).catch(() => {})
+  for (const svc of [member, member2]) rmSync(svc.dataDir, { recursive: true, force: true }) // a restarted member's is not its own
+  for (const name of [STACK, `${STACK}-back`, `${STACK}-two`]) await cpEngine.removeVolume(`${name}_data`, { force: true }).catch(() => {})
+  await engine.removeVolume(`${STACK}-moved_data`, { force: true }).catch(() => {})
   await Promise.all([cleanup(engine), cleanup(cpEngine)])
   await engine.removeVolume(`${STACK}_data`, { force: true }).catch(() => {})
 })
@@ -120,7 +126,7 @@ test("the gateway carries JSON with a body and the query, never the Authorizatio
   expect((await call(cp, "GET", "/api/nodes/nope/proxy/api/health")).status).toBe(404)
 })
 
-test("SSE arrives event by event; a stalled event stream holds up none of 200 parallel calls", async () => {
+test("SSE arrives event by event; a stalled event stream and a flooding log read slowly hold up neither a fast call nor 400 parallel ones, 200 with bodies", async () => {
   const res = await fetch(`${cp.url}/api/nodes/o1/proxy/api/events`)
   expect(res.headers.get("content-type")).toBe("text/event-stream")
   const events = sseMessages(res)
@@ -131,15 +137,41 @@ test("SSE arrives event by event; a stalled event stream holds up none of 200 pa
   }
   // This stream is never read again while the calls go through beside it.
   const stalled = await fetch(`${cp.url}/api/nodes/o1/proxy/api/events`)
-  const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => fetch(`${cp.url}/api/nodes/o1/proxy/api/cluster?i=${i}`).then(async (r) => `${r.status} ${(await r.json()).role}`)))
-  expect(new Set(statuses)).toEqual(new Set(["200 member"]))
+  // A log that floods, read a chunk at a time with pauses: its stream's buffers fill up on the way.
+  const noisy = await runContainer(engine, "hm-outbound-noisy", "while true; do seq 1 5000; done")
+  const slow = (await fetch(`${cp.url}/api/nodes/o1/proxy/api/containers/${noisy}/logs?follow=true&tail=0`)).body!.getReader()
+  let slowChunks = 0
+  let reading = true
+  const slowly = (async () => {
+    while (reading && !(await slow.read()).done) {
+      slowChunks++
+      await Bun.sleep(100)
+    }
+  })()
+  while (slowChunks < 3) await Bun.sleep(50)
+  expect((await call(cp, "GET", "/api/nodes/o1/proxy/api/health")).body.server_id).toBe(serverId)
+  // Each POST's body is fetched by the node as a stream of its own; the node refuses the bad name once it has read it.
+  const pad = "x".repeat(16 * 1024)
+  const posts = Array.from({ length: 200 }, (_, i) =>
+    fetch(`${cp.url}/api/nodes/o1/proxy/api/stacks`, { method: "POST", headers: json, body: JSON.stringify({ name: `Bad Name ${i}`, content: "services: {}\n", pad }) }).then(async (r) => `${r.status} ${typeof (await r.json()).error?.code}`),
+  )
+  const gets = Array.from({ length: 200 }, (_, i) => fetch(`${cp.url}/api/nodes/o1/proxy/api/cluster?i=${i}`).then(async (r) => `${r.status} ${(await r.json()).role}`))
+  expect(new Set(await Promise.all(gets))).toEqual(new Set(["200 member"]))
+  expect(new Set(await Promise.all(posts))).toEqual(new Set(["400 string"]))
+  const read = slowChunks
+  while (slowChunks < read + 3) await Bun.sleep(50) // the slow reader still gets its log
   const metrics = await (await fetch(`${cp.url}/metrics`)).text()
   expect(metrics).toContain("harbormaster_outbound_nodes_connected 1\n")
-  expect(Number(/harbormaster_outbound_streams\{node="o1"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(2) // the two event streams at least
+  expect(metrics).toContain('harbormaster_outbound_node_connected{node="o1"} 1\n')
+  expect(Number(/harbormaster_outbound_streams\{node="o1"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3) // the two event streams and the log at least
   expect(Number(/harbormaster_outbound_bytes_total\{node="o1"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(200 * 50)
+  reading = false
+  await slowly
+  await slow.cancel()
   await stalled.body?.cancel()
   await events.return(undefined)
-}, 30_000)
+  await engine.removeContainer(noisy, { force: true })
+}, 60_000)
 
 test("a container shell on the node works over WebSocket through its connection, flood, exit and refusal included", async () => {
   const id = await runContainer(engine, "hm-outbound-shell", IDLE)
@@ -183,6 +215,23 @@ test("a copy to the outbound node and back carries a 64 MiB volume byte for byte
   expect(await checksums(cpEngine, `${STACK}-back_data`)).toBe(source)
 }, 90_000)
 
+test("a copy and a move between two outbound nodes carry the 64 MiB volume byte for byte; the move's source is gone", async () => {
+  const joined = await inside("POST", "/api/cluster/join", { control_plane_url: cp.url, token, name: "o2", connect: "outbound" }, member2)
+  expect(joined.body.node).toMatchObject({ name: "o2", status: "online" })
+  const source = await checksums(engine, `${STACK}_data`)
+  // o1 -> o2: both reached only through the connections they opened
+  expect((await call(cp, "POST", `/api/stacks/${STACK}/copy`, { from: "o1", to: "o2", as: `${STACK}-two` })).status).toBe(201)
+  expect(await checksums(cpEngine, `${STACK}-two_data`)).toBe(source)
+  expect((await inside("GET", `/api/stacks/${STACK}-two`, undefined, member2)).status).toBe(200)
+  // o2 -> o1 as a move: copied and started there, then the source removed with its volume
+  expect((await call(cp, "POST", `/api/stacks/${STACK}-two/copy`, { from: "o2", to: "o1", as: `${STACK}-moved`, start: true })).status).toBe(201)
+  expect((await inside("GET", `/api/stacks/${STACK}-moved`)).body.status).toBe("running")
+  expect((await call(cp, "DELETE", `/api/nodes/o2/proxy/api/stacks/${STACK}-two?volumes=true`)).status).toBe(200)
+  expect(await checksums(engine, `${STACK}-moved_data`)).toBe(source)
+  expect((await inside("GET", `/api/stacks/${STACK}-two`, undefined, member2)).status).toBe(404)
+  expect(await cpEngine.inspectVolume(`${STACK}-two_data`).then(() => "kept", () => "gone")).toBe("gone")
+}, 90_000)
+
 test("a wrong token is refused; a second connection of the same server_id replaces the first", async () => {
   const connect = (t: string) => new WebSocket(`${cp.url.replace("http", "ws")}/api/cluster/connect`, { headers: { authorization: `Bearer ${t}`, "x-server-id": serverId } } as never)
   const wrong = connect("not-the-token")
@@ -218,10 +267,14 @@ test("the link cut and restored: the control plane sees the node offline within 
   try {
     // Nothing closes: only the heartbeats (every 5 s, 15 s of silence) notice.
     expect(await until(status, "offline", 25_000)).toBe("offline")
+    expect(await nodeEvent()).toMatchObject({ action: "offline", level: "error", message: expect.stringContaining("no heartbeat") })
   } finally {
     await iptables("-D")
   }
   expect(await until(status, "online", 40_000)).toBe("online")
+  expect(await nodeEvent()).toMatchObject({ action: "online", level: "info" })
+  const metrics = await (await fetch(`${cp.url}/metrics`)).text()
+  expect(Number(/harbormaster_outbound_reconnects_total\{node="o1"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1)
 }, 70_000)
 
 test("the member killed mid-upload: the upload fails at once, nothing is written, and the restarted member comes back on its own", async () => {
