@@ -11,6 +11,7 @@ import { serverId } from "../data/identity.ts"
 import { conflict, HttpError } from "../http/http-error.ts"
 import { lastLine, mustGit, protocolOf, runGit, type GitRun } from "./run.ts"
 import { credentials, type GitSource } from "./source.ts"
+import { DEFAULT_LIMITS } from "./tree.ts"
 
 export interface WriteBack {
   /** The new compose file, when it changed. */
@@ -39,7 +40,9 @@ export async function pushChange(source: GitSource, change: WriteBack, opts: { d
   const text = async (args: string[], stdin?: string) => new TextDecoder().decode(await mustGit(args, { ...run, ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }) })).trim()
   try {
     await text(["init", "-q", "--bare", "."])
-    await text(["fetch", "-q", "--depth=1", "--no-tags", "--no-recurse-submodules", "--", source.url, `refs/heads/${source.ref}`])
+    // A commit's files are all fetched (git cannot push a commit built on a partial fetch): under the fetch cap.
+    const fetched = await runGit(["fetch", "-q", "--depth=1", "--no-tags", "--no-recurse-submodules", "--", source.url, `refs/heads/${source.ref}`], { ...run, fileBytes: DEFAULT_LIMITS.fetchBytes })
+    if (fetched.code !== 0) throw new HttpError(502, "git_failed", `git fetch failed: ${lastLine(fetched.stderr)}`)
     const parent = await text(["rev-parse", "--verify", "FETCH_HEAD^{commit}"])
     if (parent !== source.deployed_commit) throw refused(source, `the branch is at ${parent.slice(0, 12)}, not at the deployed ${source.deployed_commit?.slice(0, 12) ?? "commit"}`)
     await text(["read-tree", parent])

@@ -50,7 +50,7 @@ export const tools: Tool[] = [
   { name: "read_stack_file", route: "GET /api/stacks/:name/files/:path", description: "One of the stack's files, as {path, content}." },
   { name: "stack_env", route: "GET /api/stacks/:name/env", description: "The stack's environment as [{key, value, secret}]; the value of a secret is always null." },
   { name: "stack_versions", route: "GET /api/stacks/:name/versions", description: "The stack's versions, oldest first: number, time, action, whether current, and which keys changed (never a value)." },
-  { name: "stack_git_status", route: "GET /api/stacks/:name/git", description: "A git stack's source (repository, ref, compose file's path; never its token or webhook secret), the commit deployed, the remote's head, whether they differ, and the last sync's time, verdict and error." },
+  { name: "stack_git_status", route: "GET /api/stacks/:name/git", description: "A git stack's source (repository, ref, compose file's path; never its token or webhook secret), the commit deployed, the remote's head, whether they differ, the last sync's time, verdict and error, and a commit the schedule holds back (schedule_held)." },
   { name: "stack_logs", route: "GET /api/stacks/:name/logs", fixed: { follow: "false" }, description: "The last lines of every container of the stack (tail counts per container, no following), each {service, container, stream, ts, line}." },
   { name: "list_nodes", route: "GET /api/nodes", description: "The cluster's node registry, ordered by name, each {name, url, status, error} from its last probe." },
   { name: "inspect_node", route: "GET /api/nodes/:name", description: "One node of the registry: name, url, status of its last probe, error." },
@@ -85,7 +85,7 @@ export const tools: Tool[] = [
     name: "deploy_stack",
     route: "POST /api/stacks",
     changes: true,
-    description: "Create or redeploy a stack: compose checks the file (with its other files), they are written, brought up, and a version is added. A file compose rejects changes nothing and the error carries compose's message.",
+    description: "Create or redeploy a stack: compose checks the file (with its other files), they are written, brought up, and a version is added. A file compose rejects changes nothing and the error carries compose's message. With `git` (repository URL, ref, compose file's path, token or ssh key) instead of `content`, a new stack is deployed from a repository; a name already taken is refused unless `attach` is true.",
   },
   {
     name: "write_stack_file",

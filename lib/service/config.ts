@@ -52,6 +52,8 @@ export interface Config {
   updateWatch: number
   /** SVC_GIT_MAX_FILE_BYTES: the largest file a git stack's sync reads out of its repository (lib/git/tree.ts). */
   gitMaxFileBytes: number
+  /** SVC_GIT_MAX_FETCH_BYTES: the largest pack a git stack's fetch may write (lib/git/tree.ts). */
+  gitMaxFetchBytes: number
   /** SVC_NOTIFY_URLS: webhook (https://...) and ntfy (ntfy+https://host/topic) addresses for notifications (lib/updates/notify.ts). */
   notifyUrls: string[]
   metrics: boolean
@@ -243,6 +245,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     updateInterval: positiveInt(env, "SVC_UPDATE_INTERVAL"),
     updateWatch: positiveInt(env, "SVC_UPDATE_WATCH"),
     gitMaxFileBytes: positiveInt(env, "SVC_GIT_MAX_FILE_BYTES"),
+    gitMaxFetchBytes: positiveInt(env, "SVC_GIT_MAX_FETCH_BYTES"),
     notifyUrls: notifyUrls(env.SVC_NOTIFY_URLS),
     metrics: oneOf(env, "SVC_METRICS", ["off", "on"] as const) === "on",
     metricsToken: env.SVC_METRICS_TOKEN || undefined,

@@ -54,6 +54,7 @@ export const VARIABLES = {
   SVC_UPDATE_INTERVAL: { default: 0, shown: "`0` (off)", doc: "seconds between periodic update checks of every image that came from a registry; also the schedule of an update policy that names none" },
   SVC_UPDATE_WATCH: { default: 60, doc: "seconds a guarded update watches the stack's health when the request names no `watch`" },
   SVC_GIT_MAX_FILE_BYTES: { default: 1024 * 1024, shown: "`1048576` (1 MiB)", doc: "the largest file a git stack's sync reads out of its repository; a larger one refuses the commit; see [Git stacks](git-stacks.md)" },
+  SVC_GIT_MAX_FETCH_BYTES: { default: 256 * 1024 * 1024, shown: "`268435456` (256 MiB)", doc: "the largest pack a git stack's fetch may write: the bound when a git server ignores the partial fetch that leaves files over `SVC_GIT_MAX_FILE_BYTES` out; past it git is stopped and the commit refused" },
   SVC_NOTIFY_URLS: { doc: "comma-separated notification addresses: `https://…` (JSON webhook), `ntfy+https://host/topic` or `ntfy://host/topic` (ntfy's plain publish)" },
   SVC_METRICS: { default: "off", doc: "`on` routes `/metrics` and `/metrics/targets` (404 otherwise); see [Metrics](metrics.md)" },
   SVC_METRICS_TOKEN: { doc: "when set, both metrics routes want `Authorization: Bearer <token>` (401 otherwise)" },

@@ -1,9 +1,11 @@
 // Git stacks against the real engine and compose, through the real service, with a git smart-HTTP
 // server on loopback that wants a token: a stack created from a repository, a push and a signed
 // webhook (applied as a version recording the commit), a wrong signature (refused, nothing changes),
-// an image that exits (rolled back), a symlink to /etc, a bind of ../../ and a file over the cap
-// (each refused, the stack as it was), a stopped stack (stays stopped), and the token in no answer,
-// event, export or log line.
+// an image that exits (rolled back), a symlink to /etc, a bind of ../../, a submodule and a file over
+// the cap (each refused, the stack as it was), a 2 GiB file (left on the server, refused), a new stack
+// deployed from git with POST /api/stacks (a taken name refused unless attached), a stopped stack
+// (stays stopped), a schedule that does not fetch a refused commit again until the branch moves, and
+// the token in no answer, event, export or log line.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { createHmac } from "node:crypto"
 import { symlinkSync } from "node:fs"
@@ -66,7 +68,7 @@ beforeAll(async () => {
 }, SLOW)
 
 afterAll(async () => {
-  for (const name of [NAME, "hm-git-plain"]) await call("DELETE", `/stacks/${name}`).catch(() => {})
+  for (const name of [NAME, "hm-git-plain", "hm-git-new"]) await call("DELETE", `/stacks/${name}`).catch(() => {})
   await svc.stop()
   const logs = `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`
   expect(logs).not.toContain(TOKEN)
@@ -107,6 +109,29 @@ test("a stack that runs here without git is not replaced by a repository unless 
   const attached = await call("PUT", "/stacks/hm-git-plain/git", { url: repo.url, path: "deploy/compose.yaml", token: TOKEN, attach: true })
   expect(attached.body).toMatchObject({ created: false, sync: { verdict: "applied" } })
   expect((await call("DELETE", "/stacks/hm-git-plain")).status).toBeLessThan(300)
+}, SLOW)
+
+test("POST /api/stacks with git deploys a new stack from the repository; the name taken, it is 409 unless attached; a 2 GiB file is refused without being fetched", async () => {
+  const created = await call("POST", "/stacks", { name: "hm-git-new", git: { url: repo.url, path: "deploy/compose.yaml", token: TOKEN }, env: [{ key: "MODE", value: "git" }] })
+  expect(created.status).toBe(201)
+  const head = await repo.git("rev-parse", "HEAD")
+  expect(created.body).toMatchObject({ name: "hm-git-new", status: "running", current_version: 1, git: { created: true, source: { has_token: true, deployed_commit: head } } })
+  const taken = await call("POST", "/stacks", { name: "hm-git-new", git: { url: repo.url, path: "deploy/compose.yaml", token: TOKEN } })
+  expect([taken.status, taken.body.error.code]).toEqual([409, "stack_exists"])
+  const attached = await call("POST", "/stacks", { name: "hm-git-new", git: { url: repo.url, path: "deploy/compose.yaml" }, attach: true })
+  expect(attached.status).toBe(200)
+  expect(attached.body.git.sync).toMatchObject({ verdict: "unchanged", commit: head })
+  expect((await call("DELETE", "/stacks/hm-git-new")).status).toBeLessThan(300)
+
+  const huge = await server.repo("huge")
+  await huge.commit({ "deploy/compose.yaml": service(RUNS) })
+  await huge.commitZeros("deploy/huge.bin", 2048)
+  const sent = server.sent()
+  const refused = await call("POST", "/stacks", { name: "hm-git-new", git: { url: huge.url, path: "deploy/compose.yaml", token: TOKEN } })
+  expect([refused.status, refused.body.error.code]).toEqual([400, "git_sync_failed"])
+  expect(refused.body.error.message).toContain("deploy/huge.bin is over the 4096-byte limit of a stack's file (the server left it out of the fetch)")
+  expect(server.sent() - sent).toBeLessThan(64 * 1024)
+  expect((await call("GET", "/stacks/hm-git-new")).status).toBe(404)
 }, SLOW)
 
 test("a webhook unsigned or signed with another secret is refused and nothing runs", async () => {
@@ -152,18 +177,26 @@ test("a commit whose image exits is rolled back, the version stays recorded with
   expect(outcome.body.version).toBe(current)
 }, SLOW)
 
-test("a symlink to /etc, a bind of ../../ and a file over the cap are each refused, the stack as it was", async () => {
+test("a symlink to /etc, a bind of ../../, a submodule and a file over the cap are each refused, the stack as it was", async () => {
   const before = await versions()
   const state = (await call("GET", `/stacks/${NAME}/git`)).body.deployed_commit
   symlinkSync("/etc", join(repo.dir, "deploy/etc"))
   const linked = await repo.commit({ "deploy/compose.yaml": service(RUNS, '    volumes: ["./etc:/host-etc:ro"]\n') })
-  expect((await sync()).body).toMatchObject({ commit: null, verdict: "refused", error: expect.stringContaining("deploy/etc is a symbolic link") })
+  expect((await sync()).body).toMatchObject({ commit: linked, verdict: "refused", error: expect.stringContaining("deploy/etc is a symbolic link") })
   await repo.git("rm", "-q", "deploy/etc")
   await repo.commit({ "deploy/compose.yaml": service(RUNS, '    volumes: ["../../:/up:ro"]\n') })
   const bind = await sync()
   expect(bind.body).toMatchObject({ verdict: "refused", error: expect.stringContaining("outside") })
+  const inner = await repo.git("rev-parse", "HEAD")
+  await Bun.write(join(repo.dir, ".gitmodules"), '[submodule "sub"]\n  path = deploy/sub\n  url = /etc\n')
+  await repo.git("add", ".gitmodules")
+  await repo.git("update-index", "--add", "--cacheinfo", `160000,${inner},deploy/sub`)
+  await repo.git("commit", "-q", "-m", "submodule")
+  await repo.git("push", "-q", "origin", "HEAD:main")
+  expect((await sync()).body).toMatchObject({ verdict: "refused", error: expect.stringContaining("deploy/sub is a submodule") })
+  await repo.git("rm", "-q", "--cached", "deploy/sub", ".gitmodules")
   await repo.commit({ "deploy/compose.yaml": service(RUNS), "deploy/big.txt": "x".repeat(5000) })
-  expect((await sync()).body).toMatchObject({ verdict: "refused", error: expect.stringContaining("over the 4096-byte limit") })
+  expect((await sync()).body).toMatchObject({ verdict: "refused", error: expect.stringContaining("deploy/big.txt is over the 4096-byte limit") })
   expect(await versions()).toEqual(before)
   expect((await call("GET", `/stacks/${NAME}/git`)).body.deployed_commit).toBe(state)
   expect(linked).not.toBe(state)
@@ -217,4 +250,25 @@ test("a stack with a schedule syncs by itself", async () => {
   const head = await repo.commit({ "deploy/conf/app.conf": "scheduled" })
   expect((await syncedTo(head)).last_sync).toMatchObject({ verdict: "applied" })
   expect((await versions()).at(-1)?.commit).toBe(head)
+}, SLOW)
+
+test("a commit the schedule found refused is not fetched again while the branch stays there; a newer push is applied", async () => {
+  symlinkSync("/etc", join(repo.dir, "deploy/etc"))
+  const bad = await repo.commit({})
+  const refused = (await syncedTo(bad)).last_sync
+  expect(refused).toMatchObject({ verdict: "refused", error: expect.stringContaining("deploy/etc is a symbolic link") })
+  // The schedule keeps asking the remote's head (each ask carries the token), and fetches nothing.
+  const asked = server.authorizations.length
+  const sent = server.sent()
+  for (const deadline = Date.now() + 30_000; server.authorizations.length < asked + 3; await Bun.sleep(200)) if (Date.now() > deadline) throw new Error("the schedule asked nothing")
+  const status = (await call("GET", `/stacks/${NAME}/git`)).body
+  expect(status).toMatchObject({ schedule_held: bad, remote_head: bad, last_sync: refused })
+  const syncs = ((await call("GET", "/events/history")).body as { type: string; action: string; message: string }[]).filter((e) => e.type === "git" && e.action === "sync" && e.message.includes(bad.slice(0, 12)))
+  expect(syncs.length).toBe(1)
+  expect(server.sent() - sent).toBeLessThan(16 * 1024)
+
+  await repo.git("rm", "-q", "deploy/etc")
+  const fixed = await repo.commit({ "deploy/conf/app.conf": "fixed" })
+  expect((await syncedTo(fixed)).last_sync.verdict).toBe("applied")
+  expect((await call("GET", `/stacks/${NAME}/git`)).body.schedule_held).toBeNull()
 }, SLOW)
