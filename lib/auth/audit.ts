@@ -25,6 +25,8 @@ export interface AuditEntry {
   token: string | null
   /** The MCP tool called. */
   tool?: string
+  /** The control plane (its server_id) whose gateway forwarded the call of `user`, signed in there. */
+  via?: string
 }
 
 export type AuditInput = Omit<AuditEntry, "id" | "time" | "result"> & { result?: AuditEntry["result"] }

@@ -117,8 +117,8 @@ export class Auth {
     return this.seen.get(request)?.identity ?? null
   }
 
-  /** Marks the request for its audit entry: what it did (login, shell.open), the user it named, the MCP tool. */
-  mark(request: Request, what: { action?: string; claimed?: string; tool?: string; identity?: Identity }): void {
+  /** Marks the request for its audit entry: what it did (login, shell.open), the user it named, the MCP tool, who it is and from where. */
+  mark(request: Request, what: { action?: string; claimed?: string; tool?: string; identity?: Identity; peer?: string }): void {
     this.note(request, what)
   }
 
@@ -290,6 +290,7 @@ export class Auth {
       peer: entry.peer ?? s?.peer ?? null,
       token: who?.token ?? null,
       ...(s?.tool ? { tool: s.tool } : {}),
+      ...(who?.via ? { via: who.via } : {}),
     }
     this.audit.write(input)
   }

@@ -2,7 +2,7 @@
 // their API tokens, with the role that decides what they may do.
 import type { Role } from "./roles.ts"
 
-/** Where an identity comes from; `cluster` is another server of the cluster, with the cluster token. */
+/** Where an identity comes from; `cluster` is another server of the cluster: with the cluster token, or its gateway's proof (`via`). */
 export type Source = "local" | "oidc" | "proxy" | "cluster"
 
 export interface Identity {
@@ -15,6 +15,8 @@ export interface Identity {
   token?: string
   /** A token's MCP tools act only on a second call with `confirm: true` (unless created with mcp_confirm: false). */
   mcpConfirm?: boolean
+  /** The control plane (its server_id) whose gateway forwarded the call, for a caller signed in there. */
+  via?: string
 }
 
 /** A user name: letters, digits and `._@+-`, 1 to 64 of them, starting with a letter or digit (an e-mail address fits). */

@@ -50,4 +50,5 @@ export const auditEntrySchema = v.object({
   peer: v.nullable(v.string()),
   token: v.nullable(v.string()),
   tool: v.optional(v.string()),
+  via: v.optional(v.pipe(v.string(), v.description("the control plane (its server_id) whose gateway forwarded the call of `user`, signed in there"))),
 })

@@ -1,18 +1,22 @@
 // The gateway to a node: an HTTP request is forwarded with its body streamed as it comes (a
 // Content-Length replayed, a chunked upload kept chunked) and the answer streamed back (SSE
 // included); a WebSocket is bridged socket to socket with backpressure both ways. Authorization,
-// cookies (a session of this server), Origin, Expect and hop-by-hop headers stay behind, and a
-// node's Set-Cookie does not come back (its sessions are its own); a node that does not answer is a 502.
+// cookies (a session of this server), Origin, Expect, hop-by-hop headers and a client's X-Hm-Proof
+// stay behind; the gateway's own proof of who called it (proof.ts) goes instead, when it is given a
+// signer. A node's Set-Cookie does not come back (its sessions are its own); a node that does not
+// answer is a 502.
 import type { Peer, SocketSession } from "../http/socket.ts"
 import { HttpError } from "../http/http-error.ts"
 import { failure, NodeClient, NodeUnreachable } from "./node-client.ts"
 import type { NodeEntry } from "./nodes.ts"
+import { PROOF_HEADER, type ProofSigner } from "./proof.ts"
 import { outboundId, tunnels } from "./tunnel.ts"
 
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade"]
-/** Never sent to a node: credentials (a token, this server's session cookie), the browser origin the
- *  control plane already checked, and `Expect: 100-continue`, which the control plane has already answered. */
-const REQUEST_ONLY = ["authorization", "cookie", "origin", "host", "expect"]
+/** Never sent to a node: credentials (a token, this server's session cookie, a proof the client made up),
+ *  the browser origin the control plane already checked, and `Expect: 100-continue`, which the control
+ *  plane has already answered. */
+const REQUEST_ONLY = ["authorization", "cookie", "origin", "host", "expect", PROOF_HEADER]
 /** A WebSocket peer that has this many bytes queued stops reading from the other side. */
 const HIGH_WATER = 1024 * 1024
 const DRAIN_POLL_MS = 10
@@ -45,10 +49,17 @@ function connectFailed(node: NodeEntry, e: ErrorEvent): HttpError {
   return new HttpError(status >= 400 && status < 500 ? status : 502, "upgrade_refused", `node "${node.name}" answered the WebSocket upgrade with HTTP ${status}`)
 }
 
-export async function forward(node: NodeEntry, req: Request): Promise<Response> {
-  const res = await new NodeClient(node.url, { who: who(node) }).fetch(targetPath(req.url), {
+/** The gateway's proof for a call to `node`, when it has a signer (its caller is known). */
+function proven(headers: Headers, node: NodeEntry, method: string, path: string, sign?: ProofSigner): Headers {
+  if (sign) headers.set(PROOF_HEADER, sign(method, path, node.server_id))
+  return headers
+}
+
+export async function forward(node: NodeEntry, req: Request, sign?: ProofSigner): Promise<Response> {
+  const path = targetPath(req.url)
+  const res = await new NodeClient(node.url, { who: who(node) }).fetch(path, {
     method: req.method,
-    headers: strip(req.headers, REQUEST_ONLY),
+    headers: proven(strip(req.headers, REQUEST_ONLY), node, req.method, path, sign),
     stream: req.body,
     redirect: "manual",
     signal: req.signal, // the client going away ends the call to the node
@@ -57,10 +68,15 @@ export async function forward(node: NodeEntry, req: Request): Promise<Response> 
 }
 
 /** Opens the node's WebSocket; resolves once it is open, so a failure still refuses the client's upgrade (502, or the node's 4xx). */
-export async function bridge(node: NodeEntry, requestUrl: string): Promise<SocketSession> {
-  // Bun's client socket (the DOM typing lacks its pause and resume), or an outbound node's socket through its connection.
+export async function bridge(node: NodeEntry, requestUrl: string, sign?: ProofSigner): Promise<SocketSession> {
+  // Bun's client socket (the DOM typing lacks its pause and resume, and its request headers), or an
+  // outbound node's socket through its connection.
   const outbound = outboundId(node.url)
-  const upstream = (outbound ? tunnels.socket(outbound, targetPath(requestUrl)) : new WebSocket(targetUrl(node, requestUrl).replace(/^http/, "ws"))) as unknown as Bun.WebSocket
+  const path = targetPath(requestUrl)
+  const headers = proven(new Headers(), node, "GET", path, sign)
+  const upstream = (
+    outbound ? tunnels.socket(outbound, path, headers) : new WebSocket(targetUrl(node, requestUrl).replace(/^http/, "ws"), { headers } as unknown as string[])
+  ) as unknown as Bun.WebSocket
   upstream.binaryType = "arraybuffer"
   upstream.pause() // until the client's socket is open
   await new Promise<void>((resolve, reject) => {

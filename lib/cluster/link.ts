@@ -202,11 +202,11 @@ async function whole(body: ReadableStream<Uint8Array> | null): Promise<Uint8Arra
   })
 }
 
-/** Carries out a WebSocket stream: opens this server's socket at the path asked for, then one to the control plane, and bridges the two. */
+/** Carries out a WebSocket stream: opens this server's socket at the path asked for (with the headers sent, the gateway's proof), then one to the control plane, and bridges the two. */
 async function carrySocket(t: LinkTarget, open: Open): Promise<void> {
   const url = `${t.controlPlaneUrl}/api/cluster/streams/${open.id}`
   const auth = { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId }
-  const local = socket(`${t.local.replace(/^http/, "ws")}${open.path}`)
+  const local = socket(`${t.local.replace(/^http/, "ws")}${open.path}`, Object.fromEntries(unpackHeaders(open.headers ?? null)))
   const opened = await new Promise<string | null>((resolve) => {
     local.onopen = () => resolve(null)
     local.onerror = (e) => resolve((e as ErrorEvent).message ?? "")

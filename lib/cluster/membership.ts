@@ -1,6 +1,7 @@
 // This server's place in a cluster, kept in cluster.json (mode 0600) under the data directory. A
 // control plane holds the token it minted; a member holds the token it joined with, the control
-// plane's URL and the name it was registered under; without the file a server is in no cluster.
+// plane's URL and server_id and the name it was registered under; without the file a server is in
+// no cluster.
 import { randomBytes } from "node:crypto"
 import { rmSync } from "node:fs"
 import { clusterFile } from "./bearer.ts"
@@ -19,6 +20,8 @@ export interface Membership {
   control_plane_url?: string
   /** Member only: the name its control plane registered it under. */
   name?: string
+  /** Member only: its control plane's server_id, which the gateway's proofs name. */
+  control_plane_id?: string
   /** Member only: "outbound" when it holds a connection to its control plane instead of being called at a URL. */
   connect?: "outbound"
   since: string
@@ -105,7 +108,7 @@ export async function join(ctx: Member, req: JoinRequest) {
   // Saved first: the control plane probes this server with the token before it answers.
   ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp, ...connect })
   const body = { token: req.token, server_id: ctx.serverId, name: req.name, advertise: req.advertise, port: ctx.config.addr.port, ...connect }
-  let node: { name: string; url: string; status: string; error: string | null }
+  let node: { name: string; url: string; status: string; error: string | null; control_plane_id?: string }
   try {
     // The control plane answers after its own probe of this server: give it that long twice over.
     const res = await controlPlane(cp).fetch("/api/cluster/register", { method: "POST", json: body, timeoutMs: 3 * ctx.config.probeTimeoutMs })
@@ -115,7 +118,7 @@ export async function join(ctx: Member, req: JoinRequest) {
     undo()
     throw err
   }
-  ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp, name: node.name, ...connect })
+  ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp, name: node.name, control_plane_id: node.control_plane_id, ...connect })
   link.wake()
   if (req.connect === "outbound") {
     const online = await link.connected(3 * ctx.config.probeTimeoutMs)

@@ -24,4 +24,7 @@ export type ClusterNode = v.InferOutput<typeof nodeSchema>
 /** A node as a joining server is told about it. */
 export const probedNodeSchema = v.object({ name: v.string(), url: v.string(), status: nodeStatus, error: v.nullable(v.string()) })
 
+/** What a control plane answers a registration: the node, and the control plane's own server_id (which its gateway's proofs name). */
+export const registeredNodeSchema = v.object({ ...probedNodeSchema.entries, control_plane_id: v.string() })
+
 export const tokenSchema = v.object({ token: v.string() })

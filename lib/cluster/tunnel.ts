@@ -5,7 +5,7 @@
 // (POST /api/cluster/streams/{id}: status and headers in x-hm-* headers, the body streamed). Each
 // stream is its own HTTP exchange with its own TCP flow control, so a slow reader holds up nothing
 // else. An answer that is small and whole at once (JSON, an error) comes back on the control socket
-// instead, as one binary message (`answerFrame`): no HTTP exchange of its own. A WebSocket is `{"type":"socket","id","path"}`: the node opens its own API's socket, then one
+// instead, as one binary message (`answerFrame`): no HTTP exchange of its own. A WebSocket is `{"type":"socket","id","path","headers"}`: the node opens its own API's socket with those headers, then one
 // to /api/cluster/streams/{id} that is bridged to the caller's (or posts the status its API refused
 // the upgrade with). One control socket per server_id: a second one replaces the first.
 import { randomUUID } from "node:crypto"
@@ -171,7 +171,7 @@ export class Tunnels {
       this.streams.set(id, { ...req, serverId, taken: !body, socket, resolve: (r) => (done(), resolve(r)), reject: (e) => (done(), reject(e)) })
       this.count(serverId).streams++
       const head = { id, method: req.method, path: req.path, headers: packHeaders(req.headers), body }
-      control.send(JSON.stringify(socket ? { type: "socket", id, path: req.path } : { type: "open", ...head }))
+      control.send(JSON.stringify(socket ? { type: "socket", id, path: req.path, headers: head.headers } : { type: "open", ...head }))
     }).catch((err) => {
       this.count(serverId).streams--
       throw err
@@ -246,10 +246,10 @@ export class Tunnels {
     s.resolve(new Response(NO_BODY.has(status) || s.method === "HEAD" ? null : (whole.body as Uint8Array<ArrayBuffer>), { status, headers: whole.head.headers }))
   }
 
-  /** A node's WebSocket at `path`, shaped as the client socket the gateway bridges; it opens once the node's end connects. */
-  socket(serverId: string, path: string): TunnelSocket {
+  /** A node's WebSocket at `path` (opened with `headers`), shaped as the client socket the gateway bridges; it opens once the node's end connects. */
+  socket(serverId: string, path: string, headers = new Headers()): TunnelSocket {
     const socket = new TunnelSocket()
-    this.fetch(serverId, { method: "GET", path, headers: new Headers() }, socket).catch((err: Error) => socket.refused(0, err.message))
+    this.fetch(serverId, { method: "GET", path, headers }, socket).catch((err: Error) => socket.refused(0, err.message))
     return socket
   }
 

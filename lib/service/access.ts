@@ -5,14 +5,17 @@
 // whose role the route's `role` allows (an admin exporting a stack's environment, Prometheus with an
 // API token); `proves` says whether passing the check showed a credential at all. A server of the
 // cluster calling another with the cluster token (a copy, its clean-up, a move) is the cluster, with
-// an admin's role: the token already imports and starts stacks on every server.
-import { requireBearer } from "../cluster/bearer.ts"
+// an admin's role: the token already imports and starts stacks on every server. A call the control
+// plane's gateway forwarded carries its proof (cluster/proof.ts) instead of a credential: a member
+// with sign-in on takes it as the caller signed in on the control plane, with their role there.
+import { clusterToken, requireBearer } from "../cluster/bearer.ts"
+import { PROOF_HEADER, proofs, signProof, type ProofSigner } from "../cluster/proof.ts"
 import { clusterSecurity } from "../cluster/schemas.ts"
 import { requireMetricsAccess } from "../metrics/metrics.ts"
 import { metricsSecurity } from "../metrics/schemas.ts"
 import type { Ctx } from "./context.ts"
 import { HttpError } from "../http/http-error.ts"
-import type { RouteRole } from "../auth/roles.ts"
+import { isRole, type RouteRole } from "../auth/roles.ts"
 import { TOKEN_PREFIX } from "../auth/tokens.ts"
 import type { Identity } from "../auth/identity.ts"
 
@@ -25,6 +28,39 @@ async function fromCluster(ctx: Ctx, request: Request): Promise<boolean> {
   const ok = await requireBearer(ctx, request).then(() => true, () => false)
   if (ok) ctx.auth.mark(request, { identity: CLUSTER })
   return ok
+}
+
+/**
+ * A call the control plane's gateway forwarded (X-Hm-Proof), on a member: the caller it names is
+ * marked as coming through the control plane, or it is refused (401 saying why; a public route is
+ * called as without a credential). Nothing without the header, nor on a server that is no member
+ * (a control plane's gateway drops a client's copy of the header).
+ */
+async function fromControlPlane(ctx: Ctx, request: Request, peer: string | undefined, need: RouteRole): Promise<void> {
+  const header = request.headers.get(PROOF_HEADER)
+  if (!header) return
+  const m = await ctx.cluster.read()
+  if (m?.role !== "member") return
+  try {
+    if (!m.control_plane_id) throw new HttpError(401, "unauthorized", "the gateway's proof is refused: this member does not know its control plane's server_id; join it again")
+    const url = new URL(request.url)
+    const who = proofs.check(header, request.method, `${url.pathname}${url.search}`, { token: m.token, node: ctx.serverId, controlPlane: m.control_plane_id })
+    if (!isRole(who.role)) throw new HttpError(401, "unauthorized", "the gateway's proof is refused: it names no role")
+    ctx.auth.mark(request, { identity: { user: who.user, role: who.role, source: "cluster", via: who.controlPlane }, peer })
+  } catch (err) {
+    if (need !== "public") throw err
+  }
+}
+
+/**
+ * What the gateway signs each forwarded call with: the caller signed in here and their role, under
+ * the cluster token; none while sign-in is off here (a node with sign-in on then refuses the call).
+ */
+export async function gatewaySigner(ctx: Ctx, request: Request): Promise<ProofSigner | undefined> {
+  const identity = ctx.auth.who(request)
+  const token = await clusterToken(ctx.config.dataDir)
+  if (!identity || !token) return undefined
+  return (method, path, node) => signProof(token, method, path, { controlPlane: ctx.serverId, node, user: identity.user, role: identity.role })
 }
 
 interface Rule {
@@ -53,6 +89,8 @@ export async function admit(ctx: Ctx, route: { role?: RouteRole; access?: Access
   const rule = route.access && ACCESS[route.access]
   if (!ctx.auth.enabled) return void (await rule?.check(ctx, request))
   if (await fromCluster(ctx, request)) return
+  const need = route.role ?? "admin"
+  await fromControlPlane(ctx, request, peer, need)
   if (rule) {
     try {
       await rule.check(ctx, request)
@@ -62,5 +100,5 @@ export async function admit(ctx: Ctx, route: { role?: RouteRole; access?: Access
     }
   }
   // A route that forgot its role is an admin's.
-  await ctx.auth.admit(request, peer, route.role ?? "admin", stack)
+  await ctx.auth.admit(request, peer, need, stack)
 }

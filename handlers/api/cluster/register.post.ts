@@ -4,7 +4,7 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { conflict, HttpError } from "#lib/http/http-error.ts"
 import { defaultName, NODE_NAME, nodeUrl } from "#lib/cluster/nodes.ts"
 import { check } from "#lib/cluster/probe.ts"
-import { probedNodeSchema } from "#lib/cluster/schemas.ts"
+import { registeredNodeSchema } from "#lib/cluster/schemas.ts"
 import { outboundUrl, tunnels } from "#lib/cluster/tunnel.ts"
 
 export const body = v.object({
@@ -17,7 +17,7 @@ export const body = v.object({
 })
 export const detail = { operationId: "registerNode", summary: "Register a node with this control plane (sent by a joining server); returns the probed entry", tags: ["cluster"] }
 
-export const response = { 200: probedNodeSchema, 201: probedNodeSchema }
+export const response = { 200: registeredNodeSchema, 201: registeredNodeSchema }
 
 export const role = "public"
 
@@ -33,5 +33,5 @@ export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx, pee
   // An outbound node is probed once it has connected.
   const settled = outbound && !tunnels.connected(body.server_id) ? node : await check(ctx, node)
   set.status = created ? 201 : 200
-  return { name: settled.name, url: settled.url, status: settled.status, error: settled.error }
+  return { name: settled.name, url: settled.url, status: settled.status, error: settled.error, control_plane_id: ctx.serverId }
 })

@@ -33,6 +33,15 @@ test("method, body, status and headers pass; Authorization, cookies, Origin and 
   for (const h of ["authorization", "cookie", "origin", "x-private", "te", "expect"]) expect(seen.headers[h]).toBeUndefined()
 })
 
+test("a client's X-Hm-Proof never reaches the node; the gateway's own, made for the node's method, path and server_id, does", async () => {
+  node = fakeNode()
+  const req = () => new Request(gateway("/api/stacks/web?volumes=true"), { method: "DELETE", headers: { "x-hm-proof": "v1.made-up.by-the-client" } })
+  const unsigned = await (await forward(entry(node.url), req())).json()
+  expect(unsigned.headers["x-hm-proof"]).toBeUndefined()
+  const signed = await (await forward(entry(node.url), req(), (method, path, server) => `${method} ${path} ${server}`)).json()
+  expect(signed.headers["x-hm-proof"]).toBe("DELETE /api/stacks/web?volumes=true s")
+})
+
 test("a streamed body without a length arrives chunked and whole", async () => {
   node = fakeNode()
   const data = generated(5 * 1024 * 1024 + 17)

@@ -100,3 +100,16 @@ test("a small answer comes whole on the control socket: one frame, its head and 
   t.answerWhole("s1", answerFrame({ id: node.id(), status: 200, headers: [] }, new TextEncoder().encode("no body for HEAD")))
   expect(await (await head).text()).toBe("")
 })
+
+test("a WebSocket stream tells the node the headers to open its own socket with (the gateway's proof)", async () => {
+  const t = new Tunnels()
+  const node = peer()
+  t.attach("s1", node.p)
+  const socket = t.socket("s1", "/api/containers/web/shell?cols=80", new Headers({ "x-hm-proof": "v1.p.s" }))
+  const open = JSON.parse(node.sent[0]!)
+  expect(open).toEqual({ type: "socket", id: node.id(), path: "/api/containers/web/shell?cols=80", headers: expect.any(String) })
+  expect(unpackHeaders(open.headers).get("x-hm-proof")).toBe("v1.p.s")
+  const failed = new Promise((r) => (socket.onerror = r))
+  t.detach("s1", node.p)
+  expect(await failed).toMatchObject({ message: "the node's connection closed" })
+})

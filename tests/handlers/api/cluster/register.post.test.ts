@@ -21,7 +21,7 @@ test("a valid token registers the node by server_id, probes it and returns the s
   const { token, node } = await controlPlane()
   const res = await t.call("POST", "/api/cluster/register", { token, server_id: node.serverId, name: "web", advertise: `${node.url}/` })
   expect(res.status).toBe(201)
-  expect(await res.json()).toEqual({ name: "web", url: node.url, status: "online", error: null })
+  expect(await res.json()).toEqual({ name: "web", url: node.url, status: "online", error: null, control_plane_id: t.ctx.serverId })
   expect(await t.ctx.nodes.get("web")).toMatchObject({ server_id: node.serverId, status: "online" })
   const again = await t.call("POST", "/api/cluster/register", { token, server_id: node.serverId, name: "web", advertise: node.url })
   expect(again.status).toBe(200)
@@ -32,7 +32,7 @@ test("without advertise the connection's peer address and the joiner's port make
   const served = serveApp(t)
   try {
     const res = await fetch(`${served.url}/api/cluster/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token, server_id: node.serverId, port: node.port }) })
-    expect(await res.json()).toEqual({ name: `node-${node.serverId.slice(0, 8)}`, url: `http://127.0.0.1:${node.port}`, status: "online", error: null })
+    expect(await res.json()).toEqual({ name: `node-${node.serverId.slice(0, 8)}`, url: `http://127.0.0.1:${node.port}`, status: "online", error: null, control_plane_id: t.ctx.serverId })
   } finally {
     served.stop()
   }

@@ -1,6 +1,7 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
 import { forward } from "#lib/cluster/gateway.ts"
+import { gatewaySigner } from "#lib/service/access.ts"
 import { nodeName } from "#lib/cluster/schemas.ts"
 
 /** Any body, unparsed: it is streamed to the node as it comes. */
@@ -12,4 +13,4 @@ export const response = { contentType: "*/*", description: "the node's answer, s
 
 export const role = "admin"
 
-export default defineHandler(async ({ params, request, ctx }) => forward(await ctx.nodes.get(params.name), request))
+export default defineHandler(async ({ params, request, ctx }) => forward(await ctx.nodes.get(params.name), request, await gatewaySigner(ctx, request)))
