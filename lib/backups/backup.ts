@@ -7,7 +7,7 @@
 // fails forgets the snapshots it made, so a backup is whole or absent.
 import { randomBytes } from "node:crypto"
 import { exportStack, type StackExport, type StackHost } from "../copy/export.ts"
-import { openVolume } from "../volumes/transfer.ts"
+import { measureVolumes, openVolume } from "../volumes/transfer.ts"
 import type { Deadline } from "../engine/spawn.ts"
 import { runExecHook, whileStopped, type Hooks } from "./hooks.ts"
 import type { Keep, Repo } from "./repos.ts"
@@ -30,43 +30,68 @@ export interface BackupResult {
   added: number
 }
 
+/** How far a backup is: the piece restic reads, its bytes read so far and, when known ahead, its size. */
+export interface Progress {
+  piece: string
+  bytes_done: number
+  total_bytes: number | null
+  seconds_elapsed: number
+}
+
+interface Status {
+  bytes_done?: number
+  seconds_elapsed?: number
+}
+
 interface Summary {
   snapshot_id: string
   total_bytes_processed: number
   data_added: number
+  total_duration: number
 }
 
 export const tags = (serverId: string, stack: string) => [`server:${serverId}`, `stack:${stack}`]
 
-async function piece(repo: Repo, path: string, tagList: string[], host: string, data: ReadableStream<Uint8Array>, deadline: Deadline): Promise<Piece> {
-  const args = ["backup", "--json", "--quiet", "--host", host, "--stdin", "--stdin-filename", path, ...tagList.flatMap((t) => ["--tag", t])]
-  const [summary] = jsonLines<Summary>(await restic(repo, args, deadline, data), "summary")
+/** Status lines a second that restic prints while it reads, when progress is asked for. */
+const STATUS_FPS = "2"
+
+async function piece(repo: Repo, path: string, tagList: string[], host: string, data: ReadableStream<Uint8Array>, deadline: Deadline, progress?: (p: Progress) => void, total: number | null = null): Promise<Piece> {
+  const args = ["backup", "--json", ...(progress ? [] : ["--quiet"]), "--host", host, "--stdin", "--stdin-filename", path, ...tagList.flatMap((t) => ["--tag", t])]
+  const onLine = progress && ((line: string) => {
+    const [status] = jsonLines<Status>(line, "status")
+    if (status) progress({ piece: path, bytes_done: status.bytes_done ?? 0, total_bytes: total, seconds_elapsed: status.seconds_elapsed ?? 0 })
+  })
+  const [summary] = jsonLines<Summary>(await restic(repo, args, deadline, { stdin: data, onLine, env: progress && { RESTIC_PROGRESS_FPS: STATUS_FPS } }), "summary")
   if (!summary) throw new Error(`restic backup of ${path} gave no summary`)
+  progress?.({ piece: path, bytes_done: summary.total_bytes_processed, total_bytes: total, seconds_elapsed: Math.round(summary.total_duration) })
   return { path, snapshot: summary.snapshot_id, bytes: summary.total_bytes_processed, added: summary.data_added }
 }
 
 const text = (s: string) => new Blob([s]).stream()
 
-/** The stack backed up, `hooks` run around its snapshot (lib/backups/hooks.ts). */
-export async function backupStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, deadline: Deadline, hooks: Hooks = {}): Promise<BackupResult> {
+/** The stack backed up, `hooks` run around its snapshot (lib/backups/hooks.ts); `progress` told as restic reads. */
+export async function backupStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, deadline: Deadline, hooks: Hooks = {}, progress?: (p: Progress) => void): Promise<BackupResult> {
   const doc = await exportStack(ctx, name)
   if (hooks.exec) await runExecHook(ctx.engine, name, hooks.exec, deadline.timeout)
-  const snapshot = () => snapshotStack(ctx, repo, name, doc, deadline)
+  const snapshot = () => snapshotStack(ctx, repo, name, doc, deadline, progress)
   return hooks.stop ? whileStopped(ctx.engine, name, snapshot) : snapshot()
 }
 
-async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, doc: StackExport, deadline: Deadline): Promise<BackupResult> {
+async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, doc: StackExport, deadline: Deadline, progress?: (p: Progress) => void): Promise<BackupResult> {
   const run = `${new Date().toISOString().replace(/[-:]|\.\d+/g, "")}-${randomBytes(3).toString("hex")}`
   const tagList = [...tags(ctx.serverId, name), `version:${doc.current_version ?? 0}`, `run:${run}`]
   const pieces: Piece[] = []
   try {
-    pieces.push(await piece(repo, "stack.json", tagList, ctx.serverId, text(JSON.stringify(doc)), deadline))
+    const json = JSON.stringify(doc)
+    pieces.push(await piece(repo, "stack.json", tagList, ctx.serverId, text(json), deadline, progress, Buffer.byteLength(json)))
     const existing = new Set((await ctx.engine.listVolumes()).map((v) => v.Name))
-    for (const v of doc.mounts.volumes) {
-      if (!v.name || v.external || !existing.has(v.name)) continue
-      const { tar, release } = await openVolume(ctx.engine, ctx.config.transferImage, v.name)
+    const names = doc.mounts.volumes.flatMap((v) => (v.name && !v.external && existing.has(v.name) ? [v.name] : []))
+    // The volumes' sizes, for the progress's totals (the tar adds its headers to them).
+    const sizes = progress && names.length ? await measureVolumes(ctx.engine, ctx.config.transferImage, names) : {}
+    for (const name of names) {
+      const { tar, release } = await openVolume(ctx.engine, ctx.config.transferImage, name)
       try {
-        pieces.push(await piece(repo, `volumes/${v.name}.tar`, tagList, ctx.serverId, tar, deadline))
+        pieces.push(await piece(repo, `volumes/${name}.tar`, tagList, ctx.serverId, tar, deadline, progress, sizes[name] ?? null))
       } finally {
         await release()
       }

@@ -33,6 +33,9 @@ export interface Repo {
   check?: string
 }
 
+/** What an edit of a repository may change. */
+export type RepoSettings = Omit<Repo, "name" | "repository" | "password">
+
 /** A repository as the API shows it: no password. */
 export type RepoView = Omit<Repo, "password">
 
@@ -58,6 +61,16 @@ export class Repos {
     const all = await this.all()
     if (all.some((r) => r.name === repo.name)) throw conflict(`a backup repository named ${repo.name} exists`, "repository_exists")
     writeJson(this.file, [...all, repo], 0o600)
+  }
+
+  /** Replaces what the repository's settings say (all but its name, its repository string and its password). */
+  async update(name: string, settings: RepoSettings): Promise<Repo> {
+    const all = await this.all()
+    const old = all.find((r) => r.name === name)
+    if (!old) throw notFound(`no backup repository named ${name}`, "repository_not_found")
+    const repo: Repo = { name, repository: old.repository, password: old.password, ...settings }
+    writeJson(this.file, all.map((r) => (r.name === name ? repo : r)), 0o600)
+    return repo
   }
 
   async remove(name: string): Promise<void> {

@@ -2,16 +2,16 @@
 // environment, never on its command line, and no answer repeats the repository string (a rest: URL
 // may carry credentials). What restic says on failure becomes an HttpError: a refused password 409,
 // a full repository 507, a deadline 504, the rest 502 with restic's last words.
-import type { FileSink } from "bun"
 import { spawnBounded, type Deadline } from "../engine/spawn.ts"
 import { HttpError } from "../http/http-error.ts"
 import type { Repo } from "./repos.ts"
 
 export const RESTIC = process.env.SVC_RESTIC ?? "restic"
 
-function env(repo: Repo): Record<string, string> {
+function env(repo: Repo, more: Record<string, string> = {}): Record<string, string> {
   return {
     ...(process.env as Record<string, string>),
+    ...more,
     RESTIC_REPOSITORY: repo.repository,
     RESTIC_PASSWORD: repo.password,
     ...(repo.rclone_config ? { RCLONE_CONFIG: repo.rclone_config } : {}),
@@ -29,62 +29,110 @@ function failure(stderr: string, code: number, stopped: string | undefined, what
   return new HttpError(502, "restic_failed", `${what} failed (restic exited ${code}): ${last}`)
 }
 
+export interface ResticIo {
+  /** Fed to restic's standard input. */
+  stdin?: ReadableStream<Uint8Array>
+  /** Each line restic prints, as it prints it (its --json status lines). */
+  onLine?: (line: string) => void
+  /** More of restic's environment (RESTIC_PROGRESS_FPS). */
+  env?: Record<string, string>
+}
+
 /**
- * Runs restic with `args` and answers its standard output; `stdin` is fed to it when given. A source
- * that fails midway stops restic before it could record a snapshot of what it had read so far.
+ * Runs restic with `args` and answers its standard output. `stdin` is handed to the process as its
+ * input stream (the runtime writes it without a JavaScript write per chunk); a source that fails
+ * midway stops restic, and its exit is awaited, before its input is closed, so it never records a
+ * snapshot of what it had read so far.
  */
-export async function restic(repo: Repo, args: string[], deadline: Deadline, stdin?: ReadableStream<Uint8Array>): Promise<string> {
+export async function restic(repo: Repo, args: string[], deadline: Deadline, io: ResticIo = {}): Promise<string> {
   const source = new AbortController()
   const signal = deadline.signal ? AbortSignal.any([deadline.signal, source.signal]) : source.signal
-  const run = spawnBounded([RESTIC, ...args], { env: env(repo), stdin: stdin ? "pipe" : "ignore", stdout: "pipe", stderr: "pipe" }, { ...deadline, signal })
-  const reader = stdin?.getReader()
   let failed: unknown
-  if (reader)
-    void feed(reader, run.proc.stdin as FileSink, (err) => {
-      failed = err
-      source.abort()
-    })
+  let exited: Promise<number> = Promise.resolve(0)
+  const input = io.stdin && stopOnFailure(io.stdin, async (err) => {
+    failed = err
+    source.abort()
+    await exited
+  })
+  const run = spawnBounded([RESTIC, ...args], { env: env(repo, io.env), stdin: input?.stream ?? "ignore", stdout: "pipe", stderr: "pipe" }, { ...deadline, signal })
+  exited = run.exited
   try {
-    const [out, err, code] = await Promise.all([new Response(run.proc.stdout).text(), new Response(run.proc.stderr).text(), run.exited])
+    const [out, err, code] = await Promise.all([io.onLine ? lines(run.proc.stdout, io.onLine) : new Response(run.proc.stdout).text(), new Response(run.proc.stderr).text(), run.exited])
     if (failed) throw failed
     if (code !== 0) throw failure(err, code, run.stopped(), `restic ${args[0]}`)
     return out
   } finally {
     // A restic that stopped early leaves the rest of its input unread: its source is let go.
-    await reader?.cancel().catch(() => {})
+    await input?.release()
   }
 }
 
-/** Writes the stream into restic's standard input, each chunk drained before the next, and closes it at its end. */
-async function feed(reader: ReadableStreamDefaultReader<Uint8Array>, sink: FileSink, sourceFailed: (err: unknown) => void): Promise<void> {
-  for (;;) {
-    let chunk: Awaited<ReturnType<typeof reader.read>>
-    try {
-      chunk = await reader.read()
-    } catch (err) {
-      return sourceFailed(err)
-    }
-    try {
-      if (chunk.done) return void (await sink.end())
-      // write() answers a promise when the pipe is full: awaited, so that restic's early exit (EPIPE)
-      // is caught here and never becomes an unhandled rejection, which would end the process.
-      await sink.write(chunk.value)
-      await sink.flush()
-    } catch {
-      return // restic went away: its exit code tells why
-    }
-  }
+/** The source as it comes; when it fails, `stop` runs (and is awaited) before the stream errors. `release` lets the source go. */
+function stopOnFailure(source: ReadableStream<Uint8Array>, stop: (err: unknown) => Promise<void>): { stream: ReadableStream<Uint8Array>; release: () => Promise<void> } {
+  const reader = source.getReader()
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>
+        try {
+          chunk = await reader.read()
+        } catch (err) {
+          await stop(err)
+          return controller.error(err)
+        }
+        if (chunk.done) controller.close()
+        else controller.enqueue(chunk.value)
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  )
+  return { stream, release: () => reader.cancel().catch(() => {}) }
 }
 
-/** restic's output as a stream (`dump`); `done` settles once restic exited, failing as `restic` does. */
-export function resticStream(repo: Repo, args: string[], deadline: Deadline): { stdout: ReadableStream<Uint8Array>; done: Promise<void> } {
+/** Reads the stream's lines into `onLine` as they come; answers the whole text. */
+async function lines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<string> {
+  const decoder = new TextDecoder()
+  let all = ""
+  let rest = ""
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true })
+    all += text
+    const parts = (rest + text).split("\n")
+    rest = parts.pop()!
+    for (const line of parts) onLine(line)
+  }
+  if (rest) onLine(rest)
+  return all
+}
+
+/** How far restic's streamed output is read ahead of its consumer, so that restic goes on while the consumer writes. */
+export const READ_AHEAD = 8 << 20
+
+/**
+ * restic's output as a stream (`dump`), read up to READ_AHEAD ahead; `done` settles once restic
+ * exited, failing as `restic` does; `stop` ends restic whoever holds its output.
+ */
+export function resticStream(repo: Repo, args: string[], deadline: Deadline): { stdout: ReadableStream<Uint8Array>; done: Promise<void>; stop: () => void } {
   const run = spawnBounded([RESTIC, ...args], { env: env(repo), stdin: "ignore", stdout: "pipe", stderr: "pipe" }, deadline)
   const err = new Response(run.proc.stderr).text()
   const done = Promise.all([err, run.exited]).then(([text, code]) => {
     if (code !== 0) throw failure(text, code, run.stopped(), `restic ${args[0]}`)
   })
   done.catch(() => {})
-  return { stdout: run.proc.stdout, done }
+  const reader = run.proc.stdout.getReader()
+  const stdout = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done: end, value } = await reader.read()
+        if (end) controller.close()
+        else controller.enqueue(value)
+      },
+      cancel: (reason) => reader.cancel(reason).catch(() => {}),
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: READ_AHEAD }),
+  )
+  return { stdout, done, stop: () => run.proc.kill("SIGTERM") }
 }
 
 /** The lines of restic's --json output that parse, of one message type. */

@@ -37,7 +37,45 @@ async function readDoc(repo: Repo, b: Backup, deadline: Deadline): Promise<Stack
   return doc as StackExport
 }
 
+/** The dumps of a backup's volumes: one may start ahead (restic takes a while to open a repository); those not taken are stopped. */
+class Dumps {
+  private readonly started = new Map<string, ReturnType<typeof resticStream>>()
+  constructor(private readonly repo: Repo, private readonly backup: Backup, private readonly deadline: Deadline) {}
+
+  start(volume: string): void {
+    const path = `volumes/${volume}.tar`
+    const snapshot = snapshotOf(this.backup, path)
+    if (snapshot && !this.started.has(volume)) this.started.set(volume, resticStream(this.repo, ["dump", snapshot, `/${path}`], this.deadline))
+  }
+
+  take(volume: string): ReturnType<typeof resticStream> {
+    this.start(volume)
+    const dump = this.started.get(volume)!
+    this.started.delete(volume)
+    return dump
+  }
+
+  async drop(): Promise<void> {
+    for (const dump of this.started.values()) {
+      dump.stop()
+      await dump.done.catch(() => {})
+    }
+    this.started.clear()
+  }
+}
+
 export async function restoreStack(ctx: StackHost & { serverId: string }, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline): Promise<RestoreResult> {
+  const dumps = new Dumps(repo, backup, deadline)
+  const first = backup.pieces.find((p) => p.path.startsWith("volumes/"))?.path.slice("volumes/".length, -".tar".length)
+  if (!req.dry_run && first) dumps.start(first)
+  try {
+    return await restoreWith(ctx, repo, backup, req, deadline, dumps)
+  } finally {
+    await dumps.drop()
+  }
+}
+
+async function restoreWith(ctx: StackHost & { serverId: string }, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline, dumps: Dumps): Promise<RestoreResult> {
   const doc = await readDoc(repo, backup, deadline)
   const target = stackName(req.as ?? doc.name)
   const dst = await serverInventory(ctx)
@@ -57,8 +95,10 @@ export async function restoreStack(ctx: StackHost & { serverId: string }, repo: 
   const undo: (() => Promise<unknown>)[] = []
   try {
     for (const vol of thePlan.volumes.filter((v) => v.transfer)) {
-      const dump = resticStream(repo, ["dump", snapshotOf(backup, `volumes/${vol.source}.tar`)!, `/volumes/${vol.source}.tar`], deadline)
+      const dump = dumps.take(vol.source)
       const result = await importVolume(ctx.engine, ctx.config.transferImage, vol.target, dump.stdout, req.force ?? false).catch(async (err) => {
+        // The import may have failed before it read the dump: restic would wait on its output forever.
+        dump.stop()
         await dump.done.catch(() => {})
         throw err
       })

@@ -53,6 +53,8 @@ export const repoView = v.object({
   last_check: v.nullable(v.object({ time: v.string(), ok: v.boolean(), message: v.string() })),
 })
 
+export const repoSettingsInput = v.object(repoSettings)
+
 export const repoInput = v.object({
   name: repoNameSchema,
   repository: v.pipe(v.string(), v.minLength(1), v.maxLength(2048), v.description("restic's repository string: a local path, sftp:user@host:/path, rest:http://host:port/, rclone:remote:path")),
@@ -79,6 +81,18 @@ export const backupResultSchema = v.object({
   forgotten: v.pipe(v.number(), v.description("older snapshots forgotten and pruned by keep")),
 })
 
+export const backupMessageSchema = v.variant("type", [
+  v.object({
+    type: v.literal("progress"),
+    piece: v.pipe(v.string(), v.description("what restic reads: stack.json or volumes/<volume>.tar")),
+    bytes_done: v.number(),
+    total_bytes: v.pipe(v.nullable(v.number()), v.description("the piece's size measured before (a volume's files; its tar is a little larger)")),
+    seconds_elapsed: v.number(),
+  }),
+  v.object({ type: v.literal("done"), result: backupResultSchema }),
+  v.object({ type: v.literal("failed"), error: v.object({ status: v.number(), code: v.string(), message: v.string() }) }),
+])
+
 export const runInput = v.object({
   keep: v.optional(v.pipe(keepSchema, v.description("after the backup, forget and prune the stack's older backups but these"))),
   hooks: v.optional(v.pipe(hooksSchema, v.description("what runs around the snapshot (default: the repository's hooks for the stack)"))),
@@ -95,3 +109,13 @@ export const restoreInput = v.object({
 
 export const restoreResultSchema = v.object({ plan: planSchema, restored: v.boolean() })
 export const restoreBlockedSchema = v.object({ error: v.object({ code: v.string(), message: v.string() }), plan: planSchema })
+
+export const stackStatusSchema = v.object({
+  stack: v.string(),
+  scheduled: v.pipe(v.boolean(), v.description("whether the repository's schedule backs it up")),
+  last_backup: v.pipe(v.nullable(v.string()), v.description("when its newest backup of this server was made")),
+  age_seconds: v.nullable(v.number()),
+  due: v.pipe(v.nullable(v.string()), v.description("when its next scheduled backup after the newest was due")),
+  overdue: v.pipe(v.boolean(), v.description("scheduled, and no backup within a grace after due (one period of the schedule, at most an hour)")),
+  last_size: v.pipe(v.nullable(v.number()), v.description("bytes read by its last backup since the service started")),
+})

@@ -44,3 +44,14 @@ export async function findBackup(repo: Repo, serverId: string, stack: string, ru
   if (!found || !found.pieces.some((p) => p.path === "stack.json")) throw notFound(`no backup ${run ?? ""} of stack ${stack} in repository ${repo.name}`.replace("  ", " "), "backup_not_found")
   return found
 }
+
+/** The time of each stack's newest backup of this server in the repository, in one restic call. */
+export async function newestBackups(repo: Repo, serverId: string, deadline: Deadline): Promise<Map<string, string>> {
+  const out = await restic(repo, ["snapshots", "--json", "--host", serverId, "--tag", `server:${serverId}`], deadline)
+  const newest = new Map<string, string>()
+  for (const s of JSON.parse(out || "[]") as Snapshot[]) {
+    const stack = tagValue(s, "stack")
+    if (stack && s.paths[0] === "/stack.json" && s.time > (newest.get(stack) ?? "")) newest.set(stack, s.time)
+  }
+  return newest
+}

@@ -4,7 +4,7 @@
 //   (ntfy://host/topic = https)    body, Title / Tags / Priority headers
 // JSON body: {event, time, server, stack, verdict, reason, images: [{service, ref, from, to}], message}
 // (absent fields are null). Events: update_available, updated, rolled_back, rollback_failed,
-// copy_failed, scan_found_critical, mount_refused.
+// copy_failed, scan_found_critical, mount_refused, backup_failed.
 //
 // Sending never blocks the operation that notifies: `notify` queues and returns. Each address is
 // tried up to four times with backoff (1 s, 2 s, 4 s by default, each try 5 s at most); a message
@@ -15,7 +15,7 @@
 import type { EventBus, ServiceEvent } from "../engine/events.ts"
 import type { ImageChange } from "./records.ts"
 
-export const NOTIFY_EVENTS = ["update_available", "updated", "rolled_back", "rollback_failed", "copy_failed", "node_offline", "scan_found_critical", "mount_refused"] as const
+export const NOTIFY_EVENTS = ["update_available", "updated", "rolled_back", "rollback_failed", "copy_failed", "node_offline", "scan_found_critical", "mount_refused", "backup_failed"] as const
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number]
 
 export interface Notification {
@@ -57,6 +57,7 @@ const TAGS: Record<NotifyEvent, string> = {
   node_offline: "warning",
   scan_found_critical: "rotating_light",
   mount_refused: "no_entry",
+  backup_failed: "floppy_disk",
 }
 
 export interface NotifierOptions {
@@ -107,7 +108,7 @@ export class Notifier {
     const signal = AbortSignal.timeout(this.o.timeoutMs ?? 5000)
     if (t.kind === "webhook") return { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal }
     const title = `Harbormaster: ${body.event.replace(/_/g, " ")}${body.stack ? ` (${body.stack})` : ""}`
-    const urgent = body.event === "rollback_failed" || body.event === "scan_found_critical" || body.event === "mount_refused"
+    const urgent = body.event === "rollback_failed" || body.event === "scan_found_critical" || body.event === "mount_refused" || body.event === "backup_failed"
     return { method: "POST", headers: { title, tags: TAGS[body.event], priority: urgent ? "high" : "default" }, body: body.message, signal }
   }
 
@@ -143,7 +144,7 @@ export class Notifier {
    * Notifications from what others publish on the bus, where that is cheap: a copy that failed
    * (`copy_undo_failed`), a node a probe found offline, a scan that found critical vulnerabilities
    * (`critical` asked of the scan's stored counts), a container taken down for a bind that reached
-   * outside its stack's paths.
+   * outside its stack's paths, a backup or a repository's `restic check` that failed.
    */
   async follow(events: EventBus, signal: AbortSignal, critical: (image: string) => Promise<number>): Promise<void> {
     for await (const e of events.subscribe(signal)) {
@@ -157,6 +158,8 @@ export class Notifier {
     if (e.type === "stack" && (e.action === "copy_undo_failed" || e.action === "copy_failed"))
       return { event: "copy_failed", stack: e.name ?? null, message: e.message ?? "a copy failed" }
     if (e.type === "stack" && e.action === "mount_refused") return { event: "mount_refused", stack: e.name ?? null, message: e.message ?? "a bind reached outside its stack" }
+    if (e.type === "backup" && (e.action === "backup_failed" || e.action === "check_failed"))
+      return { event: "backup_failed", stack: e.action === "backup_failed" ? (e.name ?? null) : null, message: e.message ?? "a backup failed" }
     if (e.type === "node" && e.action === "offline") return { event: "node_offline", message: e.message ?? `node ${e.name} is offline` }
     if (e.type === "image" && e.action === "scan" && e.id) {
       const n = await critical(e.id)

@@ -4,12 +4,13 @@
 // the environment); a failed backup, restore or check is an error event.
 import type { StackHost } from "../copy/export.ts"
 import type { EventBus } from "../engine/events.ts"
-import { backupStack, forget, type BackupResult } from "../backups/backup.ts"
+import { backupStack, forget, type BackupResult, type Progress } from "../backups/backup.ts"
 import type { Hooks } from "../backups/hooks.ts"
-import { view, type Keep, type Repo, type RepoView, type Repos } from "../backups/repos.ts"
+import { view, type Keep, type Repo, type RepoSettings, type RepoView, type Repos } from "../backups/repos.ts"
 import { restic } from "../backups/restic.ts"
 import { restoreStack, type RestoreRequest, type RestoreResult } from "../backups/restore.ts"
-import { findBackup, listBackups, type Backup } from "../backups/snapshots.ts"
+import { findBackup, listBackups, newestBackups, type Backup } from "../backups/snapshots.ts"
+import { HttpError } from "../http/http-error.ts"
 import { stackName } from "../stacks/name.ts"
 import { nextDue } from "../updates/records.ts"
 
@@ -31,6 +32,27 @@ export interface CheckResult {
 
 export interface Run {
   signal?: AbortSignal
+}
+
+/** A streamed backup's messages: progress while restic reads, then its result or its failure. */
+export type BackupMessage =
+  | ({ type: "progress" } & Progress)
+  | { type: "done"; result: BackupResult & { forgotten: number } }
+  | { type: "failed"; error: { status: number; code: string; message: string } }
+
+/** A stack's newest backup in a repository, and whether it is older than the repository's schedule allows. */
+export interface StackBackupStatus {
+  stack: string
+  /** Whether the repository's schedule backs it up. */
+  scheduled: boolean
+  last_backup: string | null
+  age_seconds: number | null
+  /** When its next scheduled backup was or is due (ISO). */
+  due: string | null
+  /** Scheduled, and not backed up within the grace after `due` (as `overdue()` counts). */
+  overdue: boolean
+  /** The size read by the last backup since the service started. */
+  last_size: number | null
 }
 
 /** A stack's backups into a repository since the service started: the last success (ms) and its size, the failures. */
@@ -82,6 +104,34 @@ export class BackupVerbs {
     return { ...view(kept), last_check: null }
   }
 
+  /** Replaces the repository's schedules, stacks, keep rules, hooks and rclone configuration; the schedules follow at once. */
+  async editRepo(name: string, settings: RepoSettings): Promise<RepoView & { last_check: CheckResult | null }> {
+    const repo = await this.o.repos.update(name, settings)
+    this.o.events.publish({ type: "backup", action: "repository_changed", name, level: "info", message: `backup repository ${name} changed` })
+    return { ...view(repo), last_check: this.checks.get(name) ?? null }
+  }
+
+  /** Each stack's newest backup here in the repository (every stack here, and those with backups), overdue or not. */
+  async status(repo: string, run: Run = {}): Promise<StackBackupStatus[]> {
+    const r = await this.o.repos.get(repo)
+    const newest = await newestBackups(r, this.o.serverId, this.deadline(run))
+    const now = this.now()
+    const scheduled = new Set(r.schedule ? (r.stacks ?? this.o.stacks.names()) : [])
+    return [...new Set([...this.o.stacks.names(), ...newest.keys()])].sort().map((stack) => {
+      const last = newest.get(stack) ?? null
+      const late = r.schedule && scheduled.has(stack) ? this.lateness(r.schedule, last ? Date.parse(last) : this.started, now) : null
+      return {
+        stack,
+        scheduled: scheduled.has(stack),
+        last_backup: last,
+        age_seconds: last === null ? null : Math.max(0, Math.round((now - Date.parse(last)) / 1000)),
+        due: late ? new Date(late.due).toISOString() : null,
+        overdue: late?.late ?? false,
+        last_size: this.runs.get(`${repo}\t${stack}`)?.size ?? null,
+      }
+    })
+  }
+
   /** Forgets the repository here (its snapshots stay in it). */
   async removeRepo(name: string): Promise<string> {
     await this.o.repos.remove(name)
@@ -94,14 +144,14 @@ export class BackupVerbs {
   }
 
   /** The stack backed up now, with `hooks` (else the repository's for the stack); with `keep`, its older backups forgotten and pruned after. */
-  backup(repo: string, stack: string, run: Run & { keep?: Keep; hooks?: Hooks } = {}): Promise<BackupResult & { forgotten: number }> {
+  backup(repo: string, stack: string, run: Run & { keep?: Keep; hooks?: Hooks; progress?: (p: Progress) => void } = {}): Promise<BackupResult & { forgotten: number }> {
     const name = stackName(stack)
     const key = `${repo}\t${name}`
     return this.reported("backup", name, () =>
       this.o.stacks.lock(name, async () => {
         const last = this.runs.get(key) ?? { repository: repo, stack: name, last_success: null, size: null, failures: 0 }
         const r = await this.o.repos.get(repo)
-        const result = await backupStack(this.o, r, name, this.deadline(run), run.hooks ?? r.hooks?.[name]).catch((err) => {
+        const result = await backupStack(this.o, r, name, this.deadline(run), run.hooks ?? r.hooks?.[name], run.progress).catch((err) => {
           this.runs.set(key, { ...last, failures: last.failures + 1 })
           throw err
         })
@@ -110,6 +160,33 @@ export class BackupVerbs {
         return { result: { ...result, forgotten }, message: `backed up ${name} to ${repo} as ${result.run}: ${result.bytes} bytes read, ${result.added} new${forgotten ? `; ${forgotten} older snapshots forgotten` : ""}` }
       }),
     )
+  }
+
+  /**
+   * The same backup as messages for an event stream: restic's progress as it reads (a slow reader
+   * gets the newest), then the result or the failure, and the end.
+   */
+  async *backupStream(repo: string, stack: string, run: Run & { keep?: Keep; hooks?: Hooks } = {}): AsyncGenerator<BackupMessage> {
+    const queue: BackupMessage[] = []
+    let wake = () => {}
+    const push = (m: BackupMessage) => {
+      if (m.type === "progress" && queue.at(-1)?.type === "progress") queue[queue.length - 1] = m
+      else queue.push(m)
+      wake()
+    }
+    void this.backup(repo, stack, { ...run, progress: (p) => push({ type: "progress", ...p }) }).then(
+      (result) => push({ type: "done", result }),
+      (err: unknown) => {
+        const e = err instanceof HttpError ? err : new HttpError(500, "internal", err instanceof Error ? err.message : String(err))
+        push({ type: "failed", error: { status: e.status, code: e.code, message: e.message } })
+      },
+    )
+    for (;;) {
+      if (!queue.length) await new Promise<void>((resolve) => (wake = resolve))
+      const m = queue.shift()!
+      yield m
+      if (m.type !== "progress") return
+    }
   }
 
   /** What the metrics show: each stack's backups into each repository since the service started. */
@@ -130,14 +207,20 @@ export class BackupVerbs {
       if (!repo.schedule) continue
       for (const stack of repo.stacks ?? this.o.stacks.names()) {
         const run = this.runs.get(`${repo.name}\t${stack}`)
-        const due = nextDue(repo.schedule, run?.last_success ?? this.started)
-        if (due === null) continue
-        const grace = Math.min(OVERDUE_GRACE_MS, (nextDue(repo.schedule, due) ?? due) - due)
-        if (now > due + grace)
+        const { due, late: isLate } = this.lateness(repo.schedule, run?.last_success ?? this.started, now) ?? {}
+        if (isLate && due !== undefined)
           late.push({ repository: repo.name, stack, schedule: repo.schedule, last_success: run?.last_success ? iso(run.last_success) : null, due: iso(due), failures: run?.failures ?? 0 })
       }
     }
     return late
+  }
+
+  /** When the backup after `since` was due by `schedule`, and whether it is late: due more than a grace ago. */
+  private lateness(schedule: string, since: number, now: number): { due: number; late: boolean } | null {
+    const due = nextDue(schedule, since)
+    if (due === null) return null
+    const grace = Math.min(OVERDUE_GRACE_MS, (nextDue(schedule, due) ?? due) - due)
+    return { due, late: now > due + grace }
   }
 
   /** `restic check` of the repository; its result is kept and shown with the repository. */

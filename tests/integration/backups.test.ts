@@ -16,6 +16,7 @@ import { STACK_LABEL } from "#lib/engine/containers.ts"
 import { TRANSFER_LABEL } from "#lib/volumes/transfer.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
+import { sseMessages } from "../support/sse.ts"
 
 let engine: Engine
 let svc: Service
@@ -26,6 +27,10 @@ const STACKS = ["hm-bk", "hm-bk2", "hm-bk3"]
 const VOLUMES = ["hm-bk_data", "hm-bk2_data", "hm-bk3_data"]
 const MiB = 1 << 20
 const answers: string[] = []
+/** What the service notified (SVC_NOTIFY_URLS points here). */
+const notified: any[] = []
+const hook = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: async (req) => (notified.push(await req.json()), new Response("ok")) })
+const serviceEnv = () => ({ DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage(), SVC_METRICS: "on", SVC_NOTIFY_URLS: `http://127.0.0.1:${hook.port}/hook` })
 
 const compose = `services:
   app:
@@ -79,7 +84,7 @@ beforeAll(async () => {
   engine = realEngine("a")
   await cleanup(engine)
   dir = mkdtempSync(join(tmpdir(), "hm-backups-"))
-  svc = await startService({ DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage(), SVC_METRICS: "on" })
+  svc = await startService(serviceEnv())
   await wipe()
   expect((await call("POST", "/api/backups/repos", { name: "local", repository: join(dir, "repo"), password: PASSWORD, init: true })).status).toBe(201)
   const deployed = await call("POST", "/api/stacks", { name: "hm-bk", content: compose, env: [{ key: "TOKEN", value: SECRET, secret: true }] })
@@ -91,6 +96,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await wipe()
   await svc.stop()
+  hook.stop(true)
   spawnSync("umount", [join(dir, "full")])
   rmSync(dir, { recursive: true, force: true })
 }, 60_000)
@@ -195,6 +201,35 @@ test("a repository on a full disk fails the backup and leaves no snapshot; the s
   expect(metrics).toMatch(/harbormaster_backup_last_success_timestamp_seconds\{repository="local",stack="hm-bk"\} \d{10}/)
   expect(metrics).toMatch(/harbormaster_backup_last_size_bytes\{repository="local",stack="hm-bk"\} \d{8}/)
   expect(await manifest("hm-bk_data")).toBe(before)
+  // ... and a notification, naming the stack and the reason.
+  const deadline = Date.now() + 10_000
+  const fullNotice = () => notified.find((n) => n.event === "backup_failed" && n.message.includes("disk is full"))
+  while (Date.now() < deadline && !fullNotice()) await Bun.sleep(100)
+  expect(fullNotice()).toMatchObject({ stack: "hm-bk", message: "backup of hm-bk failed: restic backup: the repository's disk is full" })
+}, 60_000)
+
+test("run with stream=true answers restic's progress as events, then the result", async () => {
+  const res = await fetch(`${svc.url}/api/backups/local/hm-bk/run?stream=true`, { method: "POST" })
+  expect(res.status).toBe(200)
+  expect(res.headers.get("content-type")).toStartWith("text/event-stream")
+  const messages: any[] = []
+  for await (const m of sseMessages(res)) messages.push(m)
+  answers.push(JSON.stringify(messages))
+  const done = messages.at(-1)
+  expect(done.type).toBe("done")
+  expect(done.result.pieces.map((p: any) => p.path)).toEqual(["stack.json", "volumes/hm-bk_data.tar"])
+  const volume = messages.filter((m) => m.type === "progress" && m.piece === "volumes/hm-bk_data.tar")
+  expect(volume.length).toBeGreaterThanOrEqual(2)
+  // Measured before (the files' bytes), read up to the tar's size, never backwards.
+  expect(volume[0].total_bytes).toBeGreaterThan(23 * MiB)
+  expect(volume.at(-1).bytes_done).toBe(done.result.pieces[1].bytes)
+  expect(volume.map((m) => m.bytes_done)).toEqual(volume.map((m) => m.bytes_done).sort((a, b) => a - b))
+  expect((await backups()).map((b) => b.run)).toContain(done.result.run)
+
+  const failed: any[] = []
+  for await (const m of sseMessages(await fetch(`${svc.url}/api/backups/local/hm-bk/run?stream=true`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ hooks: { exec: { service: "app", command: ["false"] } } }) })))
+    failed.push(m)
+  expect(failed).toEqual([{ type: "failed", error: { status: 502, code: "hook_failed", message: "the backup's hook in service app exited 1" } }])
 }, 60_000)
 
 /** The pid of the service's restic child whose command line holds `text`, if one runs. */
@@ -258,5 +293,5 @@ test("neither the password nor the stack's secret appears in answers, events or 
   const out = await svc.stop().then(async () => `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`)
   expect(out).not.toContain(PASSWORD)
   expect(out).not.toContain(SECRET)
-  svc = await startService({ DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage(), SVC_METRICS: "on" }, { dataDir: svc.dataDir })
+  svc = await startService(serviceEnv(), { dataDir: svc.dataDir })
 }, 60_000)

@@ -1,6 +1,6 @@
 // The repositories' routes with restic itself on a local folder: added (created with init), kept
 // 0600, listed without their password, refused with a wrong one, a bad schedule or a taken name,
-// removed.
+// edited, removed.
 import { afterEach, expect, test } from "bun:test"
 import { statSync } from "node:fs"
 import { join } from "node:path"
@@ -28,10 +28,18 @@ test("a repository is added, listed without its password and removed", async () 
   const badSchedule = await t.call("POST", "/api/backups/repos", { name: "other", repository, password: PASSWORD, schedule: "every day" })
   expect(badSchedule.status).toBe(400)
 
+  // An edit replaces the settings; the repository string and the password stay.
+  const edited = await t.call("PUT", "/api/backups/repos/local", { schedule: "6h", keep: { last: 3, weekly: 4 }, check: "1d", stacks: ["shop"] })
+  expect(edited.status).toBe(200)
+  expect(await edited.json()).toEqual({ name: "local", repository, schedule: "6h", keep: { last: 3, weekly: 4 }, check: "1d", stacks: ["shop"], last_check: null })
+  expect((await t.call("PUT", "/api/backups/repos/local", { schedule: "whenever" })).status).toBe(400)
+  expect((await t.call("PUT", "/api/backups/repos/nowhere", {})).status).toBe(404)
+  expect(JSON.parse(await Bun.file(join(t.dataDir, "backups", "repos.json")).text())[0]).toMatchObject({ password: PASSWORD, schedule: "6h" })
+
   expect((await t.call("DELETE", "/api/backups/repos/local")).status).toBe(200)
   expect(await (await t.call("GET", "/api/backups/repos")).json()).toEqual([])
   expect((await t.call("DELETE", "/api/backups/repos/local")).status).toBe(404)
-})
+}, 30_000)
 
 test("a backup into an unknown repository is 404 repository_not_found", async () => {
   t = await testApp()
