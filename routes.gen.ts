@@ -88,48 +88,47 @@ import * as h85 from "./handlers/api/stacks/[name]/scan.post.ts"
 import * as h86 from "./handlers/api/stacks/[name]/start.post.ts"
 import * as h87 from "./handlers/api/stacks/[name]/stats.get.ts"
 import * as h88 from "./handlers/api/stacks/[name]/stats/stream.get.ts"
-import * as h89 from "./handlers/api/stacks/[name]/stop.post.ts"
-import * as h90 from "./handlers/api/stacks/[name]/unpause.post.ts"
-import * as h91 from "./handlers/api/stacks/[name]/up.post.ts"
-import * as h92 from "./handlers/api/stacks/[name]/update.post.ts"
-import * as h93 from "./handlers/api/stacks/[name]/updates.get.ts"
-import * as h94 from "./handlers/api/stacks/[name]/versions.get.ts"
-import * as h95 from "./handlers/api/stacks/[name]/versions/[version].delete.ts"
-import * as h96 from "./handlers/api/stacks/import.post.ts"
-import * as h97 from "./handlers/api/stacks/index.get.ts"
-import * as h98 from "./handlers/api/stacks/index.post.ts"
-import * as h99 from "./handlers/api/stats/index.get.ts"
-import * as h100 from "./handlers/api/stats/stream.get.ts"
-import * as h101 from "./handlers/api/swarm/index.get.ts"
-import * as h102 from "./handlers/api/swarm/init.post.ts"
-import * as h103 from "./handlers/api/swarm/join-tokens.get.ts"
-import * as h104 from "./handlers/api/swarm/join.post.ts"
-import * as h105 from "./handlers/api/swarm/leave.post.ts"
-import * as h106 from "./handlers/api/swarm/nodes/[id].delete.ts"
-import * as h107 from "./handlers/api/swarm/nodes/[id].get.ts"
-import * as h108 from "./handlers/api/swarm/nodes/[id].post.ts"
-import * as h109 from "./handlers/api/swarm/nodes/[id]/role.post.ts"
-import * as h110 from "./handlers/api/swarm/nodes/index.get.ts"
-import * as h111 from "./handlers/api/swarm/services/[id]/force-update.post.ts"
-import * as h112 from "./handlers/api/swarm/services/[id]/index.get.ts"
-import * as h113 from "./handlers/api/swarm/services/[id]/logs.get.ts"
-import * as h114 from "./handlers/api/swarm/services/[id]/rollback.post.ts"
-import * as h115 from "./handlers/api/swarm/services/[id]/scale.post.ts"
-import * as h116 from "./handlers/api/swarm/services/index.get.ts"
-import * as h117 from "./handlers/api/synthesize.post.ts"
-import * as h118 from "./handlers/api/tokens/[id].delete.ts"
-import * as h119 from "./handlers/api/tokens/index.get.ts"
-import * as h120 from "./handlers/api/tokens/index.post.ts"
-import * as h121 from "./handlers/api/users/[name].delete.ts"
-import * as h122 from "./handlers/api/users/[name].patch.ts"
-import * as h123 from "./handlers/api/users/index.get.ts"
-import * as h124 from "./handlers/api/users/index.post.ts"
-import * as h125 from "./handlers/api/volumes/[name].delete.ts"
-import * as h126 from "./handlers/api/volumes/[name]/export.get.ts"
-import * as h127 from "./handlers/api/volumes/[name]/import.post.ts"
-import * as h128 from "./handlers/api/volumes/index.get.ts"
-import * as h129 from "./handlers/metrics.get.ts"
-import * as h130 from "./handlers/metrics/targets.get.ts"
+import * as h89 from "./handlers/api/stacks/[name]/unpause.post.ts"
+import * as h90 from "./handlers/api/stacks/[name]/up.post.ts"
+import * as h91 from "./handlers/api/stacks/[name]/update.post.ts"
+import * as h92 from "./handlers/api/stacks/[name]/updates.get.ts"
+import * as h93 from "./handlers/api/stacks/[name]/versions.get.ts"
+import * as h94 from "./handlers/api/stacks/[name]/versions/[version].delete.ts"
+import * as h95 from "./handlers/api/stacks/import.post.ts"
+import * as h96 from "./handlers/api/stacks/index.get.ts"
+import * as h97 from "./handlers/api/stacks/index.post.ts"
+import * as h98 from "./handlers/api/stats/index.get.ts"
+import * as h99 from "./handlers/api/stats/stream.get.ts"
+import * as h100 from "./handlers/api/swarm/index.get.ts"
+import * as h101 from "./handlers/api/swarm/init.post.ts"
+import * as h102 from "./handlers/api/swarm/join-tokens.get.ts"
+import * as h103 from "./handlers/api/swarm/join.post.ts"
+import * as h104 from "./handlers/api/swarm/leave.post.ts"
+import * as h105 from "./handlers/api/swarm/nodes/[id].delete.ts"
+import * as h106 from "./handlers/api/swarm/nodes/[id].get.ts"
+import * as h107 from "./handlers/api/swarm/nodes/[id].post.ts"
+import * as h108 from "./handlers/api/swarm/nodes/[id]/role.post.ts"
+import * as h109 from "./handlers/api/swarm/nodes/index.get.ts"
+import * as h110 from "./handlers/api/swarm/services/[id]/force-update.post.ts"
+import * as h111 from "./handlers/api/swarm/services/[id]/index.get.ts"
+import * as h112 from "./handlers/api/swarm/services/[id]/logs.get.ts"
+import * as h113 from "./handlers/api/swarm/services/[id]/rollback.post.ts"
+import * as h114 from "./handlers/api/swarm/services/[id]/scale.post.ts"
+import * as h115 from "./handlers/api/swarm/services/index.get.ts"
+import * as h116 from "./handlers/api/synthesize.post.ts"
+import * as h117 from "./handlers/api/tokens/[id].delete.ts"
+import * as h118 from "./handlers/api/tokens/index.get.ts"
+import * as h119 from "./handlers/api/tokens/index.post.ts"
+import * as h120 from "./handlers/api/users/[name].delete.ts"
+import * as h121 from "./handlers/api/users/[name].patch.ts"
+import * as h122 from "./handlers/api/users/index.get.ts"
+import * as h123 from "./handlers/api/users/index.post.ts"
+import * as h124 from "./handlers/api/volumes/[name].delete.ts"
+import * as h125 from "./handlers/api/volumes/[name]/export.get.ts"
+import * as h126 from "./handlers/api/volumes/[name]/import.post.ts"
+import * as h127 from "./handlers/api/volumes/index.get.ts"
+import * as h128 from "./handlers/metrics.get.ts"
+import * as h129 from "./handlers/metrics/targets.get.ts"
 
 export const routes = [
   { method: "GET", path: "/api/audit", file: "handlers/api/audit.get.ts", mod: h0 },
@@ -221,46 +220,45 @@ export const routes = [
   { method: "POST", path: "/api/stacks/:name/start", file: "handlers/api/stacks/[name]/start.post.ts", mod: h86 },
   { method: "GET", path: "/api/stacks/:name/stats", file: "handlers/api/stacks/[name]/stats.get.ts", mod: h87 },
   { method: "GET", path: "/api/stacks/:name/stats/stream", file: "handlers/api/stacks/[name]/stats/stream.get.ts", mod: h88 },
-  { method: "POST", path: "/api/stacks/:name/stop", file: "handlers/api/stacks/[name]/stop.post.ts", mod: h89 },
-  { method: "POST", path: "/api/stacks/:name/unpause", file: "handlers/api/stacks/[name]/unpause.post.ts", mod: h90 },
-  { method: "POST", path: "/api/stacks/:name/up", file: "handlers/api/stacks/[name]/up.post.ts", mod: h91 },
-  { method: "POST", path: "/api/stacks/:name/update", file: "handlers/api/stacks/[name]/update.post.ts", mod: h92 },
-  { method: "GET", path: "/api/stacks/:name/updates", file: "handlers/api/stacks/[name]/updates.get.ts", mod: h93 },
-  { method: "GET", path: "/api/stacks/:name/versions", file: "handlers/api/stacks/[name]/versions.get.ts", mod: h94 },
-  { method: "DELETE", path: "/api/stacks/:name/versions/:version", file: "handlers/api/stacks/[name]/versions/[version].delete.ts", mod: h95 },
-  { method: "POST", path: "/api/stacks/import", file: "handlers/api/stacks/import.post.ts", mod: h96 },
-  { method: "GET", path: "/api/stacks", file: "handlers/api/stacks/index.get.ts", mod: h97 },
-  { method: "POST", path: "/api/stacks", file: "handlers/api/stacks/index.post.ts", mod: h98 },
-  { method: "GET", path: "/api/stats", file: "handlers/api/stats/index.get.ts", mod: h99 },
-  { method: "GET", path: "/api/stats/stream", file: "handlers/api/stats/stream.get.ts", mod: h100 },
-  { method: "GET", path: "/api/swarm", file: "handlers/api/swarm/index.get.ts", mod: h101 },
-  { method: "POST", path: "/api/swarm/init", file: "handlers/api/swarm/init.post.ts", mod: h102 },
-  { method: "GET", path: "/api/swarm/join-tokens", file: "handlers/api/swarm/join-tokens.get.ts", mod: h103 },
-  { method: "POST", path: "/api/swarm/join", file: "handlers/api/swarm/join.post.ts", mod: h104 },
-  { method: "POST", path: "/api/swarm/leave", file: "handlers/api/swarm/leave.post.ts", mod: h105 },
-  { method: "DELETE", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].delete.ts", mod: h106 },
-  { method: "GET", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].get.ts", mod: h107 },
-  { method: "POST", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].post.ts", mod: h108 },
-  { method: "POST", path: "/api/swarm/nodes/:id/role", file: "handlers/api/swarm/nodes/[id]/role.post.ts", mod: h109 },
-  { method: "GET", path: "/api/swarm/nodes", file: "handlers/api/swarm/nodes/index.get.ts", mod: h110 },
-  { method: "POST", path: "/api/swarm/services/:id/force-update", file: "handlers/api/swarm/services/[id]/force-update.post.ts", mod: h111 },
-  { method: "GET", path: "/api/swarm/services/:id", file: "handlers/api/swarm/services/[id]/index.get.ts", mod: h112 },
-  { method: "GET", path: "/api/swarm/services/:id/logs", file: "handlers/api/swarm/services/[id]/logs.get.ts", mod: h113 },
-  { method: "POST", path: "/api/swarm/services/:id/rollback", file: "handlers/api/swarm/services/[id]/rollback.post.ts", mod: h114 },
-  { method: "POST", path: "/api/swarm/services/:id/scale", file: "handlers/api/swarm/services/[id]/scale.post.ts", mod: h115 },
-  { method: "GET", path: "/api/swarm/services", file: "handlers/api/swarm/services/index.get.ts", mod: h116 },
-  { method: "POST", path: "/api/synthesize", file: "handlers/api/synthesize.post.ts", mod: h117 },
-  { method: "DELETE", path: "/api/tokens/:id", file: "handlers/api/tokens/[id].delete.ts", mod: h118 },
-  { method: "GET", path: "/api/tokens", file: "handlers/api/tokens/index.get.ts", mod: h119 },
-  { method: "POST", path: "/api/tokens", file: "handlers/api/tokens/index.post.ts", mod: h120 },
-  { method: "DELETE", path: "/api/users/:name", file: "handlers/api/users/[name].delete.ts", mod: h121 },
-  { method: "PATCH", path: "/api/users/:name", file: "handlers/api/users/[name].patch.ts", mod: h122 },
-  { method: "GET", path: "/api/users", file: "handlers/api/users/index.get.ts", mod: h123 },
-  { method: "POST", path: "/api/users", file: "handlers/api/users/index.post.ts", mod: h124 },
-  { method: "DELETE", path: "/api/volumes/:name", file: "handlers/api/volumes/[name].delete.ts", mod: h125 },
-  { method: "GET", path: "/api/volumes/:name/export", file: "handlers/api/volumes/[name]/export.get.ts", mod: h126 },
-  { method: "POST", path: "/api/volumes/:name/import", file: "handlers/api/volumes/[name]/import.post.ts", mod: h127 },
-  { method: "GET", path: "/api/volumes", file: "handlers/api/volumes/index.get.ts", mod: h128 },
-  { method: "GET", path: "/metrics", file: "handlers/metrics.get.ts", mod: h129 },
-  { method: "GET", path: "/metrics/targets", file: "handlers/metrics/targets.get.ts", mod: h130 },
+  { method: "POST", path: "/api/stacks/:name/unpause", file: "handlers/api/stacks/[name]/unpause.post.ts", mod: h89 },
+  { method: "POST", path: "/api/stacks/:name/up", file: "handlers/api/stacks/[name]/up.post.ts", mod: h90 },
+  { method: "POST", path: "/api/stacks/:name/update", file: "handlers/api/stacks/[name]/update.post.ts", mod: h91 },
+  { method: "GET", path: "/api/stacks/:name/updates", file: "handlers/api/stacks/[name]/updates.get.ts", mod: h92 },
+  { method: "GET", path: "/api/stacks/:name/versions", file: "handlers/api/stacks/[name]/versions.get.ts", mod: h93 },
+  { method: "DELETE", path: "/api/stacks/:name/versions/:version", file: "handlers/api/stacks/[name]/versions/[version].delete.ts", mod: h94 },
+  { method: "POST", path: "/api/stacks/import", file: "handlers/api/stacks/import.post.ts", mod: h95 },
+  { method: "GET", path: "/api/stacks", file: "handlers/api/stacks/index.get.ts", mod: h96 },
+  { method: "POST", path: "/api/stacks", file: "handlers/api/stacks/index.post.ts", mod: h97 },
+  { method: "GET", path: "/api/stats", file: "handlers/api/stats/index.get.ts", mod: h98 },
+  { method: "GET", path: "/api/stats/stream", file: "handlers/api/stats/stream.get.ts", mod: h99 },
+  { method: "GET", path: "/api/swarm", file: "handlers/api/swarm/index.get.ts", mod: h100 },
+  { method: "POST", path: "/api/swarm/init", file: "handlers/api/swarm/init.post.ts", mod: h101 },
+  { method: "GET", path: "/api/swarm/join-tokens", file: "handlers/api/swarm/join-tokens.get.ts", mod: h102 },
+  { method: "POST", path: "/api/swarm/join", file: "handlers/api/swarm/join.post.ts", mod: h103 },
+  { method: "POST", path: "/api/swarm/leave", file: "handlers/api/swarm/leave.post.ts", mod: h104 },
+  { method: "DELETE", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].delete.ts", mod: h105 },
+  { method: "GET", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].get.ts", mod: h106 },
+  { method: "POST", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].post.ts", mod: h107 },
+  { method: "POST", path: "/api/swarm/nodes/:id/role", file: "handlers/api/swarm/nodes/[id]/role.post.ts", mod: h108 },
+  { method: "GET", path: "/api/swarm/nodes", file: "handlers/api/swarm/nodes/index.get.ts", mod: h109 },
+  { method: "POST", path: "/api/swarm/services/:id/force-update", file: "handlers/api/swarm/services/[id]/force-update.post.ts", mod: h110 },
+  { method: "GET", path: "/api/swarm/services/:id", file: "handlers/api/swarm/services/[id]/index.get.ts", mod: h111 },
+  { method: "GET", path: "/api/swarm/services/:id/logs", file: "handlers/api/swarm/services/[id]/logs.get.ts", mod: h112 },
+  { method: "POST", path: "/api/swarm/services/:id/rollback", file: "handlers/api/swarm/services/[id]/rollback.post.ts", mod: h113 },
+  { method: "POST", path: "/api/swarm/services/:id/scale", file: "handlers/api/swarm/services/[id]/scale.post.ts", mod: h114 },
+  { method: "GET", path: "/api/swarm/services", file: "handlers/api/swarm/services/index.get.ts", mod: h115 },
+  { method: "POST", path: "/api/synthesize", file: "handlers/api/synthesize.post.ts", mod: h116 },
+  { method: "DELETE", path: "/api/tokens/:id", file: "handlers/api/tokens/[id].delete.ts", mod: h117 },
+  { method: "GET", path: "/api/tokens", file: "handlers/api/tokens/index.get.ts", mod: h118 },
+  { method: "POST", path: "/api/tokens", file: "handlers/api/tokens/index.post.ts", mod: h119 },
+  { method: "DELETE", path: "/api/users/:name", file: "handlers/api/users/[name].delete.ts", mod: h120 },
+  { method: "PATCH", path: "/api/users/:name", file: "handlers/api/users/[name].patch.ts", mod: h121 },
+  { method: "GET", path: "/api/users", file: "handlers/api/users/index.get.ts", mod: h122 },
+  { method: "POST", path: "/api/users", file: "handlers/api/users/index.post.ts", mod: h123 },
+  { method: "DELETE", path: "/api/volumes/:name", file: "handlers/api/volumes/[name].delete.ts", mod: h124 },
+  { method: "GET", path: "/api/volumes/:name/export", file: "handlers/api/volumes/[name]/export.get.ts", mod: h125 },
+  { method: "POST", path: "/api/volumes/:name/import", file: "handlers/api/volumes/[name]/import.post.ts", mod: h126 },
+  { method: "GET", path: "/api/volumes", file: "handlers/api/volumes/index.get.ts", mod: h127 },
+  { method: "GET", path: "/metrics", file: "handlers/metrics.get.ts", mod: h128 },
+  { method: "GET", path: "/metrics/targets", file: "handlers/metrics/targets.get.ts", mod: h129 },
 ] as const
