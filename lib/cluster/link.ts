@@ -3,7 +3,7 @@
 // answers heartbeats and notices a silent peer, carries out each stream it is told to open against
 // its own API (in this process when it is given, so a call crosses no loopback hop), and reconnects with jittered exponential backoff. A connection replaced by another
 // of the same server_id, or closed because the node was removed, waits until it is woken (a join).
-import { answerFrame, CLOSE, INLINE_MAX, packHeaders, unpackHeaders } from "./tunnel.ts"
+import { CLOSE, frame, INLINE_MAX, packHeaders, unframe, unpackHeaders } from "./tunnel.ts"
 
 export interface LinkTarget {
   controlPlaneUrl: string
@@ -82,6 +82,7 @@ export class Link {
     const ws = new WebSocket(`${t.controlPlaneUrl.replace(/^http/, "ws")}/api/cluster/connect`, {
       headers: { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId },
     } as unknown as string[])
+    ws.binaryType = "arraybuffer"
     this.socket = ws
     let opened = false
     let heard = Date.now()
@@ -101,9 +102,11 @@ export class Link {
       ws.onmessage = (e) => {
         heard = Date.now()
         if (e.data === "pong") return
-        const open = parse(String(e.data))
+        // A call with a small body comes as one binary message: its head, then the body.
+        const whole = typeof e.data === "string" ? undefined : unframe(new Uint8Array(e.data as ArrayBuffer))
+        const open = whole ? valid(whole.head) : parse(String(e.data))
         // A stream that fails ends on its own: the control plane's caller sees its connection close.
-        if (open) (open.type === "socket" ? carrySocket(t, open) : carry(t, open, this.api, ws)).catch(() => {})
+        if (open) (open.type === "socket" ? carrySocket(t, open) : carry(t, open, this.api, ws, whole?.body)).catch(() => {})
       }
       ws.onerror = (e) => (this.state.error = (e as ErrorEvent).message ?? "connection failed")
       ws.onclose = (e) => {
@@ -128,24 +131,26 @@ interface Open {
 }
 
 function parse(text: string): Open | undefined {
-  const m = (() => {
-    try {
-      return JSON.parse(text) as Partial<Open>
-    } catch {
-      return undefined
-    }
-  })()
+  try {
+    return valid(JSON.parse(text))
+  } catch {
+    return undefined
+  }
+}
+
+function valid(head: unknown): Open | undefined {
+  const m = head as Partial<Open> | null
   if (!m || (m.type !== "open" && m.type !== "socket") || !/^[0-9a-f-]{36}$/.test(m.id ?? "") || !m.path?.startsWith("/")) return undefined
   return m as Open
 }
 
-/** Carries out one call: its body fetched from the control plane when it has one, this server's API called, the answer posted back. */
-async function carry(t: LinkTarget, open: Open, api: LocalApi | undefined, control: WebSocket): Promise<void> {
+/** Carries out one call: its body fetched from the control plane when it was not sent whole, this server's API called, the answer sent back. */
+async function carry(t: LinkTarget, open: Open, api: LocalApi | undefined, control: WebSocket, inline?: Uint8Array): Promise<void> {
   const url = `${t.controlPlaneUrl}/api/cluster/streams/${open.id}`
   const auth = { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId }
   const req = open.body ? await fetch(url, { headers: auth, decompress: false, timeout: false } as RequestInit).catch(() => undefined) : undefined
   if (open.body && !req?.ok) return
-  const sent = req?.body ?? undefined
+  const sent = inline ?? req?.body ?? undefined
   // Ends the call on this server once its answer is posted or the post fails (the caller went away).
   const done = new AbortController()
   const request = new Request(`${t.local}${open.path}`, {
@@ -161,7 +166,7 @@ async function carry(t: LinkTarget, open: Open, api: LocalApi | undefined, contr
   )
   const body = await whole(answer.body)
   if (body instanceof Uint8Array && control.readyState === WebSocket.OPEN) {
-    control.send(answerFrame({ id: open.id, status: answer.status, headers: [...answer.headers] }, body))
+    control.send(frame({ id: open.id, status: answer.status, headers: [...answer.headers] }, body))
     return done.abort()
   }
   const head = { ...auth, "x-hm-status": String(answer.status), "x-hm-headers": packHeaders(answer.headers), "content-type": "application/octet-stream" }

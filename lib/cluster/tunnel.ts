@@ -4,8 +4,8 @@
 // has a body the node fetches it (GET /api/cluster/streams/{id}, streamed), and it posts the answer
 // (POST /api/cluster/streams/{id}: status and headers in x-hm-* headers, the body streamed). Each
 // stream is its own HTTP exchange with its own TCP flow control, so a slow reader holds up nothing
-// else. An answer that is small and whole at once (JSON, an error) comes back on the control socket
-// instead, as one binary message (`answerFrame`): no HTTP exchange of its own. A WebSocket is `{"type":"socket","id","path","headers"}`: the node opens its own API's socket with those headers, then one
+// else. A body that is small and whole at once travels on the control socket instead, as one binary
+// message (`frame`): a request's in its open message (a JSON call), an answer (JSON, an error) back. A WebSocket is `{"type":"socket","id","path","headers"}`: the node opens its own API's socket with those headers, then one
 // to /api/cluster/streams/{id} that is bridged to the caller's (or posts the status its API refused
 // the upgrade with). One control socket per server_id: a second one replaces the first.
 import { randomUUID } from "node:crypto"
@@ -47,36 +47,37 @@ interface Counters {
   reconnects: number
 }
 
-/** The largest answer body the node sends whole on its control socket. */
+/** The largest body that travels whole on the control socket (a request's in its open message, an answer). */
 export const INLINE_MAX = 64 * 1024
 
-interface InlineHead {
-  id: string
-  status: number
-  headers: [string, string][]
-}
-
-/** A whole answer on the control socket: a 4-byte length, the head as JSON, then the body's bytes. */
-export function answerFrame(head: InlineHead, body: Uint8Array): Uint8Array<ArrayBuffer> {
+/** A head with its whole body, as one binary message on the control socket: a 4-byte length, the head as JSON, the body's bytes. */
+export function frame(head: object, body: Uint8Array): Uint8Array<ArrayBuffer> {
   const json = Buffer.from(JSON.stringify(head))
-  const frame = new Uint8Array(4 + json.byteLength + body.byteLength)
-  new DataView(frame.buffer).setUint32(0, json.byteLength)
-  frame.set(json, 4)
-  frame.set(body, 4 + json.byteLength)
-  return frame
+  const bytes = new Uint8Array(4 + json.byteLength + body.byteLength)
+  new DataView(bytes.buffer).setUint32(0, json.byteLength)
+  bytes.set(json, 4)
+  bytes.set(body, 4 + json.byteLength)
+  return bytes
 }
 
-export function readAnswerFrame(frame: Uint8Array): { head: InlineHead; body: Uint8Array } | undefined {
-  if (frame.byteLength < 4) return undefined
-  const length = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getUint32(0)
-  if (4 + length > frame.byteLength) return undefined
+export function unframe(bytes: Uint8Array): { head: Record<string, unknown>; body: Uint8Array } | undefined {
+  if (bytes.byteLength < 4) return undefined
+  const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0)
+  if (4 + length > bytes.byteLength) return undefined
   try {
-    const head = JSON.parse(Buffer.from(frame.subarray(4, 4 + length)).toString()) as InlineHead
-    if (typeof head.id !== "string" || !Number.isInteger(head.status) || !Array.isArray(head.headers)) return undefined
-    return { head, body: frame.subarray(4 + length) }
+    const head = JSON.parse(Buffer.from(bytes.subarray(4, 4 + length)).toString()) as unknown
+    return head && typeof head === "object" ? { head: head as Record<string, unknown>, body: bytes.subarray(4 + length) } : undefined
   } catch {
     return undefined
   }
+}
+
+/** A request's body when it is small and its length known (a JSON call, a Content-Length up to INLINE_MAX), read whole. */
+async function inlineBody(req: StreamRequest): Promise<Uint8Array | undefined> {
+  if (typeof req.body === "string") return Buffer.byteLength(req.body) <= INLINE_MAX ? Buffer.from(req.body) : undefined
+  const length = Number(req.headers.get("content-length") ?? Number.NaN)
+  if (req.body && length <= INLINE_MAX) return new Uint8Array(await new Response(req.body).arrayBuffer())
+  return undefined
 }
 
 /** Header values travel as base64url JSON: any byte a header may hold arrives as it was. */
@@ -149,7 +150,13 @@ export class Tunnels {
   }
 
   /** A call to the node: asks it to open a stream, answers once it has posted the answer's head. */
-  fetch(serverId: string, req: StreamRequest, socket?: TunnelSocket): Promise<Response> {
+  async fetch(serverId: string, req: StreamRequest, socket?: TunnelSocket): Promise<Response> {
+    if (!this.controls.has(serverId)) throw new Error("the node is not connected")
+    return this.open(serverId, req, socket, socket || !req.body ? undefined : await inlineBody(req))
+  }
+
+  /** A small body (`inline`) goes in the open message: nothing is left for the node to fetch. */
+  private open(serverId: string, req: StreamRequest, socket?: TunnelSocket, inline?: Uint8Array): Promise<Response> {
     const control = this.controls.get(serverId)
     if (!control) return Promise.reject(new Error("the node is not connected"))
     const id = randomUUID()
@@ -166,11 +173,12 @@ export class Tunnels {
       }
       const abort = () => this.fail(id, req.signal!.reason)
       req.signal?.addEventListener("abort", abort, { once: true })
-      // A request without a body is whole in the message: nothing is left to fetch.
-      const body = req.body !== undefined && req.body !== null
+      // A request without a body, or with a small one, is whole in the message: nothing is left to fetch.
+      const body = !inline && req.body !== undefined && req.body !== null
       this.streams.set(id, { ...req, serverId, taken: !body, socket, resolve: (r) => (done(), resolve(r)), reject: (e) => (done(), reject(e)) })
       this.count(serverId).streams++
       const head = { id, method: req.method, path: req.path, headers: packHeaders(req.headers), body }
+      if (inline) return void control.send(frame({ type: "open", ...head }, inline))
       control.send(JSON.stringify(socket ? { type: "socket", id, path: req.path, headers: head.headers } : { type: "open", ...head }))
     }).catch((err) => {
       this.count(serverId).streams--
@@ -233,17 +241,18 @@ export class Tunnels {
     return finished.then(() => void counters.streams--)
   }
 
-  /** A whole answer the node sent on its control socket (`answerFrame`); a frame for no stream of this node is dropped. */
-  answerWhole(serverId: string, frame: Uint8Array): void {
-    const whole = readAnswerFrame(frame)
-    const s = whole && this.streams.get(whole.head.id)
-    if (!whole || !s || s.serverId !== serverId || !s.taken || s.socket) return
-    this.streams.delete(whole.head.id)
+  /** A whole answer the node sent on its control socket (`frame`); one for no stream of this node is dropped. */
+  answerWhole(serverId: string, bytes: Uint8Array): void {
+    const whole = unframe(bytes)
+    const { id, status, headers } = (whole?.head ?? {}) as { id?: unknown; status?: unknown; headers?: unknown }
+    const s = typeof id === "string" ? this.streams.get(id) : undefined
+    if (!whole || !s || s.serverId !== serverId || !s.taken || s.socket || !Number.isInteger(status) || !Array.isArray(headers)) return
+    this.streams.delete(id as string)
     const counters = this.count(serverId)
     counters.bytes += whole.body.byteLength
     counters.streams--
-    const { status } = whole.head
-    s.resolve(new Response(NO_BODY.has(status) || s.method === "HEAD" ? null : (whole.body as Uint8Array<ArrayBuffer>), { status, headers: whole.head.headers }))
+    const empty = NO_BODY.has(status as number) || s.method === "HEAD"
+    s.resolve(new Response(empty ? null : (whole.body as Uint8Array<ArrayBuffer>), { status: status as number, headers: headers as [string, string][] }))
   }
 
   /** A node's WebSocket at `path` (opened with `headers`), shaped as the client socket the gateway bridges; it opens once the node's end connects. */

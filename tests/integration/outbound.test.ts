@@ -1,10 +1,13 @@
 // A node behind NAT: the member runs in a network namespace and listens on that namespace's own
 // loopback, which the control plane cannot reach; it joins outbound and holds a connection it opened
-// over a veth pair. Through that connection: the gateway (JSON with a body, SSE event by event, 200
-// parallel calls beside a stalled event stream, a container shell over WebSocket), probes, and a copy of a stack whose volume holds
-// 64 MiB checksummed. Faults: a wrong token and a retired one refused, a second connection of the
-// same server_id replacing the first, the control plane killed and restarted (the member back on its
-// own), the link cut and restored, the member killed mid-upload, a removed node's connection closed. The control plane's metrics count the connection.
+// over a veth pair. Through that connection: the gateway (JSON with a body, SSE event by event, 400
+// parallel calls beside a stalled event stream and a log read slowly, a container shell over
+// WebSocket), probes, a copy of a stack whose volume holds 32 MiB checksummed to the node and back,
+// and a copy and a move between it and a second outbound member. Faults: a wrong token and a retired
+// one refused, a second connection of the same server_id replacing the first, the control plane
+// killed and restarted (the member back on its own), the link cut and restored (offline and online
+// events), the member killed mid-upload, a removed node's connection closed. The control plane's
+// metrics count the connections.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { rmSync } from "node:fs"
 import type { Engine } from "#lib/engine/client.ts"
@@ -126,7 +129,7 @@ test("the gateway carries JSON with a body and the query, never the Authorizatio
   expect((await call(cp, "GET", "/api/nodes/nope/proxy/api/health")).status).toBe(404)
 })
 
-test("SSE arrives event by event; a stalled event stream and a flooding log read slowly hold up neither a fast call nor 400 parallel ones, 200 with bodies", async () => {
+test("SSE arrives event by event; a stalled event stream and a flooding log read slowly hold up neither a fast call nor 400 parallel ones, 200 with bodies sent whole or fetched", async () => {
   const res = await fetch(`${cp.url}/api/nodes/o1/proxy/api/events`)
   expect(res.headers.get("content-type")).toBe("text/event-stream")
   const events = sseMessages(res)
@@ -150,10 +153,10 @@ test("SSE arrives event by event; a stalled event stream and a flooding log read
   })()
   while (slowChunks < 3) await Bun.sleep(50)
   expect((await call(cp, "GET", "/api/nodes/o1/proxy/api/health")).body.server_id).toBe(serverId)
-  // Each POST's body is fetched by the node as a stream of its own; the node refuses the bad name once it has read it.
-  const pad = "x".repeat(16 * 1024)
+  // Half the bodies are small and go whole with their call, half (80 KiB) are fetched by the node as
+  // streams of their own; the node refuses the bad name once it has read the body.
   const posts = Array.from({ length: 200 }, (_, i) =>
-    fetch(`${cp.url}/api/nodes/o1/proxy/api/stacks`, { method: "POST", headers: json, body: JSON.stringify({ name: `Bad Name ${i}`, content: "services: {}\n", pad }) }).then(async (r) => `${r.status} ${typeof (await r.json()).error?.code}`),
+    fetch(`${cp.url}/api/nodes/o1/proxy/api/stacks`, { method: "POST", headers: json, body: JSON.stringify({ name: `Bad Name ${i}`, content: "services: {}\n", pad: "x".repeat(i % 2 ? 1024 : 80 * 1024) }) }).then(async (r) => `${r.status} ${typeof (await r.json()).error?.code}`),
   )
   const gets = Array.from({ length: 200 }, (_, i) => fetch(`${cp.url}/api/nodes/o1/proxy/api/cluster?i=${i}`).then(async (r) => `${r.status} ${(await r.json()).role}`))
   expect(new Set(await Promise.all(gets))).toEqual(new Set(["200 member"]))
@@ -192,12 +195,12 @@ test("a container shell on the node works over WebSocket through its connection,
   expect((await refused.json()).error.code).toBe("upgrade_refused")
 }, 30_000)
 
-test("a copy to the outbound node and back carries a 64 MiB volume byte for byte", async () => {
+test("a copy to the outbound node and back carries a 32 MiB volume byte for byte", async () => {
   const compose = `services:\n  app:\n    image: ${testImage()}\n    command: ["sh", "-c", "${IDLE}"]\n    volumes: [data:/data]\n    labels: { ${TEST_LABEL}: "1" }\nvolumes:\n  data:\n    labels: { ${TEST_LABEL}: "1" }\n`
   expect((await call(cp, "POST", "/api/stacks", { name: STACK, content: compose })).status).toBe(201)
   const { Id } = await cpEngine.createContainer({
     Image: testImage(),
-    Cmd: ["sh", "-c", "head -c 67108864 /dev/urandom > /v/big && echo small > /v/small"],
+    Cmd: ["sh", "-c", "head -c 33554432 /dev/urandom > /v/big && echo small > /v/small"],
     Labels: { [TEST_LABEL]: "1" },
     HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: `${STACK}_data`, Target: "/v" }] },
   })
@@ -215,7 +218,7 @@ test("a copy to the outbound node and back carries a 64 MiB volume byte for byte
   expect(await checksums(cpEngine, `${STACK}-back_data`)).toBe(source)
 }, 90_000)
 
-test("a copy and a move between two outbound nodes carry the 64 MiB volume byte for byte; the move's source is gone", async () => {
+test("a copy and a move between two outbound nodes carry the 32 MiB volume byte for byte; the move's source is gone", async () => {
   const joined = await inside("POST", "/api/cluster/join", { control_plane_url: cp.url, token, name: "o2", connect: "outbound" }, member2)
   expect(joined.body.node).toMatchObject({ name: "o2", status: "online" })
   const source = await checksums(engine, `${STACK}_data`)
