@@ -5,9 +5,11 @@
 // (POST /api/cluster/streams/{id}: status and headers in x-hm-* headers, the body streamed). Each
 // stream is its own HTTP exchange with its own TCP flow control, so a slow reader holds up nothing
 // else. A body that is small and whole at once travels on the control socket instead, as one binary
-// message (`frame`): a request's in its open message (a JSON call), an answer (JSON, an error) back. A WebSocket is `{"type":"socket","id","path","headers"}`: the node opens its own API's socket with those headers, then one
-// to /api/cluster/streams/{id} that is bridged to the caller's (or posts the status its API refused
-// the upgrade with). One control socket per server_id: a second one replaces the first.
+// message (`frame`): a request's in its open message (a JSON call), an answer (JSON, an error) back.
+// A WebSocket is `{"type":"socket","id","path","headers"}`: the node opens its own API's socket with
+// those headers, then one to /api/cluster/streams/{id} that is bridged to the caller's (or posts the
+// status its API refused the upgrade with). One control socket per server_id: a second one replaces
+// the first.
 import { randomUUID } from "node:crypto"
 import type { Peer, SocketSession } from "../http/socket.ts"
 import { HttpError, notFound } from "../http/http-error.ts"
