@@ -1,13 +1,19 @@
 // A cluster of two real servers, both with sign-in on: a member joins (the control plane's
 // registration needs no user, the cluster token in its body), and an admin's copy of a stack with a
 // volume reaches the member through the cluster token, which the member takes as the cluster's.
+// Then the control plane's gateway: JSON, a change, an event stream and the container's shell reach
+// the member as the admin signed in on the control plane (its proof, never a credential), and the
+// member's audit names them via the control plane; directly, the member still wants a credential.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
+import { signProof } from "#lib/cluster/proof.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
+import { sseMessages } from "../support/sse.ts"
+import { terminal } from "../support/terminal.ts"
 
 const root = join(import.meta.dir, "../..")
 const PASSWORD = "a long enough password"
@@ -27,6 +33,7 @@ const engines: Engine[] = []
 const services: Service[] = []
 const dirs: string[] = []
 const cookies: string[] = []
+let token = ""
 
 async function call(i: number, method: string, path: string, body?: unknown) {
   const svc = services[i]!
@@ -57,7 +64,7 @@ afterAll(async () => {
 })
 
 test("a member joins a control plane with sign-in on, and an admin's copy with a volume reaches it", async () => {
-  const { token } = (await call(0, "POST", "/api/cluster/token")).body
+  token = (await call(0, "POST", "/api/cluster/token")).body.token
   const joined = await call(1, "POST", "/api/cluster/join", { control_plane_url: services[0]!.url, token, name: "b", advertise: services[1]!.url })
   expect(joined.status).toBe(200)
   expect((await call(0, "GET", "/api/nodes/b")).body.status).toBe("online")
@@ -69,4 +76,47 @@ test("a member joins a control plane with sign-in on, and an admin's copy with a
   expect(entries.map((e: any) => `${e.method} ${e.route} ${e.status}`)).toContain("POST /api/stacks/import 201")
   // Without a session, a member's API is closed to the control plane's callers all the same.
   expect((await fetch(`${services[1]!.url}/api/stacks`)).status).toBe(401)
+})
+
+test("through the gateway the member answers the control plane's signed-in admin: JSON, a change, events, the shell; its audit says via the control plane", async () => {
+  const cpId = (await call(0, "GET", "/api/cluster")).body.server_id as string
+  const stacks = await call(0, "GET", "/api/nodes/b/proxy/api/stacks")
+  expect(stacks.status).toBe(200)
+  expect(stacks.body.map((s: { name: string }) => s.name)).toContain(NAME)
+  const events = await fetch(`${services[0]!.url}/api/nodes/b/proxy/api/events`, { headers: { cookie: cookies[0]! } })
+  expect([events.status, events.headers.get("content-type")]).toEqual([200, "text/event-stream"])
+  const messages = sseMessages(events)
+  const next = messages.next()
+  // A route the control plane's copy calls with the cluster token: a signed-in admin may call it too
+  expect((await call(0, "POST", `/api/nodes/b/proxy/api/stacks/${NAME}/up`)).status).toBe(200)
+  let event = (await next).value
+  while (!(event.type === "container" && event.action === "start")) event = (await messages.next()).value
+  expect(event.name).toContain(NAME)
+  await messages.return(undefined)
+
+  const containers = (await call(0, "GET", "/api/nodes/b/proxy/api/containers")).body as { id: string; name: string }[]
+  const id = containers.find((c) => c.name.includes(NAME))!.id
+  const shell = await terminal(`${services[0]!.url.replace("http:", "ws:")}/api/nodes/b/proxy/api/containers/${id}/shell`, { headers: { cookie: cookies[0]!, origin: services[0]!.url } })
+  await shell.prompt()
+  shell.type("echo via-$((40+2))\n")
+  await shell.waitFor(/via-42/)
+  shell.type("exit\n")
+  expect((await shell.closed).code).toBe(1000)
+
+  const audited = async () =>
+    ((await call(1, "GET", "/api/audit?user=root")).body.entries as any[]).filter((e) => e.via === cpId).map((e) => `${e.action ?? e.method} ${e.route} ${e.status}`)
+  for (let i = 0; i < 100 && !(await audited()).some((e) => e.startsWith("ws.close")); i++) await Bun.sleep(20)
+  expect(await audited()).toEqual(expect.arrayContaining(["POST /api/stacks/:name/up 200", "ws.open /api/containers/:id/shell 101", "ws.close /api/containers/:id/shell 101"]))
+
+  // Directly: no credential, a proof made for another path, one replayed
+  const direct = (path: string, proof?: string) => fetch(`${services[1]!.url}${path}`, { headers: proof ? { "x-hm-proof": proof } : {} })
+  expect((await direct("/api/stacks")).status).toBe(401)
+  const node = (await call(1, "GET", "/api/cluster")).body.server_id as string
+  const proof = (path: string) => signProof(token, "GET", path, { controlPlane: cpId, node, user: "root", role: "admin" })
+  expect((await direct("/api/stacks", proof("/api/volumes"))).status).toBe(401)
+  const once = proof("/api/stacks")
+  expect((await direct("/api/stacks", once)).status).toBe(200)
+  const replayed = await direct("/api/stacks", once)
+  expect(replayed.status).toBe(401)
+  expect((await replayed.json()).error.message).toBe("the gateway's proof is refused: it was used already")
 })
