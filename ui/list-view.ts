@@ -195,7 +195,6 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
     const items = target.map((r) => ({ row: r, result: h("span", { class: "bulk-result muted" }) }))
     const summary = h("p", { class: "bulk-summary", role: "status" })
     const title = `${a.label} ${target.length} ${target.length === 1 ? o.noun.replace(/s$/, "") : o.noun}`
-    let ran = false
     await modal(
       title,
       [
@@ -207,11 +206,14 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
         const cancel = h("button", { type: "button", onclick: () => close("cancel") }, "Cancel")
         const go = h("button", { type: "button", class: a.danger ? "danger" : "primary" }, a.label)
         go.addEventListener("click", async () => {
-          ran = true
           go.disabled = cancel.disabled = true
           go.setAttribute("aria-busy", "true")
           summary.textContent = `${a.label}: ${target.length} to go…`
           const failed = await runAll(a, items)
+          // Done: the selection goes and the list reloads behind the dialog, which stays to show the results.
+          selected.clear()
+          draw()
+          o.changed?.()
           const ok = items.length - failed
           summary.textContent = [ok && `${ok} ${a.done}`, failed && `${failed} failed`].filter(Boolean).join(", ") + "."
           toast(`${title}: ${summary.textContent}`, failed ? "error" : "info")
@@ -223,9 +225,6 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
         return [cancel, go]
       },
     )
-    if (!ran) return
-    selected.clear()
-    o.changed?.()
   }
 
   /** Runs the action on each row, a few at a time, each row's result shown as it comes; answers how many failed. */

@@ -109,6 +109,7 @@ export const tools: Tool[] = [
   ...Object.entries({
     restart: "Restart every container of the stack (paused ones excepted).",
     start: "Start every stopped container of the stack.",
+    stop: "Stop every running or paused container of the stack (they are kept; start_stack starts them again).",
     pause: "Pause every running container of the stack.",
     unpause: "Resume every paused container of the stack.",
     apply: "Redeploy the stack with its stored environment and files, add a version and clear env_pending and files_pending.",

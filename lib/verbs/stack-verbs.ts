@@ -43,17 +43,18 @@ export interface Watch extends Run {
 /** A stack after a change: with `update` when it was watched. */
 export type Changed = StackView & { update?: UpdateOutcome }
 
-export type StackAction = "start" | "restart" | "pause" | "unpause"
+export type StackAction = "start" | "stop" | "restart" | "pause" | "unpause"
 
 /** Which containers an action acts on, by their state. */
 const acts: Record<StackAction, (state: string) => boolean> = {
   start: (s) => s === "created" || s === "exited",
+  stop: (s) => s === "running" || s === "paused" || s === "restarting",
   restart: (s) => s !== "paused",
   pause: (s) => s === "running",
   unpause: (s) => s === "paused",
 }
 
-const past: Record<StackAction, string> = { start: "started", restart: "restarted", pause: "paused", unpause: "unpaused" }
+const past: Record<StackAction, string> = { start: "started", stop: "stopped", restart: "restarted", pause: "paused", unpause: "unpaused" }
 
 /** Who asked for an edit, for the commit message of a git stack's write-back. */
 const byWhom = (user: string | undefined) => (user ? `by ${user}` : "(sign-in off)")
@@ -104,7 +105,7 @@ export class StackVerbs {
   /**
    * An engine action on each of the stack's containers in the state it acts on (by label, under the
    * stack's lock). A swarm stack's restart updates each of its services by force; the swarm keeps its
-   * tasks running, so start, pause and unpause are 409 `not_supported` there.
+   * tasks running, so start, stop, pause and unpause are 409 `not_supported` there.
    */
   async action(name: string, action: StackAction): Promise<StackView> {
     const { acted, view } = await this.o.stacks.lock(name, async () => {

@@ -177,6 +177,19 @@ describe("lists", () => {
     expect(await page.locator("th[aria-sort]").textContent()).toContain("Name")
     expect(await page.locator("th[aria-sort]").getAttribute("aria-sort")).toBe("descending")
     expect(await page.locator(".list-count").textContent()).toBe(`4 of 5 stacks`)
+
+    // A stopped stack started and stopped again from the selection: each the same dialog, each result named.
+    const dialog = page.locator("dialog.modal")
+    for (const [verb, state, done] of [["Start", "running", "started"], ["Stop", "exited", "stopped"]] as const) {
+      await page.getByLabel(`Select ${DEMO.backup}`).check()
+      await page.getByRole("button", { name: `${verb} (1)`, exact: true }).click()
+      expect(await dialog.locator(".bulk-list li .mono").allTextContents()).toEqual([DEMO.backup])
+      await dialog.getByRole("button", { name: verb, exact: true }).click()
+      await dialog.locator(".bulk-summary", { hasText: `1 ${done}.` }).waitFor()
+      await dialog.getByRole("button", { name: "Close" }).click()
+      expect((await stackContainers(DEMO.backup)).map((c) => c.State)).toEqual([state])
+    }
+    await row(DEMO.backup).locator(".badge", { hasText: "stopped" }).waitFor()
   }, SLOW)
 
   test("containers: a shared link's search and sort; two stopped at once, the confirmation naming both, each one's result shown", async () => {

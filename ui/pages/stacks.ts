@@ -39,13 +39,16 @@ const encPath = (p: string) => p.split("/").map(enc).join("/")
 
 /** The stack-wide operations; each refreshes the view when done. */
 function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTMLElement {
+  const compose = s.orchestrator === "compose"
   const op = (label: string, path: string) => action(label, () => post(`/stacks/${enc(s.name)}/${path}`), { done: () => (toast(`${label}: ${s.name} done`), refresh()), label: `${label} ${s.name}` })
   return h(
     "div",
     { class: "actions" },
-    op("Start", "start"),
+    // The swarm keeps a swarm stack's tasks running: it is restarted, updated or removed only.
+    compose && s.state !== "running" && op("Start", "start"),
+    compose && s.state !== "stopped" && op("Stop", "stop"),
     op("Restart", "restart"),
-    s.state === "paused" ? op("Unpause", "unpause") : op("Pause", "pause"),
+    compose && (s.state === "paused" ? op("Unpause", "unpause") : s.state !== "stopped" && op("Pause", "pause")),
     action("Update", () => post<StackUpdated>(`/stacks/${enc(s.name)}/update`), {
       label: `Update ${s.name}`,
       done: (r) => (toast(verdictText(s.name, r.update), r.update?.verdict === "rolled_back" || r.update?.verdict === "rollback_failed" ? "error" : "info"), refresh()),
@@ -66,7 +69,6 @@ function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTML
 }
 
 const HEALTH_ORDER: Record<Health, number> = { degraded: 0, stopped: 1, running: 2 }
-const managedCompose = (s: StackRow) => !s.external && s.orchestrator === "compose"
 
 const stackSpec: ListSpec<StackRow> = {
   text: (s) => `${s.name} ${s.health} ${s.services.map((x) => x.name).join(" ")} ${s.git?.url ?? ""} ${s.orchestrator}`,
@@ -122,8 +124,9 @@ const usageCell = (s: StackRow, kind: "cpu" | "mem") =>
       )
 
 const stackBulk: BulkAction<StackRow>[] = [
-  { label: "Start", done: "started", applies: (s) => managedCompose(s) && s.health !== "running", run: (s) => post(`/stacks/${enc(s.name)}/start`) },
-  { label: "Restart", done: "restarted", applies: (s) => !s.external, run: (s) => post(`/stacks/${enc(s.name)}/restart`) },
+  { label: "Start", done: "started", applies: (s) => s.orchestrator === "compose" && s.state !== "running", run: (s) => post(`/stacks/${enc(s.name)}/start`) },
+  { label: "Stop", done: "stopped", applies: (s) => s.orchestrator === "compose" && s.state !== "stopped", run: (s) => post(`/stacks/${enc(s.name)}/stop`) },
+  { label: "Restart", done: "restarted", applies: () => true, run: (s) => post(`/stacks/${enc(s.name)}/restart`) },
   { label: "Delete", done: "deleted", danger: true, warning: "Their containers, networks and files are removed; named volumes stay.", applies: (s) => !s.external, run: (s) => del(`/stacks/${enc(s.name)}`) },
 ]
 

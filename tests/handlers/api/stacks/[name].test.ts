@@ -47,6 +47,20 @@ test("pause, unpause, restart and start act on the stack's containers by label",
   expect((await t.call("POST", "/api/stacks/nope/pause")).status).toBe(404)
 })
 
+test("stop stops the stack's running and paused containers by label, keeping them; start brings them back", async () => {
+  await deployed()
+  const stranger = t.engine.addContainer({ name: "demo_web_2" })
+  const [first] = [...t.engine.containers.values()].filter((c) => c.labels[STACK_LABEL] === "demo")
+  first!.state = "paused"
+  const res = await t.call("POST", "/api/stacks/demo/stop")
+  expect(res.status).toBe(200)
+  expect((await res.json()).status).toBe("stopped")
+  expect(stranger.state).toBe("running")
+  expect([...t.engine.containers.values()].filter((c) => c.labels[STACK_LABEL] === "demo").map((c) => c.state)).toEqual(["exited", "exited"])
+  expect((await (await t.call("POST", "/api/stacks/demo/start")).json()).status).toBe("running")
+  expect((await t.call("POST", "/api/stacks/nope/stop")).status).toBe(404)
+})
+
 test("update pulls then brings up, adding no version", async () => {
   await deployed()
   const res = await t.call("POST", "/api/stacks/demo/update", { watch: 0 })
