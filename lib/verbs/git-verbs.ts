@@ -225,9 +225,10 @@ export class GitVerbs {
     return { time: o.time, commit: o.commit, verdict: o.verdict, error: o.error }
   }
 
-  /** The source's credentials; a host key ssh accepted for the first time is kept with the source. */
+  /** The source's credentials; a host key ssh accepted for the first time is kept with the source (the one written next, and the stored one). */
   private credentials(name: string, source: GitSource) {
     return credentials(source, (known_hosts) => {
+      source.known_hosts ||= known_hosts
       const records = this.o.stacks.records(name)
       return readSource(records).then((now) => void (now && !now.known_hosts && writeSource(records, { ...now, known_hosts })))
     })

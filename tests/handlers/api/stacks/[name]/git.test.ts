@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { testApp, type TestApp } from "../../../../support/app.ts"
+import { stackApp, twoServices } from "../../../../support/compose.ts"
+import { git } from "../../../../support/git-server.ts"
+import { startSshd } from "../../../../support/sshd.ts"
 
 let t: TestApp
 beforeAll(async () => {
@@ -37,3 +43,43 @@ test("a schedule that is neither an interval nor a cron expression is 400", asyn
   const res = await json(await t.call("PUT", "/api/stacks/fromgit/git", { url: "https://git.example.com/a.git", schedule: "every tuesday" }))
   expect([res.status, res.body.error.code]).toEqual([400, "invalid_policy"])
 })
+
+test("over ssh: the key is kept 0600 and never answered, the server's first key is kept and then checked", async () => {
+  const sshd = await startSshd()
+  const repo = mkdtempSync(join(tmpdir(), "hm-git-ssh-repo-"))
+  const app = await stackApp()
+  try {
+    await git(repo, "init", "-q", "-b", "main")
+    await Bun.write(join(repo, "compose.yaml"), twoServices)
+    await git(repo, "add", "-A")
+    await git(repo, "commit", "-q", "-m", "first")
+    const keyLine = sshd.clientKey.split("\n")[1]!
+    const put = await app.call("PUT", "/api/stacks/overssh/git", { url: sshd.url(repo), ssh_key: sshd.clientKey })
+    const putText = await put.text()
+    expect(put.status).toBe(201)
+    expect(JSON.parse(putText).source).toMatchObject({ has_ssh_key: true, has_token: false, deployed_commit: await git(repo, "rev-parse", "HEAD") })
+    const status = await app.call("GET", "/api/stacks/overssh/git")
+    const statusText = await status.text()
+    expect(JSON.parse(statusText).known_hosts).toContain(sshd.knownHosts.trim().split(" ").slice(1).join(" "))
+    for (const text of [putText, statusText, JSON.stringify(app.ctx.events.history())]) expect(text).not.toContain(keyLine)
+    const file = join(app.ctx.stacks.records("overssh"), "git.json")
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(readFileSync(file, "utf8")).toContain(keyLine)
+    expect(readdirSync(app.ctx.stacks.dir("overssh"), { recursive: true }).join("\n")).not.toContain("git.json")
+
+    // Another key at the same address now is refused: the kept one is checked strictly.
+    const other = await startSshd()
+    try {
+      const moved = { ...JSON.parse(readFileSync(file, "utf8")), url: sshd.url(repo).replace(String(sshd.port), String(other.port)), known_hosts: JSON.parse(statusText).known_hosts.replace(String(sshd.port), String(other.port)) }
+      await Bun.write(file, JSON.stringify(moved))
+      const sync = await (await app.call("POST", "/api/stacks/overssh/git/sync", {})).json()
+      expect(sync).toMatchObject({ verdict: "failed", error: expect.stringContaining("Host key verification failed") })
+    } finally {
+      other.stop()
+    }
+  } finally {
+    app.close()
+    sshd.stop()
+    rmSync(repo, { recursive: true, force: true })
+  }
+}, 60_000)
