@@ -10,6 +10,7 @@ import { networksPage, prunePage, volumesPage } from "./pages/resources.ts"
 import { speechPage } from "./pages/speech.ts"
 import { newStackPage, stackPage, stacksPage } from "./pages/stacks.ts"
 import { auditPage } from "./pages/audit.ts"
+import { backupsPage } from "./pages/backups.ts"
 import { swarmPage, swarmServicePage } from "./pages/swarm.ts"
 import { signInPage } from "./pages/signin.ts"
 import { tokensPage } from "./pages/tokens.ts"
@@ -31,6 +32,7 @@ const routes: [RegExp, Page][] = [
   [/^\/prune$/, prunePage],
   [/^\/cluster$/, clusterPage],
   [/^\/swarm$/, swarmPage],
+  [/^\/backups$/, backupsPage],
   [/^\/swarm\/services\/(?<id>[^/]+)$/, swarmServicePage],
   [/^\/speech$/, speechPage],
   [/^\/tokens$/, tokensPage],
