@@ -2,7 +2,7 @@
 // engine: what needs attention (a degraded stack, a critical CVE of its image, an update available,
 // an offline node), each card leading to where it is fixed, the host's hour as sparklines; the dark
 // theme following the system; the keyboard ("/" searches, "g s" goes to stacks, "?" lists the keys,
-// Esc closes a dialog); a long action marked busy that ends in a message, an error in words.
+// Esc closes a dialog); a swarm service below its replicas on the test swarm's manager; a long action marked busy that ends in a message, an error in words.
 // The update record and the offline node are written into the data directory before the service
 // starts (a registry and a second server are not needed to show them).
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
@@ -15,6 +15,7 @@ import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } 
 import { fixture, standInPath } from "../support/scanners.ts"
 import { startService, type Service } from "../support/service.ts"
 import { openBrowser, type Browser } from "../support/browser.ts"
+import { serviceSpec, swarmManager, swarmManagerHost } from "../support/swarm.ts"
 
 const STACK = `dash${process.pid}`
 const PLAIN = `hm-ui-dash-plain${process.pid}`
@@ -198,4 +199,26 @@ test("a long action shows that it runs and ends in a message; an error says what
   const error = page.locator("main .error").first()
   await error.waitFor()
   expect(await error.textContent()).toMatch(/^Not found: no stack named no-such-stack \(404 [a-z_]+\)/)
+}, SLOW)
+
+test("on a swarm manager, a service below its replicas is a card leading to the service", async () => {
+  const manager = swarmManager()
+  const name = `uidash${process.pid}`
+  // Its tasks wait for a node with a label none has: none runs.
+  const spec = serviceSpec(name, 2)
+  spec.TaskTemplate.Placement = { Constraints: ["node.labels.hm-nowhere==1"] }
+  const { ID } = await manager.createService(spec)
+  const onSwarm = await startService({ DOCKER_HOST: swarmManagerHost() })
+  try {
+    await page.goto(`${onSwarm.url}/#/`)
+    const card = page.locator("main a.issue", { hasText: `${name}: 0 of 2 replicas running` })
+    await card.waitFor()
+    expect(Number(await page.locator("main .tile", { hasText: "below their replicas" }).locator(".stat-n").textContent())).toBeGreaterThanOrEqual(1)
+    expect(await card.getAttribute("href")).toBe(`#/swarm/services/${ID}`)
+    await card.click()
+    await page.getByRole("heading", { name: "Tasks" }).waitFor()
+  } finally {
+    await onSwarm.stop()
+    await manager.removeService(ID).catch(() => {})
+  }
 }, SLOW)
