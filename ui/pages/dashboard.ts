@@ -37,7 +37,7 @@ function facts(d: Overview): [string, string][] {
   return [
     ["Engine", `Docker ${e.version} (API ${e.api_version})`],
     ["System", [e.os, e.arch, e.kernel].filter(Boolean).join(" · ") || "—"],
-    ["Swarm", d.swarm.active ? `${d.swarm.role ?? "node"}${d.swarm.nodes ? ` of ${d.swarm.nodes} nodes` : ""}` : "not in a swarm"],
+    ["Swarm", d.swarm?.active ? `${d.swarm.role ?? "node"}${d.swarm.nodes ? ` of ${d.swarm.nodes} nodes` : ""}` : "not in a swarm"],
     ["Images", `${d.images.count} (${bytes(d.images.size)})`],
     ["Volumes", String(d.volumes.count)],
     ["Networks", String(d.networks.count)],
@@ -159,9 +159,21 @@ function statusLine(health: Health, list: Issue[]): HTMLElement {
   return h("p", { class: "health-status health-bad" }, `${plural(pressing, "thing needs", "things need")} attention.`)
 }
 
-function view(d: Overview): HTMLElement[] {
-  const list = issues(d.health)
+function system(d: Overview): HTMLElement {
   const states = Object.entries(d.container_states).filter(([k, n]) => k !== "total" && n > 0)
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "sys-h" },
+    h("h2", { id: "sys-h" }, "System"),
+    h("p", { class: "states" }, h("a", { href: "#/containers" }, plural(d.container_states.total, "container")), ": ", states.map(([k, n]) => h("a", { class: `badge state-link state-${k}`, href: `#/containers?state=${enc(k)}` }, `${n} ${k}`))),
+    h("dl", { class: "facts" }, facts(d).map(([k, v]) => [h("dt", null, k), h("dd", null, v)])),
+  )
+}
+
+function view(d: Overview): HTMLElement[] {
+  // A node of an older release, reached through the gateway, answers the summary without its health.
+  if (!d.health) return [h("p", { class: "health-status" }, "This server does not say whether everything is fine (an older release)."), system(d)]
+  const list = issues(d.health)
   return [
     statusLine(d.health, list),
     tiles(d.health),
@@ -172,13 +184,7 @@ function view(d: Overview): HTMLElement[] {
       list.length ? h("ul", { class: "issues" }, list.map(issueCard)) : h("p", { class: "empty" }, "Nothing needs attention."),
     ),
     hostView(d.health.host),
-    h(
-      "section",
-      { class: "card", "aria-labelledby": "sys-h" },
-      h("h2", { id: "sys-h" }, "System"),
-      h("p", { class: "states" }, h("a", { href: "#/containers" }, plural(d.container_states.total, "container")), ": ", states.map(([k, n]) => h("a", { class: `badge state-link state-${k}`, href: `#/containers?state=${enc(k)}` }, `${n} ${k}`))),
-      h("dl", { class: "facts" }, facts(d).map(([k, v]) => [h("dt", null, k), h("dd", null, v)])),
-    ),
+    system(d),
   ]
 }
 
