@@ -10,7 +10,7 @@
 import { setTimeout as pause } from "node:timers/promises"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
-import { conflict, HttpError, notFound } from "../http/http-error.ts"
+import { badRequest, conflict, HttpError, notFound } from "../http/http-error.ts"
 import { checkWebhook } from "../git/webhook.ts"
 import { credentials, publicSource, readSource, removeSource, sourceFrom, writeSource, type GitInput, type GitSource, type LastSync } from "../git/source.ts"
 import { fetchTree, refusedCommit, remoteHead, type TreeLimits } from "../git/tree.ts"
@@ -101,7 +101,7 @@ export class GitVerbs {
     if (this.o.stacks.has(name) && (!before || opts.create) && !opts.attach)
       throw conflict(`a stack named ${name} already runs here${before ? ` from ${before.url}` : " without git"}: its compose file and files would be replaced by the repository's; ask with attach: true to put it under this repository`, "stack_exists")
     if (this.o.stacks.has(name) && (opts.first?.env || opts.first?.orchestrator))
-      throw new HttpError(400, "stack_exists", `${name} runs here already: its environment is changed with PUT /api/stacks/${name}/env, and its orchestrator stays its own`)
+      throw badRequest(`${name} runs here already: its environment is changed with PUT /api/stacks/${name}/env, and its orchestrator stays its own`)
     if (input.schedule) checkSchedule(input.schedule)
     const source = sourceFrom(input, before)
     const created = !this.o.stacks.has(name)
@@ -176,18 +176,19 @@ export class GitVerbs {
   private async runSync(name: string, opts: SyncOptions): Promise<SyncOutcome> {
     const source = await this.source(name)
     const last = source.last_sync
-    if (opts.trigger === "schedule" && last?.commit && TRIED.includes(last.verdict)) {
-      // The commit found refused or rolled back is not fetched again while the branch stays there.
-      const head = await remoteHead({ url: source.url, ref: source.ref, ...this.credentials(name, source), signal: opts.signal }).catch(() => undefined)
-      if (head === last.commit) return { ...last, trigger: "schedule", version: this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null }
-    }
-    const outcome = await this.fetchAndDeploy(name, source, opts)
+    // A scheduled sync asks the remote's head first: a commit found refused or rolled back is not
+    // fetched again while the branch stays there, and a refusal that came before git named a commit
+    // (a fetch over the cap) is recorded against that head.
+    const head = opts.trigger === "schedule" ? await remoteHead({ url: source.url, ref: source.ref, ...this.credentials(name, source), signal: opts.signal }).catch(() => undefined) : undefined
+    if (head && head === last?.commit && TRIED.includes(last.verdict)) return { ...last, trigger: "schedule", version: this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null }
+    const outcome = await this.fetchAndDeploy(name, source, opts, undefined, head ?? undefined)
     const now = (await readSource(this.o.stacks.records(name))) ?? source
     writeSource(this.o.stacks.records(name), { ...now, deployed_commit: outcome.verdict === "applied" ? outcome.commit : now.deployed_commit, last_sync: this.last(outcome) })
     return outcome
   }
 
-  private async fetchAndDeploy(name: string, source: GitSource, opts: SyncOptions, first?: FirstDeploy): Promise<SyncOutcome> {
+  /** `head`: the commit the remote's ref named just before, for a refusal that names none. */
+  private async fetchAndDeploy(name: string, source: GitSource, opts: SyncOptions, first?: FirstDeploy, head?: string): Promise<SyncOutcome> {
     const time = new Date().toISOString()
     const done = (verdict: string, commit: string | null, error: string | null, version: number | null): SyncOutcome => {
       const outcome = { time, trigger: opts.trigger, commit, verdict, error, version }
@@ -200,7 +201,8 @@ export class GitVerbs {
     try {
       fetched = await fetchTree({ url: source.url, ref: source.ref, path: source.path, ...this.credentials(name, source), limits: this.o.limits, signal: opts.signal })
     } catch (err) {
-      return done(err instanceof HttpError && err.status < 500 ? "refused" : "failed", refusedCommit(err), message(err), await current())
+      const refused = err instanceof HttpError && err.status < 500
+      return done(refused ? "refused" : "failed", refusedCommit(err) ?? (refused ? (head ?? null) : null), message(err), await current())
     }
     const { commit } = fetched
     if (commit === source.deployed_commit) return done("unchanged", commit, null, await current())
