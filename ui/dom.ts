@@ -33,6 +33,9 @@ export function render(el: Element, ...children: Child[]): void {
 
 export const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
+/** Messages given so far (toasts and error boxes): an action that ends without one of its own says "done". */
+let messages = 0
+
 /** What an answer's status means, in words. */
 function statusWords(status: number): string {
   if (status === 0) return "The stream failed"
@@ -57,6 +60,7 @@ export function errorWords(err: unknown): { title: string; message: string; code
 }
 
 export function errorBox(err: unknown, retry?: () => void): HTMLElement {
+  messages++
   const { title, message, code } = errorWords(err)
   return h(
     "div",
@@ -120,8 +124,8 @@ export type Needs = "operator" | "admin"
 /**
  * A button that runs an async action: disabled and marked busy while it runs (style.css shows it
  * turning), optional confirmation (with an optional checkbox, whose state `run` receives); it ends in
- * a message: `done`'s own toast, else "<label>: done", and a failure in words with the service's
- * message. `label` names it fully for assistive technology ("Delete web-1"). It needs the operator
+ * a message: its own (a toast or an error box from `run` or `done`), else "<label>: done", and a
+ * failure in words with the service's message. `label` names it fully for assistive technology ("Delete web-1"). It needs the operator
  * role unless `needs` says admin, or null for anyone signed in.
  */
 export function action(
@@ -135,11 +139,11 @@ export function action(
     if (!answer) return
     button.disabled = true
     button.setAttribute("aria-busy", "true")
+    const said = messages
     try {
       const result = await run(answer.option)
-      const said = toasts
       opts.done?.(result)
-      if (toasts === said) toast(`${opts.label ?? label}: done`)
+      if (messages === said) toast(`${opts.label ?? label}: done`)
     } catch (err) {
       const { title, message } = errorWords(err)
       toast(`${opts.label ?? label} failed. ${title}: ${message}`, "error")
@@ -176,11 +180,8 @@ export async function confirmDialog(message: string, option?: string): Promise<f
   return answer === "yes" && { option: box.checked }
 }
 
-/** Toasts shown so far: an action that ends without its own says "done". */
-let toasts = 0
-
 export function toast(message: string, kind: "info" | "error" = "info"): void {
-  toasts++
+  messages++
   const region = document.getElementById("toasts")!
   const t = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, message)
   region.appendChild(t)
