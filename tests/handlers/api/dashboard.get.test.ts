@@ -2,12 +2,13 @@ import { afterEach, expect, test } from "bun:test"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Repos } from "#lib/backups/repos.ts"
+import { overview } from "#lib/overview/overview.ts"
 import { engineError, type Engine } from "#lib/engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
 import type { Cve, Severity } from "#lib/images/scanner.ts"
 import type { UpdateOutcome, Verdict } from "#lib/updates/records.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
-import { FakeCompose, stackApp, twoServices } from "../../support/compose.ts"
+import { FakeCompose, twoServices } from "../../support/compose.ts"
 import { FakeEngine } from "../../support/fake-engine.ts"
 
 let t: TestApp
@@ -146,21 +147,19 @@ test("health: stacks by health with failed updates first, updates and CVEs of th
   expect(health.backups.overdue).toEqual([{ repository: "nightly", stack: "good", schedule: "1h", last_success: null, due: "2026-11-27T13:00:00.000Z", failures: 0 }])
   expect(health.errors).toEqual([])
   expect(health.ok).toBe(false)
+
+  // A caller who sees some stacks sees only theirs, and of the rest what concerns them.
+  const scoped = (await overview(t.ctx, ["half"])).health
+  expect(scoped.stacks.items.map((s) => s.name)).toEqual(["half"])
+  expect(scoped.stacks.counts).toEqual({ running: 0, degraded: 1, stopped: 0, failed_update: 0 })
+  expect([scoped.updates, scoped.cves, scoped.backups.overdue]).toEqual([[], [], []])
+  expect((await overview(t.ctx, ["good"])).health.cves.map((c) => c.stacks)).toEqual([["good"]])
 })
 
 test("health: a server with nothing on it is fine", async () => {
   t = await testApp()
   const { health } = await (await t.call("GET", "/api/dashboard")).json()
   expect(health).toMatchObject({ ok: true, stacks: { counts: { running: 0, degraded: 0, stopped: 0, failed_update: 0 }, items: [] }, updates: [], cves: [], nodes: { total: 0, online: 0, items: [] }, swarm: { manager: false, services: 0, below: [] }, backups: { overdue: [] }, errors: [] })
-})
-
-test("health: a caller who sees some stacks sees only theirs", async () => {
-  t = { ...(await stackApp()) }
-  for (const name of ["mine", "theirs"]) await t.call("POST", "/api/stacks", { name, content: twoServices })
-  const { overview } = await import("#lib/overview/overview.ts")
-  const { health } = await overview(t.ctx, ["mine"])
-  expect(health.stacks.items.map((s) => s.name)).toEqual(["mine"])
-  expect(health.stacks.counts.running).toBe(1)
 })
 
 test("health: a part that fails is named with its error, and the rest is answered", async () => {
