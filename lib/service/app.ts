@@ -97,6 +97,8 @@ function responseCheck(rows: readonly RouteRow[], onDrift: (message: string) => 
   const contracts = new Map<string, Responses>()
   for (const row of rows) if (row.mod.response) contracts.set(`${row.method === "WS" ? "GET" : row.method} ${routeOf(row.file).path}`, row.mod.response as Responses)
   return async (request, route, response, status) => {
+    // A WebSocket upgrade answers no route's schema (a GET of the same path declares its own answer).
+    if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return
     const declared = route && (contracts.get(`${request.method} ${route}`) ?? contracts.get(`ALL ${route}`))
     if (!declared) return
     const answer = await answerOf(response, status)

@@ -4,6 +4,7 @@
 // Then the control plane's gateway: JSON, a change, an event stream and the container's shell reach
 // the member as the admin signed in on the control plane (its proof, never a credential), and the
 // member's audit names them via the control plane; directly, the member still wants a credential.
+// A member joined outbound (behind NAT) with sign-in on gets the same calls through its connection.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -41,19 +42,25 @@ async function call(i: number, method: string, path: string, body?: unknown) {
   return { status: res.status, body: (await res.json()) as any }
 }
 
+/** A service with local sign-in on engine `which`, its admin root signed in; its index in `services`. */
+async function signedIn(which: "a" | "b"): Promise<number> {
+  const dataDir = mkdtempSync(join(tmpdir(), `hm-auth-${which}-`))
+  dirs.push(dataDir)
+  const add = Bun.spawnSync(["bun", join(root, "server.ts"), "user", "add", "root", "--role", "admin"], { env: { ...process.env, SVC_DATA: dataDir }, stdin: new TextEncoder().encode(PASSWORD) })
+  expect(add.exitCode).toBe(0)
+  const svc = await startService({ DOCKER_HOST: engineHost(which), SVC_AUTH: "local", SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000" }, { dataDir })
+  services.push(svc)
+  const login = await fetch(`${svc.url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ user: "root", password: PASSWORD }) })
+  cookies.push(login.headers.get("set-cookie")!.split(";")[0]!)
+  return services.length - 1
+}
+
 beforeAll(async () => {
   for (const which of ["a", "b"] as const) {
     const engine = realEngine(which)
     engines.push(engine)
     await cleanup(engine)
-    const dataDir = mkdtempSync(join(tmpdir(), `hm-auth-${which}-`))
-    dirs.push(dataDir)
-    const add = Bun.spawnSync(["bun", join(root, "server.ts"), "user", "add", "root", "--role", "admin"], { env: { ...process.env, SVC_DATA: dataDir }, stdin: new TextEncoder().encode(PASSWORD) })
-    expect(add.exitCode).toBe(0)
-    const svc = await startService({ DOCKER_HOST: engineHost(which), SVC_AUTH: "local", SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000" }, { dataDir })
-    services.push(svc)
-    const login = await fetch(`${svc.url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ user: "root", password: PASSWORD }) })
-    cookies.push(login.headers.get("set-cookie")!.split(";")[0]!)
+    await signedIn(which)
   }
 })
 afterAll(async () => {
@@ -119,4 +126,25 @@ test("through the gateway the member answers the control plane's signed-in admin
   const replayed = await direct("/api/stacks", once)
   expect(replayed.status).toBe(401)
   expect((await replayed.json()).error.message).toBe("the gateway's proof is refused: it was used already")
+})
+
+test("a member joined outbound with sign-in on: the gateway's calls through its connection, the shell included, come as the control plane's admin", async () => {
+  const i = await signedIn("b")
+  const cpId = (await call(0, "GET", "/api/cluster")).body.server_id as string
+  const joined = await call(i, "POST", "/api/cluster/join", { control_plane_url: services[0]!.url, token, name: "c", connect: "outbound" })
+  expect([joined.status, joined.body.node.status]).toEqual([200, "online"])
+  const containers = await call(0, "GET", "/api/nodes/c/proxy/api/containers")
+  expect(containers.status).toBe(200)
+  const id = (containers.body as { id: string; name: string }[]).find((c) => c.name.includes(NAME))!.id
+  const shell = await terminal(`${services[0]!.url.replace("http:", "ws:")}/api/nodes/c/proxy/api/containers/${id}/shell`, { headers: { cookie: cookies[0]!, origin: services[0]!.url } })
+  await shell.prompt()
+  shell.type("echo outbound-$((40+2))\n")
+  await shell.waitFor(/outbound-42/)
+  shell.type("exit\n")
+  expect((await shell.closed).code).toBe(1000)
+  const audited = async () =>
+    ((await call(i, "GET", "/api/audit?user=root")).body.entries as any[]).filter((e) => e.via === cpId).map((e) => `${e.action} ${e.route} ${e.source} ${e.role}`)
+  for (let n = 0; n < 100 && !(await audited()).some((e) => e.startsWith("ws.close")); n++) await Bun.sleep(20)
+  expect(await audited()).toEqual(expect.arrayContaining(["ws.open /api/containers/:id/shell cluster admin", "ws.close /api/containers/:id/shell cluster admin"]))
+  expect((await fetch(`${services[i]!.url}/api/containers`)).status).toBe(401)
 })
