@@ -1,12 +1,13 @@
-// A backup brought back on this server, under its own name or a new one. The plan is the copy's
+// A backup brought back on this server or on a node of the registry (through the copy's sides, with
+// the cluster token), under its own name or a new one. The plan is the copy's
 // (lib/copy/planner.ts), with the backup as the source: a taken name, a port in use, a volume that
 // exists (unless `force`, which unpacks into it) refuse it; `dry_run` answers the plan and changes
 // nothing. Each volume is unpacked from `restic dump` into the engine (lib/volumes), then the stack's
 // records are written; anything that fails removes what the restore created, never a volume that was
 // there before.
 import * as v from "valibot"
-import { serverInventory } from "../copy/copy.ts"
-import { exportModel, importBody, importStack, type StackExport, type StackHost } from "../copy/export.ts"
+import { sideOf, type CopyDeps, type Side } from "../copy/copy.ts"
+import { exportModel, importBody, type StackExport } from "../copy/export.ts"
 import { COPY_DEFAULTS, plan, type Plan } from "../copy/planner.ts"
 import type { Deadline } from "../engine/spawn.ts"
 import { badRequest, conflict } from "../http/http-error.ts"
@@ -17,6 +18,8 @@ import type { Repo } from "./repos.ts"
 import { restic, resticStream } from "./restic.ts"
 
 export interface RestoreRequest {
+  /** A node of the registry to restore on (default: this server). */
+  to?: string
   as?: string
   force?: boolean
   dry_run?: boolean
@@ -64,21 +67,23 @@ class Dumps {
   }
 }
 
-export async function restoreStack(ctx: StackHost & { serverId: string }, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline): Promise<RestoreResult> {
+export async function restoreStack(ctx: CopyDeps, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline): Promise<RestoreResult> {
+  if (req.to !== undefined && req.force) throw badRequest("force unpacks into existing volumes on this server only; restore to a node into volumes that do not exist there", "force_local_only")
+  // The destination first: an unknown node, or no cluster token, refuses the restore before restic runs.
+  const dst = await sideOf(ctx, req.to)
   const dumps = new Dumps(repo, backup, deadline)
   const first = backup.pieces.find((p) => p.path.startsWith("volumes/"))?.path.slice("volumes/".length, -".tar".length)
   if (!req.dry_run && first) dumps.start(first)
   try {
-    return await restoreWith(ctx, repo, backup, req, deadline, dumps)
+    return await restoreWith(ctx, dst, repo, backup, req, deadline, dumps)
   } finally {
     await dumps.drop()
   }
 }
 
-async function restoreWith(ctx: StackHost & { serverId: string }, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline, dumps: Dumps): Promise<RestoreResult> {
-  const doc = await readDoc(repo, backup, deadline)
+async function restoreWith(ctx: CopyDeps, side: Side, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline, dumps: Dumps): Promise<RestoreResult> {
+  const [doc, dst] = await Promise.all([readDoc(repo, backup, deadline), side.inventory()])
   const target = stackName(req.as ?? doc.name)
-  const dst = await serverInventory(ctx)
   const held = doc.mounts.volumes.flatMap((v) => (v.name && snapshotOf(backup, `volumes/${v.name}.tar`) ? [v.name] : []))
   const thePlan = plan({
     model: exportModel(doc),
@@ -96,18 +101,19 @@ async function restoreWith(ctx: StackHost & { serverId: string }, repo: Repo, ba
   try {
     for (const vol of thePlan.volumes.filter((v) => v.transfer)) {
       const dump = dumps.take(vol.source)
-      const result = await importVolume(ctx.engine, ctx.config.transferImage, vol.target, dump.stdout, req.force ?? false).catch(async (err) => {
+      const into = req.to === undefined ? importVolume(ctx.engine, ctx.config.transferImage, vol.target, dump.stdout, req.force ?? false) : side.importVolume(vol.target, dump.stdout)
+      const result = await into.catch(async (err) => {
         // The import may have failed before it read the dump: restic would wait on its output forever.
         dump.stop()
         await dump.done.catch(() => {})
         throw err
       })
-      if (result.created) undo.push(() => ctx.engine.removeVolume(vol.target, { force: true }))
+      if (result.created) undo.push(() => side.removeVolume(vol.target))
       // A dump that failed midway may have left a short tar behind in the volume: the restore fails.
       await dump.done
     }
-    await importStack(ctx, { ...doc, name: target })
-    undo.push(() => ctx.stacks.remove(target))
+    await side.importStack({ ...doc, name: target })
+    undo.push(() => side.removeStack(target))
   } catch (err) {
     for (const step of undo.reverse()) await step().catch(() => {})
     throw err

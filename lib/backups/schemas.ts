@@ -101,8 +101,9 @@ export const runInput = v.object({
 const flag = (description: string) => v.optional(v.pipe(v.boolean(), v.description(description)))
 export const restoreInput = v.object({
   run: v.optional(v.pipe(v.string(), v.maxLength(64), v.description("the backup's run (default: the newest)"))),
+  to: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(63), v.description("a node of the registry to restore on (default: this server); needs the cluster token, as a copy does"))),
   as: v.optional(v.pipe(stackNameSchema, v.description("the restored stack's name (default: the backed-up stack's)"))),
-  force: flag("unpack into volumes that exist already"),
+  force: flag("unpack into volumes that exist already (on this server only)"),
   allow_port_clash: flag("restore even if a port it publishes is in use here"),
   dry_run: flag("only plan, change nothing"),
 })

@@ -118,7 +118,8 @@ export interface CopyRequest extends Partial<CopyFlags> {
   dry_run?: boolean
 }
 
-async function sideOf(ctx: CopyDeps, node: string | undefined): Promise<Side> {
+/** This server (no node), or a node of the registry reached with the cluster token. */
+export async function sideOf(ctx: CopyDeps, node: string | undefined): Promise<Side> {
   if (node === undefined) return localSide(ctx)
   const entry = await ctx.nodes.get(node)
   const token = (await ctx.cluster.read())?.token

@@ -108,6 +108,8 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   const notifier = o.notifier ?? new Notifier(config.notifyUrls, { serverId, events, now })
   const updateRecords = o.updateRecords ?? new UpdateRecords(stacks, now)
   const guard = o.guard ?? new UpdateGuard({ engine, stacks, events, records: updateRecords, notifier, watch: config.updateWatch })
+  const cluster = o.cluster ?? new Cluster(config.dataDir, now)
+  const nodes = o.nodes ?? new NodeRegistry(config.dataDir, now)
   const verbs = o.verbs ?? new StackVerbs({ stacks, engine, compose, guard, events, config: { bindRoots: config.bindRoots, secretKeys: config.secretKeys, transferImage: config.transferImage } })
   return {
     config,
@@ -117,10 +119,10 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     stacks,
     verbs,
     git: o.git ?? new GitVerbs({ stacks, verbs, engine, events, limits: { ...DEFAULT_LIMITS, fileBytes: config.gitMaxFileBytes, fetchBytes: config.gitMaxFetchBytes }, watch: config.updateWatch }),
-    backups: o.backups ?? new BackupVerbs({ stacks, engine, events, serverId, repos: new Repos(config.dataDir), config: { transferImage: config.transferImage }, timeout: 3600, now }),
+    backups: o.backups ?? new BackupVerbs({ stacks, engine, events, serverId, nodes, cluster, repos: new Repos(config.dataDir), config: { transferImage: config.transferImage }, timeout: 3600, now }),
     liveMounts,
-    cluster: o.cluster ?? new Cluster(config.dataDir, now),
-    nodes: o.nodes ?? new NodeRegistry(config.dataDir, now),
+    cluster,
+    nodes,
     scanner,
     scans: o.scans ?? new ScanQueue(config.dataDir, (ref) => scanner.scan(ref), events, now),
     imageUpdates,

@@ -2,7 +2,7 @@
 // (whose records the store writes under their own lock), the schedules, each with one service event
 // ({type: "backup", action, name, message}: names, runs and sizes, never a password or a value of
 // the environment); a failed backup, restore or check is an error event.
-import type { StackHost } from "../copy/export.ts"
+import type { CopyDeps } from "../copy/copy.ts"
 import type { EventBus } from "../engine/events.ts"
 import { backupStack, forget, type BackupResult, type Progress } from "../backups/backup.ts"
 import type { Hooks } from "../backups/hooks.ts"
@@ -14,8 +14,7 @@ import { HttpError } from "../http/http-error.ts"
 import { stackName } from "../stacks/name.ts"
 import { nextDue } from "../updates/records.ts"
 
-export interface BackupVerbsOptions extends StackHost {
-  serverId: string
+export interface BackupVerbsOptions extends CopyDeps {
   repos: Repos
   events: EventBus
   /** Seconds a backup or restore may run. */
@@ -272,7 +271,7 @@ export class BackupVerbs {
     if (req.dry_run) return restoreStack(this.o, r, backup, req, this.deadline(run))
     return this.reported("restore", target, async () => ({
       result: await restoreStack(this.o, r, backup, req, this.deadline(run)),
-      message: `restored ${stack}'s backup ${backup.run} from ${repo} as ${target}`,
+      message: `restored ${stack}'s backup ${backup.run} from ${repo} as ${target}${req.to === undefined ? "" : ` on node ${req.to}`}`,
     }))
   }
 
