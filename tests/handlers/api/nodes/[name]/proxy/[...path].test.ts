@@ -131,3 +131,20 @@ test("with sign-in on both sides, the gateway's calls reach the member as the ca
     t = cp
   }
 })
+
+test("a member with sign-in off answers the gateway as before: the proof is not looked at", async () => {
+  const cp = await authApp()
+  const member = await testApp()
+  const served = [serveApp(cp), serveApp(member)]
+  try {
+    await cp.addUser("alice", "admin")
+    const token = cp.ctx.cluster.mint()
+    await member.call("POST", "/api/cluster/join", { control_plane_url: served[0]!.url, token, name: "m", advertise: served[1]!.url })
+    expect((await cp.call("GET", "/api/nodes/m/proxy/api/containers", undefined, { cookie: await cp.signIn("alice") })).status).toBe(200)
+    expect((await fetch(`${served[1]!.url}/api/containers`, { headers: { "x-hm-proof": "v1.made.up" } })).status).toBe(200)
+  } finally {
+    for (const s of served) s.stop()
+    member.close()
+    t = cp
+  }
+})
