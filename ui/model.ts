@@ -129,7 +129,7 @@ export function stack(s: StackAnswer): Stack {
   }
 }
 
-/** At a glance: running (all of it, none unhealthy), stopped (nothing running), else degraded. */
+/** At a glance: running (all of it, none unhealthy), stopped (nothing running), else degraded; the dashboard's rule (lib/overview). */
 export type Health = "running" | "degraded" | "stopped"
 
 const troubled = (c: Container) => c.state === "restarting" || c.state === "dead" || /\(unhealthy\)/.test(c.status)

@@ -262,6 +262,7 @@ const PAGES: [name: string, hash: () => Promise<string>][] = [
   ["volumes", async () => "/volumes"],
   ["networks", async () => "/networks"],
   ["prune", async () => "/prune"],
+  ["backups", async () => "/backups"],
   ["cluster", async () => "/cluster"],
   ["swarm", async () => "/swarm"],
   ["speech", async () => "/speech"],

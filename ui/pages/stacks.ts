@@ -37,8 +37,9 @@ const FILE_PATH = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$
 /** A stack file's path in a URL: each part encoded, the slashes kept. */
 const encPath = (p: string) => p.split("/").map(enc).join("/")
 
-/** The stack-wide operations; each refreshes the view when done. */
-function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTMLElement {
+/** The stack-wide operations; each refreshes the view when done. A row of the list offers the frequent ones (its selection has Delete). */
+function stackActions(s: Stack, refresh: () => void, where: "list" | "page"): HTMLElement {
+  const page = where === "page"
   const compose = s.orchestrator === "compose"
   const op = (label: string, path: string) => action(label, () => post(`/stacks/${enc(s.name)}/${path}`), { done: () => (toast(`${label}: ${s.name} done`), refresh()), label: `${label} ${s.name}` })
   return h(
@@ -48,23 +49,23 @@ function stackActions(s: Stack, refresh: () => void, navigateAway = false): HTML
     compose && s.state !== "running" && op("Start", "start"),
     compose && s.state !== "stopped" && op("Stop", "stop"),
     op("Restart", "restart"),
-    compose && (s.state === "paused" ? op("Unpause", "unpause") : s.state !== "stopped" && op("Pause", "pause")),
+    page && compose && (s.state === "paused" ? op("Unpause", "unpause") : s.state !== "stopped" && op("Pause", "pause")),
     action("Update", () => post<StackUpdated>(`/stacks/${enc(s.name)}/update`), {
       label: `Update ${s.name}`,
       done: (r) => (toast(verdictText(s.name, r.update), r.update?.verdict === "rolled_back" || r.update?.verdict === "rollback_failed" ? "error" : "info"), refresh()),
     }),
     s.external && h("button", { type: "button", class: "small primary", "aria-label": `Adopt ${s.name}`, "data-needs": "operator", onclick: () => void adoptProjectDialog(s.name, refresh) }, "Adopt…"),
-    action("Delete", (volumes) => del(`/stacks/${enc(s.name)}${volumes ? "?volumes=true" : ""}`), {
-      class: "small danger",
-      label: `Delete ${s.name}`,
-      confirm: `Delete stack ${s.name}? Its containers, networks and files are removed.`,
-      option: "Also remove its named volumes and their data",
-      done: () => {
-        toast(`Deleted stack ${s.name}`)
-        if (navigateAway) location.hash = "#/stacks"
-        else refresh()
-      },
-    }),
+    page &&
+      action("Delete", (volumes) => del(`/stacks/${enc(s.name)}${volumes ? "?volumes=true" : ""}`), {
+        class: "small danger",
+        label: `Delete ${s.name}`,
+        confirm: `Delete stack ${s.name}? Its containers, networks and files are removed.`,
+        option: "Also remove its named volumes and their data",
+        done: () => {
+          toast(`Deleted stack ${s.name}`)
+          location.hash = "#/stacks"
+        },
+      }),
   )
 }
 
@@ -150,9 +151,8 @@ export function stacksPage(main: HTMLElement, _: Record<string, string>, signal:
       { title: "CPU", sort: "cpu", cell: (s) => usageCell(s, "cpu") },
       { title: "Memory", sort: "memory", cell: (s) => usageCell(s, "mem") },
       { title: "Images", sort: "cves", cell: imageBadges },
-      { title: "Services", cell: (s) => s.services.map((x) => x.name).join(", ") || "—" },
       { title: "Version", sort: "version", cell: (s) => s.currentVersion ?? "—" },
-      { title: "Actions", cell: (s) => stackActions(s, () => void reload()) },
+      { title: "Actions", class: "row-actions", cell: (s) => stackActions(s, () => void reload(), "list") },
     ],
     key: (s) => s.name,
     name: (s) => s.name,
@@ -237,7 +237,7 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
         s.envPending && pendingMark(),
         s.filesPending && filesPendingMark(),
         s.currentVersion !== null && h("span", { class: "muted" }, `version ${s.currentVersion}`),
-        stackActions(s, () => void refreshHead(), true),
+        stackActions(s, () => void refreshHead(), "page"),
         h(
           "div",
           { class: "actions" },
