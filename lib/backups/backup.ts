@@ -3,11 +3,14 @@
 // encrypts it) as stack.json, and each named volume's data as volumes/<volume>.tar, streamed from the
 // engine (lib/volumes) into `restic backup --stdin`. A tar stream of unchanged files is the same bytes
 // again, and restic's content-defined chunking finds them wherever they moved in it, so a second
-// backup stores about what changed without a temporary copy of the data on this host. A run that
-// fails forgets the snapshots it made, so a backup is whole or absent.
+// backup stores about what changed without a temporary copy of the data on this host. On request, the
+// data of its bind mounts under SVC_BIND_ROOTS too, each a snapshot of the host path that restic reads
+// itself (binds<path>). A run that fails forgets the snapshots it made, so a backup is whole or absent.
 import { randomBytes } from "node:crypto"
+import { existsSync } from "node:fs"
 import { exportStack, type StackExport, type StackHost } from "../copy/export.ts"
 import { measureVolumes, openVolume } from "../volumes/transfer.ts"
+import { realPath, within } from "../stacks/host-paths.ts"
 import type { Deadline } from "../engine/spawn.ts"
 import { runExecHook, whileStopped, type Hooks } from "./hooks.ts"
 import type { Keep, Repo } from "./repos.ts"
@@ -52,6 +55,22 @@ interface Summary {
 
 export const tags = (serverId: string, stack: string) => [`server:${serverId}`, `stack:${stack}`]
 
+/** The tag of a bind's snapshot, whose piece is `binds<host path>`. */
+export const BIND_TAG = "piece:bind"
+
+/** What a backup holds beside the stack's records and volumes. */
+export interface BackupOptions {
+  /** The data of its bind mounts under these roots (SVC_BIND_ROOTS), each read by restic from the host path itself. */
+  bindRoots?: readonly string[]
+}
+
+/** The host paths of the stack's data binds that lie under one of `roots` and exist. */
+export function bindPaths(doc: StackExport, roots: readonly string[]): string[] {
+  const real = roots.map(realPath)
+  const paths = doc.mounts.binds.filter((b) => !b.file && existsSync(b.source) && real.some((root) => within(realPath(b.source), root))).map((b) => b.source)
+  return [...new Set(paths)].sort()
+}
+
 /** Status lines a second that restic prints while it reads, when progress is asked for. */
 const STATUS_FPS = "2"
 
@@ -69,15 +88,28 @@ async function piece(repo: Repo, path: string, tagList: string[], host: string, 
 
 const text = (s: string) => new Blob([s]).stream()
 
+/** A host path backed up by restic itself (no stream through this process), as the piece `binds<path>`. */
+async function pathPiece(repo: Repo, path: string, tagList: string[], host: string, deadline: Deadline, progress?: (p: Progress) => void): Promise<Piece> {
+  const piece = `binds${path}`
+  const args = ["backup", "--json", ...(progress ? [] : ["--quiet"]), "--host", host, ...[...tagList, BIND_TAG].flatMap((t) => ["--tag", t]), path]
+  const onLine = progress && ((line: string) => {
+    const [status] = jsonLines<Status & { total_bytes?: number }>(line, "status")
+    if (status) progress({ piece, bytes_done: status.bytes_done ?? 0, total_bytes: status.total_bytes ?? null, seconds_elapsed: status.seconds_elapsed ?? 0 })
+  })
+  const [summary] = jsonLines<Summary>(await restic(repo, args, deadline, { onLine, env: progress && { RESTIC_PROGRESS_FPS: STATUS_FPS } }), "summary")
+  if (!summary) throw new Error(`restic backup of ${path} gave no summary`)
+  return { path: piece, snapshot: summary.snapshot_id, bytes: summary.total_bytes_processed, added: summary.data_added }
+}
+
 /** The stack backed up, `hooks` run around its snapshot (lib/backups/hooks.ts); `progress` told as restic reads. */
-export async function backupStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, deadline: Deadline, hooks: Hooks = {}, progress?: (p: Progress) => void): Promise<BackupResult> {
+export async function backupStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, deadline: Deadline, hooks: Hooks = {}, progress?: (p: Progress) => void, opts: BackupOptions = {}): Promise<BackupResult> {
   const doc = await exportStack(ctx, name)
   if (hooks.exec) await runExecHook(ctx.engine, name, hooks.exec, deadline.timeout)
-  const snapshot = () => snapshotStack(ctx, repo, name, doc, deadline, progress)
+  const snapshot = () => snapshotStack(ctx, repo, name, doc, deadline, progress, opts)
   return hooks.stop ? whileStopped(ctx.engine, name, snapshot) : snapshot()
 }
 
-async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, doc: StackExport, deadline: Deadline, progress?: (p: Progress) => void): Promise<BackupResult> {
+async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, doc: StackExport, deadline: Deadline, progress: ((p: Progress) => void) | undefined, opts: BackupOptions): Promise<BackupResult> {
   const run = `${new Date().toISOString().replace(/[-:]|\.\d+/g, "")}-${randomBytes(3).toString("hex")}`
   const tagList = [...tags(ctx.serverId, name), `version:${doc.current_version ?? 0}`, `run:${run}`]
   const pieces: Piece[] = []
@@ -96,6 +128,7 @@ async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, 
         await release()
       }
     }
+    if (opts.bindRoots) for (const path of bindPaths(doc, opts.bindRoots)) pieces.push(await pathPiece(repo, path, tagList, ctx.serverId, deadline, progress))
   } catch (err) {
     // A restic stopped midway may leave its lock behind: unlock removes the locks of restic processes gone.
     if (pieces.length)

@@ -31,6 +31,8 @@ export interface Repo {
   hooks?: Record<string, Hooks>
   /** When `restic check` runs. */
   check?: string
+  /** Scheduled backups hold the stacks' bind mounts under SVC_BIND_ROOTS too. */
+  binds?: boolean
 }
 
 /** What an edit of a repository may change. */

@@ -16,6 +16,8 @@ import { importVolume } from "../volumes/transfer.ts"
 import type { Backup } from "./snapshots.ts"
 import type { Repo } from "./repos.ts"
 import { restic, resticStream } from "./restic.ts"
+import { holdsData, restoreBind } from "./binds.ts"
+import { realPath, within } from "../stacks/host-paths.ts"
 
 export interface RestoreRequest {
   /** A node of the registry to restore on (default: this server). */
@@ -24,6 +26,8 @@ export interface RestoreRequest {
   force?: boolean
   dry_run?: boolean
   allow_port_clash?: boolean
+  /** Also restore the backup's bind mounts to their host paths (this server only). */
+  binds?: boolean
 }
 
 export interface RestoreResult {
@@ -67,8 +71,12 @@ class Dumps {
   }
 }
 
-export async function restoreStack(ctx: CopyDeps, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline): Promise<RestoreResult> {
+/** What a restore needs of this server: the copy's, and the roots its binds may come back under. */
+export type RestoreHost = CopyDeps & { config: { bindRoots: readonly string[] } }
+
+export async function restoreStack(ctx: RestoreHost, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline): Promise<RestoreResult> {
   if (req.to !== undefined && req.force) throw badRequest("force unpacks into existing volumes on this server only; restore to a node into volumes that do not exist there", "force_local_only")
+  if (req.to !== undefined && req.binds) throw badRequest("bind mounts are restored to their host paths on this server only", "binds_local_only")
   // The destination first: an unknown node, or no cluster token, refuses the restore before restic runs.
   const dst = await sideOf(ctx, req.to)
   const dumps = new Dumps(repo, backup, deadline)
@@ -81,7 +89,7 @@ export async function restoreStack(ctx: CopyDeps, repo: Repo, backup: Backup, re
   }
 }
 
-async function restoreWith(ctx: CopyDeps, side: Side, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline, dumps: Dumps): Promise<RestoreResult> {
+async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline, dumps: Dumps): Promise<RestoreResult> {
   const [doc, dst] = await Promise.all([readDoc(repo, backup, deadline), side.inventory()])
   const target = stackName(req.as ?? doc.name)
   const held = doc.mounts.volumes.flatMap((v) => (v.name && snapshotOf(backup, `volumes/${v.name}.tar`) ? [v.name] : []))
@@ -94,10 +102,18 @@ async function restoreWith(ctx: CopyDeps, side: Side, repo: Repo, backup: Backup
     flags: { ...COPY_DEFAULTS, allow_binds: true, allow_port_clash: req.allow_port_clash ?? false },
   })
   if (req.force) thePlan.blockers = thePlan.blockers.filter((b) => b.code !== "volume_exists")
+  // The binds asked for come back to their paths, which must still lie under SVC_BIND_ROOTS here.
+  const roots = ctx.config.bindRoots.map(realPath)
+  const binds = req.binds ? backup.pieces.flatMap((p) => (p.path.startsWith("binds/") ? [{ path: p.path.slice("binds".length), snapshot: p.snapshot }] : [])) : []
+  for (const { path } of binds) {
+    if (!roots.some((root) => within(realPath(path), root))) thePlan.blockers.push({ code: "bind_refused", message: `host path ${path} is not under SVC_BIND_ROOTS here` })
+    else if (holdsData(path) && !req.force) thePlan.blockers.push({ code: "bind_not_empty", message: `host path ${path} holds data (force restores over it)` })
+    else thePlan.warnings.push(`host path ${path} is restored from the backup${holdsData(path) ? ", over what it holds" : ""}`)
+  }
   if (req.dry_run) return { plan: thePlan, restored: false }
   if (thePlan.blockers.length) throw conflict(`the restore is blocked: ${thePlan.blockers.map((b) => b.message).join("; ")}`, "restore_blocked", { body: { plan: thePlan } })
 
-  const undo: (() => Promise<unknown>)[] = []
+  const undo: (() => unknown)[] = []
   try {
     for (const vol of thePlan.volumes.filter((v) => v.transfer)) {
       const dump = dumps.take(vol.source)
@@ -112,10 +128,11 @@ async function restoreWith(ctx: CopyDeps, side: Side, repo: Repo, backup: Backup
       // A dump that failed midway may have left a short tar behind in the volume: the restore fails.
       await dump.done
     }
+    for (const bind of binds) undo.push(await restoreBind(repo, bind.snapshot, bind.path, deadline))
     await side.importStack({ ...doc, name: target })
     undo.push(() => side.removeStack(target))
   } catch (err) {
-    for (const step of undo.reverse()) await step().catch(() => {})
+    for (const step of undo.reverse()) await Promise.resolve().then(step).catch(() => {})
     throw err
   }
   return { plan: thePlan, restored: true }

@@ -44,6 +44,7 @@ const repoSettings = {
   keep: v.optional(v.pipe(keepSchema, v.description("what a scheduled backup keeps of each stack's backups (restic forget --prune)"))),
   hooks: v.optional(v.pipe(v.record(stackNameSchema, hooksSchema), v.description("each stack's hooks for its backups"))),
   check: schedule("when restic check runs"),
+  binds: v.optional(v.pipe(v.boolean(), v.description("scheduled backups also hold the data of the stacks' bind mounts under SVC_BIND_ROOTS"))),
 }
 
 export const repoView = v.object({
@@ -96,6 +97,7 @@ export const backupMessageSchema = v.variant("type", [
 export const runInput = v.object({
   keep: v.optional(v.pipe(keepSchema, v.description("after the backup, forget and prune the stack's older backups but these"))),
   hooks: v.optional(v.pipe(hooksSchema, v.description("what runs around the snapshot (default: the repository's hooks for the stack)"))),
+  binds: v.optional(v.pipe(v.boolean(), v.description("also back up the data of its bind mounts under SVC_BIND_ROOTS (default: the repository's binds setting)"))),
 })
 
 const flag = (description: string) => v.optional(v.pipe(v.boolean(), v.description(description)))
@@ -103,7 +105,8 @@ export const restoreInput = v.object({
   run: v.optional(v.pipe(v.string(), v.maxLength(64), v.description("the backup's run (default: the newest)"))),
   to: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(63), v.description("a node of the registry to restore on (default: this server); needs the cluster token, as a copy does"))),
   as: v.optional(v.pipe(stackNameSchema, v.description("the restored stack's name (default: the backed-up stack's)"))),
-  force: flag("unpack into volumes that exist already (on this server only)"),
+  force: flag("unpack into volumes that exist already, and restore bind paths that hold data (on this server only)"),
+  binds: flag("also restore the backup's bind mounts to their host paths, on this server (a path holding data only with force)"),
   allow_port_clash: flag("restore even if a port it publishes is in use here"),
   dry_run: flag("only plan, change nothing"),
 })

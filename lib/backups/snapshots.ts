@@ -2,7 +2,7 @@
 // their run tag, newest first.
 import type { Deadline } from "../engine/spawn.ts"
 import { notFound } from "../http/http-error.ts"
-import { tags } from "./backup.ts"
+import { BIND_TAG, tags } from "./backup.ts"
 import type { Repo } from "./repos.ts"
 import { restic } from "./restic.ts"
 
@@ -11,7 +11,7 @@ export interface Backup {
   stack: string
   version: number | null
   time: string
-  /** The snapshot of each piece: stack.json, volumes/<volume>.tar. */
+  /** The snapshot of each piece: stack.json, volumes/<volume>.tar, binds<host path>. */
   pieces: { path: string; snapshot: string }[]
 }
 
@@ -32,7 +32,7 @@ export async function listBackups(repo: Repo, serverId: string, stack: string, d
     if (!run) continue
     const b = runs.get(run) ?? { run, stack, version: Number(tagValue(s, "version")) || null, time: s.time, pieces: [] }
     if (s.time < b.time) b.time = s.time
-    b.pieces.push({ path: s.paths[0]!.replace(/^\//, ""), snapshot: s.id })
+    b.pieces.push({ path: s.tags?.includes(BIND_TAG) ? `binds${s.paths[0]}` : s.paths[0]!.replace(/^\//, ""), snapshot: s.id })
     runs.set(run, b)
   }
   return [...runs.values()].sort((a, b) => b.time.localeCompare(a.time))

@@ -67,7 +67,7 @@ export interface PlannedImage {
   send: boolean
 }
 
-export type BlockerCode = "name_taken" | "container_name_taken" | "port_clash" | "volume_name_kept" | "volume_exists" | "binds" | "anonymous_volumes" | "swarm_volumes"
+export type BlockerCode = "name_taken" | "container_name_taken" | "port_clash" | "volume_name_kept" | "volume_exists" | "binds" | "anonymous_volumes" | "swarm_volumes" | "bind_refused" | "bind_not_empty"
 
 export interface Plan {
   source: string

@@ -15,6 +15,7 @@ import { stackName } from "../stacks/name.ts"
 import { nextDue } from "../updates/records.ts"
 
 export interface BackupVerbsOptions extends CopyDeps {
+  config: { transferImage: string; bindRoots: readonly string[] }
   repos: Repos
   events: EventBus
   /** Seconds a backup or restore may run. */
@@ -143,14 +144,14 @@ export class BackupVerbs {
   }
 
   /** The stack backed up now, with `hooks` (else the repository's for the stack); with `keep`, its older backups forgotten and pruned after. */
-  backup(repo: string, stack: string, run: Run & { keep?: Keep; hooks?: Hooks; progress?: (p: Progress) => void } = {}): Promise<BackupResult & { forgotten: number }> {
+  backup(repo: string, stack: string, run: Run & { keep?: Keep; hooks?: Hooks; binds?: boolean; progress?: (p: Progress) => void } = {}): Promise<BackupResult & { forgotten: number }> {
     const name = stackName(stack)
     const key = `${repo}\t${name}`
     return this.reported("backup", name, () =>
       this.o.stacks.lock(name, async () => {
         const last = this.runs.get(key) ?? { repository: repo, stack: name, last_success: null, size: null, failures: 0 }
         const r = await this.o.repos.get(repo)
-        const result = await backupStack(this.o, r, name, this.deadline(run), run.hooks ?? r.hooks?.[name], run.progress).catch((err) => {
+        const result = await backupStack(this.o, r, name, this.deadline(run), run.hooks ?? r.hooks?.[name], run.progress, (run.binds ?? r.binds) ? { bindRoots: this.o.config.bindRoots } : {}).catch((err) => {
           this.runs.set(key, { ...last, failures: last.failures + 1 })
           throw err
         })
@@ -165,7 +166,7 @@ export class BackupVerbs {
    * The same backup as messages for an event stream: restic's progress as it reads (a slow reader
    * gets the newest), then the result or the failure, and the end.
    */
-  async *backupStream(repo: string, stack: string, run: Run & { keep?: Keep; hooks?: Hooks } = {}): AsyncGenerator<BackupMessage> {
+  async *backupStream(repo: string, stack: string, run: Run & { keep?: Keep; hooks?: Hooks; binds?: boolean } = {}): AsyncGenerator<BackupMessage> {
     const queue: BackupMessage[] = []
     let wake = () => {}
     const push = (m: BackupMessage) => {

@@ -1,9 +1,11 @@
 // A backup restored on a second server: server a (the control plane) backs a stack with a volume of
 // checksummed files up into its restic repository and restores it on node b, under its own name and
 // under a new one, with the same checksums there; b's own inventory blocks a restore over a volume
-// it holds (nothing changes on b), force is refused for a node, and an unknown node is a 404.
+// it holds (nothing changes on b), force is refused for a node, and an unknown node is a 404. A bind
+// mount under SVC_BIND_ROOTS is backed up when asked, and restored to its path only once it is empty
+// (a path holding data blocks the restore, unless forced), with its files' checksums, modes and owners.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { mkdtempSync, rmSync } from "node:fs"
+import { chownSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
@@ -15,6 +17,7 @@ let engB: Engine
 let a: Service
 let b: Service
 let dir: string
+let bindRoot: string
 const STACK = "hm-bkn"
 const VOLUMES = [`${STACK}_data`, "hm-bkn2_data"]
 
@@ -54,7 +57,7 @@ const stacksOn = async (svc: Service) => (await call(svc, "GET", "/stacks")).bod
 const volumesOn = async (engine: Engine) => (await engine.listVolumes()).map((v) => v.Name).filter((n) => VOLUMES.includes(n)).sort()
 
 async function wipe() {
-  for (const svc of [a, b]) for (const name of [STACK, "hm-bkn2"]) await call(svc, "DELETE", `/stacks/${name}?volumes=true`).catch(() => {})
+  for (const svc of [a, b]) for (const name of [STACK, "hm-bkn2", "hm-bkb"]) await call(svc, "DELETE", `/stacks/${name}?volumes=true`).catch(() => {})
   for (const engine of [engA, engB]) {
     for (const v of VOLUMES) await engine.removeVolume(v, { force: true }).catch(() => {})
     await cleanup(engine)
@@ -65,7 +68,8 @@ beforeAll(async () => {
   engA = realEngine("a")
   engB = realEngine("b")
   dir = mkdtempSync(join(tmpdir(), "hm-backups-node-"))
-  const env = (which: "a" | "b") => ({ DOCKER_HOST: engineHost(which), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000" })
+  bindRoot = mkdtempSync(join(tmpdir(), "hm-backups-binds-"))
+  const env = (which: "a" | "b") => ({ DOCKER_HOST: engineHost(which), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000", SVC_BIND_ROOTS: bindRoot })
   ;[a, b] = await Promise.all([startService(env("a")), startService(env("b"))])
   await wipe()
   const token = (await call(a, "POST", "/cluster/token")).body.token
@@ -79,6 +83,7 @@ afterAll(async () => {
   await wipe()
   await Promise.all([a?.stop(), b?.stop()])
   rmSync(dir, { recursive: true, force: true })
+  rmSync(bindRoot, { recursive: true, force: true })
 }, 60_000)
 
 test("a backup comes back on node b under its name and a new one, with the same checksums", async () => {
@@ -114,4 +119,53 @@ test("node b's own stacks and volumes block a restore there; force is for this s
   expect([forced.status, forced.body.error.code]).toEqual([400, "force_local_only"])
   const nowhere = await call(a, "POST", `/backups/local/${STACK}/restore`, { to: "nowhere" })
   expect(nowhere.status).toBe(404)
+}, 60_000)
+
+/** Every file under the folder with its bytes' hash, mode and owner. */
+function files(root: string): string[] {
+  const out: string[] = []
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
+      const p = join(d, e.name)
+      const st = statSync(p)
+      out.push(`${p.slice(root.length)} ${(st.mode & 0o7777).toString(8)} ${st.uid}:${st.gid} ${e.isDirectory() ? "dir" : new Bun.CryptoHasher("sha256").update(readFileSync(p)).digest("hex")}`)
+      if (e.isDirectory()) walk(p)
+    }
+  }
+  walk(root)
+  return out
+}
+
+test("a bind under SVC_BIND_ROOTS is backed up when asked and restored to its path once it is empty", async () => {
+  const data = join(bindRoot, "data")
+  mkdirSync(join(data, "sub"), { recursive: true })
+  writeFileSync(join(data, "a.bin"), crypto.getRandomValues(new Uint8Array(65536)))
+  writeFileSync(join(data, "sub", "b.txt"), "kept\n")
+  chmodSync(join(data, "sub", "b.txt"), 0o600)
+  chownSync(join(data, "sub", "b.txt"), 1000, 1000)
+  const before = files(data)
+  const bound = compose.replace("volumes: [data:/data]", `volumes: ["${data}:/data"]`).replace(/volumes:\n  data:\n.*\n$/s, "")
+  expect((await call(a, "POST", "/stacks", { name: "hm-bkb", content: bound })).status).toBe(201)
+
+  const plain = await call(a, "POST", "/backups/local/hm-bkb/run")
+  expect(plain.body.pieces.map((p: any) => p.path)).toEqual(["stack.json"])
+  const withBinds = await call(a, "POST", "/backups/local/hm-bkb/run", { binds: true })
+  expect(withBinds.status).toBe(201)
+  expect(withBinds.body.pieces.map((p: any) => p.path)).toEqual(["stack.json", `binds${data}`])
+  expect((await call(a, "GET", "/backups/local/hm-bkb")).body[0].pieces.map((p: any) => p.path)).toEqual(["stack.json", `binds${data}`])
+
+  expect((await call(a, "DELETE", "/stacks/hm-bkb")).status).toBeLessThan(300)
+  writeFileSync(join(data, "a.bin"), "changed since")
+  const blocked = await call(a, "POST", "/backups/local/hm-bkb/restore", { binds: true, dry_run: true })
+  expect(blocked.body.plan.blockers.map((x: any) => x.code)).toEqual(["bind_not_empty"])
+  const refused = await call(a, "POST", "/backups/local/hm-bkb/restore", { binds: true })
+  expect(refused.status).toBe(409)
+  expect(files(data)).not.toEqual(before)
+  expect((await call(a, "POST", "/backups/local/hm-bkb/restore", { binds: true, to: "b" })).body.error.code).toBe("binds_local_only")
+
+  rmSync(data, { recursive: true })
+  const restored = await call(a, "POST", "/backups/local/hm-bkb/restore", { binds: true })
+  expect(restored.status).toBe(201)
+  expect(files(data)).toEqual(before)
+  expect(readdirSync(bindRoot)).toEqual(["data"])
 }, 60_000)

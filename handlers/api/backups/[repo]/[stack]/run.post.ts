@@ -20,7 +20,7 @@ export const response = { 201: backupResultSchema, 200: eventStream(backupMessag
 export const role = "operator"
 
 export default defineHandler<v.InferOutput<typeof body>, v.InferOutput<typeof query>>(async ({ params, query, body, request, ctx, set }) => {
-  const run = { signal: request.signal, keep: body.keep, hooks: body.hooks }
+  const run = { signal: request.signal, keep: body.keep, hooks: body.hooks, binds: body.binds }
   if (query.stream) return sse(ctx.backups.backupStream(params.repo, params.stack, run), request.signal)
   const result = await ctx.backups.backup(params.repo, params.stack, run)
   set.status = 201
