@@ -121,6 +121,8 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
 
   function drawTable(shown: T[]): HTMLElement {
     const bulk = Boolean(o.bulk?.length)
+    // A role that may do none of the bulk actions is offered no selection (see Needs in dom.ts).
+    const needs = o.bulk?.some((a) => a.needs === null) ? false : o.bulk?.every((a) => a.needs === "admin") ? "admin" : "operator"
     const boxes = new Map<string, [HTMLInputElement, HTMLTableRowElement]>()
     const all = h("input", { type: "checkbox", "aria-label": `Select all ${o.noun} shown` })
     // A tick changes the selection, its row and the bar, nothing else: the focus stays where it is.
@@ -153,7 +155,7 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
         box.checked ? selected.add(k) : selected.delete(k)
         picked()
       })
-      const tr = h("tr", null, bulk && h("td", { class: "pick" }, box), o.columns.map((c) => h("td", { class: c.class, "data-label": c.title }, c.cell(r))))
+      const tr = h("tr", null, bulk && h("td", { class: "pick", "data-needs": needs }, box), o.columns.map((c) => h("td", { class: c.class, "data-label": c.title }, c.cell(r))))
       boxes.set(k, [box, tr])
       return tr
     }
@@ -164,7 +166,7 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
         "table",
         null,
         h("caption", { class: "sr-only" }, o.noun[0]!.toUpperCase() + o.noun.slice(1)),
-        h("thead", null, h("tr", null, bulk && h("th", { scope: "col", class: "pick" }, all), o.columns.map(heading))),
+        h("thead", null, h("tr", null, bulk && h("th", { scope: "col", class: "pick", "data-needs": needs }, all), o.columns.map(heading))),
         h("tbody", null, shown.map(row)),
       ),
     )
