@@ -76,13 +76,12 @@ afterAll(async () => {
   await cleanup(engine)
 }, SLOW)
 
-test("a stack created from a repository records the commit; a pushed change with a signed webhook becomes a new version", async () => {
+test("a stack deployed from a repository (POST /api/stacks with git) records the commit; a pushed change with a signed webhook becomes a new version", async () => {
   const first = await repo.commit({ "deploy/compose.yaml": service(RUNS, "    volumes: [\"./conf/app.conf:/app.conf:ro\"]\n"), "deploy/conf/app.conf": "one" })
-  const put = await call("PUT", `/stacks/${NAME}/git`, { url: repo.url, ref: "main", path: "deploy/compose.yaml", token: TOKEN })
-  expect(put.status).toBe(201)
-  expect(put.body.created).toBe(true)
-  expect(put.body.source).toMatchObject({ has_token: true, deployed_commit: first })
-  secret = put.body.webhook_secret
+  const created = await call("POST", "/stacks", { name: NAME, git: { url: repo.url, ref: "main", path: "deploy/compose.yaml", token: TOKEN }, env: [{ key: "MODE", value: "git" }] })
+  expect(created.status).toBe(201)
+  expect(created.body).toMatchObject({ name: NAME, status: "running", current_version: 1, git: { created: true, source: { has_token: true, deployed_commit: first } } })
+  secret = created.body.git.webhook_secret
   expect(secret).toMatch(/^[0-9a-f]{48}$/)
   expect((await versions()).map((v) => v.commit)).toEqual([first])
 
@@ -111,17 +110,13 @@ test("a stack that runs here without git is not replaced by a repository unless 
   expect((await call("DELETE", "/stacks/hm-git-plain")).status).toBeLessThan(300)
 }, SLOW)
 
-test("POST /api/stacks with git deploys a new stack from the repository; the name taken, it is 409 unless attached; a 2 GiB file is refused without being fetched", async () => {
-  const created = await call("POST", "/stacks", { name: "hm-git-new", git: { url: repo.url, path: "deploy/compose.yaml", token: TOKEN }, env: [{ key: "MODE", value: "git" }] })
-  expect(created.status).toBe(201)
+test("POST /api/stacks with git on a name taken is 409 unless attached; a 2 GiB file is refused without being fetched", async () => {
   const head = await repo.git("rev-parse", "HEAD")
-  expect(created.body).toMatchObject({ name: "hm-git-new", status: "running", current_version: 1, git: { created: true, source: { has_token: true, deployed_commit: head } } })
-  const taken = await call("POST", "/stacks", { name: "hm-git-new", git: { url: repo.url, path: "deploy/compose.yaml", token: TOKEN } })
+  const taken = await call("POST", "/stacks", { name: NAME, git: { url: repo.url, path: "deploy/compose.yaml", token: TOKEN } })
   expect([taken.status, taken.body.error.code]).toEqual([409, "stack_exists"])
-  const attached = await call("POST", "/stacks", { name: "hm-git-new", git: { url: repo.url, path: "deploy/compose.yaml" }, attach: true })
+  const attached = await call("POST", "/stacks", { name: NAME, git: { url: repo.url, path: "deploy/compose.yaml" }, attach: true })
   expect(attached.status).toBe(200)
-  expect(attached.body.git.sync).toMatchObject({ verdict: "unchanged", commit: head })
-  expect((await call("DELETE", "/stacks/hm-git-new")).status).toBeLessThan(300)
+  expect(attached.body.git).toMatchObject({ created: false, source: { has_token: true }, sync: { verdict: "unchanged", commit: head } })
 
   const huge = await server.repo("huge")
   await huge.commit({ "deploy/compose.yaml": service(RUNS) })
