@@ -101,7 +101,7 @@ function issues(health: Health): Issue[] {
   const out: Issue[] = []
   for (const s of health.stacks.items) {
     if (s.failed_update)
-      out.push({ tone: "bad", title: `${s.name}: its last update was ${s.failed_update.verdict === "rolled_back" ? "rolled back" : "not rolled back after it failed"}`, detail: s.failed_update.reason, href: `#/stacks/${enc(s.name)}/updates` })
+      out.push({ tone: "bad", title: `${s.name}: its last update ${s.failed_update.verdict === "rolled_back" ? "failed and was rolled back" : "failed and could not be rolled back"}`, detail: s.failed_update.reason, href: `#/stacks/${enc(s.name)}/updates` })
     if (s.health === "degraded") out.push({ tone: "bad", title: `${s.name} is degraded`, detail: s.reason, href: `#/stacks/${enc(s.name)}` })
   }
   for (const n of health.nodes.items) if (n.status !== "online") out.push({ tone: "bad", title: `Node ${n.name} is ${n.status}`, detail: n.error, href: "#/cluster" })
