@@ -151,7 +151,7 @@ async function carry(t: LinkTarget, open: Open, api: LocalApi | undefined, contr
   const req = open.body ? await fetch(url, { headers: auth, decompress: false, timeout: false } as RequestInit).catch(() => undefined) : undefined
   if (open.body && !req?.ok) return
   const sent = inline ?? req?.body ?? undefined
-  // Ends the call on this server once its answer is posted or the post fails (the caller went away).
+  // Ends a streamed answer's call on this server once its post ends (read to the end, or the caller went away).
   const done = new AbortController()
   const request = new Request(`${t.local}${open.path}`, {
     method: open.method ?? "GET",
@@ -166,8 +166,8 @@ async function carry(t: LinkTarget, open: Open, api: LocalApi | undefined, contr
   )
   const body = await whole(answer.body)
   if (body instanceof Uint8Array && control.readyState === WebSocket.OPEN) {
-    control.send(frame({ id: open.id, status: answer.status, headers: [...answer.headers] }, body))
-    return done.abort()
+    // Answered whole: the call is over as an HTTP exchange is once its answer is read (nothing aborts it).
+    return void control.send(frame({ id: open.id, status: answer.status, headers: [...answer.headers] }, body))
   }
   const head = { ...auth, "x-hm-status": String(answer.status), "x-hm-headers": packHeaders(answer.headers), "content-type": "application/octet-stream" }
   await fetch(url, { method: "POST", headers: head, body, duplex: "half", timeout: false } as RequestInit).finally(() => done.abort())
