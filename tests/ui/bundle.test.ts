@@ -3,8 +3,12 @@ import { expect, test } from "bun:test"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 
-/** Everything the browser loads for the first page, minified (xterm.js, the terminal, and uPlot, the resource charts' ~50 kB, included). */
-const BUDGET = 520_000
+/**
+ * Everything the browser loads for the first page, minified (xterm.js, the terminal, and uPlot, the
+ * resource charts' ~50 kB, included; the lists' search, filters, sort and selection ~17 kB, the
+ * dashboard's tiles and cards and the backups page about as much).
+ */
+const BUDGET = 560_000
 
 test("the UI bundle stays small", async () => {
   const build = await Bun.build({ entrypoints: [join(import.meta.dir, "../../ui/index.html")], minify: true })
