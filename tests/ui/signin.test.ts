@@ -92,6 +92,8 @@ describe("sign-in in the browser", () => {
     const actions = page.getByRole("button", { name: /^(Stop|Delete) /, includeHidden: true })
     expect(await actions.count()).toBeGreaterThan(0)
     expect(await actions.first().isVisible()).toBe(false)
+    // Nor is a selection for bulk actions.
+    expect(await page.getByRole("checkbox", { name: /^Select / }).first().isVisible()).toBe(false)
     await page.goto(`${svc.url}/#/containers/${container}`)
     await page.locator("main h1").first().waitFor()
     expect(await page.getByRole("link", { name: "Terminal", includeHidden: true }).isVisible()).toBe(false)

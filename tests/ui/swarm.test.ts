@@ -92,4 +92,10 @@ test("a swarm stack's page lists its services with their replicas", async () => 
   expect(await row.textContent()).toContain("2 / 2")
   await row.getByRole("link", { name: `${STACK}_web` }).click()
   await page.getByRole("heading", { name: "Tasks" }).waitFor()
+  // In the stack list: the swarm marker, its health, and a kind filter that finds it.
+  await page.goto(`${svc.url}/#/stacks?kind=swarm`)
+  const listed = page.locator("main tbody tr", { has: page.getByRole("link", { name: STACK, exact: true }) })
+  await listed.locator(".badge.marker", { hasText: "swarm" }).waitFor()
+  expect(await listed.locator(`td[data-label="Health"] .badge`).textContent()).toBe("running")
+  expect(await page.locator("main tbody tr").count()).toBe(1)
 }, 180_000)
