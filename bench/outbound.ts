@@ -143,8 +143,11 @@ try {
   const times = { in: [] as number[], out: [] as number[] }
   let cpPeak = 0
   let nodePeak = 0
+  let inboundNodePeak = 0
   for (let round = 0; round < 3; round++) {
-    times.in.push((await upload("in", size, [cp.proc.pid])).seconds)
+    const i = await upload("in", size, [sink.pid])
+    times.in.push(i.seconds)
+    inboundNodePeak = Math.max(inboundNodePeak, i.peaks[0]!)
     const o = await upload("out", size, [cp.proc.pid, node.proc.pid])
     times.out.push(o.seconds)
     cpPeak = Math.max(cpPeak, o.peaks[0]!)
@@ -153,7 +156,9 @@ try {
   const best = (xs: number[]) => Math.min(...xs)
   const mibps = (s: number) => (size / MiB / s).toFixed(0)
   console.log(`upload: inbound ${mibps(best(times.in))} MiB/s, outbound ${mibps(best(times.out))} MiB/s, throughput ratio ${(best(times.in) / best(times.out)).toFixed(2)} (target >= 0.8)`)
-  console.log(`peak RSS during the outbound uploads: control plane ${cpPeak.toFixed(0)} MiB, node ${nodePeak.toFixed(0)} MiB (target < 100 MiB)`)
+  console.log(
+    `peak RSS during the outbound uploads: control plane ${cpPeak.toFixed(0)} MiB, node ${nodePeak.toFixed(0)} MiB (target < 100 MiB); the inbound node reading the same uploads: ${inboundNodePeak.toFixed(0)} MiB`,
+  )
   const lat = { in: [] as number[], out: [] as number[] }
   for (let i = 0; i < 1000; i++) {
     for (const name of ["in", "out"] as const) {
