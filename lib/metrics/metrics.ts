@@ -3,6 +3,7 @@
 import { sameSecret } from "../cluster/bearer.ts"
 import { HttpError } from "../http/http-error.ts"
 import type { NodeEntry } from "../cluster/nodes.ts"
+import { outboundId } from "../cluster/tunnel.ts"
 import type { Metrics } from "./types.ts"
 
 const off: Metrics = {
@@ -29,9 +30,9 @@ export interface TargetGroup {
   labels: Record<string, string>
 }
 
-/** The registry's nodes as Prometheus HTTP service discovery groups, one per node. */
+/** The registry's nodes as Prometheus HTTP service discovery groups, one per node Prometheus can reach (not one behind NAT). */
 export function targetGroups(nodes: NodeEntry[]): TargetGroup[] {
-  return nodes.map((n) => {
+  return nodes.filter((n) => !outboundId(n.url)).map((n) => {
     const url = new URL(n.url)
     const prefix = url.pathname.replace(/\/+$/, "")
     return {

@@ -4,12 +4,13 @@ import { testApp, type TestApp } from "../../support/app.ts"
 let t: TestApp
 afterEach(() => t.close())
 
-test("the registry's nodes in Prometheus HTTP SD format, each group labelled node", async () => {
+test("the registry's nodes in Prometheus HTTP SD format, each group labelled node; a node behind NAT left out", async () => {
   t = await testApp({}, { SVC_METRICS: "on" })
   expect(await (await t.call("GET", "/metrics/targets")).json()).toEqual([])
   await t.ctx.nodes.register({ server_id: "s2", name: "web", url: "https://web.example" })
   await t.ctx.nodes.register({ server_id: "s1", name: "db", url: "http://10.0.0.5:8080" })
   await t.ctx.nodes.register({ server_id: "s3", name: "proxied", url: "https://gw.example:8443/hm/" })
+  await t.ctx.nodes.register({ server_id: "s4", name: "laptop", url: "outbound://s4" }) // behind NAT: nothing to scrape
   const res = await t.call("GET", "/metrics/targets")
   expect(res.status).toBe(200)
   expect(res.headers.get("content-type")).toStartWith("application/json")
