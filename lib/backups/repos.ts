@@ -1,7 +1,7 @@
 // The restic repositories this server backs up to, in <data>/backups/repos.json (mode 0600): a name,
 // restic's repository string (a local path, sftp:, rest:, rclone:), its password and, for rclone:,
 // the rclone configuration file to use. The password never leaves this module but to restic's
-// environment.
+// environment. Each repository's last `restic check` is kept beside them (checks.json).
 import { join } from "node:path"
 import { readJson, writeJson } from "../data/datadir.ts"
 import { conflict, notFound } from "../http/http-error.ts"
@@ -43,10 +43,29 @@ export type RepoView = Omit<Repo, "password">
 
 export const view = ({ password: _, ...rest }: Repo): RepoView => rest
 
+/** The last `restic check` of a repository. */
+export interface CheckResult {
+  time: string
+  ok: boolean
+  message: string
+}
+
 export class Repos {
   private readonly file: string
+  private readonly checksFile: string
   constructor(dataDir: string) {
     this.file = join(dataDir, "backups", "repos.json")
+    this.checksFile = join(dataDir, "backups", "checks.json")
+  }
+
+  /** Each repository's last `restic check`, kept across restarts (<data>/backups/checks.json). */
+  checks(): Promise<Record<string, CheckResult>> {
+    return readJson<Record<string, CheckResult>>(this.checksFile, {})
+  }
+
+  async setCheck(name: string, result: CheckResult | null): Promise<void> {
+    const { [name]: _, ...rest } = await this.checks()
+    writeJson(this.checksFile, result ? { ...rest, [name]: result } : rest)
   }
 
   all(): Promise<Repo[]> {

@@ -6,7 +6,7 @@ import type { CopyDeps } from "../copy/copy.ts"
 import type { EventBus } from "../engine/events.ts"
 import { backupStack, forget, type BackupResult, type Progress } from "../backups/backup.ts"
 import type { Hooks } from "../backups/hooks.ts"
-import { view, type Keep, type Repo, type RepoSettings, type RepoView, type Repos } from "../backups/repos.ts"
+import { view, type CheckResult, type Keep, type Repo, type RepoSettings, type RepoView, type Repos } from "../backups/repos.ts"
 import { restic } from "../backups/restic.ts"
 import { restoreStack, type RestoreRequest, type RestoreResult } from "../backups/restore.ts"
 import { findBackup, listBackups, newestBackups, type Backup } from "../backups/snapshots.ts"
@@ -23,12 +23,6 @@ export interface BackupVerbsOptions extends CopyDeps {
   now?: () => number
 }
 
-/** The last `restic check` of a repository. */
-export interface CheckResult {
-  time: string
-  ok: boolean
-  message: string
-}
 
 export interface Run {
   signal?: AbortSignal
@@ -80,7 +74,6 @@ export interface OverdueBackup {
 const OVERDUE_GRACE_MS = 3_600_000
 
 export class BackupVerbs {
-  private readonly checks = new Map<string, CheckResult>()
   private readonly runs = new Map<string, LastRun>()
   private readonly started: number
   constructor(private readonly o: BackupVerbsOptions) {
@@ -92,7 +85,8 @@ export class BackupVerbs {
   }
 
   async repos(): Promise<(RepoView & { last_check: CheckResult | null })[]> {
-    return (await this.o.repos.all()).map((r) => ({ ...view(r), last_check: this.checks.get(r.name) ?? null }))
+    const checks = await this.o.repos.checks()
+    return (await this.o.repos.all()).map((r) => ({ ...view(r), last_check: checks[r.name] ?? null }))
   }
 
   /** Adds a repository once restic opened it with the password (`init`: creates it first). */
@@ -108,7 +102,7 @@ export class BackupVerbs {
   async editRepo(name: string, settings: RepoSettings): Promise<RepoView & { last_check: CheckResult | null }> {
     const repo = await this.o.repos.update(name, settings)
     this.o.events.publish({ type: "backup", action: "repository_changed", name, level: "info", message: `backup repository ${name} changed` })
-    return { ...view(repo), last_check: this.checks.get(name) ?? null }
+    return { ...view(repo), last_check: (await this.o.repos.checks())[name] ?? null }
   }
 
   /** Each stack's newest backup here in the repository (every stack here, and those with backups), overdue or not. */
@@ -135,6 +129,7 @@ export class BackupVerbs {
   /** Forgets the repository here (its snapshots stay in it). */
   async removeRepo(name: string): Promise<string> {
     await this.o.repos.remove(name)
+    await this.o.repos.setCheck(name, null)
     this.o.events.publish({ type: "backup", action: "repository_removed", name, level: "info", message: `backup repository ${name} removed` })
     return name
   }
@@ -223,7 +218,7 @@ export class BackupVerbs {
     return { due, late: now > due + grace }
   }
 
-  /** `restic check` of the repository; its result is kept and shown with the repository. */
+  /** `restic check` of the repository; its result is kept (across restarts) and shown with the repository. */
   async check(repo: string, run: Run = {}): Promise<CheckResult> {
     const r = await this.o.repos.get(repo)
     const time = new Date(this.now()).toISOString()
@@ -231,7 +226,7 @@ export class BackupVerbs {
       () => ({ time, ok: true, message: "no errors were found" }),
       (err: unknown) => ({ time, ok: false, message: err instanceof Error ? err.message : String(err) }),
     )
-    this.checks.set(repo, result)
+    await this.o.repos.setCheck(repo, result)
     this.o.events.publish({ type: "backup", action: result.ok ? "check" : "check_failed", name: repo, level: result.ok ? "info" : "error", message: `restic check of ${repo}: ${result.message}` })
     return result
   }

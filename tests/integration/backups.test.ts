@@ -8,7 +8,7 @@
 // the stack's secret in any answer, event or log line.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
@@ -290,8 +290,13 @@ test("neither the password nor the stack's secret appears in answers, events or 
   const shown = answers.join("\n")
   expect(shown).not.toContain(PASSWORD)
   expect(shown).not.toContain(SECRET)
+  // The service's data outlives it (its own folder goes with it): the restart below reads a copy.
+  const kept = join(dir, "data")
+  cpSync(svc.dataDir, kept, { recursive: true })
   const out = await svc.stop().then(async () => `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`)
   expect(out).not.toContain(PASSWORD)
   expect(out).not.toContain(SECRET)
-  svc = await startService(serviceEnv(), { dataDir: svc.dataDir })
+  svc = await startService(serviceEnv(), { dataDir: kept })
+  // The last restic check is kept across the restart.
+  expect((await call("GET", "/api/backups/repos")).body[0]).toMatchObject({ name: "local", last_check: { ok: true, message: "no errors were found" } })
 }, 60_000)
