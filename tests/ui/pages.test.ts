@@ -55,6 +55,11 @@ const go = async (hash: string) => {
   // Loaded: nothing in the page says it is still loading (a live log keeps its own status).
   await page.waitForFunction(() => !document.querySelector("main .loading"), null, { timeout: 15_000 }).catch(() => {})
 }
+/** A screenshot of the page as it stands, without the messages earlier tests left in the corner. */
+const snap = async (set: string, name: string) => {
+  await page.evaluate(() => document.getElementById("toasts")?.replaceChildren())
+  await page.screenshot({ path: join(SHOTS, set, `${name}.png`) })
+}
 const rowNames = () => page.locator("main tbody tr td:nth-child(2) a, main tbody tr td:nth-child(2) > .mono").allTextContents()
 const stackContainers = (name: string) => engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${name}`] } })
 
@@ -268,7 +273,7 @@ const PAGES: [name: string, hash: () => Promise<string>][] = [
   ["speech", async () => "/speech"],
 ]
 
-/** Elements whose right edge is beyond the viewport (inside a scrolling box, that box's edge counts), and the page's own width. */
+/** Elements whose right edge is beyond the viewport (inside a scrolling box, that box's edge counts), tables wider than their box, and the page's own width. */
 const overflow = () =>
   page.evaluate(() => {
     const width = innerWidth
@@ -278,6 +283,9 @@ const overflow = () =>
       for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) if (getComputedStyle(p).overflowX !== "visible") return true
       return false
     }
+    // A table that needs its box's scrollbar does not fit either.
+    for (const wrap of document.querySelectorAll<HTMLElement>("main .table-wrap"))
+      if (wrap.scrollWidth > wrap.clientWidth + 1) faults.push(`a table needs ${wrap.scrollWidth} px of its box's ${wrap.clientWidth}`)
     for (const el of document.querySelectorAll("body *")) {
       const r = el.getBoundingClientRect()
       if (!r.width || r.right <= width + 0.5 || clipped(el)) continue
@@ -301,7 +309,7 @@ describe("every page", () => {
     for (const [name, hash] of PAGES) {
       await go(await hash())
       faults.push(...(await overflow()).map((f) => `${name}: ${f}`), ...(await violations()).map((v) => `${name}: ${v}`))
-      await page.screenshot({ path: join(SHOTS, "light", `${name}.png`) })
+      await snap("light", name)
     }
     expect(faults).toEqual([])
   }, SLOW)
@@ -313,7 +321,7 @@ describe("every page", () => {
     for (const [name, hash] of PAGES) {
       await go(await hash())
       faults.push(...(await violations()).map((v) => `${name}: ${v}`))
-      await page.screenshot({ path: join(SHOTS, "dark", `${name}.png`) })
+      await snap("dark", name)
     }
     await page.emulateMedia({ colorScheme: null })
     expect(faults).toEqual([])
@@ -326,7 +334,7 @@ describe("every page", () => {
     for (const [name, hash] of PAGES) {
       await go(await hash())
       faults.push(...(await overflow()).map((f) => `${name}: ${f}`))
-      await page.screenshot({ path: join(SHOTS, "phone", `${name}.png`) })
+      await snap("phone", name)
     }
     await page.setViewportSize({ width: 1280, height: 860 })
     expect(faults).toEqual([])
