@@ -104,7 +104,7 @@ async function pathPiece(repo: Repo, path: string, tagList: string[], host: stri
 /** The stack backed up, `hooks` run around its snapshot (lib/backups/hooks.ts); `progress` told as restic reads. */
 export async function backupStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, deadline: Deadline, hooks: Hooks = {}, progress?: (p: Progress) => void, opts: BackupOptions = {}): Promise<BackupResult> {
   const doc = await exportStack(ctx, name)
-  if (hooks.exec) await runExecHook(ctx.engine, name, hooks.exec, deadline.timeout)
+  if (hooks.exec) await runExecHook(ctx.engine, name, hooks.exec, deadline)
   const snapshot = () => snapshotStack(ctx, repo, name, doc, deadline, progress, opts)
   return hooks.stop ? whileStopped(ctx.engine, name, snapshot) : snapshot()
 }

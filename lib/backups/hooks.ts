@@ -4,6 +4,7 @@
 // and dropped: it may print what the stack keeps secret.
 import type { Engine } from "../engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
+import type { Deadline } from "../engine/spawn.ts"
 import { conflict, HttpError } from "../http/http-error.ts"
 
 export interface Hooks {
@@ -16,18 +17,27 @@ export interface Hooks {
 const running = (engine: Engine, stack: string, service?: string) =>
   engine.listContainers({ filters: { label: [`${STACK_LABEL}=${stack}`, ...(service ? [`${SERVICE_LABEL}=${service}`] : [])], status: ["running"] } })
 
-/** Runs the exec hook; 409 when the service runs no container, 502 when the command fails or outlives `timeout` seconds. */
-export async function runExecHook(engine: Engine, stack: string, hook: NonNullable<Hooks["exec"]>, timeout: number): Promise<void> {
+/**
+ * Runs the exec hook; 409 when the service runs no container, 502 when the command fails or outlives
+ * the deadline's seconds, 499 when the deadline's signal (the caller went away) stops the wait.
+ */
+export async function runExecHook(engine: Engine, stack: string, hook: NonNullable<Hooks["exec"]>, deadline: Deadline): Promise<void> {
+  const { timeout, signal } = deadline
   const [container] = await running(engine, stack, hook.service)
   if (!container) throw conflict(`service ${hook.service} of ${stack} runs no container for the backup's hook`, "hook_failed")
   const session = await engine.exec(container.Id, { cmd: hook.command, tty: false, detachKeys: "" })
   const timer = setTimeout(() => session.close(), timeout * 1000)
+  const onAbort = () => session.close()
+  signal?.addEventListener("abort", onAbort, { once: true })
+  if (signal?.aborted) onAbort()
   try {
     for await (const _ of session.output);
   } finally {
     clearTimeout(timer)
+    signal?.removeEventListener("abort", onAbort)
     session.close()
   }
+  if (signal?.aborted) throw new HttpError(499, "backup_aborted", `the backup's hook in service ${hook.service} was left: its caller went away`)
   const { ExitCode, Running } = await engine.execInspect(session.id)
   if (Running || ExitCode !== 0) throw new HttpError(502, "hook_failed", `the backup's hook in service ${hook.service} ${Running ? `ran past ${timeout} s` : `exited ${ExitCode}`}`)
 }

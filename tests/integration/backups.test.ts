@@ -4,7 +4,8 @@
 // that changes nothing, a restore over a volume holding data refused with the volume untouched, a
 // wrong repository password refused, a repository on a full disk and a backup killed midway leaving
 // no snapshot behind; a dump hook before the snapshot and a stack stopped during it started again,
-// also when the backup failed; a schedule with its retention and check; neither the password nor
+// also when the backup failed; progress over SSE, and a backup stopped when that stream's client goes
+// away; a schedule with its retention and check; neither the password nor
 // the stack's secret in any answer, event or log line.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
@@ -230,6 +231,18 @@ test("run with stream=true answers restic's progress as events, then the result"
   for await (const m of sseMessages(await fetch(`${svc.url}/api/backups/local/hm-bk/run?stream=true`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ hooks: { exec: { service: "app", command: ["false"] } } }) })))
     failed.push(m)
   expect(failed).toEqual([{ type: "failed", error: { status: 502, code: "hook_failed", message: "the backup's hook in service app exited 1" } }])
+
+  // The stream's client going away stops the backup: a hook that would run 30 s is left, restic never runs.
+  const count = (await backups()).length
+  const leave = new AbortController()
+  const slow = await fetch(`${svc.url}/api/backups/local/hm-bk/run?stream=true`, { method: "POST", signal: leave.signal, headers: { "content-type": "application/json" }, body: JSON.stringify({ hooks: { exec: { service: "app", command: ["sleep", "30"] } } }) })
+  expect(slow.status).toBe(200)
+  leave.abort()
+  const left = async () => (await call("GET", "/api/events/history")).body.filter((e: any) => e.type === "backup" && e.action === "backup_failed" && e.message.includes("its caller went away"))
+  const deadline = Date.now() + 15_000
+  while (Date.now() < deadline && !(await left()).length) await Bun.sleep(100)
+  expect((await left()).length).toBe(1)
+  expect((await backups()).length).toBe(count)
 }, 60_000)
 
 /** The pid of the service's restic child whose command line holds `text`, if one runs. */
