@@ -46,11 +46,17 @@ test("a new stack from a repository: 201, the version recording the commit, the 
   const attached = await deploy({ name: "fromgit", git: { url: repo, path: "app/compose.yaml" }, attach: true })
   expect(attached.status).toBe(200)
   expect(attached.body.git).toMatchObject({ created: false, sync: { verdict: "unchanged", commit: head } })
+
+  // The stack list marks it with its repository, ref and last verdict, and nothing secret.
+  const list = (await (await t.call("GET", "/api/stacks")).json()) as { name: string; git: unknown }[]
+  expect(list.find((s) => s.name === "fromgit")?.git).toEqual({ url: repo, ref: "main", last_verdict: "unchanged" })
+  expect(JSON.stringify(list)).not.toMatch(/never-shown/)
 })
 
 test("a stack that runs here without git is not replaced from a repository unless attached", async () => {
   t = await stackApp()
   expect((await deploy({ name: "plain", content: twoServices })).status).toBe(201)
+  expect(((await (await t.call("GET", "/api/stacks")).json()) as { git: unknown }[])[0]!.git).toBeNull()
   const taken = await deploy({ name: "plain", git: { url: repo, path: "app/compose.yaml" } })
   expect([taken.status, taken.body.error.code]).toEqual([409, "stack_exists"])
   expect(taken.body.error.message).toContain("without git")
