@@ -1,12 +1,13 @@
 // Backups: each restic repository with its schedule, keep rules and last check, and per stack its
 // newest backup and that backup's age, in red when it is older than the schedule allows. A stack is
 // backed up from here with restic's progress shown as it reads; its backups are listed, and one is
-// restored after a dry run has shown the plan (what blocks it, which volumes come back).
+// restored (here or on a node of the registry, with its bind mounts if asked) after a dry run has
+// shown the plan (what blocks it, which volumes come back).
 import type * as v from "valibot"
 import type { backupMessageSchema, backupSchema, repoView, restoreResultSchema, stackStatusSchema } from "#lib/backups/schemas.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 import { sseMessages } from "#lib/http/sse-read.ts"
-import { apiUrl, enc, get, post } from "../api.ts"
+import { apiUrl, currentNode, enc, get, post } from "../api.ts"
 import { action, bytes, empty, h, load, modal, render, table, toast, when } from "../dom.ts"
 
 type Repo = v.InferOutput<typeof repoView>
@@ -63,8 +64,18 @@ function planView(r: Restore): HTMLElement {
 function restoreDialog(repo: string, stack: string, backup: Backup, done: () => void): void {
   const as = h("input", { id: "restore-as", value: stack, required: true })
   const force = h("input", { id: "restore-force", type: "checkbox" })
+  const hasBinds = backup.pieces.some((p) => p.path.startsWith("binds/"))
+  const binds = h("input", { id: "restore-binds", type: "checkbox" })
+  // Where: this server, or (on a control plane, no node selected) a node of its registry.
+  const to = h("select", { id: "restore-to" }, h("option", { value: "" }, "This server"))
+  const toField = h("div", { class: "field", hidden: true }, h("label", { for: "restore-to" }, "Restore on"), to)
+  if (!currentNode())
+    void get<{ name: string }[]>("/nodes", { local: true }).then((nodes) => {
+      for (const n of nodes) to.append(h("option", { value: n.name }, n.name))
+      toField.hidden = nodes.length === 0
+    }, () => {})
   const plan = h("div", { "aria-live": "polite" })
-  const body = () => ({ run: backup.run, as: as.value.trim() || stack, force: force.checked })
+  const body = () => ({ run: backup.run, as: as.value.trim() || stack, force: force.checked, ...(to.value ? { to: to.value } : {}), ...(binds.checked ? { binds: true } : {}) })
   const restoreButton = action("Restore", async () => {
     const result = await post<Restore>(`/backups/${enc(repo)}/${enc(stack)}/restore`, body())
     toast(`Restored ${stack}'s backup ${backup.run} as ${result.plan.target}`)
@@ -78,14 +89,16 @@ function restoreDialog(repo: string, stack: string, backup: Backup, done: () => 
     restoreButton.disabled = result.plan.blockers.length > 0
   })
   // A changed choice needs its own dry run.
-  for (const input of [as, force]) input.addEventListener("input", () => ((restoreButton.disabled = true), render(plan)))
+  for (const input of [as, force, binds, to]) input.addEventListener("input", () => ((restoreButton.disabled = true), render(plan)))
   void modal(
     `Restore ${stack} from ${when(backup.time)}`,
     h(
       "div",
       { class: "copy-form" },
       h("div", { class: "field" }, h("label", { for: "restore-as" }, "Restore as"), as),
-      h("label", { class: "check" }, force, " Unpack into volumes that exist here already"),
+      toField,
+      hasBinds && h("label", { class: "check" }, binds, " Restore its bind mounts to their host paths (this server)"),
+      h("label", { class: "check" }, force, " Unpack into volumes (and bind paths) that hold data already"),
       h("p", { class: "muted" }, "Run a dry run first: it shows what the restore brings back and what blocks it. Nothing changes until you restore."),
       plan,
     ),
