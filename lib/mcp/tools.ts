@@ -146,13 +146,14 @@ export const tools: Tool[] = [
   },
   { name: "list_backup_repositories", route: "GET /api/backups/repos", description: "The restic repositories this server backs up to: name, repository, schedule, stacks, keep rules, hooks, and the last restic check (never a password)." },
   { name: "list_stack_backups", route: "GET /api/backups/:repo/:stack", description: "A stack's backups of this server in a repository, newest first: run, version, time and the snapshot of each piece (stack.json, volumes/<volume>.tar)." },
-  { name: "backup_stack", route: "POST /api/backups/:repo/:stack/run", changes: true, description: "Back up a stack now into a repository: its records and its named volumes' data; answers the bytes read and added (after deduplication)." },
+  { name: "backup_status", route: "GET /api/backups/repos/:repo/status", description: "Each stack's newest backup of this server in a repository, its age, and whether it is overdue by the repository's schedule." },
+  { name: "backup_stack", route: "POST /api/backups/:repo/:stack/run", changes: true, description: "Back up a stack now into a repository: its records and its named volumes' data (and, with binds, its bind mounts under SVC_BIND_ROOTS); answers the bytes read and added (after deduplication)." },
   {
     name: "restore_stack_backup",
     route: "POST /api/backups/:repo/:stack/restore",
     changes: true,
     defaults: { dry_run: true },
-    description: "Plan, and when dry_run is false perform, the restore of a stack's backup (the newest unless run is given) on this server under its name or `as`: a taken name, a port in use or an existing volume (unless force) block it. dry_run is true unless given: pass false only when the user asked for the real restore. The restored stack is written, not started.",
+    description: "Plan, and when dry_run is false perform, the restore of a stack's backup (the newest unless run is given) on this server (or on the node `to`) under its name or `as`: a taken name, a port in use or an existing volume (unless force) block it; binds brings its bind mounts back too. dry_run is true unless given: pass false only when the user asked for the real restore. The restored stack is written, not started.",
   },
   {
     name: "adopt_stack",
