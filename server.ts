@@ -23,8 +23,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   ctx.jobs.start(background, ctx)
   const setup = ctx.auth.setupToken()
   if (setup) console.log(`no admin yet: create one with POST /api/auth/setup {"token": "${setup}", "user", "password"} (the token works once), or \`user add NAME --role admin\` on this server`)
-  app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
-  const server = app.server!
+  const server = app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
   const shutdown = async () => {
     void server.stop(true)
     await ctx.jobs.stop()

@@ -1,9 +1,8 @@
-// bench/startup: the compiled binary against a compiled Bun hello server, all built in this run with
+// bench/startup: the compiled binary against a compiled Bun hello server, both built in this run with
 // the same flags (scripts/build.ts's): the time from spawning to the first 200 from /api/health, and
 // the RSS once idle (3 s after that answer). The service starts against a private engine with a
 // fresh data directory each round. Targets: start-up at most 2x the hello server's, idle RSS at most
-// 1.4x. A hello server on Elysia (the service's router, one route) is measured beside them: the floor
-// of any service built on it. Run as root: bun bench/startup.ts [rounds]
+// 1.4x. Run as root: bun bench/startup.ts [rounds]
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -27,7 +26,6 @@ function helloServer(name: string, source: string): string {
   return join(dir, name)
 }
 const hello = helloServer("hello", `Bun.serve({ hostname: "127.0.0.1", port: Number(process.env.PORT), fetch: () => Response.json({ status: "ok" }) })\n`)
-const elysia = helloServer("elysia", `import { Elysia } from "${join(root, "node_modules/elysia")}"\nnew Elysia().get("/api/health", () => ({ status: "ok" })).listen({ hostname: "127.0.0.1", port: Number(process.env.PORT) })\n`)
 
 /** Milliseconds from spawn to the first 200 of /api/health, and the RSS in MiB once idle. */
 async function measure(binary: string, env: Record<string, string>): Promise<{ ms: number; rss: number }> {
@@ -52,18 +50,15 @@ async function measure(binary: string, env: Record<string, string>): Promise<{ m
 
 const engine = startEngine("startup")
 try {
-  const runs = { service: [] as { ms: number; rss: number }[], hello: [] as { ms: number; rss: number }[], elysia: [] as { ms: number; rss: number }[] }
+  const runs = { service: [] as { ms: number; rss: number }[], hello: [] as { ms: number; rss: number }[] }
   for (let i = 0; i < ROUNDS; i++) {
     runs.hello.push(await measure(hello, {}))
-    runs.elysia.push(await measure(elysia, {}))
     runs.service.push(await measure(service, { DOCKER_HOST: engine.host }))
   }
   const of = (k: keyof typeof runs, f: "ms" | "rss") => median(runs[k].map((r) => r[f]))
-  console.log(`medians of ${ROUNDS} rounds, each running the three in turn`)
+  console.log(`medians of ${ROUNDS} rounds, each running the two in turn`)
   ratio("start-up to the first /api/health, service vs hello (target <= 2)", of("service", "ms"), of("hello", "ms"), " ms")
   ratio("idle RSS, service vs hello (target <= 1.4)", of("service", "rss"), of("hello", "rss"), " MiB")
-  ratio("start-up, Elysia hello vs hello", of("elysia", "ms"), of("hello", "ms"), " ms")
-  ratio("idle RSS, Elysia hello vs hello", of("elysia", "rss"), of("hello", "rss"), " MiB")
   console.log(`load average: ${(await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ")}`)
 } finally {
   engine.stop()

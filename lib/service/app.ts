@@ -1,52 +1,47 @@
-// The HTTP application: Elysia is the one router. It hosts every route of the manifest (WebSocket
-// routes through its `.ws()`), and its hooks hold what applies to all of them: the browser-safety
-// guard and CORS (onRequest), each route's params and body rules (its schemas and parse hook), the
-// one error shape (onError), the request metrics (onAfterHandle and onError, when the answer is
-// decided) and, when asked (tests, SVC_RESPONSE_DRIFT_LOG), the check of every answer against its
-// route's `response` schema. /openapi serves the document built from the manifest (openapi.ts).
-import { Elysia, ValidationError, type AnyElysia } from "elysia"
-import * as v from "valibot"
+// The HTTP application: one route table (router.ts) for every route of the manifest, served by
+// Bun.serve (WebSocket routes through its `websocket` handlers, the bundled UI's pages as its static
+// routes). Every request goes the same way: the browser-safety guard and CORS, the route, who may
+// call it (access.ts), its params, query and body checked against the handler file's valibot
+// schemas, the handler, the one error shape, the request metrics and, when asked (tests,
+// SVC_RESPONSE_DRIFT_LOG), the check of the answer against its route's `response` schema. /openapi
+// serves the document built from the manifest (openapi.ts), built on its first request.
 import type { Ctx } from "./context.ts"
 import { checkJsonDepth, readLimited } from "../http/body-limit.ts"
 import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from "../http/guard.ts"
 import type { Handler, SocketHandler } from "./handler.ts"
-import type { Peer, SocketSession } from "../http/socket.ts"
+import type { SocketSession } from "../http/socket.ts"
 import { errorResponse, HttpError } from "../http/http-error.ts"
 import { routeOf } from "../http/manifest.ts"
 import type { RouteRow } from "./handler.ts"
-import { openapiDocument } from "./openapi.ts"
 import { admit } from "./access.ts"
 import type { McpCaller } from "../mcp/caller.ts"
 import { permits, type RouteRole } from "../auth/roles.ts"
 import { drift, type Responses } from "../http/schemas.ts"
 import { version } from "../data/build-info.ts"
+import { Router } from "./router.ts"
 
 const JSON_ONLY = ["application/json"]
 
 interface StandardIssue { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] }
-type StandardSchema = { "~standard": { validate(value: unknown): { issues?: readonly StandardIssue[] } | Promise<unknown> } }
+type StandardResult = { value?: unknown; issues?: readonly StandardIssue[] }
+type StandardSchema = { "~standard": { validate(value: unknown): StandardResult | Promise<StandardResult> } }
 
 /**
- * "body.n.k: Invalid type: ..." — the valibot issue re-read from the schema, since Elysia flattens its
- * path. A bad path parameter answers `invalid_<parameter>` (invalid_name, invalid_version).
+ * What `schema` makes of a request's `part`, or the 400 naming the first thing wrong with it:
+ * "body.n.k: Invalid type: ...". A bad path parameter is `invalid_<parameter>` (invalid_name, invalid_path).
  */
-function validationError(error: ValidationError): Response {
-  const schema = (error.validator as { schema?: StandardSchema } | undefined)?.schema
-  const result = schema?.["~standard"]?.validate(error.value)
-  const issue = result && !(result instanceof Promise) ? (result as { issues?: readonly StandardIssue[] }).issues?.[0] : undefined
+async function validated(part: "params" | "query" | "body", schema: unknown, value: unknown): Promise<any> {
+  if (!schema) return value
+  const result = await (schema as StandardSchema)["~standard"].validate(value)
+  if (!result.issues) return result.value
+  const issue = result.issues[0]
   const keys = (issue?.path ?? []).map((p) => String(typeof p === "object" ? p.key : p))
-  const message = issue?.message ?? (error.all as { summary?: string; message?: string }[])[0]?.summary ?? "invalid value"
-  const code = error.type === "params" && keys[0] ? `invalid_${keys[0] === "*" ? "path" : keys[0]}` : "invalid_request"
-  return errorResponse(400, code, `${keys.length ? `${error.type}.${keys.join(".")}` : error.type}: ${message}`)
+  const code = part === "params" && keys[0] ? `invalid_${keys[0]}` : "invalid_request"
+  throw new HttpError(400, code, `${keys.length ? `${part}.${keys.join(".")}` : part}: ${issue?.message ?? "invalid value"}`)
 }
 
-function toResponse(error: unknown, code: string): Response {
-  // A parse hook's own refusal (415, 413, invalid JSON) reaches here wrapped as Elysia's parse error.
-  if (code === "PARSE" && (error as Error).cause instanceof HttpError) error = (error as Error).cause
+function toResponse(error: unknown): Response {
   if (error instanceof HttpError) return errorResponse(error.status, error.code, error.message, error.extras)
-  if (error instanceof ValidationError) return validationError(error)
-  if (code === "PARSE") return errorResponse(400, "invalid_json", "the request body is not valid JSON")
-  if (code === "NOT_FOUND") return errorResponse(404, "not_found", "no such route")
   if (["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException)?.code ?? ""))
     return errorResponse(507, "insufficient_storage", "the data directory's disk is full; free space and retry (files are replaced whole, never half-written)")
   console.error("internal error:", error instanceof Error ? (error.stack ?? error.message) : error)
@@ -54,89 +49,93 @@ function toResponse(error: unknown, code: string): Response {
 }
 
 /** A JSON route's body: the right content type (415), at most `limit` bytes (413), not nested too deep, valid JSON (400). */
-function jsonBody(limit: number) {
-  return async ({ request }: { request: Request }) => {
-    checkBody(request, JSON_ONLY)
-    if (!hasBody(request)) return undefined
-    const text = await readLimited(request, limit)
-    if (!text) return undefined
-    checkJsonDepth(text)
-    try {
-      return JSON.parse(text)
-    } catch {
-      throw new HttpError(400, "invalid_json", "the request body is not valid JSON")
-    }
+async function jsonBody(request: Request, limit: number): Promise<unknown> {
+  checkBody(request, JSON_ONLY)
+  if (!hasBody(request)) return undefined
+  const text = await readLimited(request, limit)
+  if (!text) return undefined
+  checkJsonDepth(text)
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new HttpError(400, "invalid_json", "the request body is not valid JSON")
   }
 }
 
-/** The Bun socket under Elysia's wrapper, as a session's peer: its `send` reports backpressure (-1). */
-const socketPeer = (ws: { raw: Peer }): Peer => ws.raw
-
-/** Elysia reads a text frame that looks like JSON (or a number) into a value: the session gets text back. */
-const frame = (message: unknown): string | Uint8Array =>
-  typeof message === "string" ? message : message instanceof Uint8Array ? message : ArrayBuffer.isView(message) ? new Uint8Array(message.buffer) : JSON.stringify(message)
-
-/** A catch-all's schema names its parameter (`path`); Elysia calls it `*`. */
-function paramsFor(schema: unknown, rest: string | undefined): unknown {
-  if (!schema || !rest) return schema
-  const { [rest]: value, ...entries } = (schema as v.ObjectSchema<v.ObjectEntries, undefined>).entries
-  return v.object({ ...entries, "*": value! })
+/** The query string as an object; a name given twice has its values in an array. */
+function queryOf(url: URL): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {}
+  for (const [name, value] of url.searchParams) {
+    const had = query[name]
+    query[name] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value]
+  }
+  return query
 }
 
-/** The JSON of an answer, whether the handler returned a value or a Response (read from a clone). */
-async function answerOf(response: unknown, status: number): Promise<{ status: number; contentType: string | null; json: unknown }> {
-  if (!(response instanceof Response)) return { status, contentType: "application/json", json: JSON.parse(JSON.stringify(response ?? null)) }
-  const contentType = response.headers.get("content-type")
-  return { status: response.status, contentType, json: contentType?.startsWith("application/json") ? await response.clone().json() : undefined }
+/** A handler's status and headers. */
+type Set = { status?: number | string; headers: Record<string, string | number> }
+
+const headersOf = (set: Set) => Object.fromEntries(Object.entries(set.headers).map(([k, v]) => [k, String(v)]))
+
+/** A handler's answer as a Response: a value as JSON, a Response with the headers `set` adds (CORS, a cookie). */
+function toHttp(answer: unknown, set: Set): Response {
+  const status = Number(set.status ?? 200)
+  if (answer instanceof Response) {
+    if (!Object.keys(set.headers).length && status === 200) return answer
+    const headers = new Headers(answer.headers)
+    for (const [k, v] of Object.entries(headersOf(set))) if (k === "set-cookie") headers.append(k, v)
+    else if (!headers.has(k)) headers.set(k, v)
+    return new Response(answer.body, { status: answer.status === 200 ? status : answer.status, statusText: answer.statusText, headers })
+  }
+  if (answer === undefined || answer === null) return new Response(null, { status, headers: headersOf(set) })
+  if (typeof answer !== "object") return new Response(String(answer), { status, headers: headersOf(set) })
+  return Response.json(answer, { status, headers: headersOf(set) })
 }
 
-type Check = (request: Request, route: string | undefined, response: unknown, status: number) => Promise<void>
+type Check = (request: Request, route: string | undefined, response: Response) => Promise<void>
 
 /** Checks an answer against its route's `response` schema and tells `onDrift` what does not fit. */
 function responseCheck(rows: readonly RouteRow[], onDrift: (message: string) => void): Check {
   const contracts = new Map<string, Responses>()
   for (const row of rows) if (row.mod.response) contracts.set(`${row.method === "WS" ? "GET" : row.method} ${routeOf(row.file).path}`, row.mod.response as Responses)
-  return async (request, route, response, status) => {
+  return async (request, route, response) => {
     // A WebSocket upgrade answers no route's schema (a GET of the same path declares its own answer).
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return
     const declared = route && (contracts.get(`${request.method} ${route}`) ?? contracts.get(`ALL ${route}`))
     if (!declared) return
-    const answer = await answerOf(response, status)
-    const why = drift(declared, answer.status, answer.contentType, () => answer.json)
-    if (why) onDrift(`${request.method} ${new URL(request.url).pathname} answered ${answer.status} off its schema: ${why}`)
+    const contentType = response.headers.get("content-type")
+    const json = contentType?.startsWith("application/json") ? await response.clone().json() : undefined
+    const why = drift(declared, response.status, contentType, () => json)
+    if (why) onDrift(`${request.method} ${new URL(request.url).pathname} answered ${response.status} off its schema: ${why}`)
   }
 }
 
-/** What applies to every route: the guard and CORS, the one error shape, request metrics, the answer check. */
-function hooks(app: AnyElysia, ctx: Ctx, check: Check | undefined, skipGuard: (request: Request) => boolean) {
-  const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
-  const started = new WeakMap<Request, number>()
-  const observe = (request: Request, route: string | undefined, status: number) =>
-    ctx.metrics.observeRequest(route || "unmatched", request.method, status, (performance.now() - (started.get(request) ?? performance.now())) / 1000)
-  return app
-    .onRequest(({ request, set }) => {
-      started.set(request, performance.now())
-      if (skipGuard(request)) return
-      const cors = corsHeaders(request.headers.get("origin"), guard)
-      Object.assign(set.headers, cors)
-      checkRequest(request, guard)
-      if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
-    })
-    .onError(({ error, code, request, set, route, params }: any) => {
-      const res = toResponse(error, String(code))
-      observe(request, route, res.status)
-      if (route) ctx.auth.record(request, route, params ?? {}, res.status)
-      for (const [k, v] of Object.entries(set.headers)) if (k.startsWith("access-control-") || k === "vary") res.headers.set(k, String(v))
-      return check ? check(request, route, res, res.status).then(() => res) : res
-    })
-    .onAfterHandle(({ request, route, set, response, params }: any) => {
-      const status = response instanceof Response ? response.status : Number(set.status ?? 200)
-      observe(request, route, status)
-      // /mcp's own requests are not entries: each tool call is, with the request it makes.
-      if (route !== "/mcp") ctx.auth.record(request, route, params ?? {}, status)
-      if (check) return check(request, route, response, status).then(() => undefined)
-    })
+/** A WebSocket's session, handed from the upgrade to the socket's handlers. */
+interface Upgraded { session: SocketSession }
+type Server = Bun.Server<Upgraded>
+
+/** One request on its way through a route. */
+interface Call {
+  request: Request
+  url: URL
+  server: Server | undefined
+  /** The path's parameters, decoded, before their schema. */
+  params: Record<string, string>
+  set: Set
+  /** The connection's peer address as the server saw it (none without a server). */
+  peer: string | undefined
 }
+
+/** A route of the table: its path as the manifest writes it (the metrics' and the audit log's label). */
+interface Route {
+  path: string
+  /** The handler's answer (a value or a Response), or UPGRADED once a WebSocket is handed over. */
+  answer(call: Call): Promise<unknown>
+  /** Whether its answers go to the audit log (its refusals always do). */
+  audited: boolean
+}
+
+const UPGRADED = Symbol("upgraded")
 
 /** A stack's git webhook (handlers/api/stacks/[name]/git/webhook.post.ts), exempt from the browser guard. */
 const GIT_WEBHOOK = /^\/api\/stacks\/[^/]+\/git\/webhook$/
@@ -168,40 +167,47 @@ function audited(ctx: Ctx, request: Request, session: SocketSession, write: (act
   }
 }
 
-const peerOf = (c: { server?: { requestIP(request: Request): { address: string } | null } | null; request: Request }) => c.server?.requestIP(c.request)?.address
-
-/** One handler file on the app: its path, its schemas, its body rule, and the handler given the context. */
-function mount(app: AnyElysia, row: RouteRow, ctx: Ctx): void {
-  const { path, rest } = routeOf(row.file)
-  const param = (params: Record<string, string>) => (rest ? { ...params, [rest]: params["*"]! } : params)
-  const params = paramsFor(row.mod.params, rest)
-  if (row.method === "WS") {
-    const open = row.mod.default as SocketHandler
-    const session = (ws: any) => ws.data.session as SocketSession
-    app.ws(path, {
-      params,
-      query: row.mod.query,
-      // Called once, before the upgrade (a route's beforeHandle would run twice for a WebSocket).
-      async upgrade(c: any) {
-        const peer = peerOf(c)
-        await admit(ctx, row.mod, c.request, peer, stackOf(path, c.params))
-        const opened = await open({ params: param(c.params), query: c.query, request: c.request, ctx, peer })
-        c.session = ctx.auth.enabled ? audited(ctx, c.request, opened, (action) => ctx.auth.write(c.request, { action, method: "GET", route: path, target: c.params, status: 101, peer })) : opened
-      },
-      open: (ws: any) => session(ws).open(socketPeer(ws)),
-      message: (ws: any, message: unknown) => session(ws).message(frame(message)),
-      close: (ws: any, code?: number, reason?: string) => session(ws).close(code, reason),
-      drain: (ws: any) => session(ws).drain?.(),
-    } as any)
-    return
+/** A WebSocket route: who may open it, its params and query, then the handler's session on the upgraded socket. */
+function socketRoute(row: RouteRow, ctx: Ctx): Route {
+  const { path } = routeOf(row.file)
+  const open = row.mod.default as SocketHandler
+  return {
+    path,
+    audited: true,
+    async answer({ request, url, server, params: raw, set, peer }) {
+      await admit(ctx, row.mod, request, peer, stackOf(path, raw))
+      const params = await validated("params", row.mod.params, raw)
+      const query = await validated("query", row.mod.query, queryOf(url))
+      if (!server || request.headers.get("upgrade")?.toLowerCase() !== "websocket") throw new HttpError(400, "websocket_expected", "this route is a WebSocket: send an upgrade request")
+      const opened = await open({ params, query, request, ctx, peer })
+      const session = ctx.auth.enabled ? audited(ctx, request, opened, (action) => ctx.auth.write(request, { action, method: "GET", route: path, target: raw, status: 101, peer })) : opened
+      if (server.upgrade(request, { data: { session }, headers: headersOf(set) })) return UPGRADED
+      opened.close()
+      throw new HttpError(400, "websocket_expected", "the WebSocket upgrade failed")
+    },
   }
+}
+
+/** An HTTP route: who may call it, then its params, query and body (read and checked only then), then the handler. */
+function httpRoute(row: RouteRow, ctx: Ctx): Route {
+  const { path } = routeOf(row.file)
   const accepts = row.mod.accepts ?? JSON_ONLY
   const handler = row.mod.default as Handler
-  // Who may call it, before its input is validated or its own body read (`transform` comes before both).
-  const transform = row.mod.access || ctx.auth.enabled ? async (c: any) => admit(ctx, row.mod, c.request, peerOf(c), stackOf(path, c.params)) : undefined
-  const parse = accepts === JSON_ONLY ? { parse: jsonBody(ctx.config.maxJsonBody) } : { parse: "none", beforeHandle: ({ request }: { request: Request }) => checkBody(request, accepts) }
-  const run = (c: any) => handler({ params: param(c.params), query: c.query, body: c.body, request: c.request, ctx, set: c.set, peer: peerOf(c) })
-  app.route(row.method, path, ctx.auth.enabled ? async (c: any) => held(ctx, c.request, await run(c)) : run, { body: row.mod.body, query: row.mod.query, params, transform, ...parse } as any)
+  const guarded = !!row.mod.access || ctx.auth.enabled
+  return {
+    path,
+    audited: true,
+    async answer({ request, url, params: raw, set, peer }) {
+      if (guarded) await admit(ctx, row.mod, request, peer, stackOf(path, raw))
+      const params = await validated("params", row.mod.params, raw)
+      const query = await validated("query", row.mod.query, queryOf(url))
+      const reads = accepts === JSON_ONLY && request.method !== "GET" && request.method !== "HEAD"
+      const body = await validated("body", row.mod.body, reads ? await jsonBody(request, ctx.config.maxJsonBody) : undefined)
+      if (accepts !== JSON_ONLY) checkBody(request, accepts)
+      const answer = await handler({ params, query, body, request, ctx, set, peer })
+      return ctx.auth.enabled ? held(ctx, request, answer) : answer
+    },
+  }
 }
 
 /**
@@ -261,28 +267,106 @@ async function mcpCaller(ctx: Ctx, request: Request, peer: string | undefined, h
   }
 }
 
+export interface App {
+  /** Answers one request as the server does, without a server (tests, the MCP tools' calls): no peer address, no WebSocket. */
+  fetch(request: Request): Promise<Response>
+  /** Serves the app with Bun.serve: the pages as its static routes, the WebSocket sessions. */
+  listen(options: { hostname: string; port: number; maxRequestBodySize?: number; idleTimeout?: number; development?: boolean }): Server
+}
+
 /**
  * The app over `rows`, the route manifest (routes.gen.ts) that the entry point hands in. `pages`
  * are HTML imports served by Bun itself (the bundled UI), as static routes of the server.
  * `onDrift` is called with a description of every answer that does not fit its route's `response`
  * schema; without it nothing is checked.
  */
-export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<string, Bun.HTMLBundle> = {}, onDrift?: (message: string) => void) {
+export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<string, Bun.HTMLBundle> = {}, onDrift?: (message: string) => void): App {
   const info = { title: "Harbormaster API", version, description: "Containers, stacks, images, volumes and a cluster of servers on one Docker engine each." }
-  let document: unknown
+  const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
+  const check = onDrift && responseCheck(rows, onDrift)
+  const handle = (request: Request) => answer(request) as Promise<Response>
+  let document: Promise<unknown> | undefined
   // /mcp answers to its own Host and Origin allowlists instead of the API's guard; its tools call this app.
-  // The MCP SDK is loaded only when SVC_MCP names a mode.
+  // The MCP SDK is loaded only when SVC_MCP names a mode, and then on the first call of /mcp.
   const mode = ctx.config.mcp
-  const mcp = mode && import("../mcp/endpoint.ts").then((m) => m.mcpEndpoint(mode, rows, async (req) => app.handle(req), ctx.now))
-  const isMcp = (request: Request) => !!mcp && new URL(request.url).pathname === "/mcp"
+  let mcp: ReturnType<typeof mcpEndpoint> | undefined
+  const mcpEndpoint = async () => (await import("../mcp/endpoint.ts")).mcpEndpoint(mode!, rows, handle, ctx.now)
+  const isMcp = (url: URL) => !!mode && url.pathname === "/mcp"
   // A git server calls a stack's webhook from its own host, proving itself with the stack's secret.
-  const ownGuard = (request: Request) => isMcp(request) || (request.method === "POST" && GIT_WEBHOOK.test(new URL(request.url).pathname))
+  const ownGuard = (request: Request, url: URL) => isMcp(url) || (request.method === "POST" && GIT_WEBHOOK.test(url.pathname))
 
-  const app = hooks(new Elysia({ serve: { routes: pages } }), ctx, onDrift && responseCheck(rows, onDrift), ownGuard)
-  app.get("/openapi", ({ request }) => (document ??= openapiDocument(rows, info, new URL(request.url).origin, ctx.auth.enabled)))
-  if (mcp) app.all("/mcp", async (c: any) => (await mcp).handle(c.request, ctx.auth.enabled ? await mcpCaller(ctx, c.request, peerOf(c), (req) => app.handle(req)) : undefined), { parse: "none" })
-  for (const row of rows) mount(app, row, ctx)
-  return app
+  const table = new Router<Route>()
+  table.add("GET", "/openapi", {
+    path: "/openapi",
+    audited: true,
+    answer: async ({ url }) => (document ??= import("./openapi.ts").then((m) => m.openapiDocument(rows, info, url.origin, ctx.auth.enabled))),
+  })
+  if (mode)
+    table.add("ALL", "/mcp", {
+      path: "/mcp",
+      // /mcp's own requests are not entries: each tool call is, with the request it makes.
+      audited: false,
+      answer: async ({ request, peer }) => (await (mcp ??= mcpEndpoint())).handle(request, ctx.auth.enabled ? await mcpCaller(ctx, request, peer, handle) : undefined),
+    })
+  for (const row of rows) {
+    const { path, rest } = routeOf(row.file)
+    table.add(row.method, path, row.method === "WS" ? socketRoute(row, ctx) : httpRoute(row, ctx), rest)
+  }
+
+  const observe = (request: Request, route: string | undefined, status: number, started: number) =>
+    ctx.metrics.observeRequest(route || "unmatched", request.method, status, (performance.now() - started) / 1000)
+
+  /** The answer to `request`: none once it is upgraded to a WebSocket. */
+  async function answer(request: Request, server?: Server): Promise<Response | undefined> {
+    const started = performance.now()
+    const url = new URL(request.url)
+    const set: Set = { headers: {} }
+    let route: Route | undefined
+    let params: Record<string, string> = {}
+    let response: Response
+    try {
+      if (!ownGuard(request, url)) {
+        const cors = corsHeaders(request.headers.get("origin"), guard)
+        Object.assign(set.headers, cors)
+        checkRequest(request, guard)
+        if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
+      }
+      const upgrade = request.method === "GET" && request.headers.get("upgrade")?.toLowerCase() === "websocket"
+      const found = table.find(upgrade ? ["WS", "GET", "ALL"] : [request.method, "ALL"], url.pathname)
+      if (!found) throw new HttpError(404, "not_found", "no such route")
+      ;({ route, params } = found)
+      const answered = await route.answer({ request, url, server, params, set, peer: server?.requestIP(request)?.address })
+      if (answered === UPGRADED) {
+        observe(request, route.path, 101, started)
+        ctx.auth.record(request, route.path, params, 101)
+        return undefined
+      }
+      response = toHttp(answered, set)
+      observe(request, route.path, response.status, started)
+      if (route.audited) ctx.auth.record(request, route.path, params, response.status)
+    } catch (error) {
+      response = toResponse(error)
+      observe(request, route?.path, response.status, started)
+      if (route) ctx.auth.record(request, route.path, params, response.status)
+      for (const [k, v] of Object.entries(set.headers)) if (k.startsWith("access-control-") || k === "vary") response.headers.set(k, String(v))
+    }
+    if (check) await check(request, route?.path, response)
+    return response
+  }
+
+  return {
+    fetch: handle,
+    listen: (options) =>
+      Bun.serve<Upgraded>({
+        ...options,
+        routes: pages,
+        fetch: (request, server) => answer(request, server) as Promise<Response>,
+        websocket: {
+          open: (ws) => ws.data.session.open(ws),
+          message: (ws, message) => ws.data.session.message(message),
+          close: (ws, code, reason) => ws.data.session.close(code, reason),
+          drain: (ws) => ws.data.session.drain?.(),
+        },
+      }),
+  }
 }
-
-export type App = ReturnType<typeof createApp>

@@ -61,7 +61,7 @@ export async function testApp(overrides: Partial<Ctx> = {}, env: Record<string, 
 
 /** Serves a test app on a loopback port, for calls that need real HTTP: peer addresses, WebSockets, server-to-server calls. */
 export function serveApp(t: TestApp): { url: string; port: number; stop(): void } {
-  const app = appFor(t.ctx, (message) => void t.drifts.push(message)).listen({ hostname: "127.0.0.1", port: 0, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
-  const port = app.server!.port!
-  return { url: `http://127.0.0.1:${port}`, port, stop: () => void app.stop(true) }
+  const server = appFor(t.ctx, (message) => void t.drifts.push(message)).listen({ hostname: "127.0.0.1", port: 0, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
+  const port = server.port!
+  return { url: `http://127.0.0.1:${port}`, port, stop: () => void server.stop(true) }
 }
