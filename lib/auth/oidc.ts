@@ -2,7 +2,7 @@
 // authorization code flow with PKCE, the ID token's checks (signature, issuer, audience, expiry,
 // nonce) and RP-initiated logout. What a sign-in under way needs (the PKCE verifier, state, nonce)
 // stays in this process, found again by a short-lived cookie that carries only its random key.
-import * as client from "openid-client"
+import type { Configuration } from "openid-client"
 import { HttpError } from "../http/http-error.ts"
 
 export interface OidcConfig {
@@ -79,15 +79,18 @@ function pendingKey(request: Request): string | undefined {
   }
 }
 
+/** The OpenID Connect library, loaded by the first sign-in: a service that signs nobody in this way never holds it. */
+type Client = typeof import("openid-client")
+
 /** What the library found wrong: the provider's own error and description, or the check that failed. */
-function reason(err: unknown): string {
+function reason(client: Client, err: unknown): string {
   if (err instanceof client.ResponseBodyError || err instanceof client.AuthorizationResponseError) return `the provider said ${err.error}${err.error_description ? `: ${err.error_description}` : ""}`
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err
   return cause instanceof Error ? cause.message : String(cause)
 }
 
 export class Oidc {
-  private discovered: Promise<client.Configuration> | undefined
+  private discovered: Promise<{ client: Client; provider: Configuration }> | undefined
   private readonly pending = new Map<string, Pending>()
 
   constructor(
@@ -96,14 +99,17 @@ export class Oidc {
   ) {}
 
   /** The provider's configuration, discovered once (again after a failure). */
-  private provider(): Promise<client.Configuration> {
+  private provider(): Promise<{ client: Client; provider: Configuration }> {
     const { issuer, clientId, clientSecret } = this.config
     const url = new URL(issuer)
-    this.discovered ??= client
-      .discovery(url, clientId, undefined, clientSecret ? client.ClientSecretBasic(clientSecret) : client.None(), {
-        // Plain http only to a provider on this host.
-        execute: url.protocol === "http:" && isLoopback(url) ? [client.allowInsecureRequests] : [],
-        timeout: 10,
+    this.discovered ??= import("openid-client")
+      .then(async (client) => {
+        const provider = await client.discovery(url, clientId, undefined, clientSecret ? client.ClientSecretBasic(clientSecret) : client.None(), {
+          // Plain http only to a provider on this host.
+          execute: url.protocol === "http:" && isLoopback(url) ? [client.allowInsecureRequests] : [],
+          timeout: 10,
+        })
+        return { client, provider }
       })
       .catch((err) => {
         this.discovered = undefined
@@ -118,7 +124,7 @@ export class Oidc {
 
   /** Starts a sign-in: where to send the browser, and the cookie that finds this sign-in again. */
   async begin(request: Request): Promise<{ location: string; cookie: string }> {
-    const provider = await this.provider()
+    const { client, provider } = await this.provider()
     const now = this.now()
     for (const [key, p] of this.pending) if (p.expires <= now || this.pending.size >= PENDING_MAX) this.pending.delete(key)
     const flow: Pending = { verifier: client.randomPKCECodeVerifier(), state: client.randomState(), nonce: client.randomNonce(), redirectUri: this.redirectUri(request), expires: now + PENDING_TTL }
@@ -145,14 +151,14 @@ export class Oidc {
     const flow = key && this.pending.get(key)
     if (key) this.pending.delete(key)
     if (!flow || flow.expires <= this.now()) throw new HttpError(400, "oidc_no_sign_in", "no sign-in is under way in this browser (or it took more than 10 minutes); start again")
-    const provider = await this.provider()
+    const { client, provider } = await this.provider()
     const current = new URL(flow.redirectUri)
     current.search = new URL(request.url).search
-    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>
+    let tokens: Awaited<ReturnType<Client["authorizationCodeGrant"]>>
     try {
       tokens = await client.authorizationCodeGrant(provider, current, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true })
     } catch (err) {
-      throw new HttpError(401, "oidc_sign_in_failed", `the sign-in was refused: ${reason(err)}`)
+      throw new HttpError(401, "oidc_sign_in_failed", `the sign-in was refused: ${reason(client, err)}`)
     }
     const claims = tokens.claims()!
     const values = claims[this.config.roleClaim]
@@ -163,7 +169,7 @@ export class Oidc {
 
   /** The provider's end-session address to send the browser to after signing out, when its discovery has one. */
   async endSessionUrl(request: Request): Promise<string | undefined> {
-    const provider = await this.provider()
+    const { client, provider } = await this.provider()
     if (!provider.serverMetadata().end_session_endpoint) return undefined
     const back = new URL("/", this.redirectUri(request)).href
     return client.buildEndSessionUrl(provider, { client_id: this.config.clientId, post_logout_redirect_uri: back }).href
