@@ -10,8 +10,8 @@
 // stack's environment and are interpolated (`${KEY}`); the others are written into the file, `$`
 // doubled so that compose takes them literally. What compose has no key for is listed, not dropped
 // silently.
-import { stringify } from "yaml"
 import type { EnvVar } from "./env.ts"
+import { yamlLibrary } from "./yaml.ts"
 
 type Obj = Record<string, any>
 
@@ -278,7 +278,7 @@ export function fromContainers(containers: InspectedContainer[], images: Record<
   return {
     // A value shared by several services (from one image) is written out each time, never as an alias:
     // the service's parser refuses a file whose aliases are used too often (lib/stacks/yaml.ts).
-    compose: stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false }),
+    compose: yamlLibrary().stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false }),
     env: [...ctx.env].map(([key, value]) => ({ key, value, secret: true })),
     services: containers.map((c) => ({ service: serviceName(c), container: c.Id })),
     unexpressed: ctx.unexpressed,

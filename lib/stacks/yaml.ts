@@ -10,9 +10,11 @@
 // its deadline passes (400 `invalid_compose`) and a new one takes the next text. `parseYamlSync` is
 // for text the service has already accepted through `parseYaml` (a stack's stored compose file, read
 // on every view of the stack): the values of the last texts the worker parsed are kept for it.
-import { parse } from "yaml"
 import { FILE_MAX_BYTES } from "./files.ts"
 import { HttpError } from "../http/http-error.ts"
+
+/** The YAML library on this thread, loaded by its first use: loaded, it holds about 7 MiB that an idle service need not. */
+export const yamlLibrary = (): typeof import("yaml") => require("yaml")
 
 /** `maxAliasCount`: how often an anchor may be used, times the uses inside it (one anchor merged into 99 services passes; a bomb does not). */
 export const YAML_OPTIONS = { merge: true, uniqueKeys: false, maxAliasCount: 100 } as const
@@ -181,7 +183,7 @@ export function parseYamlSync(text: string, limits: YamlLimits = {}): unknown {
   checkYamlSize(text, limits)
   if (!limits.version && parsed.has(text)) return parsed.get(text)
   try {
-    return parse(text, yamlOptions(limits.version))
+    return yamlLibrary().parse(text, yamlOptions(limits.version))
   } catch (err) {
     throw invalid(limits.what ?? "the compose file", (err as Error).message)
   }
