@@ -19,7 +19,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   const app = createApp(ctx, routes as unknown as RouteRow[], { "/": index }, driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined)
   // A member behind NAT carries its control plane's calls to the app in this process; the UI's files
   // are Bun's own routes of the server, reached over loopback.
-  link.api = (req) => (/^\/(api\/|metrics$|openapi$|mcp$)/.test(new URL(req.url).pathname) ? app.handle(req) : fetch(req, { decompress: false } as RequestInit))
+  link.api = (req) => (/^\/(api\/|metrics$|openapi$|mcp$)/.test(new URL(req.url).pathname) ? app.fetch(req) : fetch(req, { decompress: false } as RequestInit))
   ctx.jobs.start(background, ctx)
   const setup = ctx.auth.setupToken()
   if (setup) console.log(`no admin yet: create one with POST /api/auth/setup {"token": "${setup}", "user", "password"} (the token works once), or \`user add NAME --role admin\` on this server`)
