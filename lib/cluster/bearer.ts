@@ -18,7 +18,8 @@ export async function clusterToken(dataDir: string): Promise<string | undefined>
   if (!st) return undefined
   const version = `${st.ino}:${st.mtimeMs}:${st.size}`
   const known = seen.get(path)
-  if (known?.version === version) return known.token
+  const unchanged = known?.version === version
+  if (unchanged) return known.token
   const token = (await readJson<{ token?: string }>(path, {})).token
   seen.set(path, { version, token })
   return token

@@ -5,7 +5,8 @@
 // and a random nonce: `v1.<payload, base64url JSON>.<HMAC, base64url>`. The token itself never
 // travels. A node admits a proof that matches its token, names it and its control plane, is at most
 // PROOF_WINDOW_MS old (or early), and whose nonce it has not seen in that window.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
+import { sameSecret } from "./bearer.ts"
 import { HttpError, unauthorized } from "../http/http-error.ts"
 
 export const PROOF_HEADER = "x-hm-proof"
@@ -50,7 +51,7 @@ export function signProof(token: string, method: string, path: string, who: Forw
 
 const refused = (why: string) => unauthorized(`the gateway's proof is refused: ${why}`)
 
-function parse(header: string): { encoded: string; signature: Buffer; payload: Payload } {
+function parse(header: string): { encoded: string; signature: string; payload: Payload } {
   const [version, encoded, signature, ...rest] = header.split(".")
   if (version !== "v1" || !encoded || !signature || rest.length) throw refused("malformed")
   let p: Partial<Payload>
@@ -61,7 +62,7 @@ function parse(header: string): { encoded: string; signature: Buffer; payload: P
   }
   const text = (s: unknown) => typeof s === "string" && s.length > 0 && s.length <= 256 && !/[\x00-\x1f\x7f]/.test(s)
   if (![p.cp, p.node, p.user, p.role, p.n].every(text) || !Number.isSafeInteger(p.t)) throw refused("malformed")
-  return { encoded, signature: Buffer.from(signature, "base64url"), payload: p as Payload }
+  return { encoded, signature, payload: p as Payload }
 }
 
 /** What a node expects of a proof: its cluster token, its own server_id and its control plane's. */
@@ -85,8 +86,8 @@ export class ProofCheck {
   /** The caller a proof names, once: throws 401 saying why it is refused (503 when too many were seen in the window). */
   check(header: string, method: string, path: string, expect: ProofExpect): Forwarded {
     const { encoded, signature, payload } = parse(header)
-    const expected = mac(expect.token, method, path, encoded)
-    if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw refused("it does not match this node's cluster token, the method and the path")
+    const expected = mac(expect.token, method, path, encoded).toString("base64url")
+    if (!sameSecret(signature, expected)) throw refused("it does not match this node's cluster token, the method and the path")
     const now = this.now()
     if (Math.abs(now - payload.t) > PROOF_WINDOW_MS) throw refused(`its time is more than ${PROOF_WINDOW_MS / 1000} s from this node's clock`)
     if (payload.node !== expect.node) throw refused("it was made for another node")
