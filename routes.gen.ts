@@ -14,120 +14,122 @@ import * as h11 from "./handlers/api/backups/[repo]/check.post.ts"
 import * as h12 from "./handlers/api/backups/repos.get.ts"
 import * as h13 from "./handlers/api/backups/repos.post.ts"
 import * as h14 from "./handlers/api/backups/repos/[repo].delete.ts"
-import * as h15 from "./handlers/api/cluster/connect.ws.ts"
-import * as h16 from "./handlers/api/cluster/index.get.ts"
-import * as h17 from "./handlers/api/cluster/join.post.ts"
-import * as h18 from "./handlers/api/cluster/membership.delete.ts"
-import * as h19 from "./handlers/api/cluster/register.post.ts"
-import * as h20 from "./handlers/api/cluster/streams/[id].get.ts"
-import * as h21 from "./handlers/api/cluster/streams/[id].post.ts"
-import * as h22 from "./handlers/api/cluster/streams/[id].ws.ts"
-import * as h23 from "./handlers/api/cluster/token.get.ts"
-import * as h24 from "./handlers/api/cluster/token.post.ts"
-import * as h25 from "./handlers/api/cluster/verify.get.ts"
-import * as h26 from "./handlers/api/containers/[id]/action.post.ts"
-import * as h27 from "./handlers/api/containers/[id]/index.delete.ts"
-import * as h28 from "./handlers/api/containers/[id]/index.get.ts"
-import * as h29 from "./handlers/api/containers/[id]/logs.get.ts"
-import * as h30 from "./handlers/api/containers/[id]/shell.ws.ts"
-import * as h31 from "./handlers/api/containers/[id]/stats.get.ts"
-import * as h32 from "./handlers/api/containers/[id]/stats/stream.get.ts"
-import * as h33 from "./handlers/api/containers/adopt.post.ts"
-import * as h34 from "./handlers/api/containers/index.get.ts"
-import * as h35 from "./handlers/api/dashboard.get.ts"
-import * as h36 from "./handlers/api/events.get.ts"
-import * as h37 from "./handlers/api/events/history.get.ts"
-import * as h38 from "./handlers/api/health.get.ts"
-import * as h39 from "./handlers/api/images/[id].delete.ts"
-import * as h40 from "./handlers/api/images/[id]/scan.get.ts"
-import * as h41 from "./handlers/api/images/[id]/scan.post.ts"
-import * as h42 from "./handlers/api/images/index.get.ts"
-import * as h43 from "./handlers/api/images/scan.post.ts"
-import * as h44 from "./handlers/api/move/images.get.ts"
-import * as h45 from "./handlers/api/move/images.post.ts"
-import * as h46 from "./handlers/api/move/inventory.get.ts"
-import * as h47 from "./handlers/api/networks/[id].delete.ts"
-import * as h48 from "./handlers/api/networks/index.get.ts"
-import * as h49 from "./handlers/api/nodes/[name].delete.ts"
-import * as h50 from "./handlers/api/nodes/[name].get.ts"
-import * as h51 from "./handlers/api/nodes/[name]/check.post.ts"
-import * as h52 from "./handlers/api/nodes/[name]/proxy/[...path].ts"
-import * as h53 from "./handlers/api/nodes/[name]/proxy/[...path].ws.ts"
-import * as h54 from "./handlers/api/nodes/check.post.ts"
-import * as h55 from "./handlers/api/nodes/index.get.ts"
-import * as h56 from "./handlers/api/prune/[kind].post.ts"
-import * as h57 from "./handlers/api/stacks/[name].delete.ts"
-import * as h58 from "./handlers/api/stacks/[name].get.ts"
-import * as h59 from "./handlers/api/stacks/[name]/adopt.post.ts"
-import * as h60 from "./handlers/api/stacks/[name]/apply.post.ts"
-import * as h61 from "./handlers/api/stacks/[name]/check-update.post.ts"
-import * as h62 from "./handlers/api/stacks/[name]/compose.get.ts"
-import * as h63 from "./handlers/api/stacks/[name]/copy.post.ts"
-import * as h64 from "./handlers/api/stacks/[name]/env.get.ts"
-import * as h65 from "./handlers/api/stacks/[name]/env.put.ts"
-import * as h66 from "./handlers/api/stacks/[name]/env/export.get.ts"
-import * as h67 from "./handlers/api/stacks/[name]/export.get.ts"
-import * as h68 from "./handlers/api/stacks/[name]/files/[...path].delete.ts"
-import * as h69 from "./handlers/api/stacks/[name]/files/[...path].get.ts"
-import * as h70 from "./handlers/api/stacks/[name]/files/[...path].put.ts"
-import * as h71 from "./handlers/api/stacks/[name]/files/index.get.ts"
-import * as h72 from "./handlers/api/stacks/[name]/git.delete.ts"
-import * as h73 from "./handlers/api/stacks/[name]/git.get.ts"
-import * as h74 from "./handlers/api/stacks/[name]/git.put.ts"
-import * as h75 from "./handlers/api/stacks/[name]/git/sync.post.ts"
-import * as h76 from "./handlers/api/stacks/[name]/git/webhook.post.ts"
-import * as h77 from "./handlers/api/stacks/[name]/logs.get.ts"
-import * as h78 from "./handlers/api/stacks/[name]/pause.post.ts"
-import * as h79 from "./handlers/api/stacks/[name]/policy.get.ts"
-import * as h80 from "./handlers/api/stacks/[name]/policy.put.ts"
-import * as h81 from "./handlers/api/stacks/[name]/restart.post.ts"
-import * as h82 from "./handlers/api/stacks/[name]/rollback/[version].post.ts"
-import * as h83 from "./handlers/api/stacks/[name]/scan.post.ts"
-import * as h84 from "./handlers/api/stacks/[name]/start.post.ts"
-import * as h85 from "./handlers/api/stacks/[name]/stats.get.ts"
-import * as h86 from "./handlers/api/stacks/[name]/stats/stream.get.ts"
-import * as h87 from "./handlers/api/stacks/[name]/stop.post.ts"
-import * as h88 from "./handlers/api/stacks/[name]/unpause.post.ts"
-import * as h89 from "./handlers/api/stacks/[name]/up.post.ts"
-import * as h90 from "./handlers/api/stacks/[name]/update.post.ts"
-import * as h91 from "./handlers/api/stacks/[name]/updates.get.ts"
-import * as h92 from "./handlers/api/stacks/[name]/versions.get.ts"
-import * as h93 from "./handlers/api/stacks/[name]/versions/[version].delete.ts"
-import * as h94 from "./handlers/api/stacks/import.post.ts"
-import * as h95 from "./handlers/api/stacks/index.get.ts"
-import * as h96 from "./handlers/api/stacks/index.post.ts"
-import * as h97 from "./handlers/api/stats/index.get.ts"
-import * as h98 from "./handlers/api/stats/stream.get.ts"
-import * as h99 from "./handlers/api/swarm/index.get.ts"
-import * as h100 from "./handlers/api/swarm/init.post.ts"
-import * as h101 from "./handlers/api/swarm/join-tokens.get.ts"
-import * as h102 from "./handlers/api/swarm/join.post.ts"
-import * as h103 from "./handlers/api/swarm/leave.post.ts"
-import * as h104 from "./handlers/api/swarm/nodes/[id].delete.ts"
-import * as h105 from "./handlers/api/swarm/nodes/[id].get.ts"
-import * as h106 from "./handlers/api/swarm/nodes/[id].post.ts"
-import * as h107 from "./handlers/api/swarm/nodes/[id]/role.post.ts"
-import * as h108 from "./handlers/api/swarm/nodes/index.get.ts"
-import * as h109 from "./handlers/api/swarm/services/[id]/force-update.post.ts"
-import * as h110 from "./handlers/api/swarm/services/[id]/index.get.ts"
-import * as h111 from "./handlers/api/swarm/services/[id]/logs.get.ts"
-import * as h112 from "./handlers/api/swarm/services/[id]/rollback.post.ts"
-import * as h113 from "./handlers/api/swarm/services/[id]/scale.post.ts"
-import * as h114 from "./handlers/api/swarm/services/index.get.ts"
-import * as h115 from "./handlers/api/synthesize.post.ts"
-import * as h116 from "./handlers/api/tokens/[id].delete.ts"
-import * as h117 from "./handlers/api/tokens/index.get.ts"
-import * as h118 from "./handlers/api/tokens/index.post.ts"
-import * as h119 from "./handlers/api/users/[name].delete.ts"
-import * as h120 from "./handlers/api/users/[name].patch.ts"
-import * as h121 from "./handlers/api/users/index.get.ts"
-import * as h122 from "./handlers/api/users/index.post.ts"
-import * as h123 from "./handlers/api/volumes/[name].delete.ts"
-import * as h124 from "./handlers/api/volumes/[name]/export.get.ts"
-import * as h125 from "./handlers/api/volumes/[name]/import.post.ts"
-import * as h126 from "./handlers/api/volumes/index.get.ts"
-import * as h127 from "./handlers/metrics.get.ts"
-import * as h128 from "./handlers/metrics/targets.get.ts"
+import * as h15 from "./handlers/api/backups/repos/[repo].put.ts"
+import * as h16 from "./handlers/api/backups/repos/[repo]/status.get.ts"
+import * as h17 from "./handlers/api/cluster/connect.ws.ts"
+import * as h18 from "./handlers/api/cluster/index.get.ts"
+import * as h19 from "./handlers/api/cluster/join.post.ts"
+import * as h20 from "./handlers/api/cluster/membership.delete.ts"
+import * as h21 from "./handlers/api/cluster/register.post.ts"
+import * as h22 from "./handlers/api/cluster/streams/[id].get.ts"
+import * as h23 from "./handlers/api/cluster/streams/[id].post.ts"
+import * as h24 from "./handlers/api/cluster/streams/[id].ws.ts"
+import * as h25 from "./handlers/api/cluster/token.get.ts"
+import * as h26 from "./handlers/api/cluster/token.post.ts"
+import * as h27 from "./handlers/api/cluster/verify.get.ts"
+import * as h28 from "./handlers/api/containers/[id]/action.post.ts"
+import * as h29 from "./handlers/api/containers/[id]/index.delete.ts"
+import * as h30 from "./handlers/api/containers/[id]/index.get.ts"
+import * as h31 from "./handlers/api/containers/[id]/logs.get.ts"
+import * as h32 from "./handlers/api/containers/[id]/shell.ws.ts"
+import * as h33 from "./handlers/api/containers/[id]/stats.get.ts"
+import * as h34 from "./handlers/api/containers/[id]/stats/stream.get.ts"
+import * as h35 from "./handlers/api/containers/adopt.post.ts"
+import * as h36 from "./handlers/api/containers/index.get.ts"
+import * as h37 from "./handlers/api/dashboard.get.ts"
+import * as h38 from "./handlers/api/events.get.ts"
+import * as h39 from "./handlers/api/events/history.get.ts"
+import * as h40 from "./handlers/api/health.get.ts"
+import * as h41 from "./handlers/api/images/[id].delete.ts"
+import * as h42 from "./handlers/api/images/[id]/scan.get.ts"
+import * as h43 from "./handlers/api/images/[id]/scan.post.ts"
+import * as h44 from "./handlers/api/images/index.get.ts"
+import * as h45 from "./handlers/api/images/scan.post.ts"
+import * as h46 from "./handlers/api/move/images.get.ts"
+import * as h47 from "./handlers/api/move/images.post.ts"
+import * as h48 from "./handlers/api/move/inventory.get.ts"
+import * as h49 from "./handlers/api/networks/[id].delete.ts"
+import * as h50 from "./handlers/api/networks/index.get.ts"
+import * as h51 from "./handlers/api/nodes/[name].delete.ts"
+import * as h52 from "./handlers/api/nodes/[name].get.ts"
+import * as h53 from "./handlers/api/nodes/[name]/check.post.ts"
+import * as h54 from "./handlers/api/nodes/[name]/proxy/[...path].ts"
+import * as h55 from "./handlers/api/nodes/[name]/proxy/[...path].ws.ts"
+import * as h56 from "./handlers/api/nodes/check.post.ts"
+import * as h57 from "./handlers/api/nodes/index.get.ts"
+import * as h58 from "./handlers/api/prune/[kind].post.ts"
+import * as h59 from "./handlers/api/stacks/[name].delete.ts"
+import * as h60 from "./handlers/api/stacks/[name].get.ts"
+import * as h61 from "./handlers/api/stacks/[name]/adopt.post.ts"
+import * as h62 from "./handlers/api/stacks/[name]/apply.post.ts"
+import * as h63 from "./handlers/api/stacks/[name]/check-update.post.ts"
+import * as h64 from "./handlers/api/stacks/[name]/compose.get.ts"
+import * as h65 from "./handlers/api/stacks/[name]/copy.post.ts"
+import * as h66 from "./handlers/api/stacks/[name]/env.get.ts"
+import * as h67 from "./handlers/api/stacks/[name]/env.put.ts"
+import * as h68 from "./handlers/api/stacks/[name]/env/export.get.ts"
+import * as h69 from "./handlers/api/stacks/[name]/export.get.ts"
+import * as h70 from "./handlers/api/stacks/[name]/files/[...path].delete.ts"
+import * as h71 from "./handlers/api/stacks/[name]/files/[...path].get.ts"
+import * as h72 from "./handlers/api/stacks/[name]/files/[...path].put.ts"
+import * as h73 from "./handlers/api/stacks/[name]/files/index.get.ts"
+import * as h74 from "./handlers/api/stacks/[name]/git.delete.ts"
+import * as h75 from "./handlers/api/stacks/[name]/git.get.ts"
+import * as h76 from "./handlers/api/stacks/[name]/git.put.ts"
+import * as h77 from "./handlers/api/stacks/[name]/git/sync.post.ts"
+import * as h78 from "./handlers/api/stacks/[name]/git/webhook.post.ts"
+import * as h79 from "./handlers/api/stacks/[name]/logs.get.ts"
+import * as h80 from "./handlers/api/stacks/[name]/pause.post.ts"
+import * as h81 from "./handlers/api/stacks/[name]/policy.get.ts"
+import * as h82 from "./handlers/api/stacks/[name]/policy.put.ts"
+import * as h83 from "./handlers/api/stacks/[name]/restart.post.ts"
+import * as h84 from "./handlers/api/stacks/[name]/rollback/[version].post.ts"
+import * as h85 from "./handlers/api/stacks/[name]/scan.post.ts"
+import * as h86 from "./handlers/api/stacks/[name]/start.post.ts"
+import * as h87 from "./handlers/api/stacks/[name]/stats.get.ts"
+import * as h88 from "./handlers/api/stacks/[name]/stats/stream.get.ts"
+import * as h89 from "./handlers/api/stacks/[name]/stop.post.ts"
+import * as h90 from "./handlers/api/stacks/[name]/unpause.post.ts"
+import * as h91 from "./handlers/api/stacks/[name]/up.post.ts"
+import * as h92 from "./handlers/api/stacks/[name]/update.post.ts"
+import * as h93 from "./handlers/api/stacks/[name]/updates.get.ts"
+import * as h94 from "./handlers/api/stacks/[name]/versions.get.ts"
+import * as h95 from "./handlers/api/stacks/[name]/versions/[version].delete.ts"
+import * as h96 from "./handlers/api/stacks/import.post.ts"
+import * as h97 from "./handlers/api/stacks/index.get.ts"
+import * as h98 from "./handlers/api/stacks/index.post.ts"
+import * as h99 from "./handlers/api/stats/index.get.ts"
+import * as h100 from "./handlers/api/stats/stream.get.ts"
+import * as h101 from "./handlers/api/swarm/index.get.ts"
+import * as h102 from "./handlers/api/swarm/init.post.ts"
+import * as h103 from "./handlers/api/swarm/join-tokens.get.ts"
+import * as h104 from "./handlers/api/swarm/join.post.ts"
+import * as h105 from "./handlers/api/swarm/leave.post.ts"
+import * as h106 from "./handlers/api/swarm/nodes/[id].delete.ts"
+import * as h107 from "./handlers/api/swarm/nodes/[id].get.ts"
+import * as h108 from "./handlers/api/swarm/nodes/[id].post.ts"
+import * as h109 from "./handlers/api/swarm/nodes/[id]/role.post.ts"
+import * as h110 from "./handlers/api/swarm/nodes/index.get.ts"
+import * as h111 from "./handlers/api/swarm/services/[id]/force-update.post.ts"
+import * as h112 from "./handlers/api/swarm/services/[id]/index.get.ts"
+import * as h113 from "./handlers/api/swarm/services/[id]/logs.get.ts"
+import * as h114 from "./handlers/api/swarm/services/[id]/rollback.post.ts"
+import * as h115 from "./handlers/api/swarm/services/[id]/scale.post.ts"
+import * as h116 from "./handlers/api/swarm/services/index.get.ts"
+import * as h117 from "./handlers/api/synthesize.post.ts"
+import * as h118 from "./handlers/api/tokens/[id].delete.ts"
+import * as h119 from "./handlers/api/tokens/index.get.ts"
+import * as h120 from "./handlers/api/tokens/index.post.ts"
+import * as h121 from "./handlers/api/users/[name].delete.ts"
+import * as h122 from "./handlers/api/users/[name].patch.ts"
+import * as h123 from "./handlers/api/users/index.get.ts"
+import * as h124 from "./handlers/api/users/index.post.ts"
+import * as h125 from "./handlers/api/volumes/[name].delete.ts"
+import * as h126 from "./handlers/api/volumes/[name]/export.get.ts"
+import * as h127 from "./handlers/api/volumes/[name]/import.post.ts"
+import * as h128 from "./handlers/api/volumes/index.get.ts"
+import * as h129 from "./handlers/metrics.get.ts"
+import * as h130 from "./handlers/metrics/targets.get.ts"
 
 export const routes = [
   { method: "GET", path: "/api/audit", file: "handlers/api/audit.get.ts", mod: h0 },
@@ -145,118 +147,120 @@ export const routes = [
   { method: "GET", path: "/api/backups/repos", file: "handlers/api/backups/repos.get.ts", mod: h12 },
   { method: "POST", path: "/api/backups/repos", file: "handlers/api/backups/repos.post.ts", mod: h13 },
   { method: "DELETE", path: "/api/backups/repos/:repo", file: "handlers/api/backups/repos/[repo].delete.ts", mod: h14 },
-  { method: "WS", path: "/api/cluster/connect", file: "handlers/api/cluster/connect.ws.ts", mod: h15 },
-  { method: "GET", path: "/api/cluster", file: "handlers/api/cluster/index.get.ts", mod: h16 },
-  { method: "POST", path: "/api/cluster/join", file: "handlers/api/cluster/join.post.ts", mod: h17 },
-  { method: "DELETE", path: "/api/cluster/membership", file: "handlers/api/cluster/membership.delete.ts", mod: h18 },
-  { method: "POST", path: "/api/cluster/register", file: "handlers/api/cluster/register.post.ts", mod: h19 },
-  { method: "GET", path: "/api/cluster/streams/:id", file: "handlers/api/cluster/streams/[id].get.ts", mod: h20 },
-  { method: "POST", path: "/api/cluster/streams/:id", file: "handlers/api/cluster/streams/[id].post.ts", mod: h21 },
-  { method: "WS", path: "/api/cluster/streams/:id", file: "handlers/api/cluster/streams/[id].ws.ts", mod: h22 },
-  { method: "GET", path: "/api/cluster/token", file: "handlers/api/cluster/token.get.ts", mod: h23 },
-  { method: "POST", path: "/api/cluster/token", file: "handlers/api/cluster/token.post.ts", mod: h24 },
-  { method: "GET", path: "/api/cluster/verify", file: "handlers/api/cluster/verify.get.ts", mod: h25 },
-  { method: "POST", path: "/api/containers/:id/action", file: "handlers/api/containers/[id]/action.post.ts", mod: h26 },
-  { method: "DELETE", path: "/api/containers/:id", file: "handlers/api/containers/[id]/index.delete.ts", mod: h27 },
-  { method: "GET", path: "/api/containers/:id", file: "handlers/api/containers/[id]/index.get.ts", mod: h28 },
-  { method: "GET", path: "/api/containers/:id/logs", file: "handlers/api/containers/[id]/logs.get.ts", mod: h29 },
-  { method: "WS", path: "/api/containers/:id/shell", file: "handlers/api/containers/[id]/shell.ws.ts", mod: h30 },
-  { method: "GET", path: "/api/containers/:id/stats", file: "handlers/api/containers/[id]/stats.get.ts", mod: h31 },
-  { method: "GET", path: "/api/containers/:id/stats/stream", file: "handlers/api/containers/[id]/stats/stream.get.ts", mod: h32 },
-  { method: "POST", path: "/api/containers/adopt", file: "handlers/api/containers/adopt.post.ts", mod: h33 },
-  { method: "GET", path: "/api/containers", file: "handlers/api/containers/index.get.ts", mod: h34 },
-  { method: "GET", path: "/api/dashboard", file: "handlers/api/dashboard.get.ts", mod: h35 },
-  { method: "GET", path: "/api/events", file: "handlers/api/events.get.ts", mod: h36 },
-  { method: "GET", path: "/api/events/history", file: "handlers/api/events/history.get.ts", mod: h37 },
-  { method: "GET", path: "/api/health", file: "handlers/api/health.get.ts", mod: h38 },
-  { method: "DELETE", path: "/api/images/:id", file: "handlers/api/images/[id].delete.ts", mod: h39 },
-  { method: "GET", path: "/api/images/:id/scan", file: "handlers/api/images/[id]/scan.get.ts", mod: h40 },
-  { method: "POST", path: "/api/images/:id/scan", file: "handlers/api/images/[id]/scan.post.ts", mod: h41 },
-  { method: "GET", path: "/api/images", file: "handlers/api/images/index.get.ts", mod: h42 },
-  { method: "POST", path: "/api/images/scan", file: "handlers/api/images/scan.post.ts", mod: h43 },
-  { method: "GET", path: "/api/move/images", file: "handlers/api/move/images.get.ts", mod: h44 },
-  { method: "POST", path: "/api/move/images", file: "handlers/api/move/images.post.ts", mod: h45 },
-  { method: "GET", path: "/api/move/inventory", file: "handlers/api/move/inventory.get.ts", mod: h46 },
-  { method: "DELETE", path: "/api/networks/:id", file: "handlers/api/networks/[id].delete.ts", mod: h47 },
-  { method: "GET", path: "/api/networks", file: "handlers/api/networks/index.get.ts", mod: h48 },
-  { method: "DELETE", path: "/api/nodes/:name", file: "handlers/api/nodes/[name].delete.ts", mod: h49 },
-  { method: "GET", path: "/api/nodes/:name", file: "handlers/api/nodes/[name].get.ts", mod: h50 },
-  { method: "POST", path: "/api/nodes/:name/check", file: "handlers/api/nodes/[name]/check.post.ts", mod: h51 },
-  { method: "ALL", path: "/api/nodes/:name/proxy/*", file: "handlers/api/nodes/[name]/proxy/[...path].ts", mod: h52 },
-  { method: "WS", path: "/api/nodes/:name/proxy/*", file: "handlers/api/nodes/[name]/proxy/[...path].ws.ts", mod: h53 },
-  { method: "POST", path: "/api/nodes/check", file: "handlers/api/nodes/check.post.ts", mod: h54 },
-  { method: "GET", path: "/api/nodes", file: "handlers/api/nodes/index.get.ts", mod: h55 },
-  { method: "POST", path: "/api/prune/:kind", file: "handlers/api/prune/[kind].post.ts", mod: h56 },
-  { method: "DELETE", path: "/api/stacks/:name", file: "handlers/api/stacks/[name].delete.ts", mod: h57 },
-  { method: "GET", path: "/api/stacks/:name", file: "handlers/api/stacks/[name].get.ts", mod: h58 },
-  { method: "POST", path: "/api/stacks/:name/adopt", file: "handlers/api/stacks/[name]/adopt.post.ts", mod: h59 },
-  { method: "POST", path: "/api/stacks/:name/apply", file: "handlers/api/stacks/[name]/apply.post.ts", mod: h60 },
-  { method: "POST", path: "/api/stacks/:name/check-update", file: "handlers/api/stacks/[name]/check-update.post.ts", mod: h61 },
-  { method: "GET", path: "/api/stacks/:name/compose", file: "handlers/api/stacks/[name]/compose.get.ts", mod: h62 },
-  { method: "POST", path: "/api/stacks/:name/copy", file: "handlers/api/stacks/[name]/copy.post.ts", mod: h63 },
-  { method: "GET", path: "/api/stacks/:name/env", file: "handlers/api/stacks/[name]/env.get.ts", mod: h64 },
-  { method: "PUT", path: "/api/stacks/:name/env", file: "handlers/api/stacks/[name]/env.put.ts", mod: h65 },
-  { method: "GET", path: "/api/stacks/:name/env/export", file: "handlers/api/stacks/[name]/env/export.get.ts", mod: h66 },
-  { method: "GET", path: "/api/stacks/:name/export", file: "handlers/api/stacks/[name]/export.get.ts", mod: h67 },
-  { method: "DELETE", path: "/api/stacks/:name/files/*", file: "handlers/api/stacks/[name]/files/[...path].delete.ts", mod: h68 },
-  { method: "GET", path: "/api/stacks/:name/files/*", file: "handlers/api/stacks/[name]/files/[...path].get.ts", mod: h69 },
-  { method: "PUT", path: "/api/stacks/:name/files/*", file: "handlers/api/stacks/[name]/files/[...path].put.ts", mod: h70 },
-  { method: "GET", path: "/api/stacks/:name/files", file: "handlers/api/stacks/[name]/files/index.get.ts", mod: h71 },
-  { method: "DELETE", path: "/api/stacks/:name/git", file: "handlers/api/stacks/[name]/git.delete.ts", mod: h72 },
-  { method: "GET", path: "/api/stacks/:name/git", file: "handlers/api/stacks/[name]/git.get.ts", mod: h73 },
-  { method: "PUT", path: "/api/stacks/:name/git", file: "handlers/api/stacks/[name]/git.put.ts", mod: h74 },
-  { method: "POST", path: "/api/stacks/:name/git/sync", file: "handlers/api/stacks/[name]/git/sync.post.ts", mod: h75 },
-  { method: "POST", path: "/api/stacks/:name/git/webhook", file: "handlers/api/stacks/[name]/git/webhook.post.ts", mod: h76 },
-  { method: "GET", path: "/api/stacks/:name/logs", file: "handlers/api/stacks/[name]/logs.get.ts", mod: h77 },
-  { method: "POST", path: "/api/stacks/:name/pause", file: "handlers/api/stacks/[name]/pause.post.ts", mod: h78 },
-  { method: "GET", path: "/api/stacks/:name/policy", file: "handlers/api/stacks/[name]/policy.get.ts", mod: h79 },
-  { method: "PUT", path: "/api/stacks/:name/policy", file: "handlers/api/stacks/[name]/policy.put.ts", mod: h80 },
-  { method: "POST", path: "/api/stacks/:name/restart", file: "handlers/api/stacks/[name]/restart.post.ts", mod: h81 },
-  { method: "POST", path: "/api/stacks/:name/rollback/:version", file: "handlers/api/stacks/[name]/rollback/[version].post.ts", mod: h82 },
-  { method: "POST", path: "/api/stacks/:name/scan", file: "handlers/api/stacks/[name]/scan.post.ts", mod: h83 },
-  { method: "POST", path: "/api/stacks/:name/start", file: "handlers/api/stacks/[name]/start.post.ts", mod: h84 },
-  { method: "GET", path: "/api/stacks/:name/stats", file: "handlers/api/stacks/[name]/stats.get.ts", mod: h85 },
-  { method: "GET", path: "/api/stacks/:name/stats/stream", file: "handlers/api/stacks/[name]/stats/stream.get.ts", mod: h86 },
-  { method: "POST", path: "/api/stacks/:name/stop", file: "handlers/api/stacks/[name]/stop.post.ts", mod: h87 },
-  { method: "POST", path: "/api/stacks/:name/unpause", file: "handlers/api/stacks/[name]/unpause.post.ts", mod: h88 },
-  { method: "POST", path: "/api/stacks/:name/up", file: "handlers/api/stacks/[name]/up.post.ts", mod: h89 },
-  { method: "POST", path: "/api/stacks/:name/update", file: "handlers/api/stacks/[name]/update.post.ts", mod: h90 },
-  { method: "GET", path: "/api/stacks/:name/updates", file: "handlers/api/stacks/[name]/updates.get.ts", mod: h91 },
-  { method: "GET", path: "/api/stacks/:name/versions", file: "handlers/api/stacks/[name]/versions.get.ts", mod: h92 },
-  { method: "DELETE", path: "/api/stacks/:name/versions/:version", file: "handlers/api/stacks/[name]/versions/[version].delete.ts", mod: h93 },
-  { method: "POST", path: "/api/stacks/import", file: "handlers/api/stacks/import.post.ts", mod: h94 },
-  { method: "GET", path: "/api/stacks", file: "handlers/api/stacks/index.get.ts", mod: h95 },
-  { method: "POST", path: "/api/stacks", file: "handlers/api/stacks/index.post.ts", mod: h96 },
-  { method: "GET", path: "/api/stats", file: "handlers/api/stats/index.get.ts", mod: h97 },
-  { method: "GET", path: "/api/stats/stream", file: "handlers/api/stats/stream.get.ts", mod: h98 },
-  { method: "GET", path: "/api/swarm", file: "handlers/api/swarm/index.get.ts", mod: h99 },
-  { method: "POST", path: "/api/swarm/init", file: "handlers/api/swarm/init.post.ts", mod: h100 },
-  { method: "GET", path: "/api/swarm/join-tokens", file: "handlers/api/swarm/join-tokens.get.ts", mod: h101 },
-  { method: "POST", path: "/api/swarm/join", file: "handlers/api/swarm/join.post.ts", mod: h102 },
-  { method: "POST", path: "/api/swarm/leave", file: "handlers/api/swarm/leave.post.ts", mod: h103 },
-  { method: "DELETE", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].delete.ts", mod: h104 },
-  { method: "GET", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].get.ts", mod: h105 },
-  { method: "POST", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].post.ts", mod: h106 },
-  { method: "POST", path: "/api/swarm/nodes/:id/role", file: "handlers/api/swarm/nodes/[id]/role.post.ts", mod: h107 },
-  { method: "GET", path: "/api/swarm/nodes", file: "handlers/api/swarm/nodes/index.get.ts", mod: h108 },
-  { method: "POST", path: "/api/swarm/services/:id/force-update", file: "handlers/api/swarm/services/[id]/force-update.post.ts", mod: h109 },
-  { method: "GET", path: "/api/swarm/services/:id", file: "handlers/api/swarm/services/[id]/index.get.ts", mod: h110 },
-  { method: "GET", path: "/api/swarm/services/:id/logs", file: "handlers/api/swarm/services/[id]/logs.get.ts", mod: h111 },
-  { method: "POST", path: "/api/swarm/services/:id/rollback", file: "handlers/api/swarm/services/[id]/rollback.post.ts", mod: h112 },
-  { method: "POST", path: "/api/swarm/services/:id/scale", file: "handlers/api/swarm/services/[id]/scale.post.ts", mod: h113 },
-  { method: "GET", path: "/api/swarm/services", file: "handlers/api/swarm/services/index.get.ts", mod: h114 },
-  { method: "POST", path: "/api/synthesize", file: "handlers/api/synthesize.post.ts", mod: h115 },
-  { method: "DELETE", path: "/api/tokens/:id", file: "handlers/api/tokens/[id].delete.ts", mod: h116 },
-  { method: "GET", path: "/api/tokens", file: "handlers/api/tokens/index.get.ts", mod: h117 },
-  { method: "POST", path: "/api/tokens", file: "handlers/api/tokens/index.post.ts", mod: h118 },
-  { method: "DELETE", path: "/api/users/:name", file: "handlers/api/users/[name].delete.ts", mod: h119 },
-  { method: "PATCH", path: "/api/users/:name", file: "handlers/api/users/[name].patch.ts", mod: h120 },
-  { method: "GET", path: "/api/users", file: "handlers/api/users/index.get.ts", mod: h121 },
-  { method: "POST", path: "/api/users", file: "handlers/api/users/index.post.ts", mod: h122 },
-  { method: "DELETE", path: "/api/volumes/:name", file: "handlers/api/volumes/[name].delete.ts", mod: h123 },
-  { method: "GET", path: "/api/volumes/:name/export", file: "handlers/api/volumes/[name]/export.get.ts", mod: h124 },
-  { method: "POST", path: "/api/volumes/:name/import", file: "handlers/api/volumes/[name]/import.post.ts", mod: h125 },
-  { method: "GET", path: "/api/volumes", file: "handlers/api/volumes/index.get.ts", mod: h126 },
-  { method: "GET", path: "/metrics", file: "handlers/metrics.get.ts", mod: h127 },
-  { method: "GET", path: "/metrics/targets", file: "handlers/metrics/targets.get.ts", mod: h128 },
+  { method: "PUT", path: "/api/backups/repos/:repo", file: "handlers/api/backups/repos/[repo].put.ts", mod: h15 },
+  { method: "GET", path: "/api/backups/repos/:repo/status", file: "handlers/api/backups/repos/[repo]/status.get.ts", mod: h16 },
+  { method: "WS", path: "/api/cluster/connect", file: "handlers/api/cluster/connect.ws.ts", mod: h17 },
+  { method: "GET", path: "/api/cluster", file: "handlers/api/cluster/index.get.ts", mod: h18 },
+  { method: "POST", path: "/api/cluster/join", file: "handlers/api/cluster/join.post.ts", mod: h19 },
+  { method: "DELETE", path: "/api/cluster/membership", file: "handlers/api/cluster/membership.delete.ts", mod: h20 },
+  { method: "POST", path: "/api/cluster/register", file: "handlers/api/cluster/register.post.ts", mod: h21 },
+  { method: "GET", path: "/api/cluster/streams/:id", file: "handlers/api/cluster/streams/[id].get.ts", mod: h22 },
+  { method: "POST", path: "/api/cluster/streams/:id", file: "handlers/api/cluster/streams/[id].post.ts", mod: h23 },
+  { method: "WS", path: "/api/cluster/streams/:id", file: "handlers/api/cluster/streams/[id].ws.ts", mod: h24 },
+  { method: "GET", path: "/api/cluster/token", file: "handlers/api/cluster/token.get.ts", mod: h25 },
+  { method: "POST", path: "/api/cluster/token", file: "handlers/api/cluster/token.post.ts", mod: h26 },
+  { method: "GET", path: "/api/cluster/verify", file: "handlers/api/cluster/verify.get.ts", mod: h27 },
+  { method: "POST", path: "/api/containers/:id/action", file: "handlers/api/containers/[id]/action.post.ts", mod: h28 },
+  { method: "DELETE", path: "/api/containers/:id", file: "handlers/api/containers/[id]/index.delete.ts", mod: h29 },
+  { method: "GET", path: "/api/containers/:id", file: "handlers/api/containers/[id]/index.get.ts", mod: h30 },
+  { method: "GET", path: "/api/containers/:id/logs", file: "handlers/api/containers/[id]/logs.get.ts", mod: h31 },
+  { method: "WS", path: "/api/containers/:id/shell", file: "handlers/api/containers/[id]/shell.ws.ts", mod: h32 },
+  { method: "GET", path: "/api/containers/:id/stats", file: "handlers/api/containers/[id]/stats.get.ts", mod: h33 },
+  { method: "GET", path: "/api/containers/:id/stats/stream", file: "handlers/api/containers/[id]/stats/stream.get.ts", mod: h34 },
+  { method: "POST", path: "/api/containers/adopt", file: "handlers/api/containers/adopt.post.ts", mod: h35 },
+  { method: "GET", path: "/api/containers", file: "handlers/api/containers/index.get.ts", mod: h36 },
+  { method: "GET", path: "/api/dashboard", file: "handlers/api/dashboard.get.ts", mod: h37 },
+  { method: "GET", path: "/api/events", file: "handlers/api/events.get.ts", mod: h38 },
+  { method: "GET", path: "/api/events/history", file: "handlers/api/events/history.get.ts", mod: h39 },
+  { method: "GET", path: "/api/health", file: "handlers/api/health.get.ts", mod: h40 },
+  { method: "DELETE", path: "/api/images/:id", file: "handlers/api/images/[id].delete.ts", mod: h41 },
+  { method: "GET", path: "/api/images/:id/scan", file: "handlers/api/images/[id]/scan.get.ts", mod: h42 },
+  { method: "POST", path: "/api/images/:id/scan", file: "handlers/api/images/[id]/scan.post.ts", mod: h43 },
+  { method: "GET", path: "/api/images", file: "handlers/api/images/index.get.ts", mod: h44 },
+  { method: "POST", path: "/api/images/scan", file: "handlers/api/images/scan.post.ts", mod: h45 },
+  { method: "GET", path: "/api/move/images", file: "handlers/api/move/images.get.ts", mod: h46 },
+  { method: "POST", path: "/api/move/images", file: "handlers/api/move/images.post.ts", mod: h47 },
+  { method: "GET", path: "/api/move/inventory", file: "handlers/api/move/inventory.get.ts", mod: h48 },
+  { method: "DELETE", path: "/api/networks/:id", file: "handlers/api/networks/[id].delete.ts", mod: h49 },
+  { method: "GET", path: "/api/networks", file: "handlers/api/networks/index.get.ts", mod: h50 },
+  { method: "DELETE", path: "/api/nodes/:name", file: "handlers/api/nodes/[name].delete.ts", mod: h51 },
+  { method: "GET", path: "/api/nodes/:name", file: "handlers/api/nodes/[name].get.ts", mod: h52 },
+  { method: "POST", path: "/api/nodes/:name/check", file: "handlers/api/nodes/[name]/check.post.ts", mod: h53 },
+  { method: "ALL", path: "/api/nodes/:name/proxy/*", file: "handlers/api/nodes/[name]/proxy/[...path].ts", mod: h54 },
+  { method: "WS", path: "/api/nodes/:name/proxy/*", file: "handlers/api/nodes/[name]/proxy/[...path].ws.ts", mod: h55 },
+  { method: "POST", path: "/api/nodes/check", file: "handlers/api/nodes/check.post.ts", mod: h56 },
+  { method: "GET", path: "/api/nodes", file: "handlers/api/nodes/index.get.ts", mod: h57 },
+  { method: "POST", path: "/api/prune/:kind", file: "handlers/api/prune/[kind].post.ts", mod: h58 },
+  { method: "DELETE", path: "/api/stacks/:name", file: "handlers/api/stacks/[name].delete.ts", mod: h59 },
+  { method: "GET", path: "/api/stacks/:name", file: "handlers/api/stacks/[name].get.ts", mod: h60 },
+  { method: "POST", path: "/api/stacks/:name/adopt", file: "handlers/api/stacks/[name]/adopt.post.ts", mod: h61 },
+  { method: "POST", path: "/api/stacks/:name/apply", file: "handlers/api/stacks/[name]/apply.post.ts", mod: h62 },
+  { method: "POST", path: "/api/stacks/:name/check-update", file: "handlers/api/stacks/[name]/check-update.post.ts", mod: h63 },
+  { method: "GET", path: "/api/stacks/:name/compose", file: "handlers/api/stacks/[name]/compose.get.ts", mod: h64 },
+  { method: "POST", path: "/api/stacks/:name/copy", file: "handlers/api/stacks/[name]/copy.post.ts", mod: h65 },
+  { method: "GET", path: "/api/stacks/:name/env", file: "handlers/api/stacks/[name]/env.get.ts", mod: h66 },
+  { method: "PUT", path: "/api/stacks/:name/env", file: "handlers/api/stacks/[name]/env.put.ts", mod: h67 },
+  { method: "GET", path: "/api/stacks/:name/env/export", file: "handlers/api/stacks/[name]/env/export.get.ts", mod: h68 },
+  { method: "GET", path: "/api/stacks/:name/export", file: "handlers/api/stacks/[name]/export.get.ts", mod: h69 },
+  { method: "DELETE", path: "/api/stacks/:name/files/*", file: "handlers/api/stacks/[name]/files/[...path].delete.ts", mod: h70 },
+  { method: "GET", path: "/api/stacks/:name/files/*", file: "handlers/api/stacks/[name]/files/[...path].get.ts", mod: h71 },
+  { method: "PUT", path: "/api/stacks/:name/files/*", file: "handlers/api/stacks/[name]/files/[...path].put.ts", mod: h72 },
+  { method: "GET", path: "/api/stacks/:name/files", file: "handlers/api/stacks/[name]/files/index.get.ts", mod: h73 },
+  { method: "DELETE", path: "/api/stacks/:name/git", file: "handlers/api/stacks/[name]/git.delete.ts", mod: h74 },
+  { method: "GET", path: "/api/stacks/:name/git", file: "handlers/api/stacks/[name]/git.get.ts", mod: h75 },
+  { method: "PUT", path: "/api/stacks/:name/git", file: "handlers/api/stacks/[name]/git.put.ts", mod: h76 },
+  { method: "POST", path: "/api/stacks/:name/git/sync", file: "handlers/api/stacks/[name]/git/sync.post.ts", mod: h77 },
+  { method: "POST", path: "/api/stacks/:name/git/webhook", file: "handlers/api/stacks/[name]/git/webhook.post.ts", mod: h78 },
+  { method: "GET", path: "/api/stacks/:name/logs", file: "handlers/api/stacks/[name]/logs.get.ts", mod: h79 },
+  { method: "POST", path: "/api/stacks/:name/pause", file: "handlers/api/stacks/[name]/pause.post.ts", mod: h80 },
+  { method: "GET", path: "/api/stacks/:name/policy", file: "handlers/api/stacks/[name]/policy.get.ts", mod: h81 },
+  { method: "PUT", path: "/api/stacks/:name/policy", file: "handlers/api/stacks/[name]/policy.put.ts", mod: h82 },
+  { method: "POST", path: "/api/stacks/:name/restart", file: "handlers/api/stacks/[name]/restart.post.ts", mod: h83 },
+  { method: "POST", path: "/api/stacks/:name/rollback/:version", file: "handlers/api/stacks/[name]/rollback/[version].post.ts", mod: h84 },
+  { method: "POST", path: "/api/stacks/:name/scan", file: "handlers/api/stacks/[name]/scan.post.ts", mod: h85 },
+  { method: "POST", path: "/api/stacks/:name/start", file: "handlers/api/stacks/[name]/start.post.ts", mod: h86 },
+  { method: "GET", path: "/api/stacks/:name/stats", file: "handlers/api/stacks/[name]/stats.get.ts", mod: h87 },
+  { method: "GET", path: "/api/stacks/:name/stats/stream", file: "handlers/api/stacks/[name]/stats/stream.get.ts", mod: h88 },
+  { method: "POST", path: "/api/stacks/:name/stop", file: "handlers/api/stacks/[name]/stop.post.ts", mod: h89 },
+  { method: "POST", path: "/api/stacks/:name/unpause", file: "handlers/api/stacks/[name]/unpause.post.ts", mod: h90 },
+  { method: "POST", path: "/api/stacks/:name/up", file: "handlers/api/stacks/[name]/up.post.ts", mod: h91 },
+  { method: "POST", path: "/api/stacks/:name/update", file: "handlers/api/stacks/[name]/update.post.ts", mod: h92 },
+  { method: "GET", path: "/api/stacks/:name/updates", file: "handlers/api/stacks/[name]/updates.get.ts", mod: h93 },
+  { method: "GET", path: "/api/stacks/:name/versions", file: "handlers/api/stacks/[name]/versions.get.ts", mod: h94 },
+  { method: "DELETE", path: "/api/stacks/:name/versions/:version", file: "handlers/api/stacks/[name]/versions/[version].delete.ts", mod: h95 },
+  { method: "POST", path: "/api/stacks/import", file: "handlers/api/stacks/import.post.ts", mod: h96 },
+  { method: "GET", path: "/api/stacks", file: "handlers/api/stacks/index.get.ts", mod: h97 },
+  { method: "POST", path: "/api/stacks", file: "handlers/api/stacks/index.post.ts", mod: h98 },
+  { method: "GET", path: "/api/stats", file: "handlers/api/stats/index.get.ts", mod: h99 },
+  { method: "GET", path: "/api/stats/stream", file: "handlers/api/stats/stream.get.ts", mod: h100 },
+  { method: "GET", path: "/api/swarm", file: "handlers/api/swarm/index.get.ts", mod: h101 },
+  { method: "POST", path: "/api/swarm/init", file: "handlers/api/swarm/init.post.ts", mod: h102 },
+  { method: "GET", path: "/api/swarm/join-tokens", file: "handlers/api/swarm/join-tokens.get.ts", mod: h103 },
+  { method: "POST", path: "/api/swarm/join", file: "handlers/api/swarm/join.post.ts", mod: h104 },
+  { method: "POST", path: "/api/swarm/leave", file: "handlers/api/swarm/leave.post.ts", mod: h105 },
+  { method: "DELETE", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].delete.ts", mod: h106 },
+  { method: "GET", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].get.ts", mod: h107 },
+  { method: "POST", path: "/api/swarm/nodes/:id", file: "handlers/api/swarm/nodes/[id].post.ts", mod: h108 },
+  { method: "POST", path: "/api/swarm/nodes/:id/role", file: "handlers/api/swarm/nodes/[id]/role.post.ts", mod: h109 },
+  { method: "GET", path: "/api/swarm/nodes", file: "handlers/api/swarm/nodes/index.get.ts", mod: h110 },
+  { method: "POST", path: "/api/swarm/services/:id/force-update", file: "handlers/api/swarm/services/[id]/force-update.post.ts", mod: h111 },
+  { method: "GET", path: "/api/swarm/services/:id", file: "handlers/api/swarm/services/[id]/index.get.ts", mod: h112 },
+  { method: "GET", path: "/api/swarm/services/:id/logs", file: "handlers/api/swarm/services/[id]/logs.get.ts", mod: h113 },
+  { method: "POST", path: "/api/swarm/services/:id/rollback", file: "handlers/api/swarm/services/[id]/rollback.post.ts", mod: h114 },
+  { method: "POST", path: "/api/swarm/services/:id/scale", file: "handlers/api/swarm/services/[id]/scale.post.ts", mod: h115 },
+  { method: "GET", path: "/api/swarm/services", file: "handlers/api/swarm/services/index.get.ts", mod: h116 },
+  { method: "POST", path: "/api/synthesize", file: "handlers/api/synthesize.post.ts", mod: h117 },
+  { method: "DELETE", path: "/api/tokens/:id", file: "handlers/api/tokens/[id].delete.ts", mod: h118 },
+  { method: "GET", path: "/api/tokens", file: "handlers/api/tokens/index.get.ts", mod: h119 },
+  { method: "POST", path: "/api/tokens", file: "handlers/api/tokens/index.post.ts", mod: h120 },
+  { method: "DELETE", path: "/api/users/:name", file: "handlers/api/users/[name].delete.ts", mod: h121 },
+  { method: "PATCH", path: "/api/users/:name", file: "handlers/api/users/[name].patch.ts", mod: h122 },
+  { method: "GET", path: "/api/users", file: "handlers/api/users/index.get.ts", mod: h123 },
+  { method: "POST", path: "/api/users", file: "handlers/api/users/index.post.ts", mod: h124 },
+  { method: "DELETE", path: "/api/volumes/:name", file: "handlers/api/volumes/[name].delete.ts", mod: h125 },
+  { method: "GET", path: "/api/volumes/:name/export", file: "handlers/api/volumes/[name]/export.get.ts", mod: h126 },
+  { method: "POST", path: "/api/volumes/:name/import", file: "handlers/api/volumes/[name]/import.post.ts", mod: h127 },
+  { method: "GET", path: "/api/volumes", file: "handlers/api/volumes/index.get.ts", mod: h128 },
+  { method: "GET", path: "/metrics", file: "handlers/metrics.get.ts", mod: h129 },
+  { method: "GET", path: "/metrics/targets", file: "handlers/metrics/targets.get.ts", mod: h130 },
 ] as const
