@@ -17,8 +17,8 @@ import { startGitServer, type GitServer } from "../support/git-server.ts"
 import { netnsA, startRegistry, veth, type TestRegistry } from "../support/netns.ts"
 import { startService, type Service } from "../support/service.ts"
 import { openBrowser, type Browser } from "../support/browser.ts"
+import { overflow, shotsPrinted, snap, violations } from "../support/page-checks.ts"
 
-const SHOTS = process.env.UPDATE_SCREENSHOTS ? join(import.meta.dir, "../../docs/screenshots") : mkdtempSync(join(tmpdir(), "hm-screenshots-"))
 const SLOW = 180_000
 const LOOP = `["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]`
 const service = (name: string) => `  ${name}:\n    image: ${testImage()}\n    command: ${LOOP}\n    labels: { ${TEST_LABEL}: "1" }\n`
@@ -54,11 +54,6 @@ const go = async (hash: string) => {
   await page.locator("main h1").first().waitFor()
   // Loaded: nothing in the page says it is still loading (a live log keeps its own status).
   await page.waitForFunction(() => !document.querySelector("main .loading"), null, { timeout: 15_000 }).catch(() => {})
-}
-/** A screenshot of the page as it stands, without the messages earlier tests left in the corner. */
-const snap = async (set: string, name: string) => {
-  await page.evaluate(() => document.getElementById("toasts")?.replaceChildren())
-  await page.screenshot({ path: join(SHOTS, set, `${name}.png`) })
 }
 const rowNames = () => page.locator("main tbody tr td:nth-child(2) a, main tbody tr td:nth-child(2) > .mono").allTextContents()
 const stackContainers = (name: string) => engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${name}`] } })
@@ -141,7 +136,7 @@ afterAll(async () => {
   for (const image of made) await engine.removeImage(image, { force: true }).catch(() => {})
   rmSync(scanners, { recursive: true, force: true })
   if (projects) rmSync(projects, { recursive: true, force: true })
-  if (!process.env.UPDATE_SCREENSHOTS) console.log(`screenshots: ${SHOTS}`)
+  shotsPrinted()
 }, SLOW)
 
 describe("lists", () => {
@@ -273,55 +268,25 @@ const PAGES: [name: string, hash: () => Promise<string>][] = [
   ["speech", async () => "/speech"],
 ]
 
-/** Elements whose right edge is beyond the viewport (inside a scrolling box, that box's edge counts), tables wider than their box, and the page's own width. */
-const overflow = () =>
-  page.evaluate(() => {
-    const width = innerWidth
-    const faults: string[] = []
-    if (document.documentElement.scrollWidth > width) faults.push(`the page is ${document.documentElement.scrollWidth} px wide`)
-    const clipped = (el: Element) => {
-      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) if (getComputedStyle(p).overflowX !== "visible") return true
-      return false
-    }
-    // A table that needs its box's scrollbar does not fit either.
-    for (const wrap of document.querySelectorAll<HTMLElement>("main .table-wrap"))
-      if (wrap.scrollWidth > wrap.clientWidth + 1) faults.push(`a table needs ${wrap.scrollWidth} px of its box's ${wrap.clientWidth}`)
-    for (const el of document.querySelectorAll("body *")) {
-      const r = el.getBoundingClientRect()
-      if (!r.width || r.right <= width + 0.5 || clipped(el)) continue
-      faults.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}.${[...el.classList].join(".")} "${el.textContent?.trim().slice(0, 30)}" reaches ${Math.round(r.right)} px`)
-    }
-    return faults
-  })
-
-/** axe-core's serious and critical violations of the page as it stands. */
-async function violations(): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: require.resolve("axe-core/axe.min.js") })
-  const found: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] = await page.evaluate(async () => (await (window as any).axe.run(document, { resultTypes: ["violations"] })).violations)
-  return found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 5).join(", ")}`)
-}
-
 describe("every page", () => {
   test("at 1280 px, light: nothing reaches out of the viewport, axe-core finds no serious or critical violation; screenshots", async () => {
     await page.emulateMedia({ colorScheme: "light" })
-    mkdirSync(join(SHOTS, "light"), { recursive: true })
     const faults: string[] = []
     for (const [name, hash] of PAGES) {
       await go(await hash())
-      faults.push(...(await overflow()).map((f) => `${name}: ${f}`), ...(await violations()).map((v) => `${name}: ${v}`))
-      await snap("light", name)
+      faults.push(...(await overflow(page)).map((f) => `${name}: ${f}`), ...(await violations(page)).map((v) => `${name}: ${v}`))
+      await snap(page, "light", name)
     }
     expect(faults).toEqual([])
   }, SLOW)
 
   test("dark: axe-core finds no serious or critical violation (the colours' contrast among them); screenshots", async () => {
     await page.emulateMedia({ colorScheme: "dark" })
-    mkdirSync(join(SHOTS, "dark"), { recursive: true })
     const faults: string[] = []
     for (const [name, hash] of PAGES) {
       await go(await hash())
-      faults.push(...(await violations()).map((v) => `${name}: ${v}`))
-      await snap("dark", name)
+      faults.push(...(await violations(page)).map((v) => `${name}: ${v}`))
+      await snap(page, "dark", name)
     }
     await page.emulateMedia({ colorScheme: null })
     expect(faults).toEqual([])
@@ -329,12 +294,11 @@ describe("every page", () => {
 
   test("at 390 px: nothing reaches out of the viewport; screenshots", async () => {
     await page.setViewportSize({ width: 390, height: 844 })
-    mkdirSync(join(SHOTS, "phone"), { recursive: true })
     const faults: string[] = []
     for (const [name, hash] of PAGES) {
       await go(await hash())
-      faults.push(...(await overflow()).map((f) => `${name}: ${f}`))
-      await snap("phone", name)
+      faults.push(...(await overflow(page)).map((f) => `${name}: ${f}`))
+      await snap(page, "phone", name)
     }
     await page.setViewportSize({ width: 1280, height: 860 })
     expect(faults).toEqual([])

@@ -3,12 +3,17 @@
 // sign-on the header shows the user and role; a viewer is offered no deploy, shell, prune or audit;
 // an admin reads the audit log; a token is shown once and works until revoked; sign-out goes through
 // the provider's end-session page and back to the sign-in page. With sign-in off the UI shows none of it.
+// The pages only sign-in shows (the sign-in page, tokens, the audit log, the header with the user) at
+// 1280 and 390 px with nothing reaching out of the viewport, axe-core finding no serious or critical
+// violation in light and dark; their screenshots go to docs/screenshots/{light,dark,phone}/ with
+// UPDATE_SCREENSHOTS=1 (else to a temporary folder, printed).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test"
 import type { Page } from "playwright-core"
 import { cleanup, engineHost, realEngine, runContainer } from "../support/engine.ts"
 import { startProvider, type IdentityProvider } from "../support/oidc.ts"
 import { freePort, startService, type Service } from "../support/service.ts"
 import { openBrowser, type Browser } from "../support/browser.ts"
+import { overflow, shotsPrinted, snap, violations } from "../support/page-checks.ts"
 
 let provider: IdentityProvider
 let svc: Service
@@ -53,6 +58,7 @@ afterAll(async () => {
   await cleanup(engine())
   await svc?.stop()
   await provider?.stop()
+  shotsPrinted()
 })
 
 /** Signs `account` in: the service's sign-in page, SSO, the provider's login and consent pages, back. */
@@ -204,3 +210,67 @@ test("with sign-in off the UI shows no user, no sign-in and no token or audit pa
     await off.stop()
   }
 }, 60_000)
+
+/**
+ * `check` on the sign-in page, then, signed in as an admin, on the tokens page (with a token in its
+ * list) and the audit log (with entries); its faults named by page.
+ */
+async function eachPage(check: (name: string) => Promise<string[]>): Promise<string[]> {
+  const faults: string[] = []
+  const checked = async (name: string) => faults.push(...(await check(name)).map((f) => `${name}: ${f}`))
+  await page.goto(svc.url)
+  await page.getByRole("heading", { name: "Sign in" }).waitFor()
+  await checked("signin")
+  await signInWithSso("ada")
+  const tokens: unknown[] = await page.evaluate(() => fetch("/api/tokens").then((r) => r.json()))
+  if (!tokens.length) await page.evaluate(() => fetch("/api/tokens", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "ci-deploys", role: "operator" }) }).then((r) => r.json()))
+  for (const [name, heading] of [["tokens", "API tokens"], ["audit", "Audit log"]]) {
+    await page.goto(`${svc.url}/#/${name}`)
+    await page.getByRole("heading", { name: heading }).waitFor()
+    await page.locator("main table tbody tr").first().waitFor()
+    await checked(name)
+  }
+  return faults
+}
+
+describe("the pages sign-in shows", () => {
+  test("at 1280 px, light: nothing reaches out of the viewport, axe-core finds no serious or critical violation; screenshots", async () => {
+    await page.emulateMedia({ colorScheme: "light" })
+    const faults = await eachPage(async (name) => {
+      const found = [...(await overflow(page)), ...(await violations(page))]
+      await snap(page, "light", name)
+      return found
+    })
+    expect(faults).toEqual([])
+  }, 120_000)
+
+  test("dark: axe-core finds no serious or critical violation (the colours' contrast among them); screenshots", async () => {
+    await page.emulateMedia({ colorScheme: "dark" })
+    try {
+      const faults = await eachPage(async (name) => {
+        const found = await violations(page)
+        await snap(page, "dark", name)
+        return found
+      })
+      expect(faults).toEqual([])
+    } finally {
+      await page.emulateMedia({ colorScheme: null })
+    }
+  }, 120_000)
+
+  test("at 390 px: nothing reaches out of the viewport, the header with the user and sign-out among it; screenshots", async () => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    try {
+      const faults = await eachPage(async (name) => {
+        const found = await overflow(page)
+        // Signed out there is no menu to open.
+        if (name === "signin" && (await page.locator("#menu").isVisible())) found.push("a Menu button with no menu behind it")
+        await snap(page, "phone", name)
+        return found
+      })
+      expect(faults).toEqual([])
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 })
+    }
+  }, 120_000)
+})

@@ -58,7 +58,7 @@ export function auditPage(main: HTMLElement, _: Record<string, string>, signal: 
             { title: "Who", cell: who },
             { title: "What", cell: what },
             { title: "Target", cell: (e) => h("span", { class: "mono" }, target(e)) },
-            { title: "Result", cell: (e) => [badge(e.result), h("small", { class: "muted" }, ` ${e.status}`)] },
+            { title: "Result", cell: (e) => h("span", { class: "nowrap" }, badge(e.result), h("small", { class: "muted" }, ` ${e.status}`)) },
             { title: "From", cell: (e) => h("span", { class: "mono" }, e.peer ?? "—") },
           ],
           "No entries match.",
