@@ -264,12 +264,14 @@ export class Auth {
 
   /**
    * The request's audit entry, when sign-in is on and it is one to keep: a change, a refusal, a
-   * sign-in, a marked action, or a token's first use in a minute. `route` is the route's pattern.
+   * sign-in, a marked action, or a token's first use in a minute. `route` is the route's pattern; a
+   * `quiet` route's refusals are its answers (who is signed in: nobody), kept only when marked.
    */
-  record(request: Request, route: string, target: Record<string, string>, status: number, peer?: string): void {
+  record(request: Request, route: string, target: Record<string, string>, status: number, peer?: string, quiet = false): void {
     if (!this.enabled) return
     const s = this.seen.get(request)
-    const keep = UNSAFE.has(request.method) || status === 401 || status === 403 || s?.action || s?.tool || s?.tokenFirstUse
+    const refused = !quiet && (status === 401 || status === 403)
+    const keep = UNSAFE.has(request.method) || refused || s?.action || s?.tool || s?.tokenFirstUse
     if (!keep) return
     this.write(request, { method: request.method, route, target, status, peer: s?.peer ?? peer })
   }

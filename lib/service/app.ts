@@ -133,6 +133,8 @@ interface Route {
   answer(call: Call): Promise<unknown>
   /** Whether its answers go to the audit log (its refusals always do). */
   audited: boolean
+  /** A public route's read: its own 401 (GET /api/auth/me while nobody is signed in) is an answer, not a refused attempt. */
+  quiet?: boolean
 }
 
 const UPGRADED = Symbol("upgraded")
@@ -197,6 +199,7 @@ function httpRoute(row: RouteRow, ctx: Ctx): Route {
   return {
     path,
     audited: true,
+    quiet: row.mod.role === "public" && row.method === "GET",
     async answer({ request, url, params: raw, set, peer }) {
       if (guarded) await admit(ctx, row.mod, request, peer, stackOf(path, raw))
       const params = await validated("params", row.mod.params, raw)
@@ -343,11 +346,11 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<str
       }
       response = toHttp(answered, set)
       observe(request, route.path, response.status, started)
-      if (route.audited) ctx.auth.record(request, route.path, params, response.status)
+      if (route.audited) ctx.auth.record(request, route.path, params, response.status, undefined, route.quiet)
     } catch (error) {
       response = toResponse(error)
       observe(request, route?.path, response.status, started)
-      if (route) ctx.auth.record(request, route.path, params, response.status)
+      if (route) ctx.auth.record(request, route.path, params, response.status, undefined, route.quiet)
       for (const [k, v] of Object.entries(set.headers)) if (k.startsWith("access-control-") || k === "vary") response.headers.set(k, String(v))
     }
     if (check) await check(request, route?.path, response)

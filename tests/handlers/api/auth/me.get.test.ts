@@ -24,3 +24,14 @@ test("404 while sign-in is off", async () => {
   t = await testApp()
   expect((await t.call("GET", "/api/auth/me")).status).toBe(404)
 })
+
+test("asking who is signed in while nobody is leaves no audit entry; a refused read of another route does", async () => {
+  const a = await authApp()
+  t = a
+  await a.addUser("root", "admin")
+  expect((await a.call("GET", "/api/auth/me")).status).toBe(401)
+  expect((await a.call("GET", "/api/containers")).status).toBe(401)
+  const { entries } = await (await a.call("GET", "/api/audit", undefined, { cookie: await a.signIn("root") })).json()
+  const refusals = entries.filter((e: { status: number }) => e.status === 401).map((e: { route: string }) => e.route)
+  expect(refusals).toEqual(["/api/containers"])
+})
