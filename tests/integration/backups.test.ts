@@ -186,6 +186,7 @@ test.skipIf(insideChroot())("a dump hook runs before the snapshot; a stack stopp
 }, 60_000)
 
 test("a repository on a full disk fails the backup and leaves no snapshot; the stack is untouched; the metrics count it", async () => {
+  expect((await call("POST", "/api/stacks/hm-bk/apply")).status).toBe(200) // running, whether or not the hook's test ran
   const full = join(dir, "full")
   mkdirSync(full)
   expect(spawnSync("mount", ["-t", "tmpfs", "-o", "size=12m", "tmpfs", full]).status).toBe(0)
