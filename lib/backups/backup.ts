@@ -1,17 +1,22 @@
 // A stack's backup: one restic run, made of one snapshot per piece, all tagged alike — the stack's
 // export document (lib/copy/export.ts: compose, files, environment with secrets, versions; restic
-// encrypts it) as stack.json, and each named volume's data as volumes/<volume>.tar, streamed from the
-// engine (lib/volumes) into `restic backup --stdin`. A tar stream of unchanged files is the same bytes
-// again, and restic's content-defined chunking finds them wherever they moved in it, so a second
-// backup stores about what changed without a temporary copy of the data on this host. On request, the
-// data of its bind mounts under SVC_BIND_ROOTS too, each a snapshot of the host path that restic reads
-// itself (binds<path>). A run that fails forgets the snapshots it made, so a backup is whole or absent.
+// encrypts it) as stack.json, and each named volume's data. When the engine keeps its volumes on this
+// host (proved, lib/backups/folder.ts), restic reads the volume's own folder, confined there, as the
+// piece volumes/<volume>: restic's own walk, with the previous snapshot of that folder as its parent,
+// so unchanged files are not even read again. Otherwise the volume goes as a tar stream from the
+// engine (lib/volumes) into `restic backup --stdin` as volumes/<volume>.tar: a tar stream of unchanged
+// files is the same bytes again, and restic's content-defined chunking finds them wherever they moved
+// in it, so a second backup stores about what changed without a temporary copy of the data on this
+// host. On request, the data of its bind mounts under SVC_BIND_ROOTS too, each a snapshot of the host
+// path that restic reads itself (binds<path>). A run that fails forgets the snapshots it made, so a
+// backup is whole or absent.
 import { randomBytes } from "node:crypto"
 import { existsSync } from "node:fs"
 import { exportStack, type StackExport, type StackHost } from "../copy/export.ts"
 import { measureVolumes, openVolume } from "../volumes/transfer.ts"
 import { realPath, within } from "../stacks/host-paths.ts"
 import type { Deadline } from "../engine/spawn.ts"
+import { volumeFolder } from "./folder.ts"
 import { runExecHook, whileStopped, type Hooks } from "./hooks.ts"
 import type { Keep, Repo } from "./repos.ts"
 import { jsonLines, restic } from "./restic.ts"
@@ -58,6 +63,9 @@ export const tags = (serverId: string, stack: string) => [`server:${serverId}`, 
 /** The tag of a bind's snapshot, whose piece is `binds<host path>`. */
 export const BIND_TAG = "piece:bind"
 
+/** The tag of a volume's folder snapshot, whose piece is `volumes/<volume>` (older backups hold `volumes/<volume>.tar`). */
+export const FOLDER_TAG = "piece:volumes/"
+
 /** What a backup holds beside the stack's records and volumes. */
 export interface BackupOptions {
   /** The data of its bind mounts under these roots (SVC_BIND_ROOTS), each read by restic from the host path itself. */
@@ -88,17 +96,24 @@ async function piece(repo: Repo, path: string, tagList: string[], host: string, 
 
 const text = (s: string) => new Blob([s]).stream()
 
-/** A host path backed up by restic itself (no stream through this process), as the piece `binds<path>`. */
-async function pathPiece(repo: Repo, path: string, tagList: string[], host: string, deadline: Deadline, progress?: (p: Progress) => void): Promise<Piece> {
-  const piece = `binds${path}`
-  const args = ["backup", "--json", ...(progress ? [] : ["--quiet"]), "--host", host, ...[...tagList, BIND_TAG].flatMap((t) => ["--tag", t]), path]
+/**
+ * A folder backed up by restic itself (no stream through this process) as the piece `name`, found by
+ * its extra tag: a bind's host path (its absolute path), or a volume's own folder, read from inside
+ * as "." in its confinement (lib/backups/folder.ts), so the snapshot holds the volume's tree as it is
+ * (`restic dump <id> /` gives it back as a tar) and its paths the folder's, which stays the same for
+ * the volume: restic finds the previous snapshot of it as its parent, and forget groups it alone.
+ */
+async function folderPiece(repo: Repo, name: string, target: { tag: string; path: string; folder?: string }, tagList: string[], host: string, deadline: Deadline, progress?: (p: Progress) => void, total: number | null = null): Promise<Piece> {
+  const args = ["backup", "--json", ...(progress ? [] : ["--quiet"]), "--host", host, ...[...tagList, target.tag].flatMap((t) => ["--tag", t]), target.path]
   const onLine = progress && ((line: string) => {
     const [status] = jsonLines<Status & { total_bytes?: number }>(line, "status")
-    if (status) progress({ piece, bytes_done: status.bytes_done ?? 0, total_bytes: status.total_bytes ?? null, seconds_elapsed: status.seconds_elapsed ?? 0 })
+    if (status) progress({ piece: name, bytes_done: status.bytes_done ?? 0, total_bytes: total ?? status.total_bytes ?? null, seconds_elapsed: status.seconds_elapsed ?? 0 })
   })
-  const [summary] = jsonLines<Summary>(await restic(repo, args, deadline, { onLine, env: progress && { RESTIC_PROGRESS_FPS: STATUS_FPS } }), "summary")
-  if (!summary) throw new Error(`restic backup of ${path} gave no summary`)
-  return { path: piece, snapshot: summary.snapshot_id, bytes: summary.total_bytes_processed, added: summary.data_added }
+  const folder = target.folder === undefined ? undefined : { path: target.folder, write: false }
+  const [summary] = jsonLines<Summary>(await restic(repo, args, deadline, { onLine, env: progress && { RESTIC_PROGRESS_FPS: STATUS_FPS }, folder }), "summary")
+  if (!summary) throw new Error(`restic backup of ${name} gave no summary`)
+  progress?.({ piece: name, bytes_done: summary.total_bytes_processed, total_bytes: total, seconds_elapsed: Math.round(summary.total_duration) })
+  return { path: name, snapshot: summary.snapshot_id, bytes: summary.total_bytes_processed, added: summary.data_added }
 }
 
 /** The stack backed up, `hooks` run around its snapshot (lib/backups/hooks.ts); `progress` told as restic reads. */
@@ -121,6 +136,11 @@ async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, 
     // The volumes' sizes, for the progress's totals (the tar adds its headers to them).
     const sizes = progress && names.length ? await measureVolumes(ctx.engine, ctx.config.transferImage, names) : {}
     for (const name of names) {
+      const folder = await volumeFolder(ctx.engine, name)
+      if (folder) {
+        pieces.push(await folderPiece(repo, `volumes/${name}`, { tag: `${FOLDER_TAG}${name}`, path: ".", folder }, tagList, ctx.serverId, deadline, progress, sizes[name] ?? null))
+        continue
+      }
       const { tar, release } = await openVolume(ctx.engine, ctx.config.transferImage, name)
       try {
         pieces.push(await piece(repo, `volumes/${name}.tar`, tagList, ctx.serverId, tar, deadline, progress, sizes[name] ?? null))
@@ -128,7 +148,7 @@ async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, 
         await release()
       }
     }
-    if (opts.bindRoots) for (const path of bindPaths(doc, opts.bindRoots)) pieces.push(await pathPiece(repo, path, tagList, ctx.serverId, deadline, progress))
+    if (opts.bindRoots) for (const path of bindPaths(doc, opts.bindRoots)) pieces.push(await folderPiece(repo, `binds${path}`, { tag: BIND_TAG, path }, tagList, ctx.serverId, deadline, progress))
   } catch (err) {
     // A restic stopped midway may leave its lock behind: unlock removes the locks of restic processes gone.
     if (pieces.length)

@@ -4,6 +4,7 @@
 // a full repository 507, a deadline 504, the rest 502 with restic's last words.
 import { spawnBounded, type Deadline } from "../engine/spawn.ts"
 import { HttpError } from "../http/http-error.ts"
+import { confined } from "./folder.ts"
 import type { Repo } from "./repos.ts"
 
 export const RESTIC = process.env.SVC_RESTIC ?? "restic"
@@ -36,6 +37,8 @@ export interface ResticIo {
   onLine?: (line: string) => void
   /** More of restic's environment (RESTIC_PROGRESS_FPS). */
   env?: Record<string, string>
+  /** A volume's folder restic runs in, confined there (lib/backups/folder.ts); written only when `write`. */
+  folder?: { path: string; write: boolean }
 }
 
 /**
@@ -54,7 +57,8 @@ export async function restic(repo: Repo, args: string[], deadline: Deadline, io:
     source.abort()
     await exited
   })
-  const run = spawnBounded([RESTIC, ...args], { env: env(repo, io.env), stdin: input?.stream ?? "ignore", stdout: "pipe", stderr: "pipe" }, { ...deadline, signal })
+  const cmd = io.folder ? confined(io.folder.path, io.folder.write, [RESTIC, ...args]) : [RESTIC, ...args]
+  const run = spawnBounded(cmd, { env: env(repo, io.env), stdin: input?.stream ?? "ignore", stdout: "pipe", stderr: "pipe" }, { ...deadline, signal })
   exited = run.exited
   try {
     const [out, err, code] = await Promise.all([io.onLine ? lines(run.proc.stdout, io.onLine) : new Response(run.proc.stdout).text(), new Response(run.proc.stderr).text(), run.exited])

@@ -2,21 +2,25 @@
 // the cluster token), under its own name or a new one. The plan is the copy's
 // (lib/copy/planner.ts), with the backup as the source: a taken name, a port in use, a volume that
 // exists (unless `force`, which unpacks into it) refuse it; `dry_run` answers the plan and changes
-// nothing. Each volume is unpacked from `restic dump` into the engine (lib/volumes), then the stack's
-// records are written; anything that fails removes what the restore created, never a volume that was
-// there before.
+// nothing. A volume's folder snapshot (volumes/<volume>) is restored by restic straight into a volume
+// created for it when the engine is local (lib/backups/folder.ts); otherwise, and for a volume's tar
+// (volumes/<volume>.tar, older backups), each volume is unpacked from `restic dump` into the engine
+// (lib/volumes), a folder snapshot dumped as a tar of its tree. Then the stack's records are written;
+// anything that fails removes what the restore created, never a volume that was there before.
 import * as v from "valibot"
 import { sideOf, type CopyDeps, type Side } from "../copy/copy.ts"
 import { exportModel, importBody, type StackExport } from "../copy/export.ts"
 import { COPY_DEFAULTS, plan, type Plan } from "../copy/planner.ts"
+import type { Engine } from "../engine/client.ts"
 import type { Deadline } from "../engine/spawn.ts"
-import { badRequest, conflict } from "../http/http-error.ts"
+import { badRequest, conflict, HttpError } from "../http/http-error.ts"
 import { stackName } from "../stacks/name.ts"
 import { importVolume } from "../volumes/transfer.ts"
 import type { Backup } from "./snapshots.ts"
 import type { Repo } from "./repos.ts"
 import { restic, resticStream } from "./restic.ts"
 import { holdsData, restoreBind } from "./binds.ts"
+import { isLocal, volumeFolder } from "./folder.ts"
 import { realPath, within } from "../stacks/host-paths.ts"
 
 export interface RestoreRequest {
@@ -37,6 +41,17 @@ export interface RestoreResult {
 
 const snapshotOf = (b: Backup, path: string) => b.pieces.find((p) => p.path === path)?.snapshot
 
+/** A volume's piece in the backup: its folder's snapshot, or its tar's. */
+function volumePiece(b: Backup, volume: string): { snapshot: string; folder: boolean } | undefined {
+  const folder = snapshotOf(b, `volumes/${volume}`)
+  if (folder) return { snapshot: folder, folder: true }
+  const tar = snapshotOf(b, `volumes/${volume}.tar`)
+  return tar ? { snapshot: tar, folder: false } : undefined
+}
+
+/** The volumes a backup holds, in its order. */
+const volumesOf = (b: Backup) => b.pieces.flatMap((p) => (p.path.startsWith("volumes/") ? [p.path.slice("volumes/".length).replace(/\.tar$/, "")] : []))
+
 async function readDoc(repo: Repo, b: Backup, deadline: Deadline): Promise<StackExport> {
   const doc = JSON.parse(await restic(repo, ["dump", snapshotOf(b, "stack.json")!, "/stack.json"], deadline))
   const checked = v.safeParse(importBody, doc)
@@ -50,9 +65,8 @@ class Dumps {
   constructor(private readonly repo: Repo, private readonly backup: Backup, private readonly deadline: Deadline) {}
 
   start(volume: string): void {
-    const path = `volumes/${volume}.tar`
-    const snapshot = snapshotOf(this.backup, path)
-    if (snapshot && !this.started.has(volume)) this.started.set(volume, resticStream(this.repo, ["dump", snapshot, `/${path}`], this.deadline))
+    const piece = volumePiece(this.backup, volume)
+    if (piece && !this.started.has(volume)) this.started.set(volume, resticStream(this.repo, ["dump", piece.snapshot, piece.folder ? "/" : `/volumes/${volume}.tar`], this.deadline))
   }
 
   take(volume: string): ReturnType<typeof resticStream> {
@@ -71,6 +85,38 @@ class Dumps {
   }
 }
 
+/**
+ * A volume's folder snapshot restored by restic straight into a volume created for it, confined to
+ * its folder (lib/backups/folder.ts); false, having changed nothing, when the engine is not local, the
+ * new volume's folder is not this host's, or the volume exists: force unpacks into it through the
+ * stream, whose extraction replaces an entry of another kind (a symlink where the backup has a
+ * folder) as it always did, where restic 0.14's restore stops at it. A failure removes the volume.
+ */
+async function restoreFolder(engine: Engine, repo: Repo, snapshot: string, name: string, deadline: Deadline): Promise<boolean> {
+  if (!(await isLocal(engine))) return false
+  const exists = await engine.inspectVolume(name).then(
+    () => true,
+    (err) => {
+      if (err instanceof HttpError && err.status === 404) return false
+      throw err
+    },
+  )
+  if (exists) return false
+  const created = await engine.createVolume(name)
+  try {
+    const folder = await volumeFolder(engine, created)
+    if (!folder) {
+      await engine.removeVolume(name, { force: true })
+      return false
+    }
+    await restic(repo, ["restore", snapshot, "--target", "."], deadline, { folder: { path: folder, write: true } })
+    return true
+  } catch (err) {
+    await engine.removeVolume(name, { force: true }).catch(() => {})
+    throw err
+  }
+}
+
 /** What a restore needs of this server: the copy's, and the roots its binds may come back under. */
 export type RestoreHost = CopyDeps & { config: { bindRoots: readonly string[] } }
 
@@ -80,8 +126,10 @@ export async function restoreStack(ctx: RestoreHost, repo: Repo, backup: Backup,
   // The destination first: an unknown node, or no cluster token, refuses the restore before restic runs.
   const dst = await sideOf(ctx, req.to)
   const dumps = new Dumps(repo, backup, deadline)
-  const first = backup.pieces.find((p) => p.path.startsWith("volumes/"))?.path.slice("volumes/".length, -".tar".length)
-  if (!req.dry_run && first) dumps.start(first)
+  // A folder snapshot restored here goes by restic restore, no dump (unless its volume exists, with force).
+  const first = volumesOf(backup)[0]
+  const direct = req.to === undefined && first !== undefined && volumePiece(backup, first)!.folder && (await isLocal(ctx.engine))
+  if (!req.dry_run && first && !direct) dumps.start(first)
   try {
     return await restoreWith(ctx, dst, repo, backup, req, deadline, dumps)
   } finally {
@@ -92,7 +140,7 @@ export async function restoreStack(ctx: RestoreHost, repo: Repo, backup: Backup,
 async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline, dumps: Dumps): Promise<RestoreResult> {
   const [doc, dst] = await Promise.all([readDoc(repo, backup, deadline), side.inventory()])
   const target = stackName(req.as ?? doc.name)
-  const held = doc.mounts.volumes.flatMap((v) => (v.name && snapshotOf(backup, `volumes/${v.name}.tar`) ? [v.name] : []))
+  const held = doc.mounts.volumes.flatMap((v) => (v.name && volumePiece(backup, v.name) ? [v.name] : []))
   const thePlan = plan({
     model: exportModel(doc),
     source: { name: doc.name, volumes: held, images: [] },
@@ -116,6 +164,11 @@ async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Bac
   const undo: (() => unknown)[] = []
   try {
     for (const vol of thePlan.volumes.filter((v) => v.transfer)) {
+      const piece = volumePiece(backup, vol.source)!
+      if (req.to === undefined && piece.folder && (await restoreFolder(ctx.engine, repo, piece.snapshot, vol.target, deadline))) {
+        undo.push(() => side.removeVolume(vol.target))
+        continue
+      }
       const dump = dumps.take(vol.source)
       const into = req.to === undefined ? importVolume(ctx.engine, ctx.config.transferImage, vol.target, dump.stdout, req.force ?? false) : side.importVolume(vol.target, dump.stdout)
       const result = await into.catch(async (err) => {

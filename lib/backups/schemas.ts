@@ -85,7 +85,7 @@ export const backupResultSchema = v.object({
 export const backupMessageSchema = v.variant("type", [
   v.object({
     type: v.literal("progress"),
-    piece: v.pipe(v.string(), v.description("what restic reads: stack.json or volumes/<volume>.tar")),
+    piece: v.pipe(v.string(), v.description("what restic reads: stack.json, volumes/<volume> (the volume's folder, when the engine is on this host) or volumes/<volume>.tar (its tar stream)")),
     bytes_done: v.number(),
     total_bytes: v.pipe(v.nullable(v.number()), v.description("the piece's size measured before (a volume's files; its tar is a little larger)")),
     seconds_elapsed: v.number(),

@@ -2,7 +2,7 @@
 // their run tag, newest first.
 import type { Deadline } from "../engine/spawn.ts"
 import { notFound } from "../http/http-error.ts"
-import { BIND_TAG, tags } from "./backup.ts"
+import { BIND_TAG, FOLDER_TAG, tags } from "./backup.ts"
 import type { Repo } from "./repos.ts"
 import { restic } from "./restic.ts"
 
@@ -11,7 +11,7 @@ export interface Backup {
   stack: string
   version: number | null
   time: string
-  /** The snapshot of each piece: stack.json, volumes/<volume>.tar, binds<host path>. */
+  /** The snapshot of each piece: stack.json, volumes/<volume> (a volume's folder) or volumes/<volume>.tar (its tar stream), binds<host path>. */
   pieces: { path: string; snapshot: string }[]
 }
 
@@ -24,6 +24,13 @@ interface Snapshot {
 
 const tagValue = (s: Snapshot, key: string) => s.tags?.find((t) => t.startsWith(`${key}:`))?.slice(key.length + 1)
 
+/** A snapshot's piece: a bind's by its path, a volume folder's by its tag, the streams' by their file name. */
+function pieceOf(s: Snapshot): string {
+  if (s.tags?.includes(BIND_TAG)) return `binds${s.paths[0]}`
+  const folder = s.tags?.find((t) => t.startsWith(FOLDER_TAG))
+  return folder ? `volumes/${folder.slice(FOLDER_TAG.length)}` : s.paths[0]!.replace(/^\//, "")
+}
+
 export async function listBackups(repo: Repo, serverId: string, stack: string, deadline: Deadline): Promise<Backup[]> {
   const out = await restic(repo, ["snapshots", "--json", "--host", serverId, "--tag", tags(serverId, stack).join(",")], deadline)
   const runs = new Map<string, Backup>()
@@ -32,7 +39,7 @@ export async function listBackups(repo: Repo, serverId: string, stack: string, d
     if (!run) continue
     const b = runs.get(run) ?? { run, stack, version: Number(tagValue(s, "version")) || null, time: s.time, pieces: [] }
     if (s.time < b.time) b.time = s.time
-    b.pieces.push({ path: s.tags?.includes(BIND_TAG) ? `binds${s.paths[0]}` : s.paths[0]!.replace(/^\//, ""), snapshot: s.id })
+    b.pieces.push({ path: pieceOf(s), snapshot: s.id })
     runs.set(run, b)
   }
   return [...runs.values()].sort((a, b) => b.time.localeCompare(a.time))

@@ -145,7 +145,7 @@ export const tools: Tool[] = [
     description: "Plan, and when dry_run is false perform, a copy of a stack to another node or under a new name: the plan lists volumes (with their names at the destination), binds, images, warnings and blockers. dry_run is true unless given: pass false only when the user asked for the real copy. A blocked copy is refused and changes nothing; the source is never changed.",
   },
   { name: "list_backup_repositories", route: "GET /api/backups/repos", description: "The restic repositories this server backs up to: name, repository, schedule, stacks, keep rules, hooks, and the last restic check (never a password)." },
-  { name: "list_stack_backups", route: "GET /api/backups/:repo/:stack", description: "A stack's backups of this server in a repository, newest first: run, version, time and the snapshot of each piece (stack.json, volumes/<volume>.tar)." },
+  { name: "list_stack_backups", route: "GET /api/backups/:repo/:stack", description: "A stack's backups of this server in a repository, newest first: run, version, time and the snapshot of each piece (stack.json, volumes/<volume> or volumes/<volume>.tar)." },
   { name: "backup_status", route: "GET /api/backups/repos/:repo/status", description: "Each stack's newest backup of this server in a repository, its age, and whether it is overdue by the repository's schedule." },
   { name: "backup_stack", route: "POST /api/backups/:repo/:stack/run", changes: true, description: "Back up a stack now into a repository: its records and its named volumes' data (and, with binds, its bind mounts under SVC_BIND_ROOTS); answers the bytes read and added (after deduplication)." },
   {

@@ -1,6 +1,10 @@
 // Backups with restic on a real engine: a stack with a volume of checksummed files backed up, its
 // data changed and backed up again (the second run adds about what changed), the stack and its
-// volume deleted and restored under its own name and a new one with the same checksums; a dry run
+// volume deleted and restored under its own name and a new one with the same checksums, restic reading
+// and writing the volume's folder itself on this local engine; a container racing a file against a
+// symlink to a host file while restic reads never gets the host file into a backup, a restore with
+// force over a volume whose container left symlinks to a host folder writes nothing there, and a
+// backup of the older kind (the volume as a tar stream) still restores; a dry run
 // that changes nothing, a restore over a volume holding data refused with the volume untouched, a
 // wrong repository password refused, a repository on a full disk and a backup killed midway leaving
 // no snapshot behind; a dump hook before the snapshot and a stack stopped during it started again,
@@ -9,13 +13,13 @@
 // the stack's secret in any answer, event or log line.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
 import { STACK_LABEL } from "#lib/engine/containers.ts"
 import { TRANSFER_LABEL } from "#lib/volumes/transfer.ts"
-import { cleanup, engineHost, insideChroot, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
+import { cleanup, engineHost, insideChroot, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 import { sseMessages } from "../support/sse.ts"
 
@@ -24,8 +28,8 @@ let svc: Service
 let dir: string
 const PASSWORD = "pw-Correct-Horse-7f3a"
 const SECRET = "secret-Value-91c2e"
-const STACKS = ["hm-bk", "hm-bk2", "hm-bk3"]
-const VOLUMES = ["hm-bk_data", "hm-bk2_data", "hm-bk3_data"]
+const STACKS = ["hm-bk", "hm-bk2", "hm-bk3", "hm-bk4"]
+const VOLUMES = ["hm-bk_data", "hm-bk2_data", "hm-bk3_data", "hm-bk4_data"]
 const MiB = 1 << 20
 const answers: string[] = []
 /** What the service notified (SVC_NOTIFY_URLS points here). */
@@ -74,6 +78,15 @@ async function run(volume: string, script: string): Promise<string> {
 const manifest = (volume: string) => run(volume, `cd /v && find . -type f | sort | xargs -r sha256sum && find . | sort | xargs stat -c "%a %u %g %F %n"`)
 const volumes = async () => (await engine.listVolumes()).map((v) => v.Name).filter((n) => VOLUMES.includes(n)).sort()
 const backups = async (repo = "local") => (await call("GET", `/api/backups/${repo}/hm-bk`)).body as any[]
+const mountpoint = async (volume: string) => (await engine.inspectVolume(volume)).Mountpoint
+
+/** restic by hand on a repository of the test's folder (`input` on its standard input); its output, once it exited 0. */
+function restic(repo: string, args: string[], input?: Buffer): Buffer {
+  const out = spawnSync("restic", args, { input, maxBuffer: 1 << 30, env: { ...process.env, RESTIC_REPOSITORY: join(dir, repo), RESTIC_PASSWORD: PASSWORD } })
+  if (out.status !== 0) throw new Error(`restic ${args.join(" ")}: ${out.stderr}`)
+  return out.stdout
+}
+const snapshot = (id: string) => (JSON.parse(restic("repo", ["snapshots", "--json", id]).toString()) as { paths: string[]; tags: string[]; hostname: string }[])[0]!
 
 async function wipe() {
   for (const name of STACKS) await call("DELETE", `/api/stacks/${name}?volumes=true`).catch(() => {})
@@ -115,7 +128,9 @@ test("a repository is added only with its password, which no answer shows", asyn
 test("a second backup adds about what changed; the stack comes back under its name and a new one", async () => {
   const first = await call("POST", "/api/backups/local/hm-bk/run")
   expect(first.status).toBe(201)
-  expect(first.body.pieces.map((p: any) => p.path)).toEqual(["stack.json", "volumes/hm-bk_data.tar"])
+  // The engine is local: restic read the volume's folder itself, as a snapshot of that folder.
+  expect(first.body.pieces.map((p: any) => p.path)).toEqual(["stack.json", "volumes/hm-bk_data"])
+  expect(snapshot(first.body.pieces[1].snapshot)).toMatchObject({ paths: [await mountpoint("hm-bk_data")], tags: expect.arrayContaining(["piece:volumes/hm-bk_data"]) })
   expect(first.body.added).toBeGreaterThan(24 * MiB)
 
   await run("hm-bk_data", "head -c 1048576 /dev/urandom > /v/dir0/f2 && head -c 1048576 /dev/urandom > /v/dir1/f3 && rm /v/dir0/f4")
@@ -166,6 +181,61 @@ test("a restore over a volume holding data is refused and leaves it as it was; a
   expect(taken.body.plan.blockers.map((b: any) => b.code)).toContain("name_taken")
 }, 60_000)
 
+test("a backup of the older kind, each volume a tar stream, still restores", async () => {
+  // Made as the service made it before it read volume folders: stack.json and the volume's tar, tagged alike.
+  const stackJson = (await backups())[0].pieces.find((p: any) => p.path === "stack.json").snapshot
+  const { tags, hostname } = snapshot(stackJson)
+  const run = "20250101T000000Z-0ld0ld"
+  const tagged = ["backup", "--quiet", "--host", hostname, ...tags.filter((t) => !t.startsWith("run:")).concat(`run:${run}`).flatMap((t) => ["--tag", t]), "--stdin", "--stdin-filename"]
+  restic("repo", [...tagged, "stack.json"], restic("repo", ["dump", stackJson, "/stack.json"]))
+  const before = await manifest("hm-bk_data")
+  const tar = spawnSync("tar", ["-C", await mountpoint("hm-bk_data"), "-cf", "-", "."], { maxBuffer: 1 << 30 }).stdout
+  restic("repo", [...tagged, "volumes/hm-bk_data.tar"], tar)
+  expect((await backups()).find((b) => b.run === run)?.pieces.map((p: any) => p.path)).toEqual(["stack.json", "volumes/hm-bk_data.tar"])
+  const res = await call("POST", "/api/backups/local/hm-bk/restore", { run, as: "hm-bk4" })
+  expect(res.status).toBe(201)
+  expect(await manifest("hm-bk4_data")).toBe(before)
+}, 60_000)
+
+test("a container racing files against symlinks to a host file while restic reads: each backup fails or holds the container's bytes, never the host file's", async () => {
+  const HOST = "host-only-bytes-5e11c0de "
+  const secret = join(dir, "host-secret")
+  writeFileSync(secret, HOST.repeat(4096))
+  const swap = `cd /v && while true; do for f in a b c d e f g h; do echo container-bytes > $f.new && mv -f $f.new race-$f; ln -sfn ${secret} $f.lnk && mv -f $f.lnk race-$f; done; done`
+  const id = await runContainer(engine, "hm-bk-swap", swap, { HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: "hm-bk_data", Target: "/v" }] } })
+  try {
+    for (let i = 0; i < 3; i++) {
+      const res = await call("POST", "/api/backups/local/hm-bk/run")
+      expect([201, 502]).toContain(res.status)
+      if (res.status !== 201) {
+        expect(res.body.error.code).toBe("restic_failed")
+        continue
+      }
+      expect(res.body.pieces[1].path).toBe("volumes/hm-bk_data")
+      expect(restic("repo", ["dump", res.body.pieces[1].snapshot, "/"]).includes(HOST)).toBe(false)
+    }
+  } finally {
+    await engine.removeContainer(id, { force: true })
+  }
+  await run("hm-bk_data", "rm -f /v/race-* /v/*.new /v/*.lnk")
+}, 60_000)
+
+test("a restore with force over a volume whose container left symlinks to a host folder writes nothing outside the volume", async () => {
+  const sentinel = join(dir, "sentinel")
+  mkdirSync(sentinel)
+  // The backup holds x, a symlink to the host folder, and d/f; the container then leaves d and x as symlinks to it.
+  await run("hm-bk3_data", `ln -s ${sentinel} /v/x && mkdir /v/d && echo restored > /v/d/f`)
+  const made = await call("POST", "/api/backups/local/hm-bk3/run")
+  expect(made.status).toBe(201)
+  expect(made.body.pieces.map((p: any) => p.path)).toEqual(["stack.json", "volumes/hm-bk3_data"])
+  await run("hm-bk3_data", `rm -r /v/d /v/x && ln -s ${sentinel} /v/d && ln -s ${sentinel} /v/x`)
+  expect((await call("DELETE", "/api/stacks/hm-bk3")).status).toBeLessThan(300)
+  const res = await call("POST", "/api/backups/local/hm-bk3/restore", { force: true })
+  expect(res.status).toBe(201)
+  expect(readdirSync(sentinel)).toEqual([])
+  expect(await run("hm-bk3_data", "cat /v/d/f && readlink /v/x")).toBe(`restored\n${sentinel}`)
+}, 60_000)
+
 const states = async () => (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=hm-bk`] } })).map((c) => c.State)
 
 // An exec inside a chroot runs outside the container (as in host.test.ts): the hook has no /data there.
@@ -175,8 +245,7 @@ test.skipIf(insideChroot())("a dump hook runs before the snapshot; a stack stopp
   const res = await call("POST", "/api/backups/local/hm-bk/run", { hooks: { exec: { service: "app", command: ["sh", "-c", "echo dumped > /data/dump.sql"] }, stop: true } })
   expect(res.status).toBe(201)
   expect(await states()).toEqual(["running"])
-  const tar = spawnSync("sh", ["-c", `restic dump ${res.body.pieces[1].snapshot} /volumes/hm-bk_data.tar | tar -xO ./dump.sql`], { env: { ...process.env, RESTIC_REPOSITORY: join(dir, "repo"), RESTIC_PASSWORD: PASSWORD } })
-  expect(tar.stdout.toString()).toBe("dumped\n")
+  expect(restic("repo", ["dump", res.body.pieces[1].snapshot, "/dump.sql"]).toString()).toBe("dumped\n")
 
   const count = (await backups()).length
   const failed = await call("POST", "/api/backups/local/hm-bk/run", { hooks: { exec: { service: "app", command: ["sh", "-c", "exit 3"] } } })
@@ -220,8 +289,8 @@ test("run with stream=true answers restic's progress as events, then the result"
   answers.push(JSON.stringify(messages))
   const done = messages.at(-1)
   expect(done.type).toBe("done")
-  expect(done.result.pieces.map((p: any) => p.path)).toEqual(["stack.json", "volumes/hm-bk_data.tar"])
-  const volume = messages.filter((m) => m.type === "progress" && m.piece === "volumes/hm-bk_data.tar")
+  expect(done.result.pieces.map((p: any) => p.path)).toEqual(["stack.json", "volumes/hm-bk_data"])
+  const volume = messages.filter((m) => m.type === "progress" && m.piece === "volumes/hm-bk_data")
   expect(volume.length).toBeGreaterThanOrEqual(2)
   // Measured before (the files' bytes), read up to the tar's size, never backwards.
   expect(volume[0].total_bytes).toBeGreaterThan(23 * MiB)
@@ -247,12 +316,13 @@ test("run with stream=true answers restic's progress as events, then the result"
   expect((await backups()).length).toBe(count)
 }, 60_000)
 
-/** The pid of the service's restic child whose command line holds `text`, if one runs. */
+/** The pid of the service's restic child (restic itself, not yet the shell that confines it) whose command line holds `text`, if one runs. */
 function resticChild(text: string): number | undefined {
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       const ppid = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]
-      if (Number(ppid) === svc.proc.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(text)) return Number(pid)
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
+      if (Number(ppid) === svc.proc.pid && argv[0]!.endsWith("restic") && argv.includes(text)) return Number(pid)
     } catch {
       // gone meanwhile
     }
@@ -265,7 +335,7 @@ test("a backup whose restic is killed midway leaves no snapshot and no helper co
   // Caught while it reads the volume's tar, frozen so that it cannot finish first, then killed.
   const deadline = Date.now() + 30_000
   let pid: number | undefined
-  while (Date.now() < deadline && !(pid = resticChild("volumes/hm-bk_data.tar"))) await Bun.sleep(5)
+  while (Date.now() < deadline && !(pid = resticChild("piece:volumes/hm-bk_data"))) await Bun.sleep(5)
   process.kill(pid!, "SIGSTOP")
   process.kill(pid!, "SIGKILL")
   const res = await pending
@@ -297,7 +367,7 @@ test("a schedule backs the stack up again and again, keeps the last by its rule,
   }
   let left = pieces()
   while (Date.now() < deadline && left.length !== 2) left = (await Bun.sleep(200), pieces())
-  expect(left).toEqual(["/stack.json", "/volumes/hm-bk_data.tar"])
+  expect(left).toEqual(["/stack.json", await mountpoint("hm-bk_data")].sort())
 }, 60_000)
 
 test("neither the password nor the stack's secret appears in answers, events or the service's output", async () => {
