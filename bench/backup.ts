@@ -2,7 +2,8 @@
 // repository and restored from it (stack and volume deleted first), against restic by hand in the
 // same run: `restic backup` of the volume's folder on the host and `restic restore` of that snapshot
 // into an empty folder, each into a fresh repository of its own. Prints the ratios of throughputs
-// (target: at least 0.8). Run: bun bench/backup.ts [GiB]   (as root, like the tests)
+// (target: at least 0.8), and the pieces the service made: volumes/<volume> when restic read the
+// volume's folder itself (the engine proved local), volumes/<volume>.tar for the tar stream. Run: bun bench/backup.ts [GiB]   (as root, like the tests)
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -63,14 +64,15 @@ try {
 
     const repo = `r${round}`
     await call(`${api}/backups/repos`, "POST", { name: repo, repository: join(dir, repo), password: PASSWORD, init: true })
-    times.backup.push(await seconds(() => call(`${api}/backups/${repo}/bench/run`, "POST")))
+    let pieces: string[] = []
+    times.backup.push(await seconds(async () => (pieces = (await call(`${api}/backups/${repo}/bench/run`, "POST")).pieces.map((p: { path: string }) => p.path))))
     // The restore brings back the volume it needs: the stack and its volume go first.
     await call(`${api}/stacks/bench?volumes=true`, "DELETE")
     times.restore.push(await seconds(() => call(`${api}/backups/${repo}/bench/restore`, "POST", {})))
     await call(`${api}/backups/repos/${repo}`, "DELETE")
     rmSync(join(dir, repo), { recursive: true, force: true })
     const [hb, hr, b, r] = [times.handBackup, times.handRestore, times.backup, times.restore].map((t) => t.at(-1)!.toFixed(2))
-    console.log(`round ${round}: by hand backup ${hb} s, restore ${hr} s; through the service backup ${b} s, restore ${r} s`)
+    console.log(`round ${round}: by hand backup ${hb} s, restore ${hr} s; through the service backup ${b} s, restore ${r} s (pieces ${pieces.join(", ")})`)
   }
   const best = (xs: number[]) => Math.min(...xs)
   const mibps = (s: number) => (size / (1024 * 1024) / s).toFixed(0)

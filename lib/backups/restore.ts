@@ -7,6 +7,9 @@
 // (volumes/<volume>.tar, older backups), each volume is unpacked from `restic dump` into the engine
 // (lib/volumes), a folder snapshot dumped as a tar of its tree. Then the stack's records are written;
 // anything that fails removes what the restore created, never a volume that was there before.
+import { randomBytes } from "node:crypto"
+import { readdirSync, renameSync } from "node:fs"
+import { join } from "node:path"
 import * as v from "valibot"
 import { sideOf, type CopyDeps, type Side } from "../copy/copy.ts"
 import { exportModel, importBody, type StackExport } from "../copy/export.ts"
@@ -15,7 +18,7 @@ import type { Engine } from "../engine/client.ts"
 import type { Deadline } from "../engine/spawn.ts"
 import { badRequest, conflict, HttpError } from "../http/http-error.ts"
 import { stackName } from "../stacks/name.ts"
-import { importVolume } from "../volumes/transfer.ts"
+import { importVolume, TRANSFER_LABEL } from "../volumes/transfer.ts"
 import type { Backup } from "./snapshots.ts"
 import type { Repo } from "./repos.ts"
 import { restic, resticStream } from "./restic.ts"
@@ -86,13 +89,54 @@ class Dumps {
 }
 
 /**
- * A volume's folder snapshot restored by restic straight into a volume created for it, confined to
- * its folder (lib/backups/folder.ts); false, having changed nothing, when the engine is not local, the
- * new volume's folder is not this host's, or the volume exists: force unpacks into it through the
- * stream, whose extraction replaces an entry of another kind (a symlink where the backup has a
- * folder) as it always did, where restic 0.14's restore stops at it. A failure removes the volume.
+ * A volume's folder snapshot restored by restic, confined to a folder (lib/backups/folder.ts), into a
+ * volume of a random name of its own while the restore reads the backup's records and plans; `into`
+ * moves its entries into the restore's new volume (the same file system, and a folder nothing else
+ * mounts or writes). Dropped, the volume goes.
  */
-async function restoreFolder(engine: Engine, repo: Repo, snapshot: string, name: string, deadline: Deadline): Promise<boolean> {
+class Ahead {
+  private readonly stop = new AbortController()
+  private done: Promise<string> = Promise.resolve("")
+
+  private constructor(private readonly engine: Engine, readonly volume: string, private readonly name: string, private readonly folder: string) {}
+
+  /** The restore started, or undefined when the new volume's folder is not this host's. */
+  static async start(engine: Engine, repo: Repo, volume: string, snapshot: string, deadline: Deadline): Promise<Ahead | undefined> {
+    const name = `harbormaster-restore-${randomBytes(8).toString("hex")}`
+    const folder = await volumeFolder(engine, await engine.createVolume(name, { [TRANSFER_LABEL]: "1" }))
+    if (!folder) {
+      await engine.removeVolume(name, { force: true }).catch(() => {})
+      return undefined
+    }
+    const ahead = new Ahead(engine, volume, name, folder)
+    const signal = deadline.signal ? AbortSignal.any([deadline.signal, ahead.stop.signal]) : ahead.stop.signal
+    ahead.done = restic(repo, ["restore", snapshot, "--target", "."], { ...deadline, signal }, { folder: { path: folder, write: true } })
+    ahead.done.catch(() => {})
+    return ahead
+  }
+
+  /** Waits for the restore and moves what it wrote into `folder` (a new, empty volume's). */
+  async into(folder: string): Promise<void> {
+    await this.done
+    for (const entry of readdirSync(this.folder)) renameSync(join(this.folder, entry), join(folder, entry))
+  }
+
+  async drop(): Promise<void> {
+    this.stop.abort()
+    await this.done.catch(() => {})
+    await this.engine.removeVolume(this.name, { force: true }).catch(() => {})
+  }
+}
+
+/**
+ * A volume's folder snapshot restored by restic straight into a volume created for it, confined to
+ * its folder (lib/backups/folder.ts), or moved there from `ahead`; false, having changed nothing, when
+ * the engine is not local, the new volume's folder is not this host's, or the volume exists: force
+ * unpacks into it through the stream, whose extraction replaces an entry of another kind (a symlink
+ * where the backup has a folder) as it always did, where restic 0.14's restore stops at it. A failure
+ * removes the volume.
+ */
+async function restoreFolder(engine: Engine, repo: Repo, snapshot: string, name: string, deadline: Deadline, ahead?: Ahead): Promise<boolean> {
   if (!(await isLocal(engine))) return false
   const exists = await engine.inspectVolume(name).then(
     () => true,
@@ -109,7 +153,8 @@ async function restoreFolder(engine: Engine, repo: Repo, snapshot: string, name:
       await engine.removeVolume(name, { force: true })
       return false
     }
-    await restic(repo, ["restore", snapshot, "--target", "."], deadline, { folder: { path: folder, write: true } })
+    if (ahead) await ahead.into(folder)
+    else await restic(repo, ["restore", snapshot, "--target", "."], deadline, { folder: { path: folder, write: true } })
     return true
   } catch (err) {
     await engine.removeVolume(name, { force: true }).catch(() => {})
@@ -126,18 +171,23 @@ export async function restoreStack(ctx: RestoreHost, repo: Repo, backup: Backup,
   // The destination first: an unknown node, or no cluster token, refuses the restore before restic runs.
   const dst = await sideOf(ctx, req.to)
   const dumps = new Dumps(repo, backup, deadline)
-  // A folder snapshot restored here goes by restic restore, no dump (unless its volume exists, with force).
+  // The first volume's data starts coming while the backup's records are read and planned (restic
+  // takes a while to open a repository): a folder snapshot restored here into a volume of its own, or
+  // the dump of the others.
   const first = volumesOf(backup)[0]
-  const direct = req.to === undefined && first !== undefined && volumePiece(backup, first)!.folder && (await isLocal(ctx.engine))
+  const piece = first === undefined ? undefined : volumePiece(backup, first)!
+  const direct = req.to === undefined && !!piece?.folder && (await isLocal(ctx.engine))
+  const ahead = !req.dry_run && direct ? await Ahead.start(ctx.engine, repo, first!, piece!.snapshot, deadline) : undefined
   if (!req.dry_run && first && !direct) dumps.start(first)
   try {
-    return await restoreWith(ctx, dst, repo, backup, req, deadline, dumps)
+    return await restoreWith(ctx, dst, repo, backup, req, deadline, dumps, ahead)
   } finally {
     await dumps.drop()
+    await ahead?.drop()
   }
 }
 
-async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline, dumps: Dumps): Promise<RestoreResult> {
+async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline, dumps: Dumps, ahead: Ahead | undefined): Promise<RestoreResult> {
   const [doc, dst] = await Promise.all([readDoc(repo, backup, deadline), side.inventory()])
   const target = stackName(req.as ?? doc.name)
   const held = doc.mounts.volumes.flatMap((v) => (v.name && volumePiece(backup, v.name) ? [v.name] : []))
@@ -165,7 +215,7 @@ async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Bac
   try {
     for (const vol of thePlan.volumes.filter((v) => v.transfer)) {
       const piece = volumePiece(backup, vol.source)!
-      if (req.to === undefined && piece.folder && (await restoreFolder(ctx.engine, repo, piece.snapshot, vol.target, deadline))) {
+      if (req.to === undefined && piece.folder && (await restoreFolder(ctx.engine, repo, piece.snapshot, vol.target, deadline, ahead?.volume === vol.source ? ahead : undefined))) {
         undo.push(() => side.removeVolume(vol.target))
         continue
       }
