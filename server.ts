@@ -2,7 +2,6 @@
 // context, serves the API, the UI and the WebSocket routes on one port.
 import { appendFileSync } from "node:fs"
 import { createApp } from "#lib/service/app.ts"
-import type { RouteRow } from "#lib/service/handler.ts"
 import { ConfigError, loadConfig } from "#lib/service/config.ts"
 import { createContext } from "#lib/service/context.ts"
 import { removeStaleTemps } from "#lib/data/datadir.ts"
@@ -16,7 +15,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   removeStaleTemps(config.dataDir)
   const ctx = await createContext(config)
   const driftLog = config.responseDriftLog
-  const app = createApp(ctx, routes as unknown as RouteRow[], { "/": index }, driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined)
+  const app = createApp(ctx, routes, { "/": index }, driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined)
   // A member behind NAT carries its control plane's calls to the app in this process; the UI's files
   // are Bun's own routes of the server, reached over loopback.
   link.api = (req) => (/^\/(api\/|metrics$|openapi$|mcp$)/.test(new URL(req.url).pathname) ? app.fetch(req) : fetch(req, { decompress: false } as RequestInit))

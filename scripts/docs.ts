@@ -11,11 +11,15 @@
 import { join } from "node:path"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as v from "valibot"
-import { routes } from "../routes.gen.ts"
+import { routes as manifest } from "../routes.gen.ts"
+import { loadRoutes } from "#lib/service/handler.ts"
 import { openapiDocument } from "#lib/service/openapi.ts"
 import { VARIABLES, type Variable } from "#lib/service/variables.ts"
 import { bodyFor, drift, isStream, statusesOf, type Responses } from "#lib/http/schemas.ts"
 import { routeOf } from "#lib/http/manifest.ts"
+
+/** Every route with its handler file loaded: its schemas make the reference. */
+const routes = await loadRoutes(manifest)
 
 export const root = join(import.meta.dir, "..")
 const BEGIN = /^<!-- generated: ([^>]*?) -->$/

@@ -1,10 +1,11 @@
 // The HTTP application: one route table (router.ts) for every route of the manifest, served by
 // Bun.serve (WebSocket routes through its `websocket` handlers, the bundled UI's pages as its static
 // routes). Every request goes the same way: the browser-safety guard and CORS, the route, who may
-// call it (access.ts), its params, query and body checked against the handler file's valibot
-// schemas, the handler, the one error shape, the request metrics and, when asked (tests,
-// SVC_RESPONSE_DRIFT_LOG), the check of the answer against its route's `response` schema. /openapi
-// serves the document built from the manifest (openapi.ts), built on its first request.
+// call it (access.ts, with the role and access the manifest copied from the handler file), the
+// handler file loaded (once, by the route's first request), its params, query and body checked
+// against the file's valibot schemas, the handler, the one error shape, the request metrics and,
+// when asked (tests, SVC_RESPONSE_DRIFT_LOG), the check of the answer against its route's `response`
+// schema. /openapi serves the document built from the manifest (openapi.ts), built on its first request.
 import type { Ctx } from "./context.ts"
 import { checkJsonDepth, readLimited } from "../http/body-limit.ts"
 import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from "../http/guard.ts"
@@ -12,7 +13,7 @@ import type { Handler, SocketHandler } from "./handler.ts"
 import type { SocketSession } from "../http/socket.ts"
 import { errorResponse, HttpError } from "../http/http-error.ts"
 import { routeOf } from "../http/manifest.ts"
-import type { RouteRow } from "./handler.ts"
+import { loadRoutes, type RouteEntry, type RouteModule } from "./handler.ts"
 import { admit } from "./access.ts"
 import type { McpCaller } from "../mcp/caller.ts"
 import { permits, type RouteRole } from "../auth/roles.ts"
@@ -92,17 +93,13 @@ function toHttp(answer: unknown, set: Set): Response {
   return Response.json(answer, { status, headers: headersOf(set) })
 }
 
-type Check = (request: Request, route: string | undefined, response: Response) => Promise<void>
+type Check = (request: Request, response: Response, declared: Responses | undefined) => Promise<void>
 
 /** Checks an answer against its route's `response` schema and tells `onDrift` what does not fit. */
-function responseCheck(rows: readonly RouteRow[], onDrift: (message: string) => void): Check {
-  const contracts = new Map<string, Responses>()
-  for (const row of rows) if (row.mod.response) contracts.set(`${row.method === "WS" ? "GET" : row.method} ${routeOf(row.file).path}`, row.mod.response as Responses)
-  return async (request, route, response) => {
+function responseCheck(onDrift: (message: string) => void): Check {
+  return async (request, response, declared) => {
     // A WebSocket upgrade answers no route's schema (a GET of the same path declares its own answer).
-    if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return
-    const declared = route && (contracts.get(`${request.method} ${route}`) ?? contracts.get(`ALL ${route}`))
-    if (!declared) return
+    if (!declared || request.headers.get("upgrade")?.toLowerCase() === "websocket") return
     const contentType = response.headers.get("content-type")
     const json = contentType?.startsWith("application/json") ? await response.clone().json() : undefined
     const why = drift(declared, response.status, contentType, () => json)
@@ -135,6 +132,19 @@ interface Route {
   audited: boolean
   /** A public route's read: its own 401 (GET /api/auth/me while nobody is signed in) is an answer, not a refused attempt. */
   quiet?: boolean
+  /** What its handler file declares it answers (the file loaded, if it was not). */
+  response?: () => Promise<Responses | undefined>
+}
+
+/** The handler file of `entry`, imported by the first call and kept (a failed import is tried again by the next). */
+function loader(entry: RouteEntry): () => Promise<RouteModule> {
+  let loading: Promise<RouteModule> | undefined
+  const load = () =>
+    entry.load().catch((err) => {
+      loading = undefined
+      throw err
+    })
+  return () => (loading ??= load())
 }
 
 const UPGRADED = Symbol("upgraded")
@@ -170,18 +180,20 @@ function audited(ctx: Ctx, request: Request, session: SocketSession, write: (act
 }
 
 /** A WebSocket route: who may open it, its params and query, then the handler's session on the upgraded socket. */
-function socketRoute(row: RouteRow, ctx: Ctx): Route {
-  const { path } = routeOf(row.file)
-  const open = row.mod.default as SocketHandler
+function socketRoute(entry: RouteEntry, ctx: Ctx): Route {
+  const { path } = routeOf(entry.file)
+  const load = loader(entry)
   return {
     path,
     audited: true,
+    response: async () => (await load()).response as Responses | undefined,
     async answer({ request, url, server, params: raw, set, peer }) {
-      await admit(ctx, row.mod, request, peer, stackOf(path, raw))
-      const params = await validated("params", row.mod.params, raw)
-      const query = await validated("query", row.mod.query, queryOf(url))
+      await admit(ctx, entry, request, peer, stackOf(path, raw))
+      const mod = await load()
+      const params = await validated("params", mod.params, raw)
+      const query = await validated("query", mod.query, queryOf(url))
       if (!server || request.headers.get("upgrade")?.toLowerCase() !== "websocket") throw new HttpError(400, "websocket_expected", "this route is a WebSocket: send an upgrade request")
-      const opened = await open({ params, query, request, ctx, peer })
+      const opened = await (mod.default as SocketHandler)({ params, query, request, ctx, peer })
       const session = ctx.auth.enabled ? audited(ctx, request, opened, (action) => ctx.auth.write(request, { action, method: "GET", route: path, target: raw, status: 101, peer })) : opened
       if (server.upgrade(request, { data: { session }, headers: headersOf(set) })) return UPGRADED
       opened.close()
@@ -191,23 +203,25 @@ function socketRoute(row: RouteRow, ctx: Ctx): Route {
 }
 
 /** An HTTP route: who may call it, then its params, query and body (read and checked only then), then the handler. */
-function httpRoute(row: RouteRow, ctx: Ctx): Route {
-  const { path } = routeOf(row.file)
-  const accepts = row.mod.accepts ?? JSON_ONLY
-  const handler = row.mod.default as Handler
-  const guarded = !!row.mod.access || ctx.auth.enabled
+function httpRoute(entry: RouteEntry, ctx: Ctx): Route {
+  const { path } = routeOf(entry.file)
+  const load = loader(entry)
+  const guarded = !!entry.access || ctx.auth.enabled
   return {
     path,
     audited: true,
-    quiet: row.mod.role === "public" && row.method === "GET",
+    quiet: entry.role === "public" && entry.method === "GET",
+    response: async () => (await load()).response as Responses | undefined,
     async answer({ request, url, params: raw, set, peer }) {
-      if (guarded) await admit(ctx, row.mod, request, peer, stackOf(path, raw))
-      const params = await validated("params", row.mod.params, raw)
-      const query = await validated("query", row.mod.query, queryOf(url))
+      if (guarded) await admit(ctx, entry, request, peer, stackOf(path, raw))
+      const mod = await load()
+      const accepts = mod.accepts ?? JSON_ONLY
+      const params = await validated("params", mod.params, raw)
+      const query = await validated("query", mod.query, queryOf(url))
       const reads = accepts === JSON_ONLY && request.method !== "GET" && request.method !== "HEAD"
-      const body = await validated("body", row.mod.body, reads ? await jsonBody(request, ctx.config.maxJsonBody) : undefined)
+      const body = await validated("body", mod.body, reads ? await jsonBody(request, ctx.config.maxJsonBody) : undefined)
       if (accepts !== JSON_ONLY) checkBody(request, accepts)
-      const answer = await handler({ params, query, body, request, ctx, set, peer })
+      const answer = await (mod.default as Handler)({ params, query, body, request, ctx, set, peer })
       return ctx.auth.enabled ? held(ctx, request, answer) : answer
     },
   }
@@ -278,22 +292,23 @@ export interface App {
 }
 
 /**
- * The app over `rows`, the route manifest (routes.gen.ts) that the entry point hands in. `pages`
+ * The app over `rows`, the route manifest (routes.gen.ts) that the entry point hands in: a route's
+ * handler file is loaded by its first request, and /openapi and /mcp load them all on their first. `pages`
  * are HTML imports served by Bun itself (the bundled UI), as static routes of the server.
  * `onDrift` is called with a description of every answer that does not fit its route's `response`
  * schema; without it nothing is checked.
  */
-export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<string, Bun.HTMLBundle> = {}, onDrift?: (message: string) => void): App {
+export function createApp(ctx: Ctx, rows: readonly RouteEntry[], pages: Record<string, Bun.HTMLBundle> = {}, onDrift?: (message: string) => void): App {
   const info = { title: "Harbormaster API", version, description: "Containers, stacks, images, volumes and a cluster of servers on one Docker engine each." }
   const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
-  const check = onDrift && responseCheck(rows, onDrift)
+  const check = onDrift && responseCheck(onDrift)
   const handle = (request: Request) => answer(request) as Promise<Response>
   let document: Promise<unknown> | undefined
   // /mcp answers to its own Host and Origin allowlists instead of the API's guard; its tools call this app.
   // The MCP SDK is loaded only when SVC_MCP names a mode, and then on the first call of /mcp.
   const mode = ctx.config.mcp
   let mcp: ReturnType<typeof mcpEndpoint> | undefined
-  const mcpEndpoint = async () => (await import("../mcp/endpoint.ts")).mcpEndpoint(mode!, rows, handle, ctx.now)
+  const mcpEndpoint = async () => (await import("../mcp/endpoint.ts")).mcpEndpoint(mode!, await loadRoutes(rows), handle, ctx.now)
   const isMcp = (url: URL) => !!mode && url.pathname === "/mcp"
   // A git server calls a stack's webhook from its own host, proving itself with the stack's secret.
   const ownGuard = (request: Request, url: URL) => isMcp(url) || (request.method === "POST" && GIT_WEBHOOK.test(url.pathname))
@@ -302,7 +317,7 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<str
   table.add("GET", "/openapi", {
     path: "/openapi",
     audited: true,
-    answer: async ({ url }) => (document ??= import("./openapi.ts").then((m) => m.openapiDocument(rows, info, url.origin, ctx.auth.enabled))),
+    answer: async ({ url }) => (document ??= Promise.all([import("./openapi.ts"), loadRoutes(rows)]).then(([m, loaded]) => m.openapiDocument(loaded, info, url.origin, ctx.auth.enabled))),
   })
   if (mode)
     table.add("ALL", "/mcp", {
@@ -353,7 +368,7 @@ export function createApp(ctx: Ctx, rows: readonly RouteRow[], pages: Record<str
       if (route) ctx.auth.record(request, route.path, params, response.status, undefined, route.quiet)
       for (const [k, v] of Object.entries(set.headers)) if (k.startsWith("access-control-") || k === "vary") response.headers.set(k, String(v))
     }
-    if (check) await check(request, route?.path, response)
+    if (check && route) await check(request, response, await route.response?.())
     return response
   }
 

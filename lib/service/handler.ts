@@ -30,7 +30,7 @@ export type SocketHandler = (input: Omit<HandlerInput, "body" | "set">) => Promi
 
 export const defineSocket = (fn: SocketHandler) => fn
 
-/** A handler file as the route manifest (routes.gen.ts) holds it. */
+/** A handler file's exports. */
 export interface RouteModule {
   default: unknown
   body?: unknown
@@ -45,8 +45,26 @@ export interface RouteModule {
   access?: Access
   accepts?: string[]
 }
+/** A route of the manifest (routes.gen.ts): what routing and the front door need, and the loader of its handler file. */
+export interface RouteEntry {
+  method: Method
+  path: string
+  file: string
+  /** The handler file's `role`, copied by the generator. */
+  role?: RouteRole
+  /** The handler file's `access`, copied by the generator. */
+  access?: Access
+  /** Imports the handler file (the app does it once, on the route's first request). */
+  load: () => Promise<RouteModule>
+}
+
+/** A route with its handler file loaded. */
 export interface RouteRow {
   method: Method
   file: string
   mod: RouteModule
 }
+
+/** Every route of `entries` with its handler file loaded (/openapi, MCP's tools, the docs). */
+export const loadRoutes = (entries: readonly RouteEntry[]): Promise<RouteRow[]> =>
+  Promise.all(entries.map(async ({ method, file, load }) => ({ method, file, mod: await load() })))

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as v from "valibot"
-import type { RouteRow } from "#lib/service/handler.ts"
+import { loadRoutes, type RouteRow } from "#lib/service/handler.ts"
 import { routeOf } from "#lib/http/manifest.ts"
 import { routes } from "../../routes.gen.ts"
 import { testApp, type TestApp } from "../support/app.ts"
@@ -20,7 +20,7 @@ setDefaultTimeout(30_000)
 import { expectedCode, HOST_PATH_CASES, layOutside, realRunner, type CaseDirs } from "../support/host-path-cases.ts"
 import { makeTar, type TarFile } from "../support/tar.ts"
 
-const rows = (routes as unknown as RouteRow[]).filter((r) => r.method !== "WS")
+const rows = (await loadRoutes(routes)).filter((r) => r.method !== "WS")
 
 const BAD_SEGMENTS = ["..", "%2e%2e", "..%2F..%2Fetc%2Fpasswd", "%2F", "a%00b", "x".repeat(300), "-rf", "%20", "a%5Cb"]
 

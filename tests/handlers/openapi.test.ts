@@ -5,14 +5,14 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { RouteRow } from "#lib/service/handler.ts"
+import { loadRoutes } from "#lib/service/handler.ts"
 import { ACCESS } from "#lib/service/access.ts"
 import { routeOf } from "#lib/http/manifest.ts"
 import { routes } from "../../routes.gen.ts"
 import { testApp, type TestApp } from "../support/app.ts"
 
 const root = join(import.meta.dir, "../..")
-const rows = routes as unknown as RouteRow[]
+const rows = await loadRoutes(routes)
 let t: TestApp
 let doc: any
 const dir = mkdtempSync(join(tmpdir(), "hm-openapi-"))

@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { ROLES, permits, type Role, type RouteRole } from "#lib/auth/roles.ts"
 import { routeOf } from "#lib/http/manifest.ts"
-import type { RouteRow } from "#lib/service/handler.ts"
+import { loadRoutes, type RouteRow } from "#lib/service/handler.ts"
 import { routes } from "../../routes.gen.ts"
 import { serveApp } from "../support/app.ts"
 import { authApp, type AuthTestApp } from "../support/auth.ts"
 
-const rows = routes as unknown as RouteRow[]
+const rows = await loadRoutes(routes)
 const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }
 
 /** The route's path with made-up parameters (nothing of that name exists). */

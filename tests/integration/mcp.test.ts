@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { join } from "node:path"
 import { STACK_LABEL } from "#lib/engine/containers.ts"
-import type { RouteRow } from "#lib/service/handler.ts"
+import { loadRoutes } from "#lib/service/handler.ts"
 import { bindTools } from "#lib/mcp/schemas.ts"
 import { toolsFor } from "#lib/mcp/tools.ts"
 import { routes } from "../../routes.gen.ts"
@@ -76,7 +76,7 @@ describe("full mode", () => {
   test("the change tools are listed beside the read tools, each with its route's schemas", async () => {
     const listed = (await client.listTools()).tools
     expect(listed.map((t) => t.name)).toEqual(expect.arrayContaining(["list_containers", "container_logs", "event_history", "container_action", "remove_container"]))
-    const bound = bindTools(toolsFor("full"), routes as unknown as RouteRow[])
+    const bound = bindTools(toolsFor("full"), await loadRoutes(routes))
     expect(listed.map((t) => [t.name, t.inputSchema, t.outputSchema])).toEqual(bound.map((t) => [t.name, t.inputSchema, t.outputSchema]))
   })
 

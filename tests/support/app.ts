@@ -5,14 +5,13 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createApp } from "#lib/service/app.ts"
-import type { RouteRow } from "#lib/service/handler.ts"
 import { loadConfig } from "#lib/service/config.ts"
 import { createContext, type Ctx } from "#lib/service/context.ts"
 import { FakeEngine } from "./fake-engine.ts"
 import { routes } from "../../routes.gen.ts"
 
 /** The app over the real route manifest, as server.ts builds it; `onDrift` hears of every answer off its route's schema. */
-export const appFor = (ctx: Ctx, onDrift?: (message: string) => void) => createApp(ctx, routes as unknown as RouteRow[], {}, onDrift)
+export const appFor = (ctx: Ctx, onDrift?: (message: string) => void) => createApp(ctx, routes, {}, onDrift)
 
 /** Throws with the answers off their schema seen so far, if any. */
 function failOnDrift(drifts: string[]): void {

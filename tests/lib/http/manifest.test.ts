@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { renderManifest, routeOf } from "#lib/http/manifest.ts"
-import { handlerFiles } from "../../../scripts/routes.ts"
+import { routeOf } from "#lib/http/manifest.ts"
+import { manifest } from "../../../scripts/routes.ts"
 
 describe("routeOf", () => {
   test.each([
@@ -16,8 +16,8 @@ describe("routeOf", () => {
   })
 })
 
-test("the committed route manifest matches the handler files", async () => {
+test("the committed route manifest matches the handler files, with the role and access each declares", async () => {
   const root = join(import.meta.dir, "../../..")
   const committed = readFileSync(join(root, "routes.gen.ts"), "utf8")
-  expect(committed).toBe(renderManifest(await handlerFiles(root)))
+  expect(committed).toBe(await manifest(root))
 })

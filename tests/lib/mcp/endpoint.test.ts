@@ -5,11 +5,11 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { MCP_MAX_BODY, mcpEndpoint } from "#lib/mcp/endpoint.ts"
 import { bindTools } from "#lib/mcp/schemas.ts"
 import { toolsFor } from "#lib/mcp/tools.ts"
-import type { RouteRow } from "#lib/service/handler.ts"
+import { loadRoutes } from "#lib/service/handler.ts"
 import { routes } from "../../../routes.gen.ts"
 import { appFor, testApp, type TestApp } from "../../support/app.ts"
 
-const rows = routes as unknown as RouteRow[]
+const rows = await loadRoutes(routes)
 
 const HOST = "127.0.0.1:8080"
 let t: TestApp | undefined

@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test"
 import { toJsonSchema } from "@valibot/to-json-schema"
 import * as v from "valibot"
-import type { RouteRow } from "#lib/service/handler.ts"
+import { loadRoutes } from "#lib/service/handler.ts"
 import { bindTools, checkArgs } from "#lib/mcp/schemas.ts"
 import { tools, type Tool } from "#lib/mcp/tools.ts"
 import * as logs from "../../../handlers/api/containers/[id]/logs.get.ts"
@@ -12,7 +12,7 @@ import * as setEnv from "../../../handlers/api/stacks/[name]/env.put.ts"
 import { routes } from "../../../routes.gen.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
 
-const rows = routes as unknown as RouteRow[]
+const rows = await loadRoutes(routes)
 const bound = bindTools(tools, rows)
 const tool = (name: string) => bound.find((t) => t.name === name)!
 const json = (schema: unknown, typeMode: "input" | "output" = "input") => {

@@ -1,7 +1,8 @@
 import { afterEach, expect, test } from "bun:test"
 import { HttpError } from "#lib/http/http-error.ts"
 import { createApp } from "#lib/service/app.ts"
-import type { RouteRow } from "#lib/service/handler.ts"
+import type { RouteEntry, RouteModule } from "#lib/service/handler.ts"
+import { authApp } from "../../support/auth.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
 
 let t: TestApp
@@ -37,10 +38,36 @@ test("a body nested deeper than the limit is refused before it is parsed or vali
 test("an HttpError's answer carries its members beside the error and its headers, CORS kept", async () => {
   t = await testApp({}, { SVC_CORS_ORIGINS: "https://ui.example" })
   const refusal = new HttpError(409, "held", "held back", { body: { plan: { steps: 2 } }, headers: { "retry-after": "7" } })
-  const row: RouteRow = { method: "GET", file: "handlers/held.get.ts", mod: { default: () => Promise.reject(refusal) } as unknown as RouteRow["mod"] }
+  const row: RouteEntry = { method: "GET", path: "/held", file: "handlers/held.get.ts", load: async () => ({ default: () => Promise.reject(refusal) }) }
   const res = await createApp(t.ctx, [row]).fetch(new Request("http://127.0.0.1:8080/held", { headers: { host: "127.0.0.1:8080", origin: "https://ui.example" } }))
   expect(res.status).toBe(409)
   expect(res.headers.get("retry-after")).toBe("7")
   expect(res.headers.get("access-control-allow-origin")).toBe("https://ui.example")
   expect(await res.json()).toEqual({ plan: { steps: 2 }, error: { code: "held", message: "held back" } })
+})
+
+test("a route's handler file is loaded by its first request, once, and not at all for a caller the front door refuses", async () => {
+  const a = await authApp()
+  t = a
+  let loads = 0
+  const row: RouteEntry = {
+    method: "GET",
+    path: "/counted",
+    file: "handlers/counted.get.ts",
+    role: "operator",
+    load: async (): Promise<RouteModule> => {
+      loads++
+      return { default: () => ({ ok: true }), role: "operator" }
+    },
+  }
+  const app = createApp(a.ctx, [row])
+  const get = (headers: Record<string, string> = {}) => app.fetch(new Request("http://127.0.0.1:8080/counted", { headers: { host: "127.0.0.1:8080", ...headers } }))
+  expect((await get()).status).toBe(401)
+  expect(loads).toBe(0)
+  await a.addUser("olga", "operator")
+  const cookie = await a.signIn("olga")
+  const answers = await Promise.all([get({ cookie }), get({ cookie })])
+  expect(answers.map((r) => r.status)).toEqual([200, 200])
+  expect(await answers[0]!.json()).toEqual({ ok: true })
+  expect(loads).toBe(1)
 })
