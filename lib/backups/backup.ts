@@ -151,10 +151,15 @@ async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, 
     if (opts.bindRoots) for (const path of bindPaths(doc, opts.bindRoots)) pieces.push(await folderPiece(repo, `binds${path}`, { tag: BIND_TAG, path }, tagList, ctx.serverId, deadline, progress))
   } catch (err) {
     // A restic stopped midway may leave its lock behind: unlock removes the locks of restic processes gone.
-    if (pieces.length)
-      await restic(repo, ["unlock"], { timeout: 60 })
-        .then(() => restic(repo, ["forget", "--prune", ...pieces.map((p) => p.snapshot)], { timeout: 300 }))
-        .catch(() => {})
+    // The run's snapshots are found by its tag: a restic that could not read some files of a folder
+    // (exit 3, a file swapped under it) failed the run but wrote a snapshot of the rest.
+    await restic(repo, ["unlock"], { timeout: 60 })
+      .then(() => restic(repo, ["snapshots", "--json", "--host", ctx.serverId, "--tag", `run:${run}`], { timeout: 60 }))
+      .then((out) => {
+        const ids = (JSON.parse(out || "[]") as { id: string }[]).map((s) => s.id)
+        return ids.length ? restic(repo, ["forget", "--prune", ...ids], { timeout: 300 }) : ""
+      })
+      .catch(() => {})
     throw err
   }
   const sum = (k: "bytes" | "added") => pieces.reduce((n, p) => n + p[k], 0)

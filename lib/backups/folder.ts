@@ -56,15 +56,16 @@ const hostProbe: Probe = {
   },
 }
 
-/** Whether the engine's volume folders are this host's folders, restic confinable in them (see the module's comment). */
+/**
+ * Whether the engine's volume folders are this host's folders, restic confinable in them (see the
+ * module's comment). An engine that fails to make the probe's volume gives no answer: it throws.
+ */
 export async function provesLocal(engine: Engine, probe: Probe = hostProbe): Promise<boolean> {
   if (!engine.host.startsWith("unix://") || !probe.isRoot()) return false
   const name = `harbormaster-probe-${randomBytes(12).toString("hex")}`
+  const { Mountpoint } = await engine.createVolume(name)
   try {
-    const { Mountpoint } = await engine.createVolume(name)
     return !!Mountpoint && probe.isFolder(Mountpoint) && (await probe.confines(Mountpoint))
-  } catch {
-    return false
   } finally {
     await engine.removeVolume(name, { force: true }).catch(() => {})
   }
@@ -72,10 +73,16 @@ export async function provesLocal(engine: Engine, probe: Probe = hostProbe): Pro
 
 const proved = new Map<string, Promise<boolean>>()
 
-/** `provesLocal`, once per process and engine. */
+/** `provesLocal`, once per process and engine; an engine that gave no answer (down) is the stream's this time and asked again next time. */
 export function isLocal(engine: Engine): Promise<boolean> {
   let answer = proved.get(engine.host)
-  if (!answer) proved.set(engine.host, (answer = provesLocal(engine)))
+  if (!answer) {
+    answer = provesLocal(engine).catch(() => {
+      proved.delete(engine.host)
+      return false
+    })
+    proved.set(engine.host, answer)
+  }
   return answer
 }
 

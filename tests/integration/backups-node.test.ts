@@ -1,7 +1,8 @@
 // A backup restored on a second server: server a (the control plane) backs a stack with a volume of
-// checksummed files up into its restic repository and restores it on node b, under its own name and
-// under a new one, with the same checksums there; b's own inventory blocks a restore over a volume
-// it holds (nothing changes on b), force is refused for a node, and an unknown node is a 404. A bind
+// checksummed files up into its restic repository (restic reading the volume's folder) and restores
+// it on node b, as a tar of that snapshot, under its own name and under a new one, with the same
+// checksums there; b's own inventory blocks a restore over a volume it holds (nothing changes on b),
+// force is refused for a node, and an unknown node is a 404. A bind
 // mount under SVC_BIND_ROOTS is backed up when asked, and restored to its path only once it is empty
 // (a path holding data blocks the restore, unless forced), with its files' checksums, modes and owners.
 import { afterAll, beforeAll, expect, test } from "bun:test"
@@ -88,7 +89,10 @@ afterAll(async () => {
 
 test("a backup comes back on node b under its name and a new one, with the same checksums", async () => {
   const before = await manifest(engA, `${STACK}_data`)
-  expect((await call(a, "POST", `/backups/local/${STACK}/run`)).status).toBe(201)
+  // a's engine is local: restic read the volume's folder, and the node gets it as a tar of that snapshot's tree.
+  const made = await call(a, "POST", `/backups/local/${STACK}/run`)
+  expect(made.status).toBe(201)
+  expect(made.body.pieces.map((p: any) => p.path)).toEqual(["stack.json", `volumes/${STACK}_data`])
 
   const dry = await call(a, "POST", `/backups/local/${STACK}/restore`, { to: "b", dry_run: true })
   expect(dry.status).toBe(200)

@@ -201,19 +201,24 @@ test("a container racing files against symlinks to a host file while restic read
   const HOST = "host-only-bytes-5e11c0de "
   const secret = join(dir, "host-secret")
   writeFileSync(secret, HOST.repeat(4096))
-  const swap = `cd /v && while true; do for f in a b c d e f g h; do echo container-bytes > $f.new && mv -f $f.new race-$f; ln -sfn ${secret} $f.lnk && mv -f $f.lnk race-$f; done; done`
+  const swap = `cd /v && while true; do for f in a b c d; do echo container-bytes > $f.new && mv -f $f.new race-$f; ln -sfn ${secret} $f.lnk && mv -f $f.lnk race-$f; done; done`
   const id = await runContainer(engine, "hm-bk-swap", swap, { HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: "hm-bk_data", Target: "/v" }] } })
+  const count = (await backups()).length
+  let made = 0
   try {
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 2; i++) {
       const res = await call("POST", "/api/backups/local/hm-bk/run")
       expect([201, 502]).toContain(res.status)
       if (res.status !== 201) {
         expect(res.body.error.code).toBe("restic_failed")
         continue
       }
+      made++
       expect(res.body.pieces[1].path).toBe("volumes/hm-bk_data")
       expect(restic("repo", ["dump", res.body.pieces[1].snapshot, "/"]).includes(HOST)).toBe(false)
     }
+    // A failed run left nothing (restic's snapshot of the files it could read is forgotten too).
+    expect((await backups()).length).toBe(count + made)
   } finally {
     await engine.removeContainer(id, { force: true })
   }

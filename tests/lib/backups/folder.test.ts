@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { confined, provesLocal, type Probe } from "#lib/backups/folder.ts"
+import { confined, isLocal, provesLocal, type Probe } from "#lib/backups/folder.ts"
 import { FakeEngine } from "../../support/fake-engine.ts"
 
 let dir: string
@@ -54,15 +54,26 @@ test("a volume folder that is not here (an engine in a VM behind a unix socket) 
   expect(engine.volumes.size).toBe(0)
 })
 
-test("a confinement that fails, or an engine that fails the probe, falls back to the stream", async () => {
+test("a confinement that fails (no unshare, no nosymfollow) is not local; an engine that fails the probe gives no answer", async () => {
   const engine = engineAt("unix:///run/docker.sock")
   expect(await provesLocal(engine, probe({ confines: async () => false }))).toBe(false)
   expect(engine.volumes.size).toBe(0)
   engine.down = true
-  expect(await provesLocal(engine, probe())).toBe(false)
+  await expect(provesLocal(engine, probe())).rejects.toMatchObject({ code: "engine_unavailable" })
 })
 
 const asRoot = process.getuid?.() === 0
+
+test.skipIf(!asRoot)("isLocal: an engine down falls back to the stream and is asked again; an answer is kept", async () => {
+  const engine = engineAt("unix:///run/hm-folder-test.sock")
+  engine.down = true
+  expect(await isLocal(engine)).toBe(false)
+  engine.down = false
+  // The fake's volume folders are not on this host: not local, and not asked a third time.
+  expect(await isLocal(engine)).toBe(false)
+  expect(await isLocal(engine)).toBe(false)
+  expect(created(engine)).toBe(1)
+})
 
 test.skipIf(!asRoot)("confined: symlinks are read as links but never followed; read-only unless written", () => {
   const folder = join(dir, "vol")
