@@ -14,15 +14,18 @@ export async function start(env: Record<string, string | undefined> = process.en
   const config = loadConfig(env)
   removeStaleTemps(config.dataDir)
   const ctx = await createContext(config)
+  // The engine's API version is negotiated while the app is built: the first call (/api/health's) would wait for it.
+  ctx.engine.apiVersion().catch(() => {})
   const driftLog = config.responseDriftLog
   const app = createApp(ctx, routes, { "/": index }, driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined)
   // A member behind NAT carries its control plane's calls to the app in this process; the UI's files
   // are Bun's own routes of the server, reached over loopback.
   link.api = (req) => (/^\/(api\/|metrics$|openapi$|mcp$)/.test(new URL(req.url).pathname) ? app.fetch(req) : fetch(req, { decompress: false } as RequestInit))
-  ctx.jobs.start(background, ctx)
   const setup = ctx.auth.setupToken()
   if (setup) console.log(`no admin yet: create one with POST /api/auth/setup {"token": "${setup}", "user", "password"} (the token works once), or \`user add NAME --role admin\` on this server`)
   const server = app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
+  // In the same turn as the listening: the stack migration is done before any request is answered.
+  ctx.jobs.start(background, ctx)
   const shutdown = async () => {
     void server.stop(true)
     await ctx.jobs.stop()

@@ -23,15 +23,15 @@ export interface FrontDoor {
 }
 
 /**
- * The manifest's text: each route's method, path and file, the `role` and `access` its file exports
+ * The manifest's text: each route's method, path (and the name of its catch-all) and file, the `role` and `access` its file exports
  * (`doors`, by file), and a loader that imports the file on the route's first request.
  */
 export function renderManifest(files: string[], doors: Record<string, FrontDoor>): string {
   const sorted = [...files].sort()
   const rows = sorted.map((f) => {
-    const { method, path } = routeOf(f)
+    const { method, path, rest } = routeOf(f)
     const { role, access } = doors[f] ?? {}
-    const declared = `${role ? `, role: "${role}"` : ""}${access ? `, access: "${access}"` : ""}`
+    const declared = `${rest ? `, rest: "${rest}"` : ""}${role ? `, role: "${role}"` : ""}${access ? `, access: "${access}"` : ""}`
     return `  { method: "${method}", path: "${path}", file: "${f}"${declared}, load: () => import("./${f}") },`
   })
   return [

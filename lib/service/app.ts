@@ -12,7 +12,6 @@ import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from
 import type { Handler, SocketHandler } from "./handler.ts"
 import type { SocketSession } from "../http/socket.ts"
 import { errorResponse, HttpError } from "../http/http-error.ts"
-import { routeOf } from "../http/manifest.ts"
 import { loadRoutes, type RouteEntry, type RouteModule } from "./handler.ts"
 import { admit } from "./access.ts"
 import type { McpCaller } from "../mcp/caller.ts"
@@ -181,7 +180,7 @@ function audited(ctx: Ctx, request: Request, session: SocketSession, write: (act
 
 /** A WebSocket route: who may open it, its params and query, then the handler's session on the upgraded socket. */
 function socketRoute(entry: RouteEntry, ctx: Ctx): Route {
-  const { path } = routeOf(entry.file)
+  const { path } = entry
   const load = loader(entry)
   return {
     path,
@@ -204,7 +203,7 @@ function socketRoute(entry: RouteEntry, ctx: Ctx): Route {
 
 /** An HTTP route: who may call it, then its params, query and body (read and checked only then), then the handler. */
 function httpRoute(entry: RouteEntry, ctx: Ctx): Route {
-  const { path } = routeOf(entry.file)
+  const { path } = entry
   const load = loader(entry)
   const guarded = !!entry.access || ctx.auth.enabled
   return {
@@ -326,10 +325,7 @@ export function createApp(ctx: Ctx, rows: readonly RouteEntry[], pages: Record<s
       audited: false,
       answer: async ({ request, peer }) => (await (mcp ??= mcpEndpoint())).handle(request, ctx.auth.enabled ? await mcpCaller(ctx, request, peer, handle) : undefined),
     })
-  for (const row of rows) {
-    const { path, rest } = routeOf(row.file)
-    table.add(row.method, path, row.method === "WS" ? socketRoute(row, ctx) : httpRoute(row, ctx), rest)
-  }
+  for (const row of rows) table.add(row.method, row.path, row.method === "WS" ? socketRoute(row, ctx) : httpRoute(row, ctx), row.rest)
 
   const observe = (request: Request, route: string | undefined, status: number, started: number) =>
     ctx.metrics.observeRequest(route || "unmatched", request.method, status, (performance.now() - started) / 1000)

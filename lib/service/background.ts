@@ -1,14 +1,27 @@
-// The service's background work, in the order server.ts starts it (lib/service/jobs.ts runs the list).
-import type { Ctx } from "./context.ts"
+// The service's background work, in the order server.ts starts it (lib/service/jobs.ts runs the list),
+// right after the server listens. A job loads its room by its first use: one whose work needs stacks
+// or backup repositories waits for the first of them before it loads the stack store or the backups.
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { setTimeout as pause } from "node:timers/promises"
+import { made, type Ctx } from "./context.ts"
 import type { Job } from "./jobs.ts"
-import { removeLeftoverThrowaways } from "../volumes/transfer.ts"
-import { link } from "../cluster/link.ts"
-import { linkTarget } from "../cluster/membership.ts"
+import { stackDirs } from "../stacks/name.ts"
+
+/** Resolves true once `path` exists (looked at every second), false when the signal aborts first. */
+async function until(path: string, signal: AbortSignal): Promise<boolean> {
+  while (!signal.aborted) {
+    if (existsSync(path)) return true
+    await pause(1000, undefined, { signal }).catch(() => {})
+  }
+  return false
+}
 
 export const background: Job<Ctx>[] = [
   {
     name: "stack migration", // synchronous: done before any other job starts
     start: (ctx) => {
+      if (!existsSync(stackDirs(ctx.config.dataDir).folders)) return
       for (const name of ctx.stacks.migrate()) console.log(`stack ${name}: what the service keeps of it moved to its records`)
     },
   },
@@ -17,17 +30,25 @@ export const background: Job<Ctx>[] = [
   { name: "live mounts", start: (ctx, signal) => ctx.liveMounts.run(signal) },
   { name: "scan queue", start: (ctx) => ctx.scans.resume() },
   // No transfer of this service is under way yet: a throwaway container left is a killed process's.
-  { name: "leftover throwaways", start: (ctx) => removeLeftoverThrowaways(ctx.engine) },
+  { name: "leftover throwaways", start: async (ctx) => (await import("../volumes/transfer.ts")).removeLeftoverThrowaways(ctx.engine) },
   { name: "image update checks", start: (ctx, signal) => ctx.imageUpdates.periodic(ctx.config.updateInterval, signal) },
-  { name: "update policies", start: (ctx, signal) => ctx.policies.run(signal) },
-  { name: "git schedules", start: (ctx, signal) => ctx.git.schedules(signal) },
-  { name: "backup schedules", start: (ctx, signal) => ctx.backups.schedules(signal) },
+  { name: "update policies", start: async (ctx, signal) => (await until(stackDirs(ctx.config.dataDir).records, signal)) && ctx.policies.run(signal) },
+  { name: "git schedules", start: async (ctx, signal) => (await until(stackDirs(ctx.config.dataDir).records, signal)) && ctx.git.schedules(signal) },
+  // A schedule belongs to a backup repository, kept under <data>/backups.
+  { name: "backup schedules", start: async (ctx, signal) => (await until(join(ctx.config.dataDir, "backups"), signal)) && ctx.backups.schedules(signal) },
   {
     name: "notifier",
     start: (ctx, signal) => ctx.notifier.follow(ctx.events, signal, async (id) => (await ctx.scans.results()).get(id)?.counts.critical ?? 0),
   },
   { name: "stats sampler", start: (ctx, signal) => ctx.stats.run(signal) },
   // A member that joined outbound holds its connection to the control plane.
-  { name: "cluster link", start: (ctx, signal) => link.run(() => linkTarget(ctx), signal) },
-  { name: "speech workers", start: () => {}, stop: (ctx) => ctx.tts.close() },
+  {
+    name: "cluster link",
+    start: async (ctx, signal) => {
+      const [{ link }, { linkTarget }] = await Promise.all([import("../cluster/link.ts"), import("../cluster/membership.ts")])
+      return link.run(() => linkTarget(ctx), signal)
+    },
+  },
+  // Speech is loaded by the first synthesis: a service that never spoke has no workers to stop.
+  { name: "speech workers", start: () => {}, stop: (ctx) => made(ctx, "tts") && ctx.tts.close() },
 ]

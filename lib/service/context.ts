@@ -1,38 +1,36 @@
-// The one object every handler gets: built once at start, or by a test with a fake engine.
+// The one object every handler gets: built once at start, or by a test with a fake engine. What the
+// start path needs (the configuration, the engine client, this server's identity, the jobs, sign-in
+// and the metrics) is made at once; every other part is made by its first read, and its room's
+// modules are loaded (require) only then: a service that never deploys never loads the stack store.
 import { existsSync } from "node:fs"
 import type { Config } from "./config.ts"
 import { dockerEngine, type Engine, type EngineVersion } from "../engine/client.ts"
 import { EventBus } from "../engine/events.ts"
-import { DiskUsageCache } from "../engine/disk-usage.ts"
-import { Reused } from "../engine/reused.ts"
+import type { DiskUsageCache } from "../engine/disk-usage.ts"
+import type { Reused } from "../engine/reused.ts"
 import { serverId as identity } from "../data/identity.ts"
-import { composeRunner, type ComposeRunner } from "../stacks/compose.ts"
-import { redactorFor } from "../stacks/env.ts"
-import { Stacks } from "../stacks/store.ts"
-import { stackCli } from "../stacks/stack-cli.ts"
-import { engineSwarm, swarmOrchestrator } from "../stacks/swarm.ts"
-import { LiveMounts } from "../stacks/live-mounts.ts"
-import { Cluster } from "../cluster/membership.ts"
-import { NodeRegistry } from "../cluster/nodes.ts"
+import type { ComposeRunner } from "../stacks/compose.ts"
+import type { Stacks } from "../stacks/store.ts"
+import type { LiveMounts } from "../stacks/live-mounts.ts"
+import type { Cluster } from "../cluster/membership.ts"
+import type { NodeRegistry } from "../cluster/nodes.ts"
 import { createMetrics } from "../metrics/metrics.ts"
 import type { Metrics } from "../metrics/types.ts"
-import { ScanQueue } from "../images/scan-queue.ts"
-import { createScanner, type Scanner } from "../images/scanner.ts"
-import { ImageUpdates } from "../images/update-checks.ts"
-import { UpdateGuard } from "../updates/guard.ts"
-import { Notifier } from "../updates/notify.ts"
-import { UpdateRecords } from "../updates/records.ts"
-import { PolicyScheduler } from "../updates/scheduler.ts"
-import { Speaker } from "../tts/speaker.ts"
-import { StatsSampler } from "../stats/sampler.ts"
-import { StackVerbs } from "../verbs/stack-verbs.ts"
-import { GitVerbs } from "../verbs/git-verbs.ts"
-import { DEFAULT_LIMITS } from "../git/tree.ts"
-import { BackupVerbs } from "../verbs/backup-verbs.ts"
-import { Repos } from "../backups/repos.ts"
+import type { ScanQueue } from "../images/scan-queue.ts"
+import type { Scanner } from "../images/scanner.ts"
+import type { ImageUpdates } from "../images/update-checks.ts"
+import type { UpdateGuard } from "../updates/guard.ts"
+import type { Notifier } from "../updates/notify.ts"
+import type { UpdateRecords } from "../updates/records.ts"
+import type { PolicyScheduler } from "../updates/scheduler.ts"
+import type { Speaker } from "../tts/speaker.ts"
+import type { StatsSampler } from "../stats/sampler.ts"
+import type { StackVerbs } from "../verbs/stack-verbs.ts"
+import type { GitVerbs } from "../verbs/git-verbs.ts"
+import type { BackupVerbs } from "../verbs/backup-verbs.ts"
 import { Jobs } from "./jobs.ts"
 import { Auth } from "../auth/auth.ts"
-import { Oidc } from "../auth/oidc.ts"
+import type { Oidc } from "../auth/oidc.ts"
 
 export interface Ctx {
   config: Config
@@ -89,56 +87,92 @@ export interface Ctx {
   oidc: Oidc | null
 }
 
-/** Each part from `overrides` when given, else built from the config; every part built once. */
+/** Whether `ctx[key]` was made (or given): what was never made needs no stopping. */
+export const made = (ctx: Ctx, key: keyof Ctx): boolean => !Object.getOwnPropertyDescriptor(ctx, key)?.get
+
+/**
+ * Makes `ctx[key]` on its first read and keeps it; assigning it (a test's own part) replaces it.
+ * `make` loads its room with require, so the room is evaluated only then.
+ */
+function lazily<K extends keyof Ctx>(ctx: Ctx, key: K, make: () => Ctx[K]): void {
+  const keep = (value: Ctx[K]) => Object.defineProperty(ctx, key, { value, writable: true, enumerable: true, configurable: true })
+  Object.defineProperty(ctx, key, {
+    get: () => keep(make())[key],
+    set: keep,
+    enumerable: true,
+    configurable: true,
+  })
+}
+
+/**
+ * Each part from `overrides` when given, else built from the config: the start path's parts at once,
+ * the others by their first read; every part built once.
+ */
 export async function createContext(config: Config, overrides: Partial<Omit<Ctx, "config">> = {}): Promise<Ctx> {
   const o = overrides
   const now = o.now ?? Date.now
+  // The parts made later count their schedules from here (git's on the wall clock, as its schedules are).
+  const started = now()
+  const startedWall = Date.now()
   const engine = o.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion)
-  // Engine events about a stack's objects hide its secrets (the store is made below).
-  const events: EventBus = o.events ?? new EventBus((project) => redactorFor(stacks)(project))
-  const compose = o.compose ?? composeRunner({ host: engine.host, toolEnv: config.toolEnv, events, timeouts: config.composeTimeouts })
-  const scanner = o.scanner ?? createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv })
-  // A stack is watched from its first deploy's `up` on: its records are written before.
-  const liveMounts: LiveMounts = o.liveMounts ?? new LiveMounts({ engine, events, managed: (name) => existsSync(stacks.records(name)), allowedFor: (name) => stacks.allows(name), secrets: (name) => stacks.secrets(name) })
-  // Swarm stacks run through the docker CLI's `docker stack` on the same engine, a swarm manager.
-  const swarm = swarmOrchestrator({ cli: stackCli({ host: engine.host, toolEnv: config.toolEnv, events, cli: config.dockerCli, timeouts: config.composeTimeouts }), swarm: engineSwarm(engine), timeout: config.composeTimeouts.run })
-  const stacks = o.stacks ?? new Stacks(config.dataDir, compose, { now, hostRoots: config.bindRoots, engine, swarm, liveMounts: (project, allowed) => liveMounts.check(project, allowed) })
-  const imageUpdates = o.imageUpdates ?? new ImageUpdates(config.dataDir, engine, { insecure: config.insecureRegistries }, now)
-  const serverId = o.serverId ?? (await identity(config.dataDir))
-  const notifier = o.notifier ?? new Notifier(config.notifyUrls, { serverId, events, now })
-  const updateRecords = o.updateRecords ?? new UpdateRecords(stacks, now)
-  const guard = o.guard ?? new UpdateGuard({ engine, stacks, events, records: updateRecords, notifier, watch: config.updateWatch })
-  const cluster = o.cluster ?? new Cluster(config.dataDir, now)
-  const nodes = o.nodes ?? new NodeRegistry(config.dataDir, now)
-  const verbs = o.verbs ?? new StackVerbs({ stacks, engine, compose, guard, events, config: { bindRoots: config.bindRoots, secretKeys: config.secretKeys, transferImage: config.transferImage } })
-  return {
+  const ctx = {
     config,
     engine,
-    events,
-    compose,
-    stacks,
-    verbs,
-    git: o.git ?? new GitVerbs({ stacks, verbs, engine, events, limits: { ...DEFAULT_LIMITS, fileBytes: config.gitMaxFileBytes, fetchBytes: config.gitMaxFetchBytes }, watch: config.updateWatch }),
-    backups: o.backups ?? new BackupVerbs({ stacks, engine, events, serverId, nodes, cluster, repos: new Repos(config.dataDir), config: { transferImage: config.transferImage, bindRoots: config.bindRoots }, timeout: 3600, now }),
-    liveMounts,
-    cluster,
-    nodes,
-    scanner,
-    scans: o.scans ?? new ScanQueue(config.dataDir, (ref) => scanner.scan(ref), events, now),
-    imageUpdates,
-    notifier,
-    updateRecords,
-    guard,
-    policies: o.policies ?? new PolicyScheduler({ stacks, engine, imageUpdates, records: updateRecords, guard, notifier, events, interval: config.updateInterval, now }),
-    metrics: o.metrics ?? (await createMetrics(config.metrics)),
-    tts: o.tts ?? new Speaker(config.tts),
-    stats: o.stats ?? new StatsSampler(engine, { interval: config.stats.interval, history: config.stats.history, now, disk: config.dataDir }),
-    diskUsage: o.diskUsage ?? new DiskUsageCache(engine, 30_000, now),
-    engineVersion: o.engineVersion ?? new Reused(() => engine.version(), 30_000, now),
-    jobs: o.jobs ?? new Jobs(),
-    auth: o.auth ?? new Auth({ config: config.auth, dataDir: config.dataDir, now }),
-    oidc: o.oidc ?? (config.auth.oidc && new Oidc(config.auth.oidc, now)),
-    serverId,
     now,
-  }
+    serverId: o.serverId ?? (await identity(config.dataDir)),
+    jobs: o.jobs ?? new Jobs(),
+    metrics: o.metrics ?? (await createMetrics(config.metrics)),
+    auth: o.auth ?? new Auth({ config: config.auth, dataDir: config.dataDir, now }),
+    // Engine events about a stack's objects hide its secrets (the store is read only for such an event).
+    events: o.events ?? new EventBus((project) => (require("../stacks/env.ts") as typeof import("../stacks/env.ts")).redactorFor(ctx.stacks)(project)),
+  } as Ctx
+  const part = <K extends Exclude<keyof Ctx, "config">>(key: K, make: () => Ctx[K]) => lazily(ctx, key, () => (o[key] as Ctx[K] | undefined) ?? make())
+  const timeouts = config.composeTimeouts
+
+  part("compose", () => (require("../stacks/compose.ts") as typeof import("../stacks/compose.ts")).composeRunner({ host: engine.host, toolEnv: config.toolEnv, events: ctx.events, timeouts }))
+  part("scanner", () => (require("../images/scanner.ts") as typeof import("../images/scanner.ts")).createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv }))
+  // A stack is watched from its first deploy's `up` on: its records are written before.
+  part("liveMounts", () => {
+    const { LiveMounts } = require("../stacks/live-mounts.ts") as typeof import("../stacks/live-mounts.ts")
+    return new LiveMounts({ engine, events: ctx.events, managed: (name) => existsSync(ctx.stacks.records(name)), allowedFor: (name) => ctx.stacks.allows(name), secrets: (name) => ctx.stacks.secrets(name) })
+  })
+  part("stacks", () => {
+    const { Stacks } = require("../stacks/store.ts") as typeof import("../stacks/store.ts")
+    const { stackCli } = require("../stacks/stack-cli.ts") as typeof import("../stacks/stack-cli.ts")
+    const { engineSwarm, swarmOrchestrator } = require("../stacks/swarm.ts") as typeof import("../stacks/swarm.ts")
+    // Swarm stacks run through the docker CLI's `docker stack` on the same engine, a swarm manager.
+    const swarm = swarmOrchestrator({ cli: stackCli({ host: engine.host, toolEnv: config.toolEnv, events: ctx.events, cli: config.dockerCli, timeouts }), swarm: engineSwarm(engine), timeout: timeouts.run })
+    return new Stacks(config.dataDir, ctx.compose, { now, hostRoots: config.bindRoots, engine, swarm, liveMounts: (project, allowed) => ctx.liveMounts.check(project, allowed) })
+  })
+  part("imageUpdates", () => new (require("../images/update-checks.ts") as typeof import("../images/update-checks.ts")).ImageUpdates(config.dataDir, engine, { insecure: config.insecureRegistries }, now))
+  part("notifier", () => new (require("../updates/notify.ts") as typeof import("../updates/notify.ts")).Notifier(config.notifyUrls, { serverId: ctx.serverId, events: ctx.events, now }))
+  part("updateRecords", () => new (require("../updates/records.ts") as typeof import("../updates/records.ts")).UpdateRecords(ctx.stacks, now))
+  part("guard", () => new (require("../updates/guard.ts") as typeof import("../updates/guard.ts")).UpdateGuard({ engine, stacks: ctx.stacks, events: ctx.events, records: ctx.updateRecords, notifier: ctx.notifier, watch: config.updateWatch }))
+  part("cluster", () => new (require("../cluster/membership.ts") as typeof import("../cluster/membership.ts")).Cluster(config.dataDir, now))
+  part("nodes", () => new (require("../cluster/nodes.ts") as typeof import("../cluster/nodes.ts")).NodeRegistry(config.dataDir, now))
+  part("verbs", () => {
+    const { StackVerbs } = require("../verbs/stack-verbs.ts") as typeof import("../verbs/stack-verbs.ts")
+    return new StackVerbs({ stacks: ctx.stacks, engine, compose: ctx.compose, guard: ctx.guard, events: ctx.events, config: { bindRoots: config.bindRoots, secretKeys: config.secretKeys, transferImage: config.transferImage } })
+  })
+  part("git", () => {
+    const { GitVerbs } = require("../verbs/git-verbs.ts") as typeof import("../verbs/git-verbs.ts")
+    const { DEFAULT_LIMITS } = require("../git/tree.ts") as typeof import("../git/tree.ts")
+    return new GitVerbs({ stacks: ctx.stacks, verbs: ctx.verbs, engine, events: ctx.events, limits: { ...DEFAULT_LIMITS, fileBytes: config.gitMaxFileBytes, fetchBytes: config.gitMaxFetchBytes }, watch: config.updateWatch, started: startedWall })
+  })
+  part("backups", () => {
+    const { BackupVerbs } = require("../verbs/backup-verbs.ts") as typeof import("../verbs/backup-verbs.ts")
+    const { Repos } = require("../backups/repos.ts") as typeof import("../backups/repos.ts")
+    return new BackupVerbs({ stacks: ctx.stacks, engine, events: ctx.events, serverId: ctx.serverId, nodes: ctx.nodes, cluster: ctx.cluster, repos: new Repos(config.dataDir), config: { transferImage: config.transferImage, bindRoots: config.bindRoots }, timeout: 3600, now, started })
+  })
+  part("scans", () => new (require("../images/scan-queue.ts") as typeof import("../images/scan-queue.ts")).ScanQueue(config.dataDir, (ref) => ctx.scanner.scan(ref), ctx.events, now))
+  part("policies", () => {
+    const { PolicyScheduler } = require("../updates/scheduler.ts") as typeof import("../updates/scheduler.ts")
+    return new PolicyScheduler({ stacks: ctx.stacks, engine, imageUpdates: ctx.imageUpdates, records: ctx.updateRecords, guard: ctx.guard, notifier: ctx.notifier, events: ctx.events, interval: config.updateInterval, now })
+  })
+  part("tts", () => new (require("../tts/speaker.ts") as typeof import("../tts/speaker.ts")).Speaker(config.tts))
+  part("stats", () => new (require("../stats/sampler.ts") as typeof import("../stats/sampler.ts")).StatsSampler(engine, { interval: config.stats.interval, history: config.stats.history, now, disk: config.dataDir }))
+  part("diskUsage", () => new (require("../engine/disk-usage.ts") as typeof import("../engine/disk-usage.ts")).DiskUsageCache(engine, 30_000, now))
+  part("engineVersion", () => new (require("../engine/reused.ts") as typeof import("../engine/reused.ts")).Reused(() => engine.version(), 30_000, now))
+  part("oidc", () => (config.auth.oidc ? new (require("../auth/oidc.ts") as typeof import("../auth/oidc.ts")).Oidc(config.auth.oidc, now) : null))
+  return ctx
 }

@@ -49,6 +49,8 @@ export interface RouteModule {
 export interface RouteEntry {
   method: Method
   path: string
+  /** The name of the path's catch-all (`*`), if it has one. */
+  rest?: string
   file: string
   /** The handler file's `role`, copied by the generator. */
   role?: RouteRole

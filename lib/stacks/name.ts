@@ -1,7 +1,11 @@
 // Stack names become folder names and compose project names, so they are checked before anything
 // touches the disk: lowercase letters, digits, "-" and "_", starting with a letter or digit.
+import { join } from "node:path"
 import * as v from "valibot"
 import { badRequest } from "../http/http-error.ts"
+
+/** Under the data directory: the stacks' folders (compose's project directories) and what the service keeps of each. */
+export const stackDirs = (dataDir: string) => ({ folders: join(dataDir, "stacks"), records: join(dataDir, "records") })
 
 export const STACK_NAME = /^[a-z0-9][a-z0-9_-]*$/
 export const STACK_NAME_MAX = 63

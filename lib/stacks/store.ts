@@ -49,7 +49,7 @@ import { readJson, writeFileAtomic, writeJson } from "../data/datadir.ts"
 import { envChanges, mergeEnv, renderEnvFile, sameEnv, secretValues, type EnvInput, type EnvVar } from "./env.ts"
 import { allowedIn, readIfFile, within } from "./host-paths.ts"
 import { badRequest, conflict, HttpError, notFound } from "../http/http-error.ts"
-import { isStackName, stackName } from "./name.ts"
+import { isStackName, stackDirs, stackName } from "./name.ts"
 import type { Engine } from "../engine/client.ts"
 import { STACK_LABEL } from "../engine/containers.ts"
 import { checkFiles, checkOnDisk, fileChanges, filePath, filePaths, makeFolder, readStackFile, removeFile, sameFiles, writeStackFile, type StackFiles } from "./files.ts"
@@ -177,11 +177,11 @@ export class Stacks {
   }
 
   get root(): string {
-    return join(this.dataDir, "stacks")
+    return stackDirs(this.dataDir).folders
   }
 
   private get kept(): string {
-    return join(this.dataDir, "records")
+    return stackDirs(this.dataDir).records
   }
 
   /** The stack's folder: compose's project directory, with the stack's files and data. Its containers may change anything in it. */

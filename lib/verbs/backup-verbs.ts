@@ -21,6 +21,8 @@ export interface BackupVerbsOptions extends CopyDeps {
   /** Seconds a backup or restore may run. */
   timeout: number
   now?: () => number
+  /** When the service started (ms; now unless given): a schedule's first backup is due a period after it. */
+  started?: number
 }
 
 
@@ -77,7 +79,7 @@ export class BackupVerbs {
   private readonly runs = new Map<string, LastRun>()
   private readonly started: number
   constructor(private readonly o: BackupVerbsOptions) {
-    this.started = this.now()
+    this.started = o.started ?? this.now()
   }
 
   private deadline(run: Run) {

@@ -31,6 +31,8 @@ export interface GitVerbsOptions {
   /** Seconds a scheduled sync's deploy is watched (SVC_UPDATE_WATCH). */
   watch: number
   tickMs?: number
+  /** When the service started (ms; now unless given): a schedule's first sync is due a period after it. */
+  started?: number
 }
 
 export type Trigger = "api" | "webhook" | "schedule"
@@ -63,9 +65,11 @@ export class GitVerbs {
   private syncing = new Map<string, Promise<SyncOutcome>>()
   /** When each stack's schedule last ran (ms), counted from the service's start. */
   private ran = new Map<string, number>()
-  private readonly started = Date.now()
+  private readonly started: number
 
-  constructor(private readonly o: GitVerbsOptions) {}
+  constructor(private readonly o: GitVerbsOptions) {
+    this.started = o.started ?? Date.now()
+  }
 
   /** The source without its secrets, the remote's head (null when it could not be read, with `remote_error`) and whether it differs from the deployed commit. */
   async status(name: string, signal?: AbortSignal) {

@@ -1,11 +1,12 @@
 // The compiled binary: built by scripts/build.ts, started from another directory, it answers
-// /api/health with the build's source revision and serves the UI page.
+// /api/health with the build's source revision and serves the UI page; the handler files and the
+// rooms that it loads by their first use (split into chunks of their own) are found in it.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { builtBinary } from "../support/build.ts"
-import { engineHost } from "../support/engine.ts"
+import { engineHost, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 
 const root = join(import.meta.dir, "../..")
@@ -18,6 +19,7 @@ beforeAll(async () => {
   svc = await startService({ DOCKER_HOST: engineHost() }, { cmd: ["sh", "-c", `cd '${elsewhere}' && exec '${binary}'`] })
 }, 120_000)
 afterAll(async () => {
+  if (svc) await fetch(`${svc.url}/api/stacks/hm-bin?volumes=true`, { method: "DELETE" }).catch(() => {})
   await svc?.stop()
   rmSync(elsewhere, { recursive: true, force: true })
 })
@@ -36,4 +38,18 @@ test("serves the UI page at / and the API beside it", async () => {
   const dashboard = await fetch(`${svc.url}/api/dashboard`)
   expect(dashboard.status).toBe(200)
   expect((await dashboard.json()).engine.version).toEqual(expect.any(String))
+})
+
+test("loads what a route needs by its first request: /openapi with every route, a stack deployed, listed and removed", async () => {
+  const doc = await (await fetch(`${svc.url}/openapi`)).json()
+  expect(doc.paths["/api/stacks/{name}/env"]).toBeDefined()
+  expect(Object.keys(doc.paths).length).toBeGreaterThan(100)
+  const send = (method: string, path: string, body?: unknown) =>
+    fetch(`${svc.url}${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const content = `services:\n  app:\n    image: ${testImage()}\n    command: ["sleep", "600"]\n`
+  const deployed = await send("POST", "/api/stacks", { name: "hm-bin", content })
+  expect([deployed.status, (await deployed.json()).status]).toEqual([201, "running"])
+  expect((await (await send("GET", "/api/stacks")).json()).map((s: { name: string }) => s.name)).toContain("hm-bin")
+  expect((await send("DELETE", "/api/stacks/hm-bin?volumes=true")).status).toBe(200)
+  expect((await send("GET", "/api/stacks/hm-bin")).status).toBe(404)
 })

@@ -11,10 +11,10 @@ const sources = (pattern: string) => Array.from(new Bun.Glob(pattern).scanSync({
 const libFiles = sources("lib/**/*.ts")
 const rooms = [...new Set(libFiles.map((f) => f.split("/")[1]!))].sort()
 
-/** Every module a file names: static imports and exports (type-only ones too) and dynamic imports. */
+/** Every module a file names: static imports and exports (type-only ones too), dynamic imports and requires (a part loaded by its first use). */
 function specifiers(file: string): string[] {
   const src = readFileSync(join(root, file), "utf8")
-  return [...src.matchAll(/^\s*(?:import|export)\b[^"'`;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm)].map((m) => (m[1] ?? m[2] ?? m[3])!)
+  return [...src.matchAll(/^\s*(?:import|export)\b[^"'`;]*?\bfrom\s*["']([^"']+)["']|\b(?:import|require)\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm)].map((m) => (m[1] ?? m[2] ?? m[3])!)
 }
 
 /** The repository path a specifier names, or undefined for a package. */
