@@ -5,8 +5,8 @@
 // nothing. A volume's folder snapshot (volumes/<volume>) is restored by restic straight into a volume
 // created for it when the engine is local (lib/backups/folder.ts); otherwise, and for a volume's tar
 // (volumes/<volume>.tar, older backups), each volume is unpacked from `restic dump` into the engine
-// (lib/volumes), a folder snapshot dumped as a tar of its tree. Then the stack's records are written;
-// anything that fails removes what the restore created, never a volume that was there before.
+// (lib/volumes), a folder snapshot dumped as a tar of its tree. The stack's records are written
+// meanwhile; anything that fails removes what the restore created, never a volume that was there before.
 import { randomBytes } from "node:crypto"
 import { readdirSync, renameSync } from "node:fs"
 import { join } from "node:path"
@@ -212,6 +212,9 @@ async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Bac
   if (thePlan.blockers.length) throw conflict(`the restore is blocked: ${thePlan.blockers.map((b) => b.message).join("; ")}`, "restore_blocked", { body: { plan: thePlan } })
 
   const undo: (() => unknown)[] = []
+  // The stack's records are written (not started) while its data comes in; a failure removes both.
+  const records = side.importStack({ ...doc, name: target }).then(() => void undo.push(() => side.removeStack(target)))
+  records.catch(() => {})
   try {
     for (const vol of thePlan.volumes.filter((v) => v.transfer)) {
       const piece = volumePiece(backup, vol.source)!
@@ -232,9 +235,9 @@ async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Bac
       await dump.done
     }
     for (const bind of binds) undo.push(await restoreBind(repo, bind.snapshot, bind.path, deadline))
-    await side.importStack({ ...doc, name: target })
-    undo.push(() => side.removeStack(target))
+    await records
   } catch (err) {
+    await records.catch(() => {})
     for (const step of undo.reverse()) await Promise.resolve().then(step).catch(() => {})
     throw err
   }
