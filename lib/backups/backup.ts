@@ -128,12 +128,11 @@ async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, 
   const run = `${new Date().toISOString().replace(/[-:]|\.\d+/g, "")}-${randomBytes(3).toString("hex")}`
   const tagList = [...tags(ctx.serverId, name), `version:${doc.current_version ?? 0}`, `run:${run}`]
   const pieces: Piece[] = []
-  // The records go in beside the data (restic takes a while to open a repository, and two backups
-  // may write to one at once); a failure waits for them before it forgets the run.
-  const json = JSON.stringify(doc)
-  const records = piece(repo, "stack.json", tagList, ctx.serverId, text(json), deadline, progress, Buffer.byteLength(json))
-  records.catch(() => {})
+  // One restic at a time: the records written beside the data into a repository whose disk filled up
+  // were seen to hang past a minute, where one restic alone fails at once.
   try {
+    const json = JSON.stringify(doc)
+    pieces.push(await piece(repo, "stack.json", tagList, ctx.serverId, text(json), deadline, progress, Buffer.byteLength(json)))
     const existing = new Set((await ctx.engine.listVolumes()).map((v) => v.Name))
     const names = doc.mounts.volumes.flatMap((v) => (v.name && !v.external && existing.has(v.name) ? [v.name] : []))
     // The volumes' sizes, for the progress's totals (the tar adds its headers to them).
@@ -152,10 +151,7 @@ async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, 
       }
     }
     if (opts.bindRoots) for (const path of bindPaths(doc, opts.bindRoots)) pieces.push(await folderPiece(repo, `binds${path}`, { tag: BIND_TAG, path }, tagList, ctx.serverId, deadline, progress))
-    pieces.unshift(await records)
-  } catch (caught) {
-    // The records' failure first: the data's may only follow from it (a wrong password, a full disk).
-    const err = (await records.then(() => undefined, (e: unknown) => e)) ?? caught
+  } catch (err) {
     // A restic stopped midway may leave its lock behind: unlock removes the locks of restic processes gone.
     // The run's snapshots are found by its tag: a restic that could not read some files of a folder
     // (exit 3, a file swapped under it) failed the run but wrote a snapshot of the rest.

@@ -42,8 +42,6 @@ export async function listBackups(repo: Repo, serverId: string, stack: string, d
     b.pieces.push({ path: pieceOf(s), snapshot: s.id })
     runs.set(run, b)
   }
-  // stack.json first, the data in the order restic took it (the records are written beside it).
-  for (const b of runs.values()) b.pieces.sort((x, y) => Number(y.path === "stack.json") - Number(x.path === "stack.json"))
   return [...runs.values()].sort((a, b) => b.time.localeCompare(a.time))
 }
 

@@ -4,7 +4,8 @@
 // and writing the volume's folder itself on this local engine; a container racing a file against a
 // symlink to a host file while restic reads never gets the host file into a backup, a restore with
 // force over a volume whose container left symlinks to a host folder writes nothing there, and a
-// backup of the older kind (the volume as a tar stream) still restores; a dry run
+// backup of the older kind (the volume as a tar stream) still restores, and a restore whose restic is
+// killed removes all it made; a dry run
 // that changes nothing, a restore over a volume holding data refused with the volume untouched, a
 // wrong repository password refused, a repository on a full disk and a backup killed midway leaving
 // no snapshot behind; a dump hook before the snapshot and a stack stopped during it started again,
@@ -28,8 +29,8 @@ let svc: Service
 let dir: string
 const PASSWORD = "pw-Correct-Horse-7f3a"
 const SECRET = "secret-Value-91c2e"
-const STACKS = ["hm-bk", "hm-bk2", "hm-bk3", "hm-bk4"]
-const VOLUMES = ["hm-bk_data", "hm-bk2_data", "hm-bk3_data", "hm-bk4_data"]
+const STACKS = ["hm-bk", "hm-bk2", "hm-bk3", "hm-bk4", "hm-bk5"]
+const VOLUMES = ["hm-bk_data", "hm-bk2_data", "hm-bk3_data", "hm-bk4_data", "hm-bk5_data"]
 const MiB = 1 << 20
 const answers: string[] = []
 /** What the service notified (SVC_NOTIFY_URLS points here). */
@@ -239,6 +240,21 @@ test("a restore with force over a volume whose container left symlinks to a host
   expect(res.status).toBe(201)
   expect(readdirSync(sentinel)).toEqual([])
   expect(await run("hm-bk3_data", "cat /v/d/f && readlink /v/x")).toBe(`restored\n${sentinel}`)
+}, 60_000)
+
+test("a restore whose restic is killed midway removes the volume and the stack it made, and its own working volume", async () => {
+  const before = (await engine.listVolumes()).map((v) => v.Name).sort()
+  const pending = call("POST", "/api/backups/local/hm-bk3/restore", { as: "hm-bk5" })
+  const deadline = Date.now() + 30_000
+  let pid: number | undefined
+  while (Date.now() < deadline && !(pid = resticChild("restore"))) await Bun.sleep(5)
+  process.kill(pid!, "SIGSTOP")
+  process.kill(pid!, "SIGKILL")
+  const res = await pending
+  expect(res.status).toBe(502)
+  expect(res.body.error.code).toBe("restic_failed")
+  expect((await call("GET", "/api/stacks/hm-bk5")).status).toBe(404)
+  expect((await engine.listVolumes()).map((v) => v.Name).sort()).toEqual(before)
 }, 60_000)
 
 const states = async () => (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=hm-bk`] } })).map((c) => c.State)
