@@ -3,6 +3,7 @@
 // and the metrics) is made at once; every other part is made by its first read, and its room's
 // modules are loaded (require) only then: a service that never deploys never loads the stack store.
 import { existsSync } from "node:fs"
+import { join } from "node:path"
 import type { Config } from "./config.ts"
 import { dockerEngine, type Engine, type EngineVersion } from "../engine/client.ts"
 import { EventBus } from "../engine/events.ts"
@@ -10,6 +11,7 @@ import type { DiskUsageCache } from "../engine/disk-usage.ts"
 import type { Reused } from "../engine/reused.ts"
 import { serverId as identity } from "../data/identity.ts"
 import type { ComposeRunner } from "../stacks/compose.ts"
+import { isStackName, stackDirs } from "../stacks/name.ts"
 import type { Stacks } from "../stacks/store.ts"
 import type { LiveMounts } from "../stacks/live-mounts.ts"
 import type { Cluster } from "../cluster/membership.ts"
@@ -131,10 +133,10 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
 
   part("compose", () => (require("../stacks/compose.ts") as typeof import("../stacks/compose.ts")).composeRunner({ host: engine.host, toolEnv: config.toolEnv, events: ctx.events, timeouts }))
   part("scanner", () => (require("../images/scanner.ts") as typeof import("../images/scanner.ts")).createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv }))
-  // A stack is watched from its first deploy's `up` on: its records are written before.
+  // A stack is watched from its first deploy's `up` on: its records are written before (looked for without loading the store).
   part("liveMounts", () => {
     const { LiveMounts } = require("../stacks/live-mounts.ts") as typeof import("../stacks/live-mounts.ts")
-    return new LiveMounts({ engine, events: ctx.events, managed: (name) => existsSync(ctx.stacks.records(name)), allowedFor: (name) => ctx.stacks.allows(name), secrets: (name) => ctx.stacks.secrets(name) })
+    return new LiveMounts({ engine, events: ctx.events, managed: (name) => isStackName(name) && existsSync(join(stackDirs(config.dataDir).records, name)), allowedFor: (name) => ctx.stacks.allows(name), secrets: (name) => ctx.stacks.secrets(name) })
   })
   part("stacks", () => {
     const { Stacks } = require("../stacks/store.ts") as typeof import("../stacks/store.ts")
