@@ -128,8 +128,8 @@ async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, 
   const run = `${new Date().toISOString().replace(/[-:]|\.\d+/g, "")}-${randomBytes(3).toString("hex")}`
   const tagList = [...tags(ctx.serverId, name), `version:${doc.current_version ?? 0}`, `run:${run}`]
   const pieces: Piece[] = []
-  // One restic at a time: the records written beside the data into a repository whose disk filled up
-  // were seen to hang past a minute, where one restic alone fails at once.
+  // The pieces go in one after another: with the records written beside the data, a backup into a
+  // repository whose disk filled up was seen to hang past a minute, where one restic alone fails at once.
   try {
     const json = JSON.stringify(doc)
     pieces.push(await piece(repo, "stack.json", tagList, ctx.serverId, text(json), deadline, progress, Buffer.byteLength(json)))
@@ -170,7 +170,7 @@ async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, 
 
 /**
  * `restic forget --prune` of the stack's backups of this server by `keep`, each piece (stack.json, a
- * volume's tar) counted on its own; answers how many snapshots it removed.
+ * volume's folder or tar, a bind) counted on its own; answers how many snapshots it removed.
  */
 export async function forget(repo: Repo, serverId: string, stack: string, keep: Keep, deadline: Deadline): Promise<number> {
   const rules = Object.entries(keep).flatMap(([k, n]) => (n ? [`--keep-${k}`, String(n)] : []))
