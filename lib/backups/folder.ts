@@ -20,6 +20,7 @@ import { randomBytes } from "node:crypto"
 import { lstatSync } from "node:fs"
 import type { Engine, Volume } from "../engine/client.ts"
 import { spawnBounded } from "../engine/spawn.ts"
+import { TRANSFER_LABEL } from "../volumes/transfer.ts"
 
 /**
  * The command that runs `cmd` inside `dir`, confined as the module's comment says. The path goes to
@@ -63,7 +64,7 @@ const hostProbe: Probe = {
 export async function provesLocal(engine: Engine, probe: Probe = hostProbe): Promise<boolean> {
   if (!engine.host.startsWith("unix://") || !probe.isRoot()) return false
   const name = `harbormaster-probe-${randomBytes(12).toString("hex")}`
-  const { Mountpoint } = await engine.createVolume(name)
+  const { Mountpoint } = await engine.createVolume(name, { [TRANSFER_LABEL]: "1" })
   try {
     return !!Mountpoint && probe.isFolder(Mountpoint) && (await probe.confines(Mountpoint))
   } finally {

@@ -13,7 +13,7 @@ import { TarScanner, tarGuard } from "./tar-scan.ts"
 /** Docker's own rule for volume names. */
 export const VOLUME_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{1,254}$/
 
-/** Containers made here carry this label, so a leftover (after a crash) can be found. */
+/** Containers and working volumes made here carry this label, so a leftover (after a crash) can be found. */
 export const TRANSFER_LABEL = "harbormaster.transfer"
 
 const isNotFound = (err: unknown) => err instanceof HttpError && err.status === 404
@@ -47,12 +47,16 @@ const discard = (engine: Engine, id: string) => engine.removeContainer(id, { for
 
 /**
  * Removes the throwaway containers a killed process left behind (they hold their volumes, which
- * then cannot be removed); run at start, when no transfer of this service is under way.
+ * then cannot be removed), then the working volumes it left (a restore's, a probe's: volumes this
+ * service made under the same label, never a stack's); run at start, when no transfer of this
+ * service is under way. Answers how many it removed.
  */
 export async function removeLeftoverThrowaways(engine: Engine): Promise<number> {
   const left = await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })
   await Promise.all(left.map((c) => discard(engine, c.Id)))
-  return left.length
+  const volumes = (await engine.listVolumes({ label: [TRANSFER_LABEL] })).filter((v) => v.Labels?.[TRANSFER_LABEL] === "1")
+  await Promise.all(volumes.map((v) => engine.removeVolume(v.Name, { force: true }).catch(() => {})))
+  return left.length + volumes.length
 }
 
 /** Runs `fn` with a throwaway container, which is removed afterwards whatever happens. */
