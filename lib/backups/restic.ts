@@ -39,6 +39,8 @@ export interface ResticIo {
   env?: Record<string, string>
   /** A volume's folder restic runs in, confined there (lib/backups/folder.ts); written only when `write`. */
   folder?: { path: string; write: boolean }
+  /** Bookkeeping beside a transfer (a listing, the records): run at a lower CPU priority than the data's restic. */
+  aside?: boolean
 }
 
 /**
@@ -57,13 +59,20 @@ export async function restic(repo: Repo, args: string[], deadline: Deadline, io:
     source.abort()
     await exited
   })
-  const cmd = io.folder ? confined(io.folder.path, io.folder.write, [RESTIC, ...args]) : [RESTIC, ...args]
+  const program = io.aside ? ["nice", "-n", "10", RESTIC] : [RESTIC]
+  const cmd = io.folder ? confined(io.folder.path, io.folder.write, [...program, ...args]) : [...program, ...args]
   const run = spawnBounded(cmd, { env: env(repo, io.env), stdin: input?.stream ?? "ignore", stdout: "pipe", stderr: "pipe" }, { ...deadline, signal })
   exited = run.exited
   try {
-    const [out, err, code] = await Promise.all([io.onLine ? lines(run.proc.stdout, io.onLine) : new Response(run.proc.stdout).text(), new Response(run.proc.stderr).text(), run.exited])
+    // restic retries a write that failed for a while (minutes, with backoff); a full disk does not
+    // empty itself meanwhile, so its first "no space left" stops it.
+    let full = false
+    const onError = (line: string) => {
+      if (!full && /no space left on device/i.test(line)) (full = true), source.abort()
+    }
+    const [out, err, code] = await Promise.all([io.onLine ? lines(run.proc.stdout, io.onLine) : new Response(run.proc.stdout).text(), lines(run.proc.stderr, onError), run.exited])
     if (failed) throw failed
-    if (code !== 0) throw failure(err, code, run.stopped(), `restic ${args[0]}`)
+    if (code !== 0) throw failure(err, code, full ? undefined : run.stopped(), `restic ${args[0]}`)
     return out
   } finally {
     // A restic that stopped early leaves the rest of its input unread: its source is let go.

@@ -56,7 +56,7 @@ function volumePiece(b: Backup, volume: string): { snapshot: string; folder: boo
 const volumesOf = (b: Backup) => b.pieces.flatMap((p) => (p.path.startsWith("volumes/") ? [p.path.slice("volumes/".length).replace(/\.tar$/, "")] : []))
 
 async function readDoc(repo: Repo, b: Backup, deadline: Deadline): Promise<StackExport> {
-  const doc = JSON.parse(await restic(repo, ["dump", snapshotOf(b, "stack.json")!, "/stack.json"], deadline))
+  const doc = JSON.parse(await restic(repo, ["dump", snapshotOf(b, "stack.json")!, "/stack.json"], deadline, { aside: true }))
   const checked = v.safeParse(importBody, doc)
   if (!checked.success) throw badRequest(`backup ${b.run} holds no stack document this server reads`, "invalid_backup")
   return doc as StackExport
@@ -98,7 +98,7 @@ class Ahead {
   private readonly stop = new AbortController()
   private done: Promise<string> = Promise.resolve("")
 
-  private constructor(private readonly engine: Engine, readonly volume: string, private readonly name: string, private readonly folder: string) {}
+  private constructor(private readonly engine: Engine, readonly volume: string, readonly snapshot: string, private readonly name: string, private readonly folder: string) {}
 
   /** The restore started, or undefined when the new volume's folder is not this host's. */
   static async start(engine: Engine, repo: Repo, volume: string, snapshot: string, deadline: Deadline): Promise<Ahead | undefined> {
@@ -108,7 +108,7 @@ class Ahead {
       await engine.removeVolume(name, { force: true }).catch(() => {})
       return undefined
     }
-    const ahead = new Ahead(engine, volume, name, folder)
+    const ahead = new Ahead(engine, volume, snapshot, name, folder)
     const signal = deadline.signal ? AbortSignal.any([deadline.signal, ahead.stop.signal]) : ahead.stop.signal
     ahead.done = restic(repo, ["restore", snapshot, "--target", "."], { ...deadline, signal }, { folder: { path: folder, write: true } })
     ahead.done.catch(() => {})
@@ -165,19 +165,44 @@ async function restoreFolder(engine: Engine, repo: Repo, snapshot: string, name:
 /** What a restore needs of this server: the copy's, and the roots its binds may come back under. */
 export type RestoreHost = CopyDeps & { config: { bindRoots: readonly string[] } }
 
-export async function restoreStack(ctx: RestoreHost, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline): Promise<RestoreResult> {
+/** The first volume's folder snapshot of `b` restored ahead (see Ahead), or undefined when it has none. */
+async function aheadOf(engine: Engine, repo: Repo, b: Backup, deadline: Deadline): Promise<Ahead | undefined> {
+  const first = volumesOf(b)[0]
+  const piece = first === undefined ? undefined : volumePiece(b, first)
+  return piece?.folder ? Ahead.start(engine, repo, first!, piece.snapshot, deadline) : undefined
+}
+
+/**
+ * The restore of `found`, which may still be being looked up: restic opens the repository and lists
+ * its snapshots, a while. With `guess` (the newest backup of the stack this process made or listed),
+ * its first volume's data starts coming here meanwhile, and is kept only when the backup found holds
+ * that very snapshot (the listing decides, always).
+ */
+export async function restoreStack(ctx: RestoreHost, repo: Repo, found: Backup | Promise<Backup>, req: RestoreRequest, deadline: Deadline, guess?: Backup): Promise<RestoreResult> {
   if (req.to !== undefined && req.force) throw badRequest("force unpacks into existing volumes on this server only; restore to a node into volumes that do not exist there", "force_local_only")
   if (req.to !== undefined && req.binds) throw badRequest("bind mounts are restored to their host paths on this server only", "binds_local_only")
   // The destination first: an unknown node, or no cluster token, refuses the restore before restic runs.
   const dst = await sideOf(ctx, req.to)
+  const local = req.to === undefined && !req.dry_run && (await isLocal(ctx.engine))
+  let ahead = local && guess ? await aheadOf(ctx.engine, repo, guess, deadline) : undefined
+  let backup: Backup
+  try {
+    backup = await found
+  } catch (err) {
+    await ahead?.drop()
+    throw err
+  }
+  if (ahead && volumePiece(backup, ahead.volume)?.snapshot !== ahead.snapshot) {
+    await ahead.drop()
+    ahead = undefined
+  }
   const dumps = new Dumps(repo, backup, deadline)
   // The first volume's data starts coming while the backup's records are read and planned (restic
   // takes a while to open a repository): a folder snapshot restored here into a volume of its own, or
   // the dump of the others.
   const first = volumesOf(backup)[0]
-  const piece = first === undefined ? undefined : volumePiece(backup, first)!
-  const direct = req.to === undefined && !!piece?.folder && (await isLocal(ctx.engine))
-  const ahead = !req.dry_run && direct ? await Ahead.start(ctx.engine, repo, first!, piece!.snapshot, deadline) : undefined
+  const direct = local && !!(first !== undefined && volumePiece(backup, first)!.folder)
+  ahead ??= direct ? await aheadOf(ctx.engine, repo, backup, deadline) : undefined
   if (!req.dry_run && first && !direct) dumps.start(first)
   try {
     return await restoreWith(ctx, dst, repo, backup, req, deadline, dumps, ahead)

@@ -32,7 +32,7 @@ function pieceOf(s: Snapshot): string {
 }
 
 export async function listBackups(repo: Repo, serverId: string, stack: string, deadline: Deadline): Promise<Backup[]> {
-  const out = await restic(repo, ["snapshots", "--json", "--host", serverId, "--tag", tags(serverId, stack).join(",")], deadline)
+  const out = await restic(repo, ["snapshots", "--json", "--host", serverId, "--tag", tags(serverId, stack).join(",")], deadline, { aside: true })
   const runs = new Map<string, Backup>()
   for (const s of JSON.parse(out || "[]") as Snapshot[]) {
     const run = tagValue(s, "run")

@@ -77,6 +77,8 @@ const OVERDUE_GRACE_MS = 3_600_000
 
 export class BackupVerbs {
   private readonly runs = new Map<string, LastRun>()
+  /** The newest backup of each repository and stack that this process made or listed: a restore's head start (lib/backups/restore.ts). */
+  private readonly newest = new Map<string, Backup>()
   private readonly started: number
   constructor(private readonly o: BackupVerbsOptions) {
     this.started = o.started ?? this.now()
@@ -137,7 +139,9 @@ export class BackupVerbs {
   }
 
   async backups(repo: string, stack: string, run: Run = {}): Promise<Backup[]> {
-    return listBackups(await this.o.repos.get(repo), this.o.serverId, stackName(stack), this.deadline(run))
+    const all = await listBackups(await this.o.repos.get(repo), this.o.serverId, stackName(stack), this.deadline(run))
+    if (all[0]) this.newest.set(`${repo}\t${stackName(stack)}`, all[0])
+    return all
   }
 
   /** The stack backed up now, with `hooks` (else the repository's for the stack); with `keep`, its older backups forgotten and pruned after. */
@@ -153,6 +157,7 @@ export class BackupVerbs {
           throw err
         })
         this.runs.set(key, { ...last, last_success: this.now(), size: result.bytes })
+        this.newest.set(key, { run: result.run, stack: name, version: result.version, time: new Date(this.now()).toISOString(), pieces: result.pieces.map(({ path, snapshot }) => ({ path, snapshot })) })
         const forgotten = run.keep ? await forget(r, this.o.serverId, name, run.keep, this.deadline(run)) : 0
         return { result: { ...result, forgotten }, message: `backed up ${name} to ${repo} as ${result.run}: ${result.bytes} bytes read, ${result.added} new${forgotten ? `; ${forgotten} older snapshots forgotten` : ""}` }
       }),
@@ -264,12 +269,17 @@ export class BackupVerbs {
 
   async restore(repo: string, stack: string, req: RestoreRequest & { run?: string }, run: Run = {}): Promise<RestoreResult> {
     const r = await this.o.repos.get(repo)
-    const backup = await findBackup(r, this.o.serverId, stackName(stack), req.run, this.deadline(run))
+    const key = `${repo}\t${stackName(stack)}`
+    const finding = findBackup(r, this.o.serverId, stackName(stack), req.run, this.deadline(run))
     const target = stackName(req.as ?? stack)
-    if (req.dry_run) return restoreStack(this.o, r, backup, req, this.deadline(run))
+    if (req.dry_run) return restoreStack(this.o, r, await finding, req, this.deadline(run))
+    // The backup is looked up in the repository while the one this process last knew of starts coming.
+    const known = this.newest.get(key)
+    const guess = req.run === undefined || req.run === known?.run ? known : undefined
+    finding.then((b) => req.run === undefined && this.newest.set(key, b)).catch(() => {})
     return this.reported("restore", target, async () => ({
-      result: await restoreStack(this.o, r, backup, req, this.deadline(run)),
-      message: `restored ${stack}'s backup ${backup.run} from ${repo} as ${target}${req.to === undefined ? "" : ` on node ${req.to}`}`,
+      result: await restoreStack(this.o, r, finding, req, this.deadline(run), guess),
+      message: `restored ${stack}'s backup ${(await finding).run} from ${repo} as ${target}${req.to === undefined ? "" : ` on node ${req.to}`}`,
     }))
   }
 
