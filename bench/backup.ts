@@ -14,7 +14,7 @@ import { startEngine, type BenchEngine } from "./support.ts"
 const GiB = 1024 ** 3
 const size = Number(process.argv[2] ?? 1) * GiB
 const IMAGE = "svc-test/busybox:latest"
-const ROUNDS = 2
+const ROUNDS = 3
 const PASSWORD = "bench-password"
 
 async function call(url: string, method: string, body?: unknown) {
