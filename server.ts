@@ -4,6 +4,8 @@ import { appendFileSync } from "node:fs"
 import { createApp } from "#lib/service/app.ts"
 import { ConfigError, loadConfig } from "#lib/service/config.ts"
 import { createContext } from "#lib/service/context.ts"
+import { dockerEngine } from "#lib/engine/client.ts"
+import { engineHealth } from "#lib/engine/health.ts"
 import { removeStaleTemps } from "#lib/data/datadir.ts"
 import { background } from "#lib/service/background.ts"
 import { link } from "#lib/cluster/link.ts"
@@ -12,10 +14,12 @@ import index from "./ui/index.html"
 
 export async function start(env: Record<string, string | undefined> = process.env) {
   const config = loadConfig(env)
+  // The engine is asked what /api/health reports while the service starts: the first health request takes that answer.
+  const engine = dockerEngine(config.dockerHost, config.dockerApiVersion)
+  const health = engineHealth(engine)
+  void health.get()
   removeStaleTemps(config.dataDir)
-  const ctx = await createContext(config)
-  // The engine's API version is negotiated while the app is built: the first call (/api/health's) would wait for it.
-  ctx.engine.apiVersion().catch(() => {})
+  const ctx = await createContext(config, { engine, engineHealth: health })
   const driftLog = config.responseDriftLog
   const app = createApp(ctx, routes, { "/": index }, driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined)
   // A member behind NAT carries its control plane's calls to the app in this process; the UI's files

@@ -1,7 +1,6 @@
 import * as v from "valibot"
 import { sha, version } from "#lib/data/build-info.ts"
 import { defineHandler } from "#lib/service/handler.ts"
-import { HttpError } from "#lib/http/http-error.ts"
 import { swarmSchema } from "#lib/swarm/schemas.ts"
 import { swarmState } from "#lib/swarm/state.ts"
 
@@ -26,12 +25,10 @@ export const response = v.object({
 export const role = "public"
 
 export default defineHandler(async ({ ctx }) => {
-  const [engine, swarm] = await Promise.all([
-    Promise.all([ctx.engine.version(), ctx.engine.apiVersion()]).then(
-      ([v, spoken]) => ({ reachable: true, version: v.Version, api_version: v.ApiVersion, min_api_version: v.MinAPIVersion, client_api_version: spoken }),
-      (err) => ({ reachable: false, error: err instanceof HttpError ? err.message : String(err) }),
-    ),
-    ctx.engine.info().then(swarmState, () => null),
-  ])
-  return { status: engine.reachable ? "ok" : "degraded", version, sha, server_id: ctx.serverId, engine, swarm, jobs: ctx.jobs.states() }
+  const e = await ctx.engineHealth.get()
+  const engine = e.reachable
+    ? { reachable: true, version: e.version.Version, api_version: e.version.ApiVersion, min_api_version: e.version.MinAPIVersion, client_api_version: e.spoken }
+    : { reachable: false, error: e.error }
+  const swarm = e.reachable && e.info ? swarmState(e.info) : null
+  return { status: e.reachable ? "ok" : "degraded", version, sha, server_id: ctx.serverId, engine, swarm, jobs: ctx.jobs.states() }
 })

@@ -3,7 +3,6 @@
 // the audit log. Off (no mode in SVC_AUTH), every route is open as it is without it and nothing is
 // recorded.
 import { join } from "node:path"
-import type { BlockList } from "node:net"
 import { HttpError } from "../http/http-error.ts"
 import { originAllowed } from "../http/guard.ts"
 import { AuditLog, type AuditInput } from "./audit.ts"
@@ -11,7 +10,7 @@ import type { AuthConfig } from "./config.ts"
 import { isUserName, type Identity } from "./identity.ts"
 import { AttemptLimiter } from "./limiter.ts"
 import { Passwords, type Hasher } from "./passwords.ts"
-import { proxyIdentity, trustList } from "./proxy.ts"
+import { proxyIdentity, trustList, type Trust } from "./proxy.ts"
 import { permits, type RouteRole } from "./roles.ts"
 import { hashesTo, randomSecret, sha256 } from "./secrets.ts"
 import { Sessions } from "./sessions.ts"
@@ -60,7 +59,7 @@ export class Auth {
   readonly audit: AuditLog
   readonly passwords: Passwords
   readonly limiter: AttemptLimiter
-  private trust: BlockList
+  private trust: Trust
   private seen = new WeakMap<Request, Seen>()
   /** How to close each open WebSocket, by user and by token. */
   private open = new Map<string, Set<() => void>>()

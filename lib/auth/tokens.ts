@@ -2,12 +2,11 @@
 // SHA-256, each with an owner, a name, a role (at most the owner's), optional stacks and expiry, and
 // the time it was last used (written at most once a minute).
 import { join } from "node:path"
-import { randomBytes } from "node:crypto"
 import { HttpError } from "../http/http-error.ts"
 import type { Identity, Source } from "./identity.ts"
 import { JsonFile } from "./json-file.ts"
 import type { Role } from "./roles.ts"
-import { randomSecret, sha256 } from "./secrets.ts"
+import { randomBytes, randomSecret, sha256 } from "./secrets.ts"
 
 export const TOKEN_PREFIX = "hm_"
 

@@ -1,6 +1,5 @@
 // The cluster token as a bearer credential: the token this server minted (control plane) or joined
 // with (member), kept in cluster.json under the data directory, compared in constant time.
-import { createHash, timingSafeEqual } from "node:crypto"
 import { statSync } from "node:fs"
 import { join } from "node:path"
 import { readJson } from "../data/datadir.ts"
@@ -27,9 +26,12 @@ export async function clusterToken(dataDir: string): Promise<string | undefined>
 
 /** Constant time in the content and, through the digests, in the length of the secret. */
 export function sameSecret(given: string, expected: string): boolean {
-  const digest = (s: string) => createHash("sha256").update(s).digest()
-  return timingSafeEqual(digest(given), digest(expected))
+  const digest = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest()
+  return crypto.timingSafeEqual(digest(given), digest(expected))
 }
+
+/** Routes that want `Authorization: Bearer <cluster token>`, as the OpenAPI document declares them. */
+export const clusterSecurity: Record<string, string[]>[] = [{ clusterToken: [] }]
 
 /** Throws 401 unless the request carries `Authorization: Bearer <cluster token>`. */
 export async function requireBearer(deps: { config: { dataDir: string } }, req: Request): Promise<void> {

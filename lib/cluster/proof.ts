@@ -5,7 +5,6 @@
 // and a random nonce: `v1.<payload, base64url JSON>.<HMAC, base64url>`. The token itself never
 // travels. A node admits a proof that matches its token, names it and its control plane, is at most
 // PROOF_WINDOW_MS old (or early), and whose nonce it has not seen in that window.
-import { createHmac, randomBytes } from "node:crypto"
 import { sameSecret } from "./bearer.ts"
 import { HttpError, unauthorized } from "../http/http-error.ts"
 
@@ -37,13 +36,14 @@ interface Payload {
   n: string
 }
 
-const mac = (token: string, method: string, path: string, payload: string) => createHmac("sha256", token).update(`hm-proof-v1\n${method.toUpperCase()}\n${path}\n${payload}`).digest()
+// Bun's own hasher, not node:crypto: the service starts without loading that module.
+const mac = (token: string, method: string, path: string, payload: string) => new Bun.CryptoHasher("sha256", token).update(`hm-proof-v1\n${method.toUpperCase()}\n${path}\n${payload}`).digest()
 
 /** Signs one forwarded call for the caller it was made for: the method, the node's path with its query, the node's server_id. */
 export type ProofSigner = (method: string, path: string, node: string) => string
 
 /** The header's value for one call: `path` is the node's path with its query, as the node will see it. */
-export function signProof(token: string, method: string, path: string, who: Forwarded, now = Date.now(), nonce = randomBytes(16).toString("base64url")): string {
+export function signProof(token: string, method: string, path: string, who: Forwarded, now = Date.now(), nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url")): string {
   const payload: Payload = { cp: who.controlPlane, node: who.node, user: who.user, role: who.role, t: now, n: nonce }
   const encoded = Buffer.from(JSON.stringify(payload)).toString("base64url")
   return `v1.${encoded}.${mac(token, method, path, encoded).toString("base64url")}`

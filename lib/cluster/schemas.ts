@@ -1,10 +1,6 @@
-// The response schemas of the cluster: nodes of the registry, this server's membership, and the
-// cluster token as a bearer security requirement for the OpenAPI document.
+// The response schemas of the cluster: nodes of the registry and this server's membership.
 import * as v from "valibot"
 import { NODE_NAME } from "./nodes.ts"
-
-/** Routes that want `Authorization: Bearer <cluster token>`. */
-export const clusterSecurity: Record<string, string[]>[] = [{ clusterToken: [] }]
 
 export const nodeName = v.pipe(v.string(), v.regex(NODE_NAME, "a node name is letters, digits, dot, dash or underscore (at most 63)"), v.description("node name in the registry"))
 

@@ -10,7 +10,6 @@
 // those headers, then one to /api/cluster/streams/{id} that is bridged to the caller's (or posts the
 // status its API refused the upgrade with). One control socket per server_id: a second one replaces
 // the first.
-import { randomUUID } from "node:crypto"
 import type { Peer, SocketSession } from "../http/socket.ts"
 import { HttpError, notFound } from "../http/http-error.ts"
 
@@ -161,7 +160,7 @@ export class Tunnels {
   private open(serverId: string, req: StreamRequest, socket?: TunnelSocket, inline?: Uint8Array): Promise<Response> {
     const control = this.controls.get(serverId)
     if (!control) return Promise.reject(new Error("the node is not connected"))
-    const id = randomUUID()
+    const id = crypto.randomUUID()
     return new Promise<Response>((resolve, reject) => {
       // A body or a socket the node has not come for in time: it will not.
       const late = () => {

@@ -1,7 +1,6 @@
 // Records of update checks, in <dataDir>/updates.json: per image reference whether its registry
 // serves a newer digest than the local image's, per stack when it was last checked and whether any of
 // its images has an update. A periodic check of every pulled image runs when an interval is set.
-import { setTimeout as pause } from "node:timers/promises"
 import { join } from "node:path"
 import { readJson, writeJson } from "../data/datadir.ts"
 import type { Engine } from "../engine/client.ts"
@@ -104,14 +103,10 @@ export class ImageUpdates {
     return Object.values((await this.records()).images).filter((r) => r.update_available)
   }
 
-  /** Every `interval` seconds, checks each tag of every image that came from a registry. */
-  async periodic(interval: number, signal: AbortSignal): Promise<void> {
-    while (interval > 0 && !signal.aborted) {
-      await pause(interval * 1000, undefined, { signal }).catch(() => {})
-      if (signal.aborted) return
-      const images = await this.engine.listImages().catch(() => [])
-      const refs = images.filter((i) => i.RepoDigests?.length).flatMap((i) => (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>"))
-      await this.checkAll(refs).catch((err) => console.error("periodic update check:", message(err)))
-    }
+  /** Checks each tag of every image that came from a registry (lib/service/background.ts runs it every SVC_UPDATE_INTERVAL). */
+  async checkPulled(): Promise<void> {
+    const images = await this.engine.listImages().catch(() => [])
+    const refs = images.filter((i) => i.RepoDigests?.length).flatMap((i) => (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>"))
+    await this.checkAll(refs).catch((err) => console.error("periodic update check:", message(err)))
   }
 }

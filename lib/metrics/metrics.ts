@@ -6,6 +6,9 @@ import type { NodeEntry } from "../cluster/nodes.ts"
 import { outboundId } from "../cluster/tunnel.ts"
 import type { Metrics } from "./types.ts"
 
+/** The metrics token as a security requirement (optional: the routes are open when the service has no SVC_METRICS_TOKEN). */
+export const metricsSecurity: Record<string, string[]>[] = [{ metricsToken: [] }, {}]
+
 const off: Metrics = {
   observeRequest() {},
   observeProbe() {},

@@ -8,11 +8,9 @@
 // an admin's role: the token already imports and starts stacks on every server. A call the control
 // plane's gateway forwarded carries its proof (cluster/proof.ts) instead of a credential: a member
 // with sign-in on takes it as the caller signed in on the control plane, with their role there.
-import { clusterToken, requireBearer } from "../cluster/bearer.ts"
+import { clusterSecurity, clusterToken, requireBearer } from "../cluster/bearer.ts"
 import { PROOF_HEADER, proofs, signProof, type ProofSigner } from "../cluster/proof.ts"
-import { clusterSecurity } from "../cluster/schemas.ts"
-import { requireMetricsAccess } from "../metrics/metrics.ts"
-import { metricsSecurity } from "../metrics/schemas.ts"
+import { metricsSecurity, requireMetricsAccess } from "../metrics/metrics.ts"
 import type { Ctx } from "./context.ts"
 import { HttpError } from "../http/http-error.ts"
 import { isRole, type RouteRole } from "../auth/roles.ts"

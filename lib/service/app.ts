@@ -16,7 +16,7 @@ import { loadRoutes, type RouteEntry, type RouteModule } from "./handler.ts"
 import { admit } from "./access.ts"
 import type { McpCaller } from "../mcp/caller.ts"
 import { permits, type RouteRole } from "../auth/roles.ts"
-import { drift, type Responses } from "../http/schemas.ts"
+import type { Responses } from "../http/schemas.ts"
 import { version } from "../data/build-info.ts"
 import { Router } from "./router.ts"
 
@@ -94,9 +94,10 @@ function toHttp(answer: unknown, set: Set): Response {
 
 type Check = (request: Request, response: Response, declared: Responses | undefined) => Promise<void>
 
-/** Checks an answer against its route's `response` schema and tells `onDrift` what does not fit. */
+/** Checks an answer against its route's `response` schema and tells `onDrift` what does not fit (the schemas' module loaded only then). */
 function responseCheck(onDrift: (message: string) => void): Check {
   return async (request, response, declared) => {
+    const { drift } = await import("../http/schemas.ts")
     // A WebSocket upgrade answers no route's schema (a GET of the same path declares its own answer).
     if (!declared || request.headers.get("upgrade")?.toLowerCase() === "websocket") return
     const contentType = response.headers.get("content-type")

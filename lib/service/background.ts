@@ -1,12 +1,15 @@
 // The service's background work, in the order server.ts starts it (lib/service/jobs.ts runs the list),
-// right after the server listens. A job loads its room by its first use: one whose work needs stacks
-// or backup repositories waits for the first of them before it loads the stack store or the backups.
+// right after the server listens. A job loads its room by its first use, and waits for the first
+// thing it works on before it does: the first stack's records, backup repository, queued scan or
+// cluster membership, the first interval of the update checks, a notification target. An idle
+// service with none of them holds only the engine's event stream and the stats sampler.
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { setTimeout as pause } from "node:timers/promises"
 import { made, type Ctx } from "./context.ts"
 import type { Job } from "./jobs.ts"
 import { stackDirs } from "../stacks/name.ts"
+import { clusterFile } from "../cluster/bearer.ts"
 
 /** Resolves true once `path` exists (looked at every second), false when the signal aborts first. */
 async function until(path: string, signal: AbortSignal): Promise<boolean> {
@@ -17,6 +20,12 @@ async function until(path: string, signal: AbortSignal): Promise<boolean> {
   return false
 }
 
+/** Resolves true after `ms`, false when the signal aborts first. */
+const after = (ms: number, signal: AbortSignal): Promise<boolean> => pause(ms, true, { signal }).catch(() => false)
+
+/** Where the scan queue keeps its pending jobs (lib/images/scan-queue.ts): a queue never used has none to resume. */
+const scansDir = (dataDir: string) => join(dataDir, "scans")
+
 export const background: Job<Ctx>[] = [
   {
     name: "stack migration", // synchronous: done before any other job starts
@@ -26,25 +35,35 @@ export const background: Job<Ctx>[] = [
     },
   },
   { name: "engine events", start: (ctx, signal) => ctx.events.follow(ctx.engine, signal) },
-  // Takes down a container whose bind reached outside its stack's paths.
-  { name: "live mounts", start: (ctx, signal) => ctx.liveMounts.run(signal) },
-  { name: "scan queue", start: (ctx) => ctx.scans.resume() },
+  // Takes down a container whose bind reached outside its stack's paths; it begins by checking the
+  // running ones, so a container started while it waited is checked too.
+  { name: "live mounts", start: async (ctx, signal) => (await until(stackDirs(ctx.config.dataDir).records, signal)) && ctx.liveMounts.run(signal) },
+  // A scan asked for later starts the queue itself.
+  { name: "scan queue", start: (ctx) => existsSync(scansDir(ctx.config.dataDir)) && ctx.scans.resume() },
   // No transfer of this service is under way yet: a throwaway container left is a killed process's.
   { name: "leftover throwaways", start: async (ctx) => (await import("../volumes/transfer.ts")).removeLeftoverThrowaways(ctx.engine) },
-  { name: "image update checks", start: (ctx, signal) => ctx.imageUpdates.periodic(ctx.config.updateInterval, signal) },
+  // Every SVC_UPDATE_INTERVAL seconds (0: never), each tag of every image that came from a registry.
+  {
+    name: "image update checks",
+    start: async (ctx, signal) => {
+      const every = ctx.config.updateInterval * 1000
+      while (every > 0 && (await after(every, signal))) await ctx.imageUpdates.checkPulled()
+    },
+  },
   { name: "update policies", start: async (ctx, signal) => (await until(stackDirs(ctx.config.dataDir).records, signal)) && ctx.policies.run(signal) },
   { name: "git schedules", start: async (ctx, signal) => (await until(stackDirs(ctx.config.dataDir).records, signal)) && ctx.git.schedules(signal) },
   // A schedule belongs to a backup repository, kept under <data>/backups.
   { name: "backup schedules", start: async (ctx, signal) => (await until(join(ctx.config.dataDir, "backups"), signal)) && ctx.backups.schedules(signal) },
   {
     name: "notifier",
-    start: (ctx, signal) => ctx.notifier.follow(ctx.events, signal, async (id) => (await ctx.scans.results()).get(id)?.counts.critical ?? 0),
+    start: (ctx, signal) => ctx.config.notifyUrls.length > 0 && ctx.notifier.follow(ctx.events, signal, async (id) => (await ctx.scans.results()).get(id)?.counts.critical ?? 0),
   },
   { name: "stats sampler", start: (ctx, signal) => ctx.stats.run(signal) },
-  // A member that joined outbound holds its connection to the control plane.
+  // A member that joined outbound holds its connection to the control plane (from its first membership on).
   {
     name: "cluster link",
     start: async (ctx, signal) => {
+      if (!(await until(clusterFile(ctx.config.dataDir), signal))) return
       const [{ link }, { linkTarget }] = await Promise.all([import("../cluster/link.ts"), import("../cluster/membership.ts")])
       return link.run(() => linkTarget(ctx), signal)
     },

@@ -9,6 +9,7 @@ import { dockerEngine, type Engine, type EngineVersion } from "../engine/client.
 import { EventBus } from "../engine/events.ts"
 import type { DiskUsageCache } from "../engine/disk-usage.ts"
 import type { Reused } from "../engine/reused.ts"
+import { engineHealth, type EngineHealth } from "../engine/health.ts"
 import { serverId as identity } from "../data/identity.ts"
 import type { ComposeRunner } from "../stacks/compose.ts"
 import { isStackName, stackDirs } from "../stacks/name.ts"
@@ -77,6 +78,8 @@ export interface Ctx {
   diskUsage: DiskUsageCache
   /** The engine's version, reused for 30 s: asking for it costs the engine more than listing 200 containers (dashboard). */
   engineVersion: Reused<EngineVersion>
+  /** The engine as /api/health reports it: one round trip shared by the callers at the same moment, the first begun at launch. */
+  engineHealth: Reused<EngineHealth>
   /** Text-to-speech: the speech back end SVC_TTS_ENGINE names behind a concurrency bound (a fake in tests). */
   tts: Speaker
   /** Container stats: the one sampler of the engine and its history (started by server.ts). */
@@ -122,6 +125,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     engine,
     now,
     serverId: o.serverId ?? (await identity(config.dataDir)),
+    engineHealth: o.engineHealth ?? engineHealth(engine),
     jobs: o.jobs ?? new Jobs(),
     metrics: o.metrics ?? (await createMetrics(config.metrics)),
     auth: o.auth ?? new Auth({ config: config.auth, dataDir: config.dataDir, now }),

@@ -1,5 +1,5 @@
 // The context makes the start path's parts at once and every other part by its first read, once;
-// the background jobs whose work needs stacks wait for the first stack before they make their part.
+// the background jobs wait for the first thing they work on before they make their part.
 import { afterEach, expect, test } from "bun:test"
 import { mkdirSync } from "node:fs"
 import { background } from "#lib/service/background.ts"
@@ -29,13 +29,36 @@ test("a part is made by its first read, once, and a part given or assigned is th
 
 test("the jobs whose work needs stacks wait for the first stack's records before they make their parts", async () => {
   t = await testApp()
-  const waiting = ["update policies", "git schedules"]
+  const waiting = ["live mounts", "update policies", "git schedules"]
   t.ctx.jobs.start(background.filter((j) => waiting.includes(j.name)), t.ctx)
   await Bun.sleep(50)
-  expect(t.ctx.jobs.states().map((j) => j.state)).toEqual(["running", "running"])
-  expect(["policies", "git", "stacks"].map((k) => made(t.ctx, k as "stacks"))).toEqual([false, false, false])
+  expect(t.ctx.jobs.states().map((j) => j.state)).toEqual(["running", "running", "running"])
+  expect(["liveMounts", "policies", "git", "stacks"].map((k) => made(t.ctx, k as "stacks"))).toEqual([false, false, false, false])
   mkdirSync(stackDirs(t.dataDir).records, { recursive: true })
   // The jobs look again every second.
   for (let i = 0; i < 50 && !made(t.ctx, "git"); i++) await Bun.sleep(100)
-  expect(["policies", "git"].map((k) => made(t.ctx, k as "stacks"))).toEqual([true, true])
+  expect(["liveMounts", "policies", "git"].map((k) => made(t.ctx, k as "stacks"))).toEqual([true, true, true])
+})
+
+test("with nothing to work on, the jobs make no part: no queued scan, no notification target, no membership, no update interval", async () => {
+  t = await testApp()
+  const idle = ["scan queue", "image update checks", "notifier", "cluster link"]
+  t.ctx.jobs.start(background.filter((j) => idle.includes(j.name)), t.ctx)
+  await Bun.sleep(50)
+  expect(t.ctx.jobs.states().map((j) => [j.name, j.state])).toEqual([
+    ["scan queue", "done"],
+    ["image update checks", "done"],
+    ["notifier", "done"],
+    ["cluster link", "running"],
+  ])
+  expect(["scans", "imageUpdates", "notifier", "cluster"].map((k) => made(t.ctx, k as "stacks"))).toEqual([false, false, false, false])
+})
+
+test("the update checks begin after their first interval, then run every interval", async () => {
+  t = await testApp({}, { SVC_UPDATE_INTERVAL: "1" })
+  t.ctx.jobs.start(background.filter((j) => j.name === "image update checks"), t.ctx)
+  await Bun.sleep(50)
+  expect(made(t.ctx, "imageUpdates")).toBe(false)
+  for (let i = 0; i < 60 && t.engine.calls.filter((c) => c.op === "listImages").length < 2; i++) await Bun.sleep(100)
+  expect(t.engine.calls.filter((c) => c.op === "listImages").length).toBeGreaterThanOrEqual(2)
 })
