@@ -26,10 +26,11 @@ export class Jobs<C> {
 
   constructor(private readonly log: (line: string) => void = console.error) {}
 
-  /** Starts each job in the list's order; a synchronous start has finished before the next begins. */
+  /** Starts each job in the list's order; a synchronous start has finished before the next begins. None once stopped. */
   start(list: Job<C>[], ctx: C): void {
     this.ctx = ctx
     const signal = this.abort.signal
+    if (signal.aborted) return
     for (const job of list) {
       const state: JobState = { name: job.name, state: "running" }
       // Runs synchronously up to the job's first await: a start that throws is caught here.

@@ -84,3 +84,15 @@ test("a job that does not end within the grace does not hold the shutdown", asyn
   await jobs.stop(20) // the test's own timeout fails it when the stop waits for the job
   expect(jobs.states()).toEqual([{ name: "stuck", state: "stopped" }])
 })
+
+test("jobs started in two steps keep the list's order; once stopped, none starts", async () => {
+  const ctx: Ctx = { seen: [] }
+  const jobs = new Jobs<Ctx>(() => {})
+  jobs.start([loop("first")], ctx)
+  jobs.start([loop("second")], ctx)
+  expect(jobs.states().map((s) => s.name)).toEqual(["first", "second"])
+  await jobs.stop()
+  jobs.start([loop("late")], ctx)
+  expect(ctx.seen).not.toContain("start late")
+  expect(jobs.states().map((s) => s.name)).toEqual(["first", "second"])
+})
