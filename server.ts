@@ -29,11 +29,11 @@ export async function start(env: Record<string, string | undefined> = process.en
   if (setup) console.log(`no admin yet: create one with POST /api/auth/setup {"token": "${setup}", "user", "password"} (the token works once), or \`user add NAME --role admin\` on this server`)
   const server = app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
   // In the same turn as the listening: the stack migration is done before any request is answered.
-  // The other jobs begin once the engine answered the launch check (a second at most): their own
-  // calls to the engine would slow that first answer down.
+  // The other jobs begin once the engine answered the launch check (or its deadline passed): their
+  // own calls to the engine would slow that first answer down.
   const [migration, ...others] = background
   ctx.jobs.start([migration!], ctx)
-  void Promise.race([launched, Bun.sleep(1000)]).then(() => ctx.jobs.start(others, ctx))
+  void launched.then(() => ctx.jobs.start(others, ctx))
   const shutdown = async () => {
     void server.stop(true)
     await ctx.jobs.stop()

@@ -109,8 +109,10 @@ export interface Engine {
   /** The API version spoken with the engine (negotiated on first use, or DOCKER_API_VERSION). */
   apiVersion(): Promise<string>
   ping(): Promise<void>
-  version(): Promise<EngineVersion>
-  info(): Promise<Record<string, any>>
+  /** GET /version; `signal` gives up on the answer. */
+  version(signal?: AbortSignal): Promise<EngineVersion>
+  /** GET /info; `signal` gives up on the answer. */
+  info(signal?: AbortSignal): Promise<Record<string, any>>
   df(): Promise<{ LayersSize?: number; Images?: ImageSummary[]; Containers?: { SizeRw?: number }[]; Volumes?: { UsageData?: { Size: number } }[]; BuildCache?: { Size: number }[] }>
   listContainers(opts?: { all?: boolean; filters?: Filters }): Promise<ContainerSummary[]>
   inspectContainer(id: string): Promise<ContainerInspect>
@@ -363,8 +365,8 @@ class Connection {
     throw refused ?? engineError(res.status, message)
   }
 
-  async json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const text = await (await this.call(method, path, { body })).text()
+  async json<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const text = await (await this.call(method, path, { body, signal })).text()
     return (text ? JSON.parse(text) : undefined) as T
   }
 
@@ -390,8 +392,8 @@ function systemCalls(c: Connection) {
     host: c.host,
     apiVersion: c.apiVersion,
     ping: async () => void (await (await c.call("GET", "/_ping")).text()),
-    version: () => c.json("GET", "/version"),
-    info: () => c.json("GET", "/info"),
+    version: (signal) => c.json("GET", "/version", undefined, signal),
+    info: (signal) => c.json("GET", "/info", undefined, signal),
     df: () => c.json("GET", "/system/df"),
     async *events(o = {}) {
       const res = await c.call("GET", `/events${query({ since: o.since, until: o.until, filters: o.filters })}`, { signal: o.signal })

@@ -1,4 +1,4 @@
-// Faults against real processes and real engines: the engine goes away and comes back, the service is
+// Faults against real processes and real engines: the engine hangs, goes away and comes back, the service is
 // killed with SIGKILL in the middle of stack writes, the data directory's disk fills up, and a node
 // dies in the middle of a proxied upload and of a copy.
 import { afterAll, expect, test } from "bun:test"
@@ -45,7 +45,7 @@ afterAll(async () => {
   for (const s of services) await s.stop().catch(() => {})
 })
 
-test("the engine goes away and comes back: 503 meanwhile, then recovery and engine events on the same SSE stream, without a restart", async () => {
+test("the engine hangs, then goes away and comes back: health says so within its deadline, 503 meanwhile, then recovery and engine events on the same SSE stream, without a restart", async () => {
   const netns = `hmfault${process.pid}`
   const dir = mkdtempSync(join(tmpdir(), "hm-fault-engine-"))
   const start = () => {
@@ -70,6 +70,18 @@ test("the engine goes away and comes back: 503 meanwhile, then recovery and engi
     }
     await engine.createContainer({ Image: testImage(), Cmd: ["true"], Labels: { [TEST_LABEL]: "1" } }, "hm-fault-before")
     expect((await seen("hm-fault-before")).id).toBeString()
+
+    // A hung daemon (stopped with SIGSTOP: its socket still takes connections, nothing answers).
+    const daemon = Number(readFileSync(join(dir, "docker.pid"), "utf8"))
+    process.kill(daemon, "SIGSTOP")
+    try {
+      const hung = await call(svc, "GET", "/api/health")
+      expect([hung.status, hung.body.status, hung.body.engine.reachable]).toEqual([200, "degraded", false])
+      expect(hung.body.engine.error).toContain("did not answer GET /version within 5 s")
+    } finally {
+      process.kill(daemon, "SIGCONT")
+    }
+    await until(async () => (await call(svc, "GET", "/api/health")).body.status === "ok")
 
     engineSh("stop", netns, dir)
     const down = await call(svc, "GET", "/api/containers")
