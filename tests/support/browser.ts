@@ -34,3 +34,17 @@ export async function openBrowser(): Promise<Browser> {
     },
   }
 }
+
+/**
+ * Opens `url` and waits for its page's heading. The shown page is emptied first: a change of the
+ * address's hash is drawn only once its event has run, and until then the last page's heading
+ * and rows would be found in its place. The address already shown is loaded again.
+ */
+export async function show(page: Page, url: string): Promise<void> {
+  if (page.url() === url) await page.reload()
+  else {
+    await page.evaluate(() => document.querySelector("main")?.replaceChildren())
+    await page.goto(url)
+  }
+  await page.locator("main h1").first().waitFor()
+}

@@ -14,7 +14,7 @@ import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { fixture, standInPath } from "../support/scanners.ts"
 import { startService, type Service } from "../support/service.ts"
-import { openBrowser, type Browser } from "../support/browser.ts"
+import { openBrowser, show, type Browser } from "../support/browser.ts"
 import { serviceSpec, swarmManager, swarmManagerHost } from "../support/swarm.ts"
 
 const STACK = `dash${process.pid}`
@@ -36,10 +36,7 @@ async function send(method: string, path: string, body?: unknown): Promise<any> 
   return res.json()
 }
 
-const go = async (hash: string) => {
-  await page.goto(`${svc.url}/#${hash}`)
-  await page.locator("main h1").first().waitFor()
-}
+const go = (hash: string) => show(page, `${svc.url}/#${hash}`)
 
 /** The relative luminance (0 black, 1 white) of a CSS rgb() colour. */
 function luminance(rgb: string): number {

@@ -10,7 +10,7 @@ import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { fixture, standInPath } from "../support/scanners.ts"
 import { startService, type Service } from "../support/service.ts"
-import { openBrowser, type Browser } from "../support/browser.ts"
+import { openBrowser, show, type Browser } from "../support/browser.ts"
 import { chartFaults, recordCanvasText } from "../support/charts.ts"
 
 // Each run saves its screenshots in a temporary folder (printed); UPDATE_SCREENSHOTS=1 refreshes the set in docs/screenshots/.
@@ -64,10 +64,7 @@ async function deployed(what: string): Promise<string> {
   return name
 }
 
-const go = async (hash: string) => {
-  await page.goto(`${svc.url}/#${hash}`)
-  await page.locator("main h1").first().waitFor()
-}
+const go = (hash: string) => show(page, `${svc.url}/#${hash}`)
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
 
 const confirm = () => page.locator("dialog.modal").getByRole("button", { name: "Confirm" }).click()

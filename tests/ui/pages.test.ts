@@ -16,7 +16,7 @@ import { fixture, standInPath } from "../support/scanners.ts"
 import { startGitServer, type GitServer } from "../support/git-server.ts"
 import { netnsA, startRegistry, veth, type TestRegistry } from "../support/netns.ts"
 import { startService, type Service } from "../support/service.ts"
-import { openBrowser, type Browser } from "../support/browser.ts"
+import { openBrowser, show, type Browser } from "../support/browser.ts"
 import { overflow, shotsPrinted, snap, violations } from "../support/page-checks.ts"
 
 const SLOW = 180_000
@@ -50,8 +50,7 @@ async function send(method: string, path: string, body?: unknown): Promise<any> 
 }
 
 const go = async (hash: string) => {
-  await page.goto(`${svc.url}/#${hash}`)
-  await page.locator("main h1").first().waitFor()
+  await show(page, `${svc.url}/#${hash}`)
   // Loaded: nothing in the page says it is still loading (a live log keeps its own status).
   await page.waitForFunction(() => !document.querySelector("main .loading"), null, { timeout: 15_000 }).catch(() => {})
 }
@@ -222,7 +221,8 @@ describe("lists", () => {
     await go("/containers")
     await page.locator(".offer").getByRole("link", { name: "Show them" }).click()
     await page.waitForURL("**/#/containers?stack=none")
-    await page.locator("main tbody tr").first().waitFor()
+    // The list drawn again with the filter (the address changes before its page is drawn).
+    await page.locator(".list-count", { hasText: / of \d+ containers$/ }).waitFor()
     expect((await rowNames()).sort()).toEqual(PLAIN)
     await page.getByLabel("Select all containers shown").check()
     await page.getByRole("button", { name: "Adopt… (2)" }).click()
@@ -238,7 +238,8 @@ describe("lists", () => {
     await go("/stacks")
     await page.locator(".offer").getByRole("link", { name: "Show them" }).click()
     await page.waitForURL("**/#/stacks?kind=unmanaged")
-    await page.locator("main tbody tr").first().waitFor()
+    // The list drawn again with the filter (the address changes before its page is drawn).
+    await page.locator(".list-count", { hasText: / of \d+ stacks$/ }).waitFor()
     expect(await rowNames()).toEqual([DEMO.legacy])
     await page.getByRole("button", { name: `Adopt ${DEMO.legacy}` }).click()
     expect(await dialog.locator("h2").textContent()).toBe(`Adopt ${DEMO.legacy}`)

@@ -12,7 +12,7 @@ import type { Page } from "playwright-core"
 import { cleanup, engineHost, realEngine, runContainer } from "../support/engine.ts"
 import { startProvider, type IdentityProvider } from "../support/oidc.ts"
 import { freePort, startService, type Service } from "../support/service.ts"
-import { openBrowser, type Browser } from "../support/browser.ts"
+import { openBrowser, show, type Browser } from "../support/browser.ts"
 import { overflow, shotsPrinted, snap, violations } from "../support/page-checks.ts"
 
 let provider: IdentityProvider
@@ -92,7 +92,7 @@ describe("sign-in in the browser", () => {
     expect(await page.locator("#user .user").textContent()).toBe("vic")
     expect(await page.locator("#user .role").textContent()).toBe("viewer")
     // Reads work: the dashboard and the containers list.
-    await page.goto(`${svc.url}/#/containers`)
+    await show(page, `${svc.url}/#/containers`)
     await page.locator(`a[href="#/containers/${container}"]`).first().waitFor()
     // The buttons are there, not shown.
     const actions = page.getByRole("button", { name: /^(Stop|Delete) /, includeHidden: true })
@@ -100,12 +100,10 @@ describe("sign-in in the browser", () => {
     expect(await actions.first().isVisible()).toBe(false)
     // Nor is a selection for bulk actions.
     expect(await page.getByRole("checkbox", { name: /^Select / }).first().isVisible()).toBe(false)
-    await page.goto(`${svc.url}/#/containers/${container}`)
-    await page.locator("main h1").first().waitFor()
+    await show(page, `${svc.url}/#/containers/${container}`)
     expect(await page.getByRole("link", { name: "Terminal", includeHidden: true }).isVisible()).toBe(false)
     expect(await page.getByRole("link", { name: "Logs" }).isVisible()).toBe(true)
-    await page.goto(`${svc.url}/#/stacks`)
-    await page.locator("main h1").first().waitFor()
+    await show(page, `${svc.url}/#/stacks`)
     expect(await page.getByRole("link", { name: "New stack", includeHidden: true }).isVisible()).toBe(false)
     expect(await visible('nav a[href="#/prune"]')).toBe(false)
     expect(await visible('nav a[href="#/audit"]')).toBe(false)
@@ -116,8 +114,7 @@ describe("sign-in in the browser", () => {
   test("an admin is offered every action and reads the audit log, with the sign-ins in it", async () => {
     await signInWithSso("ada")
     expect(await page.locator("#user .role").textContent()).toBe("admin")
-    await page.goto(`${svc.url}/#/stacks`)
-    await page.locator("main h1").first().waitFor()
+    await show(page, `${svc.url}/#/stacks`)
     expect(await page.getByRole("link", { name: "New stack" }).isVisible()).toBe(true)
     expect(await visible('nav a[href="#/prune"]')).toBe(true)
     await page.locator('nav a[href="#/audit"]').click()
@@ -184,7 +181,7 @@ describe("sign-in in the browser", () => {
     await page.getByRole("button", { name: "Sign in" }).click()
     await page.locator("#user .user").waitFor()
     expect(await page.locator("#user").textContent()).toContain("operator")
-    await page.goto(`${svc.url}/#/containers`)
+    await show(page, `${svc.url}/#/containers`)
     await page.locator(`a[href="#/containers/${container}"]`).first().waitFor()
     expect(await page.getByRole("button", { name: /^Stop / }).first().isVisible()).toBe(true)
     expect(await visible('nav a[href="#/prune"]')).toBe(false)
@@ -197,8 +194,7 @@ describe("sign-in in the browser", () => {
 test("with sign-in off the UI shows no user, no sign-in and no token or audit pages", async () => {
   const off = await startService({ DOCKER_HOST: engineHost() })
   try {
-    await page.goto(`${off.url}/#/containers`)
-    await page.locator("main h1").first().waitFor()
+    await show(page, `${off.url}/#/containers`)
     expect(await page.locator("main h1").first().textContent()).toBe("Containers")
     await page.locator(`a[href="#/containers/${container}"]`).first().waitFor()
     expect(await visible("#user")).toBe(false)
