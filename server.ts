@@ -21,13 +21,30 @@ export async function start(env: Record<string, string | undefined> = process.en
   removeStaleTemps(config.dataDir)
   const ctx = await createContext(config, { engine, engineHealth: health })
   const driftLog = config.responseDriftLog
-  const app = createApp(ctx, routes, { "/": index }, driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined)
+  const app = createApp(
+    ctx,
+    routes,
+    { "/": index },
+    driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined,
+  )
   // A member behind NAT carries its control plane's calls to the app in this process; the UI's files
   // are Bun's own routes of the server, reached over loopback.
-  link.api = (req) => (/^\/(api\/|metrics$|openapi$|mcp$)/.test(new URL(req.url).pathname) ? app.fetch(req) : fetch(req, { decompress: false } as RequestInit))
+  link.api = (req) =>
+    /^\/(api\/|metrics$|openapi$|mcp$)/.test(new URL(req.url).pathname)
+      ? app.fetch(req)
+      : fetch(req, { decompress: false } as RequestInit)
   const setup = ctx.auth.setupToken()
-  if (setup) console.log(`no admin yet: create one with POST /api/auth/setup {"token": "${setup}", "user", "password"} (the token works once), or \`user add NAME --role admin\` on this server`)
-  const server = app.listen({ hostname: config.addr.host, port: config.addr.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120, development: false })
+  if (setup)
+    console.log(
+      `no admin yet: create one with POST /api/auth/setup {"token": "${setup}", "user", "password"} (the token works once), or \`user add NAME --role admin\` on this server`,
+    )
+  const server = app.listen({
+    hostname: config.addr.host,
+    port: config.addr.port,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    idleTimeout: 120,
+    development: false,
+  })
   // In the same turn as the listening: the stack migration is done before any request is answered.
   // The other jobs begin once the engine answered the launch check (or its deadline passed): their
   // own calls to the engine would slow that first answer down.
@@ -40,10 +57,14 @@ export async function start(env: Record<string, string | undefined> = process.en
     process.exit(0)
   }
   // A promise rejected where nobody listens is a defect to fix, not a reason to stop serving.
-  process.on("unhandledRejection", (err) => console.error("unhandled rejection:", err instanceof Error ? err.message : err))
+  process.on("unhandledRejection", (err) =>
+    console.error("unhandled rejection:", err instanceof Error ? err.message : err),
+  )
   process.on("SIGTERM", shutdown)
   process.on("SIGINT", shutdown)
-  console.log(`listening on http://${config.addr.host.includes(":") ? `[${config.addr.host}]` : config.addr.host}:${server.port} (engine ${config.dockerHost}, data ${config.dataDir})`)
+  console.log(
+    `listening on http://${config.addr.host.includes(":") ? `[${config.addr.host}]` : config.addr.host}:${server.port} (engine ${config.dockerHost}, data ${config.dataDir})`,
+  )
   return server
 }
 
@@ -53,7 +74,12 @@ if (import.meta.main && process.env.HM_TTS_WORKER === "1") {
 } else if (import.meta.main && process.argv[2] === "user") {
   // Local users from the command line: `bun server.ts user add NAME --role admin` (password on stdin).
   const { userCommand } = await import("#lib/auth/cli.ts")
-  process.exit(await userCommand(process.argv.slice(3), loadConfig(process.env).dataDir, { stdin: () => Bun.stdin.text(), out: (line) => console.log(line) }))
+  process.exit(
+    await userCommand(process.argv.slice(3), loadConfig(process.env).dataDir, {
+      stdin: () => Bun.stdin.text(),
+      out: (line) => console.log(line),
+    }),
+  )
 } else if (import.meta.main) {
   try {
     await start()

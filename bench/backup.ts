@@ -18,14 +18,20 @@ const ROUNDS = 3
 const PASSWORD = "bench-password"
 
 async function call(url: string, method: string, body?: unknown) {
-  const res = await fetch(url, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const res = await fetch(url, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
   const json = (await res.json()) as any
   if (!res.ok) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`)
   return json
 }
 
 function restic(repository: string, args: string[]): void {
-  const run = Bun.spawnSync(["restic", ...args], { env: { ...process.env, RESTIC_REPOSITORY: repository, RESTIC_PASSWORD: PASSWORD }, stdout: "ignore" })
+  const run = Bun.spawnSync(["restic", ...args], {
+    env: { ...process.env, RESTIC_REPOSITORY: repository, RESTIC_PASSWORD: PASSWORD },
+    stdout: "ignore",
+  })
   if (run.exitCode !== 0) throw new Error(`restic ${args[0]}: ${run.stderr.toString()}`)
 }
 
@@ -47,37 +53,69 @@ try {
   await call(`${api}/stacks`, "POST", { name: "bench", content: compose })
   const files = Math.ceil(size / (64 * 1024 * 1024))
   console.log(`filling bench_data with ${files} files of 64 MiB`)
-  const { Id } = await eng.createContainer({ Image: IMAGE, Cmd: ["sh", "-c", `for i in $(seq 1 ${files}); do head -c 67108864 /dev/urandom > /v/f$i; done`], HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: "bench_data", Target: "/v" }] } })
+  const { Id } = await eng.createContainer({
+    Image: IMAGE,
+    Cmd: ["sh", "-c", `for i in $(seq 1 ${files}); do head -c 67108864 /dev/urandom > /v/f$i; done`],
+    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: "bench_data", Target: "/v" }] },
+  })
   await eng.containerAction(Id, "start")
   await eng.waitContainer(Id)
   await eng.removeContainer(Id, { force: true })
   const mountpoint = ((await eng.inspectVolume("bench_data")) as { Mountpoint: string }).Mountpoint
 
-  const times = { handBackup: [] as number[], handRestore: [] as number[], backup: [] as number[], restore: [] as number[] }
+  const times = {
+    handBackup: [] as number[],
+    handRestore: [] as number[],
+    backup: [] as number[],
+    restore: [] as number[],
+  }
   for (let round = 1; round <= ROUNDS; round++) {
     const hand = join(dir, `hand-${round}`)
     restic(hand, ["init"])
     times.handBackup.push(await seconds(() => restic(hand, ["backup", "--quiet", mountpoint])))
-    times.handRestore.push(await seconds(() => restic(hand, ["restore", "latest", "--target", join(dir, `restored-${round}`)])))
+    times.handRestore.push(
+      await seconds(() => restic(hand, ["restore", "latest", "--target", join(dir, `restored-${round}`)])),
+    )
     rmSync(join(dir, `restored-${round}`), { recursive: true, force: true })
     rmSync(hand, { recursive: true, force: true })
 
     const repo = `r${round}`
-    await call(`${api}/backups/repos`, "POST", { name: repo, repository: join(dir, repo), password: PASSWORD, init: true })
+    await call(`${api}/backups/repos`, "POST", {
+      name: repo,
+      repository: join(dir, repo),
+      password: PASSWORD,
+      init: true,
+    })
     let pieces: string[] = []
-    times.backup.push(await seconds(async () => (pieces = (await call(`${api}/backups/${repo}/bench/run`, "POST")).pieces.map((p: { path: string }) => p.path))))
+    times.backup.push(
+      await seconds(
+        async () =>
+          (pieces = (await call(`${api}/backups/${repo}/bench/run`, "POST")).pieces.map(
+            (p: { path: string }) => p.path,
+          )),
+      ),
+    )
     // The restore brings back the volume it needs: the stack and its volume go first.
     await call(`${api}/stacks/bench?volumes=true`, "DELETE")
     times.restore.push(await seconds(() => call(`${api}/backups/${repo}/bench/restore`, "POST", {})))
     await call(`${api}/backups/repos/${repo}`, "DELETE")
     rmSync(join(dir, repo), { recursive: true, force: true })
-    const [hb, hr, b, r] = [times.handBackup, times.handRestore, times.backup, times.restore].map((t) => t.at(-1)!.toFixed(2))
-    console.log(`round ${round}: by hand backup ${hb} s, restore ${hr} s; through the service backup ${b} s, restore ${r} s (pieces ${pieces.join(", ")})`)
+    const [hb, hr, b, r] = [times.handBackup, times.handRestore, times.backup, times.restore].map((t) =>
+      t.at(-1)!.toFixed(2),
+    )
+    console.log(
+      `round ${round}: by hand backup ${hb} s, restore ${hr} s; through the service backup ${b} s, restore ${r} s (pieces ${pieces.join(", ")})`,
+    )
   }
   const best = (xs: number[]) => Math.min(...xs)
   const mibps = (s: number) => (size / (1024 * 1024) / s).toFixed(0)
-  for (const [what, service, hand] of [["backup", times.backup, times.handBackup], ["restore", times.restore, times.handRestore]] as const)
-    console.log(`${what}: service ${mibps(best(service))} MiB/s vs restic by hand ${mibps(best(hand))} MiB/s -> ratio ${(best(hand) / best(service)).toFixed(2)} (target >= 0.8)`)
+  for (const [what, service, hand] of [
+    ["backup", times.backup, times.handBackup],
+    ["restore", times.restore, times.handRestore],
+  ] as const)
+    console.log(
+      `${what}: service ${mibps(best(service))} MiB/s vs restic by hand ${mibps(best(hand))} MiB/s -> ratio ${(best(hand) / best(service)).toFixed(2)} (target >= 0.8)`,
+    )
 } finally {
   await svc?.stop()
   engine?.stop()

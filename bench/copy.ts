@@ -13,14 +13,27 @@ const IMAGE = "svc-test/busybox:latest"
 const ROUNDS = 2
 
 async function post(url: string, body: unknown) {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  })
   const json = (await res.json()) as any
   if (!res.ok) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`)
   return json
 }
 
-async function withVolume<T>(engine: Engine, volume: string, cmd: string[], fn: (id: string) => Promise<T>): Promise<T> {
-  const { Id } = await engine.createContainer({ Image: IMAGE, Cmd: cmd, HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: volume, Target: "/v" }] } })
+async function withVolume<T>(
+  engine: Engine,
+  volume: string,
+  cmd: string[],
+  fn: (id: string) => Promise<T>,
+): Promise<T> {
+  const { Id } = await engine.createContainer({
+    Image: IMAGE,
+    Cmd: cmd,
+    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: volume, Target: "/v" }] },
+  })
   try {
     return await fn(Id)
   } finally {
@@ -57,14 +70,21 @@ try {
   await post(`${a.url}/api/stacks`, { name: "bench", content: compose })
   const files = Math.ceil(size / (64 * 1024 * 1024))
   console.log(`filling bench_data with ${files} files of 64 MiB`)
-  await withVolume(engA, "bench_data", ["sh", "-c", `for i in $(seq 1 ${files}); do head -c 67108864 /dev/urandom > /v/f$i; done`], async (id) => {
-    await engA.containerAction(id, "start")
-    await engA.waitContainer(id)
-  })
+  await withVolume(
+    engA,
+    "bench_data",
+    ["sh", "-c", `for i in $(seq 1 ${files}); do head -c 67108864 /dev/urandom > /v/f$i; done`],
+    async (id) => {
+      await engA.containerAction(id, "start")
+      await engA.waitContainer(id)
+    },
+  )
 
   const baseline = () =>
     withVolume(engA, "bench_data", ["true"], (src) =>
-      withVolume(engB, "baseline", ["true"], async (dst) => engB.putArchive(dst, "/v", await engA.getArchive(src, "/v/."))),
+      withVolume(engB, "baseline", ["true"], async (dst) =>
+        engB.putArchive(dst, "/v", await engA.getArchive(src, "/v/.")),
+      ),
     )
   const copy = () => post(`${a.url}/api/stacks/bench/copy`, { to: "b" })
   const reset = async () => {
@@ -80,14 +100,19 @@ try {
     await reset()
     raw.push((await measure([], baseline)).seconds)
     await reset()
-    const m = await measure(services.map((s) => s.proc.pid), copy)
+    const m = await measure(
+      services.map((s) => s.proc.pid),
+      copy,
+    )
     service.push(m.seconds)
     m.peaks.forEach((p, i) => (peaks[i] = Math.max(peaks[i]!, p)))
     console.log(`round ${round}: raw ${raw.at(-1)!.toFixed(2)} s, through the service ${m.seconds.toFixed(2)} s`)
   }
   const mibps = (s: number) => size / (1024 * 1024) / s
   const best = (xs: number[]) => Math.min(...xs)
-  console.log(`throughput: service ${mibps(best(service)).toFixed(0)} MiB/s vs raw engine-to-engine ${mibps(best(raw)).toFixed(0)} MiB/s -> ratio ${(best(raw) / best(service)).toFixed(2)} (target >= 0.8)`)
+  console.log(
+    `throughput: service ${mibps(best(service)).toFixed(0)} MiB/s vs raw engine-to-engine ${mibps(best(raw)).toFixed(0)} MiB/s -> ratio ${(best(raw) / best(service)).toFixed(2)} (target >= 0.8)`,
+  )
   const mib = (xs: number[]) => `source/control plane ${xs[0]!.toFixed(0)} MiB, destination ${xs[1]!.toFixed(0)} MiB`
   console.log(`RSS before the copies: ${mib(idle)}`)
   console.log(`peak RSS during the copies: ${mib(peaks)} (target < 120 MiB)`)

@@ -15,12 +15,16 @@ const work = mkdtempSync(join(tmpdir(), "hm-bench-gateway-"))
 /** The upstream in its own process, so it does not share a thread with the client: counts what it receives. */
 const upstreamPort = await freePort()
 const upstream = Bun.spawn(
-  ["bun", "-e", `Bun.serve({ hostname: "127.0.0.1", port: ${upstreamPort}, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 0, async fetch(req) {
+  [
+    "bun",
+    "-e",
+    `Bun.serve({ hostname: "127.0.0.1", port: ${upstreamPort}, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 0, async fetch(req) {
     if (new URL(req.url).pathname === "/api/health") return Response.json({ server_id: "bench-upstream" })
     let bytes = 0
     for await (const c of req.body ?? []) bytes += c.length
     return Response.json({ bytes, chunked: req.headers.get("transfer-encoding") === "chunked" })
-  } })`],
+  } })`,
+  ],
   { stdout: "inherit", stderr: "inherit" },
 )
 
@@ -50,16 +54,33 @@ http {
 }
 `,
 )
-const nginx = Bun.spawn(["nginx", "-p", work, "-c", join(work, "nginx.conf"), "-e", join(work, "logs/error.log")], { stdout: "inherit", stderr: "inherit" })
+const nginx = Bun.spawn(["nginx", "-p", work, "-c", join(work, "nginx.conf"), "-e", join(work, "logs/error.log")], {
+  stdout: "inherit",
+  stderr: "inherit",
+})
 
 const gateway = await startService({ DOCKER_HOST: `unix://${work}/no-engine.sock` })
 const token = (await (await fetch(`${gateway.url}/api/cluster/token`, { method: "POST" })).json()).token
 await fetch(`${gateway.url}/api/cluster/register`, {
   method: "POST",
   headers: { "content-type": "application/json" },
-  body: JSON.stringify({ token, server_id: "bench-upstream", name: "up", advertise: `http://127.0.0.1:${upstreamPort}` }),
+  body: JSON.stringify({
+    token,
+    server_id: "bench-upstream",
+    name: "up",
+    advertise: `http://127.0.0.1:${upstreamPort}`,
+  }),
 })
-for (let i = 0; i < 100 && (await fetch(`http://127.0.0.1:${nginxPort}/api/health`).then((r) => !r.ok, () => true)); i++) await Bun.sleep(50)
+for (
+  let i = 0;
+  i < 100 &&
+  (await fetch(`http://127.0.0.1:${nginxPort}/api/health`).then(
+    (r) => !r.ok,
+    () => true,
+  ));
+  i++
+)
+  await Bun.sleep(50)
 
 const chunk = new Uint8Array(MiB).fill(0x5a)
 function body(bytes: number): ReadableStream<Uint8Array> {
@@ -73,9 +94,13 @@ function body(bytes: number): ReadableStream<Uint8Array> {
   })
 }
 
-
 /** Seconds to upload `bytes` to url; with `pid`, also the peak RSS of that process meanwhile. */
-async function upload(url: string, bytes: number, sized: boolean, pid?: number): Promise<{ seconds: number; peakMiB: number }> {
+async function upload(
+  url: string,
+  bytes: number,
+  sized: boolean,
+  pid?: number,
+): Promise<{ seconds: number; peakMiB: number }> {
   let peakMiB = 0
   let sampling = pid !== undefined
   const sampler = (async () => {
@@ -85,7 +110,12 @@ async function upload(url: string, bytes: number, sized: boolean, pid?: number):
     }
   })()
   const started = performance.now()
-  const res = await fetch(url, { method: "PUT", body: body(bytes), headers: sized ? { "content-length": String(bytes) } : {}, duplex: "half" } as RequestInit)
+  const res = await fetch(url, {
+    method: "PUT",
+    body: body(bytes),
+    headers: sized ? { "content-length": String(bytes) } : {},
+    duplex: "half",
+  } as RequestInit)
   const got = (await res.json()) as { bytes: number; chunked: boolean }
   const seconds = (performance.now() - started) / 1000
   sampling = false
@@ -115,8 +145,12 @@ try {
       `${sized ? "content-length" : "chunked       "}  nginx ${mibps(best(times.nginx))} MiB/s  gateway ${mibps(best(times.gateway))} MiB/s  ratio ${ratio.toFixed(2)} (target >= 0.8)`,
     )
   }
-  console.log(`gateway RSS: idle ${idleMiB.toFixed(0)} MiB, peak during ${gib} GiB uploads ${peakMiB.toFixed(0)} MiB (target < 100 MiB)`)
-  console.log(`gateway RSS flat in size: peak during a first ${(size / 8 / MiB).toFixed(0)} MiB upload ${small.peakMiB.toFixed(0)} MiB, ratio of peaks ${(peakMiB / small.peakMiB).toFixed(2)}`)
+  console.log(
+    `gateway RSS: idle ${idleMiB.toFixed(0)} MiB, peak during ${gib} GiB uploads ${peakMiB.toFixed(0)} MiB (target < 100 MiB)`,
+  )
+  console.log(
+    `gateway RSS flat in size: peak during a first ${(size / 8 / MiB).toFixed(0)} MiB upload ${small.peakMiB.toFixed(0)} MiB, ratio of peaks ${(peakMiB / small.peakMiB).toFixed(2)}`,
+  )
 } finally {
   await gateway.stop()
   nginx.kill()

@@ -22,12 +22,28 @@ const compose = `services:
 
 for (const flavour of benchFlavours()) {
   const eng = startEngine("git", flavour)
-  const current = flavour === "current" ? Bun.spawnSync(["bash", join(root, "scripts/current-engine.sh")]).stdout.toString().trim() : ""
-  const tools: Record<string, string> = current ? { PATH: `${current}/usr/bin:${process.env.PATH}`, DOCKER_CONFIG: current } : {}
+  const current =
+    flavour === "current"
+      ? Bun.spawnSync(["bash", join(root, "scripts/current-engine.sh")])
+          .stdout.toString()
+          .trim()
+      : ""
+  const tools: Record<string, string> = current
+    ? { PATH: `${current}/usr/bin:${process.env.PATH}`, DOCKER_CONFIG: current }
+    : {}
   const git = startGitServer({ token: TOKEN })
   const service = await startService({ DOCKER_HOST: eng.host, SVC_UPDATE_WATCH: String(WATCH), ...tools })
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = { "content-type": "application/json" }) => {
-    const res = await fetch(`${service.url}/api${path}`, { method, headers, body: typeof body === "string" ? body : JSON.stringify(body) })
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = { "content-type": "application/json" },
+  ) => {
+    const res = await fetch(`${service.url}/api${path}`, {
+      method,
+      headers,
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    })
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
     return (await res.json()) as any
   }
@@ -42,25 +58,35 @@ for (const flavour of benchFlavours()) {
       const commit = await repo.commit({ "conf/app.conf": String(round) })
       const payload = JSON.stringify({ ref: "refs/heads/main", after: commit })
       const t0 = performance.now()
-      await call("POST", "/stacks/bench-git/git/webhook", payload, { "content-type": "application/json", "X-Hub-Signature-256": `sha256=${createHmac("sha256", secret).update(payload).digest("hex")}` })
+      await call("POST", "/stacks/bench-git/git/webhook", payload, {
+        "content-type": "application/json",
+        "X-Hub-Signature-256": `sha256=${createHmac("sha256", secret).update(payload).digest("hex")}`,
+      })
       for (;;) {
         const { last_sync } = await call("GET", "/stacks/bench-git/git")
         if (last_sync?.commit === commit) {
-          if (last_sync.verdict !== "applied") throw new Error(`round ${round}: ${last_sync.verdict} ${last_sync.error}`)
+          if (last_sync.verdict !== "applied")
+            throw new Error(`round ${round}: ${last_sync.verdict} ${last_sync.error}`)
           break
         }
         await Bun.sleep(50)
       }
       hook.push((performance.now() - t0) / 1000)
       const t1 = performance.now()
-      await call("POST", "/stacks", { name: "bench-hand", content: compose, files: { "conf/app.conf": String(round) }, watch: WATCH })
+      await call("POST", "/stacks", {
+        name: "bench-hand",
+        content: compose,
+        files: { "conf/app.conf": String(round) },
+        watch: WATCH,
+      })
       hand.push((performance.now() - t1) / 1000)
     }
     console.log(`== ${flavour} engine, ${ROUNDS} rounds, watch ${WATCH} s (median seconds)`)
     console.log(`webhook to verdict  ${median(hook).toFixed(2)} s`)
     console.log(`deploy by hand      ${median(hand).toFixed(2)} s`)
     console.log(`ratio               ${(median(hook) / median(hand)).toFixed(2)}`)
-    for (const name of ["bench-git", "bench-hand"]) await fetch(`${service.url}/api/stacks/${name}`, { method: "DELETE" })
+    for (const name of ["bench-git", "bench-hand"])
+      await fetch(`${service.url}/api/stacks/${name}`, { method: "DELETE" })
   } finally {
     await service.stop()
     git.stop()

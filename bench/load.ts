@@ -21,13 +21,28 @@ const COMPOSE = `services:
     image: svc-test/busybox:latest
     command: ["sleep", "100000"]
 `
-const READS = ["/api/dashboard", "/api/containers?all=true", "/api/stacks", "/api/stacks/load", "/api/images", "/api/volumes", "/api/networks", "/api/events/history"]
+const READS = [
+  "/api/dashboard",
+  "/api/containers?all=true",
+  "/api/stacks",
+  "/api/stacks/load",
+  "/api/images",
+  "/api/volumes",
+  "/api/networks",
+  "/api/events/history",
+]
 
 const engine = startEngine("load")
 const service = await startService({ DOCKER_HOST: engine.host })
 const deadline = Date.now() + SECONDS * 1000
 const running = () => Date.now() < deadline
-void service.proc.exited.then(() => running() && console.error(`the service exited during the run: code ${service.proc.exitCode}, signal ${service.proc.signalCode}`))
+void service.proc.exited.then(
+  () =>
+    running() &&
+    console.error(
+      `the service exited during the run: code ${service.proc.exitCode}, signal ${service.proc.signalCode}`,
+    ),
+)
 const stats = { requests: 0, errors: 0, latencies: [] as number[], events: 0, logLines: 0, shells: 0 }
 const failures = new Map<string, number>()
 const fail = (what: string) => {
@@ -109,12 +124,24 @@ async function stackActions() {
 }
 
 try {
-  const deployed = await fetch(`${service.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "load", content: COMPOSE }) })
+  const deployed = await fetch(`${service.url}/api/stacks`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "load", content: COMPOSE }),
+  })
   if (!deployed.ok) throw new Error(`deploy failed: ${deployed.status} ${await deployed.text()}`)
   // The shells get a stack of their own: the stack actions pause and restart "load", and a paused container refuses a shell.
-  const shells = await fetch(`${service.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "load-shells", content: COMPOSE }) })
+  const shells = await fetch(`${service.url}/api/stacks`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "load-shells", content: COMPOSE }),
+  })
   if (!shells.ok) throw new Error(`deploy failed: ${shells.status} ${await shells.text()}`)
-  const containers = (await (await fetch(`${service.url}/api/containers`)).json()) as { id: string; stack?: string; service?: string }[]
+  const containers = (await (await fetch(`${service.url}/api/containers`)).json()) as {
+    id: string
+    stack?: string
+    service?: string
+  }[]
   const shellTarget = containers.find((c) => c.stack === "load-shells" && c.service === "quiet")?.id
   if (!shellTarget) throw new Error("no container for the shells")
 
@@ -131,7 +158,9 @@ try {
     ours.push(performance.now() - t0)
   }
 
-  console.log(`load for ${SECONDS}s against ${service.compiled ? "the compiled binary" : "the source"} (pid ${service.proc.pid})`)
+  console.log(
+    `load for ${SECONDS}s against ${service.compiled ? "the compiled binary" : "the source"} (pid ${service.proc.pid})`,
+  )
   console.log("t/min   req/s   p50 ms  p99 ms  errors  events  log lines  shells  RSS MiB")
   const rss: number[] = []
   let tick = 0
@@ -139,15 +168,31 @@ try {
     tick++
     const mem = rssMiB(service.proc.pid)
     rss.push(mem)
-    const cells = [tick * (INTERVAL / 60), stats.requests / INTERVAL, percentile(stats.latencies, 0.5), percentile(stats.latencies, 0.99), stats.errors, stats.events, stats.logLines, stats.shells, mem]
-    console.log(cells.map((c, i) => (i === 0 ? String(c).padEnd(6) : c.toFixed(i === 4 || i > 4 && i < 8 ? 0 : 1).padStart(7))).join(" "))
+    const cells = [
+      tick * (INTERVAL / 60),
+      stats.requests / INTERVAL,
+      percentile(stats.latencies, 0.5),
+      percentile(stats.latencies, 0.99),
+      stats.errors,
+      stats.events,
+      stats.logLines,
+      stats.shells,
+      mem,
+    ]
+    console.log(
+      cells
+        .map((c, i) => (i === 0 ? String(c).padEnd(6) : c.toFixed(i === 4 || (i > 4 && i < 8) ? 0 : 1).padStart(7)))
+        .join(" "),
+    )
     Object.assign(stats, { requests: 0, errors: 0, latencies: [], events: 0, logLines: 0, shells: 0 })
   }, INTERVAL * 1000)
 
   await Promise.all([
     ...Array.from({ length: READERS }, (_, i) => reader(i)),
     ...Array.from({ length: EVENT_SUBSCRIBERS }, () => subscribe("/api/events", () => stats.events++)),
-    ...Array.from({ length: LOG_SUBSCRIBERS }, () => subscribe("/api/stacks/load/logs?follow=true&tail=0", () => stats.logLines++)),
+    ...Array.from({ length: LOG_SUBSCRIBERS }, () =>
+      subscribe("/api/stacks/load/logs?follow=true&tail=0", () => stats.logLines++),
+    ),
     ...Array.from({ length: SHELLS }, () => shell(shellTarget)),
     stackActions(),
   ])
@@ -156,7 +201,8 @@ try {
   if (rss.length >= 2) ratio("RSS last interval vs first", rss.at(-1)!, rss[0]!, " MiB")
   for (const [what, count] of failures) console.log(`errors: ${count} x ${what}`)
 } finally {
-  for (const name of ["load", "load-shells"]) await fetch(`${service.url}/api/stacks/${name}?volumes=true`, { method: "DELETE" }).catch(() => {})
+  for (const name of ["load", "load-shells"])
+    await fetch(`${service.url}/api/stacks/${name}?volumes=true`, { method: "DELETE" }).catch(() => {})
   await service.stop()
   engine.stop()
 }

@@ -29,7 +29,10 @@ console.log(`service: ${service.compiled ? "the compiled binary" : "bun server.t
 try {
   const docker = dockerEngine(engine.host)
   for (let i = 0; i < CONTAINERS; i++) {
-    const { Id } = await docker.createContainer({ Image: "svc-test/busybox:latest", Cmd: ["sleep", "3600"], Labels: { "hm.bench": "1" } }, `bench-mcp-${i}`)
+    const { Id } = await docker.createContainer(
+      { Image: "svc-test/busybox:latest", Cmd: ["sleep", "3600"], Labels: { "hm.bench": "1" } },
+      `bench-mcp-${i}`,
+    )
     await docker.containerAction(Id, "start")
   }
   const open = async () => {
@@ -43,8 +46,18 @@ try {
   const tool = () => client.callTool({ name: "list_containers", arguments: { all: true } })
   await timed(20, api)
   await timed(20, tool)
-  ratio("list_containers tool vs GET /api/containers (median)", await timed(ITERATIONS, tool), await timed(ITERATIONS, api), " ms")
-  ratio("opening a session vs tools/list (median)", await timed(50, async () => (await open()).end()), await timed(50, () => client.listTools()), " ms")
+  ratio(
+    "list_containers tool vs GET /api/containers (median)",
+    await timed(ITERATIONS, tool),
+    await timed(ITERATIONS, api),
+    " ms",
+  )
+  ratio(
+    "opening a session vs tools/list (median)",
+    await timed(50, async () => (await open()).end()),
+    await timed(50, () => client.listTools()),
+    " ms",
+  )
   await end()
 
   Bun.gc(true)
@@ -54,7 +67,9 @@ try {
   for (let i = 0; i < SESSIONS; i++) idle.push(await open())
   await Bun.sleep(500)
   const after = rssMiB(service.proc.pid)
-  console.log(`RSS per idle session: ${(((after - before) * 1024) / SESSIONS).toFixed(0)} KiB (${SESSIONS} sessions, ${before.toFixed(1)} -> ${after.toFixed(1)} MiB)`)
+  console.log(
+    `RSS per idle session: ${(((after - before) * 1024) / SESSIONS).toFixed(0)} KiB (${SESSIONS} sessions, ${before.toFixed(1)} -> ${after.toFixed(1)} MiB)`,
+  )
   for (const session of idle) await session.end()
 } finally {
   await service.stop()

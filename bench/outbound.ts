@@ -35,7 +35,10 @@ async function members(cp: string, token: string, prefix: string, count: number,
   process.on("SIGTERM", () => (abort.abort(), process.exit(0)))
   links.forEach((link, i) => {
     const serverId = count === 1 ? prefix : `${prefix}-${i}`
-    void link.run(async () => ({ controlPlaneUrl: cp, token, serverId, local: prefixed ? `${sink}/m/${serverId}` : sink }), abort.signal)
+    void link.run(
+      async () => ({ controlPlaneUrl: cp, token, serverId, local: prefixed ? `${sink}/m/${serverId}` : sink }),
+      abort.signal,
+    )
   })
   const was = links.map(() => false)
   for (;;) {
@@ -48,7 +51,13 @@ async function members(cp: string, token: string, prefix: string, count: number,
 }
 
 if (process.argv[2] === "--sink") {
-  Bun.serve({ hostname: "127.0.0.1", port: Number(process.argv[3]), maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 0, fetch: sinkApi })
+  Bun.serve({
+    hostname: "127.0.0.1",
+    port: Number(process.argv[3]),
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    idleTimeout: 0,
+    fetch: sinkApi,
+  })
   await new Promise(() => {})
 }
 if (process.argv[2] === "--members") {
@@ -64,11 +73,19 @@ const work = mkdtempSync(join(tmpdir(), "hm-bench-outbound-"))
 const sinkPort = await freePort()
 const sinkUrl = `http://127.0.0.1:${sinkPort}`
 const sink = Bun.spawn(["bun", import.meta.path, "--sink", String(sinkPort)], { stdout: "inherit", stderr: "inherit" })
-while (!(await fetch(`${sinkUrl}/api/health`).then((r) => r.ok, () => false))) await Bun.sleep(20)
+while (
+  !(await fetch(`${sinkUrl}/api/health`).then(
+    (r) => r.ok,
+    () => false,
+  ))
+)
+  await Bun.sleep(20)
 
 const json = { "content-type": "application/json" }
-const post = (svc: Service, path: string, body: unknown) => fetch(`${svc.url}${path}`, { method: "POST", headers: json, body: JSON.stringify(body) })
-const startCp = (opts: { dataDir?: string; port?: number } = {}) => startService({ DOCKER_HOST: `unix://${work}/no-engine.sock`, SVC_PROBE_TIMEOUT_MS: "2000" }, opts)
+const post = (svc: Service, path: string, body: unknown) =>
+  fetch(`${svc.url}${path}`, { method: "POST", headers: json, body: JSON.stringify(body) })
+const startCp = (opts: { dataDir?: string; port?: number } = {}) =>
+  startService({ DOCKER_HOST: `unix://${work}/no-engine.sock`, SVC_PROBE_TIMEOUT_MS: "2000" }, opts)
 
 let cp = await startCp()
 const token = (await (await post(cp, "/api/cluster/token", {})).json()).token as string
@@ -77,7 +94,10 @@ await post(cp, "/api/cluster/register", { token, server_id: "bench-out", name: "
 
 type Child = { proc: ReturnType<typeof Bun.spawn>; ups: Map<number, number>; downs: Map<number, number> }
 function spawnMembers(prefix: string, count: number, prefixed: boolean): Child {
-  const proc = Bun.spawn(["bun", import.meta.path, "--members", cp.url, token, prefix, String(count), sinkUrl, prefixed ? "1" : "0"], { stdout: "pipe", stderr: "inherit" })
+  const proc = Bun.spawn(
+    ["bun", import.meta.path, "--members", cp.url, token, prefix, String(count), sinkUrl, prefixed ? "1" : "0"],
+    { stdout: "pipe", stderr: "inherit" },
+  )
   const child: Child = { proc, ups: new Map(), downs: new Map() }
   void (async () => {
     let rest = ""
@@ -124,7 +144,12 @@ async function upload(name: string, bytes: number, pids: number[]): Promise<{ se
     }
   })()
   const started = performance.now()
-  const res = await fetch(`${cp.url}/api/nodes/${name}/proxy/upload`, { method: "PUT", body: body(bytes), headers: { "content-length": String(bytes) }, duplex: "half" } as RequestInit)
+  const res = await fetch(`${cp.url}/api/nodes/${name}/proxy/upload`, {
+    method: "PUT",
+    body: body(bytes),
+    headers: { "content-length": String(bytes) },
+    duplex: "half",
+  } as RequestInit)
   const got = (await res.json()) as { bytes: number }
   const seconds = (performance.now() - started) / 1000
   sampling = false
@@ -139,7 +164,9 @@ try {
   node = spawnMembers("bench-out", 1, false)
   if (!(await until(() => node!.ups.size === 1, 10_000))) throw new Error("the outbound node did not connect")
   const gib = (size / 1024 / MiB).toFixed(2)
-  console.log(`outbound node vs inbound gateway, ${gib} GiB per upload (Content-Length), best of 3 each; 1,000 small requests alternating`)
+  console.log(
+    `outbound node vs inbound gateway, ${gib} GiB per upload (Content-Length), best of 3 each; 1,000 small requests alternating`,
+  )
   const times = { in: [] as number[], out: [] as number[] }
   let cpPeak = 0
   let nodePeak = 0
@@ -155,7 +182,9 @@ try {
   }
   const best = (xs: number[]) => Math.min(...xs)
   const mibps = (s: number) => (size / MiB / s).toFixed(0)
-  console.log(`upload: inbound ${mibps(best(times.in))} MiB/s, outbound ${mibps(best(times.out))} MiB/s, throughput ratio ${(best(times.in) / best(times.out)).toFixed(2)} (target >= 0.8)`)
+  console.log(
+    `upload: inbound ${mibps(best(times.in))} MiB/s, outbound ${mibps(best(times.out))} MiB/s, throughput ratio ${(best(times.in) / best(times.out)).toFixed(2)} (target >= 0.8)`,
+  )
   console.log(
     `peak RSS during the outbound uploads: control plane ${cpPeak.toFixed(0)} MiB, node ${nodePeak.toFixed(0)} MiB (target < 100 MiB); the inbound node reading the same uploads: ${inboundNodePeak.toFixed(0)} MiB`,
   )
@@ -170,23 +199,42 @@ try {
     }
   }
   const p50 = { in: percentile(lat.in, 0.5), out: percentile(lat.out, 0.5) }
-  console.log(`small requests: p50 inbound ${p50.in.toFixed(2)} ms, outbound ${p50.out.toFixed(2)} ms, ratio ${(p50.out / p50.in).toFixed(2)} (target <= 1.5); p99 ${percentile(lat.in, 0.99).toFixed(2)} vs ${percentile(lat.out, 0.99).toFixed(2)} ms`)
+  console.log(
+    `small requests: p50 inbound ${p50.in.toFixed(2)} ms, outbound ${p50.out.toFixed(2)} ms, ratio ${(p50.out / p50.in).toFixed(2)} (target <= 1.5); p99 ${percentile(lat.in, 0.99).toFixed(2)} vs ${percentile(lat.out, 0.99).toFixed(2)} ms`,
+  )
   node.proc.kill()
   if (memberCount > 0) {
     // 1,000 stand-in members.
     const idle = rssMiB(cp.proc.pid)
     for (let i = 0; i < memberCount; i += 50)
-      await Promise.all(Array.from({ length: Math.min(50, memberCount - i) }, (_, j) => post(cp, "/api/cluster/register", { token, server_id: `bench-m-${i + j}`, name: `m${i + j}`, connect: "outbound" })))
+      await Promise.all(
+        Array.from({ length: Math.min(50, memberCount - i) }, (_, j) =>
+          post(cp, "/api/cluster/register", {
+            token,
+            server_id: `bench-m-${i + j}`,
+            name: `m${i + j}`,
+            connect: "outbound",
+          }),
+        ),
+      )
     const joinStart = Date.now()
     crowd = spawnMembers("bench-m", memberCount, true)
-    const online = async () => ((await (await fetch(`${cp.url}/api/nodes`)).json()) as { name: string; status: string }[]).filter((n) => n.name.startsWith("m") && n.status === "online").length
-    if (!(await until(async () => crowd!.ups.size === memberCount && (await online()) === memberCount, 120_000))) throw new Error(`only ${await online()} of ${memberCount} members online`)
-    console.log(`${memberCount} members connected in ${((Date.now() - joinStart) / 1000).toFixed(1)} s; control plane RSS ${rssMiB(cp.proc.pid).toFixed(0)} MiB (${idle.toFixed(0)} MiB before; target < 200 MiB), the members' process ${rssMiB(crowd.proc.pid).toFixed(0)} MiB`)
+    const online = async () =>
+      ((await (await fetch(`${cp.url}/api/nodes`)).json()) as { name: string; status: string }[]).filter(
+        (n) => n.name.startsWith("m") && n.status === "online",
+      ).length
+    if (!(await until(async () => crowd!.ups.size === memberCount && (await online()) === memberCount, 120_000)))
+      throw new Error(`only ${await online()} of ${memberCount} members online`)
+    console.log(
+      `${memberCount} members connected in ${((Date.now() - joinStart) / 1000).toFixed(1)} s; control plane RSS ${rssMiB(cp.proc.pid).toFixed(0)} MiB (${idle.toFixed(0)} MiB before; target < 200 MiB), the members' process ${rssMiB(crowd.proc.pid).toFixed(0)} MiB`,
+    )
     const checkStart = performance.now()
     const checked = (await (await post(cp, "/api/nodes/check", {})).json()) as { name: string; status: string }[]
     const checkMs = performance.now() - checkStart
     const probedOnline = checked.filter((n) => n.name.startsWith("m") && n.status === "online").length
-    console.log(`probe of every node at once: ${probedOnline} of ${memberCount} online, all answered in ${checkMs.toFixed(0)} ms (target: each within 2000 ms)`)
+    console.log(
+      `probe of every node at once: ${probedOnline} of ${memberCount} online, all answered in ${checkMs.toFixed(0)} ms (target: each within 2000 ms)`,
+    )
 
     // The control plane killed and restarted on its port and data.
     const { dataDir, port } = cp

@@ -6,7 +6,16 @@
 // (target: the medians within a few times idle, never seconds), on each engine flavour
 // (BENCH_FLAVOURS). Run: bun bench/parsing.ts   (as root)
 import { join } from "node:path"
-import { aliasBomb, manyKeys, nestedArrays, nestedObjects, neverEnding, probeHealth, slowKeys, tooLarge } from "../tests/support/hostile.ts"
+import {
+  aliasBomb,
+  manyKeys,
+  nestedArrays,
+  nestedObjects,
+  neverEnding,
+  probeHealth,
+  slowKeys,
+  tooLarge,
+} from "../tests/support/hostile.ts"
 import { benchFlavours, median, percentile, root, startEngine, startService, type Flavour } from "./support.ts"
 
 const IMAGE = "svc-test/busybox:latest"
@@ -19,7 +28,8 @@ const labels = (bytes: number) => {
   for (let i = 0; text.length < bytes - 24; i++) text += `      k${i.toString(36)}: "1"\n`
   return text
 }
-const deploy = (content: string, files?: Record<string, string>) => JSON.stringify({ name: NAME, content, ...(files ? { files } : {}) })
+const deploy = (content: string, files?: Record<string, string>) =>
+  JSON.stringify({ name: NAME, content, ...(files ? { files } : {}) })
 const extending = "services:\n  web:\n    extends: { file: ./base.yaml, service: base }\n"
 
 const inputs: [string, string][] = [
@@ -39,8 +49,15 @@ const row = (label: string, xs: number[], idle: number[]) =>
   )
 
 async function measure(flavour: Flavour): Promise<void> {
-  const current = flavour === "current" ? Bun.spawnSync(["bash", join(root, "scripts/current-engine.sh")]).stdout.toString().trim() : ""
-  const tools: Record<string, string> = current ? { PATH: `${current}/usr/bin:${process.env.PATH}`, DOCKER_CONFIG: current } : {}
+  const current =
+    flavour === "current"
+      ? Bun.spawnSync(["bash", join(root, "scripts/current-engine.sh")])
+          .stdout.toString()
+          .trim()
+      : ""
+  const tools: Record<string, string> = current
+    ? { PATH: `${current}/usr/bin:${process.env.PATH}`, DOCKER_CONFIG: current }
+    : {}
   const engine = startEngine("parse", flavour)
   try {
     const svc = await startService({ ...tools, DOCKER_HOST: engine.host, SVC_COMPOSE_TIMEOUT: String(COMPOSE_TIMEOUT) })
@@ -48,11 +65,17 @@ async function measure(flavour: Flavour): Promise<void> {
       const idle = probeHealth(svc.url)
       await Bun.sleep(IDLE_MS)
       await idle.stop()
-      console.log(`\n${flavour}: ${svc.compiled ? "compiled binary" : "bun server.ts"}; health asked one request after the other`)
+      console.log(
+        `\n${flavour}: ${svc.compiled ? "compiled binary" : "bun server.ts"}; health asked one request after the other`,
+      )
       row("idle", idle.latencies, idle.latencies)
       for (const [label, body] of inputs) {
         const probe = probeHealth(svc.url)
-        const res = await fetch(`${svc.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body })
+        const res = await fetch(`${svc.url}/api/stacks`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        })
         const answer = (await res.json()) as { error?: { code: string } }
         await probe.stop()
         row(`${label}: ${res.status} ${answer.error?.code ?? ""}`, probe.latencies, idle.latencies)

@@ -9,7 +9,11 @@ import { redactorFor } from "#lib/stacks/env.ts"
 const ROUNDS = 5
 const EVENTS = 200_000
 
-const pem = ["-----BEGIN PRIVATE KEY-----", ...Array.from({ length: 26 }, () => btoa(crypto.randomUUID()).slice(0, 64)), "-----END PRIVATE KEY-----"].join("\n")
+const pem = [
+  "-----BEGIN PRIVATE KEY-----",
+  ...Array.from({ length: 26 }, () => btoa(crypto.randomUUID()).slice(0, 64)),
+  "-----END PRIVATE KEY-----",
+].join("\n")
 const secrets = ["hunter2-very-secret", "another-token-123", pem]
 const redactor = redactorFor({ secrets: (name) => (name === "shop" ? secrets : []) })
 const event = {
@@ -41,9 +45,12 @@ function perEvent(map: () => unknown): number {
   return ((performance.now() - t0) / EVENTS) * 1000
 }
 
-if (fromEngine(event, redactor).action !== "exec_create: /bin/sh -c redis-cli -a *** ping") throw new Error("the secret was not hidden")
+if (fromEngine(event, redactor).action !== "exec_create: /bin/sh -c redis-cli -a *** ping")
+  throw new Error("the secret was not hidden")
 for (let round = 1; round <= ROUNDS; round++) {
   const plain = perEvent(() => fromEngine(event))
   const hidden = perEvent(() => fromEngine(event, redactor))
-  console.log(`round ${round}: plain ${plain.toFixed(2)} us, redacted ${hidden.toFixed(2)} us per event, ratio ${(hidden / plain).toFixed(2)}`)
+  console.log(
+    `round ${round}: plain ${plain.toFixed(2)} us, redacted ${hidden.toFixed(2)} us per event, ratio ${(hidden / plain).toFixed(2)}`,
+  )
 }

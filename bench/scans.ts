@@ -27,12 +27,22 @@ try {
     images.push(`bench/img${i}:1`)
   }
   for (let i = 0; i < 60; i++)
-    await engine.createContainer({ Image: images[i % 20], Cmd: ["true"], Labels: { "com.docker.compose.project": `p${i % 12}`, "com.docker.compose.service": "s" } })
-  const service = await startService({ DOCKER_HOST: engineInfo.host, SVC_METRICS: "on", PATH: `${path}:${process.env.PATH}`, STAND_IN_REPORT: report })
+    await engine.createContainer({
+      Image: images[i % 20],
+      Cmd: ["true"],
+      Labels: { "com.docker.compose.project": `p${i % 12}`, "com.docker.compose.service": "s" },
+    })
+  const service = await startService({
+    DOCKER_HOST: engineInfo.host,
+    SVC_METRICS: "on",
+    PATH: `${path}:${process.env.PATH}`,
+    STAND_IN_REPORT: report,
+  })
   try {
     await fetch(`${service.url}/api/images/scan`, { method: "POST" })
     // All 20 share one id (tags of one image): wait for the queue to empty.
-    while (!/^harbormaster_scan_queue_length 0$/m.test(await (await fetch(`${service.url}/metrics`)).text())) await Bun.sleep(20)
+    while (!/^harbormaster_scan_queue_length 0$/m.test(await (await fetch(`${service.url}/metrics`)).text()))
+      await Bun.sleep(20)
 
     const engineCall = await engineContainerList(engineInfo.host)
     const scrape = () => fetch(`${service.url}/metrics`).then((r) => r.text())
@@ -46,7 +56,13 @@ try {
     ratio("GET /metrics vs engine GET /containers/json?all=1 (median)", median(metrics), median(base), " ms")
 
     const id = (await engine.inspectImage("svc-test/busybox:latest")).Id
-    const direct = () => new Response(Bun.spawn([`${path}/trivy`, "image", "--format", "json", "svc-test/busybox:latest"], { env: { STAND_IN_REPORT: report }, stdout: "pipe" }).stdout).text()
+    const direct = () =>
+      new Response(
+        Bun.spawn([`${path}/trivy`, "image", "--format", "json", "svc-test/busybox:latest"], {
+          env: { STAND_IN_REPORT: report },
+          stdout: "pipe",
+        }).stdout,
+      ).text()
     const viaApi = async () => {
       await fetch(`${service.url}/api/images/${id}/scan`, { method: "POST" })
       for (;;) {
@@ -61,7 +77,12 @@ try {
       directTimes.push(await timed(direct))
       apiTimes.push(await timed(viaApi))
     }
-    ratio("one scan through the API and queue vs the stand-in scanner run directly (median)", median(apiTimes), median(directTimes), " ms")
+    ratio(
+      "one scan through the API and queue vs the stand-in scanner run directly (median)",
+      median(apiTimes),
+      median(directTimes),
+      " ms",
+    )
   } finally {
     await service.stop()
   }

@@ -20,9 +20,15 @@ try {
     command: ["sh", "-c", "i=0; while [ $$i -lt ${LINES} ]; do echo \\"s${i} line $$i of the chatty service\\"; i=$$((i+1)); done"]
 `
   const content = `services:\n${Array.from({ length: SERVICES }, (_, i) => service(i)).join("")}`
-  const res = await fetch(`${svc.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "chatty", content }) })
+  const res = await fetch(`${svc.url}/api/stacks`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "chatty", content }),
+  })
   if (res.status !== 201) throw new Error(`deploy failed: ${await res.text()}`)
-  const ids = (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=chatty`] } })).map((c) => c.Id)
+  const ids = (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=chatty`] } })).map(
+    (c) => c.Id,
+  )
   for (const id of ids) await engine.waitContainer(id)
 
   async function viaService(): Promise<number> {
@@ -38,11 +44,13 @@ try {
     return n
   }
   async function viaEngine(): Promise<number> {
-    const counts = await Promise.all(ids.map(async (id) => {
-      let n = 0
-      for await (const _ of engine.logs(id, { follow: false, tail: "all" })) n++
-      return n
-    }))
+    const counts = await Promise.all(
+      ids.map(async (id) => {
+        let n = 0
+        for await (const _ of engine.logs(id, { follow: false, tail: "all" })) n++
+        return n
+      }),
+    )
     return counts.reduce((a, b) => a + b, 0)
   }
   /** Lines per second of one read; the count must be the whole log. */

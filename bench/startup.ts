@@ -31,10 +31,23 @@ compile([join(root, "scripts/build.ts"), service])
 /** A hello server from `source`, compiled as scripts/build.ts compiles the service. */
 function helloServer(name: string, source: string): string {
   writeFileSync(join(dir, `${name}.ts`), source)
-  compile(["build", "--compile", "--splitting", "--minify", "--bytecode", "--format=esm", "--outfile", join(dir, name), join(dir, `${name}.ts`)])
+  compile([
+    "build",
+    "--compile",
+    "--splitting",
+    "--minify",
+    "--bytecode",
+    "--format=esm",
+    "--outfile",
+    join(dir, name),
+    join(dir, `${name}.ts`),
+  ])
   return join(dir, name)
 }
-const hello = helloServer("hello", `Bun.serve({ hostname: "127.0.0.1", port: Number(process.env.PORT), fetch: () => Response.json({ status: "ok" }) })\n`)
+const hello = helloServer(
+  "hello",
+  `Bun.serve({ hostname: "127.0.0.1", port: Number(process.env.PORT), fetch: () => Response.json({ status: "ok" }) })\n`,
+)
 const answer = helloServer(
   "answer",
   `const info = fetch("http://engine/info", { unix: process.env.DOCKER_HOST!.replace("unix://", "") } as RequestInit).then((r) => r.json())
@@ -56,12 +69,26 @@ while (!(await events.read()).done);
 )
 
 /** Milliseconds from spawn to the first 200 of /api/health, and the RSS in MiB once idle; `data` is the data directory. */
-async function measure(binary: string, env: Record<string, string>, data: string): Promise<{ ms: number; rss: number }> {
+async function measure(
+  binary: string,
+  env: Record<string, string>,
+  data: string,
+): Promise<{ ms: number; rss: number }> {
   const port = await freePort()
   const started = performance.now()
-  const proc = Bun.spawn([binary], { cwd: data, env: { ...process.env, ...env, PORT: String(port), SVC_ADDR: `127.0.0.1:${port}`, SVC_DATA: data }, stdout: "ignore", stderr: "inherit" })
+  const proc = Bun.spawn([binary], {
+    cwd: data,
+    env: { ...process.env, ...env, PORT: String(port), SVC_ADDR: `127.0.0.1:${port}`, SVC_DATA: data },
+    stdout: "ignore",
+    stderr: "inherit",
+  })
   try {
-    while (!(await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`http://127.0.0.1:${port}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       if (proc.exitCode !== null) throw new Error(`${binary} exited ${proc.exitCode}`)
       await Bun.sleep(1)
     }
@@ -77,7 +104,13 @@ async function measure(binary: string, env: Record<string, string>, data: string
 const engine = startEngine("startup")
 try {
   type Run = { ms: number; rss: number }
-  const runs = { service: [] as Run[], restart: [] as Run[], hello: [] as Run[], answer: [] as Run[], floor: [] as Run[] }
+  const runs = {
+    service: [] as Run[],
+    restart: [] as Run[],
+    hello: [] as Run[],
+    answer: [] as Run[],
+    floor: [] as Run[],
+  }
   for (let i = 0; i < ROUNDS; i++) {
     const data = mkdtempSync(join(dir, "data-"))
     runs.hello.push(await measure(hello, {}, data))
@@ -88,12 +121,29 @@ try {
     rmSync(data, { recursive: true, force: true })
   }
   const of = (k: keyof typeof runs, f: "ms" | "rss") => median(runs[k].map((r) => r[f]))
-  console.log(`medians of ${ROUNDS} rounds, each running the hello server, the engine's answer, the floor, the service's first start and its restart in turn`)
-  ratio("start-up to the first /api/health, service vs hello (target <= 2)", of("service", "ms"), of("hello", "ms"), " ms")
+  console.log(
+    `medians of ${ROUNDS} rounds, each running the hello server, the engine's answer, the floor, the service's first start and its restart in turn`,
+  )
+  ratio(
+    "start-up to the first /api/health, service vs hello (target <= 2)",
+    of("service", "ms"),
+    of("hello", "ms"),
+    " ms",
+  )
   ratio("restart to the first /api/health, service vs hello", of("restart", "ms"), of("hello", "ms"), " ms")
   ratio("idle RSS, service vs hello (target <= 1.4)", of("service", "rss"), of("hello", "rss"), " MiB")
-  ratio("start-up, the engine's answer vs hello (the least a health reporting the engine takes)", of("answer", "ms"), of("hello", "ms"), " ms")
-  ratio("start-up, floor vs hello (the engine's own answer and the runtime's parts)", of("floor", "ms"), of("hello", "ms"), " ms")
+  ratio(
+    "start-up, the engine's answer vs hello (the least a health reporting the engine takes)",
+    of("answer", "ms"),
+    of("hello", "ms"),
+    " ms",
+  )
+  ratio(
+    "start-up, floor vs hello (the engine's own answer and the runtime's parts)",
+    of("floor", "ms"),
+    of("hello", "ms"),
+    " ms",
+  )
   ratio("idle RSS, floor vs hello", of("floor", "rss"), of("hello", "rss"), " MiB")
   ratio("start-up, service vs floor", of("service", "ms"), of("floor", "ms"), " ms")
   ratio("idle RSS, service vs floor", of("service", "rss"), of("floor", "rss"), " MiB")

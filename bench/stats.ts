@@ -29,8 +29,15 @@ async function measure(flavour: Flavour) {
       await Promise.all(
         Array.from({ length: Math.min(10, CONTAINERS - batch) }, async (_, i) => {
           const n = batch + i
-          const labels = { "hm.bench": "1", "com.docker.compose.project": `p${n % 7}`, "com.docker.compose.service": `s${n}` }
-          const { Id } = await docker.createContainer({ Image: "svc-test/busybox:latest", Cmd: ["sleep", "3600"], Labels: labels }, `stats-${n}`)
+          const labels = {
+            "hm.bench": "1",
+            "com.docker.compose.project": `p${n % 7}`,
+            "com.docker.compose.service": `s${n}`,
+          }
+          const { Id } = await docker.createContainer(
+            { Image: "svc-test/busybox:latest", Cmd: ["sleep", "3600"], Labels: labels },
+            `stats-${n}`,
+          )
           await docker.containerAction(Id, "start")
         }),
       )
@@ -47,13 +54,20 @@ async function measure(flavour: Flavour) {
     const cpu0 = { on: cpuSeconds(on.proc.pid), off: cpuSeconds(off.proc.pid) }
     await Bun.sleep(WINDOW_S * 1000)
     const seconds = (performance.now() - t0) / 1000
-    const cpu = { on: (cpuSeconds(on.proc.pid) - cpu0.on) / seconds, off: (cpuSeconds(off.proc.pid) - cpu0.off) / seconds }
+    const cpu = {
+      on: (cpuSeconds(on.proc.pid) - cpu0.on) / seconds,
+      off: (cpuSeconds(off.proc.pid) - cpu0.off) / seconds,
+    }
     const rss = { on: rssMiB(on.proc.pid), off: rssMiB(off.proc.pid) }
     const r = (await (await fetch(`${on.url}/api/stats?history=true`)).json()) as any
     const slots = r.containers[0].history.time.length
 
-    console.log(`service: ${on.compiled ? "compiled binary" : "bun server.ts"}; ${CONTAINERS} containers, 7 stacks, ${WINDOW_S} s window (${Math.round(WINDOW_S / 5)} rounds), ${slots} slots sampled per container so far`)
-    console.log(`[${flavour}] CPU, share of one core: stats on ${(cpu.on * 100).toFixed(2)} %, stats off ${(cpu.off * 100).toFixed(2)} %`)
+    console.log(
+      `service: ${on.compiled ? "compiled binary" : "bun server.ts"}; ${CONTAINERS} containers, 7 stacks, ${WINDOW_S} s window (${Math.round(WINDOW_S / 5)} rounds), ${slots} slots sampled per container so far`,
+    )
+    console.log(
+      `[${flavour}] CPU, share of one core: stats on ${(cpu.on * 100).toFixed(2)} %, stats off ${(cpu.off * 100).toFixed(2)} %`,
+    )
     ratio(`[${flavour}] added CPU (% of one core) vs the 3 % target`, (cpu.on - cpu.off) * 100, 3, " %")
     console.log(`[${flavour}] RSS: stats on ${rss.on.toFixed(1)} MiB, stats off ${rss.off.toFixed(1)} MiB`)
     ratio(`[${flavour}] added RSS with an hour of history vs the 20 MiB target`, rss.on - rss.off, 20, " MiB")

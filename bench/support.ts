@@ -15,7 +15,9 @@ export function percentile(xs: number[], p: number): number {
 }
 
 export function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"))!
   return Number(line.split(/\s+/)[1]) / 1024
 }
 
@@ -40,7 +42,9 @@ export function benchFlavours(): Flavour[] {
 export function startEngine(name: string, flavour: Flavour = "debian12"): BenchEngine {
   const netns = `hm${name}${process.pid}`
   const dir = mkdtempSync(join(tmpdir(), `hm-bench-${name}-`))
-  const started = Bun.spawnSync(["bash", join(root, "scripts/engine.sh"), "start", netns, dir, flavour], { stderr: "inherit" })
+  const started = Bun.spawnSync(["bash", join(root, "scripts/engine.sh"), "start", netns, dir, flavour], {
+    stderr: "inherit",
+  })
   if (started.exitCode !== 0) throw new Error("the private engine did not start")
   return {
     host: started.stdout.toString().trim().split("\n").at(-1)!,
@@ -53,7 +57,10 @@ export function startEngine(name: string, flavour: Flavour = "debian12"): BenchE
 export async function engineContainerList(host: string): Promise<() => Promise<ArrayBuffer>> {
   const target = parseDockerHost(host)
   const api = await dockerEngine(host).apiVersion()
-  return () => fetch(`${target.base}/v${api}/containers/json?all=1`, { unix: target.unix } as RequestInit).then((r) => r.arrayBuffer())
+  return () =>
+    fetch(`${target.base}/v${api}/containers/json?all=1`, { unix: target.unix } as RequestInit).then((r) =>
+      r.arrayBuffer(),
+    )
 }
 
 export interface BenchService {
@@ -75,7 +82,12 @@ export async function startService(env: Record<string, string>): Promise<BenchSe
     stdout: "ignore",
     stderr: "inherit",
   })
-  while (!(await fetch(`${url}/api/health`).then((r) => r.ok, () => false))) {
+  while (
+    !(await fetch(`${url}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
     if (proc.exitCode !== null) throw new Error("the service exited")
     await Bun.sleep(5)
   }
@@ -92,4 +104,6 @@ export async function startService(env: Record<string, string>): Promise<BenchSe
 }
 
 export const ratio = (label: string, value: number, baseline: number, unit = "") =>
-  console.log(`${label}: ${value.toFixed(2)}${unit} vs ${baseline.toFixed(2)}${unit} -> ratio ${(value / baseline).toFixed(2)}`)
+  console.log(
+    `${label}: ${value.toFixed(2)}${unit} vs ${baseline.toFixed(2)}${unit} -> ratio ${(value / baseline).toFixed(2)}`,
+  )

@@ -24,7 +24,13 @@ function header(name: string, size: number): Uint8Array {
   put("0", 156)
   put("ustar\u000000", 257)
   put("        ", 148)
-  put(`${b.reduce((n, x) => n + x, 0).toString(8).padStart(6, "0")}\0 `, 148)
+  put(
+    `${b
+      .reduce((n, x) => n + x, 0)
+      .toString(8)
+      .padStart(6, "0")}\0 `,
+    148,
+  )
   return b
 }
 

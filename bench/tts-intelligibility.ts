@@ -20,7 +20,12 @@ const CORPUS = [
 const MODEL = "/usr/share/pocketsphinx/model/en-us" // holds en-us/ (acoustic model), en-us.lm.bin, cmudict-en-us.dict
 const dir = mkdtempSync(join(tmpdir(), "hm-bench-wer-"))
 
-const words = (text: string) => text.toLowerCase().replace(/[^a-z' ]+/g, " ").split(/\s+/).filter(Boolean)
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z' ]+/g, " ")
+    .split(/\s+/)
+    .filter(Boolean)
 
 /** Word error rate: word-level edit distance over the reference length. */
 export function wer(reference: string, hypothesis: string): { errors: number; words: number } {
@@ -29,7 +34,8 @@ export function wer(reference: string, hypothesis: string): { errors: number; wo
   let prev = Array.from({ length: h.length + 1 }, (_, j) => j)
   for (let i = 1; i <= r.length; i++) {
     const row = [i]
-    for (let j = 1; j <= h.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1))
+    for (let j = 1; j <= h.length; j++)
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1))
     prev = row
   }
   return { errors: prev[h.length]!, words: r.length }
@@ -45,7 +51,19 @@ function run(cmd: string[]): string {
 function recognise(audio: string): string {
   const wav = `${audio}.16k.wav`
   run(["ffmpeg", "-v", "error", "-y", "-i", audio, "-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le", wav])
-  const out = run(["pocketsphinx_continuous", "-infile", wav, "-hmm", `${MODEL}/en-us`, "-lm", `${MODEL}/en-us.lm.bin`, "-dict", `${MODEL}/cmudict-en-us.dict`, "-logfn", "/dev/null"])
+  const out = run([
+    "pocketsphinx_continuous",
+    "-infile",
+    wav,
+    "-hmm",
+    `${MODEL}/en-us`,
+    "-lm",
+    `${MODEL}/en-us.lm.bin`,
+    "-dict",
+    `${MODEL}/cmudict-en-us.dict`,
+    "-logfn",
+    "/dev/null",
+  ])
   return out.split("\n").filter(Boolean).join(" ")
 }
 
@@ -56,7 +74,17 @@ const viaService =
   (backend: "offline" | "espeak"): Synth =>
   async (text, file) => {
     let speaker = speakers.get(backend)
-    if (!speaker) speakers.set(backend, (speaker = new Speaker({ backend, maxChars: 50_000, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })))
+    if (!speaker)
+      speakers.set(
+        backend,
+        (speaker = new Speaker({
+          backend,
+          maxChars: 50_000,
+          concurrency: 1,
+          voice: "en-US-EmmaMultilingualNeural",
+          edgeTimeoutMs: 1000,
+        })),
+      )
     const spoken = await speaker.speak(text)
     writeFileSync(file, Buffer.from(Buffer.from(spoken.base64).toString("latin1"), "base64"))
   }
@@ -73,7 +101,9 @@ const runs: [string, Synth, string][] = [
 ]
 
 try {
-  console.log(`corpus: ${CORPUS.length} paragraphs, ${CORPUS.reduce((n, p) => n + words(p).length, 0)} words; recogniser: pocketsphinx_continuous, ${MODEL}`)
+  console.log(
+    `corpus: ${CORPUS.length} paragraphs, ${CORPUS.reduce((n, p) => n + words(p).length, 0)} words; recogniser: pocketsphinx_continuous, ${MODEL}`,
+  )
   console.log("(the service's MP3 is 48 kbit/s; the CLIs write WAV: the comparison includes the encoding)")
   for (const [name, synth, ext] of runs) {
     let errors = 0

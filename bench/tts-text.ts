@@ -44,4 +44,5 @@ function timed(text: string): number {
 }
 
 timed(prose(10_000)) // warm up the parser and the JIT
-for (const [name, bomb] of bombs) ratio(`${name} (${bomb.length} characters) vs prose of that length`, timed(bomb), timed(prose(bomb.length)), " ms")
+for (const [name, bomb] of bombs)
+  ratio(`${name} (${bomb.length} characters) vs prose of that length`, timed(bomb), timed(prose(bomb.length)), " ms")

@@ -77,16 +77,27 @@ async function timedRounds(runs: Run[]): Promise<Round[][]> {
 }
 const perWall = (rounds: Round[]) => median(rounds.map((r) => r.audio / r.wall))
 const perCpu = (rounds: Round[]) => median(rounds.map((r) => r.audio / r.cpu))
-const wall = (rounds: Round[]) => `${rounds[0]!.audio.toFixed(1)} s of audio in a median ${median(rounds.map((r) => r.wall)).toFixed(3)} s`
+const wall = (rounds: Round[]) =>
+  `${rounds[0]!.audio.toFixed(1)} s of audio in a median ${median(rounds.map((r) => r.wall)).toFixed(3)} s`
 /** CPU seconds (user + system, every thread) a process has used so far. */
-const cpuOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ").slice(11, 13).reduce((sum, ticks) => sum + Number(ticks) / 100, 0)
+const cpuOf = (pid: number) =>
+  readFileSync(`/proc/${pid}/stat`, "utf8")
+    .split(") ")[1]!
+    .split(" ")
+    .slice(11, 13)
+    .reduce((sum, ticks) => sum + Number(ticks) / 100, 0)
 
 const service = await startService({ SVC_TTS_ENGINE: "espeak", DOCKER_HOST: `unix://${join(dir, "no-engine.sock")}` })
 try {
   const viaService: Run = async () => {
     const cpu0 = cpuOf(service.proc.pid)
-    const res = await fetch(`${service.url}/api/synthesize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: markdown }) })
-    if (res.status !== 200 || res.headers.get("x-tts-engine") !== "espeak") throw new Error(`synthesize answered ${res.status}: ${await res.text()}`)
+    const res = await fetch(`${service.url}/api/synthesize`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: markdown }),
+    })
+    if (res.status !== 200 || res.headers.get("x-tts-engine") !== "espeak")
+      throw new Error(`synthesize answered ${res.status}: ${await res.text()}`)
     const audio = mp3Info(Buffer.from((await res.json()).audio_base64, "base64")).seconds
     return { audio, cpu: cpuOf(service.proc.pid) - cpu0 }
   }
@@ -98,7 +109,10 @@ try {
       const shell = Bun.spawn(["sh", "-c", script], { stderr: "inherit" })
       if ((await shell.exited) !== 0) throw new Error(`${script} failed`)
       const usage = shell.resourceUsage()! // the shell's, with the two commands it waited for
-      return { audio: mp3Info(readFileSync(outFile)).seconds, cpu: Number(usage.cpuTime.user + usage.cpuTime.system) / 1e6 }
+      return {
+        audio: mp3Info(readFileSync(outFile)).seconds,
+        cpu: Number(usage.cpuTime.user + usage.cpuTime.system) / 1e6,
+      }
     }
   const [api, pipe, file] = await timedRounds([
     viaService,

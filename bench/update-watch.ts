@@ -18,7 +18,11 @@ const LOOP = "trap 'exit 0' TERM; while :; do sleep 1; done"
 
 async function variant(engine: Engine, repo: string, kind: "good" | "exits" | "unhealthy"): Promise<string> {
   const health = kind === "unhealthy" ? ["CMD-SHELL", "echo down; exit 1"] : ["CMD-SHELL", "test -f /version"]
-  const { Id } = await engine.createContainer({ Image: "svc-test/busybox:latest", Cmd: ["sh", "-c", `echo ${crypto.randomUUID()} > /version`], ...(kind === "exits" ? {} : { Healthcheck: { Test: health, Interval: 1e9, Timeout: 2e9, Retries: 2 } }) })
+  const { Id } = await engine.createContainer({
+    Image: "svc-test/busybox:latest",
+    Cmd: ["sh", "-c", `echo ${crypto.randomUUID()} > /version`],
+    ...(kind === "exits" ? {} : { Healthcheck: { Test: health, Interval: 1e9, Timeout: 2e9, Retries: 2 } }),
+  })
   await engine.containerAction(Id, "start")
   await engine.waitContainer(Id)
   const cmd = kind === "exits" ? ["sh", "-c", "exit 3"] : ["sh", "-c", LOOP]
@@ -34,18 +38,35 @@ for (const flavour of benchFlavours()) {
   const registry = await startRegistry(eng.netns)
   const link = await veth(eng.netns)
   // The current flavour's compose is the v2 plugin beside its engine (as scripts/test.sh sets it up).
-  const current = flavour === "current" ? Bun.spawnSync(["bash", join(root, "scripts/current-engine.sh")]).stdout.toString().trim() : ""
-  const tools: Record<string, string> = current ? { PATH: `${current}/usr/bin:${process.env.PATH}`, DOCKER_CONFIG: current } : {}
-  const service = await startService({ DOCKER_HOST: eng.host, ...tools }, { host: link.inside, cmd: ["ip", "netns", "exec", eng.netns, "bun", join(root, "server.ts")] })
+  const current =
+    flavour === "current"
+      ? Bun.spawnSync(["bash", join(root, "scripts/current-engine.sh")])
+          .stdout.toString()
+          .trim()
+      : ""
+  const tools: Record<string, string> = current
+    ? { PATH: `${current}/usr/bin:${process.env.PATH}`, DOCKER_CONFIG: current }
+    : {}
+  const service = await startService(
+    { DOCKER_HOST: eng.host, ...tools },
+    { host: link.inside, cmd: ["ip", "netns", "exec", eng.netns, "bun", join(root, "server.ts")] },
+  )
   try {
     const repo = `${registry.host}/bench/app`
     let running = await variant(engine, repo, "good")
     const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${service.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+      const res = await fetch(`${service.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      })
       if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
       return (await res.json()) as any
     }
-    await post("/api/stacks", { name: "bench", content: `services:\n  web:\n    image: ${repo}:v1\n    restart: "no"\n    stop_grace_period: 1s\n` })
+    await post("/api/stacks", {
+      name: "bench",
+      content: `services:\n  web:\n    image: ${repo}:v1\n    restart: "no"\n    stop_grace_period: 1s\n`,
+    })
     const times: Record<string, number[]> = { exits: [], unhealthy: [], good: [] }
     for (let round = 0; round < ROUNDS; round++) {
       for (const kind of ["exits", "unhealthy", "good"] as const) {
@@ -59,8 +80,13 @@ for (const flavour of benchFlavours()) {
         if (kind === "good") running = id
       }
     }
-    console.log(`== ${flavour} engine, watch window ${WINDOW} s, ${ROUNDS} rounds (median seconds from request to verdict)`)
-    for (const [kind, xs] of Object.entries(times)) console.log(`${kind.padEnd(10)} ${median(xs).toFixed(2)} s  -> ${(median(xs) / WINDOW).toFixed(3)} of the window; ${(median(xs) / median(times.good!)).toFixed(2)} x a good update`)
+    console.log(
+      `== ${flavour} engine, watch window ${WINDOW} s, ${ROUNDS} rounds (median seconds from request to verdict)`,
+    )
+    for (const [kind, xs] of Object.entries(times))
+      console.log(
+        `${kind.padEnd(10)} ${median(xs).toFixed(2)} s  -> ${(median(xs) / WINDOW).toFixed(3)} of the window; ${(median(xs) / median(times.good!)).toFixed(2)} x a good update`,
+      )
   } finally {
     await service.stop()
     await link.remove()

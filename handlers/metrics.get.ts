@@ -1,6 +1,10 @@
 import { defineHandler } from "#lib/service/handler.ts"
 
-export const detail = { operationId: "getMetrics", summary: "Prometheus metrics (only with SVC_METRICS=on; bearer SVC_METRICS_TOKEN when set)", tags: ["metrics"] }
+export const detail = {
+  operationId: "getMetrics",
+  summary: "Prometheus metrics (only with SVC_METRICS=on; bearer SVC_METRICS_TOKEN when set)",
+  tags: ["metrics"],
+}
 
 export const response = { contentType: "text/plain", description: "Prometheus text exposition format" }
 

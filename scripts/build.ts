@@ -12,7 +12,22 @@ const root = join(import.meta.dir, "..")
 const outfile = process.argv[2] ? resolve(process.argv[2]) : join(root, "dist/harbormaster")
 const sha = gitSha(root)
 const build = Bun.spawnSync(
-  ["bun", "build", "--compile", "--splitting", "--minify", "--bytecode", "--format=esm", "--define", `BUILD_SHA=${JSON.stringify(sha)}`, "--outfile", outfile, join(root, "server.ts"), join(root, "lib/tts/encoder-worker.ts"), join(root, "lib/stacks/yaml-worker.ts")],
+  [
+    "bun",
+    "build",
+    "--compile",
+    "--splitting",
+    "--minify",
+    "--bytecode",
+    "--format=esm",
+    "--define",
+    `BUILD_SHA=${JSON.stringify(sha)}`,
+    "--outfile",
+    outfile,
+    join(root, "server.ts"),
+    join(root, "lib/tts/encoder-worker.ts"),
+    join(root, "lib/stacks/yaml-worker.ts"),
+  ],
   { cwd: root, stdout: "inherit", stderr: "inherit" },
 )
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1)

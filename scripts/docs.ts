@@ -27,7 +27,13 @@ const END = "<!-- end generated -->"
 
 /** The pages the docs are made of, relative to the repository. */
 export function docFiles(): string[] {
-  return ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)]
+  return [
+    "README.md",
+    ...readdirSync(join(root, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ]
 }
 
 // ---- configuration
@@ -50,17 +56,26 @@ function configTable(args: string[]): string {
 // ---- routes
 
 type Json = Record<string, any>
-const cell = (s: unknown) => String(s ?? "").replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ")
+const cell = (s: unknown) =>
+  String(s ?? "")
+    .replace(/\|/g, "\\|")
+    .replace(/\s*\n\s*/g, " ")
 const METHOD_ORDER = ["get", "post", "put", "patch", "delete"]
 
 export function apiDocument(): Json {
-  return openapiDocument(routes, { title: "Harbormaster API", version: "docs", description: "" }, "http://localhost:8080") as Json
+  return openapiDocument(
+    routes,
+    { title: "Harbormaster API", version: "docs", description: "" },
+    "http://localhost:8080",
+  ) as Json
 }
 
 function parametersOf(op: Json): string {
   const params = ((op.parameters ?? []) as Json[]).map((p) => (p.in === "path" ? `\`${p.name}\`` : `\`?${p.name}\``))
   const body = op.requestBody?.content?.["application/json"]?.schema as Json | undefined
-  const fields = Object.keys(body?.properties ?? {}).map((k) => (body!.required?.includes(k) ? `\`${k}\`` : `\`${k}?\``))
+  const fields = Object.keys(body?.properties ?? {}).map((k) =>
+    body!.required?.includes(k) ? `\`${k}\`` : `\`${k}?\``,
+  )
   if (fields.length) params.push(`body: ${fields.join(", ")}`)
   else if (body) params.push(`body: ${body.type === "array" ? "an array" : "JSON"}`)
   else if (op.requestBody) params.push(`body: ${Object.keys(op.requestBody.content ?? {}).join(", ")}`)
@@ -85,7 +100,16 @@ function routesReference(): string {
   const tags = new Map((doc.tags as Json[]).map((t) => [t.name as string, t.description as string]))
   const out: string[] = []
   for (const tag of [...byTag.keys()].sort()) {
-    out.push(`### ${tag}`, "", cell(tags.get(tag) ?? tag), "", "| Method | Path | Role | What it does | Parameters |", "|---|---|---|---|---|", ...byTag.get(tag)!, "")
+    out.push(
+      `### ${tag}`,
+      "",
+      cell(tags.get(tag) ?? tag),
+      "",
+      "| Method | Path | Role | What it does | Parameters |",
+      "|---|---|---|---|---|",
+      ...byTag.get(tag)!,
+      "",
+    )
   }
   return out.join("\n").trimEnd()
 }
@@ -188,34 +212,57 @@ function withoutElisions(src: string): unknown {
 }
 
 const isType = (type: string, value: unknown) =>
-  type === "null" ? value === null
-  : type === "array" ? Array.isArray(value)
-  : type === "object" ? typeof value === "object" && value !== null && !Array.isArray(value)
-  : type === "integer" ? Number.isInteger(value)
-  : typeof value === type
+  type === "null"
+    ? value === null
+    : type === "array"
+      ? Array.isArray(value)
+      : type === "object"
+        ? typeof value === "object" && value !== null && !Array.isArray(value)
+        : type === "integer"
+          ? Number.isInteger(value)
+          : typeof value === type
 
 /** What does not fit a JSON Schema in a value some of whose parts were left out: the parts shown are checked, the missing ones are not asked for. */
 function shownParts(schema: Json | undefined, value: unknown, path: string, out: string[]): void {
   if (!schema || value === ELIDED || schema.$ref) return
   const options = (schema.anyOf ?? schema.oneOf) as Json[] | undefined
   if (options) {
-    if (!options.some((o) => { const none: string[] = []; shownParts(o, value, path, none); return !none.length })) out.push(`${path || "(root)"}: fits none of its types`)
+    if (
+      !options.some((o) => {
+        const none: string[] = []
+        shownParts(o, value, path, none)
+        return !none.length
+      })
+    )
+      out.push(`${path || "(root)"}: fits none of its types`)
     return
   }
-  if ("const" in schema && schema.const !== value) out.push(`${path || "(root)"}: ${JSON.stringify(value)}, declared ${JSON.stringify(schema.const)}`)
-  if (schema.enum && !(schema.enum as unknown[]).includes(value)) out.push(`${path || "(root)"}: ${JSON.stringify(value)} is not one of ${(schema.enum as unknown[]).join(", ")}`)
+  if ("const" in schema && schema.const !== value)
+    out.push(`${path || "(root)"}: ${JSON.stringify(value)}, declared ${JSON.stringify(schema.const)}`)
+  if (schema.enum && !(schema.enum as unknown[]).includes(value))
+    out.push(`${path || "(root)"}: ${JSON.stringify(value)} is not one of ${(schema.enum as unknown[]).join(", ")}`)
   const types = ([] as string[]).concat(schema.type ?? [])
-  if (types.length && !types.some((t) => isType(t, value))) return void out.push(`${path || "(root)"}: ${JSON.stringify(value)} is not ${types.join(" or ")}`)
+  if (types.length && !types.some((t) => isType(t, value)))
+    return void out.push(`${path || "(root)"}: ${JSON.stringify(value)} is not ${types.join(" or ")}`)
   if (Array.isArray(value)) value.forEach((item, i) => shownParts(schema.items, item, `${path}[${i}]`, out))
   else if (value && typeof value === "object")
-    for (const [key, field] of Object.entries(value)) shownParts(schema.properties?.[key] ?? (typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined), field, path ? `${path}.${key}` : key, out)
+    for (const [key, field] of Object.entries(value))
+      shownParts(
+        schema.properties?.[key] ??
+          (typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined),
+        field,
+        path ? `${path}.${key}` : key,
+        out,
+      )
 }
 
 let document: Json | undefined
 /** The JSON Schema of a route's answer with that status, from /openapi. */
 function answerSchema(row: (typeof routes)[number], status: number): Json | undefined {
   const key = routeOf(row.file).path.replace(/:([^/]+)/g, "{$1}")
-  const op = (document ??= apiDocument()).paths[key]?.[row.method === "WS" ? "get" : row.method.toLowerCase()] as Json | undefined
+  const op = (document ??= apiDocument()).paths[key]?.[row.method === "WS" ? "get" : row.method.toLowerCase()] as
+    | Json
+    | undefined
   return op?.responses?.[String(status)]?.content?.["application/json"]?.schema
 }
 
@@ -264,7 +311,8 @@ export function examples(file: string, text: string): Example[] {
     const comments: string[] = inline ? [inline] : []
     while (j + 1 < lines.length && /^#\s/.test(lines[j + 1]!)) comments.push(lines[++j]!.replace(/^#\s?/, ""))
     // Only comments that begin with an answer (a JSON value, perhaps after its status) are examples.
-    if (target && comments.length && /^\s*(?:\d{3}\s+)?[[{]/.test(comments[0]!)) found.push({ file, line: i + 1, ...target, marked: false, text: comments.join("\n") })
+    if (target && comments.length && /^\s*(?:\d{3}\s+)?[[{]/.test(comments[0]!))
+      found.push({ file, line: i + 1, ...target, marked: false, text: comments.join("\n") })
     i = j
   }
   return found
@@ -277,8 +325,14 @@ function routeFor(method: string, path: string) {
   const want = method === "WS" ? "GET" : method
   const concrete = path.replace(/\{[^}]+\}/g, "x")
   return routes
-    .filter((r) => (r.method === want || r.method === "ALL" || (r.method === "WS" && want === "GET")) && routeRegex(routeOf(r.file).path).test(concrete))
-    .sort((a, b) => (routeOf(a.file).path.match(/[:*]/g)?.length ?? 0) - (routeOf(b.file).path.match(/[:*]/g)?.length ?? 0))[0]
+    .filter(
+      (r) =>
+        (r.method === want || r.method === "ALL" || (r.method === "WS" && want === "GET")) &&
+        routeRegex(routeOf(r.file).path).test(concrete),
+    )
+    .sort(
+      (a, b) => (routeOf(a.file).path.match(/[:*]/g)?.length ?? 0) - (routeOf(b.file).path.match(/[:*]/g)?.length ?? 0),
+    )[0]
 }
 
 /** The schema of one item of an array field of an object schema. */
@@ -294,9 +348,13 @@ export type Verdict = { checked: true; why?: string } | { checked: false; why: s
 /** Whether an example fits its route's response schema; `checked: false` when it cannot be told (not whole JSON, no route, no schema). */
 export function check(ex: Example): Verdict {
   const lead = ex.marked ? parsed(ex.text) : leadingJson(ex.text)
-  if (!lead) return ex.marked ? { checked: true, why: "the block is not JSON" } : { checked: false, why: "not JSON, even with its elisions taken out" }
+  if (!lead)
+    return ex.marked
+      ? { checked: true, why: "the block is not JSON" }
+      : { checked: false, why: "not JSON, even with its elisions taken out" }
   const row = routeFor(ex.method, ex.path)
-  if (!row) return ex.marked ? { checked: true, why: `no route ${ex.method} ${ex.path}` } : { checked: false, why: "no route" }
+  if (!row)
+    return ex.marked ? { checked: true, why: `no route ${ex.method} ${ex.path}` } : { checked: false, why: "no route" }
   const responses = (row.mod as { response?: Responses }).response
   if (!responses) return { checked: false, why: `${ex.method} ${ex.path} declares no response` }
   const status = ex.status ?? lead.status ?? statusesOf(responses)[0]![0]
@@ -330,7 +388,11 @@ function parsed(text: string): { status?: number; json: unknown } | undefined {
   }
 }
 
-const issues = (list: v.BaseIssue<unknown>[]) => list.slice(0, 5).map((i) => `${v.getDotPath(i) ?? "(root)"}: ${i.message}`).join("; ")
+const issues = (list: v.BaseIssue<unknown>[]) =>
+  list
+    .slice(0, 5)
+    .map((i) => `${v.getDotPath(i) ?? "(root)"}: ${i.message}`)
+    .join("; ")
 
 if (import.meta.main) {
   for (const file of docFiles()) {

@@ -69,10 +69,11 @@ flavour_suite() {
   stop_engines "$flavour"
 }
 
-# The type check, first: its failure fails the run and counts as one failed test.
-echo "== type check (tsc --noEmit) =="
+# The type check and the formatter, first: a failure of either fails the run and counts as one failed test.
+echo "== type check (tsc --noEmit) and format (biome format, biome.json) =="
 typecheck=0
 bunx tsc --noEmit || typecheck=1
+bunx biome format . >/dev/null 2>&1 || { bunx biome format . 2>&1 | head -40; echo "unformatted code: run bunx biome format --write ."; typecheck=1; }
 
 # The unit and handler tests and each flavour's integration and UI tests run side by side: they
 # share nothing (each flavour has engines, namespaces and a run folder of its own), and most of an

@@ -46,7 +46,8 @@ export async function call<T = any>(method: string, path: string, body?: unknown
   const res = await fetch(url, init)
   // This server's session ended (signed out elsewhere, expired): the app shows the sign-in page again.
   // A node's own refusal through the gateway is that node's answer, shown where it was asked for.
-  if (res.status === 401 && document.body.dataset.role && url === `/api${path}`) dispatchEvent(new Event("hm:signed-out"))
+  if (res.status === 401 && document.body.dataset.role && url === `/api${path}`)
+    dispatchEvent(new Event("hm:signed-out"))
   if (!res.ok) throw await failure(res)
   if (res.status === 204) return undefined as T
   const text = await res.text()
@@ -65,14 +66,23 @@ export const enc = encodeURIComponent
  * `onData`; an `event: error` or a refused request ends it through `onError`; the stream's own end
  * ends it quietly. A dropped connection is reported and retried.
  */
-export async function follow(path: string, onData: (data: any) => void, onError: (err: Error) => void, signal: AbortSignal, opts: CallOptions = {}): Promise<void> {
+export async function follow(
+  path: string,
+  onData: (data: any) => void,
+  onError: (err: Error) => void,
+  signal: AbortSignal,
+  opts: CallOptions = {},
+): Promise<void> {
   while (!signal.aborted) {
     try {
       const res = await fetch(apiUrl(path, opts), { signal, headers: { accept: "text/event-stream" } })
       if (!res.ok) return onError(await failure(res))
       for await (const { event, data } of sseMessages(res.body!)) {
         const failed = data as { error?: { code?: string; message?: string } }
-        if (event === "error") return onError(new HttpError(0, failed.error?.code ?? "stream_failed", failed.error?.message ?? "the stream failed"))
+        if (event === "error")
+          return onError(
+            new HttpError(0, failed.error?.code ?? "stream_failed", failed.error?.message ?? "the stream failed"),
+          )
         onData(data)
       }
       return

@@ -29,8 +29,22 @@ interface ChartSpec {
 const SPECS: ChartSpec[] = [
   { title: "CPU", unit: "percent", series: [{ label: "CPU (100 % = one core)", key: "cpu", color: "--accent" }] },
   { title: "Memory", unit: "bytes", series: [{ label: "Memory used", key: "mem", color: "--ok" }] },
-  { title: "Network", unit: "rate", series: [{ label: "Received", key: "rx", color: "--accent" }, { label: "Sent", key: "tx", color: "--warn" }] },
-  { title: "Block I/O", unit: "rate", series: [{ label: "Read", key: "blkRead", color: "--ok" }, { label: "Written", key: "blkWrite", color: "--danger" }] },
+  {
+    title: "Network",
+    unit: "rate",
+    series: [
+      { label: "Received", key: "rx", color: "--accent" },
+      { label: "Sent", key: "tx", color: "--warn" },
+    ],
+  },
+  {
+    title: "Block I/O",
+    unit: "rate",
+    series: [
+      { label: "Read", key: "blkRead", color: "--ok" },
+      { label: "Written", key: "blkWrite", color: "--danger" },
+    ],
+  },
 ]
 
 export function format(unit: Unit, v: number | null | undefined): string {
@@ -62,26 +76,52 @@ export function resourceCharts(points: Point[]): Charts {
   const el = h("div", { class: "charts" })
   const data: Point[] = [...points]
   const plots: { plot: uPlot; spec: ChartSpec; box: HTMLElement }[] = []
-  const columns = (spec: ChartSpec): uPlot.AlignedData => [data.map((p) => p.t / 1000), ...spec.series.map((s) => data.map((p) => (p[s.key] as number | null) ?? null))]
+  const columns = (spec: ChartSpec): uPlot.AlignedData => [
+    data.map((p) => p.t / 1000),
+    ...spec.series.map((s) => data.map((p) => (p[s.key] as number | null) ?? null)),
+  ]
 
   for (const spec of SPECS) {
     // The plot's own block: its width is the figure's inside, padding excluded.
     const box = h("div", { class: "chart-plot" })
-    el.append(h("figure", { class: "chart", "data-chart": spec.title.toLowerCase().replace(/\W+/g, "-") }, h("figcaption", null, spec.title), box))
-    const axis = { stroke: cssVar("--muted"), grid: { stroke: cssVar("--line"), width: 1 }, ticks: { stroke: cssVar("--line"), width: 1 } }
+    el.append(
+      h(
+        "figure",
+        { class: "chart", "data-chart": spec.title.toLowerCase().replace(/\W+/g, "-") },
+        h("figcaption", null, spec.title),
+        box,
+      ),
+    )
+    const axis = {
+      stroke: cssVar("--muted"),
+      grid: { stroke: cssVar("--line"), width: 1 },
+      ticks: { stroke: cssVar("--line"), width: 1 },
+    }
     const opts: uPlot.Options = {
       width: 320,
       height: 160,
       cursor: { drag: { x: false, y: false } },
       legend: { live: true },
-      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, spec.unit === "percent" ? Math.max(100, max * 1.1) : Math.max(max * 1.1, 1000)] } },
+      scales: {
+        x: { time: true },
+        y: {
+          range: (_u, _min, max) => [0, spec.unit === "percent" ? Math.max(100, max * 1.1) : Math.max(max * 1.1, 1000)],
+        },
+      },
       axes: [
         { ...axis, space: 80, size: 32, values: (_u, ticks, _axis, _space, step) => ticks.map((t) => clock(t, step)) },
         { ...axis, size: 70, values: (_u, ticks) => ticks.map((v) => format(spec.unit, v)) },
       ],
       series: [
         { value: (_u, v) => (v === null ? "—" : new Date(v * 1000).toLocaleTimeString()) },
-        ...spec.series.map((s) => ({ label: s.label, stroke: cssVar(s.color), width: 1.5, fill: cssVar(s.color) + "22", spanGaps: false, value: (_u: uPlot, v: number | null) => format(spec.unit, v) })),
+        ...spec.series.map((s) => ({
+          label: s.label,
+          stroke: cssVar(s.color),
+          width: 1.5,
+          fill: cssVar(s.color) + "22",
+          spanGaps: false,
+          value: (_u: uPlot, v: number | null) => format(spec.unit, v),
+        })),
       ],
     }
     plots.push({ plot: new uPlot(opts, columns(spec), box), spec, box })

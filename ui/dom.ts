@@ -5,12 +5,17 @@ type Child = Node | string | number | null | undefined | false | Child[]
 type Props = Record<string, unknown>
 
 /** Builds an element: `on*` props become listeners, `class`/`for`/`aria-*`/`data-*` attributes, the rest properties. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props | null = null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props | null = null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag)
   for (const [key, value] of Object.entries(props ?? {})) {
     if (value === undefined || value === null || value === false) continue
     if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value as EventListener)
-    else if (key === "class" || key === "for" || key === "role" || key.includes("-")) el.setAttribute(key, value === true ? "" : String(value))
+    else if (key === "class" || key === "for" || key === "role" || key.includes("-"))
+      el.setAttribute(key, value === true ? "" : String(value))
     else (el as any)[key] = value
   }
   append(el, children)
@@ -54,7 +59,12 @@ function statusWords(status: number): string {
 
 /** An error in words: what went wrong, then the service's own message (a fetch that never reached it says so). */
 export function errorWords(err: unknown): { title: string; message: string; code: string | null } {
-  if (err instanceof HttpError) return { title: statusWords(err.status), message: err.message, code: err.status ? `${err.status} ${err.code}` : err.code }
+  if (err instanceof HttpError)
+    return {
+      title: statusWords(err.status),
+      message: err.message,
+      code: err.status ? `${err.status} ${err.code}` : err.code,
+    }
   if (err instanceof TypeError) return { title: "The service cannot be reached", message: err.message, code: null }
   return { title: "Failed", message: errorText(err), code: null }
 }
@@ -87,7 +97,10 @@ export function load<T>(el: Element, fetcher: () => Promise<T>, view: (data: T) 
       render(el, view(data))
     } catch (err) {
       if ((err as Error)?.name === "AbortError") return
-      render(el, errorBox(err, () => void run()))
+      render(
+        el,
+        errorBox(err, () => void run()),
+      )
     }
   }
   void run()
@@ -109,8 +122,26 @@ export function table<T>(rows: T[], columns: Column<T>[], emptyText: string, cap
       "table",
       null,
       caption && h("caption", { class: "sr-only" }, caption),
-      h("thead", null, h("tr", null, columns.map((c) => h("th", { scope: "col", class: c.class }, c.title)))),
-      h("tbody", null, rows.map((r) => h("tr", null, columns.map((c) => h("td", { class: c.class, "data-label": c.title }, c.cell(r)))))),
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          columns.map((c) => h("th", { scope: "col", class: c.class }, c.title)),
+        ),
+      ),
+      h(
+        "tbody",
+        null,
+        rows.map((r) =>
+          h(
+            "tr",
+            null,
+            columns.map((c) => h("td", { class: c.class, "data-label": c.title }, c.cell(r))),
+          ),
+        ),
+      ),
     ),
   )
 }
@@ -131,9 +162,25 @@ export type Needs = "operator" | "admin"
 export function action(
   label: string,
   run: (option: boolean) => Promise<unknown>,
-  opts: { confirm?: string; option?: string; class?: string; done?: (result: any) => void; label?: string; needs?: Needs | null } = {},
+  opts: {
+    confirm?: string
+    option?: string
+    class?: string
+    done?: (result: any) => void
+    label?: string
+    needs?: Needs | null
+  } = {},
 ): HTMLButtonElement {
-  const button = h("button", { type: "button", class: opts.class ?? "small", "aria-label": opts.label, "data-needs": opts.needs === undefined ? "operator" : opts.needs }, label)
+  const button = h(
+    "button",
+    {
+      type: "button",
+      class: opts.class ?? "small",
+      "aria-label": opts.label,
+      "data-needs": opts.needs === undefined ? "operator" : opts.needs,
+    },
+    label,
+  )
   button.addEventListener("click", async () => {
     const answer = opts.confirm ? await confirmDialog(opts.confirm, opts.option) : { option: false }
     if (!answer) return
@@ -159,7 +206,12 @@ export function action(
 export function modal(title: string, body: Child, buttons: (close: (value: string) => void) => Child): Promise<string> {
   const dialog = h("dialog", { class: "modal", "aria-label": title })
   const close = (value: string) => dialog.close(value)
-  render(dialog, h("h2", null, title), h("div", { class: "modal-body" }, body), h("div", { class: "modal-actions" }, buttons(close)))
+  render(
+    dialog,
+    h("h2", null, title),
+    h("div", { class: "modal-body" }, body),
+    h("div", { class: "modal-actions" }, buttons(close)),
+  )
   document.body.appendChild(dialog)
   dialog.showModal()
   return new Promise((resolve) =>
@@ -173,10 +225,14 @@ export function modal(title: string, body: Child, buttons: (close: (value: strin
 /** Asks for a confirmation; false when refused, else the state of the optional checkbox. */
 export async function confirmDialog(message: string, option?: string): Promise<false | { option: boolean }> {
   const box = h("input", { type: "checkbox" })
-  const answer = await modal("Please confirm", [h("p", null, message), option && h("label", { class: "check" }, box, " ", option)], (close) => [
-    h("button", { type: "button", onclick: () => close("no") }, "Cancel"),
-    h("button", { type: "button", class: "danger", onclick: () => close("yes") }, "Confirm"),
-  ])
+  const answer = await modal(
+    "Please confirm",
+    [h("p", null, message), option && h("label", { class: "check" }, box, " ", option)],
+    (close) => [
+      h("button", { type: "button", onclick: () => close("no") }, "Cancel"),
+      h("button", { type: "button", class: "danger", onclick: () => close("yes") }, "Confirm"),
+    ],
+  )
   return answer === "yes" && { option: box.checked }
 }
 
@@ -189,7 +245,8 @@ export function toast(message: string, kind: "info" | "error" = "info"): void {
 }
 
 /** A state badge whose colour follows the state's name. */
-export const badge = (state: string) => h("span", { class: `badge state-${state.toLowerCase().replace(/[^a-z]+/g, "-")}` }, state)
+export const badge = (state: string) =>
+  h("span", { class: `badge state-${state.toLowerCase().replace(/[^a-z]+/g, "-")}` }, state)
 
 export function bytes(n: number | undefined): string {
   if (n === undefined || n === null || Number.isNaN(n)) return "—"

@@ -12,12 +12,26 @@ const GO: Record<string, [hash: string, page: string]> = {
 /** How long after "g" its second key counts. */
 const CHORD_MS = 1500
 
-const typing = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))
+const typing = (t: EventTarget | null) =>
+  t instanceof HTMLElement && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))
 const shown = (el: HTMLElement) => el.getClientRects().length > 0
 
 function help(): void {
-  const keys: [string, string][] = [["/", "Search the page's list"], ...Object.entries(GO).map(([k, [, page]]): [string, string] => [`g ${k}`, `Go to ${page}`]), ["Esc", "Close a dialog or the menu"], ["?", "This list"]]
-  void modal("Keyboard shortcuts", h("dl", { class: "facts keys" }, keys.map(([k, what]) => [h("dt", null, h("kbd", null, k)), h("dd", null, what)])), (close) => h("button", { type: "button", onclick: () => close("close") }, "Close"))
+  const keys: [string, string][] = [
+    ["/", "Search the page's list"],
+    ...Object.entries(GO).map(([k, [, page]]): [string, string] => [`g ${k}`, `Go to ${page}`]),
+    ["Esc", "Close a dialog or the menu"],
+    ["?", "This list"],
+  ]
+  void modal(
+    "Keyboard shortcuts",
+    h(
+      "dl",
+      { class: "facts keys" },
+      keys.map(([k, what]) => [h("dt", null, h("kbd", null, k)), h("dd", null, what)]),
+    ),
+    (close) => h("button", { type: "button", onclick: () => close("close") }, "Close"),
+  )
 }
 
 /** Listens for the shortcuts; `closeMenu` closes the phone's menu when it is open, and says whether it was. */

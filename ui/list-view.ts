@@ -69,20 +69,43 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
   let loaded = false
   const selected = new Set<string>()
 
-  const search = h("input", { type: "search", id: `${id}-search`, value: state.q, placeholder: "Search", autocomplete: "off", "aria-label": `Search ${o.noun}` })
+  const search = h("input", {
+    type: "search",
+    id: `${id}-search`,
+    value: state.q,
+    placeholder: "Search",
+    autocomplete: "off",
+    "aria-label": `Search ${o.noun}`,
+  })
   const filterSelects = Object.entries(o.spec.filters ?? {}).map(([key, f]) => {
     const select = h("select", { id: `${id}-filter-${key}`, "data-filter": key })
     select.addEventListener("change", () => update({ filters: { ...state.filters, [key]: select.value } }))
-    return { key, f, select, field: h("label", { class: "tool", for: `${id}-filter-${key}` }, h("span", null, f.label), select) }
+    return {
+      key,
+      f,
+      select,
+      field: h("label", { class: "tool", for: `${id}-filter-${key}` }, h("span", null, f.label), select),
+    }
   })
-  const sortSelect = h("select", { id: `${id}-sort` }, Object.entries(o.spec.sorts).map(([key, s]) => h("option", { value: key }, s.label)))
+  const sortSelect = h(
+    "select",
+    { id: `${id}-sort` },
+    Object.entries(o.spec.sorts).map(([key, s]) => h("option", { value: key }, s.label)),
+  )
   const direction = h("button", { type: "button", class: "small", id: `${id}-direction` })
   const count = h("p", { class: "list-count muted", role: "status" })
-  const bar = h("div", { class: "bulk-bar", role: "region", "aria-label": `Actions on the selected ${o.noun}`, hidden: true })
+  const bar = h("div", {
+    class: "bulk-bar",
+    role: "region",
+    "aria-label": `Actions on the selected ${o.noun}`,
+    hidden: true,
+  })
   const table = h("div")
 
   search.addEventListener("input", () => update({ q: search.value }))
-  sortSelect.addEventListener("change", () => update({ sort: sortSelect.value, desc: Boolean(o.spec.sorts[sortSelect.value]?.desc) }))
+  sortSelect.addEventListener("change", () =>
+    update({ sort: sortSelect.value, desc: Boolean(o.spec.sorts[sortSelect.value]?.desc) }),
+  )
   direction.addEventListener("click", () => update({ desc: !state.desc }))
 
   function update(change: Partial<ListState>): void {
@@ -98,7 +121,11 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
       const choices = choicesOf(f, rows)
       // A value from the address that no row has now stays shown (and picked): the link asked for it.
       if (value && !choices.some(([v]) => v === value)) choices.push([value, value])
-      render(select, h("option", { value: "" }, "All"), choices.map(([v, label]) => h("option", { value: v, selected: v === value }, label)))
+      render(
+        select,
+        h("option", { value: "" }, "All"),
+        choices.map(([v, label]) => h("option", { value: v, selected: v === value }, label)),
+      )
     }
     sortSelect.value = state.sort
     direction.textContent = state.desc ? "↓ Descending" : "↑ Ascending"
@@ -114,7 +141,20 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
     count.textContent = `${shown.length === rows.length ? "" : `${shown.length} of `}${rows.length} ${rows.length === 1 ? o.noun.replace(/s$/, "") : o.noun}`
     drawBar(shown)
     if (!rows.length) return render(table, h("p", { class: "empty" }, o.empty))
-    if (!shown.length) return render(table, h("p", { class: "empty" }, `No ${o.noun} match. `, h("button", { type: "button", class: "link", onclick: () => (update({ q: "", filters: {} }), (search.value = "")) }, "Show all")))
+    if (!shown.length)
+      return render(
+        table,
+        h(
+          "p",
+          { class: "empty" },
+          `No ${o.noun} match. `,
+          h(
+            "button",
+            { type: "button", class: "link", onclick: () => (update({ q: "", filters: {} }), (search.value = "")) },
+            "Show all",
+          ),
+        ),
+      )
     render(table, drawTable(shown))
     o.drawn?.(table)
   }
@@ -122,7 +162,11 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
   function drawTable(shown: T[]): HTMLElement {
     const bulk = Boolean(o.bulk?.length)
     // A role that may do none of the bulk actions is offered no selection (see Needs in dom.ts).
-    const needs = o.bulk?.some((a) => a.needs === null) ? false : o.bulk?.every((a) => a.needs === "admin") ? "admin" : "operator"
+    const needs = o.bulk?.some((a) => a.needs === null)
+      ? false
+      : o.bulk?.every((a) => a.needs === "admin")
+        ? "admin"
+        : "operator"
     const boxes = new Map<string, [HTMLInputElement, HTMLTableRowElement]>()
     const all = h("input", { type: "checkbox", "aria-label": `Select all ${o.noun} shown` })
     // A tick changes the selection, its row and the bar, nothing else: the focus stays where it is.
@@ -141,11 +185,17 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
     const heading = (c: ListColumn<T>) => {
       if (!c.sort) return h("th", { scope: "col", class: c.class }, c.title)
       const current = state.sort === c.sort
-      const pick = () => update(current ? { desc: !state.desc } : { sort: c.sort!, desc: Boolean(o.spec.sorts[c.sort!]?.desc) })
+      const pick = () =>
+        update(current ? { desc: !state.desc } : { sort: c.sort!, desc: Boolean(o.spec.sorts[c.sort!]?.desc) })
       return h(
         "th",
         { scope: "col", class: c.class, "aria-sort": current ? (state.desc ? "descending" : "ascending") : false },
-        h("button", { type: "button", class: "sort-head", onclick: pick }, c.title, current && h("span", { "aria-hidden": "true" }, state.desc ? " ↓" : " ↑")),
+        h(
+          "button",
+          { type: "button", class: "sort-head", onclick: pick },
+          c.title,
+          current && h("span", { "aria-hidden": "true" }, state.desc ? " ↓" : " ↑"),
+        ),
       )
     }
     const row = (r: T) => {
@@ -155,7 +205,12 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
         box.checked ? selected.add(k) : selected.delete(k)
         picked()
       })
-      const tr = h("tr", null, bulk && h("td", { class: "pick", "data-needs": needs }, box), o.columns.map((c) => h("td", { class: c.class, "data-label": c.title }, c.cell(r))))
+      const tr = h(
+        "tr",
+        null,
+        bulk && h("td", { class: "pick", "data-needs": needs }, box),
+        o.columns.map((c) => h("td", { class: c.class, "data-label": c.title }, c.cell(r))),
+      )
       boxes.set(k, [box, tr])
       return tr
     }
@@ -166,7 +221,16 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
         "table",
         null,
         h("caption", { class: "sr-only" }, o.noun[0]!.toUpperCase() + o.noun.slice(1)),
-        h("thead", null, h("tr", null, bulk && h("th", { scope: "col", class: "pick", "data-needs": needs }, all), o.columns.map(heading))),
+        h(
+          "thead",
+          null,
+          h(
+            "tr",
+            null,
+            bulk && h("th", { scope: "col", class: "pick", "data-needs": needs }, all),
+            o.columns.map(heading),
+          ),
+        ),
         h("tbody", null, shown.map(row)),
       ),
     )
@@ -185,11 +249,21 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
         const target = picked.filter(a.applies)
         return h(
           "button",
-          { type: "button", class: a.danger ? "small danger" : "small", disabled: !target.length, "data-needs": a.needs === undefined ? "operator" : a.needs, onclick: () => (a.open ? a.open(target) : void confirmAndRun(a, target)) },
+          {
+            type: "button",
+            class: a.danger ? "small danger" : "small",
+            disabled: !target.length,
+            "data-needs": a.needs === undefined ? "operator" : a.needs,
+            onclick: () => (a.open ? a.open(target) : void confirmAndRun(a, target)),
+          },
           `${a.label} (${target.length})`,
         )
       }),
-      h("button", { type: "button", class: "small link", onclick: () => (selected.clear(), draw()) }, "Clear selection"),
+      h(
+        "button",
+        { type: "button", class: "small link", onclick: () => (selected.clear(), draw()) },
+        "Clear selection",
+      ),
     )
   }
 
@@ -201,7 +275,11 @@ export function listView<T>(o: ListOptions<T>): ListView<T> {
       title,
       [
         h("p", null, `${a.label} these ${o.noun}?`, a.warning ? ` ${a.warning}` : ""),
-        h("ul", { class: "bulk-list" }, items.map((i) => h("li", null, h("span", { class: "mono" }, o.name(i.row)), " ", i.result))),
+        h(
+          "ul",
+          { class: "bulk-list" },
+          items.map((i) => h("li", null, h("span", { class: "mono" }, o.name(i.row)), " ", i.result)),
+        ),
         summary,
       ],
       (close) => {

@@ -59,14 +59,19 @@ export function writeState<T>(state: ListState, spec: ListSpec<T>): string {
   if (state.q.trim()) p.set("q", state.q)
   for (const key of Object.keys(spec.filters ?? {})) if (state.filters[key]) p.set(key, state.filters[key]!)
   const sort = defaultSort(spec)
-  if (state.sort !== sort || state.desc !== Boolean(spec.sorts[sort]?.desc)) p.set("sort", `${state.desc ? "-" : ""}${state.sort}`)
+  if (state.sort !== sort || state.desc !== Boolean(spec.sorts[sort]?.desc))
+    p.set("sort", `${state.desc ? "-" : ""}${state.sort}`)
   return p.toString()
 }
 
 /** Every word of the search in the row's text, case aside. */
 export function matches(text: string, q: string): boolean {
   const hay = text.toLowerCase()
-  return q.toLowerCase().split(/\s+/).filter(Boolean).every((w) => hay.includes(w))
+  return q
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((w) => hay.includes(w))
 }
 
 function compare(a: string | number | null, b: string | number | null): number {
@@ -76,7 +81,9 @@ function compare(a: string | number | null, b: string | number | null): number {
 
 /** The rows the state shows, in its order (rows that compare equal keep theirs). */
 export function applyList<T>(rows: T[], spec: ListSpec<T>, state: ListState): T[] {
-  const filters = Object.entries(state.filters).flatMap(([key, value]) => (spec.filters?.[key] && value ? [[spec.filters[key]!, value] as const] : []))
+  const filters = Object.entries(state.filters).flatMap(([key, value]) =>
+    spec.filters?.[key] && value ? [[spec.filters[key]!, value] as const] : [],
+  )
   const shown = rows.filter((r) => matches(spec.text(r), state.q) && filters.every(([f, value]) => f.test(r, value)))
   const by = spec.sorts[state.sort] ?? spec.sorts[defaultSort(spec)]!
   const keyed = shown.map((row) => ({ row, v: by.value(row) }))
@@ -88,7 +95,8 @@ export function applyList<T>(rows: T[], spec: ListSpec<T>, state: ListState): T[
 }
 
 /** A filter's choices for these rows. */
-export const choicesOf = <T>(f: FilterSpec<T>, rows: T[]): Choice[] => (typeof f.choices === "function" ? f.choices(rows) : f.choices)
+export const choicesOf = <T>(f: FilterSpec<T>, rows: T[]): Choice[] =>
+  typeof f.choices === "function" ? f.choices(rows) : f.choices
 
 /** The distinct values of a field, sorted, as choices (each its own label). */
 export const distinct = <T>(rows: T[], value: (row: T) => string | null | undefined): Choice[] =>

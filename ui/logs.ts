@@ -21,7 +21,13 @@ interface Line {
 }
 
 export function logView(path: string, signal: AbortSignal, opts: { byService?: boolean } = {}): HTMLElement {
-  const out = h("div", { class: "log-lines", role: "log", "aria-live": "off", tabindex: "0", "aria-label": "Log lines" })
+  const out = h("div", {
+    class: "log-lines",
+    role: "log",
+    "aria-live": "off",
+    tabindex: "0",
+    "aria-label": "Log lines",
+  })
   const status = h("span", { class: "log-status", role: "status" }, "Connecting…")
   const search = h("input", { type: "search", placeholder: "Filter lines", "aria-label": "Filter log lines" })
   const pauseButton = h("button", { type: "button", class: "small", "aria-pressed": "false" }, "Pause")
@@ -39,7 +45,9 @@ export function logView(path: string, signal: AbortSignal, opts: { byService?: b
       "div",
       { class: `log-line ${l.stream === "stderr" ? "stderr" : ""}` },
       l.ts && h("time", { class: "log-ts" }, l.ts.slice(11, 23)),
-      opts.byService && l.service && h("span", { class: "log-service", style: `color: hsl(${serviceHue(l.service)} 70% 45%)` }, l.service),
+      opts.byService &&
+        l.service &&
+        h("span", { class: "log-service", style: `color: hsl(${serviceHue(l.service)} 70% 45%)` }, l.service),
       h("span", { class: "log-text" }, l.line),
     )
     row.dataset.text = `${l.service ?? ""} ${l.line}`.toLowerCase()
@@ -49,7 +57,10 @@ export function logView(path: string, signal: AbortSignal, opts: { byService?: b
     if (stick) out.scrollTop = out.scrollHeight
   }
 
-  const showStatus = () => (status.textContent = paused ? `Paused, ${held.length} new line${held.length === 1 ? "" : "s"} held` : `Following, ${count} line${count === 1 ? "" : "s"}`)
+  const showStatus = () =>
+    (status.textContent = paused
+      ? `Paused, ${held.length} new line${held.length === 1 ? "" : "s"} held`
+      : `Following, ${count} line${count === 1 ? "" : "s"}`)
 
   search.addEventListener("input", () => {
     for (const row of out.children) (row as HTMLElement).hidden = !matches(row as HTMLElement)
@@ -80,7 +91,14 @@ export function logView(path: string, signal: AbortSignal, opts: { byService?: b
   return h(
     "section",
     { class: "logs" },
-    h("div", { class: "toolbar" }, search, pauseButton, h("button", { type: "button", class: "small", onclick: () => out.replaceChildren() }, "Clear"), status),
+    h(
+      "div",
+      { class: "toolbar" },
+      search,
+      pauseButton,
+      h("button", { type: "button", class: "small", onclick: () => out.replaceChildren() }, "Clear"),
+      status,
+    ),
     problems,
     out,
   )

@@ -63,7 +63,9 @@ function route(): void {
   for (const [pattern, page] of routes) {
     const m = pattern.exec(path)
     if (!m) continue
-    const params = Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, v === undefined ? "" : decodeURIComponent(v)]))
+    const params = Object.fromEntries(
+      Object.entries(m.groups ?? {}).map(([k, v]) => [k, v === undefined ? "" : decodeURIComponent(v)]),
+    )
     render(main)
     page(main, params, current.signal)
     // A new page (not a tab of the same one) takes the focus, so keyboard and screen reader users start at its top.
@@ -71,7 +73,11 @@ function route(): void {
     shownSection = section
     return
   }
-  render(main, h("h1", null, "Not found"), h("p", null, "No page at ", h("code", null, path), ". ", h("a", { href: "#/" }, "Back to the dashboard")))
+  render(
+    main,
+    h("h1", null, "Not found"),
+    h("p", null, "No page at ", h("code", null, path), ". ", h("a", { href: "#/" }, "Back to the dashboard")),
+  )
 }
 
 /** Fills the server switcher from this server's node registry (a server with no nodes shows only itself). */
@@ -82,7 +88,13 @@ async function loadNodes(): Promise<void> {
   render(
     nodeSelect,
     h("option", { value: "" }, "This server"),
-    list.map((n) => h("option", { value: n.name, selected: n.name === selected }, `${n.name}${n.status && n.status !== "online" ? ` (${n.status})` : ""}`)),
+    list.map((n) =>
+      h(
+        "option",
+        { value: n.name, selected: n.name === selected },
+        `${n.name}${n.status && n.status !== "online" ? ` (${n.status})` : ""}`,
+      ),
+    ),
   )
   if (selected && !list.some((n) => n.name === selected)) setNode(null)
   nodeSelect.closest("label")!.hidden = list.length === 0

@@ -1,10 +1,24 @@
 // Records as the UI shows them, made from the API's answers. The answers' types are the routes' own
 // (the response schemas in lib/*/schemas.ts), imported as types only, so none of them reaches the bundle.
 import type * as v from "valibot"
-import type { containerDetailSchema, networkSchema, portSchema, volumeSchema, Container as ContainerAnswer, DashboardAnswer, EngineEvent } from "#lib/engine/schemas.ts"
+import type {
+  containerDetailSchema,
+  networkSchema,
+  portSchema,
+  volumeSchema,
+  Container as ContainerAnswer,
+  DashboardAnswer,
+  EngineEvent,
+} from "#lib/engine/schemas.ts"
 import type { ImageWithStatus, scanResultSchema, scanSummarySchema } from "#lib/images/schemas.ts"
 import type { Severity } from "#lib/images/scanner.ts"
-import type { adoptResultSchema, EnvEntry, fileEntrySchema, Stack as StackAnswer, StackVersionEntry } from "#lib/stacks/schemas.ts"
+import type {
+  adoptResultSchema,
+  EnvEntry,
+  fileEntrySchema,
+  Stack as StackAnswer,
+  StackVersionEntry,
+} from "#lib/stacks/schemas.ts"
 import type { planSchema } from "#lib/copy/schemas.ts"
 import type { stackUpdatedSchema, UpdateOutcomeAnswer } from "#lib/updates/schemas.ts"
 import type { response as checkUpdateResponse } from "../handlers/api/stacks/[name]/check-update.post.ts"
@@ -94,7 +108,9 @@ export function pruneSummary(containers: Container[], images: Image[], volumes: 
   const usedNetworks = new Set(containers.flatMap((c) => c.networks))
   return {
     containers: stopped.map((c) => c.name || shortId(c.id)),
-    images: images.filter((i) => !usedImages.has(i.id) && !i.tags.some((t) => usedImages.has(t))).map((i) => (i.tags.length ? i.tags.join(", ") : `${shortId(i.id)} (dangling)`)),
+    images: images
+      .filter((i) => !usedImages.has(i.id) && !i.tags.some((t) => usedImages.has(t)))
+      .map((i) => (i.tags.length ? i.tags.join(", ") : `${shortId(i.id)} (dangling)`)),
     volumes: volumes.filter((v) => !usedVolumes.has(v.name)).map((v) => v.name),
     networks: networks.filter((n) => !BUILTIN_NETWORKS.has(n.name) && !usedNetworks.has(n.name)).map((n) => n.name),
   }
@@ -154,7 +170,11 @@ export interface StackRow extends Stack {
   git: StackListAnswer["git"]
 }
 
-export function stackRows(list: StackListAnswer[], stats: Pick<AllStats, "stacks"> | null, images: Image[]): StackRow[] {
+export function stackRows(
+  list: StackListAnswer[],
+  stats: Pick<AllStats, "stacks"> | null,
+  images: Image[],
+): StackRow[] {
   const usage = new Map((stats?.stacks ?? []).map((u) => [u.name, u]))
   return list.map((answer) => {
     const s = stack(answer)
@@ -170,7 +190,10 @@ export function stackRows(list: StackListAnswer[], stats: Pick<AllStats, "stacks
       cpuHistory: history("cpu_percent"),
       memHistory: history("memory_bytes"),
       updates: used.filter((i) => i.update_available).map((i) => i.tags[0] ?? shortId(i.id)),
-      cves: { critical: used.reduce((n, i) => n + (i.scan?.counts.critical ?? 0), 0), high: used.reduce((n, i) => n + (i.scan?.counts.high ?? 0), 0) },
+      cves: {
+        critical: used.reduce((n, i) => n + (i.scan?.counts.critical ?? 0), 0),
+        high: used.reduce((n, i) => n + (i.scan?.counts.high ?? 0), 0),
+      },
       git: answer.git,
     }
   })

@@ -24,7 +24,12 @@ export async function whoAmI(): Promise<Session> {
   } catch (err) {
     if (err instanceof HttpError && err.status === 404) return { state: "off" }
     if (err instanceof HttpError && err.status === 401) {
-      const modes = await fetch("/api/auth/me").then((r) => r.json()).then((b) => (Array.isArray(b?.modes) ? b.modes : []), () => [])
+      const modes = await fetch("/api/auth/me")
+        .then((r) => r.json())
+        .then(
+          (b) => (Array.isArray(b?.modes) ? b.modes : []),
+          () => [],
+        )
       return { state: "signed-out", modes }
     }
     throw err
@@ -44,7 +49,21 @@ async function signOut(me: Me): Promise<void> {
 export function showUser(slot: HTMLElement, me: Me): void {
   signedIn = me
   document.body.dataset.role = me.role
-  const button = h("button", { type: "button", class: "small", onclick: () => void signOut(me).catch(() => location.assign("/")) }, "Sign out")
-  render(slot, h("span", { class: "who" }, h("strong", { class: "user" }, me.user), " ", h("span", { class: "badge role" }, me.role)), button)
+  const button = h(
+    "button",
+    { type: "button", class: "small", onclick: () => void signOut(me).catch(() => location.assign("/")) },
+    "Sign out",
+  )
+  render(
+    slot,
+    h(
+      "span",
+      { class: "who" },
+      h("strong", { class: "user" }, me.user),
+      " ",
+      h("span", { class: "badge role" }, me.role),
+    ),
+    button,
+  )
   slot.hidden = false
 }

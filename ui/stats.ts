@@ -33,7 +33,8 @@ export function samplePoint(s: any): Point {
   }
 }
 
-export const percent = (v: number | null | undefined) => (v === null || v === undefined ? "—" : `${v < 10 ? v.toFixed(1) : v.toFixed(0)} %`)
+export const percent = (v: number | null | undefined) =>
+  v === null || v === undefined ? "—" : `${v < 10 ? v.toFixed(1) : v.toFixed(0)} %`
 
 const SVG = "http://www.w3.org/2000/svg"
 
@@ -84,7 +85,15 @@ export class StatsFeed {
         changed()
       })
       .catch(() => {})
-      .finally(() => void follow("/stats/stream", (r) => (this.take(r, true), changed()), () => {}, signal))
+      .finally(
+        () =>
+          void follow(
+            "/stats/stream",
+            (r) => (this.take(r, true), changed()),
+            () => {},
+            signal,
+          ),
+      )
   }
 
   private take(r: any, append: boolean): void {
@@ -95,7 +104,10 @@ export class StatsFeed {
     this.latest = new Map((r.containers ?? []).map((c: any) => [c.id, c]))
     if (!append) return
     for (const c of r.containers ?? []) {
-      for (const [map, v] of [[this.cpu, c.cpu_percent], [this.mem, c.memory_bytes]] as const) {
+      for (const [map, v] of [
+        [this.cpu, c.cpu_percent],
+        [this.mem, c.memory_bytes],
+      ] as const) {
         const list = map.get(c.id) ?? []
         list.push(v)
         if (list.length > SPARK_POINTS) list.splice(0, list.length - SPARK_POINTS)
@@ -108,8 +120,18 @@ export class StatsFeed {
   cells(id: string, name: string): { cpu: HTMLElement; mem: HTMLElement } {
     const c = this.latest.get(id)
     return {
-      cpu: h("span", { class: "spark-cell" }, sparkline(this.cpu.get(id) ?? [], `CPU of ${name}, last hour`, "cpu", 100), h("span", { class: "spark-value" }, percent(c?.cpu_percent))),
-      mem: h("span", { class: "spark-cell" }, sparkline(this.mem.get(id) ?? [], `Memory of ${name}, last hour`, "mem"), h("span", { class: "spark-value" }, c ? bytes(c.memory_bytes) : "—")),
+      cpu: h(
+        "span",
+        { class: "spark-cell" },
+        sparkline(this.cpu.get(id) ?? [], `CPU of ${name}, last hour`, "cpu", 100),
+        h("span", { class: "spark-value" }, percent(c?.cpu_percent)),
+      ),
+      mem: h(
+        "span",
+        { class: "spark-cell" },
+        sparkline(this.mem.get(id) ?? [], `Memory of ${name}, last hour`, "mem"),
+        h("span", { class: "spark-value" }, c ? bytes(c.memory_bytes) : "—"),
+      ),
     }
   }
 }
@@ -133,23 +155,53 @@ function facts(host: any, items: [string, string][]): HTMLElement {
 
 const containerFacts = (c: any, host: any) =>
   facts(host, [
-    ["CPU", c ? `${percent(c.cpu_percent)}${c.cpu_limit_cores ? ` (${percent(c.cpu_limit_percent)} of its ${c.cpu_limit_cores} CPU limit)` : ""}` : "not running"],
+    [
+      "CPU",
+      c
+        ? `${percent(c.cpu_percent)}${c.cpu_limit_cores ? ` (${percent(c.cpu_limit_percent)} of its ${c.cpu_limit_cores} CPU limit)` : ""}`
+        : "not running",
+    ],
     ["Memory", c ? `${bytes(c.memory_bytes)} of ${bytes(c.memory_limit_bytes)} (${percent(c.memory_percent)})` : "—"],
-    ["Network", c ? `↓ ${bytes(c.net_rx_bytes_per_s ?? undefined)}/s ↑ ${bytes(c.net_tx_bytes_per_s ?? undefined)}/s` : "—"],
-    ["Block I/O", c ? `read ${bytes(c.block_read_bytes_per_s ?? undefined)}/s, write ${bytes(c.block_write_bytes_per_s ?? undefined)}/s` : "—"],
+    [
+      "Network",
+      c ? `↓ ${bytes(c.net_rx_bytes_per_s ?? undefined)}/s ↑ ${bytes(c.net_tx_bytes_per_s ?? undefined)}/s` : "—",
+    ],
+    [
+      "Block I/O",
+      c
+        ? `read ${bytes(c.block_read_bytes_per_s ?? undefined)}/s, write ${bytes(c.block_write_bytes_per_s ?? undefined)}/s`
+        : "—",
+    ],
     ["Processes", c ? String(c.pids) : "—"],
   ])
 
 /** Loads history, draws the charts, then follows `stream`, handing each message to `onMessage` (which returns the point to add, if any). */
-async function chartPane(pane: HTMLElement, head: HTMLElement, points: Point[], stream: string, signal: AbortSignal, onMessage: (m: any) => Point | null) {
+async function chartPane(
+  pane: HTMLElement,
+  head: HTMLElement,
+  points: Point[],
+  stream: string,
+  signal: AbortSignal,
+  onMessage: (m: any) => Point | null,
+) {
   const { resourceCharts } = await import("./charts.ts")
   if (signal.aborted) return
   const charts = resourceCharts(points)
-  render(pane, head, charts.el, h("p", { class: "muted small" }, "The last hour, live; CPU: 100 % is one core fully used."))
-  void follow(stream, (m) => {
-    const p = onMessage(m)
-    if (p) charts.push(p)
-  }, (err) => render(head, errorBox(err)), signal)
+  render(
+    pane,
+    head,
+    charts.el,
+    h("p", { class: "muted small" }, "The last hour, live; CPU: 100 % is one core fully used."),
+  )
+  void follow(
+    stream,
+    (m) => {
+      const p = onMessage(m)
+      if (p) charts.push(p)
+    },
+    (err) => render(head, errorBox(err)),
+    signal,
+  )
 }
 
 export function containerResources(pane: HTMLElement, id: string, signal: AbortSignal): void {
@@ -176,7 +228,10 @@ const stackTable = (containers: any[]) =>
       { title: "Container", cell: (c) => h("a", { href: `#/containers/${enc(c.id)}/stats` }, c.name) },
       { title: "CPU", cell: (c) => percent(c.cpu_percent) },
       { title: "Memory", cell: (c) => bytes(c.memory_bytes) },
-      { title: "Network", cell: (c) => `↓ ${bytes(c.net_rx_bytes_per_s ?? undefined)}/s ↑ ${bytes(c.net_tx_bytes_per_s ?? undefined)}/s` },
+      {
+        title: "Network",
+        cell: (c) => `↓ ${bytes(c.net_rx_bytes_per_s ?? undefined)}/s ↑ ${bytes(c.net_tx_bytes_per_s ?? undefined)}/s`,
+      },
       { title: "Processes", cell: (c) => c.pids },
     ],
     "No container of this stack is running.",

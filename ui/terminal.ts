@@ -8,7 +8,12 @@ import { h } from "./dom.ts"
 export function terminal(containerId: string, signal: AbortSignal): HTMLElement {
   const host = h("div", { class: "term-host" })
   const status = h("p", { class: "term-status", role: "status" }, "Connecting…")
-  const term = new Terminal({ cursorBlink: true, fontSize: 14, fontFamily: "ui-monospace, Menlo, Consolas, monospace", theme: { background: "#0f1419" } })
+  const term = new Terminal({
+    cursorBlink: true,
+    fontSize: 14,
+    fontFamily: "ui-monospace, Menlo, Consolas, monospace",
+    theme: { background: "#0f1419" },
+  })
   const fit = new FitAddon()
   term.loadAddon(fit)
   const encoder = new TextEncoder()
@@ -29,7 +34,9 @@ export function terminal(containerId: string, signal: AbortSignal): HTMLElement 
     term.open(host)
     resize()
     observer.observe(host)
-    ws = new WebSocket(`${socketUrl(`/containers/${encodeURIComponent(containerId)}/shell`)}?cols=${term.cols}&rows=${term.rows}`)
+    ws = new WebSocket(
+      `${socketUrl(`/containers/${encodeURIComponent(containerId)}/shell`)}?cols=${term.cols}&rows=${term.rows}`,
+    )
     ws.binaryType = "arraybuffer"
     ws.onopen = () => {
       status.textContent = "Connected"

@@ -16,7 +16,11 @@ function scalar(v: string): string {
   else if (/^-?\d+(\.\d+)?$/.test(t)) html = span("number", body)
   else if (/^[&*][\w-]+/.test(t)) html = span("anchor", body)
   else if (/^["']/.test(t)) html = span("string", body)
-  else html = body.split(/(\$\{[^}]*\}|\$\w+)/).map((part, i) => (i % 2 ? span("var", part) : escape(part))).join("")
+  else
+    html = body
+      .split(/(\$\{[^}]*\}|\$\w+)/)
+      .map((part, i) => (i % 2 ? span("var", part) : escape(part)))
+      .join("")
   return html + tail
 }
 
@@ -45,7 +49,14 @@ export interface Editor {
 export function yamlEditor(initial: string, label: string): Editor {
   const code = h("code")
   const pre = h("pre", { class: "yaml-highlight", "aria-hidden": "true" }, code)
-  const textarea = h("textarea", { class: "yaml-input", spellcheck: false, "aria-label": label, autocapitalize: "off", autocomplete: "off", wrap: "off" })
+  const textarea = h("textarea", {
+    class: "yaml-input",
+    spellcheck: false,
+    "aria-label": label,
+    autocapitalize: "off",
+    autocomplete: "off",
+    wrap: "off",
+  })
   const sync = () => {
     // A trailing newline needs a character after it to take up a line in the <pre>.
     code.innerHTML = highlightYaml(textarea.value) + "\n "

@@ -5,7 +5,8 @@ import { auditQuery } from "#lib/auth/audit-query.ts"
 
 export const detail = {
   operationId: "getAudit",
-  summary: "The audit log, newest first: changes, refusals, sign-ins, shells, MCP tool calls and token uses; filters user, route, action, status range, since/until; `next` is the cursor of the page after",
+  summary:
+    "The audit log, newest first: changes, refusals, sign-ins, shells, MCP tool calls and token uses; filters user, route, action, status range, since/until; `next` is the cursor of the page after",
   tags: ["auth"],
 }
 

@@ -3,7 +3,11 @@ import { sse } from "#lib/http/sse.ts"
 import { eventSchema } from "#lib/engine/schemas.ts"
 import { eventStream } from "#lib/http/schemas.ts"
 
-export const detail = { operationId: "streamEvents", summary: "SSE of engine and service events, one event object per message, with heartbeats", tags: ["system"] }
+export const detail = {
+  operationId: "streamEvents",
+  summary: "SSE of engine and service events, one event object per message, with heartbeats",
+  tags: ["system"],
+}
 
 export const response = eventStream(eventSchema, "one engine or service event per message")
 

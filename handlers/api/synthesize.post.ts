@@ -10,8 +10,13 @@ export const detail = {
   tags: ["tts"],
 }
 
-export const response = v.object({ audio_base64: v.pipe(v.string(), v.description("the MP3, base64")), vtt: v.pipe(v.string(), v.description("WebVTT cues")) })
+export const response = v.object({
+  audio_base64: v.pipe(v.string(), v.description("the MP3, base64")),
+  vtt: v.pipe(v.string(), v.description("WebVTT cues")),
+})
 
 export const role = "viewer"
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx }) => speechResponse(await ctx.tts.speak(body.text)))
+export default defineHandler<v.InferOutput<typeof body>>(async ({ body, ctx }) =>
+  speechResponse(await ctx.tts.speak(body.text)),
+)

@@ -3,7 +3,11 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { targetGroups } from "#lib/metrics/metrics.ts"
 import { targetGroupSchema } from "#lib/metrics/schemas.ts"
 
-export const detail = { operationId: "getMetricsTargets", summary: "The registry's nodes as Prometheus HTTP service discovery JSON, each group labelled node", tags: ["metrics"] }
+export const detail = {
+  operationId: "getMetricsTargets",
+  summary: "The registry's nodes as Prometheus HTTP service discovery JSON, each group labelled node",
+  tags: ["metrics"],
+}
 
 export const response = v.array(targetGroupSchema)
 

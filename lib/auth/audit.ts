@@ -44,7 +44,8 @@ export interface AuditQuery {
   limit: number
 }
 
-const resultOf = (status: number): AuditEntry["result"] => (status === 401 || status === 403 ? "denied" : status >= 400 ? "failed" : "ok")
+const resultOf = (status: number): AuditEntry["result"] =>
+  status === 401 || status === 403 ? "denied" : status >= 400 ? "failed" : "ok"
 
 export class AuditLog {
   private size: number | undefined
@@ -73,7 +74,12 @@ export class AuditLog {
 
   write(input: AuditInput): AuditEntry {
     const time = this.now()
-    const entry: AuditEntry = { id: this.nextId(time), time: new Date(time).toISOString(), ...input, result: input.result ?? resultOf(input.status) }
+    const entry: AuditEntry = {
+      id: this.nextId(time),
+      time: new Date(time).toISOString(),
+      ...input,
+      result: input.result ?? resultOf(input.status),
+    }
     const line = `${JSON.stringify(entry)}\n`
     try {
       if (this.size === undefined) {

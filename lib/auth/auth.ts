@@ -40,7 +40,8 @@ interface Seen {
   tool?: string
 }
 
-const unauthorized = (message = "sign in, or send Authorization: Bearer <API token>") => new HttpError(401, "unauthorized", message)
+const unauthorized = (message = "sign in, or send Authorization: Bearer <API token>") =>
+  new HttpError(401, "unauthorized", message)
 
 function cookieValue(request: Request, name: string): string | undefined {
   for (const part of (request.headers.get("cookie") ?? "").split(";")) {
@@ -99,9 +100,18 @@ export class Auth {
   async setup(token: string, user: string, password: string): Promise<Identity> {
     checkName(user)
     checkPassword(password)
-    if (!this.setupHash || !hashesTo(token, this.setupHash) || this.users.hasAdmin()) throw new HttpError(403, "setup_refused", "the setup token is wrong or was used; add users with `user add` on the server")
+    if (!this.setupHash || !hashesTo(token, this.setupHash) || this.users.hasAdmin())
+      throw new HttpError(
+        403,
+        "setup_refused",
+        "the setup token is wrong or was used; add users with `user add` on the server",
+      )
     this.setupHash = undefined
-    this.users.add(user, { role: "admin", hash: await this.passwords.hash(password), created: new Date(this.now()).toISOString() })
+    this.users.add(user, {
+      role: "admin",
+      hash: await this.passwords.hash(password),
+      created: new Date(this.now()).toISOString(),
+    })
     return { user, role: "admin", source: "local" }
   }
 
@@ -117,7 +127,10 @@ export class Auth {
   }
 
   /** Marks the request for its audit entry: what it did (login, shell.open), the user it named, the MCP tool, who it is and from where. */
-  mark(request: Request, what: { action?: string; claimed?: string; tool?: string; identity?: Identity; peer?: string }): void {
+  mark(
+    request: Request,
+    what: { action?: string; claimed?: string; tool?: string; identity?: Identity; peer?: string },
+  ): void {
     this.note(request, what)
   }
 
@@ -168,8 +181,15 @@ export class Auth {
     if (!UNSAFE.has(request.method) && request.headers.get("upgrade")?.toLowerCase() !== "websocket") return
     const site = request.headers.get("sec-fetch-site")
     const origin = request.headers.get("origin")
-    const foreign = (site !== null && site !== "same-origin" && site !== "none") || !originAllowed(origin, request.headers.get("host"), { corsOrigins: [], allowedHosts: [], listenHost: "" })
-    if (foreign) throw new HttpError(403, "cross_site", "a session cookie is not accepted on a change or a WebSocket from another site")
+    const foreign =
+      (site !== null && site !== "same-origin" && site !== "none") ||
+      !originAllowed(origin, request.headers.get("host"), { corsOrigins: [], allowedHosts: [], listenHost: "" })
+    if (foreign)
+      throw new HttpError(
+        403,
+        "cross_site",
+        "a session cookie is not accepted on a change or a WebSocket from another site",
+      )
   }
 
   /**
@@ -185,10 +205,15 @@ export class Auth {
     }
     const identity = await this.identify(request, peer)
     if (!identity) throw unauthorized()
-    if (!permits(identity.role, need)) throw new HttpError(403, "forbidden", `this needs the ${need} role; ${identity.user} has ${identity.role}`)
+    if (!permits(identity.role, need))
+      throw new HttpError(403, "forbidden", `this needs the ${need} role; ${identity.user} has ${identity.role}`)
     if (identity.stacks) {
       if (stack === undefined ? need !== "viewer" : !identity.stacks.includes(stack))
-        throw new HttpError(403, "forbidden", `${identity.user} may act only on the stacks ${identity.stacks.join(", ")}`)
+        throw new HttpError(
+          403,
+          "forbidden",
+          `${identity.user} may act only on the stacks ${identity.stacks.join(", ")}`,
+        )
     }
     return identity
   }
@@ -200,7 +225,12 @@ export class Auth {
 
   /** A new session for `identity`: the Set-Cookie value that carries it. */
   async startSession(identity: Identity, request: Request): Promise<{ cookie: string }> {
-    const id = this.sessions.start({ user: identity.user, role: identity.role, source: identity.source, ...(identity.stacks && { stacks: identity.stacks }) })
+    const id = this.sessions.start({
+      user: identity.user,
+      role: identity.role,
+      source: identity.source,
+      ...(identity.stacks && { stacks: identity.stacks }),
+    })
     this.note(request, { identity })
     return { cookie: this.cookie(request, id, this.config.session.max) }
   }
@@ -216,15 +246,27 @@ export class Auth {
   }
 
   /** Signs a local user in: rate-limited per user and per peer; a wrong user costs what a wrong password costs. */
-  async login(user: string, password: string, request: Request, peer: string | undefined): Promise<{ identity: Identity; cookie: string }> {
-    if (!this.config.modes.has("local")) throw new HttpError(404, "local_sign_in_off", "local sign-in is off (SVC_AUTH does not name local)")
+  async login(
+    user: string,
+    password: string,
+    request: Request,
+    peer: string | undefined,
+  ): Promise<{ identity: Identity; cookie: string }> {
+    if (!this.config.modes.has("local"))
+      throw new HttpError(404, "local_sign_in_off", "local sign-in is off (SVC_AUTH does not name local)")
     this.note(request, { claimed: isUserName(user) ? user : undefined, action: "login" })
     const keys = [`user:${user.toLowerCase()}`, `peer:${peer ?? "-"}`] as const
     this.limiter.begin([...keys])
     const record = isUserName(user) ? this.users.get(user) : undefined
-    if (!(await this.passwords.check(password, record?.hash)) || !record) throw new HttpError(401, "sign_in_failed", "wrong user name or password")
+    if (!(await this.passwords.check(password, record?.hash)) || !record)
+      throw new HttpError(401, "sign_in_failed", "wrong user name or password")
     this.limiter.succeeded(...keys)
-    const identity: Identity = { user, role: record.role, source: "local", ...(record.stacks && { stacks: record.stacks }) }
+    const identity: Identity = {
+      user,
+      role: record.role,
+      source: "local",
+      ...(record.stacks && { stacks: record.stacks }),
+    }
     return { identity, ...(await this.startSession(identity, request)) }
   }
 
@@ -260,13 +302,19 @@ export class Auth {
     this.closeHeld(`token:${id}`)
   }
 
-
   /**
    * The request's audit entry, when sign-in is on and it is one to keep: a change, a refusal, a
    * sign-in, a marked action, or a token's first use in a minute. `route` is the route's pattern; a
    * `quiet` route's refusals are its answers (who is signed in: nobody), kept only when marked.
    */
-  record(request: Request, route: string, target: Record<string, string>, status: number, peer?: string, quiet = false): void {
+  record(
+    request: Request,
+    route: string,
+    target: Record<string, string>,
+    status: number,
+    peer?: string,
+    quiet = false,
+  ): void {
     if (!this.enabled) return
     const s = this.seen.get(request)
     const refused = !quiet && (status === 401 || status === 403)
@@ -276,11 +324,14 @@ export class Auth {
   }
 
   /** Writes one audit entry for the request, with who made it. */
-  write(request: Request, entry: Pick<AuditInput, "method" | "route" | "target" | "status"> & { action?: string; peer?: string }): void {
+  write(
+    request: Request,
+    entry: Pick<AuditInput, "method" | "route" | "target" | "status"> & { action?: string; peer?: string },
+  ): void {
     const s = this.seen.get(request)
     const who = s?.identity
     const input: AuditInput = {
-      ...(entry.action ?? s?.action ? { action: entry.action ?? s?.action } : {}),
+      ...((entry.action ?? s?.action) ? { action: entry.action ?? s?.action } : {}),
       user: who?.user ?? s?.claimed ?? null,
       source: who?.source ?? null,
       role: who?.role ?? null,

@@ -27,7 +27,12 @@ function flag(args: string[], name: string): string | undefined {
 }
 
 /** Runs one command; returns the exit status. */
-export async function userCommand(args: string[], dataDir: string, io: CliIo, passwords = new Passwords()): Promise<number> {
+export async function userCommand(
+  args: string[],
+  dataDir: string,
+  io: CliIo,
+  passwords = new Passwords(),
+): Promise<number> {
   const dir = join(dataDir, "auth")
   const users = new Users(dir)
   const forget = (name: string) => {
@@ -50,7 +55,12 @@ export async function userCommand(args: string[], dataDir: string, io: CliIo, pa
       const role = flag(args, "--role")
       if (!isRole(role)) throw new HttpError(400, "usage", "--role must be viewer, operator or admin")
       const stacks = flag(args, "--stacks")?.split(",").filter(Boolean)
-      users.add(name, { role, ...(stacks?.length && { stacks }), hash: await password(), created: new Date().toISOString() })
+      users.add(name, {
+        role,
+        ...(stacks?.length && { stacks }),
+        hash: await password(),
+        created: new Date().toISOString(),
+      })
       io.out(`user ${name} added (${role})`)
     } else if (command === "passwd") {
       users.change(name, { hash: await password() })

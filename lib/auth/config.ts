@@ -29,7 +29,12 @@ export interface AuthConfig {
   oidc: OidcConfig | null
 }
 
-export const authDefaults = { sessionIdle: 12 * 3600, sessionMax: 7 * 24 * 3600, auditMaxBytes: 10 * 1024 * 1024, auditFiles: 5 }
+export const authDefaults = {
+  sessionIdle: 12 * 3600,
+  sessionMax: 7 * 24 * 3600,
+  auditMaxBytes: 10 * 1024 * 1024,
+  auditFiles: 5,
+}
 
 /** The role the map gives a caller in these groups, or null (no access). */
 export function roleFor(groups: readonly string[], map: readonly RoleRule[]): Role | null {

@@ -32,7 +32,9 @@ export class AttemptLimiter {
     const until = Math.max(0, ...keys.map((k) => this.entries.get(k)?.until ?? 0))
     if (until > now) {
       const seconds = Math.ceil((until - now) / 1000)
-      throw new HttpError(429, "too_many_attempts", `too many sign-in attempts; retry in ${seconds} s`, { headers: { "retry-after": String(seconds) } })
+      throw new HttpError(429, "too_many_attempts", `too many sign-in attempts; retry in ${seconds} s`, {
+        headers: { "retry-after": String(seconds) },
+      })
     }
     for (const key of keys) {
       const known = this.entries.get(key)

@@ -48,7 +48,8 @@ function httpUrl(name: string, value: string): URL {
   } catch {
     throw new Error(`${name} must be an absolute URL, got "${value}"`)
   }
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(url))) throw new Error(`${name} must be https:// (plain http only on this host), got "${value}"`)
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(url)))
+    throw new Error(`${name} must be https:// (plain http only on this host), got "${value}"`)
   return url
 }
 
@@ -61,8 +62,16 @@ export function oidcSettings(env: Record<string, string | undefined>): OidcConfi
   const redirectUrl = env.SVC_AUTH_OIDC_REDIRECT_URL || undefined
   if (redirectUrl) httpUrl("SVC_AUTH_OIDC_REDIRECT_URL", redirectUrl)
   const scopes = (env.SVC_AUTH_OIDC_SCOPES || DEFAULT_SCOPES).split(/[\s,]+/).filter(Boolean)
-  if (!scopes.includes("openid")) throw new Error(`SVC_AUTH_OIDC_SCOPES must include openid, got "${env.SVC_AUTH_OIDC_SCOPES}"`)
-  return { issuer, clientId, clientSecret: env.SVC_AUTH_OIDC_CLIENT_SECRET || undefined, redirectUrl, scopes: scopes.join(" "), roleClaim: env.SVC_AUTH_OIDC_ROLE_CLAIM || DEFAULT_ROLE_CLAIM }
+  if (!scopes.includes("openid"))
+    throw new Error(`SVC_AUTH_OIDC_SCOPES must include openid, got "${env.SVC_AUTH_OIDC_SCOPES}"`)
+  return {
+    issuer,
+    clientId,
+    clientSecret: env.SVC_AUTH_OIDC_CLIENT_SECRET || undefined,
+    redirectUrl,
+    scopes: scopes.join(" "),
+    roleClaim: env.SVC_AUTH_OIDC_ROLE_CLAIM || DEFAULT_ROLE_CLAIM,
+  }
 }
 
 /** The context's single sign-on; 404 while SVC_AUTH does not name oidc. */
@@ -84,7 +93,8 @@ type Client = typeof import("openid-client")
 
 /** What the library found wrong: the provider's own error and description, or the check that failed. */
 function reason(client: Client, err: unknown): string {
-  if (err instanceof client.ResponseBodyError || err instanceof client.AuthorizationResponseError) return `the provider said ${err.error}${err.error_description ? `: ${err.error_description}` : ""}`
+  if (err instanceof client.ResponseBodyError || err instanceof client.AuthorizationResponseError)
+    return `the provider said ${err.error}${err.error_description ? `: ${err.error_description}` : ""}`
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err
   return cause instanceof Error ? cause.message : String(cause)
 }
@@ -104,16 +114,26 @@ export class Oidc {
     const url = new URL(issuer)
     this.discovered ??= import("openid-client")
       .then(async (client) => {
-        const provider = await client.discovery(url, clientId, undefined, clientSecret ? client.ClientSecretBasic(clientSecret) : client.None(), {
-          // Plain http only to a provider on this host.
-          execute: url.protocol === "http:" && isLoopback(url) ? [client.allowInsecureRequests] : [],
-          timeout: 10,
-        })
+        const provider = await client.discovery(
+          url,
+          clientId,
+          undefined,
+          clientSecret ? client.ClientSecretBasic(clientSecret) : client.None(),
+          {
+            // Plain http only to a provider on this host.
+            execute: url.protocol === "http:" && isLoopback(url) ? [client.allowInsecureRequests] : [],
+            timeout: 10,
+          },
+        )
         return { client, provider }
       })
       .catch((err) => {
         this.discovered = undefined
-        throw new HttpError(502, "oidc_unavailable", `the identity provider's discovery at ${issuer} failed: ${err instanceof Error ? err.message : err}`)
+        throw new HttpError(
+          502,
+          "oidc_unavailable",
+          `the identity provider's discovery at ${issuer} failed: ${err instanceof Error ? err.message : err}`,
+        )
       })
     return this.discovered
   }
@@ -126,8 +146,15 @@ export class Oidc {
   async begin(request: Request): Promise<{ location: string; cookie: string }> {
     const { client, provider } = await this.provider()
     const now = this.now()
-    for (const [key, p] of this.pending) if (p.expires <= now || this.pending.size >= PENDING_MAX) this.pending.delete(key)
-    const flow: Pending = { verifier: client.randomPKCECodeVerifier(), state: client.randomState(), nonce: client.randomNonce(), redirectUri: this.redirectUri(request), expires: now + PENDING_TTL }
+    for (const [key, p] of this.pending)
+      if (p.expires <= now || this.pending.size >= PENDING_MAX) this.pending.delete(key)
+    const flow: Pending = {
+      verifier: client.randomPKCECodeVerifier(),
+      state: client.randomState(),
+      nonce: client.randomNonce(),
+      redirectUri: this.redirectUri(request),
+      expires: now + PENDING_TTL,
+    }
     const key = client.randomState()
     this.pending.set(key, flow)
     const location = client.buildAuthorizationUrl(provider, {
@@ -139,7 +166,10 @@ export class Oidc {
       nonce: flow.nonce,
     })
     const secure = flow.redirectUri.startsWith("https:") ? "; Secure" : ""
-    return { location: location.href, cookie: `${COOKIE}=${key}; Path=/api/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=${PENDING_TTL / 1000}${secure}` }
+    return {
+      location: location.href,
+      cookie: `${COOKIE}=${key}; Path=/api/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=${PENDING_TTL / 1000}${secure}`,
+    }
   }
 
   /**
@@ -150,13 +180,23 @@ export class Oidc {
     const key = pendingKey(request)
     const flow = key && this.pending.get(key)
     if (key) this.pending.delete(key)
-    if (!flow || flow.expires <= this.now()) throw new HttpError(400, "oidc_no_sign_in", "no sign-in is under way in this browser (or it took more than 10 minutes); start again")
+    if (!flow || flow.expires <= this.now())
+      throw new HttpError(
+        400,
+        "oidc_no_sign_in",
+        "no sign-in is under way in this browser (or it took more than 10 minutes); start again",
+      )
     const { client, provider } = await this.provider()
     const current = new URL(flow.redirectUri)
     current.search = new URL(request.url).search
     let tokens: Awaited<ReturnType<Client["authorizationCodeGrant"]>>
     try {
-      tokens = await client.authorizationCodeGrant(provider, current, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true })
+      tokens = await client.authorizationCodeGrant(provider, current, {
+        pkceCodeVerifier: flow.verifier,
+        expectedState: flow.state,
+        expectedNonce: flow.nonce,
+        idTokenExpected: true,
+      })
     } catch (err) {
       throw new HttpError(401, "oidc_sign_in_failed", `the sign-in was refused: ${reason(client, err)}`)
     }

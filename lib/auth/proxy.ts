@@ -20,7 +20,8 @@ export function trustList(cidrs: readonly string[]): Trust {
     const [address = "", bits] = cidr.split("/")
     const family = isIP(address)
     const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits)
-    if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) throw new Error(`"${cidr}" is not an address or a CIDR such as 10.0.0.0/8`)
+    if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32))
+      throw new Error(`"${cidr}" is not an address or a CIDR such as 10.0.0.0/8`)
     list.addSubnet(address, prefix, family === 6 ? "ipv6" : "ipv4")
   }
   return (peer) => {
@@ -33,11 +34,19 @@ export function trustList(cidrs: readonly string[]): Trust {
  * The identity the proxy's headers give, or null when the request has none or its peer is not
  * trusted. Headers from a trusted proxy that name no valid user, or groups no rule maps, are refused.
  */
-export function proxyIdentity(request: Request, peer: string | undefined, trust: Trust, map: readonly RoleRule[]): Identity | null {
+export function proxyIdentity(
+  request: Request,
+  peer: string | undefined,
+  trust: Trust,
+  map: readonly RoleRule[],
+): Identity | null {
   const user = request.headers.get("remote-user")
   if (user === null || !trust(peer)) return null
   if (!isUserName(user)) throw new HttpError(401, "unauthorized", "the proxy's Remote-User is not a valid user name")
-  const groups = (request.headers.get("remote-groups") ?? "").split(",").map((g) => g.trim()).filter(Boolean)
+  const groups = (request.headers.get("remote-groups") ?? "")
+    .split(",")
+    .map((g) => g.trim())
+    .filter(Boolean)
   const role = roleFor(groups, map)
   if (!role) throw new HttpError(403, "no_role", `user "${user}" is in no group SVC_AUTH_ROLE_MAP gives a role`)
   return { user, role, source: "proxy" }

@@ -8,9 +8,12 @@ export type RouteRole = Role | "public"
 
 /** Each role and what it may do: every role may also do what the ones before it may. */
 export const MAY: Record<Role, string> = {
-  viewer: "read: lists, inspections, logs, stats, events, environments with secret values hidden; no shell, no secret values, no environment export, no join tokens",
-  operator: "act: stack and container actions, deploys, updates, rollbacks, scale, drain, file and environment writes, scans, shells",
-  admin: "everything: prune, the cluster and its tokens, swarm membership, node removal, users, everyone's API tokens, the audit log",
+  viewer:
+    "read: lists, inspections, logs, stats, events, environments with secret values hidden; no shell, no secret values, no environment export, no join tokens",
+  operator:
+    "act: stack and container actions, deploys, updates, rollbacks, scale, drain, file and environment writes, scans, shells",
+  admin:
+    "everything: prune, the cluster and its tokens, swarm membership, node removal, users, everyone's API tokens, the audit log",
 }
 
 export const isRole = (value: unknown): value is Role => (ROLES as readonly unknown[]).includes(value)

@@ -4,11 +4,19 @@ import { AUTH_MODES } from "./config.ts"
 import { ROLES } from "./roles.ts"
 import { MAX_PASSWORD } from "./passwords.ts"
 
-export const roleSchema = v.pipe(v.picklist(ROLES), v.description("viewer (reads), operator (actions, deploys, updates), admin (everything)"))
+export const roleSchema = v.pipe(
+  v.picklist(ROLES),
+  v.description("viewer (reads), operator (actions, deploys, updates), admin (everything)"),
+)
 const stacks = v.pipe(v.array(v.string()), v.description("the stacks this identity is limited to; absent for all"))
 const source = v.picklist(["local", "oidc", "proxy", "cluster"])
 
-export const userName = v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.description("a user name: letters, digits and ._@+-"))
+export const userName = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(64),
+  v.description("a user name: letters, digits and ._@+-"),
+)
 export const password = v.pipe(v.string(), v.maxLength(MAX_PASSWORD), v.description("at least 8 characters"))
 
 export const meSchema = v.object({
@@ -20,7 +28,12 @@ export const meSchema = v.object({
   modes: v.pipe(v.array(v.picklist(AUTH_MODES)), v.description("the sign-in modes on (SVC_AUTH)")),
 })
 
-export const userSchema = v.object({ name: v.string(), role: roleSchema, stacks: v.optional(stacks), created: v.string() })
+export const userSchema = v.object({
+  name: v.string(),
+  role: roleSchema,
+  stacks: v.optional(stacks),
+  created: v.string(),
+})
 
 export const tokenSchema = v.object({
   id: v.string(),
@@ -50,5 +63,10 @@ export const auditEntrySchema = v.object({
   peer: v.nullable(v.string()),
   token: v.nullable(v.string()),
   tool: v.optional(v.string()),
-  via: v.optional(v.pipe(v.string(), v.description("the control plane (its server_id) whose gateway forwarded the call of `user`, signed in there"))),
+  via: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("the control plane (its server_id) whose gateway forwarded the call of `user`, signed in there"),
+    ),
+  ),
 })

@@ -11,4 +11,5 @@ export const randomSecret = (): string => randomBytes(32).toString("base64url")
 export const sha256 = (value: string): string => new Bun.CryptoHasher("sha256").update(value).digest("hex")
 
 /** Whether `secret` is the one whose SHA-256 is `digest`, compared in constant time. */
-export const hashesTo = (secret: string, digest: string): boolean => crypto.timingSafeEqual(Buffer.from(sha256(secret), "hex"), Buffer.from(digest.padEnd(64, "0").slice(0, 64), "hex"))
+export const hashesTo = (secret: string, digest: string): boolean =>
+  crypto.timingSafeEqual(Buffer.from(sha256(secret), "hex"), Buffer.from(digest.padEnd(64, "0").slice(0, 64), "hex"))

@@ -68,7 +68,14 @@ export class Tokens {
     if (!t || (t.expires !== undefined && now >= t.expires)) return undefined
     const firstUse = t.last_used === undefined || now - t.last_used >= USED_EVERY
     if (firstUse) this.file.update((all) => void (all[t.id] && (all[t.id].last_used = now)))
-    const identity: Identity = { user: t.user, role: t.role, source: t.source, token: t.id, mcpConfirm: t.mcp_confirm, ...(t.stacks && { stacks: t.stacks }) }
+    const identity: Identity = {
+      user: t.user,
+      role: t.role,
+      source: t.source,
+      token: t.id,
+      mcpConfirm: t.mcp_confirm,
+      ...(t.stacks && { stacks: t.stacks }),
+    }
     return { identity, firstUse }
   }
 

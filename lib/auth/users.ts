@@ -22,20 +22,33 @@ export interface UserView {
   created: string
 }
 
-export const view = (name: string, u: UserRecord): UserView => ({ name, role: u.role, ...(u.stacks && { stacks: u.stacks }), created: u.created })
+export const view = (name: string, u: UserRecord): UserView => ({
+  name,
+  role: u.role,
+  ...(u.stacks && { stacks: u.stacks }),
+  created: u.created,
+})
 
 export function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD) throw new HttpError(400, "weak_password", `a password has at least ${MIN_PASSWORD} characters`)
-  if (password.length > MAX_PASSWORD) throw new HttpError(400, "invalid_password", `a password has at most ${MAX_PASSWORD} characters`)
+  if (password.length < MIN_PASSWORD)
+    throw new HttpError(400, "weak_password", `a password has at least ${MIN_PASSWORD} characters`)
+  if (password.length > MAX_PASSWORD)
+    throw new HttpError(400, "invalid_password", `a password has at most ${MAX_PASSWORD} characters`)
 }
 
 export function checkName(name: string): void {
-  if (!isUserName(name)) throw new HttpError(400, "invalid_user", "a user name has 1 to 64 letters, digits and ._@+- and starts with a letter or digit")
+  if (!isUserName(name))
+    throw new HttpError(
+      400,
+      "invalid_user",
+      "a user name has 1 to 64 letters, digits and ._@+- and starts with a letter or digit",
+    )
 }
 
 /** The last admin stays: without one, nobody could manage users until the next start's setup token. */
 function keepAnAdmin(all: Record<string, UserRecord>): void {
-  if (!Object.values(all).some((u) => u.role === "admin")) throw new HttpError(409, "last_admin", "this would leave no admin; make another admin first")
+  if (!Object.values(all).some((u) => u.role === "admin"))
+    throw new HttpError(409, "last_admin", "this would leave no admin; make another admin first")
 }
 
 export class Users {

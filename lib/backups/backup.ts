@@ -75,22 +75,59 @@ export interface BackupOptions {
 /** The host paths of the stack's data binds that lie under one of `roots` and exist. */
 export function bindPaths(doc: StackExport, roots: readonly string[]): string[] {
   const real = roots.map(realPath)
-  const paths = doc.mounts.binds.filter((b) => !b.file && existsSync(b.source) && real.some((root) => within(realPath(b.source), root))).map((b) => b.source)
+  const paths = doc.mounts.binds
+    .filter((b) => !b.file && existsSync(b.source) && real.some((root) => within(realPath(b.source), root)))
+    .map((b) => b.source)
   return [...new Set(paths)].sort()
 }
 
 /** Status lines a second that restic prints while it reads, when progress is asked for. */
 const STATUS_FPS = "2"
 
-async function piece(repo: Repo, path: string, tagList: string[], host: string, data: ReadableStream<Uint8Array>, deadline: Deadline, progress?: (p: Progress) => void, total: number | null = null): Promise<Piece> {
-  const args = ["backup", "--json", ...(progress ? [] : ["--quiet"]), "--host", host, "--stdin", "--stdin-filename", path, ...tagList.flatMap((t) => ["--tag", t])]
-  const onLine = progress && ((line: string) => {
-    const [status] = jsonLines<Status>(line, "status")
-    if (status) progress({ piece: path, bytes_done: status.bytes_done ?? 0, total_bytes: total, seconds_elapsed: status.seconds_elapsed ?? 0 })
-  })
-  const [summary] = jsonLines<Summary>(await restic(repo, args, deadline, { stdin: data, onLine, env: progress && { RESTIC_PROGRESS_FPS: STATUS_FPS } }), "summary")
+async function piece(
+  repo: Repo,
+  path: string,
+  tagList: string[],
+  host: string,
+  data: ReadableStream<Uint8Array>,
+  deadline: Deadline,
+  progress?: (p: Progress) => void,
+  total: number | null = null,
+): Promise<Piece> {
+  const args = [
+    "backup",
+    "--json",
+    ...(progress ? [] : ["--quiet"]),
+    "--host",
+    host,
+    "--stdin",
+    "--stdin-filename",
+    path,
+    ...tagList.flatMap((t) => ["--tag", t]),
+  ]
+  const onLine =
+    progress &&
+    ((line: string) => {
+      const [status] = jsonLines<Status>(line, "status")
+      if (status)
+        progress({
+          piece: path,
+          bytes_done: status.bytes_done ?? 0,
+          total_bytes: total,
+          seconds_elapsed: status.seconds_elapsed ?? 0,
+        })
+    })
+  const [summary] = jsonLines<Summary>(
+    await restic(repo, args, deadline, { stdin: data, onLine, env: progress && { RESTIC_PROGRESS_FPS: STATUS_FPS } }),
+    "summary",
+  )
   if (!summary) throw new Error(`restic backup of ${path} gave no summary`)
-  progress?.({ piece: path, bytes_done: summary.total_bytes_processed, total_bytes: total, seconds_elapsed: Math.round(summary.total_duration) })
+  progress?.({
+    piece: path,
+    bytes_done: summary.total_bytes_processed,
+    total_bytes: total,
+    seconds_elapsed: Math.round(summary.total_duration),
+  })
   return { path, snapshot: summary.snapshot_id, bytes: summary.total_bytes_processed, added: summary.data_added }
 }
 
@@ -103,28 +140,77 @@ const text = (s: string) => new Blob([s]).stream()
  * (`restic dump <id> /` gives it back as a tar) and its paths the folder's, which stays the same for
  * the volume: restic finds the previous snapshot of it as its parent, and forget groups it alone.
  */
-async function folderPiece(repo: Repo, name: string, target: { tag: string; path: string; folder?: string }, tagList: string[], host: string, deadline: Deadline, progress?: (p: Progress) => void, total: number | null = null): Promise<Piece> {
-  const args = ["backup", "--json", ...(progress ? [] : ["--quiet"]), "--host", host, ...[...tagList, target.tag].flatMap((t) => ["--tag", t]), target.path]
-  const onLine = progress && ((line: string) => {
-    const [status] = jsonLines<Status & { total_bytes?: number }>(line, "status")
-    if (status) progress({ piece: name, bytes_done: status.bytes_done ?? 0, total_bytes: total ?? status.total_bytes ?? null, seconds_elapsed: status.seconds_elapsed ?? 0 })
-  })
+async function folderPiece(
+  repo: Repo,
+  name: string,
+  target: { tag: string; path: string; folder?: string },
+  tagList: string[],
+  host: string,
+  deadline: Deadline,
+  progress?: (p: Progress) => void,
+  total: number | null = null,
+): Promise<Piece> {
+  const args = [
+    "backup",
+    "--json",
+    ...(progress ? [] : ["--quiet"]),
+    "--host",
+    host,
+    ...[...tagList, target.tag].flatMap((t) => ["--tag", t]),
+    target.path,
+  ]
+  const onLine =
+    progress &&
+    ((line: string) => {
+      const [status] = jsonLines<Status & { total_bytes?: number }>(line, "status")
+      if (status)
+        progress({
+          piece: name,
+          bytes_done: status.bytes_done ?? 0,
+          total_bytes: total ?? status.total_bytes ?? null,
+          seconds_elapsed: status.seconds_elapsed ?? 0,
+        })
+    })
   const folder = target.folder === undefined ? undefined : { path: target.folder, write: false }
-  const [summary] = jsonLines<Summary>(await restic(repo, args, deadline, { onLine, env: progress && { RESTIC_PROGRESS_FPS: STATUS_FPS }, folder }), "summary")
+  const [summary] = jsonLines<Summary>(
+    await restic(repo, args, deadline, { onLine, env: progress && { RESTIC_PROGRESS_FPS: STATUS_FPS }, folder }),
+    "summary",
+  )
   if (!summary) throw new Error(`restic backup of ${name} gave no summary`)
-  progress?.({ piece: name, bytes_done: summary.total_bytes_processed, total_bytes: total, seconds_elapsed: Math.round(summary.total_duration) })
+  progress?.({
+    piece: name,
+    bytes_done: summary.total_bytes_processed,
+    total_bytes: total,
+    seconds_elapsed: Math.round(summary.total_duration),
+  })
   return { path: name, snapshot: summary.snapshot_id, bytes: summary.total_bytes_processed, added: summary.data_added }
 }
 
 /** The stack backed up, `hooks` run around its snapshot (lib/backups/hooks.ts); `progress` told as restic reads. */
-export async function backupStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, deadline: Deadline, hooks: Hooks = {}, progress?: (p: Progress) => void, opts: BackupOptions = {}): Promise<BackupResult> {
+export async function backupStack(
+  ctx: StackHost & { serverId: string },
+  repo: Repo,
+  name: string,
+  deadline: Deadline,
+  hooks: Hooks = {},
+  progress?: (p: Progress) => void,
+  opts: BackupOptions = {},
+): Promise<BackupResult> {
   const doc = await exportStack(ctx, name)
   if (hooks.exec) await runExecHook(ctx.engine, name, hooks.exec, deadline)
   const snapshot = () => snapshotStack(ctx, repo, name, doc, deadline, progress, opts)
   return hooks.stop ? whileStopped(ctx.engine, name, snapshot) : snapshot()
 }
 
-async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, name: string, doc: StackExport, deadline: Deadline, progress: ((p: Progress) => void) | undefined, opts: BackupOptions): Promise<BackupResult> {
+async function snapshotStack(
+  ctx: StackHost & { serverId: string },
+  repo: Repo,
+  name: string,
+  doc: StackExport,
+  deadline: Deadline,
+  progress: ((p: Progress) => void) | undefined,
+  opts: BackupOptions,
+): Promise<BackupResult> {
   const run = `${new Date().toISOString().replace(/[-:]|\.\d+/g, "")}-${randomBytes(3).toString("hex")}`
   const tagList = [...tags(ctx.serverId, name), `version:${doc.current_version ?? 0}`, `run:${run}`]
   const pieces: Piece[] = []
@@ -132,7 +218,9 @@ async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, 
   // repository whose disk filled up was seen to hang past a minute, where one restic alone fails at once.
   try {
     const json = JSON.stringify(doc)
-    pieces.push(await piece(repo, "stack.json", tagList, ctx.serverId, text(json), deadline, progress, Buffer.byteLength(json)))
+    pieces.push(
+      await piece(repo, "stack.json", tagList, ctx.serverId, text(json), deadline, progress, Buffer.byteLength(json)),
+    )
     const existing = new Set((await ctx.engine.listVolumes()).map((v) => v.Name))
     const names = doc.mounts.volumes.flatMap((v) => (v.name && !v.external && existing.has(v.name) ? [v.name] : []))
     // The volumes' sizes, for the progress's totals (the tar adds its headers to them).
@@ -140,17 +228,34 @@ async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, 
     for (const name of names) {
       const folder = await volumeFolder(ctx.engine, name)
       if (folder) {
-        pieces.push(await folderPiece(repo, `volumes/${name}`, { tag: `${FOLDER_TAG}${name}`, path: ".", folder }, tagList, ctx.serverId, deadline, progress, sizes[name] ?? null))
+        pieces.push(
+          await folderPiece(
+            repo,
+            `volumes/${name}`,
+            { tag: `${FOLDER_TAG}${name}`, path: ".", folder },
+            tagList,
+            ctx.serverId,
+            deadline,
+            progress,
+            sizes[name] ?? null,
+          ),
+        )
         continue
       }
       const { tar, release } = await openVolume(ctx.engine, ctx.config.transferImage, name)
       try {
-        pieces.push(await piece(repo, `volumes/${name}.tar`, tagList, ctx.serverId, tar, deadline, progress, sizes[name] ?? null))
+        pieces.push(
+          await piece(repo, `volumes/${name}.tar`, tagList, ctx.serverId, tar, deadline, progress, sizes[name] ?? null),
+        )
       } finally {
         await release()
       }
     }
-    if (opts.bindRoots) for (const path of bindPaths(doc, opts.bindRoots)) pieces.push(await folderPiece(repo, `binds${path}`, { tag: BIND_TAG, path }, tagList, ctx.serverId, deadline, progress))
+    if (opts.bindRoots)
+      for (const path of bindPaths(doc, opts.bindRoots))
+        pieces.push(
+          await folderPiece(repo, `binds${path}`, { tag: BIND_TAG, path }, tagList, ctx.serverId, deadline, progress),
+        )
   } catch (err) {
     // A restic stopped midway may leave its lock behind: unlock removes the locks of restic processes gone.
     // The run's snapshots are found by its tag: a restic that could not read some files of a folder
@@ -172,10 +277,29 @@ async function snapshotStack(ctx: StackHost & { serverId: string }, repo: Repo, 
  * `restic forget --prune` of the stack's backups of this server by `keep`, each piece (stack.json, a
  * volume's folder or tar, a bind) counted on its own; answers how many snapshots it removed.
  */
-export async function forget(repo: Repo, serverId: string, stack: string, keep: Keep, deadline: Deadline): Promise<number> {
+export async function forget(
+  repo: Repo,
+  serverId: string,
+  stack: string,
+  keep: Keep,
+  deadline: Deadline,
+): Promise<number> {
   const rules = Object.entries(keep).flatMap(([k, n]) => (n ? [`--keep-${k}`, String(n)] : []))
   if (!rules.length) return 0
-  const args = ["forget", "--prune", "--json", "--host", serverId, "--tag", tags(serverId, stack).join(","), "--group-by", "host,paths", ...rules]
-  const groups = JSON.parse((await restic(repo, args, deadline)).split("\n").find((l) => l.startsWith("[")) ?? "[]") as { remove?: unknown[] | null }[]
+  const args = [
+    "forget",
+    "--prune",
+    "--json",
+    "--host",
+    serverId,
+    "--tag",
+    tags(serverId, stack).join(","),
+    "--group-by",
+    "host,paths",
+    ...rules,
+  ]
+  const groups = JSON.parse(
+    (await restic(repo, args, deadline)).split("\n").find((l) => l.startsWith("[")) ?? "[]",
+  ) as { remove?: unknown[] | null }[]
   return groups.reduce((n, g) => n + (g.remove?.length ?? 0), 0)
 }

@@ -28,7 +28,8 @@ import { TRANSFER_LABEL } from "../volumes/transfer.ts"
  * deadline or a departed caller stops.
  */
 export function confined(dir: string, write: boolean, cmd: string[]): string[] {
-  const script = 'd=$1 o=$2; shift 2; mount --bind "$d" "$d" && mount -o "remount,bind,${o}nosymfollow" "$d" && cd "$d" && exec "$@"'
+  const script =
+    'd=$1 o=$2; shift 2; mount --bind "$d" "$d" && mount -o "remount,bind,${o}nosymfollow" "$d" && cd "$d" && exec "$@"'
   return ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir, write ? "" : "ro,", ...cmd]
 }
 
@@ -52,7 +53,11 @@ const hostProbe: Probe = {
   isRoot: () => process.getuid?.() === 0,
   isFolder,
   async confines(dir) {
-    const run = spawnBounded(confined(dir, false, ["true"]), { stdin: "ignore", stdout: "ignore", stderr: "ignore" }, { timeout: 30 })
+    const run = spawnBounded(
+      confined(dir, false, ["true"]),
+      { stdin: "ignore", stdout: "ignore", stderr: "ignore" },
+      { timeout: 30 },
+    )
     return (await run.exited) === 0
   },
 }

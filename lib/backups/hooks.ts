@@ -15,16 +15,27 @@ export interface Hooks {
 }
 
 const running = (engine: Engine, stack: string, service?: string) =>
-  engine.listContainers({ filters: { label: [`${STACK_LABEL}=${stack}`, ...(service ? [`${SERVICE_LABEL}=${service}`] : [])], status: ["running"] } })
+  engine.listContainers({
+    filters: {
+      label: [`${STACK_LABEL}=${stack}`, ...(service ? [`${SERVICE_LABEL}=${service}`] : [])],
+      status: ["running"],
+    },
+  })
 
 /**
  * Runs the exec hook; 409 when the service runs no container, 502 when the command fails or outlives
  * the deadline's seconds, 499 when the deadline's signal (the caller went away) stops the wait.
  */
-export async function runExecHook(engine: Engine, stack: string, hook: NonNullable<Hooks["exec"]>, deadline: Deadline): Promise<void> {
+export async function runExecHook(
+  engine: Engine,
+  stack: string,
+  hook: NonNullable<Hooks["exec"]>,
+  deadline: Deadline,
+): Promise<void> {
   const { timeout, signal } = deadline
   const [container] = await running(engine, stack, hook.service)
-  if (!container) throw conflict(`service ${hook.service} of ${stack} runs no container for the backup's hook`, "hook_failed")
+  if (!container)
+    throw conflict(`service ${hook.service} of ${stack} runs no container for the backup's hook`, "hook_failed")
   const session = await engine.exec(container.Id, { cmd: hook.command, tty: false, detachKeys: "" })
   const timer = setTimeout(() => session.close(), timeout * 1000)
   const onAbort = () => session.close()
@@ -37,9 +48,19 @@ export async function runExecHook(engine: Engine, stack: string, hook: NonNullab
     signal?.removeEventListener("abort", onAbort)
     session.close()
   }
-  if (signal?.aborted) throw new HttpError(499, "backup_aborted", `the backup's hook in service ${hook.service} was left: its caller went away`)
+  if (signal?.aborted)
+    throw new HttpError(
+      499,
+      "backup_aborted",
+      `the backup's hook in service ${hook.service} was left: its caller went away`,
+    )
   const { ExitCode, Running } = await engine.execInspect(session.id)
-  if (Running || ExitCode !== 0) throw new HttpError(502, "hook_failed", `the backup's hook in service ${hook.service} ${Running ? `ran past ${timeout} s` : `exited ${ExitCode}`}`)
+  if (Running || ExitCode !== 0)
+    throw new HttpError(
+      502,
+      "hook_failed",
+      `the backup's hook in service ${hook.service} ${Running ? `ran past ${timeout} s` : `exited ${ExitCode}`}`,
+    )
 }
 
 /** Runs `fn` with the stack's running containers stopped, and starts them again after, whatever happened. */

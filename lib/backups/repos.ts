@@ -80,7 +80,8 @@ export class Repos {
 
   async add(repo: Repo): Promise<void> {
     const all = await this.all()
-    if (all.some((r) => r.name === repo.name)) throw conflict(`a backup repository named ${repo.name} exists`, "repository_exists")
+    if (all.some((r) => r.name === repo.name))
+      throw conflict(`a backup repository named ${repo.name} exists`, "repository_exists")
     writeJson(this.file, [...all, repo], 0o600)
   }
 
@@ -90,13 +91,21 @@ export class Repos {
     const old = all.find((r) => r.name === name)
     if (!old) throw notFound(`no backup repository named ${name}`, "repository_not_found")
     const repo: Repo = { name, repository: old.repository, password: old.password, ...settings }
-    writeJson(this.file, all.map((r) => (r.name === name ? repo : r)), 0o600)
+    writeJson(
+      this.file,
+      all.map((r) => (r.name === name ? repo : r)),
+      0o600,
+    )
     return repo
   }
 
   async remove(name: string): Promise<void> {
     const all = await this.all()
     if (!all.some((r) => r.name === name)) throw notFound(`no backup repository named ${name}`, "repository_not_found")
-    writeJson(this.file, all.filter((r) => r.name !== name), 0o600)
+    writeJson(
+      this.file,
+      all.filter((r) => r.name !== name),
+      0o600,
+    )
   }
 }

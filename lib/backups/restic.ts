@@ -20,11 +20,16 @@ function env(repo: Repo, more: Record<string, string> = {}): Record<string, stri
 }
 
 function failure(stderr: string, code: number, stopped: string | undefined, what: string): HttpError {
-  if (stopped === "timeout") return new HttpError(504, "backup_timeout", `${what} ran past its deadline and was stopped`)
+  if (stopped === "timeout")
+    return new HttpError(504, "backup_timeout", `${what} ran past its deadline and was stopped`)
   if (stopped === "aborted") return new HttpError(499, "backup_aborted", `${what} was stopped: its caller went away`)
-  if (/wrong password|no key found/i.test(stderr)) return new HttpError(409, "repository_password", `${what}: the repository refused the password`)
-  if (/no space left on device/i.test(stderr)) return new HttpError(507, "repository_full", `${what}: the repository's disk is full`)
-  if (/Is there a repository at the following location|repository does not exist|unable to open config file/i.test(stderr))
+  if (/wrong password|no key found/i.test(stderr))
+    return new HttpError(409, "repository_password", `${what}: the repository refused the password`)
+  if (/no space left on device/i.test(stderr))
+    return new HttpError(507, "repository_full", `${what}: the repository's disk is full`)
+  if (
+    /Is there a repository at the following location|repository does not exist|unable to open config file/i.test(stderr)
+  )
     return new HttpError(404, "repository_missing", `${what}: no restic repository there (add it with init: true)`)
   const last = stderr.trim().split("\n").slice(-3).join(" | ")
   return new HttpError(502, "restic_failed", `${what} failed (restic exited ${code}): ${last}`)
@@ -54,14 +59,20 @@ export async function restic(repo: Repo, args: string[], deadline: Deadline, io:
   const signal = deadline.signal ? AbortSignal.any([deadline.signal, source.signal]) : source.signal
   let failed: unknown
   let exited: Promise<number> = Promise.resolve(0)
-  const input = io.stdin && stopOnFailure(io.stdin, async (err) => {
-    failed = err
-    source.abort()
-    await exited
-  })
+  const input =
+    io.stdin &&
+    stopOnFailure(io.stdin, async (err) => {
+      failed = err
+      source.abort()
+      await exited
+    })
   const program = io.aside ? ["nice", "-n", "10", RESTIC] : [RESTIC]
   const cmd = io.folder ? confined(io.folder.path, io.folder.write, [...program, ...args]) : [...program, ...args]
-  const run = spawnBounded(cmd, { env: env(repo, io.env), stdin: input?.stream ?? "ignore", stdout: "pipe", stderr: "pipe" }, { ...deadline, signal })
+  const run = spawnBounded(
+    cmd,
+    { env: env(repo, io.env), stdin: input?.stream ?? "ignore", stdout: "pipe", stderr: "pipe" },
+    { ...deadline, signal },
+  )
   exited = run.exited
   try {
     // restic retries a write that failed for a while (minutes, with backoff); a full disk does not
@@ -70,7 +81,11 @@ export async function restic(repo: Repo, args: string[], deadline: Deadline, io:
     const onError = (line: string) => {
       if (!full && /no space left on device/i.test(line)) (full = true), source.abort()
     }
-    const [out, err, code] = await Promise.all([io.onLine ? lines(run.proc.stdout, io.onLine) : new Response(run.proc.stdout).text(), lines(run.proc.stderr, onError), run.exited])
+    const [out, err, code] = await Promise.all([
+      io.onLine ? lines(run.proc.stdout, io.onLine) : new Response(run.proc.stdout).text(),
+      lines(run.proc.stderr, onError),
+      run.exited,
+    ])
     if (failed) throw failed
     if (code !== 0) throw failure(err, code, full ? undefined : run.stopped(), `restic ${args[0]}`)
     return out
@@ -81,7 +96,10 @@ export async function restic(repo: Repo, args: string[], deadline: Deadline, io:
 }
 
 /** The source as it comes; when it fails, `stop` runs (and is awaited) before the stream errors. `release` lets the source go. */
-function stopOnFailure(source: ReadableStream<Uint8Array>, stop: (err: unknown) => Promise<void>): { stream: ReadableStream<Uint8Array>; release: () => Promise<void> } {
+function stopOnFailure(
+  source: ReadableStream<Uint8Array>,
+  stop: (err: unknown) => Promise<void>,
+): { stream: ReadableStream<Uint8Array>; release: () => Promise<void> } {
   const reader = source.getReader()
   const stream = new ReadableStream<Uint8Array>(
     {
@@ -126,8 +144,16 @@ export const READ_AHEAD = 8 << 20
  * restic's output as a stream (`dump`), read up to READ_AHEAD ahead; `done` settles once restic
  * exited, failing as `restic` does; `stop` ends restic whoever holds its output.
  */
-export function resticStream(repo: Repo, args: string[], deadline: Deadline): { stdout: ReadableStream<Uint8Array>; done: Promise<void>; stop: () => void } {
-  const run = spawnBounded([RESTIC, ...args], { env: env(repo), stdin: "ignore", stdout: "pipe", stderr: "pipe" }, deadline)
+export function resticStream(
+  repo: Repo,
+  args: string[],
+  deadline: Deadline,
+): { stdout: ReadableStream<Uint8Array>; done: Promise<void>; stop: () => void } {
+  const run = spawnBounded(
+    [RESTIC, ...args],
+    { env: env(repo), stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+    deadline,
+  )
   const err = new Response(run.proc.stderr).text()
   const done = Promise.all([err, run.exited]).then(([text, code]) => {
     if (code !== 0) throw failure(text, code, run.stopped(), `restic ${args[0]}`)

@@ -53,10 +53,15 @@ function volumePiece(b: Backup, volume: string): { snapshot: string; folder: boo
 }
 
 /** The volumes a backup holds, in its order. */
-const volumesOf = (b: Backup) => b.pieces.flatMap((p) => (p.path.startsWith("volumes/") ? [p.path.slice("volumes/".length).replace(/\.tar$/, "")] : []))
+const volumesOf = (b: Backup) =>
+  b.pieces.flatMap((p) =>
+    p.path.startsWith("volumes/") ? [p.path.slice("volumes/".length).replace(/\.tar$/, "")] : [],
+  )
 
 async function readDoc(repo: Repo, b: Backup, deadline: Deadline): Promise<StackExport> {
-  const doc = JSON.parse(await restic(repo, ["dump", snapshotOf(b, "stack.json")!, "/stack.json"], deadline, { aside: true }))
+  const doc = JSON.parse(
+    await restic(repo, ["dump", snapshotOf(b, "stack.json")!, "/stack.json"], deadline, { aside: true }),
+  )
   const checked = v.safeParse(importBody, doc)
   if (!checked.success) throw badRequest(`backup ${b.run} holds no stack document this server reads`, "invalid_backup")
   return doc as StackExport
@@ -65,11 +70,19 @@ async function readDoc(repo: Repo, b: Backup, deadline: Deadline): Promise<Stack
 /** The dumps of a backup's volumes: one may start ahead (restic takes a while to open a repository); those not taken are stopped. */
 class Dumps {
   private readonly started = new Map<string, ReturnType<typeof resticStream>>()
-  constructor(private readonly repo: Repo, private readonly backup: Backup, private readonly deadline: Deadline) {}
+  constructor(
+    private readonly repo: Repo,
+    private readonly backup: Backup,
+    private readonly deadline: Deadline,
+  ) {}
 
   start(volume: string): void {
     const piece = volumePiece(this.backup, volume)
-    if (piece && !this.started.has(volume)) this.started.set(volume, resticStream(this.repo, ["dump", piece.snapshot, piece.folder ? "/" : `/volumes/${volume}.tar`], this.deadline))
+    if (piece && !this.started.has(volume))
+      this.started.set(
+        volume,
+        resticStream(this.repo, ["dump", piece.snapshot, piece.folder ? "/" : `/volumes/${volume}.tar`], this.deadline),
+      )
   }
 
   take(volume: string): ReturnType<typeof resticStream> {
@@ -98,10 +111,22 @@ class Ahead {
   private readonly stop = new AbortController()
   private done: Promise<string> = Promise.resolve("")
 
-  private constructor(private readonly engine: Engine, readonly volume: string, readonly snapshot: string, private readonly name: string, private readonly folder: string) {}
+  private constructor(
+    private readonly engine: Engine,
+    readonly volume: string,
+    readonly snapshot: string,
+    private readonly name: string,
+    private readonly folder: string,
+  ) {}
 
   /** The restore started, or undefined when the new volume's folder is not this host's. */
-  static async start(engine: Engine, repo: Repo, volume: string, snapshot: string, deadline: Deadline): Promise<Ahead | undefined> {
+  static async start(
+    engine: Engine,
+    repo: Repo,
+    volume: string,
+    snapshot: string,
+    deadline: Deadline,
+  ): Promise<Ahead | undefined> {
     const name = `harbormaster-restore-${randomBytes(8).toString("hex")}`
     const folder = await volumeFolder(engine, await engine.createVolume(name, { [TRANSFER_LABEL]: "1" }))
     if (!folder) {
@@ -110,7 +135,12 @@ class Ahead {
     }
     const ahead = new Ahead(engine, volume, snapshot, name, folder)
     const signal = deadline.signal ? AbortSignal.any([deadline.signal, ahead.stop.signal]) : ahead.stop.signal
-    ahead.done = restic(repo, ["restore", snapshot, "--target", "."], { ...deadline, signal }, { folder: { path: folder, write: true } })
+    ahead.done = restic(
+      repo,
+      ["restore", snapshot, "--target", "."],
+      { ...deadline, signal },
+      { folder: { path: folder, write: true } },
+    )
     ahead.done.catch(() => {})
     return ahead
   }
@@ -136,7 +166,14 @@ class Ahead {
  * where the backup has a folder) as it always did, where restic 0.14's restore stops at it. A failure
  * removes the volume.
  */
-async function restoreFolder(engine: Engine, repo: Repo, snapshot: string, name: string, deadline: Deadline, ahead?: Ahead): Promise<boolean> {
+async function restoreFolder(
+  engine: Engine,
+  repo: Repo,
+  snapshot: string,
+  name: string,
+  deadline: Deadline,
+  ahead?: Ahead,
+): Promise<boolean> {
   if (!(await isLocal(engine))) return false
   const exists = await engine.inspectVolume(name).then(
     () => true,
@@ -178,9 +215,21 @@ async function aheadOf(engine: Engine, repo: Repo, b: Backup, deadline: Deadline
  * its first volume's data starts coming here meanwhile, and is kept only when the backup found holds
  * that very snapshot (the listing decides, always).
  */
-export async function restoreStack(ctx: RestoreHost, repo: Repo, found: Backup | Promise<Backup>, req: RestoreRequest, deadline: Deadline, guess?: Backup): Promise<RestoreResult> {
-  if (req.to !== undefined && req.force) throw badRequest("force unpacks into existing volumes on this server only; restore to a node into volumes that do not exist there", "force_local_only")
-  if (req.to !== undefined && req.binds) throw badRequest("bind mounts are restored to their host paths on this server only", "binds_local_only")
+export async function restoreStack(
+  ctx: RestoreHost,
+  repo: Repo,
+  found: Backup | Promise<Backup>,
+  req: RestoreRequest,
+  deadline: Deadline,
+  guess?: Backup,
+): Promise<RestoreResult> {
+  if (req.to !== undefined && req.force)
+    throw badRequest(
+      "force unpacks into existing volumes on this server only; restore to a node into volumes that do not exist there",
+      "force_local_only",
+    )
+  if (req.to !== undefined && req.binds)
+    throw badRequest("bind mounts are restored to their host paths on this server only", "binds_local_only")
   // The destination first: an unknown node, or no cluster token, refuses the restore before restic runs.
   const dst = await sideOf(ctx, req.to)
   const local = req.to === undefined && !req.dry_run && (await isLocal(ctx.engine))
@@ -212,14 +261,30 @@ export async function restoreStack(ctx: RestoreHost, repo: Repo, found: Backup |
   }
 }
 
-async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Backup, req: RestoreRequest, deadline: Deadline, dumps: Dumps, ahead: Ahead | undefined): Promise<RestoreResult> {
+async function restoreWith(
+  ctx: RestoreHost,
+  side: Side,
+  repo: Repo,
+  backup: Backup,
+  req: RestoreRequest,
+  deadline: Deadline,
+  dumps: Dumps,
+  ahead: Ahead | undefined,
+): Promise<RestoreResult> {
   const [doc, dst] = await Promise.all([readDoc(repo, backup, deadline), side.inventory()])
   const target = stackName(req.as ?? doc.name)
   const held = doc.mounts.volumes.flatMap((v) => (v.name && volumePiece(backup, v.name) ? [v.name] : []))
   const thePlan = plan({
     model: exportModel(doc),
     source: { name: doc.name, volumes: held, images: [] },
-    target: { name: target, stacks: dst.stacks, volumes: dst.volumes, ports: dst.ports, images: dst.images, containers: dst.containers },
+    target: {
+      name: target,
+      stacks: dst.stacks,
+      volumes: dst.volumes,
+      ports: dst.ports,
+      images: dst.images,
+      containers: dst.containers,
+    },
     // A backup's source may be long gone: its volumes' fixed names are taken only if they exist here.
     sameServer: false,
     flags: { ...COPY_DEFAULTS, allow_binds: true, allow_port_clash: req.allow_port_clash ?? false },
@@ -227,14 +292,29 @@ async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Bac
   if (req.force) thePlan.blockers = thePlan.blockers.filter((b) => b.code !== "volume_exists")
   // The binds asked for come back to their paths, which must still lie under SVC_BIND_ROOTS here.
   const roots = ctx.config.bindRoots.map(realPath)
-  const binds = req.binds ? backup.pieces.flatMap((p) => (p.path.startsWith("binds/") ? [{ path: p.path.slice("binds".length), snapshot: p.snapshot }] : [])) : []
+  const binds = req.binds
+    ? backup.pieces.flatMap((p) =>
+        p.path.startsWith("binds/") ? [{ path: p.path.slice("binds".length), snapshot: p.snapshot }] : [],
+      )
+    : []
   for (const { path } of binds) {
-    if (!roots.some((root) => within(realPath(path), root))) thePlan.blockers.push({ code: "bind_refused", message: `host path ${path} is not under SVC_BIND_ROOTS here` })
-    else if (holdsData(path) && !req.force) thePlan.blockers.push({ code: "bind_not_empty", message: `host path ${path} holds data (force restores over it)` })
-    else thePlan.warnings.push(`host path ${path} is restored from the backup${holdsData(path) ? ", over what it holds" : ""}`)
+    if (!roots.some((root) => within(realPath(path), root)))
+      thePlan.blockers.push({ code: "bind_refused", message: `host path ${path} is not under SVC_BIND_ROOTS here` })
+    else if (holdsData(path) && !req.force)
+      thePlan.blockers.push({
+        code: "bind_not_empty",
+        message: `host path ${path} holds data (force restores over it)`,
+      })
+    else
+      thePlan.warnings.push(
+        `host path ${path} is restored from the backup${holdsData(path) ? ", over what it holds" : ""}`,
+      )
   }
   if (req.dry_run) return { plan: thePlan, restored: false }
-  if (thePlan.blockers.length) throw conflict(`the restore is blocked: ${thePlan.blockers.map((b) => b.message).join("; ")}`, "restore_blocked", { body: { plan: thePlan } })
+  if (thePlan.blockers.length)
+    throw conflict(`the restore is blocked: ${thePlan.blockers.map((b) => b.message).join("; ")}`, "restore_blocked", {
+      body: { plan: thePlan },
+    })
 
   const undo: (() => unknown)[] = []
   // The stack's records are written (not started) while its data comes in; a failure removes both.
@@ -243,12 +323,26 @@ async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Bac
   try {
     for (const vol of thePlan.volumes.filter((v) => v.transfer)) {
       const piece = volumePiece(backup, vol.source)!
-      if (req.to === undefined && piece.folder && (await restoreFolder(ctx.engine, repo, piece.snapshot, vol.target, deadline, ahead?.volume === vol.source ? ahead : undefined))) {
+      if (
+        req.to === undefined &&
+        piece.folder &&
+        (await restoreFolder(
+          ctx.engine,
+          repo,
+          piece.snapshot,
+          vol.target,
+          deadline,
+          ahead?.volume === vol.source ? ahead : undefined,
+        ))
+      ) {
         undo.push(() => side.removeVolume(vol.target))
         continue
       }
       const dump = dumps.take(vol.source)
-      const into = req.to === undefined ? importVolume(ctx.engine, ctx.config.transferImage, vol.target, dump.stdout, req.force ?? false) : side.importVolume(vol.target, dump.stdout)
+      const into =
+        req.to === undefined
+          ? importVolume(ctx.engine, ctx.config.transferImage, vol.target, dump.stdout, req.force ?? false)
+          : side.importVolume(vol.target, dump.stdout)
       const result = await into.catch(async (err) => {
         // The import may have failed before it read the dump: restic would wait on its output forever.
         dump.stop()
@@ -263,7 +357,10 @@ async function restoreWith(ctx: RestoreHost, side: Side, repo: Repo, backup: Bac
     await records
   } catch (err) {
     await records.catch(() => {})
-    for (const step of undo.reverse()) await Promise.resolve().then(step).catch(() => {})
+    for (const step of undo.reverse())
+      await Promise.resolve()
+        .then(step)
+        .catch(() => {})
     throw err
   }
   return { plan: thePlan, restored: true }

@@ -32,7 +32,12 @@ function pieceOf(s: Snapshot): string {
 }
 
 export async function listBackups(repo: Repo, serverId: string, stack: string, deadline: Deadline): Promise<Backup[]> {
-  const out = await restic(repo, ["snapshots", "--json", "--host", serverId, "--tag", tags(serverId, stack).join(",")], deadline, { aside: true })
+  const out = await restic(
+    repo,
+    ["snapshots", "--json", "--host", serverId, "--tag", tags(serverId, stack).join(",")],
+    deadline,
+    { aside: true },
+  )
   const runs = new Map<string, Backup>()
   for (const s of JSON.parse(out || "[]") as Snapshot[]) {
     const run = tagValue(s, "run")
@@ -45,10 +50,20 @@ export async function listBackups(repo: Repo, serverId: string, stack: string, d
   return [...runs.values()].sort((a, b) => b.time.localeCompare(a.time))
 }
 
-export async function findBackup(repo: Repo, serverId: string, stack: string, run: string | undefined, deadline: Deadline): Promise<Backup> {
+export async function findBackup(
+  repo: Repo,
+  serverId: string,
+  stack: string,
+  run: string | undefined,
+  deadline: Deadline,
+): Promise<Backup> {
   const all = await listBackups(repo, serverId, stack, deadline)
   const found = run ? all.find((b) => b.run === run) : all[0]
-  if (!found || !found.pieces.some((p) => p.path === "stack.json")) throw notFound(`no backup ${run ?? ""} of stack ${stack} in repository ${repo.name}`.replace("  ", " "), "backup_not_found")
+  if (!found || !found.pieces.some((p) => p.path === "stack.json"))
+    throw notFound(
+      `no backup ${run ?? ""} of stack ${stack} in repository ${repo.name}`.replace("  ", " "),
+      "backup_not_found",
+    )
   return found
 }
 

@@ -12,7 +12,10 @@ const SILENCE_MS = 15_000
 
 type NodeEvent = { type: "node"; action: "online" | "offline"; name: string; level: "info" | "error"; message: string }
 
-export async function accept(ctx: { nodes: NodeRegistry; events: { publish(event: NodeEvent): void } }, serverId: string | null): Promise<SocketSession> {
+export async function accept(
+  ctx: { nodes: NodeRegistry; events: { publish(event: NodeEvent): void } },
+  serverId: string | null,
+): Promise<SocketSession> {
   if (!serverId) throw badRequest("the X-Server-Id header is required")
   const node = (await ctx.nodes.list()).find((n) => n.server_id === serverId && n.url === outboundUrl(serverId))
   if (!node) throw notFound(`server ${serverId} is not registered as an outbound node`, "node_not_found")
@@ -24,7 +27,13 @@ export async function accept(ctx: { nodes: NodeRegistry; events: { publish(event
     open(p) {
       peer = p
       tunnels.attach(serverId, p)
-      ctx.events.publish({ type: "node", action: "online", name: node.name, level: "info", message: `node ${node.name} (${node.url}) connected` })
+      ctx.events.publish({
+        type: "node",
+        action: "online",
+        name: node.name,
+        level: "info",
+        message: `node ${node.name} (${node.url}) connected`,
+      })
       watch = setInterval(() => {
         if (Date.now() - heard <= SILENCE_MS) return
         silent = true
@@ -39,8 +48,16 @@ export async function accept(ctx: { nodes: NodeRegistry; events: { publish(event
     close(code, reason) {
       clearInterval(watch)
       if (!peer || !tunnels.detach(serverId, peer)) return
-      const why = silent ? `no heartbeat for ${SILENCE_MS / 1000} s` : `its connection closed (${code ?? 1005}${reason ? `: ${reason}` : ""})`
-      ctx.events.publish({ type: "node", action: "offline", name: node.name, level: "error", message: `node ${node.name} (${node.url}) is offline: ${why}` })
+      const why = silent
+        ? `no heartbeat for ${SILENCE_MS / 1000} s`
+        : `its connection closed (${code ?? 1005}${reason ? `: ${reason}` : ""})`
+      ctx.events.publish({
+        type: "node",
+        action: "offline",
+        name: node.name,
+        level: "error",
+        message: `node ${node.name} (${node.url}) is offline: ${why}`,
+      })
     },
   }
 }

@@ -46,7 +46,11 @@ const unreachable = (node: NodeEntry, err: unknown) => new NodeUnreachable(who(n
 function connectFailed(node: NodeEntry, e: ErrorEvent): HttpError {
   const status = Number(/Expected 101 status code: (\d{3})/.exec(e.message)?.[1])
   if (!status) return unreachable(node, e.error ?? e.message)
-  return new HttpError(status >= 400 && status < 500 ? status : 502, "upgrade_refused", `node "${node.name}" answered the WebSocket upgrade with HTTP ${status}`)
+  return new HttpError(
+    status >= 400 && status < 500 ? status : 502,
+    "upgrade_refused",
+    `node "${node.name}" answered the WebSocket upgrade with HTTP ${status}`,
+  )
 }
 
 /** The gateway's proof for a call to `node`, when it has a signer (its caller is known). */
@@ -64,7 +68,11 @@ export async function forward(node: NodeEntry, req: Request, sign?: ProofSigner)
     redirect: "manual",
     signal: req.signal, // the client going away ends the call to the node
   })
-  return new Response(res.body, { status: res.status, statusText: res.statusText, headers: strip(res.headers, ["set-cookie"]) })
+  return new Response(res.body, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: strip(res.headers, ["set-cookie"]),
+  })
 }
 
 /** Opens the node's WebSocket; resolves once it is open, so a failure still refuses the client's upgrade (502, or the node's 4xx). */
@@ -74,9 +82,11 @@ export async function bridge(node: NodeEntry, requestUrl: string, sign?: ProofSi
   const outbound = outboundId(node.url)
   const path = targetPath(requestUrl)
   const headers = proven(new Headers(), node, "GET", path, sign)
-  const upstream = (
-    outbound ? tunnels.socket(outbound, path, headers) : new WebSocket(targetUrl(node, requestUrl).replace(/^http/, "ws"), { headers } as unknown as string[])
-  ) as unknown as Bun.WebSocket
+  const upstream = (outbound
+    ? tunnels.socket(outbound, path, headers)
+    : new WebSocket(targetUrl(node, requestUrl).replace(/^http/, "ws"), {
+        headers,
+      } as unknown as string[])) as unknown as Bun.WebSocket
   upstream.binaryType = "arraybuffer"
   upstream.pause() // until the client's socket is open
   await new Promise<void>((resolve, reject) => {

@@ -23,7 +23,8 @@ const BACKOFF_MIN_MS = 500
 const BACKOFF_MAX_MS = 30_000
 
 /** Full jitter: anywhere up to the exponential step, so members that lost the same control plane do not come back together. */
-export const backoff = (attempt: number, random = Math.random) => Math.round(random() * Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** attempt))
+export const backoff = (attempt: number, random = Math.random) =>
+  Math.round(random() * Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** attempt))
 
 export class Link {
   private socket: WebSocket | undefined
@@ -106,7 +107,8 @@ export class Link {
         const whole = typeof e.data === "string" ? undefined : unframe(new Uint8Array(e.data as ArrayBuffer))
         const open = whole ? valid(whole.head) : parse(String(e.data))
         // A stream that fails ends on its own: the control plane's caller sees its connection close.
-        if (open) (open.type === "socket" ? carrySocket(t, open) : carry(t, open, this.api, ws, whole?.body)).catch(() => {})
+        if (open)
+          (open.type === "socket" ? carrySocket(t, open) : carry(t, open, this.api, ws, whole?.body)).catch(() => {})
       }
       ws.onerror = (e) => (this.state.error = (e as ErrorEvent).message ?? "connection failed")
       ws.onclose = (e) => {
@@ -140,15 +142,29 @@ function parse(text: string): Open | undefined {
 
 function valid(head: unknown): Open | undefined {
   const m = head as Partial<Open> | null
-  if (!m || (m.type !== "open" && m.type !== "socket") || !/^[0-9a-f-]{36}$/.test(m.id ?? "") || !m.path?.startsWith("/")) return undefined
+  if (
+    !m ||
+    (m.type !== "open" && m.type !== "socket") ||
+    !/^[0-9a-f-]{36}$/.test(m.id ?? "") ||
+    !m.path?.startsWith("/")
+  )
+    return undefined
   return m as Open
 }
 
 /** Carries out one call: its body fetched from the control plane when it was not sent whole, this server's API called, the answer sent back. */
-async function carry(t: LinkTarget, open: Open, api: LocalApi | undefined, control: WebSocket, inline?: Uint8Array): Promise<void> {
+async function carry(
+  t: LinkTarget,
+  open: Open,
+  api: LocalApi | undefined,
+  control: WebSocket,
+  inline?: Uint8Array,
+): Promise<void> {
   const url = `${t.controlPlaneUrl}/api/cluster/streams/${open.id}`
   const auth = { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId }
-  const req = open.body ? await fetch(url, { headers: auth, decompress: false, timeout: false } as RequestInit).catch(() => undefined) : undefined
+  const req = open.body
+    ? await fetch(url, { headers: auth, decompress: false, timeout: false } as RequestInit).catch(() => undefined)
+    : undefined
   if (open.body && !req?.ok) return
   const sent = inline ?? req?.body ?? undefined
   // Ends a streamed answer's call on this server once its post ends (read to the end, or the caller went away).
@@ -161,16 +177,29 @@ async function carry(t: LinkTarget, open: Open, api: LocalApi | undefined, contr
     signal: done.signal,
     ...(sent ? { duplex: "half" } : {}),
   } as RequestInit)
-  const answer = await (api ? api(request) : fetch(request, { decompress: false, timeout: false } as RequestInit)).catch((err: Error) =>
-    Response.json({ error: { code: "node_unreachable", message: `the node's own API did not answer: ${err.message}` } }, { status: 502 }),
+  const answer = await (api
+    ? api(request)
+    : fetch(request, { decompress: false, timeout: false } as RequestInit)
+  ).catch((err: Error) =>
+    Response.json(
+      { error: { code: "node_unreachable", message: `the node's own API did not answer: ${err.message}` } },
+      { status: 502 },
+    ),
   )
   const body = await whole(answer.body)
   if (body instanceof Uint8Array && control.readyState === WebSocket.OPEN) {
     // Answered whole: the call is over as an HTTP exchange is once its answer is read (nothing aborts it).
     return void control.send(frame({ id: open.id, status: answer.status, headers: [...answer.headers] }, body))
   }
-  const head = { ...auth, "x-hm-status": String(answer.status), "x-hm-headers": packHeaders(answer.headers), "content-type": "application/octet-stream" }
-  await fetch(url, { method: "POST", headers: head, body, duplex: "half", timeout: false } as RequestInit).finally(() => done.abort())
+  const head = {
+    ...auth,
+    "x-hm-status": String(answer.status),
+    "x-hm-headers": packHeaders(answer.headers),
+    "content-type": "application/octet-stream",
+  }
+  await fetch(url, { method: "POST", headers: head, body, duplex: "half", timeout: false } as RequestInit).finally(() =>
+    done.abort(),
+  )
 }
 
 /** Yields to the event loop once: what a body has ready now is read before it. */
@@ -211,14 +240,20 @@ async function whole(body: ReadableStream<Uint8Array> | null): Promise<Uint8Arra
 async function carrySocket(t: LinkTarget, open: Open): Promise<void> {
   const url = `${t.controlPlaneUrl}/api/cluster/streams/${open.id}`
   const auth = { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId }
-  const local = socket(`${t.local.replace(/^http/, "ws")}${open.path}`, Object.fromEntries(unpackHeaders(open.headers ?? null)))
+  const local = socket(
+    `${t.local.replace(/^http/, "ws")}${open.path}`,
+    Object.fromEntries(unpackHeaders(open.headers ?? null)),
+  )
   const opened = await new Promise<string | null>((resolve) => {
     local.onopen = () => resolve(null)
     local.onerror = (e) => resolve((e as ErrorEvent).message ?? "")
   })
   if (opened !== null) {
     const status = /Expected 101 status code: (\d{3})/.exec(opened)?.[1] ?? "502"
-    await fetch(url, { method: "POST", headers: { ...auth, "x-hm-status": status, "x-hm-headers": packHeaders(new Headers()) } })
+    await fetch(url, {
+      method: "POST",
+      headers: { ...auth, "x-hm-status": status, "x-hm-headers": packHeaders(new Headers()) },
+    })
     return
   }
   local.pause()
@@ -230,7 +265,10 @@ async function carrySocket(t: LinkTarget, open: Open): Promise<void> {
 
 /** Bun's client socket (the DOM typing lacks its pause, resume and request headers). */
 function socket(url: string, headers?: Record<string, string>): Bun.WebSocket & WebSocket {
-  const ws = new WebSocket(url, (headers ? { headers } : undefined) as unknown as string[]) as unknown as Bun.WebSocket & WebSocket
+  const ws = new WebSocket(
+    url,
+    (headers ? { headers } : undefined) as unknown as string[],
+  ) as unknown as Bun.WebSocket & WebSocket
   ws.binaryType = "arraybuffer"
   return ws
 }

@@ -70,7 +70,11 @@ export function baseUrl(input: string, field: string): string {
     throw new HttpError(400, "invalid_request", `body.${field}: not a URL`)
   }
   if (!/^https?:$/.test(url.protocol) || url.search || url.hash || url.username)
-    throw new HttpError(400, "invalid_request", `body.${field}: must be an http(s) URL without query, fragment or credentials`)
+    throw new HttpError(
+      400,
+      "invalid_request",
+      `body.${field}: must be an http(s) URL without query, fragment or credentials`,
+    )
   return url.href.replace(/\/+$/, "")
 }
 
@@ -81,7 +85,8 @@ export interface Member {
   config: { addr: { port: number }; probeTimeoutMs: number }
 }
 
-const controlPlane = (url: string, token?: string) => new NodeClient(url, { token, unreachableCode: "server_unreachable" })
+const controlPlane = (url: string, token?: string) =>
+  new NodeClient(url, { token, unreachableCode: "server_unreachable" })
 
 export interface JoinRequest {
   control_plane_url: string
@@ -99,32 +104,64 @@ export interface JoinRequest {
 export async function join(ctx: Member, req: JoinRequest) {
   const before = await ctx.cluster.read()
   if (before?.role === "control-plane")
-    throw conflict("this server is a control plane; leave its cluster (DELETE /api/cluster/membership) before joining another", "is_control_plane")
+    throw conflict(
+      "this server is a control plane; leave its cluster (DELETE /api/cluster/membership) before joining another",
+      "is_control_plane",
+    )
   const cp = baseUrl(req.control_plane_url, "control_plane_url")
   if (before?.role === "member" && before.control_plane_url !== cp)
-    throw conflict(`this server is a member of ${before.control_plane_url}; leave it (DELETE /api/cluster/membership) before joining another`, "already_member")
+    throw conflict(
+      `this server is a member of ${before.control_plane_url}; leave it (DELETE /api/cluster/membership) before joining another`,
+      "already_member",
+    )
   const undo = () => (before ? ctx.cluster.save(before) : ctx.cluster.forget())
   const connect = req.connect === "outbound" ? ({ connect: "outbound" } as const) : {}
   // Saved first: the control plane probes this server with the token before it answers.
   ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp, ...connect })
-  const body = { token: req.token, server_id: ctx.serverId, name: req.name, advertise: req.advertise, port: ctx.config.addr.port, ...connect }
+  const body = {
+    token: req.token,
+    server_id: ctx.serverId,
+    name: req.name,
+    advertise: req.advertise,
+    port: ctx.config.addr.port,
+    ...connect,
+  }
   let node: { name: string; url: string; status: string; error: string | null; control_plane_id?: string }
   try {
     // The control plane answers after its own probe of this server: give it that long twice over.
-    const res = await controlPlane(cp).fetch("/api/cluster/register", { method: "POST", json: body, timeoutMs: 3 * ctx.config.probeTimeoutMs })
+    const res = await controlPlane(cp).fetch("/api/cluster/register", {
+      method: "POST",
+      json: body,
+      timeoutMs: 3 * ctx.config.probeTimeoutMs,
+    })
     if (!res.ok) throw await refusal(res, "the control plane refused", "join_refused")
     node = await res.json()
   } catch (err) {
     undo()
     throw err
   }
-  ctx.cluster.save({ role: "member", token: req.token, control_plane_url: cp, name: node.name, control_plane_id: node.control_plane_id, ...connect })
+  ctx.cluster.save({
+    role: "member",
+    token: req.token,
+    control_plane_url: cp,
+    name: node.name,
+    control_plane_id: node.control_plane_id,
+    ...connect,
+  })
   link.wake()
   if (req.connect === "outbound") {
     const online = await link.connected(3 * ctx.config.probeTimeoutMs)
-    node = { ...node, status: online ? "online" : "offline", error: online ? null : (link.state.error ?? "no connection yet") }
+    node = {
+      ...node,
+      status: online ? "online" : "offline",
+      error: online ? null : (link.state.error ?? "no connection yet"),
+    }
   }
-  return { role: "member", control_plane_url: cp, node: { name: node.name, url: node.url, status: node.status, error: node.error } }
+  return {
+    role: "member",
+    control_plane_url: cp,
+    node: { name: node.name, url: node.url, status: node.status, error: node.error },
+  }
 }
 
 /**
@@ -140,9 +177,13 @@ export async function leave(ctx: Member): Promise<{ left: boolean; removed: bool
   if (m.role === "member") {
     const path = `/api/nodes/${encodeURIComponent(m.name ?? "")}?server_id=${encodeURIComponent(ctx.serverId)}`
     try {
-      const res = await controlPlane(m.control_plane_url!, m.token).fetch(path, { method: "DELETE", timeoutMs: ctx.config.probeTimeoutMs })
+      const res = await controlPlane(m.control_plane_url!, m.token).fetch(path, {
+        method: "DELETE",
+        timeoutMs: ctx.config.probeTimeoutMs,
+      })
       removed = res.status === 200
-      if (!removed) error = `the control plane did not drop this server: ${(await errorOf(res))?.message ?? `HTTP ${res.status}`}`
+      if (!removed)
+        error = `the control plane did not drop this server: ${(await errorOf(res))?.message ?? `HTTP ${res.status}`}`
     } catch (err) {
       error = (err as Error).message
     }
@@ -153,9 +194,21 @@ export async function leave(ctx: Member): Promise<{ left: boolean; removed: bool
 }
 
 /** Where a member that joined outbound connects to, and its own API the streams are carried out on. */
-export async function linkTarget(ctx: Member & { config: { addr: { host: string } } }): Promise<LinkTarget | undefined> {
+export async function linkTarget(
+  ctx: Member & { config: { addr: { host: string } } },
+): Promise<LinkTarget | undefined> {
   const m = await ctx.cluster.read()
   if (m?.role !== "member" || m.connect !== "outbound") return undefined
-  const host = ctx.config.addr.host === "0.0.0.0" || !ctx.config.addr.host ? "127.0.0.1" : ctx.config.addr.host === "::" ? "::1" : ctx.config.addr.host
-  return { controlPlaneUrl: m.control_plane_url!, token: m.token, serverId: ctx.serverId, local: `http://${host.includes(":") ? `[${host}]` : host}:${ctx.config.addr.port}` }
+  const host =
+    ctx.config.addr.host === "0.0.0.0" || !ctx.config.addr.host
+      ? "127.0.0.1"
+      : ctx.config.addr.host === "::"
+        ? "::1"
+        : ctx.config.addr.host
+  return {
+    controlPlaneUrl: m.control_plane_url!,
+    token: m.token,
+    serverId: ctx.serverId,
+    local: `http://${host.includes(":") ? `[${host}]` : host}:${ctx.config.addr.port}`,
+  }
 }

@@ -51,17 +51,26 @@ export function failure(err: unknown, timeoutMs?: number): string {
 export async function errorOf(res: Response): Promise<{ code?: string; message?: string } | undefined> {
   const e = ((await res.json().catch(() => null)) as { error?: { code?: unknown; message?: unknown } } | null)?.error
   if (!e) return undefined
-  return { code: typeof e.code === "string" ? e.code : undefined, message: typeof e.message === "string" ? e.message : undefined }
+  return {
+    code: typeof e.code === "string" ? e.code : undefined,
+    message: typeof e.message === "string" ? e.message : undefined,
+  }
 }
 
 /** A refusal as this server's error: the peer's 4xx kept (a 5xx is a 502), its code, and its message after `prefix`. */
 export async function refusal(res: Response, prefix: string, fallbackCode: string): Promise<HttpError> {
   const e = await errorOf(res)
-  return new HttpError(res.status >= 500 ? 502 : res.status, e?.code ?? fallbackCode, `${prefix}: ${e?.message ?? `HTTP ${res.status}`}`)
+  return new HttpError(
+    res.status >= 500 ? 502 : res.status,
+    e?.code ?? fallbackCode,
+    `${prefix}: ${e?.message ?? `HTTP ${res.status}`}`,
+  )
 }
 
 function signalOf(call: NodeCall): AbortSignal | undefined {
-  const signals = [call.signal, call.timeoutMs === undefined ? undefined : AbortSignal.timeout(call.timeoutMs)].filter((s) => s !== undefined)
+  const signals = [call.signal, call.timeoutMs === undefined ? undefined : AbortSignal.timeout(call.timeoutMs)].filter(
+    (s) => s !== undefined,
+  )
   return signals.length > 1 ? AbortSignal.any(signals) : signals[0]
 }
 
@@ -90,7 +99,13 @@ export class NodeClient {
       // A node behind NAT is reached through the connection it holds to this control plane.
       if (outbound) {
         const body = call.json !== undefined ? JSON.stringify(call.json) : stream
-        return await tunnels.fetch(outbound, { method: call.method ?? "GET", path, headers: headersOf(call, this.options.token), body, signal: signalOf(call) })
+        return await tunnels.fetch(outbound, {
+          method: call.method ?? "GET",
+          path,
+          headers: headersOf(call, this.options.token),
+          body,
+          signal: signalOf(call),
+        })
       }
       return await fetch(`${this.base}${path}`, {
         method: call.method ?? "GET",
@@ -103,7 +118,11 @@ export class NodeClient {
         ...(call.timeoutMs === undefined ? { timeout: false } : {}),
       } as RequestInit)
     } catch (err) {
-      throw new NodeUnreachable(this.who, this.options.unreachableCode ?? "node_unreachable", failure(err, call.timeoutMs))
+      throw new NodeUnreachable(
+        this.who,
+        this.options.unreachableCode ?? "node_unreachable",
+        failure(err, call.timeoutMs),
+      )
     }
   }
 

@@ -28,7 +28,11 @@ export interface ProbeResult {
 export const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/
 
 /** The name of a node that joined without one. */
-export const defaultName = (serverId: string) => `node-${serverId.replace(/[^A-Za-z0-9]/g, "").slice(0, 8).toLowerCase()}`
+export const defaultName = (serverId: string) =>
+  `node-${serverId
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, 8)
+    .toLowerCase()}`
 
 /**
  * Where a joining node answers: its `advertise` URL, else the address its registration came from
@@ -98,7 +102,15 @@ export class NodeRegistry {
         throw conflict(`the node name "${input.name}" is taken by another server; join with another name`, "name_taken")
       const created = !table[input.server_id]
       const { name, url, server_id } = input
-      const node: NodeEntry = { name, url, status: "unknown", error: "not probed yet", server_id, registered_at: new Date(this.now()).toISOString(), checked_at: null }
+      const node: NodeEntry = {
+        name,
+        url,
+        status: "unknown",
+        error: "not probed yet",
+        server_id,
+        registered_at: new Date(this.now()).toISOString(),
+        checked_at: null,
+      }
       table[input.server_id] = node
       return { node, created }
     })
@@ -117,8 +129,14 @@ export class NodeRegistry {
   /** Drops a node; with `serverId`, only when the name still belongs to that server. */
   remove(name: string, serverId?: string): Promise<NodeEntry> {
     return this.change((table) => {
-      const node = Object.values(table).find((n) => n.name === name && (serverId === undefined || n.server_id === serverId))
-      if (!node) throw notFound(`no node named "${name}"${serverId ? ` with server_id ${serverId}` : ""} in the registry`, "node_not_found")
+      const node = Object.values(table).find(
+        (n) => n.name === name && (serverId === undefined || n.server_id === serverId),
+      )
+      if (!node)
+        throw notFound(
+          `no node named "${name}"${serverId ? ` with server_id ${serverId}` : ""} in the registry`,
+          "node_not_found",
+        )
       delete table[node.server_id]
       return node
     })

@@ -37,13 +37,21 @@ interface Payload {
 }
 
 // Bun's own hasher, not node:crypto: the service starts without loading that module.
-const mac = (token: string, method: string, path: string, payload: string) => new Bun.CryptoHasher("sha256", token).update(`hm-proof-v1\n${method.toUpperCase()}\n${path}\n${payload}`).digest()
+const mac = (token: string, method: string, path: string, payload: string) =>
+  new Bun.CryptoHasher("sha256", token).update(`hm-proof-v1\n${method.toUpperCase()}\n${path}\n${payload}`).digest()
 
 /** Signs one forwarded call for the caller it was made for: the method, the node's path with its query, the node's server_id. */
 export type ProofSigner = (method: string, path: string, node: string) => string
 
 /** The header's value for one call: `path` is the node's path with its query, as the node will see it. */
-export function signProof(token: string, method: string, path: string, who: Forwarded, now = Date.now(), nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url")): string {
+export function signProof(
+  token: string,
+  method: string,
+  path: string,
+  who: Forwarded,
+  now = Date.now(),
+  nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url"),
+): string {
   const payload: Payload = { cp: who.controlPlane, node: who.node, user: who.user, role: who.role, t: now, n: nonce }
   const encoded = Buffer.from(JSON.stringify(payload)).toString("base64url")
   return `v1.${encoded}.${mac(token, method, path, encoded).toString("base64url")}`
@@ -87,14 +95,22 @@ export class ProofCheck {
   check(header: string, method: string, path: string, expect: ProofExpect): Forwarded {
     const { encoded, signature, payload } = parse(header)
     const expected = mac(expect.token, method, path, encoded).toString("base64url")
-    if (!sameSecret(signature, expected)) throw refused("it does not match this node's cluster token, the method and the path")
+    if (!sameSecret(signature, expected))
+      throw refused("it does not match this node's cluster token, the method and the path")
     const now = this.now()
-    if (Math.abs(now - payload.t) > PROOF_WINDOW_MS) throw refused(`its time is more than ${PROOF_WINDOW_MS / 1000} s from this node's clock`)
+    if (Math.abs(now - payload.t) > PROOF_WINDOW_MS)
+      throw refused(`its time is more than ${PROOF_WINDOW_MS / 1000} s from this node's clock`)
     if (payload.node !== expect.node) throw refused("it was made for another node")
     if (payload.cp !== expect.controlPlane) throw refused("it comes from another control plane than this node's")
     this.sweep(now)
     if (this.nonces.has(payload.n)) throw refused("it was used already")
-    if (this.nonces.size >= this.max) throw new HttpError(503, "too_many_calls", `more than ${this.max} calls came through the gateway within ${PROOF_WINDOW_MS / 1000} s`, { headers: { "retry-after": "1" } })
+    if (this.nonces.size >= this.max)
+      throw new HttpError(
+        503,
+        "too_many_calls",
+        `more than ${this.max} calls came through the gateway within ${PROOF_WINDOW_MS / 1000} s`,
+        { headers: { "retry-after": "1" } },
+      )
     this.nonces.set(payload.n, payload.t + PROOF_WINDOW_MS)
     return { controlPlane: payload.cp, node: payload.node, user: payload.user, role: payload.role }
   }

@@ -2,7 +2,11 @@
 import * as v from "valibot"
 import { NODE_NAME } from "./nodes.ts"
 
-export const nodeName = v.pipe(v.string(), v.regex(NODE_NAME, "a node name is letters, digits, dot, dash or underscore (at most 63)"), v.description("node name in the registry"))
+export const nodeName = v.pipe(
+  v.string(),
+  v.regex(NODE_NAME, "a node name is letters, digits, dot, dash or underscore (at most 63)"),
+  v.description("node name in the registry"),
+)
 
 const nodeStatus = v.picklist(["online", "offline", "unauthorized", "unknown"])
 
@@ -18,7 +22,12 @@ export const nodeSchema = v.object({
 export type ClusterNode = v.InferOutput<typeof nodeSchema>
 
 /** A node as a joining server is told about it. */
-export const probedNodeSchema = v.object({ name: v.string(), url: v.string(), status: nodeStatus, error: v.nullable(v.string()) })
+export const probedNodeSchema = v.object({
+  name: v.string(),
+  url: v.string(),
+  status: nodeStatus,
+  error: v.nullable(v.string()),
+})
 
 /** What a control plane answers a registration: the node, and the control plane's own server_id (which its gateway's proofs name). */
 export const registeredNodeSchema = v.object({ ...probedNodeSchema.entries, control_plane_id: v.string() })

@@ -67,7 +67,9 @@ export function unframe(bytes: Uint8Array): { head: Record<string, unknown>; bod
   if (4 + length > bytes.byteLength) return undefined
   try {
     const head = JSON.parse(Buffer.from(bytes.subarray(4, 4 + length)).toString()) as unknown
-    return head && typeof head === "object" ? { head: head as Record<string, unknown>, body: bytes.subarray(4 + length) } : undefined
+    return head && typeof head === "object"
+      ? { head: head as Record<string, unknown>, body: bytes.subarray(4 + length) }
+      : undefined
   } catch {
     return undefined
   }
@@ -83,7 +85,8 @@ async function inlineBody(req: StreamRequest): Promise<Uint8Array | undefined> {
 
 /** Header values travel as base64url JSON: any byte a header may hold arrives as it was. */
 export const packHeaders = (headers: Headers) => Buffer.from(JSON.stringify([...headers])).toString("base64url")
-export const unpackHeaders = (packed: string | null) => new Headers(JSON.parse(Buffer.from(packed ?? "", "base64url").toString() || "[]"))
+export const unpackHeaders = (packed: string | null) =>
+  new Headers(JSON.parse(Buffer.from(packed ?? "", "base64url").toString() || "[]"))
 
 export class Tunnels {
   private readonly controls = new Map<string, Peer>()
@@ -99,7 +102,8 @@ export class Tunnels {
   /** What the registry shows for an outbound node: online exactly while it is connected. */
   status(serverId: string): { status: "online" | "offline" | "unauthorized"; error: string | null } {
     if (this.controls.has(serverId)) return { status: "online", error: null }
-    if (this.retired.has(serverId)) return { status: "unauthorized", error: "the cluster token changed: the node must join again with the new one" }
+    if (this.retired.has(serverId))
+      return { status: "unauthorized", error: "the cluster token changed: the node must join again with the new one" }
     return { status: "offline", error: "the node is not connected" }
   }
 
@@ -128,7 +132,8 @@ export class Tunnels {
   detach(serverId: string, peer: Peer): boolean {
     if (this.controls.get(serverId) !== peer) return false
     this.controls.delete(serverId)
-    for (const [id, s] of this.streams) if (s.serverId === serverId) this.fail(id, new Error("the node's connection closed"))
+    for (const [id, s] of this.streams)
+      if (s.serverId === serverId) this.fail(id, new Error("the node's connection closed"))
     return true
   }
 
@@ -165,7 +170,8 @@ export class Tunnels {
       // A body or a socket the node has not come for in time: it will not.
       const late = () => {
         const s = this.streams.get(id)
-        if (s && (!s.taken || s.socket)) this.fail(id, new Error(`the node did not open the stream within ${DIAL_MS} ms`))
+        if (s && (!s.taken || s.socket))
+          this.fail(id, new Error(`the node did not open the stream within ${DIAL_MS} ms`))
       }
       const timer = setTimeout(late, DIAL_MS)
       const done = () => {
@@ -176,11 +182,22 @@ export class Tunnels {
       req.signal?.addEventListener("abort", abort, { once: true })
       // A request without a body, or with a small one, is whole in the message: nothing is left to fetch.
       const body = !inline && req.body !== undefined && req.body !== null
-      this.streams.set(id, { ...req, serverId, taken: !body, socket, resolve: (r) => (done(), resolve(r)), reject: (e) => (done(), reject(e)) })
+      this.streams.set(id, {
+        ...req,
+        serverId,
+        taken: !body,
+        socket,
+        resolve: (r) => (done(), resolve(r)),
+        reject: (e) => (done(), reject(e)),
+      })
       this.count(serverId).streams++
       const head = { id, method: req.method, path: req.path, headers: packHeaders(req.headers), body }
       if (inline) return void control.send(frame({ type: "open", ...head }, inline))
-      control.send(JSON.stringify(socket ? { type: "socket", id, path: req.path, headers: head.headers } : { type: "open", ...head }))
+      control.send(
+        JSON.stringify(
+          socket ? { type: "socket", id, path: req.path, headers: head.headers } : { type: "open", ...head },
+        ),
+      )
     }).catch((err) => {
       this.count(serverId).streams--
       throw err
@@ -247,13 +264,27 @@ export class Tunnels {
     const whole = unframe(bytes)
     const { id, status, headers } = (whole?.head ?? {}) as { id?: unknown; status?: unknown; headers?: unknown }
     const s = typeof id === "string" ? this.streams.get(id) : undefined
-    if (!whole || !s || s.serverId !== serverId || !s.taken || s.socket || !Number.isInteger(status) || !Array.isArray(headers)) return
+    if (
+      !whole ||
+      !s ||
+      s.serverId !== serverId ||
+      !s.taken ||
+      s.socket ||
+      !Number.isInteger(status) ||
+      !Array.isArray(headers)
+    )
+      return
     this.streams.delete(id as string)
     const counters = this.count(serverId)
     counters.bytes += whole.body.byteLength
     counters.streams--
     const empty = NO_BODY.has(status as number) || s.method === "HEAD"
-    s.resolve(new Response(empty ? null : (whole.body as Uint8Array<ArrayBuffer>), { status: status as number, headers: headers as [string, string][] }))
+    s.resolve(
+      new Response(empty ? null : (whole.body as Uint8Array<ArrayBuffer>), {
+        status: status as number,
+        headers: headers as [string, string][],
+      }),
+    )
   }
 
   /** A node's WebSocket at `path` (opened with `headers`), shaped as the client socket the gateway bridges; it opens once the node's end connects. */
@@ -266,7 +297,8 @@ export class Tunnels {
   /** The node's end of a WebSocket stream, joined to the socket the gateway bridges. */
   adopt(id: string, serverId: string | null): SocketSession {
     const s = this.stream(id, serverId)
-    if (!s.socket || !s.taken) throw new HttpError(409, "stream_not_socket", "the stream is not a WebSocket fetched already")
+    if (!s.socket || !s.taken)
+      throw new HttpError(409, "stream_not_socket", "the stream is not a WebSocket fetched already")
     this.streams.delete(id)
     s.resolve(new Response(null, { status: 204 }))
     const session = s.socket.session()
@@ -314,7 +346,10 @@ export class TunnelSocket {
   /** No socket: the node's API answered the upgrade with `status` (0: the node gave no answer). */
   refused(status: number, message = "the node's end did not connect"): void {
     this.readyState = WebSocket.CLOSED
-    this.onerror?.({ message: status ? `Expected 101 status code: ${status}` : message, error: status ? undefined : new Error(message) })
+    this.onerror?.({
+      message: status ? `Expected 101 status code: ${status}` : message,
+      error: status ? undefined : new Error(message),
+    })
   }
 
   session(): SocketSession {
@@ -325,7 +360,8 @@ export class TunnelSocket {
         this.readyState = WebSocket.OPEN
         this.onopen?.(new Event("open"))
       },
-      message: (data) => this.onmessage?.({ data: typeof data === "string" ? data : (data.slice().buffer as ArrayBuffer) }),
+      message: (data) =>
+        this.onmessage?.({ data: typeof data === "string" ? data : (data.slice().buffer as ArrayBuffer) }),
       close: (code, reason) => {
         this.readyState = WebSocket.CLOSED
         this.onclose?.({ code: code ?? 1005, reason: reason ?? "" })

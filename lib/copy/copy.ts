@@ -34,7 +34,11 @@ export interface CopyDeps {
 
 /** What the planner needs to know about a server: its stacks, volumes, published ports, image tags and container names. */
 export async function serverInventory(ctx: Pick<CopyDeps, "engine" | "stacks" | "serverId">): Promise<Inventory> {
-  const [containers, volumes, images] = await Promise.all([ctx.engine.listContainers({ all: true }), ctx.engine.listVolumes(), ctx.engine.listImages()])
+  const [containers, volumes, images] = await Promise.all([
+    ctx.engine.listContainers({ all: true }),
+    ctx.engine.listVolumes(),
+    ctx.engine.listImages(),
+  ])
   const projects = containers.flatMap((c) => (c.Labels?.[STACK_LABEL] ? [c.Labels[STACK_LABEL]] : []))
   return {
     server_id: ctx.serverId,
@@ -42,7 +46,9 @@ export async function serverInventory(ctx: Pick<CopyDeps, "engine" | "stacks" | 
     volumes: volumes.map((v) => v.Name),
     ports: containers
       .filter((c) => c.State === "running" || c.State === "paused")
-      .flatMap((c) => c.Ports.flatMap((p) => (p.PublicPort ? [{ port: p.PublicPort, protocol: p.Type, ip: p.IP ?? "" }] : []))),
+      .flatMap((c) =>
+        c.Ports.flatMap((p) => (p.PublicPort ? [{ port: p.PublicPort, protocol: p.Type, ip: p.IP ?? "" }] : [])),
+      ),
     images: images.flatMap((i) => (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>")),
     containers: containers.flatMap((c) => c.Names.map((n) => n.replace(/^\//, ""))),
   }
@@ -85,7 +91,8 @@ export function localSide(ctx: CopyDeps): Side {
 export function nodeSide(node: { name: string; url: string }, token: string): Side {
   const where = `node ${node.name}`
   const client = new NodeClient(node.url, { token, who: `${where} (${node.url})` })
-  const send = (body: unknown) => (body instanceof ReadableStream ? { stream: body, headers: { "content-type": "application/x-tar" } } : { json: body })
+  const send = (body: unknown) =>
+    body instanceof ReadableStream ? { stream: body, headers: { "content-type": "application/x-tar" } } : { json: body }
   const json = (method: string, path: string, body?: unknown) => client.json(path, { method, ...send(body) })
   const tar = async (path: string) => (await client.ok(path)).body!
   const seg = encodeURIComponent
@@ -123,7 +130,8 @@ export async function sideOf(ctx: CopyDeps, node: string | undefined): Promise<S
   if (node === undefined) return localSide(ctx)
   const entry = await ctx.nodes.get(node)
   const token = (await ctx.cluster.read())?.token
-  if (!token) throw conflict("this server holds no cluster token: copies between nodes run on the control plane", "no_cluster")
+  if (!token)
+    throw conflict("this server holds no cluster token: copies between nodes run on the control plane", "no_cluster")
   return nodeSide(entry, token)
 }
 
@@ -145,7 +153,10 @@ export interface CopyResult {
 }
 
 export async function copyStack(ctx: CopyDeps, name: string, req: CopyRequest): Promise<CopyResult> {
-  const flags: CopyFlags = { ...COPY_DEFAULTS, ...Object.fromEntries(Object.entries(req).filter(([k, v]) => k in COPY_DEFAULTS && v !== undefined)) }
+  const flags: CopyFlags = {
+    ...COPY_DEFAULTS,
+    ...Object.fromEntries(Object.entries(req).filter(([k, v]) => k in COPY_DEFAULTS && v !== undefined)),
+  }
   const source = stackName(name)
   const target = stackName(req.as ?? source)
   const [src, dst] = await Promise.all([sideOf(ctx, req.from), sideOf(ctx, req.to)])
@@ -153,12 +164,22 @@ export async function copyStack(ctx: CopyDeps, name: string, req: CopyRequest): 
   const thePlan = plan({
     model: exportModel(doc),
     source: { name: source, volumes: srcInv.volumes, images: srcInv.images },
-    target: { name: target, stacks: dstInv.stacks, volumes: dstInv.volumes, ports: dstInv.ports, images: dstInv.images, containers: dstInv.containers },
+    target: {
+      name: target,
+      stacks: dstInv.stacks,
+      volumes: dstInv.volumes,
+      ports: dstInv.ports,
+      images: dstInv.images,
+      containers: dstInv.containers,
+    },
     sameServer: srcInv.server_id === dstInv.server_id,
     flags,
   })
   if (req.dry_run) return { plan: thePlan, copied: false, started: false }
-  if (thePlan.blockers.length) throw conflict(`the copy is blocked: ${thePlan.blockers.map((b) => b.message).join("; ")}`, "copy_blocked", { body: { plan: thePlan } })
+  if (thePlan.blockers.length)
+    throw conflict(`the copy is blocked: ${thePlan.blockers.map((b) => b.message).join("; ")}`, "copy_blocked", {
+      body: { plan: thePlan },
+    })
 
   const undo: { what: string; run: () => Promise<unknown> }[] = []
   try {
@@ -179,14 +200,25 @@ export async function copyStack(ctx: CopyDeps, name: string, req: CopyRequest): 
     await rollBack(ctx, undo.reverse(), `the copy of ${source} to ${dst.where} as ${target}`, dst.where)
     throw err
   }
-  ctx.events.publish({ type: "stack", action: "copy", name: target, level: "info", message: `copied ${source} from ${src.where} to ${dst.where} as ${target}` })
+  ctx.events.publish({
+    type: "stack",
+    action: "copy",
+    name: target,
+    level: "info",
+    message: `copied ${source} from ${src.where} to ${dst.where} as ${target}`,
+  })
   return { plan: thePlan, copied: true, started: req.start ?? false }
 }
 
 const gone = (err: unknown) => err instanceof HttpError && err.status === 404
 
 /** Runs the undo steps (newest first); what fails is named in an error event for removal by hand. */
-async function rollBack(ctx: Pick<CopyDeps, "events">, steps: { what: string; run: () => Promise<unknown> }[], copy: string, where: string): Promise<void> {
+async function rollBack(
+  ctx: Pick<CopyDeps, "events">,
+  steps: { what: string; run: () => Promise<unknown> }[],
+  copy: string,
+  where: string,
+): Promise<void> {
   const left: string[] = []
   for (const step of steps) {
     try {
@@ -196,5 +228,10 @@ async function rollBack(ctx: Pick<CopyDeps, "events">, steps: { what: string; ru
     }
   }
   if (left.length)
-    ctx.events.publish({ type: "stack", action: "copy_undo_failed", level: "error", message: `${copy} failed and could not undo itself; remove by hand on ${where}: ${left.join("; ")}` })
+    ctx.events.publish({
+      type: "stack",
+      action: "copy_undo_failed",
+      level: "error",
+      message: `${copy} failed and could not undo itself; remove by hand on ${where}: ${left.join("; ")}`,
+    })
 }

@@ -82,7 +82,16 @@ export async function exportStack(ctx: StackHost, name: string, opts: { sizes?: 
 
 /** What a copy plans with, from an export document: compose's model of the stack on its source. */
 export function exportModel(doc: StackExport): PlanModel {
-  return { images: doc.images, built: doc.built ?? [], containerNames: doc.container_names ?? [], ports: doc.ports ?? [], volumes: doc.mounts.volumes, binds: doc.mounts.binds, files: Object.keys(doc.files ?? {}).sort(), swarm: doc.orchestrator === "swarm" }
+  return {
+    images: doc.images,
+    built: doc.built ?? [],
+    containerNames: doc.container_names ?? [],
+    ports: doc.ports ?? [],
+    volumes: doc.mounts.volumes,
+    binds: doc.mounts.binds,
+    files: Object.keys(doc.files ?? {}).sort(),
+    swarm: doc.orchestrator === "swarm",
+  }
 }
 
 const storedEnv = v.array(v.object({ key: envInput.item.entries.key, value: v.string(), secret: v.boolean() }))
@@ -90,7 +99,10 @@ const storedEnv = v.array(v.object({ key: envInput.item.entries.key, value: v.st
 export const stackFiles = v.pipe(
   filesInput,
   v.check((f) => Object.keys(f).length <= FILES_MAX, `at most ${FILES_MAX} files`),
-  v.check((f) => Object.keys(f).every((p) => p.length <= FILE_PATH_MAX), `a path holds at most ${FILE_PATH_MAX} characters`),
+  v.check(
+    (f) => Object.keys(f).every((p) => p.length <= FILE_PATH_MAX),
+    `a path holds at most ${FILE_PATH_MAX} characters`,
+  ),
 )
 const changeList = v.object({ added: v.array(v.string()), removed: v.array(v.string()), changed: v.array(v.string()) })
 
@@ -128,10 +140,16 @@ export type ImportBody = v.InferOutput<typeof importBody>
  */
 export async function importStack(ctx: Pick<StackHost, "stacks" | "engine">, doc: ImportBody) {
   const name = stackName(doc.name)
-  for (const version of doc.versions) checkYamlSize(version.compose, { what: `version ${version.version}'s compose file` })
+  for (const version of doc.versions)
+    checkYamlSize(version.compose, { what: `version ${version.version}'s compose file` })
   await readCompose(doc.compose)
   const running = await ctx.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
   if (running.length) throw conflict(`the engine already runs a compose project named ${name}`, "name_taken")
   const stack = await ctx.stacks.importStack({ ...doc, name })
-  return { name, current_version: stack.state.current_version, versions: stack.versions.map((v) => v.version), env_pending: stack.state.env_pending }
+  return {
+    name,
+    current_version: stack.state.current_version,
+    versions: stack.versions.map((v) => v.version),
+    env_pending: stack.state.env_pending,
+  }
 }

@@ -14,7 +14,12 @@ export interface CopyFlags {
 }
 
 /** The defaults of the copy request's flags; `start` and `dry_run` default to false as well. */
-export const COPY_DEFAULTS: CopyFlags = { include_volumes: true, allow_binds: false, allow_anonymous_volumes: false, allow_port_clash: false }
+export const COPY_DEFAULTS: CopyFlags = {
+  include_volumes: true,
+  allow_binds: false,
+  allow_anonymous_volumes: false,
+  allow_port_clash: false,
+}
 
 /** What one side (source or destination) has: stack names, volume names, published ports, image tags, container names. */
 export interface SideFacts {
@@ -67,7 +72,17 @@ export interface PlannedImage {
   send: boolean
 }
 
-export type BlockerCode = "name_taken" | "container_name_taken" | "port_clash" | "volume_name_kept" | "volume_exists" | "binds" | "anonymous_volumes" | "swarm_volumes" | "bind_refused" | "bind_not_empty"
+export type BlockerCode =
+  | "name_taken"
+  | "container_name_taken"
+  | "port_clash"
+  | "volume_name_kept"
+  | "volume_exists"
+  | "binds"
+  | "anonymous_volumes"
+  | "swarm_volumes"
+  | "bind_refused"
+  | "bind_not_empty"
 
 export interface Plan {
   source: string
@@ -99,7 +114,9 @@ export function imageKey(ref: string): string {
  * carries; a remote context names no host path).
  */
 export function buildsLeftBehind(model: Pick<StackModel, "built" | "hostPaths">, dir: string): string[] {
-  return model.built.filter((service) => model.hostPaths.some((p) => p.where.startsWith(`service ${service} build `) && !within(p.path, dir)))
+  return model.built.filter((service) =>
+    model.hostPaths.some((p) => p.where.startsWith(`service ${service} build `) && !within(p.path, dir)),
+  )
 }
 
 export function plan(input: PlanInput): Plan {
@@ -108,10 +125,16 @@ export function plan(input: PlanInput): Plan {
   const blockers: Plan["blockers"] = []
   const block = (code: BlockerCode, message: string) => blockers.push({ code, message })
 
-  if (target.stacks.includes(target.name)) block("name_taken", `the destination already has a stack named ${target.name}`)
+  if (target.stacks.includes(target.name))
+    block("name_taken", `the destination already has a stack named ${target.name}`)
   for (const name of model.containerNames) {
-    if (sameServer) block("container_name_taken", `container_name ${name} is the source's own on this server: the copy could not run beside it`)
-    else if (target.containers?.includes(name)) block("container_name_taken", `the destination already has a container named ${name} (container_name)`)
+    if (sameServer)
+      block(
+        "container_name_taken",
+        `container_name ${name} is the source's own on this server: the copy could not run beside it`,
+      )
+    else if (target.containers?.includes(name))
+      block("container_name_taken", `the destination already has a container named ${name} (container_name)`)
   }
 
   const ports = model.ports
@@ -124,13 +147,19 @@ export function plan(input: PlanInput): Plan {
   // A swarm stack's named volumes (and bound data) are made on each node a task of it ran on: there is no one copy of their data to carry.
   const spread = model.swarm ? model.volumes.filter((v) => !v.anonymous && !v.external).map((v) => v.key!) : []
   if (spread.length && flags.include_volumes)
-    block("swarm_volumes", `the named volumes of a swarm stack (${spread.join(", ")}) live on every node its tasks ran on, each with data of its own: copy it without include_volumes (they start empty)`)
+    block(
+      "swarm_volumes",
+      `the named volumes of a swarm stack (${spread.join(", ")}) live on every node its tasks ran on, each with data of its own: copy it without include_volumes (they start empty)`,
+    )
   const volumes: PlannedVolume[] = []
   for (const v of model.volumes) {
     if (v.anonymous) {
       const where = v.mounts.map((m) => `${m.service}:${m.target}`).join(", ")
       if (flags.include_volumes && !flags.allow_anonymous_volumes)
-        block("anonymous_volumes", `the anonymous volume at ${where} cannot be copied; allow_anonymous_volumes accepts losing it`)
+        block(
+          "anonymous_volumes",
+          `the anonymous volume at ${where} cannot be copied; allow_anonymous_volumes accepts losing it`,
+        )
       else warnings.push(`the anonymous volume at ${where} is not copied; the copy starts with an empty one`)
       continue
     }
@@ -143,11 +172,32 @@ export function plan(input: PlanInput): Plan {
     const name = keepsName ? v.name! : `${target.name}_${key}`
     const exists = target.volumes.includes(name)
     const transfer = flags.include_volumes && !v.external && !model.swarm
-    volumes.push({ key, source: v.name!, target: name, external: v.external, explicit_name: v.explicit_name, exists_on_destination: exists, transfer, mounts: v.mounts })
-    if (keepsName && sameServer) block("volume_name_kept", `volume ${key} keeps its name ${name} (${v.external ? "external" : "explicit name:"}), so on the same server the copy would share it with the source`)
-    else if (v.external && !exists) warnings.push(`external volume ${name} does not exist on the destination; create it there before starting the copy`)
-    else if (exists && transfer) block("volume_exists", `volume ${name} already exists on the destination; remove it there, or copy without include_volumes to use it as it is`)
-    else if (exists && !v.external) warnings.push(`volume ${name} already exists on the destination; the copy uses it as it is`)
+    volumes.push({
+      key,
+      source: v.name!,
+      target: name,
+      external: v.external,
+      explicit_name: v.explicit_name,
+      exists_on_destination: exists,
+      transfer,
+      mounts: v.mounts,
+    })
+    if (keepsName && sameServer)
+      block(
+        "volume_name_kept",
+        `volume ${key} keeps its name ${name} (${v.external ? "external" : "explicit name:"}), so on the same server the copy would share it with the source`,
+      )
+    else if (v.external && !exists)
+      warnings.push(
+        `external volume ${name} does not exist on the destination; create it there before starting the copy`,
+      )
+    else if (exists && transfer)
+      block(
+        "volume_exists",
+        `volume ${name} already exists on the destination; remove it there, or copy without include_volumes to use it as it is`,
+      )
+    else if (exists && !v.external)
+      warnings.push(`volume ${name} already exists on the destination; the copy uses it as it is`)
   }
 
   for (const b of model.binds) {
@@ -161,10 +211,23 @@ export function plan(input: PlanInput): Plan {
     const has = (images: string[]) => images.some((i) => imageKey(i) === imageKey(ref))
     const onDestination = has(target.images)
     const send = !onDestination && has(source.images)
-    if (!onDestination && !send) warnings.push(`image ${ref} is on neither server; the destination pulls it when the copy starts`)
+    if (!onDestination && !send)
+      warnings.push(`image ${ref} is on neither server; the destination pulls it when the copy starts`)
     return { ref, on_destination: onDestination, send }
   })
-  for (const name of model.built) warnings.push(`service ${name} is built from files outside the stack's folder; its build context is not copied`)
+  for (const name of model.built)
+    warnings.push(`service ${name} is built from files outside the stack's folder; its build context is not copied`)
 
-  return { source: source.name, target: target.name, same_server: sameServer, volumes, binds: model.binds, files: model.files ?? [], images, ports, warnings, blockers }
+  return {
+    source: source.name,
+    target: target.name,
+    same_server: sameServer,
+    volumes,
+    binds: model.binds,
+    files: model.files ?? [],
+    images,
+    ports,
+    warnings,
+    blockers,
+  }
 }

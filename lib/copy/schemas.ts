@@ -5,7 +5,13 @@ import { envVarSchema, storedVersionSchema } from "../stacks/schemas.ts"
 
 const publishedPort = v.object({ port: v.number(), protocol: v.string(), ip: v.string() })
 const mount = v.object({ service: v.string(), target: v.string(), read_only: v.boolean() })
-const bind = v.looseObject({ service: v.string(), source: v.string(), target: v.string(), read_only: v.boolean(), data: v.boolean() })
+const bind = v.looseObject({
+  service: v.string(),
+  source: v.string(),
+  target: v.string(),
+  read_only: v.boolean(),
+  data: v.boolean(),
+})
 
 export const inventorySchema = v.object({
   server_id: v.string(),
@@ -44,7 +50,10 @@ export const planSchema = v.object({
 export const copyResultSchema = v.object({ ...planSchema.entries, dry_run: v.boolean(), started: v.boolean() })
 
 /** 409: the error envelope of a blocked copy, with the plan. */
-export const copyBlockedSchema = v.object({ error: v.object({ code: v.string(), message: v.string() }), plan: planSchema })
+export const copyBlockedSchema = v.object({
+  error: v.object({ code: v.string(), message: v.string() }),
+  plan: planSchema,
+})
 
 export const stackExportSchema = v.object({
   format: v.string(),
@@ -75,4 +84,9 @@ export const stackExportSchema = v.object({
   container_names: v.array(v.string()),
 })
 
-export const importedStackSchema = v.object({ name: v.string(), current_version: v.nullable(v.number()), versions: v.array(v.number()), env_pending: v.boolean() })
+export const importedStackSchema = v.object({
+  name: v.string(),
+  current_version: v.nullable(v.number()),
+  versions: v.array(v.number()),
+  env_pending: v.boolean(),
+})

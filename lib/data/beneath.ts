@@ -5,7 +5,20 @@
 // is the opened folder itself, wherever its name leads by now), and the last part is read, replaced
 // or removed inside the last folder opened. A tree rewritten meanwhile can make an operation fail
 // (`Refused`), never lead it outside the root. The root's own path is the caller's and is trusted.
-import { closeSync, constants as C, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs"
+import {
+  closeSync,
+  constants as C,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs"
 
 /** open(2)'s O_PATH on Linux (x86, ARM, RISC-V): a handle to the inode that reads nothing and opens no device. */
 const O_PATH = 0o10000000
@@ -25,7 +38,8 @@ export class Refused extends Error {
 export const at = (fd: number, name: string) => `/proc/self/fd/${fd}/${name}`
 
 /** Opens the folder `name` inside the folder `parent` without following a link (ENOTDIR for a link or a file). */
-export const openFolder = (parent: number, name: string): number => openSync(at(parent, name), C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW)
+export const openFolder = (parent: number, name: string): number =>
+  openSync(at(parent, name), C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW)
 
 /**
  * Replaces `name` in the folder opened as `dir` with `data` atomically: a temp file of its own
@@ -57,7 +71,9 @@ const errno = (err: unknown) => (err as NodeJS.ErrnoException).code
 /** The parts of a relative path; "", ".", ".." and absolute paths are refused. */
 function parts(rel: string): string[] {
   const segments = rel.split("/")
-  for (const s of segments) if (!s || s === "." || s === ".." || s.includes("\0")) throw new Refused(`${JSON.stringify(rel)} is not a relative path of plain names`)
+  for (const s of segments)
+    if (!s || s === "." || s === ".." || s.includes("\0"))
+      throw new Refused(`${JSON.stringify(rel)} is not a relative path of plain names`)
   return segments
 }
 
@@ -114,7 +130,13 @@ function inFolders<T>(root: string, folders: string[], create: boolean, absent: 
 }
 
 /** Runs `fn` in the folder holding `rel`'s last part, opened (made with `create`), with that part's name. */
-function inParent<T>(root: string, rel: string, create: boolean, absent: T, fn: (dir: number, name: string, fds: number[], folders: string[]) => T): T {
+function inParent<T>(
+  root: string,
+  rel: string,
+  create: boolean,
+  absent: T,
+  fn: (dir: number, name: string, fds: number[], folders: string[]) => T,
+): T {
   const segments = parts(rel)
   const folders = segments.slice(0, -1)
   return inFolders(root, folders, create, absent, (fds) => fn(fds.at(-1)!, segments.at(-1)!, fds, folders))
@@ -155,7 +177,8 @@ export function readBeneath(root: string, rel: string, maxBytes: number): Buffer
         let n = 0
         for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null)
         // A full buffer is one byte more than the file held when checked, or than it may hold.
-        if (n === buf.length) throw new Refused(`${rel} ${n > maxBytes ? `holds more than ${maxBytes} bytes` : "grew while it was read"}`)
+        if (n === buf.length)
+          throw new Refused(`${rel} ${n > maxBytes ? `holds more than ${maxBytes} bytes` : "grew while it was read"}`)
         return buf.subarray(0, n)
       } finally {
         closeSync(fd)
@@ -178,7 +201,8 @@ export function writeBeneath(root: string, rel: string, data: string | Uint8Arra
       replaceIn(dir, name, data, mode)
     } catch (err) {
       // Its folder removed, or a folder put at its name, since it was opened.
-      if (["ENOENT", "EISDIR", "ENOTEMPTY"].includes(errno(err)!)) throw new Refused(`${rel} changed while it was written`)
+      if (["ENOENT", "EISDIR", "ENOTEMPTY"].includes(errno(err)!))
+        throw new Refused(`${rel} changed while it was written`)
       throw err
     }
   })

@@ -5,7 +5,19 @@ import type { SocketHandler } from "bun"
 import { hijack, type Hijacked } from "./exec.ts"
 import { demux, jsonLines, lines, raw, splitTimestamp, type StreamName } from "./frames.ts"
 import { HttpError } from "../http/http-error.ts"
-import { splitDetails, type NodeSpec, type ServiceLogLine, type ServiceSpec, type ServiceUpdateOptions, type SwarmInitRequest, type SwarmInspect, type SwarmJoinRequest, type SwarmNode, type SwarmService, type SwarmTask } from "./swarm.ts"
+import {
+  splitDetails,
+  type NodeSpec,
+  type ServiceLogLine,
+  type ServiceSpec,
+  type ServiceUpdateOptions,
+  type SwarmInitRequest,
+  type SwarmInspect,
+  type SwarmJoinRequest,
+  type SwarmNode,
+  type SwarmService,
+  type SwarmTask,
+} from "./swarm.ts"
 
 /**
  * The Engine API versions this client speaks: 1.41 (Docker 20.10) to 1.52 (Docker 29.0). Every
@@ -30,8 +42,19 @@ export type ContainerAction = "start" | "stop" | "restart" | "pause" | "unpause"
 export type PruneKind = "containers" | "images" | "volumes" | "networks"
 export type Filters = Record<string, string[]>
 
-export interface Port { IP?: string; PrivatePort: number; PublicPort?: number; Type: string }
-export interface Mount { Type: string; Name?: string; Source: string; Destination: string; RW?: boolean }
+export interface Port {
+  IP?: string
+  PrivatePort: number
+  PublicPort?: number
+  Type: string
+}
+export interface Mount {
+  Type: string
+  Name?: string
+  Source: string
+  Destination: string
+  RW?: boolean
+}
 export interface ContainerSummary {
   Id: string
   Names: string[]
@@ -92,16 +115,38 @@ export interface EngineEvent {
   time: number
   timeNano: number
 }
-export interface LogLine { stream: StreamName; ts: string; line: string }
-export interface LogOptions { follow: boolean; tail: number | "all"; signal?: AbortSignal }
-export interface ExecOptions { cmd: string[]; tty: boolean; detachKeys: string; env?: string[] }
+export interface LogLine {
+  stream: StreamName
+  ts: string
+  line: string
+}
+export interface LogOptions {
+  follow: boolean
+  tail: number | "all"
+  signal?: AbortSignal
+}
+export interface ExecOptions {
+  cmd: string[]
+  tty: boolean
+  detachKeys: string
+  env?: string[]
+}
 /** A hijacked exec connection: raw bytes both ways. */
 export interface ExecSession extends Hijacked {
   id: string
 }
-export interface ContainerSpec { [key: string]: unknown }
+export interface ContainerSpec {
+  [key: string]: unknown
+}
 
-export interface EngineVersion { Version: string; ApiVersion: string; MinAPIVersion?: string; Os: string; Arch: string; KernelVersion?: string }
+export interface EngineVersion {
+  Version: string
+  ApiVersion: string
+  MinAPIVersion?: string
+  Os: string
+  Arch: string
+  KernelVersion?: string
+}
 
 export interface Engine {
   /** The DOCKER_HOST this engine talks to, for display and for the compose CLI. */
@@ -113,7 +158,13 @@ export interface Engine {
   version(signal?: AbortSignal): Promise<EngineVersion>
   /** GET /info; `signal` gives up on the answer. */
   info(signal?: AbortSignal): Promise<Record<string, any>>
-  df(): Promise<{ LayersSize?: number; Images?: ImageSummary[]; Containers?: { SizeRw?: number }[]; Volumes?: { UsageData?: { Size: number } }[]; BuildCache?: { Size: number }[] }>
+  df(): Promise<{
+    LayersSize?: number
+    Images?: ImageSummary[]
+    Containers?: { SizeRw?: number }[]
+    Volumes?: { UsageData?: { Size: number } }[]
+    BuildCache?: { Size: number }[]
+  }>
   listContainers(opts?: { all?: boolean; filters?: Filters }): Promise<ContainerSummary[]>
   inspectContainer(id: string): Promise<ContainerInspect>
   createContainer(spec: ContainerSpec, name?: string): Promise<{ Id: string }>
@@ -173,7 +224,12 @@ export interface Engine {
   serviceLogs(id: string, opts: LogOptions): AsyncIterable<ServiceLogLine>
 }
 
-interface Target { unix?: string; base: string; hostname?: string; port?: number }
+interface Target {
+  unix?: string
+  base: string
+  hostname?: string
+  port?: number
+}
 
 export function parseDockerHost(host: string): Target {
   if (host.startsWith("unix://")) return { unix: host.slice("unix://".length), base: "http://localhost" }
@@ -214,7 +270,8 @@ export function engineError(status: number, message: string): HttpError {
   if (status === 400) return new HttpError(400, "bad_request", message)
   // The swarm's refusals: not a manager (503, 406 before 1.24), a manager leaving, a stale object version.
   if (/not a swarm manager|not part of a swarm/i.test(message)) return new HttpError(409, "not_swarm_manager", message)
-  if (((status === 503 || status === 406) && /swarm/i.test(message)) || /update out of sequence/i.test(message)) return new HttpError(409, "conflict", message)
+  if (((status === 503 || status === 406) && /swarm/i.test(message)) || /update out of sequence/i.test(message))
+    return new HttpError(409, "conflict", message)
   return new HttpError(502, "engine_error", message || `engine answered ${status}`)
 }
 
@@ -226,7 +283,11 @@ export function compareApi(a: string, b: string): number {
 }
 
 const tooOld = (engineNewest: string) =>
-  new HttpError(503, "engine_unsupported", `the Docker engine speaks API ${engineNewest} at most; this service needs ${API_OLDEST} to ${API_NEWEST} (Docker 20.10 or newer)`)
+  new HttpError(
+    503,
+    "engine_unsupported",
+    `the Docker engine speaks API ${engineNewest} at most; this service needs ${API_OLDEST} to ${API_NEWEST} (Docker 20.10 or newer)`,
+  )
 
 /**
  * The version to speak, as the docker CLI chooses it: the newest both sides know. `engineNewest`
@@ -242,7 +303,11 @@ export function negotiate(engineNewest: string): string {
 export function refusedVersion(status: number, message: string, spoken: string): HttpError | undefined {
   if (status !== 400 || !/client version .* is too (old|new)/i.test(message)) return undefined
   const floor = /minimum supported API version is ([\d.]+)/i.exec(message)?.[1]
-  return new HttpError(503, "engine_unsupported", `the Docker engine refused API ${spoken}${floor ? ` (it serves ${floor} and newer)` : ""}; this service speaks ${API_OLDEST} to ${API_NEWEST}: ${message}`)
+  return new HttpError(
+    503,
+    "engine_unsupported",
+    `the Docker engine refused API ${spoken}${floor ? ` (it serves ${floor} and newer)` : ""}; this service speaks ${API_OLDEST} to ${API_NEWEST}: ${message}`,
+  )
 }
 
 /** What a prune removes: unused images with tags too (not only dangling ones), named volumes too (not only anonymous ones, from API 1.42). */
@@ -274,7 +339,13 @@ async function* iterate(body: ReadableStream<Uint8Array> | null): AsyncGenerator
 
 /** Reads a pull/push/load progress stream; the engine reports failures inside a 200 body. */
 async function progress(body: ReadableStream<Uint8Array> | null, onProgress?: (line: string) => void) {
-  for await (const msg of jsonLines<{ status?: string; progress?: string; id?: string; error?: string; stream?: string }>(iterate(body))) {
+  for await (const msg of jsonLines<{
+    status?: string
+    progress?: string
+    id?: string
+    error?: string
+    stream?: string
+  }>(iterate(body))) {
     if (msg.error) throw new HttpError(502, "engine_error", msg.error)
     const text = msg.stream?.trim() || [msg.id, msg.status, msg.progress].filter(Boolean).join(" ")
     if (text) onProgress?.(text)
@@ -320,7 +391,12 @@ class Connection {
       throw unreachable(this.host, err)
     }
     const newest = res.headers.get("api-version")
-    if (!res.ok || !newest) throw new HttpError(502, "engine_error", `the Docker engine at ${this.host} answered its ping with ${res.status} and no API-Version`)
+    if (!res.ok || !newest)
+      throw new HttpError(
+        502,
+        "engine_error",
+        `the Docker engine at ${this.host} answered its ping with ${res.status} and no API-Version`,
+      )
     return negotiate(newest)
   }
 
@@ -336,7 +412,10 @@ class Connection {
   /** One request; an unreachable engine is a 503 and the version is negotiated again. */
   private async send(method: string, path: string, init: CallInit): Promise<Response> {
     const isStream = init.body instanceof ReadableStream || init.body instanceof Uint8Array
-    const headers = { ...(init.body !== undefined && !isStream ? { "content-type": "application/json" } : {}), ...init.headers }
+    const headers = {
+      ...(init.body !== undefined && !isStream ? { "content-type": "application/json" } : {}),
+      ...init.headers,
+    }
     try {
       return await fetch(`${this.target.base}${path}`, {
         method,
@@ -378,7 +457,13 @@ class Connection {
   }
 
   async hijack(path: string, body: unknown): Promise<Hijacked> {
-    return hijack({ path: `/v${await this.apiVersion()}${path}`, body, connect: (socket) => this.connect(socket), refused: engineError, lost: (err) => unreachable(this.host, err) })
+    return hijack({
+      path: `/v${await this.apiVersion()}${path}`,
+      body,
+      connect: (socket) => this.connect(socket),
+      refused: engineError,
+      lost: (err) => unreachable(this.host, err),
+    })
   }
 
   private connect(socket: SocketHandler<unknown>) {
@@ -396,32 +481,50 @@ function systemCalls(c: Connection) {
     info: (signal) => c.json("GET", "/info", undefined, signal),
     df: () => c.json("GET", "/system/df"),
     async *events(o = {}) {
-      const res = await c.call("GET", `/events${query({ since: o.since, until: o.until, filters: o.filters })}`, { signal: o.signal })
+      const res = await c.call("GET", `/events${query({ since: o.since, until: o.until, filters: o.filters })}`, {
+        signal: o.signal,
+      })
       yield* jsonLines<EngineEvent>(iterate(res.body))
     },
-    prune: async (kind) => c.json("POST", `/${kind}/prune${query({ filters: pruneFilters(kind, await c.apiVersion()) })}`),
+    prune: async (kind) =>
+      c.json("POST", `/${kind}/prune${query({ filters: pruneFilters(kind, await c.apiVersion()) })}`),
   } satisfies Partial<Engine>
 }
 
 function containerCalls(c: Connection) {
   return {
-    listContainers: (o = {}) => c.json("GET", `/containers/json${query({ all: o.all ? 1 : undefined, filters: o.filters })}`),
+    listContainers: (o = {}) =>
+      c.json("GET", `/containers/json${query({ all: o.all ? 1 : undefined, filters: o.filters })}`),
     inspectContainer: (id) => c.json("GET", `/containers/${seg(id)}/json`),
     createContainer: (spec, name) => c.json("POST", `/containers/create${query({ name })}`, spec),
     containerAction: (id, action) => c.done("POST", `/containers/${seg(id)}/${action}`),
-    removeContainer: (id, o = {}) => c.done("DELETE", `/containers/${seg(id)}${query({ force: o.force, v: o.volumes })}`),
+    removeContainer: (id, o = {}) =>
+      c.done("DELETE", `/containers/${seg(id)}${query({ force: o.force, v: o.volumes })}`),
     killContainer: (id) => c.done("POST", `/containers/${seg(id)}/kill`),
     updateContainer: (id, changes) => c.done("POST", `/containers/${seg(id)}/update`, changes),
     waitContainer: (id) => c.json("POST", `/containers/${seg(id)}/wait`),
     stats: (id) => c.json("GET", `/containers/${seg(id)}/stats${query({ stream: false, "one-shot": true })}`),
     async *logs(id, o) {
       const info = await c.json<ContainerInspect>("GET", `/containers/${seg(id)}/json`)
-      const res = await c.call("GET", `/containers/${seg(id)}/logs${query({ stdout: 1, stderr: 1, timestamps: 1, follow: o.follow ? 1 : 0, tail: o.tail })}`, { signal: o.signal })
+      const res = await c.call(
+        "GET",
+        `/containers/${seg(id)}/logs${query({ stdout: 1, stderr: 1, timestamps: 1, follow: o.follow ? 1 : 0, tail: o.tail })}`,
+        { signal: o.signal },
+      )
       const bytes = iterate(res.body)
-      for await (const { stream, text } of lines(info.Config.Tty ? raw(bytes) : demux(bytes))) yield { stream, ...splitTimestamp(text) }
+      for await (const { stream, text } of lines(info.Config.Tty ? raw(bytes) : demux(bytes)))
+        yield { stream, ...splitTimestamp(text) }
     },
     async exec(container, o) {
-      const start = { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: o.tty, Cmd: o.cmd, Env: o.env, DetachKeys: o.detachKeys }
+      const start = {
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: o.tty,
+        Cmd: o.cmd,
+        Env: o.env,
+        DetachKeys: o.detachKeys,
+      }
       const { Id } = await c.json<{ Id: string }>("POST", `/containers/${seg(container)}/exec`, start)
       return { id: Id, ...(await c.hijack(`/exec/${Id}/start`, { Detach: false, Tty: o.tty })) }
     },
@@ -432,9 +535,15 @@ function containerCalls(c: Connection) {
       for (const change of changes) q.append("changes", change)
       return c.json("POST", `/commit?${q}`)
     },
-    getArchive: async (container, path) => (await c.call("GET", `/containers/${seg(container)}/archive${query({ path })}`)).body!,
+    getArchive: async (container, path) =>
+      (await c.call("GET", `/containers/${seg(container)}/archive${query({ path })}`)).body!,
     putArchive: (container, path, tar) =>
-      c.call("PUT", `/containers/${seg(container)}/archive${query({ path })}`, { body: tar, headers: { "content-type": "application/x-tar" } }).then((r) => void r.arrayBuffer()),
+      c
+        .call("PUT", `/containers/${seg(container)}/archive${query({ path })}`, {
+          body: tar,
+          headers: { "content-type": "application/x-tar" },
+        })
+        .then((r) => void r.arrayBuffer()),
   } satisfies Partial<Engine>
 }
 
@@ -444,7 +553,10 @@ function imageCalls(c: Connection) {
     inspectImage: (ref) => c.json("GET", `/images/${seg(ref)}/json`),
     removeImage: (id, o = {}) => c.json("DELETE", `/images/${seg(id)}${query({ force: o.force })}`),
     async pullImage(ref, onProgress) {
-      const res = await c.call("POST", `/images/create${query({ fromImage: ref, ...(ref.includes("@") || /:[^/]+$/.test(ref) ? {} : { tag: "latest" }) })}`)
+      const res = await c.call(
+        "POST",
+        `/images/create${query({ fromImage: ref, ...(ref.includes("@") || /:[^/]+$/.test(ref) ? {} : { tag: "latest" }) })}`,
+      )
       await progress(res.body, onProgress)
     },
     async pushImage(ref, onProgress) {
@@ -452,9 +564,13 @@ function imageCalls(c: Connection) {
       await progress(res.body, onProgress)
     },
     tagImage: (source, repo, tag) => c.done("POST", `/images/${seg(source)}/tag${query({ repo, tag })}`),
-    saveImages: async (names) => (await c.call("GET", `/images/get?${names.map((n) => `names=${encodeURIComponent(n)}`).join("&")}`)).body!,
+    saveImages: async (names) =>
+      (await c.call("GET", `/images/get?${names.map((n) => `names=${encodeURIComponent(n)}`).join("&")}`)).body!,
     async loadImages(tar) {
-      const res = await c.call("POST", `/images/load${query({ quiet: 1 })}`, { body: tar, headers: { "content-type": "application/x-tar" } })
+      const res = await c.call("POST", `/images/load${query({ quiet: 1 })}`, {
+        body: tar,
+        headers: { "content-type": "application/x-tar" },
+      })
       await progress(res.body)
     },
   } satisfies Partial<Engine>
@@ -462,7 +578,8 @@ function imageCalls(c: Connection) {
 
 function volumeAndNetworkCalls(c: Connection) {
   return {
-    listVolumes: async (filters) => (await c.json<{ Volumes: Volume[] | null }>("GET", `/volumes${query({ filters })}`)).Volumes ?? [],
+    listVolumes: async (filters) =>
+      (await c.json<{ Volumes: Volume[] | null }>("GET", `/volumes${query({ filters })}`)).Volumes ?? [],
     inspectVolume: (name) => c.json("GET", `/volumes/${seg(name)}`),
     createVolume: (name, labels) => c.json("POST", "/volumes/create", { Name: name, Labels: labels ?? {} }),
     removeVolume: (name, o = {}) => c.done("DELETE", `/volumes/${seg(name)}${query({ force: o.force })}`),
@@ -484,7 +601,8 @@ function swarmCalls(c: Connection) {
     createService: (spec) => c.json("POST", "/services/create", spec),
     listServices: (filters) => c.json("GET", `/services${query({ filters, status: true })}`),
     inspectService: (id) => c.json("GET", `/services/${seg(id)}`),
-    updateService: (id, version, spec, o = {}) => c.done("POST", `/services/${seg(id)}/update${query({ version, rollback: o.rollback })}`, spec),
+    updateService: (id, version, spec, o = {}) =>
+      c.done("POST", `/services/${seg(id)}/update${query({ version, rollback: o.rollback })}`, spec),
     removeService: (id) => c.done("DELETE", `/services/${seg(id)}`),
     listTasks: (filters) => c.json("GET", `/tasks${query({ filters })}`),
     async *serviceLogs(id, o) {
@@ -492,7 +610,9 @@ function swarmCalls(c: Connection) {
       const q = { stdout: 1, stderr: 1, timestamps: 1, details: 1, follow: o.follow ? 1 : 0, tail: o.tail }
       const res = await c.call("GET", `/services/${seg(service.ID)}/logs${query(q)}`, { signal: o.signal })
       const bytes = iterate(res.body)
-      for await (const { stream, text } of lines(service.Spec.TaskTemplate.ContainerSpec?.TTY ? raw(bytes) : demux(bytes))) {
+      for await (const { stream, text } of lines(
+        service.Spec.TaskTemplate.ContainerSpec?.TTY ? raw(bytes) : demux(bytes),
+      )) {
         const { ts, line: rest } = splitTimestamp(text)
         yield { stream, ts, ...splitDetails(rest) }
       }

@@ -13,7 +13,10 @@ export const SERVICE_LABEL = "com.docker.compose.service"
 export type Redactor = (project: string) => (text: string) => string
 
 /** How the texts of an object with these labels are shown: redacted for a compose project's, else as they are. */
-export function shownFor(labels: Record<string, string> | undefined, redactor: Redactor | undefined): (text: string) => string {
+export function shownFor(
+  labels: Record<string, string> | undefined,
+  redactor: Redactor | undefined,
+): (text: string) => string {
   const project = labels?.[STACK_LABEL]
   return project !== undefined && redactor ? redactor(project) : (text) => text
 }
@@ -67,7 +70,10 @@ const portRecord = (p: Port): PortRecord => ({
   type: p.Type,
 })
 
-const owner = (labels: Record<string, string>) => ({ stack: labels[STACK_LABEL] ?? null, service: labels[SERVICE_LABEL] ?? null })
+const owner = (labels: Record<string, string>) => ({
+  stack: labels[STACK_LABEL] ?? null,
+  service: labels[SERVICE_LABEL] ?? null,
+})
 
 /** The list record of a container; its name, image and labels shown through `redactor`. */
 export function containerRecord(c: ContainerSummary, redactor?: Redactor): ContainerRecord {
@@ -94,7 +100,9 @@ function inspectPorts(ports: InspectPorts | undefined): PortRecord[] {
   return Object.entries(ports ?? {}).flatMap(([key, bindings]) => {
     const [port, type = "tcp"] = key.split("/")
     const base = { PrivatePort: Number(port), Type: type }
-    return bindings?.length ? bindings.map((b) => portRecord({ ...base, IP: b.HostIp, PublicPort: Number(b.HostPort) })) : [portRecord(base)]
+    return bindings?.length
+      ? bindings.map((b) => portRecord({ ...base, IP: b.HostIp, PublicPort: Number(b.HostPort) }))
+      : [portRecord(base)]
   })
 }
 
@@ -118,7 +126,13 @@ export function containerDetail(c: ContainerInspect, redactor?: Redactor): Conta
     tty: c.Config.Tty,
     started_at: c.State.StartedAt && !c.State.StartedAt.startsWith("0001") ? c.State.StartedAt : null,
     exit_code: c.State.ExitCode,
-    mounts: (c.Mounts ?? []).map((m) => ({ type: m.Type, name: m.Name ?? null, source: m.Source, destination: m.Destination, rw: m.RW ?? true })),
+    mounts: (c.Mounts ?? []).map((m) => ({
+      type: m.Type,
+      name: m.Name ?? null,
+      source: m.Source,
+      destination: m.Destination,
+      rw: m.RW ?? true,
+    })),
     networks: Object.keys(net.Networks ?? {}),
   }
 }
@@ -129,11 +143,18 @@ const NEEDS: Partial<Record<ContainerAction, string>> = { pause: "running", unpa
  * Runs an action and answers the container's state after it. Pausing needs a running container and
  * unpausing a paused one: the engine answers those with a 500, here they are conflicts like the rest.
  */
-export async function runAction(engine: Engine, id: string, action: ContainerAction): Promise<{ id: string; action: ContainerAction; state: string }> {
+export async function runAction(
+  engine: Engine,
+  id: string,
+  action: ContainerAction,
+): Promise<{ id: string; action: ContainerAction; state: string }> {
   const needs = NEEDS[action]
   if (needs) {
     const before = await engine.inspectContainer(id)
-    if (before.State.Status !== needs) throw conflict(`cannot ${action} container ${before.Name.replace(/^\//, "")}: it is ${before.State.Status}, not ${needs}`)
+    if (before.State.Status !== needs)
+      throw conflict(
+        `cannot ${action} container ${before.Name.replace(/^\//, "")}: it is ${before.State.Status}, not ${needs}`,
+      )
   }
   await engine.containerAction(id, action)
   const after = await engine.inspectContainer(id)

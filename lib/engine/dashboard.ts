@@ -50,7 +50,13 @@ export async function dashboard(
     build_cache: sum(df.BuildCache?.map((b) => b.Size)),
   }
   return {
-    engine: { version: version.Version, api_version: version.ApiVersion, os: version.Os, arch: version.Arch, kernel: version.KernelVersion ?? null },
+    engine: {
+      version: version.Version,
+      api_version: version.ApiVersion,
+      os: version.Os,
+      arch: version.Arch,
+      kernel: version.KernelVersion ?? null,
+    },
     container_states: states,
     images: { count: images.length, size: sum(images.map((i) => i.Size)) },
     volumes: { count: volumes.length },

@@ -29,7 +29,10 @@ export interface HijackRequest {
 /** The output side: a stream the socket fills and that pauses the socket while it is full. */
 function pulledOutput(resume: () => void, end: () => void) {
   let controller!: ReadableStreamDefaultController<Uint8Array>
-  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c), pull: resume, cancel: end }, { highWaterMark: HIGH_WATER })
+  const stream = new ReadableStream<Uint8Array>(
+    { start: (c) => void (controller = c), pull: resume, cancel: end },
+    { highWaterMark: HIGH_WATER },
+  )
   return {
     stream,
     push(s: { pause(): void }, data: Uint8Array) {
@@ -56,7 +59,11 @@ function messageOf(body: string): string {
 }
 
 /** Reads the upgrade's answer head; then everything after it is output. */
-function upgradeReader(r: HijackRequest, settle: { resolve(): void; reject(e: Error): void }, push: (s: { pause(): void }, data: Uint8Array) => void) {
+function upgradeReader(
+  r: HijackRequest,
+  settle: { resolve(): void; reject(e: Error): void },
+  push: (s: { pause(): void }, data: Uint8Array) => void,
+) {
   let head = ""
   let upgraded = false
   return (s: { pause(): void }, data: Uint8Array) => {
@@ -79,7 +86,10 @@ export async function hijack(r: HijackRequest): Promise<Hijacked> {
     `POST ${r.path} HTTP/1.1\r\nHost: docker\r\nContent-Type: application/json\r\n` +
     `Connection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`
   let socket: Socket<unknown> | undefined
-  const output = pulledOutput(() => void socket?.resume(), () => void socket?.end())
+  const output = pulledOutput(
+    () => void socket?.resume(),
+    () => void socket?.end(),
+  )
   let pending: Uint8Array = new Uint8Array(0)
   const send = (data: Uint8Array) => {
     pending = concat(pending, data)

@@ -16,7 +16,10 @@ export const HEALTH_DEADLINE_MS = 5000
 
 /** `work`, or the signal's abort when that comes first. */
 const within = <T>(work: Promise<T>, signal: AbortSignal): Promise<T> =>
-  Promise.race([work, new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))])
+  Promise.race([
+    work,
+    new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
+  ])
 
 /** Never rejects: an engine that does not answer, or not in time, is `reachable: false` with why; /info alone failing leaves `info` null. */
 export const engineHealth = (engine: Engine, deadlineMs = HEALTH_DEADLINE_MS): Reused<EngineHealth> =>
@@ -27,7 +30,11 @@ export const engineHealth = (engine: Engine, deadlineMs = HEALTH_DEADLINE_MS): R
       const [version, spoken] = await within(Promise.all([engine.version(signal), engine.apiVersion()]), signal)
       return { reachable: true, version, spoken, info: await info }
     } catch (err) {
-      if (signal.aborted) return { reachable: false, error: `the Docker engine at ${engine.host} did not answer GET /version within ${deadlineMs / 1000} s` }
+      if (signal.aborted)
+        return {
+          reachable: false,
+          error: `the Docker engine at ${engine.host} did not answer GET /version within ${deadlineMs / 1000} s`,
+        }
       return { reachable: false, error: err instanceof HttpError ? err.message : String(err) }
     }
   }, 0)

@@ -26,6 +26,7 @@ export async function containerLogs(engine: Engine, id: string, q: LogQuery): Pr
   const container = info.Name.replace(/^\//, "")
   const service = info.Config.Labels?.[SERVICE_LABEL] ?? container
   return (async function* () {
-    for await (const l of engine.logs(info.Id, q)) yield { service, container, stream: l.stream, ts: l.ts, line: l.line }
+    for await (const l of engine.logs(info.Id, q))
+      yield { service, container, stream: l.stream, ts: l.ts, line: l.line }
   })()
 }

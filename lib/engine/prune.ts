@@ -22,7 +22,8 @@ type EnginePrune = {
 }
 
 export function pruneKind(kind: string): PruneKind {
-  if (!(PRUNE_KINDS as string[]).includes(kind)) throw notFound(`nothing to prune called "${kind}"; one of ${PRUNE_KINDS.join(", ")}`)
+  if (!(PRUNE_KINDS as string[]).includes(kind))
+    throw notFound(`nothing to prune called "${kind}"; one of ${PRUNE_KINDS.join(", ")}`)
   return kind as PruneKind
 }
 
@@ -32,7 +33,12 @@ export async function prune(engine: Engine, kind: PruneKind): Promise<PruneResul
   const images = r.ImagesDeleted ?? []
   return {
     kind,
-    removed: [...(r.ContainersDeleted ?? []), ...images.flatMap((i) => i.Deleted ?? []), ...(r.VolumesDeleted ?? []), ...(r.NetworksDeleted ?? [])],
+    removed: [
+      ...(r.ContainersDeleted ?? []),
+      ...images.flatMap((i) => i.Deleted ?? []),
+      ...(r.VolumesDeleted ?? []),
+      ...(r.NetworksDeleted ?? []),
+    ],
     untagged: images.flatMap((i) => i.Untagged ?? []),
     space_reclaimed: r.SpaceReclaimed ?? 0,
   }

@@ -5,7 +5,12 @@ import * as v from "valibot"
 const labels = v.record(v.string(), v.string())
 const nullableString = v.nullable(v.string())
 
-export const portSchema = v.object({ ip: v.optional(v.string()), private_port: v.number(), public_port: v.optional(v.number()), type: v.string() })
+export const portSchema = v.object({
+  ip: v.optional(v.string()),
+  private_port: v.number(),
+  public_port: v.optional(v.number()),
+  type: v.string(),
+})
 
 export const containerSchema = v.object({
   id: v.string(),
@@ -28,7 +33,9 @@ export const containerDetailSchema = v.object({
   tty: v.boolean(),
   started_at: nullableString,
   exit_code: v.number(),
-  mounts: v.array(v.object({ type: v.string(), name: nullableString, source: v.string(), destination: v.string(), rw: v.boolean() })),
+  mounts: v.array(
+    v.object({ type: v.string(), name: nullableString, source: v.string(), destination: v.string(), rw: v.boolean() }),
+  ),
   networks: v.array(v.string()),
 })
 
@@ -63,17 +70,40 @@ export const networkSchema = v.object({
   stack: nullableString,
 })
 
-export const logLineSchema = v.object({ service: v.string(), container: v.string(), stream: v.string(), ts: v.string(), line: v.string() })
+export const logLineSchema = v.object({
+  service: v.string(),
+  container: v.string(),
+  stream: v.string(),
+  ts: v.string(),
+  line: v.string(),
+})
 
-export const pruneSchema = v.object({ kind: v.string(), removed: v.array(v.string()), untagged: v.array(v.string()), space_reclaimed: v.number() })
+export const pruneSchema = v.object({
+  kind: v.string(),
+  removed: v.array(v.string()),
+  untagged: v.array(v.string()),
+  space_reclaimed: v.number(),
+})
 
 export const dashboardSchema = v.object({
-  engine: v.object({ version: v.string(), api_version: v.string(), os: v.string(), arch: v.string(), kernel: nullableString }),
+  engine: v.object({
+    version: v.string(),
+    api_version: v.string(),
+    os: v.string(),
+    arch: v.string(),
+    kernel: nullableString,
+  }),
   container_states: v.record(v.string(), v.number()),
   images: v.object({ count: v.number(), size: v.number() }),
   volumes: v.object({ count: v.number() }),
   networks: v.object({ count: v.number() }),
-  disk: v.object({ images: v.number(), containers: v.number(), volumes: v.number(), build_cache: v.number(), total: v.number() }),
+  disk: v.object({
+    images: v.number(),
+    containers: v.number(),
+    volumes: v.number(),
+    build_cache: v.number(),
+    total: v.number(),
+  }),
   containers: v.array(containerSchema),
 })
 export type DashboardAnswer = v.InferOutput<typeof dashboardSchema>
@@ -93,7 +123,11 @@ export const eventSchema = v.object({
 export type EngineEvent = v.InferOutput<typeof eventSchema>
 
 /** The text frame that resizes the shell's terminal. */
-export const shellResizeSchema = v.object({ type: v.literal("resize"), cols: v.pipe(v.number(), v.integer(), v.minValue(1)), rows: v.pipe(v.number(), v.integer(), v.minValue(1)) })
+export const shellResizeSchema = v.object({
+  type: v.literal("resize"),
+  cols: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  rows: v.pipe(v.number(), v.integer(), v.minValue(1)),
+})
 
 /** A container (or image) as the engine names it: an id, a unique prefix of one, or a name. */
 export const engineRef = v.pipe(v.string(), v.minLength(1), v.description("an id, a unique prefix of one, or a name"))

@@ -38,18 +38,33 @@ export function resizeMessage(text: string): TerminalSize | undefined {
 /** Starts `sh` in a running container; fails with 404/409 before the WebSocket is accepted. */
 export async function openShell(engine: Engine, id: string, size?: TerminalSize): Promise<SocketSession> {
   const info = await engine.inspectContainer(id)
-  if (!info.State.Running || info.State.Paused) throw conflict(`container ${info.Name.replace(/^\//, "")} is ${info.State.Status}, not running`)
-  const exec = await engine.exec(info.Id, { cmd: ["sh"], tty: true, detachKeys: DETACH_KEYS, env: ["TERM=xterm-256color"] })
+  if (!info.State.Running || info.State.Paused)
+    throw conflict(`container ${info.Name.replace(/^\//, "")} is ${info.State.Status}, not running`)
+  const exec = await engine.exec(info.Id, {
+    cmd: ["sh"],
+    tty: true,
+    detachKeys: DETACH_KEYS,
+    env: ["TERM=xterm-256color"],
+  })
   const resize = (s: TerminalSize) => engine.execResize(exec.id, s.rows, s.cols).catch(() => {})
   if (size) await resize(size)
-  return shellSession(exec, resize, () => engine.execInspect(exec.id).then((i) => i.ExitCode, () => null))
+  return shellSession(exec, resize, () =>
+    engine.execInspect(exec.id).then(
+      (i) => i.ExitCode,
+      () => null,
+    ),
+  )
 }
 
 /**
  * Bridges an exec to a WebSocket peer. Output is read only while the peer keeps up: when `send`
  * reports backpressure (-1), reading pauses until the socket drains. Either side closing closes the other.
  */
-export function shellSession(exec: ExecSession, resize: (s: TerminalSize) => unknown, exitCode: () => Promise<number | null>): SocketSession {
+export function shellSession(
+  exec: ExecSession,
+  resize: (s: TerminalSize) => unknown,
+  exitCode: () => Promise<number | null>,
+): SocketSession {
   const reader = exec.output.getReader()
   let peer: Peer | undefined
   let closed = false

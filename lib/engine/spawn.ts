@@ -41,7 +41,11 @@ const running = new Set<number>()
 process.once("exit", () => running.forEach((pid) => killGroup(pid, "SIGKILL")))
 
 /** Runs `cmd` under `deadline` (see the module's comment). */
-export function spawnBounded<O extends Options>(cmd: string[], options: O, { timeout, signal, graceMs = KILL_GRACE_MS }: Deadline): Bounded<Subprocess<O["stdin"], O["stdout"], O["stderr"]>> {
+export function spawnBounded<O extends Options>(
+  cmd: string[],
+  options: O,
+  { timeout, signal, graceMs = KILL_GRACE_MS }: Deadline,
+): Bounded<Subprocess<O["stdin"], O["stdout"], O["stderr"]>> {
   const proc = Bun.spawn(cmd, { ...options, detached: true }) as Subprocess<O["stdin"], O["stdout"], O["stderr"]>
   let stopped: Stopped | undefined
   let grace: ReturnType<typeof setTimeout> | undefined

@@ -2,7 +2,9 @@
 // tasks), and the attributes that the engine writes before each line of a service's log.
 import type { StreamName } from "./frames.ts"
 
-export interface ObjectVersion { Index: number }
+export interface ObjectVersion {
+  Index: number
+}
 
 export interface SwarmInspect {
   ID: string
@@ -14,30 +16,63 @@ export interface SwarmInspect {
   JoinTokens: { Worker: string; Manager: string }
 }
 
-export interface SwarmInitRequest { ListenAddr: string; AdvertiseAddr?: string; ForceNewCluster?: boolean }
-export interface SwarmJoinRequest { ListenAddr: string; AdvertiseAddr?: string; RemoteAddrs: string[]; JoinToken: string }
+export interface SwarmInitRequest {
+  ListenAddr: string
+  AdvertiseAddr?: string
+  ForceNewCluster?: boolean
+}
+export interface SwarmJoinRequest {
+  ListenAddr: string
+  AdvertiseAddr?: string
+  RemoteAddrs: string[]
+  JoinToken: string
+}
 
 export type NodeRole = "manager" | "worker"
 export type NodeAvailability = "active" | "pause" | "drain"
-export interface NodeSpec { Name?: string; Labels?: Record<string, string>; Role: NodeRole; Availability: NodeAvailability }
+export interface NodeSpec {
+  Name?: string
+  Labels?: Record<string, string>
+  Role: NodeRole
+  Availability: NodeAvailability
+}
 export interface SwarmNode {
   ID: string
   Version: ObjectVersion
   CreatedAt: string
   UpdatedAt: string
   Spec: NodeSpec
-  Description: { Hostname: string; Platform?: { Architecture: string; OS: string }; Engine?: { EngineVersion: string; Labels?: Record<string, string> } }
+  Description: {
+    Hostname: string
+    Platform?: { Architecture: string; OS: string }
+    Engine?: { EngineVersion: string; Labels?: Record<string, string> }
+  }
   /** `State`: unknown, down, ready or disconnected. */
   Status: { State: string; Message?: string; Addr?: string }
   ManagerStatus?: { Leader?: boolean; Reachability: string; Addr: string }
 }
 
-export interface PortConfig { Name?: string; Protocol?: string; TargetPort: number; PublishedPort?: number; PublishMode?: "ingress" | "host" }
+export interface PortConfig {
+  Name?: string
+  Protocol?: string
+  TargetPort: number
+  PublishedPort?: number
+  PublishMode?: "ingress" | "host"
+}
 export interface ServiceSpec {
   Name: string
   Labels?: Record<string, string>
-  TaskTemplate: { ContainerSpec?: { Image: string; TTY?: boolean; [key: string]: unknown }; ForceUpdate?: number; [key: string]: unknown }
-  Mode?: { Replicated?: { Replicas?: number }; Global?: Record<string, never>; ReplicatedJob?: Record<string, unknown>; GlobalJob?: Record<string, never> }
+  TaskTemplate: {
+    ContainerSpec?: { Image: string; TTY?: boolean; [key: string]: unknown }
+    ForceUpdate?: number
+    [key: string]: unknown
+  }
+  Mode?: {
+    Replicated?: { Replicas?: number }
+    Global?: Record<string, never>
+    ReplicatedJob?: Record<string, unknown>
+    GlobalJob?: Record<string, never>
+  }
   EndpointSpec?: { Mode?: "vip" | "dnsrr"; Ports?: PortConfig[] }
   [key: string]: unknown
 }
@@ -54,7 +89,9 @@ export interface SwarmService {
   /** Asked for with `status=true`. */
   ServiceStatus?: { RunningTasks: number; DesiredTasks: number; CompletedTasks?: number }
 }
-export interface ServiceUpdateOptions { rollback?: "previous" }
+export interface ServiceUpdateOptions {
+  rollback?: "previous"
+}
 
 export interface SwarmTask {
   ID: string
@@ -66,12 +103,24 @@ export interface SwarmTask {
   Slot?: number
   Labels?: Record<string, string>
   /** `State`: new, pending, assigned, accepted, preparing, starting, running, complete, shutdown, failed, rejected, remove, orphaned. */
-  Status: { Timestamp?: string; State: string; Message?: string; Err?: string; ContainerStatus?: { ContainerID?: string; PID?: number; ExitCode?: number } }
+  Status: {
+    Timestamp?: string
+    State: string
+    Message?: string
+    Err?: string
+    ContainerStatus?: { ContainerID?: string; PID?: number; ExitCode?: number }
+  }
   DesiredState: string
 }
 
 /** A line of a service's log: which task wrote it, on which node. */
-export interface ServiceLogLine { stream: StreamName; ts: string; line: string; task: string; node: string }
+export interface ServiceLogLine {
+  stream: StreamName
+  ts: string
+  line: string
+  task: string
+  node: string
+}
 
 /**
  * Splits the attributes the engine writes before a service's log line when asked for `details`

@@ -23,10 +23,17 @@ export interface WriteBack {
 }
 
 const refused = (source: GitSource, why: string) =>
-  conflict(`the edit was not pushed to ${source.url} (${source.ref}): ${why}; nothing was changed here: sync the stack and edit again`, "git_push_refused")
+  conflict(
+    `the edit was not pushed to ${source.url} (${source.ref}): ${why}; nothing was changed here: sync the stack and edit again`,
+    "git_push_refused",
+  )
 
 /** Commits `change` on the source's branch and pushes it; the new commit. */
-export async function pushChange(source: GitSource, change: WriteBack, opts: { dataDir: string; signal?: AbortSignal }): Promise<string> {
+export async function pushChange(
+  source: GitSource,
+  change: WriteBack,
+  opts: { dataDir: string; signal?: AbortSignal },
+): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "hm-git-push-"))
   const id = await serverId(opts.dataDir)
   const person = { NAME: "Harbormaster", EMAIL: `harbormaster@${id}` }
@@ -35,28 +42,66 @@ export async function pushChange(source: GitSource, change: WriteBack, opts: { d
     protocol: protocolOf(source.url),
     ...credentials(source),
     signal: opts.signal,
-    env: { GIT_INDEX_FILE: join(dir, "push-index"), ...Object.fromEntries(["AUTHOR", "COMMITTER"].flatMap((who) => Object.entries(person).map(([k, v]) => [`GIT_${who}_${k}`, v]))) },
+    env: {
+      GIT_INDEX_FILE: join(dir, "push-index"),
+      ...Object.fromEntries(
+        ["AUTHOR", "COMMITTER"].flatMap((who) => Object.entries(person).map(([k, v]) => [`GIT_${who}_${k}`, v])),
+      ),
+    },
   }
-  const text = async (args: string[], stdin?: string) => new TextDecoder().decode(await mustGit(args, { ...run, ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }) })).trim()
+  const text = async (args: string[], stdin?: string) =>
+    new TextDecoder()
+      .decode(
+        await mustGit(args, { ...run, ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }) }),
+      )
+      .trim()
   try {
     await text(["init", "-q", "--bare", "."])
     // A commit's files are all fetched (git cannot push a commit built on a partial fetch): under the fetch cap.
-    const fetched = await runGit(["fetch", "-q", "--depth=1", "--no-tags", "--no-recurse-submodules", "--", source.url, `refs/heads/${source.ref}`], { ...run, fileBytes: DEFAULT_LIMITS.fetchBytes })
+    const fetched = await runGit(
+      [
+        "fetch",
+        "-q",
+        "--depth=1",
+        "--no-tags",
+        "--no-recurse-submodules",
+        "--",
+        source.url,
+        `refs/heads/${source.ref}`,
+      ],
+      { ...run, fileBytes: DEFAULT_LIMITS.fetchBytes },
+    )
     if (fetched.code !== 0) throw new HttpError(502, "git_failed", `git fetch failed: ${lastLine(fetched.stderr)}`)
     const parent = await text(["rev-parse", "--verify", "FETCH_HEAD^{commit}"])
-    if (parent !== source.deployed_commit) throw refused(source, `the branch is at ${parent.slice(0, 12)}, not at the deployed ${source.deployed_commit?.slice(0, 12) ?? "commit"}`)
+    if (parent !== source.deployed_commit)
+      throw refused(
+        source,
+        `the branch is at ${parent.slice(0, 12)}, not at the deployed ${source.deployed_commit?.slice(0, 12) ?? "commit"}`,
+      )
     await text(["read-tree", parent])
     const folder = posix.dirname(source.path)
-    const paths: [string, string | null][] = [...(change.compose === undefined ? [] : [[source.path, change.compose] as [string, string]]), ...Object.entries(change.files ?? {}).map(([p, c]) => [folder === "." ? p : `${folder}/${p}`, c] as [string, string | null])]
+    const paths: [string, string | null][] = [
+      ...(change.compose === undefined ? [] : [[source.path, change.compose] as [string, string]]),
+      ...Object.entries(change.files ?? {}).map(
+        ([p, c]) => [folder === "." ? p : `${folder}/${p}`, c] as [string, string | null],
+      ),
+    ]
     for (const [path, content] of paths) {
       if (content === null) await text(["update-index", "--force-remove", "--", path])
-      else await text(["update-index", "--add", "--cacheinfo", `100644,${await text(["hash-object", "-w", "--stdin"], content)},${path}`])
+      else
+        await text([
+          "update-index",
+          "--add",
+          "--cacheinfo",
+          `100644,${await text(["hash-object", "-w", "--stdin"], content)},${path}`,
+        ])
     }
     const tree = await text(["write-tree"])
     const commit = await text(["commit-tree", tree, "-p", parent, "-F", "-"], `${change.message}\n`)
     const pushed = await runGit(["push", "-q", "--", source.url, `${commit}:refs/heads/${source.ref}`], run)
     if (pushed.code !== 0) {
-      if (/rejected|non-fast-forward|fetch first/.test(pushed.stderr)) throw refused(source, "someone pushed to the branch meanwhile")
+      if (/rejected|non-fast-forward|fetch first/.test(pushed.stderr))
+        throw refused(source, "someone pushed to the branch meanwhile")
       throw new HttpError(502, "git_failed", `git push failed: ${lastLine(pushed.stderr)}`)
     }
     return commit

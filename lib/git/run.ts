@@ -62,7 +62,11 @@ export function protocolOf(url: string): Protocol {
   if (scp) return "ssh"
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase()
   if (scheme && (PROTOCOLS as readonly string[]).includes(scheme)) return scheme as Protocol
-  throw new HttpError(400, "invalid_git_url", "the repository URL must be https://, http://, ssh://, user@host:path or an absolute path")
+  throw new HttpError(
+    400,
+    "invalid_git_url",
+    "the repository URL must be https://, http://, ssh://, user@host:path or an absolute path",
+  )
 }
 
 /** The locked-down configuration of one run, as GIT_CONFIG_* variables. */
@@ -81,7 +85,11 @@ export function gitEnv(run: Pick<GitRun, "protocol" | "token">): Record<string, 
     // A fetch always keeps one pack (no loose objects), so the bound on the file size bounds it all.
     ["fetch.unpackLimit", "1"],
   ]
-  if (run.token) config.push(["http.extraHeader", `Authorization: Basic ${Buffer.from(`x-access-token:${run.token}`).toString("base64")}`])
+  if (run.token)
+    config.push([
+      "http.extraHeader",
+      `Authorization: Basic ${Buffer.from(`x-access-token:${run.token}`).toString("base64")}`,
+    ])
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: emptyHome(),
@@ -126,16 +134,29 @@ export async function runGit(args: string[], run: GitRun): Promise<GitResult> {
   try {
     const env = { ...run.env, ...gitEnv(run) }
     if (ssh && sshDir) {
-      if (ssh.key) writeFileSync(join(sshDir, "key"), ssh.key.endsWith("\n") ? ssh.key : `${ssh.key}\n`, { mode: 0o600, flag: "wx" })
+      if (ssh.key)
+        writeFileSync(join(sshDir, "key"), ssh.key.endsWith("\n") ? ssh.key : `${ssh.key}\n`, {
+          mode: 0o600,
+          flag: "wx",
+        })
       writeFileSync(join(sshDir, "known_hosts"), ssh.knownHosts, { mode: 0o600, flag: "wx" })
       env.GIT_SSH_COMMAND = sshCommand(sshDir, { key: !!ssh.key, strict: !!ssh.knownHosts.trim() })
     }
     const cmd = run.fileBytes ? ["prlimit", `--fsize=${run.fileBytes}`, "--", "git", ...args] : ["git", ...args]
-    const bounded = spawnBounded(cmd, { cwd: run.cwd, env, stdin: run.stdin ?? "ignore", stdout: "pipe", stderr: "pipe" }, { timeout: run.timeout ?? 120, signal: run.signal })
-    const [stdout, stderr, code] = await Promise.all([new Response(bounded.proc.stdout).bytes(), new Response(bounded.proc.stderr).text(), bounded.exited])
+    const bounded = spawnBounded(
+      cmd,
+      { cwd: run.cwd, env, stdin: run.stdin ?? "ignore", stdout: "pipe", stderr: "pipe" },
+      { timeout: run.timeout ?? 120, signal: run.signal },
+    )
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(bounded.proc.stdout).bytes(),
+      new Response(bounded.proc.stderr).text(),
+      bounded.exited,
+    ])
     const stopped = bounded.stopped()
     if (stopped === "timeout") throw new HttpError(504, "git_timeout", `git ${args[0]} took too long`)
-    if (stopped === "aborted") throw new HttpError(503, "git_aborted", `git ${args[0]} was stopped: its caller went away`)
+    if (stopped === "aborted")
+      throw new HttpError(503, "git_aborted", `git ${args[0]} was stopped: its caller went away`)
     if (ssh && sshDir && !ssh.knownHosts.trim()) {
       const learned = readFileSync(join(sshDir, "known_hosts"), "utf8")
       if (learned.trim()) await ssh.learned?.(learned)

@@ -45,22 +45,53 @@ export interface GitSource {
 
 export const gitInputSchema = v.object({
   url: v.pipe(v.string(), v.minLength(1), v.maxLength(2048)),
-  ref: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._/-]{1,255}$/, "a branch, tag or commit"), v.check((r) => !r.startsWith("-") && !r.includes(".."), "a branch, tag or commit")), "main"),
+  ref: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[A-Za-z0-9._/-]{1,255}$/, "a branch, tag or commit"),
+      v.check((r) => !r.startsWith("-") && !r.includes(".."), "a branch, tag or commit"),
+    ),
+    "main",
+  ),
   path: v.optional(v.pipe(v.string(), v.maxLength(1024)), "compose.yaml"),
   push: v.optional(v.boolean(), false),
   schedule: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200))), null),
   /** null or absent keeps the stored token; "" removes it. */
   token: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4096)))),
   /** An ssh private key for an ssh URL (OpenSSH or PEM text); null or absent keeps the stored one, "" removes it. */
-  ssh_key: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(16384), v.check((k) => k === "" || /^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----\r?\n[\s\S]+-----END [A-Z0-9 ]*PRIVATE KEY-----\s*$/.test(k), "an ssh private key (-----BEGIN ... PRIVATE KEY----- ... -----END ... PRIVATE KEY-----)")))),
+  ssh_key: v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.maxLength(16384),
+        v.check(
+          (k) =>
+            k === "" ||
+            /^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----\r?\n[\s\S]+-----END [A-Z0-9 ]*PRIVATE KEY-----\s*$/.test(k),
+          "an ssh private key (-----BEGIN ... PRIVATE KEY----- ... -----END ... PRIVATE KEY-----)",
+        ),
+      ),
+    ),
+  ),
   /** The ssh server's known_hosts lines; absent keeps the stored ones, "" forgets them (the next key seen is accepted and kept). */
-  known_hosts: v.optional(v.pipe(v.string(), v.maxLength(65536), v.check((k) => !/[\0]/.test(k), "known_hosts lines"))),
+  known_hosts: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(65536),
+      v.check((k) => !/[\0]/.test(k), "known_hosts lines"),
+    ),
+  ),
   /** Absent keeps the stored secret (a new source gets a random one). */
   webhook_secret: v.optional(v.pipe(v.string(), v.minLength(16), v.maxLength(256))),
 })
 export type GitInput = v.InferOutput<typeof gitInputSchema>
 
-export const lastSyncSchema = v.object({ time: v.string(), commit: v.nullable(v.string()), verdict: v.string(), error: v.nullable(v.string()) })
+export const lastSyncSchema = v.object({
+  time: v.string(),
+  commit: v.nullable(v.string()),
+  verdict: v.string(),
+  error: v.nullable(v.string()),
+})
 
 export const publicSourceSchema = v.object({
   url: v.string(),
@@ -93,7 +124,11 @@ export const publicSource = (s: GitSource): v.InferOutput<typeof publicSourceSch
 export function sourceFrom(input: GitInput, before?: GitSource): GitSource {
   protocolOf(input.url)
   if (/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(input.url) && !input.url.startsWith("ssh://"))
-    throw new HttpError(400, "invalid_git_url", "the repository URL must not carry a user or password: give the token as `token`")
+    throw new HttpError(
+      400,
+      "invalid_git_url",
+      "the repository URL must not carry a user or password: give the token as `token`",
+    )
   composePath(input.path)
   const token = input.token === "" ? undefined : (input.token ?? before?.token)
   const sshKey = input.ssh_key === "" ? undefined : (input.ssh_key ?? before?.ssh_key)
@@ -121,7 +156,8 @@ export const credentials = (s: GitSource, learned?: SshAuth["learned"]): { token
 
 export const hasSource = (records: string) => existsSync(join(records, FILE))
 
-export const readSource = (records: string): Promise<GitSource | undefined> => readJson<GitSource | undefined>(join(records, FILE), undefined)
+export const readSource = (records: string): Promise<GitSource | undefined> =>
+  readJson<GitSource | undefined>(join(records, FILE), undefined)
 
 export const writeSource = (records: string, source: GitSource) => writeJson(join(records, FILE), source, 0o600)
 

@@ -27,7 +27,12 @@ export interface TreeLimits {
   fetchBytes: number
 }
 
-export const DEFAULT_LIMITS: TreeLimits = { fileBytes: 1024 * 1024, totalBytes: 4 * 1024 * 1024, files: 64, fetchBytes: 256 * 1024 * 1024 }
+export const DEFAULT_LIMITS: TreeLimits = {
+  fileBytes: 1024 * 1024,
+  totalBytes: 4 * 1024 * 1024,
+  files: 64,
+  fetchBytes: 256 * 1024 * 1024,
+}
 
 export interface Fetched {
   commit: string
@@ -58,7 +63,8 @@ interface Entry {
 }
 
 /** A refusal of what the repository holds; with the commit (beside `error` in the answer) once it is known. */
-const refused = (message: string, status = 400, commit?: string) => new HttpError(status, "git_refused", message, commit ? { body: { commit } } : {})
+const refused = (message: string, status = 400, commit?: string) =>
+  new HttpError(status, "git_refused", message, commit ? { body: { commit } } : {})
 
 /** The commit a refusal of fetchTree names, if it got that far. */
 export const refusedCommit = (err: unknown): string | null => {
@@ -70,7 +76,11 @@ export const refusedCommit = (err: unknown): string | null => {
 export function composePath(path: string): string {
   const parts = path.split("/")
   if (!path || path.startsWith("/") || parts.some((p) => !p || p === "." || p === ".." || p.includes("\\")))
-    throw new HttpError(400, "invalid_git_path", `the compose file's path ${JSON.stringify(path.slice(0, 200))} must be relative to the repository's root, without '.' or '..' parts`)
+    throw new HttpError(
+      400,
+      "invalid_git_path",
+      `the compose file's path ${JSON.stringify(path.slice(0, 200))} must be relative to the repository's root, without '.' or '..' parts`,
+    )
   return path
 }
 
@@ -82,11 +92,15 @@ function packCapped(dir: string, bytes: number): boolean {
 
 /** `ls-tree -r -z` lines. */
 function parseTree(out: Uint8Array): Entry[] {
-  return new TextDecoder().decode(out).split("\0").filter(Boolean).map((line) => {
-    const tab = line.indexOf("\t")
-    const [mode, type, oid] = line.slice(0, tab).split(" ") as [string, string, string]
-    return { mode, type, oid, path: line.slice(tab + 1) }
-  })
+  return new TextDecoder()
+    .decode(out)
+    .split("\0")
+    .filter(Boolean)
+    .map((line) => {
+      const tab = line.indexOf("\t")
+      const [mode, type, oid] = line.slice(0, tab).split(" ") as [string, string, string]
+      return { mode, type, oid, path: line.slice(tab + 1) }
+    })
 }
 
 /** `cat-file --batch` output: each blob's bytes in the order asked. */
@@ -107,44 +121,119 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
   const path = composePath(req.path)
   const limits = req.limits ?? DEFAULT_LIMITS
   const dir = mkdtempSync(join(tmpdir(), "hm-git-"))
-  const run: GitRun = { cwd: dir, protocol: protocolOf(req.url), token: req.token, ssh: req.ssh, timeout: req.timeout, signal: req.signal }
-  const lines = async (args: string[], stdin?: string) => new TextDecoder().decode(await mustGit(args, { ...run, ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }) })).split("\n").filter(Boolean)
+  const run: GitRun = {
+    cwd: dir,
+    protocol: protocolOf(req.url),
+    token: req.token,
+    ssh: req.ssh,
+    timeout: req.timeout,
+    signal: req.signal,
+  }
+  const lines = async (args: string[], stdin?: string) =>
+    new TextDecoder()
+      .decode(
+        await mustGit(args, { ...run, ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }) }),
+      )
+      .split("\n")
+      .filter(Boolean)
   try {
     await mustGit(["init", "-q", "--bare", "."], run)
-    const fetch = await runGit(["fetch", "-q", "--depth=1", "--no-tags", "--no-recurse-submodules", `--filter=blob:limit=${limits.fileBytes + 1}`, "--", req.url, req.ref], { ...run, fileBytes: limits.fetchBytes })
+    const fetch = await runGit(
+      [
+        "fetch",
+        "-q",
+        "--depth=1",
+        "--no-tags",
+        "--no-recurse-submodules",
+        `--filter=blob:limit=${limits.fileBytes + 1}`,
+        "--",
+        req.url,
+        req.ref,
+      ],
+      { ...run, fileBytes: limits.fetchBytes },
+    )
     if (fetch.code !== 0) {
-      if (packCapped(dir, limits.fetchBytes)) throw refused(`the commit's objects are over the ${limits.fetchBytes}-byte limit of a fetch (the server sent files over the file limit too)`, 413)
+      if (packCapped(dir, limits.fetchBytes))
+        throw refused(
+          `the commit's objects are over the ${limits.fetchBytes}-byte limit of a fetch (the server sent files over the file limit too)`,
+          413,
+        )
       throw new HttpError(502, "git_failed", `git fetch failed: ${lastLine(fetch.stderr)}`)
     }
     const [commit] = await lines(["rev-parse", "--verify", "FETCH_HEAD^{commit}"])
     if (!commit) throw new HttpError(502, "git_failed", "git fetch found no commit")
     // Blobs the server left out (over the cap): listed, never fetched (GIT_NO_LAZY_FETCH).
-    const missing = new Set((await lines(["rev-list", "--objects", "--missing=print", commit])).filter((l) => l.startsWith("?")).map((l) => l.slice(1)))
+    const missing = new Set(
+      (await lines(["rev-list", "--objects", "--missing=print", commit]))
+        .filter((l) => l.startsWith("?"))
+        .map((l) => l.slice(1)),
+    )
     const folder = posix.dirname(path)
-    const listed = parseTree(await mustGit(["ls-tree", "-r", "-z", "--full-tree", commit, ...(folder === "." ? [] : ["--", `${folder}/`])], run))
+    const listed = parseTree(
+      await mustGit(
+        ["ls-tree", "-r", "-z", "--full-tree", commit, ...(folder === "." ? [] : ["--", `${folder}/`])],
+        run,
+      ),
+    )
     const inFolder = (e: Entry) => (folder === "." ? e.path : e.path.slice(folder.length + 1))
     const skipped: string[] = []
     const present: Entry[] = []
     for (const e of listed) {
       const rel = inFolder(e)
-      if (e.mode === "120000") throw refused(`${e.path} is a symbolic link; a stack's files are read from the repository as plain files, never through a link`, 400, commit)
+      if (e.mode === "120000")
+        throw refused(
+          `${e.path} is a symbolic link; a stack's files are read from the repository as plain files, never through a link`,
+          400,
+          commit,
+        )
       if (e.type === "commit") throw refused(`${e.path} is a submodule; submodules are not fetched`, 400, commit)
       if (rel.split("/").some((s) => s.startsWith("."))) {
         skipped.push(`${e.path} (hidden)`)
         continue
       }
-      if (missing.has(e.oid)) throw refused(`${e.path} is over the ${limits.fileBytes}-byte limit of a stack's file (the server left it out of the fetch)`, 413, commit)
+      if (missing.has(e.oid))
+        throw refused(
+          `${e.path} is over the ${limits.fileBytes}-byte limit of a stack's file (the server left it out of the fetch)`,
+          413,
+          commit,
+        )
       present.push(e)
     }
-    const sizes = (present.length ? await lines(["cat-file", "--batch-check"], present.map((e) => `${e.oid}\n`).join("")) : []).map((l) => Number(l.split(" ")[2]))
+    const sizes = (
+      present.length ? await lines(["cat-file", "--batch-check"], present.map((e) => `${e.oid}\n`).join("")) : []
+    ).map((l) => Number(l.split(" ")[2]))
     const wanted = present.map((e, i) => ({ ...e, size: sizes[i] ?? 0 }))
-    for (const e of wanted) if (e.size > limits.fileBytes) throw refused(`${e.path} is ${e.size} bytes, over the ${limits.fileBytes}-byte limit of a stack's file`, 413, commit)
+    for (const e of wanted)
+      if (e.size > limits.fileBytes)
+        throw refused(
+          `${e.path} is ${e.size} bytes, over the ${limits.fileBytes}-byte limit of a stack's file`,
+          413,
+          commit,
+        )
     const compose = wanted.find((e) => e.path === path)
-    if (!compose) throw new HttpError(400, "git_compose_missing", `${path} is not a file in the repository at ${commit.slice(0, 12)}`, { body: { commit } })
-    if (wanted.length - 1 > limits.files) throw refused(`the folder of ${path} holds ${wanted.length - 1} files, over the limit of ${limits.files}`, 413, commit)
+    if (!compose)
+      throw new HttpError(
+        400,
+        "git_compose_missing",
+        `${path} is not a file in the repository at ${commit.slice(0, 12)}`,
+        { body: { commit } },
+      )
+    if (wanted.length - 1 > limits.files)
+      throw refused(
+        `the folder of ${path} holds ${wanted.length - 1} files, over the limit of ${limits.files}`,
+        413,
+        commit,
+      )
     const total = wanted.reduce((n, e) => n + e.size, 0)
-    if (total > limits.totalBytes) throw refused(`the folder of ${path} holds ${total} bytes, over the limit of ${limits.totalBytes}`, 413, commit)
-    const blobs = parseBatch(await mustGit(["cat-file", "--batch"], { ...run, stdin: new TextEncoder().encode(wanted.map((e) => `${e.oid}\n`).join("")) }), wanted.length)
+    if (total > limits.totalBytes)
+      throw refused(`the folder of ${path} holds ${total} bytes, over the limit of ${limits.totalBytes}`, 413, commit)
+    const blobs = parseBatch(
+      await mustGit(["cat-file", "--batch"], {
+        ...run,
+        stdin: new TextEncoder().encode(wanted.map((e) => `${e.oid}\n`).join("")),
+      }),
+      wanted.length,
+    )
     const text = new TextDecoder("utf-8", { fatal: true })
     const files: Record<string, string> = {}
     let composeText = ""
@@ -153,7 +242,8 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
       try {
         content = text.decode(blobs[i])
       } catch {
-        if (e === compose) throw new HttpError(400, "invalid_compose", `${path} is not UTF-8 text`, { body: { commit } })
+        if (e === compose)
+          throw new HttpError(400, "invalid_compose", `${path} is not UTF-8 text`, { body: { commit } })
         return void skipped.push(`${e.path} (binary)`)
       }
       if (e === compose) composeText = content
@@ -166,10 +256,27 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
 }
 
 /** The commit `ref` names at `url` now (`ls-remote`), or null when the remote has no such ref. */
-export async function remoteHead(req: Pick<FetchRequest, "url" | "ref" | "token" | "ssh" | "timeout" | "signal">): Promise<string | null> {
+export async function remoteHead(
+  req: Pick<FetchRequest, "url" | "ref" | "token" | "ssh" | "timeout" | "signal">,
+): Promise<string | null> {
   if (/^[0-9a-f]{40}$/.test(req.ref)) return req.ref
-  const out = new TextDecoder().decode(await mustGit(["ls-remote", "--", req.url, req.ref], { cwd: tmpdir(), protocol: protocolOf(req.url), token: req.token, ssh: req.ssh, timeout: req.timeout ?? 30, signal: req.signal }))
-  const lines = out.trim().split("\n").filter(Boolean).map((l) => l.split("\t") as [string, string])
-  const exact = lines.find(([, r]) => r === req.ref || r === `refs/heads/${req.ref}` || r === `refs/tags/${req.ref}^{}`) ?? lines.find(([, r]) => r === `refs/tags/${req.ref}`)
+  const out = new TextDecoder().decode(
+    await mustGit(["ls-remote", "--", req.url, req.ref], {
+      cwd: tmpdir(),
+      protocol: protocolOf(req.url),
+      token: req.token,
+      ssh: req.ssh,
+      timeout: req.timeout ?? 30,
+      signal: req.signal,
+    }),
+  )
+  const lines = out
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => l.split("\t") as [string, string])
+  const exact =
+    lines.find(([, r]) => r === req.ref || r === `refs/heads/${req.ref}` || r === `refs/tags/${req.ref}^{}`) ??
+    lines.find(([, r]) => r === `refs/tags/${req.ref}`)
   return exact?.[0] ?? null
 }

@@ -11,7 +11,11 @@ const same = (a: string, b: string) => {
 }
 
 /** Which proof the request carries and whether it holds; `none` when it carries none. */
-export function checkWebhook(headers: Headers, body: Uint8Array, secret: string): { kind: "github" | "gitea" | "gitlab" | "none"; ok: boolean } {
+export function checkWebhook(
+  headers: Headers,
+  body: Uint8Array,
+  secret: string,
+): { kind: "github" | "gitea" | "gitlab" | "none"; ok: boolean } {
   const hmac = () => createHmac("sha256", secret).update(body).digest("hex")
   const github = headers.get("x-hub-signature-256")
   if (github !== null) return { kind: "github", ok: same(github.trim().toLowerCase(), `sha256=${hmac()}`) }

@@ -8,7 +8,8 @@ import { HttpError } from "./http-error.ts"
 /** How deep a JSON body may nest arrays and objects. */
 export const JSON_DEPTH_MAX = 64
 
-const tooLarge = (limit: number) => new HttpError(413, "body_too_large", `the request body is larger than ${limit} bytes`)
+const tooLarge = (limit: number) =>
+  new HttpError(413, "body_too_large", `the request body is larger than ${limit} bytes`)
 
 /** The body as text, refused with 413 past `limit` bytes. */
 export async function readLimited(req: Request, limit: number): Promise<string> {
@@ -25,7 +26,12 @@ export async function readLimited(req: Request, limit: number): Promise<string> 
   return Buffer.concat(chunks).toString("utf8")
 }
 
-const OPEN_ARRAY = 0x5b, OPEN_OBJECT = 0x7b, CLOSE_ARRAY = 0x5d, CLOSE_OBJECT = 0x7d, QUOTE = 0x22, BACKSLASH = 0x5c
+const OPEN_ARRAY = 0x5b,
+  OPEN_OBJECT = 0x7b,
+  CLOSE_ARRAY = 0x5d,
+  CLOSE_OBJECT = 0x7d,
+  QUOTE = 0x22,
+  BACKSLASH = 0x5c
 
 /** Refuses with 400 `json_too_deep` a JSON text whose arrays and objects nest deeper than `max`: one pass, strings skipped. */
 export function checkJsonDepth(text: string, max = JSON_DEPTH_MAX): void {
@@ -35,7 +41,8 @@ export function checkJsonDepth(text: string, max = JSON_DEPTH_MAX): void {
     if (c === QUOTE) {
       for (i++; i < text.length && text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (++depth > max) throw new HttpError(400, "json_too_deep", `the request body nests arrays and objects more than ${max} deep`)
+      if (++depth > max)
+        throw new HttpError(400, "json_too_deep", `the request body nests arrays and objects more than ${max} deep`)
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--
   }
 }

@@ -26,7 +26,11 @@ export function hostAllowed(hostHeader: string | null, o: GuardOptions): boolean
   if (!hostHeader) return true
   const h = hostname(hostHeader)
   if (LOOPBACK_NAMES.has(h) || h.endsWith(".localhost") || isIpLiteral(h)) return true
-  return o.allowedHosts.includes("*") || o.allowedHosts.map((a) => a.toLowerCase()).includes(h) || h === o.listenHost.toLowerCase()
+  return (
+    o.allowedHosts.includes("*") ||
+    o.allowedHosts.map((a) => a.toLowerCase()).includes(h) ||
+    h === o.listenHost.toLowerCase()
+  )
 }
 
 export function originAllowed(origin: string | null, hostHeader: string | null, o: GuardOptions): boolean {
@@ -48,15 +52,29 @@ export function hasBody(req: Request): boolean {
 /** Throws the HttpError that refuses the request, if any. `accepts` lists the route's body types. */
 export function checkRequest(req: Request, o: GuardOptions): void {
   const host = req.headers.get("host")
-  if (!hostAllowed(host, o)) throw new HttpError(403, "host_not_allowed", `host "${host}" is not one this server answers to; add it to SVC_ALLOWED_HOSTS`)
+  if (!hostAllowed(host, o))
+    throw new HttpError(
+      403,
+      "host_not_allowed",
+      `host "${host}" is not one this server answers to; add it to SVC_ALLOWED_HOSTS`,
+    )
   if (!originAllowed(req.headers.get("origin"), host, o))
-    throw new HttpError(403, "origin_not_allowed", `origin "${req.headers.get("origin")}" is not allowed; add it to SVC_CORS_ORIGINS`)
+    throw new HttpError(
+      403,
+      "origin_not_allowed",
+      `origin "${req.headers.get("origin")}" is not allowed; add it to SVC_CORS_ORIGINS`,
+    )
 }
 
 export function checkBody(req: Request, accepts: string[]): void {
   if (!UNSAFE.has(req.method) || !hasBody(req) || accepts.includes("*")) return
   const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase()
-  if (!accepts.includes(type)) throw new HttpError(415, "unsupported_media_type", `the request body must be ${accepts.join(" or ")}, got "${type || "no content type"}"`)
+  if (!accepts.includes(type))
+    throw new HttpError(
+      415,
+      "unsupported_media_type",
+      `the request body must be ${accepts.join(" or ")}, got "${type || "no content type"}"`,
+    )
 }
 
 /** CORS headers for an allowed cross-origin caller (same-origin requests need none). */

@@ -21,7 +21,8 @@ export class HttpError extends Error {
 
 export const badRequest = (message: string, code = "bad_request") => new HttpError(400, code, message)
 export const notFound = (message: string, code = "not_found") => new HttpError(404, code, message)
-export const conflict = (message: string, code = "conflict", extras?: ErrorExtras) => new HttpError(409, code, message, extras)
+export const conflict = (message: string, code = "conflict", extras?: ErrorExtras) =>
+  new HttpError(409, code, message, extras)
 export const unauthorized = (message = "a valid Authorization: Bearer <cluster token> is required") =>
   new HttpError(401, "unauthorized", message)
 

@@ -5,7 +5,10 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "WS" | "ALL"
 const METHODS = new Set(["get", "post", "put", "patch", "delete", "ws"])
 
 export function routeOf(file: string): { method: Method; path: string; rest?: string } {
-  const parts = file.replace(/^handlers\//, "").replace(/\.ts$/, "").split("/")
+  const parts = file
+    .replace(/^handlers\//, "")
+    .replace(/\.ts$/, "")
+    .split("/")
   const last = parts.pop()!.split(".")
   const suffix = last.length > 1 && METHODS.has(last.at(-1)!) ? last.pop()! : undefined
   parts.push(last.join("."))
@@ -13,7 +16,11 @@ export function routeOf(file: string): { method: Method; path: string; rest?: st
     .filter((p) => p !== "index")
     .map((p) => (p.startsWith("[...") ? "*" : p.startsWith("[") ? `:${p.slice(1, -1)}` : p))
   const rest = parts.find((p) => p.startsWith("[..."))?.slice(4, -1)
-  return { method: (suffix?.toUpperCase() ?? "ALL") as Method, path: `/${segments.join("/")}`, ...(rest ? { rest } : {}) }
+  return {
+    method: (suffix?.toUpperCase() ?? "ALL") as Method,
+    path: `/${segments.join("/")}`,
+    ...(rest ? { rest } : {}),
+  }
 }
 
 /** What the manifest copies out of a handler file: its `role` and its `access`, read before the file is loaded. */

@@ -13,6 +13,9 @@ export const flagFor = (description: string) => v.pipe(flagText, v.description(d
 
 /** A line count or "all". */
 export const tail = v.pipe(
-  v.union([v.literal("all"), v.pipe(v.string(), v.regex(/^\d{1,7}$/), v.transform(Number))], 'must be a whole number or "all"'),
+  v.union(
+    [v.literal("all"), v.pipe(v.string(), v.regex(/^\d{1,7}$/), v.transform(Number))],
+    'must be a whole number or "all"',
+  ),
   v.description('how many of the last lines to send, or "all" (default: the service\'s SVC_LOGS_TAIL)'),
 )

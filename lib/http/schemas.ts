@@ -18,7 +18,11 @@ export type Responses = Body | Record<number, Body>
 export const errorSchema = v.object({ error: v.object({ code: v.string(), message: v.string() }) })
 
 /** Server-sent events, one JSON `message` per `data:` line. */
-export const eventStream = (message: Schema, description: string): Stream => ({ contentType: "text/event-stream", description, message })
+export const eventStream = (message: Schema, description: string): Stream => ({
+  contentType: "text/event-stream",
+  description,
+  message,
+})
 
 /** A tar archive streamed as it is read. */
 export const tarStream = (description: string): Stream => ({ contentType: "application/x-tar", description })
@@ -38,10 +42,17 @@ export function bodyFor(responses: Responses, status: number): Body {
 }
 
 /** Why an answer does not fit its route's contract, or undefined when it does. JSON bodies are checked whole, streams by content type. */
-export function drift(responses: Responses, status: number, contentType: string | null, json: () => unknown): string | undefined {
+export function drift(
+  responses: Responses,
+  status: number,
+  contentType: string | null,
+  json: () => unknown,
+): string | undefined {
   const body = bodyFor(responses, status)
   if (isStream(body))
-    return body.contentType === "*/*" || contentType?.startsWith(body.contentType.split(";")[0]!) ? undefined : `content type ${contentType}, declared ${body.contentType}`
+    return body.contentType === "*/*" || contentType?.startsWith(body.contentType.split(";")[0]!)
+      ? undefined
+      : `content type ${contentType}, declared ${body.contentType}`
   if (!contentType?.startsWith("application/json")) return `content type ${contentType}, declared application/json`
   const result = v.safeParse(body, json())
   if (result.success) return undefined

@@ -11,7 +11,10 @@ export interface SseMessage {
 
 /** The messages of an event stream body as they arrive; a message without data is skipped. */
 export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
-  const reader = body.pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>).pipeThrough(new EventSourceParserStream()).getReader()
+  const reader = body
+    .pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>)
+    .pipeThrough(new EventSourceParserStream())
+    .getReader()
   try {
     for (;;) {
       const { done, value } = await reader.read()

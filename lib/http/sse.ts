@@ -13,7 +13,11 @@ export function sse(source: AsyncIterable<unknown>, signal: AbortSignal, heartbe
 }
 
 /** The same for a source that yields several events at once: a batch goes out as one chunk (fast streams, e.g. stack logs). */
-export function sseBatches(source: AsyncIterable<unknown[]>, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): Response {
+export function sseBatches(
+  source: AsyncIterable<unknown[]>,
+  signal: AbortSignal,
+  heartbeatMs = HEARTBEAT_MS,
+): Response {
   const encoder = new TextEncoder()
   const iterator = source[Symbol.asyncIterator]()
   let timer: ReturnType<typeof setInterval> | undefined
@@ -43,13 +47,20 @@ export function sseBatches(source: AsyncIterable<unknown[]>, signal: AbortSignal
       } catch (err) {
         clearInterval(timer)
         const message = err instanceof Error ? err.message : String(err)
-        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ error: { code: "stream_failed", message } })}\n\n`))
+        controller.enqueue(
+          encoder.encode(`event: error\ndata: ${JSON.stringify({ error: { code: "stream_failed", message } })}\n\n`),
+        )
         controller.close()
       }
     },
     cancel: stop,
   })
   return new Response(body, {
-    headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" },
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    },
   })
 }

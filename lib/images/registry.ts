@@ -18,7 +18,12 @@ const REPOSITORY = new RegExp(`^${COMPONENT}(?:/${COMPONENT})*$`)
 
 /** Parses an image reference as the engine does: `nginx` is `docker.io/library/nginx:latest`. */
 export function parseRef(ref: string): ImageRef {
-  if (/^(sha256:)?[a-f0-9]{64}$/.test(ref)) throw new HttpError(400, "invalid_reference", `${ref.slice(0, 19)}… is an image id, not a reference a registry knows`)
+  if (/^(sha256:)?[a-f0-9]{64}$/.test(ref))
+    throw new HttpError(
+      400,
+      "invalid_reference",
+      `${ref.slice(0, 19)}… is an image id, not a reference a registry knows`,
+    )
   const at = ref.indexOf("@")
   const digest = at >= 0 ? ref.slice(at + 1) : undefined
   let name = at >= 0 ? ref.slice(0, at) : ref
@@ -34,7 +39,11 @@ export function parseRef(ref: string): ImageRef {
   const registry = hasHost ? first : DOCKER_HUB
   let repository = hasHost ? name.slice(slash + 1) : name
   if (registry === DOCKER_HUB && !repository.includes("/")) repository = `library/${repository}`
-  if (!REPOSITORY.test(repository) || !/^[\w][\w.-]{0,127}$/.test(tag) || (digest && !/^sha256:[a-f0-9]{64}$/.test(digest)))
+  if (
+    !REPOSITORY.test(repository) ||
+    !/^[\w][\w.-]{0,127}$/.test(tag) ||
+    (digest && !/^sha256:[a-f0-9]{64}$/.test(digest))
+  )
     throw new HttpError(400, "invalid_reference", `"${ref.slice(0, 200)}" is not a valid image reference`)
   return { registry, repository, tag, ...(digest ? { digest } : {}) }
 }
@@ -73,7 +82,8 @@ export function parseChallenge(header: string): Record<string, string> | undefin
   return Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((p) => [p[1]!.toLowerCase(), p[2]!]))
 }
 
-const unreachable = (registry: string, why: string) => new HttpError(502, "registry_error", `registry ${registry}: ${why}`)
+const unreachable = (registry: string, why: string) =>
+  new HttpError(502, "registry_error", `registry ${registry}: ${why}`)
 
 /** The digest the registry serves now for the reference's tag. */
 export async function remoteDigest(ref: ImageRef, o: RegistryOptions): Promise<string> {
@@ -106,7 +116,8 @@ export async function remoteDigest(ref: ImageRef, o: RegistryOptions): Promise<s
     token = body.token ?? body.access_token
     res = await request("HEAD", token)
   }
-  if (res.status === 404) throw new HttpError(404, "not_found", `registry ${ref.registry} has no ${ref.repository}:${ref.tag}`)
+  if (res.status === 404)
+    throw new HttpError(404, "not_found", `registry ${ref.registry} has no ${ref.repository}:${ref.tag}`)
   if (!res.ok) throw unreachable(ref.registry, `manifest request answered ${res.status}`)
   const digest = res.headers.get("docker-content-digest")
   if (digest) return digest

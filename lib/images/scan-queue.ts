@@ -49,7 +49,13 @@ export function countBySeverity(cves: Cve[]): Record<Severity, number> {
   return counts
 }
 
-export const summaryOf = ({ status, scanner, scanned_at, counts, error }: ScanRecord): ScanSummary => ({ status, scanner, scanned_at, counts, error })
+export const summaryOf = ({ status, scanner, scanned_at, counts, error }: ScanRecord): ScanSummary => ({
+  status,
+  scanner,
+  scanned_at,
+  counts,
+  error,
+})
 
 export class ScanQueue {
   private jobs: ScanJob[] | undefined
@@ -139,10 +145,28 @@ export class ScanQueue {
       const report = await this.run(job.ref)
       const scanned_at = new Date(this.now()).toISOString()
       const counts = countBySeverity(report.vulnerabilities)
-      return { ...base, status: "done", scanner: report.scanner, scanner_version: report.version, scanned_at, counts, error: null, vulnerabilities: report.vulnerabilities }
+      return {
+        ...base,
+        status: "done",
+        scanner: report.scanner,
+        scanner_version: report.version,
+        scanned_at,
+        counts,
+        error: null,
+        vulnerabilities: report.vulnerabilities,
+      }
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err)
-      return { ...base, status: "failed", scanner: null, scanner_version: null, scanned_at: new Date(this.now()).toISOString(), counts: countBySeverity([]), error, vulnerabilities: [] }
+      return {
+        ...base,
+        status: "failed",
+        scanner: null,
+        scanner_version: null,
+        scanned_at: new Date(this.now()).toISOString(),
+        counts: countBySeverity([]),
+        error,
+        vulnerabilities: [],
+      }
     }
   }
 
@@ -154,20 +178,30 @@ export class ScanQueue {
   /** Every stored result, keyed by image id. */
   async results(): Promise<Map<string, ScanRecord>> {
     const names = await readdir(this.dir).catch(() => [] as string[])
-    const records = await Promise.all(names.filter((n) => /^[a-f0-9]{64}\.json$/.test(n)).map((n) => readJson<ScanRecord | undefined>(join(this.dir, n), undefined)))
+    const records = await Promise.all(
+      names
+        .filter((n) => /^[a-f0-9]{64}\.json$/.test(n))
+        .map((n) => readJson<ScanRecord | undefined>(join(this.dir, n), undefined)),
+    )
     return new Map(records.filter((r) => r !== undefined).map((r) => [r.image, r]))
   }
 
   /** Every image's latest result as a summary (what it found by severity, not the findings), by image id; read from the files once. */
   summaries(): Promise<Map<string, ScanSummary & { ref: string }>> {
-    this.kept ??= this.results().then((all) => new Map([...all].map(([id, r]) => [id, { ...summaryOf(r), ref: r.ref }])))
+    this.kept ??= this.results().then(
+      (all) => new Map([...all].map(([id, r]) => [id, { ...summaryOf(r), ref: r.ref }])),
+    )
     this.kept.catch(() => (this.kept = undefined))
     return this.kept
   }
 }
 
 /** Queues a scan of one local image (by id or name); the scanner is given its first tag, else its id. */
-export async function requestScan(engine: Engine, queue: ScanQueue, idOrName: string): Promise<{ image: string; ref: string; state: "queued" }> {
+export async function requestScan(
+  engine: Engine,
+  queue: ScanQueue,
+  idOrName: string,
+): Promise<{ image: string; ref: string; state: "queued" }> {
   const image = await engine.inspectImage(idOrName)
   const ref = (image.RepoTags ?? []).find((t) => t !== "<none>:<none>") ?? image.Id
   return { image: image.Id, ref, state: await queue.enqueue(image.Id, ref) }

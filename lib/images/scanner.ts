@@ -27,7 +27,10 @@ export interface Report {
   vulnerabilities: Cve[]
 }
 
-export const scannerImages: Record<ScannerName, string> = { trivy: "aquasec/trivy:latest", grype: "anchore/grype:latest" }
+export const scannerImages: Record<ScannerName, string> = {
+  trivy: "aquasec/trivy:latest",
+  grype: "anchore/grype:latest",
+}
 export const cacheVolume = (name: ScannerName) => `harbormaster-${name}-db`
 const cacheEnv: Record<ScannerName, string> = { trivy: "TRIVY_CACHE_DIR", grype: "GRYPE_DB_CACHE_DIR" }
 
@@ -39,15 +42,17 @@ const severity = (s: unknown): Severity => {
 /** Trivy's JSON report: `Results[].Vulnerabilities[]`, one result per scanned target (OS packages, language files). */
 export function parseTrivy(report: any): Cve[] {
   return (report?.Results ?? []).flatMap((r: any) =>
-    (r.Vulnerabilities ?? []).map((v: any): Cve => ({
-      id: v.VulnerabilityID,
-      package: v.PkgName,
-      installed: v.InstalledVersion ?? "",
-      fixed: v.FixedVersion || null,
-      severity: severity(v.Severity),
-      title: v.Title ?? null,
-      link: v.PrimaryURL ?? v.References?.[0] ?? null,
-    })),
+    (r.Vulnerabilities ?? []).map(
+      (v: any): Cve => ({
+        id: v.VulnerabilityID,
+        package: v.PkgName,
+        installed: v.InstalledVersion ?? "",
+        fixed: v.FixedVersion || null,
+        severity: severity(v.Severity),
+        title: v.Title ?? null,
+        link: v.PrimaryURL ?? v.References?.[0] ?? null,
+      }),
+    ),
   )
 }
 
@@ -76,7 +81,9 @@ const versionOf: Record<ScannerName, (report: any) => string | null> = {
 
 /** The scanner's arguments for one image of the local engine. */
 export function scanArgs(name: ScannerName, ref: string): string[] {
-  return name === "trivy" ? ["image", "--format", "json", "--quiet", "--image-src", "docker", ref] : ["-o", "json", `docker:${ref}`]
+  return name === "trivy"
+    ? ["image", "--format", "json", "--quiet", "--image-src", "docker", ref]
+    : ["-o", "json", `docker:${ref}`]
 }
 
 /** Reads a scanner's stdout into a report; a report that is not the scanner's JSON is a failure. */
@@ -123,7 +130,8 @@ function chooseScanner(o: ScannerOptions): { name: ScannerName; binary?: string 
   return found ? { name: found, binary: which(found) } : { name: "trivy" }
 }
 
-const timedOut = (name: string, timeout: number) => new HttpError(504, "scan_timeout", `${name} did not finish within ${timeout} s`)
+const timedOut = (name: string, timeout: number) =>
+  new HttpError(504, "scan_timeout", `${name} did not finish within ${timeout} s`)
 
 /** The scanner's binary run against the engine; stopped at the timeout or when the service exits (the queue runs it again after a restart). */
 async function runBinary(o: ScannerOptions, name: ScannerName, binary: string, ref: string): Promise<Report> {
@@ -132,7 +140,11 @@ async function runBinary(o: ScannerOptions, name: ScannerName, binary: string, r
     { env: { ...o.env, DOCKER_HOST: o.engine.host }, stdout: "pipe", stderr: "pipe", stdin: "ignore" },
     { timeout: o.timeout },
   )
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), exited])
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    exited,
+  ])
   if (stopped()) throw timedOut(name, o.timeout)
   if (code !== 0) throw new HttpError(502, "scan_failed", `${name} exited with ${code}: ${tail(stderr || stdout)}`)
   return readReport(name, "binary", stdout)
@@ -165,12 +177,19 @@ async function runContainer(o: ScannerOptions, name: ScannerName, ref: string): 
   let timer: ReturnType<typeof setTimeout> | undefined
   try {
     await o.engine.containerAction(Id, "start")
-    const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(timedOut(name, o.timeout)), o.timeout * 1000)))
+    const expired = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(timedOut(name, o.timeout)), o.timeout * 1000)),
+    )
     const { StatusCode } = await Promise.race([o.engine.waitContainer(Id), expired])
     const out: Record<string, string[]> = { stdout: [], stderr: [] }
     for await (const l of o.engine.logs(Id, { follow: false, tail: "all" })) out[l.stream]?.push(l.line)
     const stdout = out.stdout!.join("\n")
-    if (StatusCode !== 0) throw new HttpError(502, "scan_failed", `${name} exited with ${StatusCode}: ${tail(out.stderr!.join("\n") || stdout)}`)
+    if (StatusCode !== 0)
+      throw new HttpError(
+        502,
+        "scan_failed",
+        `${name} exited with ${StatusCode}: ${tail(out.stderr!.join("\n") || stdout)}`,
+      )
     return readReport(name, "container", stdout)
   } finally {
     clearTimeout(timer)

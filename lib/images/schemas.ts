@@ -52,7 +52,12 @@ export const updateCheckSchema = v.object({
   error: nullableString,
 })
 
-export const stackUpdateCheckSchema = v.object({ stack: v.string(), images: v.array(v.string()), update_available: v.boolean(), checked_at: v.string() })
+export const stackUpdateCheckSchema = v.object({
+  stack: v.string(),
+  images: v.array(v.string()),
+  update_available: v.boolean(),
+  checked_at: v.string(),
+})
 
 /** An image of GET /api/images: the engine's record, its latest scan summary and its update checks. */
 export const imageWithStatusSchema = v.object({

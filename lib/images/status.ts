@@ -16,7 +16,10 @@ export interface ImageStatus {
  * ends while they are read shows as still running (and a later read shows its result), never as
  * neither running nor scanned.
  */
-export async function withImageStatus<T extends { id: string }>(ctx: { scans: Pick<ScanQueue, "state" | "results">; imageUpdates: Pick<ImageUpdates, "records"> }, images: T[]): Promise<(T & ImageStatus)[]> {
+export async function withImageStatus<T extends { id: string }>(
+  ctx: { scans: Pick<ScanQueue, "state" | "results">; imageUpdates: Pick<ImageUpdates, "records"> },
+  images: T[],
+): Promise<(T & ImageStatus)[]> {
   const states = images.map((image) => ctx.scans.state(image.id) ?? null)
   const [scans, updates] = await Promise.all([ctx.scans.results(), ctx.imageUpdates.records()])
   return images.map((image, i) => {

@@ -60,9 +60,15 @@ export class ImageUpdates {
       if (err instanceof HttpError && err.status === 404) return undefined
       throw err
     })
-    const base = { ref, image: local?.Id ?? null, local_digests: local ? localDigests(parsed, local.RepoDigests ?? []) : [], checked_at }
+    const base = {
+      ref,
+      image: local?.Id ?? null,
+      local_digests: local ? localDigests(parsed, local.RepoDigests ?? []) : [],
+      checked_at,
+    }
     if (parsed.digest) return { ...base, remote_digest: parsed.digest, update_available: false, error: null }
-    if (!local) return { ...base, remote_digest: null, update_available: null, error: "the image is not present locally" }
+    if (!local)
+      return { ...base, remote_digest: null, update_available: null, error: "the image is not present locally" }
     let remote: string
     try {
       remote = await remoteDigest(parsed, this.registry)
@@ -70,7 +76,12 @@ export class ImageUpdates {
       return { ...base, remote_digest: null, update_available: null, error: message(err) }
     }
     if (!base.local_digests.length)
-      return { ...base, remote_digest: remote, update_available: null, error: `the local image has no digest from ${parsed.registry} (built or loaded here)` }
+      return {
+        ...base,
+        remote_digest: remote,
+        update_available: null,
+        error: `the local image has no digest from ${parsed.registry} (built or loaded here)`,
+      }
     return { ...base, remote_digest: remote, update_available: !base.local_digests.includes(remote), error: null }
   }
 
@@ -78,13 +89,26 @@ export class ImageUpdates {
   async checkAll(refs: string[], stack?: string): Promise<UpdateRecord[]> {
     const results: UpdateRecord[] = []
     for (const ref of [...new Set(refs)]) {
-      const failed = (err: unknown): UpdateRecord => ({ ref, image: null, local_digests: [], remote_digest: null, update_available: null, checked_at: new Date(this.now()).toISOString(), error: message(err) })
+      const failed = (err: unknown): UpdateRecord => ({
+        ref,
+        image: null,
+        local_digests: [],
+        remote_digest: null,
+        update_available: null,
+        checked_at: new Date(this.now()).toISOString(),
+        error: message(err),
+      })
       results.push(await this.check(ref).catch(failed))
     }
     await this.save((file) => {
       for (const r of results) file.images[r.ref] = r
       if (stack !== undefined)
-        file.stacks[stack] = { stack, images: results.map((r) => r.ref), update_available: results.some((r) => r.update_available), checked_at: new Date(this.now()).toISOString() }
+        file.stacks[stack] = {
+          stack,
+          images: results.map((r) => r.ref),
+          update_available: results.some((r) => r.update_available),
+          checked_at: new Date(this.now()).toISOString(),
+        }
     })
     return results
   }
@@ -106,7 +130,9 @@ export class ImageUpdates {
   /** Checks each tag of every image that came from a registry (lib/service/background.ts runs it every SVC_UPDATE_INTERVAL). */
   async checkPulled(): Promise<void> {
     const images = await this.engine.listImages().catch(() => [])
-    const refs = images.filter((i) => i.RepoDigests?.length).flatMap((i) => (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>"))
+    const refs = images
+      .filter((i) => i.RepoDigests?.length)
+      .flatMap((i) => (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>"))
     await this.checkAll(refs).catch((err) => console.error("periodic update check:", message(err)))
   }
 }

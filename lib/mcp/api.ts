@@ -27,7 +27,8 @@ export async function sseData(body: ReadableStream<Uint8Array>): Promise<unknown
   const events: unknown[] = []
   for await (const { event, data } of sseMessages(body)) {
     const failed = data as { error?: { code?: string; message?: string } } | null
-    if (event === "error") throw new HttpError(502, failed?.error?.code ?? "stream_failed", failed?.error?.message ?? "the stream failed")
+    if (event === "error")
+      throw new HttpError(502, failed?.error?.code ?? "stream_failed", failed?.error?.message ?? "the stream failed")
     events.push(data)
   }
   return events
@@ -48,8 +49,14 @@ export async function callApi(fetch: AppFetch, call: ApiCall, signal?: AbortSign
   if (res.ok && type.includes("text/event-stream")) return sseData(res.body!)
   const text = await res.text()
   if (!res.ok) {
-    const error = type.includes("json") ? (JSON.parse(text) as { error?: { code?: string; message?: string } }).error : undefined
-    throw new HttpError(res.status, error?.code ?? "error", error?.message ?? (text || `the API answered ${res.status}`))
+    const error = type.includes("json")
+      ? (JSON.parse(text) as { error?: { code?: string; message?: string } }).error
+      : undefined
+    throw new HttpError(
+      res.status,
+      error?.code ?? "error",
+      error?.message ?? (text || `the API answered ${res.status}`),
+    )
   }
   if (type.includes("json")) return text ? JSON.parse(text) : null
   return text

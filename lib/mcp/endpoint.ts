@@ -29,10 +29,22 @@ interface Session {
 }
 
 const sessionNotFound = () =>
-  Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found (it ended or expired); start a new one" }, id: null }, { status: 404 })
+  Response.json(
+    {
+      jsonrpc: "2.0",
+      error: { code: -32001, message: "Session not found (it ended or expired); start a new one" },
+      id: null,
+    },
+    { status: 404 },
+  )
 
 /** `rows` are the app's routes and `fetch` the app itself, which the tools call; `now` is the clock that ages sessions. */
-export function mcpEndpoint(config: McpConfig, rows: readonly RouteRow[], fetch: AppFetch, now: () => number): McpEndpoint {
+export function mcpEndpoint(
+  config: McpConfig,
+  rows: readonly RouteRow[],
+  fetch: AppFetch,
+  now: () => number,
+): McpEndpoint {
   const sessions = new SessionStore<Session>(config.sessionTtl * 1000, now)
   const tools = bindTools(toolsFor(config.mode), rows)
 

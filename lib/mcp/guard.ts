@@ -27,10 +27,18 @@ export function mcpOriginAllowed(origin: string | null, allowed: string[]): bool
 export function mcpRefusal(req: Request, guard: McpGuard): Response | null {
   const host = req.headers.get("host")
   if (!mcpHostAllowed(host, guard.allowedHosts))
-    return errorResponse(403, "host_not_allowed", `host "${host ?? ""}" is not allowed to use /mcp; add it to SVC_MCP_ALLOWED_HOSTS`)
+    return errorResponse(
+      403,
+      "host_not_allowed",
+      `host "${host ?? ""}" is not allowed to use /mcp; add it to SVC_MCP_ALLOWED_HOSTS`,
+    )
   const origin = req.headers.get("origin")
   if (!mcpOriginAllowed(origin, guard.allowedOrigins))
-    return errorResponse(403, "origin_not_allowed", `origin "${origin}" is not allowed to use /mcp; add it to SVC_MCP_ALLOWED_ORIGINS`)
+    return errorResponse(
+      403,
+      "origin_not_allowed",
+      `origin "${origin}" is not allowed to use /mcp; add it to SVC_MCP_ALLOWED_ORIGINS`,
+    )
   return null
 }
 
@@ -40,7 +48,8 @@ export function mcpCorsHeaders(origin: string | null): Record<string, string> {
   return {
     "access-control-allow-origin": origin,
     "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
-    "access-control-allow-headers": "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id",
+    "access-control-allow-headers":
+      "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id",
     "access-control-expose-headers": "mcp-session-id, mcp-protocol-version",
     "access-control-max-age": "600",
     vary: "origin",

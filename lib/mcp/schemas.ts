@@ -61,12 +61,20 @@ function routeSchemas(tool: Tool, rows: readonly RouteRow[]): RouteSchemas {
   if (!row) throw new Error(`tool ${tool.name}: no route ${tool.route}`)
   const mod = row.mod as Omit<RouteSchemas, "params"> & { params?: Schema }
   const names = [...path.matchAll(/:(\w+)/g)].map(([, key]) => key!)
-  return { params: mod.params ?? v.object(Object.fromEntries(names.map((key) => [key, anySegment]))), query: mod.query, body: mod.body, response: mod.response, role: mod.role }
+  return {
+    params: mod.params ?? v.object(Object.fromEntries(names.map((key) => [key, anySegment]))),
+    query: mod.query,
+    body: mod.body,
+    response: mod.response,
+    role: mod.role,
+  }
 }
 
 /** The arguments' schema: path parameters, the query the tool does not fix, and the body's fields (or the body under bodyArg). */
 function argumentsSchema(tool: Tool, schemas: RouteSchemas): Schema {
-  const query = Object.fromEntries(Object.entries(entriesOf(schemas.query)).filter(([key]) => !(key in (tool.fixed ?? {}))))
+  const query = Object.fromEntries(
+    Object.entries(entriesOf(schemas.query)).filter(([key]) => !(key in (tool.fixed ?? {}))),
+  )
   const body = tool.bodyArg && schemas.body ? { [tool.bodyArg]: schemas.body } : entriesOf(schemas.body)
   return v.object({ ...entriesOf(schemas.params), ...query, ...body })
 }
@@ -77,7 +85,8 @@ function argumentsSchema(tool: Tool, schemas: RouteSchemas): Schema {
  */
 function inputJsonSchema(tool: Tool, schemas: RouteSchemas): BoundTool["inputSchema"] {
   const schema = jsonSchema(argumentsSchema(tool, schemas), "input")
-  for (const [key, value] of Object.entries(tool.defaults ?? {})) Object.assign(schema.properties?.[key] as object, { default: value })
+  for (const [key, value] of Object.entries(tool.defaults ?? {}))
+    Object.assign(schema.properties?.[key] as object, { default: value })
   return schema as BoundTool["inputSchema"]
 }
 
@@ -96,10 +105,15 @@ function output(tool: Tool, schemas: RouteSchemas): Pick<BoundTool, "description
   const answer = answerSchema(schemas.response)
   if (!answer) return { description: tool.description }
   const schema = jsonSchema(answer, "output")
-  if (schema.type === "object") return { description: tool.description, outputSchema: schema as BoundTool["outputSchema"] }
+  if (schema.type === "object")
+    return { description: tool.description, outputSchema: schema as BoundTool["outputSchema"] }
   const wrap = schema.type === "array" ? "items" : "value"
   const outputSchema = { type: "object" as const, properties: { [wrap]: schema as object }, required: [wrap] }
-  return { description: `${tool.description} Its structured answer carries ${wrap === "items" ? "the list" : "the answer"} as {${wrap}}.`, outputSchema, wrap }
+  return {
+    description: `${tool.description} Its structured answer carries ${wrap === "items" ? "the list" : "the answer"} as {${wrap}}.`,
+    outputSchema,
+    wrap,
+  }
 }
 
 /** Each tool with its route's schemas, found among the app's routes. */

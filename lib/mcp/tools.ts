@@ -24,42 +24,165 @@ export interface Tool {
 
 export const tools: Tool[] = [
   // Reading
-  { name: "system_summary", route: "GET /api/dashboard", description: "The host at a glance: whether everything is fine (stacks by health, failed updates, updates available, critical and high CVEs, nodes, swarm services below their replicas, overdue backups, CPU, memory and disk over the last hour), engine version, containers by state, image, volume and network counts, disk use, and the full container list." },
-  { name: "list_containers", route: "GET /api/containers", description: "List containers with id, name, image, state, status, ports, labels and the stack/service they belong to." },
-  { name: "inspect_container", route: "GET /api/containers/:id", description: "One container in detail: state, exit code, start time, command, mounts, networks, ports, labels. Its environment is never shown." },
-  { name: "container_logs", route: "GET /api/containers/:id/logs", fixed: { follow: "false" }, description: "The last lines of a container's log (no following), each {service, container, stream, ts, line}." },
+  {
+    name: "system_summary",
+    route: "GET /api/dashboard",
+    description:
+      "The host at a glance: whether everything is fine (stacks by health, failed updates, updates available, critical and high CVEs, nodes, swarm services below their replicas, overdue backups, CPU, memory and disk over the last hour), engine version, containers by state, image, volume and network counts, disk use, and the full container list.",
+  },
+  {
+    name: "list_containers",
+    route: "GET /api/containers",
+    description:
+      "List containers with id, name, image, state, status, ports, labels and the stack/service they belong to.",
+  },
+  {
+    name: "inspect_container",
+    route: "GET /api/containers/:id",
+    description:
+      "One container in detail: state, exit code, start time, command, mounts, networks, ports, labels. Its environment is never shown.",
+  },
+  {
+    name: "container_logs",
+    route: "GET /api/containers/:id/logs",
+    fixed: { follow: "false" },
+    description: "The last lines of a container's log (no following), each {service, container, stream, ts, line}.",
+  },
   {
     name: "container_stats",
     route: "GET /api/containers/:id/stats",
-    description: "One container's resource use from the latest sample: CPU % (100 = one core, and of its limit), memory without page cache and its limit, network and block I/O bytes per second, PIDs; null while it is not running.",
+    description:
+      "One container's resource use from the latest sample: CPU % (100 = one core, and of its limit), memory without page cache and its limit, network and block I/O bytes per second, PIDs; null while it is not running.",
   },
   {
     name: "stack_stats",
     route: "GET /api/stacks/:name/stats",
-    description: "A stack's resource use: sums over its running containers (CPU %, memory, network and block I/O per second, PIDs) and each container's latest sample.",
+    description:
+      "A stack's resource use: sums over its running containers (CPU %, memory, network and block I/O per second, PIDs) and each container's latest sample.",
   },
-  { name: "event_history", route: "GET /api/events/history", description: "The last 100 events, oldest first: the engine's (container start/stop/die, image pull, …) and the service's own (compose output, failures)." },
-  { name: "list_images", route: "GET /api/images", description: "Local images with tags, size, creation time and their vulnerability scan summary." },
-  { name: "list_volumes", route: "GET /api/volumes", description: "Volumes with driver, mount point, labels and the stack they belong to." },
-  { name: "list_networks", route: "GET /api/networks", description: "Networks with driver, scope, labels and the stack they belong to." },
-  { name: "image_scan", route: "GET /api/images/:id/scan", description: "The latest vulnerability scan of an image with its full CVE list (id, package, installed and fixed version, severity, title, link)." },
-  { name: "list_stacks", route: "GET /api/stacks", description: "Every stack with its state (running, partly running, stopped, paused), services and containers, current_version and env_pending; compose projects made elsewhere have managed: false." },
-  { name: "inspect_stack", route: "GET /api/stacks/:name", description: "One stack: state, services and their containers, current_version, env_pending." },
-  { name: "stack_compose", route: "GET /api/stacks/:name/compose", description: "The stack's compose file, as {name, content}." },
-  { name: "stack_files", route: "GET /api/stacks/:name/files", description: "The stack's files besides its compose file (an extends: or include:d file, a bound nginx.conf, env files), as [{path, size}]; its data folders are not among them." },
-  { name: "read_stack_file", route: "GET /api/stacks/:name/files/:path", description: "One of the stack's files, as {path, content}." },
-  { name: "stack_env", route: "GET /api/stacks/:name/env", description: "The stack's environment as [{key, value, secret}]; the value of a secret is always null." },
-  { name: "stack_versions", route: "GET /api/stacks/:name/versions", description: "The stack's versions, oldest first: number, time, action, whether current, and which keys changed (never a value)." },
-  { name: "stack_git_status", route: "GET /api/stacks/:name/git", description: "A git stack's source (repository, ref, compose file's path; never its token or webhook secret), the commit deployed, the remote's head, whether they differ, the last sync's time, verdict and error, and a commit the schedule holds back (schedule_held)." },
-  { name: "stack_logs", route: "GET /api/stacks/:name/logs", fixed: { follow: "false" }, description: "The last lines of every container of the stack (tail counts per container, no following), each {service, container, stream, ts, line}." },
-  { name: "list_nodes", route: "GET /api/nodes", description: "The cluster's node registry, ordered by name, each {name, url, status, error} from its last probe." },
-  { name: "inspect_node", route: "GET /api/nodes/:name", description: "One node of the registry: name, url, status of its last probe, error." },
-  { name: "cluster_status", route: "GET /api/cluster", description: "Whether this server is a control plane, a member of one, or neither." },
-  { name: "swarm_status", route: "GET /api/swarm", description: "Whether the engine is in a Docker Swarm, as manager or worker, with its cluster and node ids, the managers and (on a manager) the node count." },
-  { name: "list_swarm_nodes", route: "GET /api/swarm/nodes", description: "The Docker Swarm's nodes by hostname: role, availability (active, pause, drain), state (ready, down), engine version, labels, address, leader, running tasks. Not the node registry of list_nodes." },
-  { name: "list_swarm_services", route: "GET /api/swarm/services", description: "The swarm's services: image, mode, replicas desired and running, stack, published ports, update status." },
-  { name: "inspect_swarm_service", route: "GET /api/swarm/services/:id", description: "One swarm service with its tasks: node hostname, state, desired state, error, container id." },
-  { name: "swarm_service_logs", route: "GET /api/swarm/services/:id/logs", fixed: { follow: "false" }, description: "The last lines of a swarm service's log (no following), each {service, container, stream, ts, line}; container is the task's id." },
+  {
+    name: "event_history",
+    route: "GET /api/events/history",
+    description:
+      "The last 100 events, oldest first: the engine's (container start/stop/die, image pull, …) and the service's own (compose output, failures).",
+  },
+  {
+    name: "list_images",
+    route: "GET /api/images",
+    description: "Local images with tags, size, creation time and their vulnerability scan summary.",
+  },
+  {
+    name: "list_volumes",
+    route: "GET /api/volumes",
+    description: "Volumes with driver, mount point, labels and the stack they belong to.",
+  },
+  {
+    name: "list_networks",
+    route: "GET /api/networks",
+    description: "Networks with driver, scope, labels and the stack they belong to.",
+  },
+  {
+    name: "image_scan",
+    route: "GET /api/images/:id/scan",
+    description:
+      "The latest vulnerability scan of an image with its full CVE list (id, package, installed and fixed version, severity, title, link).",
+  },
+  {
+    name: "list_stacks",
+    route: "GET /api/stacks",
+    description:
+      "Every stack with its state (running, partly running, stopped, paused), services and containers, current_version and env_pending; compose projects made elsewhere have managed: false.",
+  },
+  {
+    name: "inspect_stack",
+    route: "GET /api/stacks/:name",
+    description: "One stack: state, services and their containers, current_version, env_pending.",
+  },
+  {
+    name: "stack_compose",
+    route: "GET /api/stacks/:name/compose",
+    description: "The stack's compose file, as {name, content}.",
+  },
+  {
+    name: "stack_files",
+    route: "GET /api/stacks/:name/files",
+    description:
+      "The stack's files besides its compose file (an extends: or include:d file, a bound nginx.conf, env files), as [{path, size}]; its data folders are not among them.",
+  },
+  {
+    name: "read_stack_file",
+    route: "GET /api/stacks/:name/files/:path",
+    description: "One of the stack's files, as {path, content}.",
+  },
+  {
+    name: "stack_env",
+    route: "GET /api/stacks/:name/env",
+    description: "The stack's environment as [{key, value, secret}]; the value of a secret is always null.",
+  },
+  {
+    name: "stack_versions",
+    route: "GET /api/stacks/:name/versions",
+    description:
+      "The stack's versions, oldest first: number, time, action, whether current, and which keys changed (never a value).",
+  },
+  {
+    name: "stack_git_status",
+    route: "GET /api/stacks/:name/git",
+    description:
+      "A git stack's source (repository, ref, compose file's path; never its token or webhook secret), the commit deployed, the remote's head, whether they differ, the last sync's time, verdict and error, and a commit the schedule holds back (schedule_held).",
+  },
+  {
+    name: "stack_logs",
+    route: "GET /api/stacks/:name/logs",
+    fixed: { follow: "false" },
+    description:
+      "The last lines of every container of the stack (tail counts per container, no following), each {service, container, stream, ts, line}.",
+  },
+  {
+    name: "list_nodes",
+    route: "GET /api/nodes",
+    description: "The cluster's node registry, ordered by name, each {name, url, status, error} from its last probe.",
+  },
+  {
+    name: "inspect_node",
+    route: "GET /api/nodes/:name",
+    description: "One node of the registry: name, url, status of its last probe, error.",
+  },
+  {
+    name: "cluster_status",
+    route: "GET /api/cluster",
+    description: "Whether this server is a control plane, a member of one, or neither.",
+  },
+  {
+    name: "swarm_status",
+    route: "GET /api/swarm",
+    description:
+      "Whether the engine is in a Docker Swarm, as manager or worker, with its cluster and node ids, the managers and (on a manager) the node count.",
+  },
+  {
+    name: "list_swarm_nodes",
+    route: "GET /api/swarm/nodes",
+    description:
+      "The Docker Swarm's nodes by hostname: role, availability (active, pause, drain), state (ready, down), engine version, labels, address, leader, running tasks. Not the node registry of list_nodes.",
+  },
+  {
+    name: "list_swarm_services",
+    route: "GET /api/swarm/services",
+    description:
+      "The swarm's services: image, mode, replicas desired and running, stack, published ports, update status.",
+  },
+  {
+    name: "inspect_swarm_service",
+    route: "GET /api/swarm/services/:id",
+    description: "One swarm service with its tasks: node hostname, state, desired state, error, container id.",
+  },
+  {
+    name: "swarm_service_logs",
+    route: "GET /api/swarm/services/:id/logs",
+    fixed: { follow: "false" },
+    description:
+      "The last lines of a swarm service's log (no following), each {service, container, stream, ts, line}; container is the task's id.",
+  },
 
   // Changing (full mode)
   {
@@ -79,25 +202,29 @@ export const tools: Tool[] = [
     name: "sync_stack_git",
     route: "POST /api/stacks/:name/git/sync",
     changes: true,
-    description: "Fetch a git stack's ref; a new commit is deployed as a version recording it, watched for `watch` seconds and rolled back when the watch fails. Answers the verdict (applied, unchanged, rolled_back, rollback_failed, stopped, refused, failed).",
+    description:
+      "Fetch a git stack's ref; a new commit is deployed as a version recording it, watched for `watch` seconds and rolled back when the watch fails. Answers the verdict (applied, unchanged, rolled_back, rollback_failed, stopped, refused, failed).",
   },
   {
     name: "deploy_stack",
     route: "POST /api/stacks",
     changes: true,
-    description: "Create or redeploy a stack: compose checks the file (with its other files), they are written, brought up, and a version is added. A file compose rejects changes nothing and the error carries compose's message. With `git` (repository URL, ref, compose file's path, token or ssh key) instead of `content`, a new stack is deployed from a repository; a name already taken is refused unless `attach` is true.",
+    description:
+      "Create or redeploy a stack: compose checks the file (with its other files), they are written, brought up, and a version is added. A file compose rejects changes nothing and the error carries compose's message. With `git` (repository URL, ref, compose file's path, token or ssh key) instead of `content`, a new stack is deployed from a repository; a name already taken is refused unless `attach` is true.",
   },
   {
     name: "write_stack_file",
     route: "PUT /api/stacks/:name/files/:path",
     changes: true,
-    description: "Create or replace one of the stack's files without deploying (files_pending becomes true); compose checks the stack with it first. apply_stack deploys it as a new version.",
+    description:
+      "Create or replace one of the stack's files without deploying (files_pending becomes true); compose checks the stack with it first. apply_stack deploys it as a new version.",
   },
   {
     name: "delete_stack_file",
     route: "DELETE /api/stacks/:name/files/:path",
     changes: true,
-    description: "Remove one of the stack's files without deploying (files_pending becomes true); earlier versions keep it, so a rollback brings it back. apply_stack deploys the change.",
+    description:
+      "Remove one of the stack's files without deploying (files_pending becomes true); earlier versions keep it, so a rollback brings it back. apply_stack deploys the change.",
   },
   {
     name: "set_stack_env",
@@ -112,8 +239,16 @@ export const tools: Tool[] = [
     stop: "Stop every running or paused container of the stack (they are kept; start_stack starts them again).",
     pause: "Pause every running container of the stack.",
     unpause: "Resume every paused container of the stack.",
-    apply: "Redeploy the stack with its stored environment and files, add a version and clear env_pending and files_pending.",
-  }).map(([action, description]): Tool => ({ name: `${action}_stack`, route: `POST /api/stacks/:name/${action}`, changes: true, description })),
+    apply:
+      "Redeploy the stack with its stored environment and files, add a version and clear env_pending and files_pending.",
+  }).map(
+    ([action, description]): Tool => ({
+      name: `${action}_stack`,
+      route: `POST /api/stacks/:name/${action}`,
+      changes: true,
+      description,
+    }),
+  ),
   {
     name: "update_stack",
     route: "POST /api/stacks/:name/update",
@@ -125,7 +260,8 @@ export const tools: Tool[] = [
     name: "rollback_stack",
     route: "POST /api/stacks/:name/rollback/:version",
     changes: true,
-    description: "Redeploy the compose file, environment and files of an earlier version, which becomes current (no version is added).",
+    description:
+      "Redeploy the compose file, environment and files of an earlier version, which becomes current (no version is added).",
   },
   {
     name: "delete_stack",
@@ -134,26 +270,65 @@ export const tools: Tool[] = [
     destructive: true,
     description: "Remove a stack: its containers, networks and files, versions included.",
   },
-  { name: "scan_image", route: "POST /api/images/:id/scan", changes: true, description: "Queue a vulnerability scan of one image; read the result later with image_scan." },
-  { name: "scan_all_images", route: "POST /api/images/scan", changes: true, description: "Queue a vulnerability scan of every tagged image on the host." },
-  { name: "scan_stack", route: "POST /api/stacks/:name/scan", changes: true, description: "Queue a vulnerability scan of every image of a stack; images not present locally are listed as missing." },
+  {
+    name: "scan_image",
+    route: "POST /api/images/:id/scan",
+    changes: true,
+    description: "Queue a vulnerability scan of one image; read the result later with image_scan.",
+  },
+  {
+    name: "scan_all_images",
+    route: "POST /api/images/scan",
+    changes: true,
+    description: "Queue a vulnerability scan of every tagged image on the host.",
+  },
+  {
+    name: "scan_stack",
+    route: "POST /api/stacks/:name/scan",
+    changes: true,
+    description:
+      "Queue a vulnerability scan of every image of a stack; images not present locally are listed as missing.",
+  },
   {
     name: "copy_stack",
     route: "POST /api/stacks/:name/copy",
     changes: true,
     defaults: { dry_run: true },
-    description: "Plan, and when dry_run is false perform, a copy of a stack to another node or under a new name: the plan lists volumes (with their names at the destination), binds, images, warnings and blockers. dry_run is true unless given: pass false only when the user asked for the real copy. A blocked copy is refused and changes nothing; the source is never changed.",
+    description:
+      "Plan, and when dry_run is false perform, a copy of a stack to another node or under a new name: the plan lists volumes (with their names at the destination), binds, images, warnings and blockers. dry_run is true unless given: pass false only when the user asked for the real copy. A blocked copy is refused and changes nothing; the source is never changed.",
   },
-  { name: "list_backup_repositories", route: "GET /api/backups/repos", description: "The restic repositories this server backs up to: name, repository, schedule, stacks, keep rules, hooks, and the last restic check (never a password)." },
-  { name: "list_stack_backups", route: "GET /api/backups/:repo/:stack", description: "A stack's backups of this server in a repository, newest first: run, version, time and the snapshot of each piece (stack.json, volumes/<volume> or volumes/<volume>.tar)." },
-  { name: "backup_status", route: "GET /api/backups/repos/:repo/status", description: "Each stack's newest backup of this server in a repository, its age, and whether it is overdue by the repository's schedule." },
-  { name: "backup_stack", route: "POST /api/backups/:repo/:stack/run", changes: true, description: "Back up a stack now into a repository: its records and its named volumes' data (and, with binds, its bind mounts under SVC_BIND_ROOTS); answers the bytes read and added (after deduplication)." },
+  {
+    name: "list_backup_repositories",
+    route: "GET /api/backups/repos",
+    description:
+      "The restic repositories this server backs up to: name, repository, schedule, stacks, keep rules, hooks, and the last restic check (never a password).",
+  },
+  {
+    name: "list_stack_backups",
+    route: "GET /api/backups/:repo/:stack",
+    description:
+      "A stack's backups of this server in a repository, newest first: run, version, time and the snapshot of each piece (stack.json, volumes/<volume> or volumes/<volume>.tar).",
+  },
+  {
+    name: "backup_status",
+    route: "GET /api/backups/repos/:repo/status",
+    description:
+      "Each stack's newest backup of this server in a repository, its age, and whether it is overdue by the repository's schedule.",
+  },
+  {
+    name: "backup_stack",
+    route: "POST /api/backups/:repo/:stack/run",
+    changes: true,
+    description:
+      "Back up a stack now into a repository: its records and its named volumes' data (and, with binds, its bind mounts under SVC_BIND_ROOTS); answers the bytes read and added (after deduplication).",
+  },
   {
     name: "restore_stack_backup",
     route: "POST /api/backups/:repo/:stack/restore",
     changes: true,
     defaults: { dry_run: true },
-    description: "Plan, and when dry_run is false perform, the restore of a stack's backup (the newest unless run is given) on this server (or on the node `to`) under its name or `as`: a taken name, a port in use or an existing volume (unless force) block it; binds brings its bind mounts back too. dry_run is true unless given: pass false only when the user asked for the real restore. The restored stack is written, not started.",
+    description:
+      "Plan, and when dry_run is false perform, the restore of a stack's backup (the newest unless run is given) on this server (or on the node `to`) under its name or `as`: a taken name, a port in use or an existing volume (unless force) block it; binds brings its bind mounts back too. dry_run is true unless given: pass false only when the user asked for the real restore. The restored stack is written, not started.",
   },
   {
     name: "adopt_stack",
@@ -171,20 +346,38 @@ export const tools: Tool[] = [
     description:
       "Adopt containers started with docker run into a new stack: a compose file generated from their inspect data, and what it could not express. dry_run is true unless given: pass false only when the user asked for the real adoption; then the containers are replaced by the stack's (named volumes and binds keep their data), and if the stack does not come up, the old containers run again.",
   },
-  { name: "scale_swarm_service", route: "POST /api/swarm/services/:id/scale", changes: true, description: "Set a replicated swarm service's replicas (a whole number, 0 or more); answers the service with its tasks." },
-  { name: "force_update_swarm_service", route: "POST /api/swarm/services/:id/force-update", changes: true, description: "Replace every task of a swarm service with the same spec, rolling as its update policy says." },
-  { name: "rollback_swarm_service", route: "POST /api/swarm/services/:id/rollback", changes: true, description: "The swarm's own rollback: the service back to the spec it had before its last update." },
+  {
+    name: "scale_swarm_service",
+    route: "POST /api/swarm/services/:id/scale",
+    changes: true,
+    description:
+      "Set a replicated swarm service's replicas (a whole number, 0 or more); answers the service with its tasks.",
+  },
+  {
+    name: "force_update_swarm_service",
+    route: "POST /api/swarm/services/:id/force-update",
+    changes: true,
+    description: "Replace every task of a swarm service with the same spec, rolling as its update policy says.",
+  },
+  {
+    name: "rollback_swarm_service",
+    route: "POST /api/swarm/services/:id/rollback",
+    changes: true,
+    description: "The swarm's own rollback: the service back to the spec it had before its last update.",
+  },
   {
     name: "update_swarm_node",
     route: "POST /api/swarm/nodes/:id",
     changes: true,
-    description: "Change a swarm node's availability (active, pause, or drain: its tasks move to other nodes) or replace its labels; answers the node.",
+    description:
+      "Change a swarm node's availability (active, pause, or drain: its tasks move to other nodes) or replace its labels; answers the node.",
   },
   {
     name: "check_stack_updates",
     route: "POST /api/stacks/:name/check-update",
     changes: true,
-    description: "Ask each image's registry for the current digest of its tag; answers which images have a newer version (and records it).",
+    description:
+      "Ask each image's registry for the current digest of its tag; answers which images have a newer version (and records it).",
   },
 ]
 

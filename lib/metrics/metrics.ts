@@ -20,12 +20,16 @@ export async function createMetrics(enabled: boolean): Promise<Metrics> {
 }
 
 /** /metrics and /metrics/targets exist only with SVC_METRICS=on, and want SVC_METRICS_TOKEN when it is set. */
-export function requireMetricsAccess(deps: { config: { metrics: boolean; metricsToken?: string } }, req: Request): void {
+export function requireMetricsAccess(
+  deps: { config: { metrics: boolean; metricsToken?: string } },
+  req: Request,
+): void {
   if (!deps.config.metrics) throw new HttpError(404, "not_found", "no such route")
   const expected = deps.config.metricsToken
   if (!expected) return
   const given = /^Bearer\s+(.+)$/i.exec(req.headers.get("authorization") ?? "")?.[1]?.trim()
-  if (!given || !sameSecret(given, expected)) throw new HttpError(401, "unauthorized", "a valid Authorization: Bearer <SVC_METRICS_TOKEN> is required")
+  if (!given || !sameSecret(given, expected))
+    throw new HttpError(401, "unauthorized", "a valid Authorization: Bearer <SVC_METRICS_TOKEN> is required")
 }
 
 export interface TargetGroup {
@@ -35,12 +39,18 @@ export interface TargetGroup {
 
 /** The registry's nodes as Prometheus HTTP service discovery groups, one per node Prometheus can reach (not one behind NAT). */
 export function targetGroups(nodes: NodeEntry[]): TargetGroup[] {
-  return nodes.filter((n) => !outboundId(n.url)).map((n) => {
-    const url = new URL(n.url)
-    const prefix = url.pathname.replace(/\/+$/, "")
-    return {
-      targets: [url.host],
-      labels: { node: n.name, __scheme__: url.protocol.replace(":", ""), ...(prefix ? { __metrics_path__: `${prefix}/metrics` } : {}) },
-    }
-  })
+  return nodes
+    .filter((n) => !outboundId(n.url))
+    .map((n) => {
+      const url = new URL(n.url)
+      const prefix = url.pathname.replace(/\/+$/, "")
+      return {
+        targets: [url.host],
+        labels: {
+          node: n.name,
+          __scheme__: url.protocol.replace(":", ""),
+          ...(prefix ? { __metrics_path__: `${prefix}/metrics` } : {}),
+        },
+      }
+    })
 }

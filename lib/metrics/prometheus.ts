@@ -23,7 +23,8 @@ export class PrometheusMetrics implements Metrics {
   private cpu = process.cpuUsage()
   /** Per-container gauges, with SVC_METRICS_CONTAINERS=on (lib/stats/prometheus.ts). */
   private containerGauges: ContainerGauges | undefined
-  private readonly g = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [this.registry] })
+  private readonly g = (name: string, help: string, labelNames: string[] = []) =>
+    new Gauge({ name, help, labelNames, registers: [this.registry] })
 
   private readonly http = new Histogram({
     name: "harbormaster_http_request_duration_seconds",
@@ -42,31 +43,108 @@ export class PrometheusMetrics implements Metrics {
   private readonly engineUp = this.g("harbormaster_engine_up", "1 when the Docker engine answered during this scrape")
   private readonly stacks = this.g("harbormaster_stacks", "Stacks by status", ["status"])
   private readonly containers = this.g("harbormaster_containers", "Containers by state", ["state"])
-  private readonly updates = this.g("harbormaster_image_updates_pending", "Image references whose registry serves a newer version than the local image")
-  private readonly cves = this.g("harbormaster_image_vulnerabilities", "Vulnerabilities found by the latest scan of each local image, by severity", ["severity"])
+  private readonly updates = this.g(
+    "harbormaster_image_updates_pending",
+    "Image references whose registry serves a newer version than the local image",
+  )
+  private readonly cves = this.g(
+    "harbormaster_image_vulnerabilities",
+    "Vulnerabilities found by the latest scan of each local image, by severity",
+    ["severity"],
+  )
   private readonly scanned = this.g("harbormaster_images_scanned", "Local images with a stored scan result")
-  private readonly nodes = this.g("harbormaster_nodes", "Registered nodes by the status of their last probe", ["status"])
-  private readonly outboundConnected = this.g("harbormaster_outbound_nodes_connected", "Outbound nodes holding their connection to this control plane")
-  private readonly outboundNode = this.g("harbormaster_outbound_node_connected", "1 while each outbound node holds its connection to this control plane, 0 while it does not", ["node"])
-  private readonly outboundStreams = this.g("harbormaster_outbound_streams", "Streams open to each outbound node", ["node"])
-  private readonly outboundBytes = new Counter({ name: "harbormaster_outbound_bytes_total", help: "Bytes of answers received from each outbound node", labelNames: ["node"], registers: [this.registry] })
-  private readonly outboundReconnects = new Counter({ name: "harbormaster_outbound_reconnects_total", help: "Connections of each outbound node after its first one", labelNames: ["node"], registers: [this.registry] })
+  private readonly nodes = this.g("harbormaster_nodes", "Registered nodes by the status of their last probe", [
+    "status",
+  ])
+  private readonly outboundConnected = this.g(
+    "harbormaster_outbound_nodes_connected",
+    "Outbound nodes holding their connection to this control plane",
+  )
+  private readonly outboundNode = this.g(
+    "harbormaster_outbound_node_connected",
+    "1 while each outbound node holds its connection to this control plane, 0 while it does not",
+    ["node"],
+  )
+  private readonly outboundStreams = this.g("harbormaster_outbound_streams", "Streams open to each outbound node", [
+    "node",
+  ])
+  private readonly outboundBytes = new Counter({
+    name: "harbormaster_outbound_bytes_total",
+    help: "Bytes of answers received from each outbound node",
+    labelNames: ["node"],
+    registers: [this.registry],
+  })
+  private readonly outboundReconnects = new Counter({
+    name: "harbormaster_outbound_reconnects_total",
+    help: "Connections of each outbound node after its first one",
+    labelNames: ["node"],
+    registers: [this.registry],
+  })
   private readonly queue = this.g("harbormaster_scan_queue_length", "Scans waiting or running")
-  private readonly swarmDesired = this.g("harbormaster_swarm_service_replicas_desired", "Tasks each swarm service should run (a manager's engine only)", ["service", "stack"])
-  private readonly swarmRunning = this.g("harbormaster_swarm_service_replicas_running", "Tasks of each swarm service that run (a manager's engine only)", ["service", "stack"])
-  private readonly swarmNodes = this.g("harbormaster_swarm_nodes", "The swarm's nodes by state and availability (a manager's engine only)", ["state", "availability"])
-  private readonly lastEvent = this.g("harbormaster_last_engine_event_timestamp_seconds", "When the last engine event arrived (Unix time)")
+  private readonly swarmDesired = this.g(
+    "harbormaster_swarm_service_replicas_desired",
+    "Tasks each swarm service should run (a manager's engine only)",
+    ["service", "stack"],
+  )
+  private readonly swarmRunning = this.g(
+    "harbormaster_swarm_service_replicas_running",
+    "Tasks of each swarm service that run (a manager's engine only)",
+    ["service", "stack"],
+  )
+  private readonly swarmNodes = this.g(
+    "harbormaster_swarm_nodes",
+    "The swarm's nodes by state and availability (a manager's engine only)",
+    ["state", "availability"],
+  )
+  private readonly lastEvent = this.g(
+    "harbormaster_last_engine_event_timestamp_seconds",
+    "When the last engine event arrived (Unix time)",
+  )
   private readonly rss = this.g("process_resident_memory_bytes", "Resident memory size in bytes")
-  private readonly start = this.g("process_start_time_seconds", "Start time of the process since the Unix epoch in seconds")
-  private readonly updateVerdicts = new Counter({ name: "harbormaster_stack_updates_total", help: "Guarded stack updates by verdict (updated, rolled_back, rollback_failed, unchanged)", labelNames: ["verdict"], registers: [this.registry] })
-  private readonly notifications = new Counter({ name: "harbormaster_notifications_total", help: "Notifications to SVC_NOTIFY_URLS by result (sent, failed: given up after its retries)", labelNames: ["result"], registers: [this.registry] })
-  private readonly backupSuccess = this.g("harbormaster_backup_last_success_timestamp_seconds", "When each stack's last backup into each repository succeeded (Unix time; since the service started)", ["repository", "stack"])
-  private readonly backupSize = this.g("harbormaster_backup_last_size_bytes", "Bytes each stack's last successful backup read (records and volume data)", ["repository", "stack"])
-  private readonly backupFailures = new Counter({ name: "harbormaster_backup_failures_total", help: "Backups of each stack into each repository that failed", labelNames: ["repository", "stack"], registers: [this.registry] })
+  private readonly start = this.g(
+    "process_start_time_seconds",
+    "Start time of the process since the Unix epoch in seconds",
+  )
+  private readonly updateVerdicts = new Counter({
+    name: "harbormaster_stack_updates_total",
+    help: "Guarded stack updates by verdict (updated, rolled_back, rollback_failed, unchanged)",
+    labelNames: ["verdict"],
+    registers: [this.registry],
+  })
+  private readonly notifications = new Counter({
+    name: "harbormaster_notifications_total",
+    help: "Notifications to SVC_NOTIFY_URLS by result (sent, failed: given up after its retries)",
+    labelNames: ["result"],
+    registers: [this.registry],
+  })
+  private readonly backupSuccess = this.g(
+    "harbormaster_backup_last_success_timestamp_seconds",
+    "When each stack's last backup into each repository succeeded (Unix time; since the service started)",
+    ["repository", "stack"],
+  )
+  private readonly backupSize = this.g(
+    "harbormaster_backup_last_size_bytes",
+    "Bytes each stack's last successful backup read (records and volume data)",
+    ["repository", "stack"],
+  )
+  private readonly backupFailures = new Counter({
+    name: "harbormaster_backup_failures_total",
+    help: "Backups of each stack into each repository that failed",
+    labelNames: ["repository", "stack"],
+    registers: [this.registry],
+  })
   /** What the counters above were last brought to (they count in lib/updates; the difference is added at scrape time). */
   private counted: Record<string, number> = {}
-  private readonly cpuUser = new Counter({ name: "process_cpu_user_seconds_total", help: "User CPU time spent in seconds", registers: [this.registry] })
-  private readonly cpuSystem = new Counter({ name: "process_cpu_system_seconds_total", help: "System CPU time spent in seconds", registers: [this.registry] })
+  private readonly cpuUser = new Counter({
+    name: "process_cpu_user_seconds_total",
+    help: "User CPU time spent in seconds",
+    registers: [this.registry],
+  })
+  private readonly cpuSystem = new Counter({
+    name: "process_cpu_system_seconds_total",
+    help: "System CPU time spent in seconds",
+    registers: [this.registry],
+  })
 
   observeRequest(route: string, method: string, status: number, seconds: number): void {
     this.http.observe({ route, method, status: String(status) }, seconds)
@@ -82,7 +160,8 @@ export class PrometheusMetrics implements Metrics {
     this.queue.set(ctx.scans.length)
     if (ctx.events.lastEngineEventAt !== undefined) this.lastEvent.set(ctx.events.lastEngineEventAt / 1000)
     this.updates.set((await ctx.imageUpdates.pending()).length)
-    for (const [verdict, n] of Object.entries(ctx.guard.counts)) this.catchUp(this.updateVerdicts, "verdict", verdict, n)
+    for (const [verdict, n] of Object.entries(ctx.guard.counts))
+      this.catchUp(this.updateVerdicts, "verdict", verdict, n)
     for (const [result, n] of Object.entries(ctx.notifier.counts)) this.catchUp(this.notifications, "result", result, n)
     for (const run of ctx.backups.lastRuns()) {
       const labels = { repository: run.repository, stack: run.stack }
@@ -93,23 +172,50 @@ export class PrometheusMetrics implements Metrics {
       this.counted[key] = run.failures
     }
     const nodes = await ctx.nodes.list()
-    countInto(this.nodes, "status", NODE_STATUSES, nodes.map((n) => n.status))
+    countInto(
+      this.nodes,
+      "status",
+      NODE_STATUSES,
+      nodes.map((n) => n.status),
+    )
     this.outbound(nodes)
-    const engine = await this.engineGauges(ctx).then(() => 1, () => 0)
+    const engine = await this.engineGauges(ctx).then(
+      () => 1,
+      () => 0,
+    )
     this.engineUp.set(engine)
     if (engine) await this.swarmGauges(ctx)
-    if (ctx.config.metricsContainers) await (this.containerGauges ??= new ContainerGauges(this.registry)).update(ctx.stats)
+    if (ctx.config.metricsContainers)
+      await (this.containerGauges ??= new ContainerGauges(this.registry)).update(ctx.stats)
     return { contentType: prometheusContentType, text: await this.registry.metrics() }
   }
 
   private async engineGauges(ctx: Pick<Scraped, "engine" | "scans" | "stacks">): Promise<void> {
     for (const g of [this.stacks, this.containers, this.cves, this.scanned]) g.reset()
-    const [containers, images, scans] = await Promise.all([ctx.engine.listContainers({ all: true }), ctx.engine.listImages(), ctx.scans.results()])
+    const [containers, images, scans] = await Promise.all([
+      ctx.engine.listContainers({ all: true }),
+      ctx.engine.listImages(),
+      ctx.scans.results(),
+    ])
     const views = await stackViews(ctx.stacks, containers, ctx.engine)
-    countInto(this.stacks, "status", STACK_STATUSES, views.map((v) => v.status))
-    countInto(this.containers, "state", CONTAINER_STATES, containers.map((c) => c.State))
+    countInto(
+      this.stacks,
+      "status",
+      STACK_STATUSES,
+      views.map((v) => v.status),
+    )
+    countInto(
+      this.containers,
+      "state",
+      CONTAINER_STATES,
+      containers.map((c) => c.State),
+    )
     const present = images.flatMap((i) => scans.get(i.Id) ?? [])
-    for (const s of SEVERITIES) this.cves.set({ severity: s }, present.reduce((n, r) => n + (r.counts[s] ?? 0), 0))
+    for (const s of SEVERITIES)
+      this.cves.set(
+        { severity: s },
+        present.reduce((n, r) => n + (r.counts[s] ?? 0), 0),
+      )
     this.scanned.set(present.length)
   }
 
@@ -125,7 +231,10 @@ export class PrometheusMetrics implements Metrics {
     }
     for (const state of new Set([...SWARM_NODE_STATES, ...nodes.map((n) => n.Status.State)]))
       for (const availability of new Set([...SWARM_AVAILABILITIES, ...nodes.map((n) => n.Spec.Availability)]))
-        this.swarmNodes.set({ state, availability }, nodes.filter((n) => n.Status.State === state && n.Spec.Availability === availability).length)
+        this.swarmNodes.set(
+          { state, availability },
+          nodes.filter((n) => n.Status.State === state && n.Spec.Availability === availability).length,
+        )
   }
 
   /** The outbound nodes' connections; counters set to the totals kept in lib/cluster/tunnel.ts. */
@@ -133,7 +242,8 @@ export class PrometheusMetrics implements Metrics {
     const names = new Map(nodes.map((n) => [n.server_id, n.name]))
     this.outboundConnected.set(tunnels.size())
     for (const m of [this.outboundNode, this.outboundStreams, this.outboundBytes, this.outboundReconnects]) m.reset()
-    for (const n of nodes) if (outboundId(n.url)) this.outboundNode.set({ node: n.name }, tunnels.connected(n.server_id) ? 1 : 0)
+    for (const n of nodes)
+      if (outboundId(n.url)) this.outboundNode.set({ node: n.name }, tunnels.connected(n.server_id) ? 1 : 0)
     for (const [serverId, c] of tunnels.counters) {
       const node = names.get(serverId) ?? serverId
       this.outboundStreams.set({ node }, c.streams)

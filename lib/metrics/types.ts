@@ -26,7 +26,15 @@ export interface Scraped {
   guard: { counts: Record<string, number> }
   notifier: { counts: Record<string, number> }
   /** Each stack's backups into each repository since the service started (lib/verbs/backup-verbs.ts). */
-  backups: { lastRuns(): { repository: string; stack: string; last_success: number | null; size: number | null; failures: number }[] }
+  backups: {
+    lastRuns(): {
+      repository: string
+      stack: string
+      last_success: number | null
+      size: number | null
+      failures: number
+    }[]
+  }
 }
 
 export interface Metrics {

@@ -51,14 +51,16 @@ const unique = (xs: string[]) => [...new Set(xs)].sort()
 /** A compose stack's health from its containers (named by their compose service). */
 export function composeHealth(containers: ContainerSummary[]): Pick<StackItem, "health" | "reason"> {
   const status = stackStatus(containers)
-  const names = (cs: ContainerSummary[]) => unique(cs.map((c) => c.Labels?.[SERVICE_LABEL] ?? c.Names[0]?.replace(/^\//, "") ?? c.Id.slice(0, 12))).join(", ")
+  const names = (cs: ContainerSummary[]) =>
+    unique(cs.map((c) => c.Labels?.[SERVICE_LABEL] ?? c.Names[0]?.replace(/^\//, "") ?? c.Id.slice(0, 12))).join(", ")
   if (!containers.length) return { health: "stopped", reason: "no containers" }
   if (status === "stopped") return { health: "stopped", reason: `${plural(containers.length, "container")} stopped` }
   if (status === "paused") return { health: "degraded", reason: "paused" }
   const unhealthy = containers.filter((c) => c.State === "running" && /\(unhealthy\)/.test(c.Status))
   const restarting = containers.filter((c) => c.State === "restarting")
   const reasons = [
-    status === "partly running" && `${containers.filter((c) => c.State === "running").length} of ${plural(containers.length, "container")} running`,
+    status === "partly running" &&
+      `${containers.filter((c) => c.State === "running").length} of ${plural(containers.length, "container")} running`,
     restarting.length && `restarting: ${names(restarting)}`,
     unhealthy.length && `unhealthy: ${names(unhealthy)}`,
   ].filter(Boolean)
@@ -69,9 +71,15 @@ export function composeHealth(containers: ContainerSummary[]): Pick<StackItem, "
 export function swarmHealth(services: SwarmServiceRecord[] | null): Pick<StackItem, "health" | "reason"> {
   if (!services) return { health: "stopped", reason: "this engine manages no swarm: its services cannot be read" }
   const running = services.reduce((n, s) => n + s.replicas.running, 0)
-  if (!services.length || running === 0) return { health: "stopped", reason: services.length ? "no replica running" : "no services" }
+  if (!services.length || running === 0)
+    return { health: "stopped", reason: services.length ? "no replica running" : "no services" }
   const below = services.filter((s) => s.replicas.running < s.replicas.desired)
-  return below.length ? { health: "degraded", reason: below.map((s) => `${s.name}: ${s.replicas.running} of ${s.replicas.desired} replicas`).join("; ") } : { health: "running", reason: null }
+  return below.length
+    ? {
+        health: "degraded",
+        reason: below.map((s) => `${s.name}: ${s.replicas.running} of ${s.replicas.desired} replicas`).join("; "),
+      }
+    : { health: "running", reason: null }
 }
 
 async function managedStacks(p: OverviewParts): Promise<Managed[]> {
@@ -84,46 +92,89 @@ async function managedStacks(p: OverviewParts): Promise<Managed[]> {
 }
 
 /** Every stack by health: the stacks kept here, then the compose projects made elsewhere. */
-function stackItems(managed: Managed[], containers: ContainerSummary[], services: SwarmServiceRecord[] | null): StackItem[] {
+function stackItems(
+  managed: Managed[],
+  containers: ContainerSummary[],
+  services: SwarmServiceRecord[] | null,
+): StackItem[] {
   const projects = byProject(containers)
   const items: StackItem[] = managed.map((m) => {
-    const shown = m.orchestrator === "swarm" ? swarmHealth(services && services.filter((s) => s.stack === m.name)) : composeHealth(projects.get(m.name) ?? [])
-    const failed = m.last && FAILED.has(m.last.verdict) ? { verdict: m.last.verdict as "rolled_back" | "rollback_failed", reason: m.last.reason, finished_at: m.last.finished_at } : null
+    const shown =
+      m.orchestrator === "swarm"
+        ? swarmHealth(services && services.filter((s) => s.stack === m.name))
+        : composeHealth(projects.get(m.name) ?? [])
+    const failed =
+      m.last && FAILED.has(m.last.verdict)
+        ? {
+            verdict: m.last.verdict as "rolled_back" | "rollback_failed",
+            reason: m.last.reason,
+            finished_at: m.last.finished_at,
+          }
+        : null
     return { name: m.name, managed: true, orchestrator: m.orchestrator, ...shown, failed_update: failed }
   })
   const kept = new Set(managed.map((m) => m.name))
-  for (const [name, cs] of projects) if (!kept.has(name)) items.push({ name, managed: false, orchestrator: "compose", ...composeHealth(cs), failed_update: null })
+  for (const [name, cs] of projects)
+    if (!kept.has(name))
+      items.push({ name, managed: false, orchestrator: "compose", ...composeHealth(cs), failed_update: null })
   const rank = (s: StackItem) => (s.failed_update ? ORDER.failed : ORDER[s.health])
   return items.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name))
 }
 
 /** The stacks whose containers (compose's, or a swarm stack's tasks here) run an image. */
 function stacksRunning(containers: ContainerSummary[], imageId: string): string[] {
-  return unique(containers.filter((c) => c.ImageID === imageId).flatMap((c) => c.Labels?.[STACK_LABEL] ?? c.Labels?.[STACK_NAMESPACE] ?? []))
+  return unique(
+    containers
+      .filter((c) => c.ImageID === imageId)
+      .flatMap((c) => c.Labels?.[STACK_LABEL] ?? c.Labels?.[STACK_NAMESPACE] ?? []),
+  )
 }
 
 /**
  * References whose registry serves a newer image. A record is past when its image is gone, or when no
  * container runs it any more and the newer image is here (pulled, or the stack updated).
  */
-function pendingUpdates(records: Awaited<ReturnType<ImageUpdates["records"]>>, images: ImageSummary[], containers: ContainerSummary[]): Health["updates"] {
+function pendingUpdates(
+  records: Awaited<ReturnType<ImageUpdates["records"]>>,
+  images: ImageSummary[],
+  containers: ContainerSummary[],
+): Health["updates"] {
   const ids = new Set(images.map((i) => i.Id))
   const digests = new Set(images.flatMap((i) => (i.RepoDigests ?? []).map((d) => d.slice(d.indexOf("@") + 1))))
   return Object.values(records.images)
     .filter((r) => r.update_available && r.image && ids.has(r.image))
-    .map((r) => ({ ref: r.ref, image: r.image!, stacks: stacksRunning(containers, r.image!), checked_at: r.checked_at, newer: r.remote_digest }))
+    .map((r) => ({
+      ref: r.ref,
+      image: r.image!,
+      stacks: stacksRunning(containers, r.image!),
+      checked_at: r.checked_at,
+      newer: r.remote_digest,
+    }))
     .filter((u) => u.stacks.length || !(u.newer && digests.has(u.newer)))
     .map(({ newer: _, ...u }) => u)
     .sort((a, b) => a.ref.localeCompare(b.ref))
 }
 
-function criticalImages(scans: Awaited<ReturnType<ScanQueue["summaries"]>>, images: ImageSummary[], containers: ContainerSummary[]): Health["cves"] {
+function criticalImages(
+  scans: Awaited<ReturnType<ScanQueue["summaries"]>>,
+  images: ImageSummary[],
+  containers: ContainerSummary[],
+): Health["cves"] {
   return images
     .flatMap((i) => {
       const s = scans.get(i.Id)
       if (!s || s.status !== "done" || s.counts.critical + s.counts.high === 0) return []
       const ref = (i.RepoTags ?? []).find((t) => t !== "<none>:<none>") ?? s.ref
-      return [{ image: i.Id, ref, critical: s.counts.critical, high: s.counts.high, scanned_at: s.scanned_at, stacks: stacksRunning(containers, i.Id) }]
+      return [
+        {
+          image: i.Id,
+          ref,
+          critical: s.counts.critical,
+          high: s.counts.high,
+          scanned_at: s.scanned_at,
+          stacks: stacksRunning(containers, i.Id),
+        },
+      ]
     })
     .sort((a, b) => b.critical - a.critical || b.high - a.high || a.ref.localeCompare(b.ref))
 }
@@ -139,25 +190,27 @@ export async function overview(p: OverviewParts, visible: string[] | null): Prom
   const containers = p.engine.listContainers({ all: true })
   const images = p.engine.listImages()
   const swarm = readSwarm(p.engine)
-  const [summary, swarmState, list, imageList, managed, services, records, scans, nodes, overdue, disk] = await Promise.all([
-    dashboard(p.engine, p.diskUsage, p.engineVersion, redactorFor(p.stacks), { containers, images }),
-    swarm,
-    containers,
-    images,
-    part("stacks", () => managedStacks(p), []),
-    part("swarm services", async () => ((await swarm).role === "manager" ? listSwarmServices(p.engine) : null), null),
-    part("update checks", () => p.imageUpdates.records(), { images: {}, stacks: {} }),
-    part("scans", () => p.scans.summaries(), new Map()),
-    part("nodes", () => p.nodes.list(), []),
-    part("backups", () => p.backups.overdue(), []),
-    part("disk", () => p.stats.disk(), null),
-  ])
+  const [summary, swarmState, list, imageList, managed, services, records, scans, nodes, overdue, disk] =
+    await Promise.all([
+      dashboard(p.engine, p.diskUsage, p.engineVersion, redactorFor(p.stacks), { containers, images }),
+      swarm,
+      containers,
+      images,
+      part("stacks", () => managedStacks(p), []),
+      part("swarm services", async () => ((await swarm).role === "manager" ? listSwarmServices(p.engine) : null), null),
+      part("update checks", () => p.imageUpdates.records(), { images: {}, stacks: {} }),
+      part("scans", () => p.scans.summaries(), new Map()),
+      part("nodes", () => p.nodes.list(), []),
+      part("backups", () => p.backups.overdue(), []),
+      part("disk", () => p.stats.disk(), null),
+    ])
 
   const sees = (stack: string) => !visible || visible.includes(stack)
-  const seen = <T extends { stacks: string[] }>(items: T[]) => (visible ? items.map((i) => ({ ...i, stacks: i.stacks.filter(sees) })).filter((i) => i.stacks.length) : items)
+  const seen = <T extends { stacks: string[] }>(items: T[]) =>
+    visible ? items.map((i) => ({ ...i, stacks: i.stacks.filter(sees) })).filter((i) => i.stacks.length) : items
   const stacks = stackItems(managed, list, services).filter((s) => sees(s.name))
   const counts = { running: 0, degraded: 0, stopped: 0, failed_update: 0 }
-  for (const s of stacks) (counts[s.health]++, s.failed_update && counts.failed_update++)
+  for (const s of stacks) counts[s.health]++, s.failed_update && counts.failed_update++
   const cves = seen(criticalImages(scans, imageList, list))
   const below = (services ?? [])
     .filter((s) => (s.mode === "replicated" || s.mode === "global") && s.replicas.running < s.replicas.desired)
@@ -168,11 +221,22 @@ export async function overview(p: OverviewParts, visible: string[] | null): Prom
   const use = round.time ? hostUse(round.containers) : null
 
   const health: Health = {
-    ok: !counts.degraded && !counts.failed_update && !cves.length && online === nodes.length && !below.length && !late.length && !errors.length,
+    ok:
+      !counts.degraded &&
+      !counts.failed_update &&
+      !cves.length &&
+      online === nodes.length &&
+      !below.length &&
+      !late.length &&
+      !errors.length,
     stacks: { counts, items: stacks },
     updates: seen(pendingUpdates(records, imageList, list)),
     cves,
-    nodes: { total: nodes.length, online, items: nodes.map((n) => ({ name: n.name, status: n.status, error: n.error, checked_at: n.checked_at })) },
+    nodes: {
+      total: nodes.length,
+      online,
+      items: nodes.map((n) => ({ name: n.name, status: n.status, error: n.error, checked_at: n.checked_at })),
+    },
     swarm: { manager: services !== null, services: services?.length ?? 0, below },
     backups: { overdue: late },
     host: {

@@ -23,7 +23,10 @@ const CLUSTER: Identity = { user: "cluster", role: "admin", source: "cluster" }
 async function fromCluster(ctx: Ctx, request: Request): Promise<boolean> {
   const given = /^Bearer\s+(\S+)/i.exec(request.headers.get("authorization") ?? "")?.[1]
   if (!given || given.startsWith(TOKEN_PREFIX)) return false
-  const ok = await requireBearer(ctx, request).then(() => true, () => false)
+  const ok = await requireBearer(ctx, request).then(
+    () => true,
+    () => false,
+  )
   if (ok) ctx.auth.mark(request, { identity: CLUSTER })
   return ok
 }
@@ -40,11 +43,23 @@ async function fromControlPlane(ctx: Ctx, request: Request, peer: string | undef
   const m = await ctx.cluster.read()
   if (m?.role !== "member") return
   try {
-    if (!m.control_plane_id) throw new HttpError(401, "unauthorized", "the gateway's proof is refused: this member does not know its control plane's server_id; join it again")
+    if (!m.control_plane_id)
+      throw new HttpError(
+        401,
+        "unauthorized",
+        "the gateway's proof is refused: this member does not know its control plane's server_id; join it again",
+      )
     const url = new URL(request.url)
-    const who = proofs.check(header, request.method, `${url.pathname}${url.search}`, { token: m.token, node: ctx.serverId, controlPlane: m.control_plane_id })
+    const who = proofs.check(header, request.method, `${url.pathname}${url.search}`, {
+      token: m.token,
+      node: ctx.serverId,
+      controlPlane: m.control_plane_id,
+    })
     if (!isRole(who.role)) throw new HttpError(401, "unauthorized", "the gateway's proof is refused: it names no role")
-    ctx.auth.mark(request, { identity: { user: who.user, role: who.role, source: "cluster", via: who.controlPlane }, peer })
+    ctx.auth.mark(request, {
+      identity: { user: who.user, role: who.role, source: "cluster", via: who.controlPlane },
+      peer,
+    })
   } catch (err) {
     if (need !== "public") throw err
   }
@@ -58,7 +73,8 @@ export async function gatewaySigner(ctx: Ctx, request: Request): Promise<ProofSi
   const identity = ctx.auth.who(request)
   const token = await clusterToken(ctx.config.dataDir)
   if (!identity || !token) return undefined
-  return (method, path, node) => signProof(token, method, path, { controlPlane: ctx.serverId, node, user: identity.user, role: identity.role })
+  return (method, path, node) =>
+    signProof(token, method, path, { controlPlane: ctx.serverId, node, user: identity.user, role: identity.role })
 }
 
 interface Rule {
@@ -74,7 +90,11 @@ export const ACCESS = {
   /** `Authorization: Bearer <cluster token>`: the routes one server calls on another. */
   cluster: { check: (ctx, request) => requireBearer(ctx, request), security: clusterSecurity, proves: () => true },
   /** `Authorization: Bearer <SVC_METRICS_TOKEN>` when one is set, and metrics on: what a scraper reads. */
-  metrics: { check: (ctx, request) => requireMetricsAccess(ctx, request), security: metricsSecurity, proves: (ctx) => !!ctx.config.metricsToken },
+  metrics: {
+    check: (ctx, request) => requireMetricsAccess(ctx, request),
+    security: metricsSecurity,
+    proves: (ctx) => !!ctx.config.metricsToken,
+  },
 } satisfies Record<string, Rule>
 
 export type Access = keyof typeof ACCESS
@@ -83,7 +103,13 @@ export type Access = keyof typeof ACCESS
  * Lets a request through to a route that needs `role` and declares `access`, or throws its 401, 403
  * (or 404). `stack` is the stack the route names, for a caller limited to some stacks.
  */
-export async function admit(ctx: Ctx, route: { role?: RouteRole; access?: Access }, request: Request, peer: string | undefined, stack?: string): Promise<void> {
+export async function admit(
+  ctx: Ctx,
+  route: { role?: RouteRole; access?: Access },
+  request: Request,
+  peer: string | undefined,
+  stack?: string,
+): Promise<void> {
   const rule = route.access && ACCESS[route.access]
   if (!ctx.auth.enabled) return void (await rule?.check(ctx, request))
   if (await fromCluster(ctx, request)) return

@@ -22,7 +22,10 @@ import { Router } from "./router.ts"
 
 const JSON_ONLY = ["application/json"]
 
-interface StandardIssue { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] }
+interface StandardIssue {
+  message: string
+  path?: readonly (PropertyKey | { key: PropertyKey })[]
+}
 type StandardResult = { value?: unknown; issues?: readonly StandardIssue[] }
 type StandardSchema = { "~standard": { validate(value: unknown): StandardResult | Promise<StandardResult> } }
 
@@ -37,13 +40,21 @@ async function validated(part: "params" | "query" | "body", schema: unknown, val
   const issue = result.issues[0]
   const keys = (issue?.path ?? []).map((p) => String(typeof p === "object" ? p.key : p))
   const code = part === "params" && keys[0] ? `invalid_${keys[0]}` : "invalid_request"
-  throw new HttpError(400, code, `${keys.length ? `${part}.${keys.join(".")}` : part}: ${issue?.message ?? "invalid value"}`)
+  throw new HttpError(
+    400,
+    code,
+    `${keys.length ? `${part}.${keys.join(".")}` : part}: ${issue?.message ?? "invalid value"}`,
+  )
 }
 
 function toResponse(error: unknown): Response {
   if (error instanceof HttpError) return errorResponse(error.status, error.code, error.message, error.extras)
   if (["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException)?.code ?? ""))
-    return errorResponse(507, "insufficient_storage", "the data directory's disk is full; free space and retry (files are replaced whole, never half-written)")
+    return errorResponse(
+      507,
+      "insufficient_storage",
+      "the data directory's disk is full; free space and retry (files are replaced whole, never half-written)",
+    )
   console.error("internal error:", error instanceof Error ? (error.stack ?? error.message) : error)
   return errorResponse(500, "internal", "internal error; see the service log")
 }
@@ -83,9 +94,14 @@ function toHttp(answer: unknown, set: Set): Response {
   if (answer instanceof Response) {
     if (!Object.keys(set.headers).length && status === 200) return answer
     const headers = new Headers(answer.headers)
-    for (const [k, v] of Object.entries(headersOf(set))) if (k === "set-cookie") headers.append(k, v)
-    else if (!headers.has(k)) headers.set(k, v)
-    return new Response(answer.body, { status: answer.status === 200 ? status : answer.status, statusText: answer.statusText, headers })
+    for (const [k, v] of Object.entries(headersOf(set)))
+      if (k === "set-cookie") headers.append(k, v)
+      else if (!headers.has(k)) headers.set(k, v)
+    return new Response(answer.body, {
+      status: answer.status === 200 ? status : answer.status,
+      statusText: answer.statusText,
+      headers,
+    })
   }
   if (answer === undefined || answer === null) return new Response(null, { status, headers: headersOf(set) })
   if (typeof answer !== "object") return new Response(String(answer), { status, headers: headersOf(set) })
@@ -103,12 +119,15 @@ function responseCheck(onDrift: (message: string) => void): Check {
     const contentType = response.headers.get("content-type")
     const json = contentType?.startsWith("application/json") ? await response.clone().json() : undefined
     const why = drift(declared, response.status, contentType, () => json)
-    if (why) onDrift(`${request.method} ${new URL(request.url).pathname} answered ${response.status} off its schema: ${why}`)
+    if (why)
+      onDrift(`${request.method} ${new URL(request.url).pathname} answered ${response.status} off its schema: ${why}`)
   }
 }
 
 /** A WebSocket's session, handed from the upgrade to the socket's handlers. */
-interface Upgraded { session: SocketSession }
+interface Upgraded {
+  session: SocketSession
+}
 type Server = Bun.Server<Upgraded>
 
 /** One request on its way through a route. */
@@ -153,7 +172,8 @@ const UPGRADED = Symbol("upgraded")
 const GIT_WEBHOOK = /^\/api\/stacks\/[^/]+\/git\/webhook$/
 
 /** The stack a route under /api/stacks/:name names. */
-const stackOf = (path: string, params: Record<string, string> | undefined) => (path.startsWith("/api/stacks/:name") ? params?.name : undefined)
+const stackOf = (path: string, params: Record<string, string> | undefined) =>
+  path.startsWith("/api/stacks/:name") ? params?.name : undefined
 
 /**
  * A WebSocket session of a signed-in caller: its opening and closing go to the audit log, and it is
@@ -192,9 +212,14 @@ function socketRoute(entry: RouteEntry, ctx: Ctx): Route {
       const mod = await load()
       const params = await validated("params", mod.params, raw)
       const query = await validated("query", mod.query, queryOf(url))
-      if (!server || request.headers.get("upgrade")?.toLowerCase() !== "websocket") throw new HttpError(400, "websocket_expected", "this route is a WebSocket: send an upgrade request")
+      if (!server || request.headers.get("upgrade")?.toLowerCase() !== "websocket")
+        throw new HttpError(400, "websocket_expected", "this route is a WebSocket: send an upgrade request")
       const opened = await (mod.default as SocketHandler)({ params, query, request, ctx, peer })
-      const session = ctx.auth.enabled ? audited(ctx, request, opened, (action) => ctx.auth.write(request, { action, method: "GET", route: path, target: raw, status: 101, peer })) : opened
+      const session = ctx.auth.enabled
+        ? audited(ctx, request, opened, (action) =>
+            ctx.auth.write(request, { action, method: "GET", route: path, target: raw, status: 101, peer }),
+          )
+        : opened
       if (server.upgrade(request, { data: { session }, headers: headersOf(set) })) return UPGRADED
       opened.close()
       throw new HttpError(400, "websocket_expected", "the WebSocket upgrade failed")
@@ -219,7 +244,11 @@ function httpRoute(entry: RouteEntry, ctx: Ctx): Route {
       const params = await validated("params", mod.params, raw)
       const query = await validated("query", mod.query, queryOf(url))
       const reads = accepts === JSON_ONLY && request.method !== "GET" && request.method !== "HEAD"
-      const body = await validated("body", mod.body, reads ? await jsonBody(request, ctx.config.maxJsonBody) : undefined)
+      const body = await validated(
+        "body",
+        mod.body,
+        reads ? await jsonBody(request, ctx.config.maxJsonBody) : undefined,
+      )
       if (accepts !== JSON_ONLY) checkBody(request, accepts)
       const answer = await (mod.default as Handler)({ params, query, body, request, ctx, set, peer })
       return ctx.auth.enabled ? held(ctx, request, answer) : answer
@@ -233,7 +262,13 @@ function httpRoute(entry: RouteEntry, ctx: Ctx): Route {
  */
 function held(ctx: Ctx, request: Request, answer: unknown): unknown {
   const identity = ctx.auth.who(request)
-  if (!(answer instanceof Response) || !answer.body || !identity || !answer.headers.get("content-type")?.startsWith("text/event-stream")) return answer
+  if (
+    !(answer instanceof Response) ||
+    !answer.body ||
+    !identity ||
+    !answer.headers.get("content-type")?.startsWith("text/event-stream")
+  )
+    return answer
   const reader = answer.body.getReader()
   let release = () => {}
   let ended = false
@@ -266,7 +301,12 @@ function held(ctx: Ctx, request: Request, answer: unknown): unknown {
  * call made as them and audited with the tool's name, changing ones planned first unless their token
  * says otherwise.
  */
-async function mcpCaller(ctx: Ctx, request: Request, peer: string | undefined, handle: (req: Request) => Promise<Response>): Promise<McpCaller> {
+async function mcpCaller(
+  ctx: Ctx,
+  request: Request,
+  peer: string | undefined,
+  handle: (req: Request) => Promise<Response>,
+): Promise<McpCaller> {
   const identity = await ctx.auth.identify(request, peer)
   if (!identity) throw new HttpError(401, "unauthorized", "/mcp needs Authorization: Bearer <API token> (or a session)")
   return {
@@ -288,7 +328,13 @@ export interface App {
   /** Answers one request as the server does, without a server (tests, the MCP tools' calls): no peer address, no WebSocket. */
   fetch(request: Request): Promise<Response>
   /** Serves the app with Bun.serve: the pages as its static routes, the WebSocket sessions. */
-  listen(options: { hostname: string; port: number; maxRequestBodySize?: number; idleTimeout?: number; development?: boolean }): Server
+  listen(options: {
+    hostname: string
+    port: number
+    maxRequestBodySize?: number
+    idleTimeout?: number
+    development?: boolean
+  }): Server
 }
 
 /**
@@ -298,9 +344,22 @@ export interface App {
  * `onDrift` is called with a description of every answer that does not fit its route's `response`
  * schema; without it nothing is checked.
  */
-export function createApp(ctx: Ctx, rows: readonly RouteEntry[], pages: Record<string, Bun.HTMLBundle> = {}, onDrift?: (message: string) => void): App {
-  const info = { title: "Harbormaster API", version, description: "Containers, stacks, images, volumes and a cluster of servers on one Docker engine each." }
-  const guard: GuardOptions = { allowedHosts: ctx.config.allowedHosts, corsOrigins: ctx.config.corsOrigins, listenHost: ctx.config.addr.host }
+export function createApp(
+  ctx: Ctx,
+  rows: readonly RouteEntry[],
+  pages: Record<string, Bun.HTMLBundle> = {},
+  onDrift?: (message: string) => void,
+): App {
+  const info = {
+    title: "Harbormaster API",
+    version,
+    description: "Containers, stacks, images, volumes and a cluster of servers on one Docker engine each.",
+  }
+  const guard: GuardOptions = {
+    allowedHosts: ctx.config.allowedHosts,
+    corsOrigins: ctx.config.corsOrigins,
+    listenHost: ctx.config.addr.host,
+  }
   const check = onDrift && responseCheck(onDrift)
   const handle = (request: Request) => answer(request) as Promise<Response>
   let document: Promise<unknown> | undefined
@@ -308,25 +367,35 @@ export function createApp(ctx: Ctx, rows: readonly RouteEntry[], pages: Record<s
   // The MCP SDK is loaded only when SVC_MCP names a mode, and then on the first call of /mcp.
   const mode = ctx.config.mcp
   let mcp: ReturnType<typeof mcpEndpoint> | undefined
-  const mcpEndpoint = async () => (await import("../mcp/endpoint.ts")).mcpEndpoint(mode!, await loadRoutes(rows), handle, ctx.now)
+  const mcpEndpoint = async () =>
+    (await import("../mcp/endpoint.ts")).mcpEndpoint(mode!, await loadRoutes(rows), handle, ctx.now)
   const isMcp = (url: URL) => !!mode && url.pathname === "/mcp"
   // A git server calls a stack's webhook from its own host, proving itself with the stack's secret.
-  const ownGuard = (request: Request, url: URL) => isMcp(url) || (request.method === "POST" && GIT_WEBHOOK.test(url.pathname))
+  const ownGuard = (request: Request, url: URL) =>
+    isMcp(url) || (request.method === "POST" && GIT_WEBHOOK.test(url.pathname))
 
   const table = new Router<Route>()
   table.add("GET", "/openapi", {
     path: "/openapi",
     audited: true,
-    answer: async ({ url }) => (document ??= Promise.all([import("./openapi.ts"), loadRoutes(rows)]).then(([m, loaded]) => m.openapiDocument(loaded, info, url.origin, ctx.auth.enabled))),
+    answer: async ({ url }) =>
+      (document ??= Promise.all([import("./openapi.ts"), loadRoutes(rows)]).then(([m, loaded]) =>
+        m.openapiDocument(loaded, info, url.origin, ctx.auth.enabled),
+      )),
   })
   if (mode)
     table.add("ALL", "/mcp", {
       path: "/mcp",
       // /mcp's own requests are not entries: each tool call is, with the request it makes.
       audited: false,
-      answer: async ({ request, peer }) => (await (mcp ??= mcpEndpoint())).handle(request, ctx.auth.enabled ? await mcpCaller(ctx, request, peer, handle) : undefined),
+      answer: async ({ request, peer }) =>
+        (await (mcp ??= mcpEndpoint())).handle(
+          request,
+          ctx.auth.enabled ? await mcpCaller(ctx, request, peer, handle) : undefined,
+        ),
     })
-  for (const row of rows) table.add(row.method, row.path, row.method === "WS" ? socketRoute(row, ctx) : httpRoute(row, ctx), row.rest)
+  for (const row of rows)
+    table.add(row.method, row.path, row.method === "WS" ? socketRoute(row, ctx) : httpRoute(row, ctx), row.rest)
 
   const observe = (request: Request, route: string | undefined, status: number, started: number) =>
     ctx.metrics.observeRequest(route || "unmatched", request.method, status, (performance.now() - started) / 1000)
@@ -350,7 +419,14 @@ export function createApp(ctx: Ctx, rows: readonly RouteEntry[], pages: Record<s
       const found = table.find(upgrade ? ["WS", "GET", "ALL"] : [request.method, "ALL"], url.pathname)
       if (!found) throw new HttpError(404, "not_found", "no such route")
       ;({ route, params } = found)
-      const answered = await route.answer({ request, url, server, params, set, peer: server?.requestIP(request)?.address })
+      const answered = await route.answer({
+        request,
+        url,
+        server,
+        params,
+        set,
+        peer: server?.requestIP(request)?.address,
+      })
       if (answered === UPGRADED) {
         observe(request, route.path, 101, started)
         ctx.auth.record(request, route.path, params, 101)
@@ -363,7 +439,8 @@ export function createApp(ctx: Ctx, rows: readonly RouteEntry[], pages: Record<s
       response = toResponse(error)
       observe(request, route?.path, response.status, started)
       if (route) ctx.auth.record(request, route.path, params, response.status, undefined, route.quiet)
-      for (const [k, v] of Object.entries(set.headers)) if (k.startsWith("access-control-") || k === "vary") response.headers.set(k, String(v))
+      for (const [k, v] of Object.entries(set.headers))
+        if (k.startsWith("access-control-") || k === "vary") response.headers.set(k, String(v))
     }
     if (check && route) await check(request, response, await route.response?.())
     return response

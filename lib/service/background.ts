@@ -31,17 +31,25 @@ export const background: Job<Ctx>[] = [
     name: "stack migration", // synchronous: done before any other job starts
     start: (ctx) => {
       if (!existsSync(stackDirs(ctx.config.dataDir).folders)) return
-      for (const name of ctx.stacks.migrate()) console.log(`stack ${name}: what the service keeps of it moved to its records`)
+      for (const name of ctx.stacks.migrate())
+        console.log(`stack ${name}: what the service keeps of it moved to its records`)
     },
   },
   { name: "engine events", start: (ctx, signal) => ctx.events.follow(ctx.engine, signal) },
   // Takes down a container whose bind reached outside its stack's paths; it begins by checking the
   // running ones, so a container started while it waited is checked too.
-  { name: "live mounts", start: async (ctx, signal) => (await until(stackDirs(ctx.config.dataDir).records, signal)) && ctx.liveMounts.run(signal) },
+  {
+    name: "live mounts",
+    start: async (ctx, signal) =>
+      (await until(stackDirs(ctx.config.dataDir).records, signal)) && ctx.liveMounts.run(signal),
+  },
   // A scan asked for later starts the queue itself.
   { name: "scan queue", start: (ctx) => existsSync(scansDir(ctx.config.dataDir)) && ctx.scans.resume() },
   // No transfer of this service is under way yet: a throwaway container left is a killed process's.
-  { name: "leftover throwaways", start: async (ctx) => (await import("../volumes/transfer.ts")).removeLeftoverThrowaways(ctx.engine) },
+  {
+    name: "leftover throwaways",
+    start: async (ctx) => (await import("../volumes/transfer.ts")).removeLeftoverThrowaways(ctx.engine),
+  },
   // Every SVC_UPDATE_INTERVAL seconds (0: never), each tag of every image that came from a registry.
   {
     name: "image update checks",
@@ -50,13 +58,27 @@ export const background: Job<Ctx>[] = [
       while (every > 0 && (await after(every, signal))) await ctx.imageUpdates.checkPulled()
     },
   },
-  { name: "update policies", start: async (ctx, signal) => (await until(stackDirs(ctx.config.dataDir).records, signal)) && ctx.policies.run(signal) },
-  { name: "git schedules", start: async (ctx, signal) => (await until(stackDirs(ctx.config.dataDir).records, signal)) && ctx.git.schedules(signal) },
+  {
+    name: "update policies",
+    start: async (ctx, signal) =>
+      (await until(stackDirs(ctx.config.dataDir).records, signal)) && ctx.policies.run(signal),
+  },
+  {
+    name: "git schedules",
+    start: async (ctx, signal) =>
+      (await until(stackDirs(ctx.config.dataDir).records, signal)) && ctx.git.schedules(signal),
+  },
   // A schedule belongs to a backup repository, kept under <data>/backups.
-  { name: "backup schedules", start: async (ctx, signal) => (await until(join(ctx.config.dataDir, "backups"), signal)) && ctx.backups.schedules(signal) },
+  {
+    name: "backup schedules",
+    start: async (ctx, signal) =>
+      (await until(join(ctx.config.dataDir, "backups"), signal)) && ctx.backups.schedules(signal),
+  },
   {
     name: "notifier",
-    start: (ctx, signal) => ctx.config.notifyUrls.length > 0 && ctx.notifier.follow(ctx.events, signal, async (id) => (await ctx.scans.results()).get(id)?.counts.critical ?? 0),
+    start: (ctx, signal) =>
+      ctx.config.notifyUrls.length > 0 &&
+      ctx.notifier.follow(ctx.events, signal, async (id) => (await ctx.scans.results()).get(id)?.counts.critical ?? 0),
   },
   { name: "stats sampler", start: (ctx, signal) => ctx.stats.run(signal) },
   // A member that joined outbound holds its connection to the control plane (from its first membership on).
@@ -64,7 +86,10 @@ export const background: Job<Ctx>[] = [
     name: "cluster link",
     start: async (ctx, signal) => {
       if (!(await until(clusterFile(ctx.config.dataDir), signal))) return
-      const [{ link }, { linkTarget }] = await Promise.all([import("../cluster/link.ts"), import("../cluster/membership.ts")])
+      const [{ link }, { linkTarget }] = await Promise.all([
+        import("../cluster/link.ts"),
+        import("../cluster/membership.ts"),
+      ])
       return link.run(() => linkTarget(ctx), signal)
     },
   },

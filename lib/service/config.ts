@@ -82,18 +82,26 @@ export function parseAddr(addr: string): { host: string; port: number } {
 }
 
 function toolEnv(env: Record<string, string | undefined>): Record<string, string> {
-  const keep = { PATH: env.PATH || "/usr/local/bin:/usr/bin:/bin", HOME: env.HOME || "/root", DOCKER_CONFIG: env.DOCKER_CONFIG }
+  const keep = {
+    PATH: env.PATH || "/usr/local/bin:/usr/bin:/bin",
+    HOME: env.HOME || "/root",
+    DOCKER_CONFIG: env.DOCKER_CONFIG,
+  }
   return Object.fromEntries(Object.entries(keep).filter((e): e is [string, string] => !!e[1]))
 }
 
 function apiVersion(value: string | undefined): string | undefined {
   if (!value) return undefined
-  if (!/^1\.\d{1,3}$/.test(value)) throw new ConfigError(`DOCKER_API_VERSION must be an API version such as 1.45, got "${value}"`)
+  if (!/^1\.\d{1,3}$/.test(value))
+    throw new ConfigError(`DOCKER_API_VERSION must be an API version such as 1.45, got "${value}"`)
   return value
 }
 
 function list(value: string | undefined): string[] {
-  return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean)
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
 }
 
 function absolutePaths(name: string, value: string | undefined): string[] {
@@ -109,7 +117,9 @@ function notifyUrls(value: string | undefined): string[] {
     try {
       parseTarget(u)
     } catch (err) {
-      throw new ConfigError(`SVC_NOTIFY_URLS takes http(s):// webhook and ntfy+https:// addresses: ${err instanceof Error ? err.message : err}`)
+      throw new ConfigError(
+        `SVC_NOTIFY_URLS takes http(s):// webhook and ntfy+https:// addresses: ${err instanceof Error ? err.message : err}`,
+      )
     }
   }
   return urls
@@ -134,7 +144,8 @@ function seconds(env: Env, name: NumberVariable): number {
 /** One of the allowed words; the table's default when unset. */
 function oneOf<T extends string>(env: Env, name: VariableName, allowed: readonly T[]): T {
   const value = env[name] || (VARIABLES[name] as Variable).default
-  if (!allowed.includes(value as T)) throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got "${value}"`)
+  if (!allowed.includes(value as T))
+    throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got "${value}"`)
   return value as T
 }
 
@@ -153,7 +164,8 @@ function ttsConfig(env: Record<string, string | undefined>): TtsConfig {
   const concurrency = positiveInt(env, "SVC_TTS_CONCURRENCY")
   if (concurrency < 1) throw new ConfigError("SVC_TTS_CONCURRENCY must be at least 1")
   const voice = env.SVC_TTS_VOICE || defaultOf("SVC_TTS_VOICE")
-  if (!isVoiceName(voice)) throw new ConfigError(`SVC_TTS_VOICE must be an Edge voice name such as en-US-AriaNeural, got "${voice}"`)
+  if (!isVoiceName(voice))
+    throw new ConfigError(`SVC_TTS_VOICE must be an Edge voice name such as en-US-AriaNeural, got "${voice}"`)
   return {
     backend: oneOf(env, "SVC_TTS_ENGINE", ["auto", "edge", "offline", "espeak"] as const),
     timeoutMs: positiveInt(env, "SVC_TTS_TIMEOUT_MS"),
@@ -182,7 +194,10 @@ function atLeastOne(env: Env, name: NumberVariable): number {
 function roleMap(value: string | undefined): RoleRule[] {
   return list(value).map((entry) => {
     const [group, role] = entry.split("=").map((s) => s.trim())
-    if (!group || !isRole(role)) throw new ConfigError(`SVC_AUTH_ROLE_MAP takes group=role entries (roles: viewer, operator, admin; group * for anyone), got "${entry}"`)
+    if (!group || !isRole(role))
+      throw new ConfigError(
+        `SVC_AUTH_ROLE_MAP takes group=role entries (roles: viewer, operator, admin; group * for anyone), got "${entry}"`,
+      )
     return { group, role }
   })
 }
@@ -199,14 +214,18 @@ function authConfig(env: Record<string, string | undefined>): AuthConfig {
   const named = list(env.SVC_AUTH)
   const modes = new Set(named.filter((m) => m !== "off") as AuthMode[])
   const stray = named.find((m) => m !== "off" && !AUTH_MODES.includes(m as AuthMode))
-  if (stray !== undefined || (named.includes("off") && modes.size)) throw new ConfigError(`SVC_AUTH must be off, or local, oidc and proxy combined with commas, got "${env.SVC_AUTH}"`)
+  if (stray !== undefined || (named.includes("off") && modes.size))
+    throw new ConfigError(`SVC_AUTH must be off, or local, oidc and proxy combined with commas, got "${env.SVC_AUTH}"`)
   const trustedProxies = list(env.SVC_AUTH_TRUSTED_PROXIES)
   try {
     trustList(trustedProxies)
   } catch (err) {
     throw new ConfigError(`SVC_AUTH_TRUSTED_PROXIES: ${(err as Error).message}`)
   }
-  if (modes.has("proxy") && !trustedProxies.length) throw new ConfigError("SVC_AUTH=proxy needs SVC_AUTH_TRUSTED_PROXIES: the addresses of the proxies whose Remote-User headers are believed")
+  if (modes.has("proxy") && !trustedProxies.length)
+    throw new ConfigError(
+      "SVC_AUTH=proxy needs SVC_AUTH_TRUSTED_PROXIES: the addresses of the proxies whose Remote-User headers are believed",
+    )
   const idle = seconds(env, "SVC_AUTH_SESSION_IDLE")
   return {
     modes,

@@ -100,7 +100,8 @@ export const made = (ctx: Ctx, key: keyof Ctx): boolean => !Object.getOwnPropert
  * `make` loads its room with require, so the room is evaluated only then.
  */
 function lazily<K extends keyof Ctx>(ctx: Ctx, key: K, make: () => Ctx[K]): void {
-  const keep = (value: Ctx[K]) => Object.defineProperty(ctx, key, { value, writable: true, enumerable: true, configurable: true })
+  const keep = (value: Ctx[K]) =>
+    Object.defineProperty(ctx, key, { value, writable: true, enumerable: true, configurable: true })
   Object.defineProperty(ctx, key, {
     get: () => keep(make())[key],
     set: keep,
@@ -130,55 +131,214 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     metrics: o.metrics ?? (await createMetrics(config.metrics)),
     auth: o.auth ?? new Auth({ config: config.auth, dataDir: config.dataDir, now }),
     // Engine events about a stack's objects hide its secrets (the store is read only for such an event).
-    events: o.events ?? new EventBus((project) => (require("../stacks/env.ts") as typeof import("../stacks/env.ts")).redactorFor(ctx.stacks)(project)),
+    events:
+      o.events ??
+      new EventBus((project) =>
+        (require("../stacks/env.ts") as typeof import("../stacks/env.ts")).redactorFor(ctx.stacks)(project),
+      ),
   } as Ctx
-  const part = <K extends Exclude<keyof Ctx, "config">>(key: K, make: () => Ctx[K]) => lazily(ctx, key, () => (o[key] as Ctx[K] | undefined) ?? make())
+  const part = <K extends Exclude<keyof Ctx, "config">>(key: K, make: () => Ctx[K]) =>
+    lazily(ctx, key, () => (o[key] as Ctx[K] | undefined) ?? make())
   const timeouts = config.composeTimeouts
 
-  part("compose", () => (require("../stacks/compose.ts") as typeof import("../stacks/compose.ts")).composeRunner({ host: engine.host, toolEnv: config.toolEnv, events: ctx.events, timeouts }))
-  part("scanner", () => (require("../images/scanner.ts") as typeof import("../images/scanner.ts")).createScanner({ choice: config.scanner, timeout: config.scanTimeout, engine, env: config.scannerEnv }))
+  part("compose", () =>
+    (require("../stacks/compose.ts") as typeof import("../stacks/compose.ts")).composeRunner({
+      host: engine.host,
+      toolEnv: config.toolEnv,
+      events: ctx.events,
+      timeouts,
+    }),
+  )
+  part("scanner", () =>
+    (require("../images/scanner.ts") as typeof import("../images/scanner.ts")).createScanner({
+      choice: config.scanner,
+      timeout: config.scanTimeout,
+      engine,
+      env: config.scannerEnv,
+    }),
+  )
   // A stack is watched from its first deploy's `up` on: its records are written before (looked for without loading the store).
   part("liveMounts", () => {
     const { LiveMounts } = require("../stacks/live-mounts.ts") as typeof import("../stacks/live-mounts.ts")
-    return new LiveMounts({ engine, events: ctx.events, managed: (name) => isStackName(name) && existsSync(join(stackDirs(config.dataDir).records, name)), allowedFor: (name) => ctx.stacks.allows(name), secrets: (name) => ctx.stacks.secrets(name) })
+    return new LiveMounts({
+      engine,
+      events: ctx.events,
+      managed: (name) => isStackName(name) && existsSync(join(stackDirs(config.dataDir).records, name)),
+      allowedFor: (name) => ctx.stacks.allows(name),
+      secrets: (name) => ctx.stacks.secrets(name),
+    })
   })
   part("stacks", () => {
     const { Stacks } = require("../stacks/store.ts") as typeof import("../stacks/store.ts")
     const { stackCli } = require("../stacks/stack-cli.ts") as typeof import("../stacks/stack-cli.ts")
     const { engineSwarm, swarmOrchestrator } = require("../stacks/swarm.ts") as typeof import("../stacks/swarm.ts")
     // Swarm stacks run through the docker CLI's `docker stack` on the same engine, a swarm manager.
-    const swarm = swarmOrchestrator({ cli: stackCli({ host: engine.host, toolEnv: config.toolEnv, events: ctx.events, cli: config.dockerCli, timeouts }), swarm: engineSwarm(engine), timeout: timeouts.run })
-    return new Stacks(config.dataDir, ctx.compose, { now, hostRoots: config.bindRoots, engine, swarm, liveMounts: (project, allowed) => ctx.liveMounts.check(project, allowed) })
+    const swarm = swarmOrchestrator({
+      cli: stackCli({
+        host: engine.host,
+        toolEnv: config.toolEnv,
+        events: ctx.events,
+        cli: config.dockerCli,
+        timeouts,
+      }),
+      swarm: engineSwarm(engine),
+      timeout: timeouts.run,
+    })
+    return new Stacks(config.dataDir, ctx.compose, {
+      now,
+      hostRoots: config.bindRoots,
+      engine,
+      swarm,
+      liveMounts: (project, allowed) => ctx.liveMounts.check(project, allowed),
+    })
   })
-  part("imageUpdates", () => new (require("../images/update-checks.ts") as typeof import("../images/update-checks.ts")).ImageUpdates(config.dataDir, engine, { insecure: config.insecureRegistries }, now))
-  part("notifier", () => new (require("../updates/notify.ts") as typeof import("../updates/notify.ts")).Notifier(config.notifyUrls, { serverId: ctx.serverId, events: ctx.events, now }))
-  part("updateRecords", () => new (require("../updates/records.ts") as typeof import("../updates/records.ts")).UpdateRecords(ctx.stacks, now))
-  part("guard", () => new (require("../updates/guard.ts") as typeof import("../updates/guard.ts")).UpdateGuard({ engine, stacks: ctx.stacks, events: ctx.events, records: ctx.updateRecords, notifier: ctx.notifier, watch: config.updateWatch }))
-  part("cluster", () => new (require("../cluster/membership.ts") as typeof import("../cluster/membership.ts")).Cluster(config.dataDir, now))
-  part("nodes", () => new (require("../cluster/nodes.ts") as typeof import("../cluster/nodes.ts")).NodeRegistry(config.dataDir, now))
+  part(
+    "imageUpdates",
+    () =>
+      new (require("../images/update-checks.ts") as typeof import("../images/update-checks.ts")).ImageUpdates(
+        config.dataDir,
+        engine,
+        { insecure: config.insecureRegistries },
+        now,
+      ),
+  )
+  part(
+    "notifier",
+    () =>
+      new (require("../updates/notify.ts") as typeof import("../updates/notify.ts")).Notifier(config.notifyUrls, {
+        serverId: ctx.serverId,
+        events: ctx.events,
+        now,
+      }),
+  )
+  part(
+    "updateRecords",
+    () =>
+      new (require("../updates/records.ts") as typeof import("../updates/records.ts")).UpdateRecords(ctx.stacks, now),
+  )
+  part(
+    "guard",
+    () =>
+      new (require("../updates/guard.ts") as typeof import("../updates/guard.ts")).UpdateGuard({
+        engine,
+        stacks: ctx.stacks,
+        events: ctx.events,
+        records: ctx.updateRecords,
+        notifier: ctx.notifier,
+        watch: config.updateWatch,
+      }),
+  )
+  part(
+    "cluster",
+    () =>
+      new (require("../cluster/membership.ts") as typeof import("../cluster/membership.ts")).Cluster(
+        config.dataDir,
+        now,
+      ),
+  )
+  part(
+    "nodes",
+    () =>
+      new (require("../cluster/nodes.ts") as typeof import("../cluster/nodes.ts")).NodeRegistry(config.dataDir, now),
+  )
   part("verbs", () => {
     const { StackVerbs } = require("../verbs/stack-verbs.ts") as typeof import("../verbs/stack-verbs.ts")
-    return new StackVerbs({ stacks: ctx.stacks, engine, compose: ctx.compose, guard: ctx.guard, events: ctx.events, config: { bindRoots: config.bindRoots, secretKeys: config.secretKeys, transferImage: config.transferImage } })
+    return new StackVerbs({
+      stacks: ctx.stacks,
+      engine,
+      compose: ctx.compose,
+      guard: ctx.guard,
+      events: ctx.events,
+      config: { bindRoots: config.bindRoots, secretKeys: config.secretKeys, transferImage: config.transferImage },
+    })
   })
   part("git", () => {
     const { GitVerbs } = require("../verbs/git-verbs.ts") as typeof import("../verbs/git-verbs.ts")
     const { DEFAULT_LIMITS } = require("../git/tree.ts") as typeof import("../git/tree.ts")
-    return new GitVerbs({ stacks: ctx.stacks, verbs: ctx.verbs, engine, events: ctx.events, limits: { ...DEFAULT_LIMITS, fileBytes: config.gitMaxFileBytes, fetchBytes: config.gitMaxFetchBytes }, watch: config.updateWatch, started: startedWall })
+    return new GitVerbs({
+      stacks: ctx.stacks,
+      verbs: ctx.verbs,
+      engine,
+      events: ctx.events,
+      limits: { ...DEFAULT_LIMITS, fileBytes: config.gitMaxFileBytes, fetchBytes: config.gitMaxFetchBytes },
+      watch: config.updateWatch,
+      started: startedWall,
+    })
   })
   part("backups", () => {
     const { BackupVerbs } = require("../verbs/backup-verbs.ts") as typeof import("../verbs/backup-verbs.ts")
     const { Repos } = require("../backups/repos.ts") as typeof import("../backups/repos.ts")
-    return new BackupVerbs({ stacks: ctx.stacks, engine, events: ctx.events, serverId: ctx.serverId, nodes: ctx.nodes, cluster: ctx.cluster, repos: new Repos(config.dataDir), config: { transferImage: config.transferImage, bindRoots: config.bindRoots }, timeout: 3600, now, started })
+    return new BackupVerbs({
+      stacks: ctx.stacks,
+      engine,
+      events: ctx.events,
+      serverId: ctx.serverId,
+      nodes: ctx.nodes,
+      cluster: ctx.cluster,
+      repos: new Repos(config.dataDir),
+      config: { transferImage: config.transferImage, bindRoots: config.bindRoots },
+      timeout: 3600,
+      now,
+      started,
+    })
   })
-  part("scans", () => new (require("../images/scan-queue.ts") as typeof import("../images/scan-queue.ts")).ScanQueue(config.dataDir, (ref) => ctx.scanner.scan(ref), ctx.events, now))
+  part(
+    "scans",
+    () =>
+      new (require("../images/scan-queue.ts") as typeof import("../images/scan-queue.ts")).ScanQueue(
+        config.dataDir,
+        (ref) => ctx.scanner.scan(ref),
+        ctx.events,
+        now,
+      ),
+  )
   part("policies", () => {
     const { PolicyScheduler } = require("../updates/scheduler.ts") as typeof import("../updates/scheduler.ts")
-    return new PolicyScheduler({ stacks: ctx.stacks, engine, imageUpdates: ctx.imageUpdates, records: ctx.updateRecords, guard: ctx.guard, notifier: ctx.notifier, events: ctx.events, interval: config.updateInterval, now })
+    return new PolicyScheduler({
+      stacks: ctx.stacks,
+      engine,
+      imageUpdates: ctx.imageUpdates,
+      records: ctx.updateRecords,
+      guard: ctx.guard,
+      notifier: ctx.notifier,
+      events: ctx.events,
+      interval: config.updateInterval,
+      now,
+    })
   })
   part("tts", () => new (require("../tts/speaker.ts") as typeof import("../tts/speaker.ts")).Speaker(config.tts))
-  part("stats", () => new (require("../stats/sampler.ts") as typeof import("../stats/sampler.ts")).StatsSampler(engine, { interval: config.stats.interval, history: config.stats.history, now, disk: config.dataDir }))
-  part("diskUsage", () => new (require("../engine/disk-usage.ts") as typeof import("../engine/disk-usage.ts")).DiskUsageCache(engine, 30_000, now))
-  part("engineVersion", () => new (require("../engine/reused.ts") as typeof import("../engine/reused.ts")).Reused(() => engine.version(), 30_000, now))
-  part("oidc", () => (config.auth.oidc ? new (require("../auth/oidc.ts") as typeof import("../auth/oidc.ts")).Oidc(config.auth.oidc, now) : null))
+  part(
+    "stats",
+    () =>
+      new (require("../stats/sampler.ts") as typeof import("../stats/sampler.ts")).StatsSampler(engine, {
+        interval: config.stats.interval,
+        history: config.stats.history,
+        now,
+        disk: config.dataDir,
+      }),
+  )
+  part(
+    "diskUsage",
+    () =>
+      new (require("../engine/disk-usage.ts") as typeof import("../engine/disk-usage.ts")).DiskUsageCache(
+        engine,
+        30_000,
+        now,
+      ),
+  )
+  part(
+    "engineVersion",
+    () =>
+      new (require("../engine/reused.ts") as typeof import("../engine/reused.ts")).Reused(
+        () => engine.version(),
+        30_000,
+        now,
+      ),
+  )
+  part("oidc", () =>
+    config.auth.oidc
+      ? new (require("../auth/oidc.ts") as typeof import("../auth/oidc.ts")).Oidc(config.auth.oidc, now)
+      : null,
+  )
   return ctx
 }

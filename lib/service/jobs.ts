@@ -70,8 +70,12 @@ export class Jobs<C> {
       }
     }
     let timer: ReturnType<typeof setTimeout> | undefined
-    await Promise.race([Promise.all(this.started.map((s) => s.ended)), new Promise((r) => (timer = setTimeout(r, graceMs)))])
+    await Promise.race([
+      Promise.all(this.started.map((s) => s.ended)),
+      new Promise((r) => (timer = setTimeout(r, graceMs))),
+    ])
     clearTimeout(timer)
-    for (const { job, over } of this.started) if (!over) this.log(`job ${job.name} did not end within ${graceMs} ms of the stop`)
+    for (const { job, over } of this.started)
+      if (!over) this.log(`job ${job.name} did not end within ${graceMs} ms of the stop`)
   }
 }

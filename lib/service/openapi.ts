@@ -15,7 +15,11 @@ import { errorSchema, isStream, statusesOf, type Body, type Responses } from "..
 type Json = Record<string, unknown>
 
 const jsonSchema = (schema: unknown, typeMode: "input" | "output"): Json => {
-  const { $schema: _, ...rest } = toJsonSchema(schema as v.GenericSchema, { target: "draft-2020-12", typeMode, errorMode: "ignore" }) as Json
+  const { $schema: _, ...rest } = toJsonSchema(schema as v.GenericSchema, {
+    target: "draft-2020-12",
+    typeMode,
+    errorMode: "ignore",
+  }) as Json
   return rest
 }
 
@@ -43,10 +47,28 @@ const TAGS: Record<string, string> = {
 }
 
 export const securitySchemes = {
-  clusterToken: { type: "http", scheme: "bearer", description: "The cluster token: GET /api/cluster/token on the control plane (or the token a member joined with)" },
-  metricsToken: { type: "http", scheme: "bearer", description: "SVC_METRICS_TOKEN, when the service is started with one" },
-  sessionCookie: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "The session a sign-in set (POST /api/auth/login, single sign-on, a trusted proxy), while SVC_AUTH is on" },
-  apiToken: { type: "http", scheme: "bearer", description: "An API token (hm_...: POST /api/tokens), while SVC_AUTH is on" },
+  clusterToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "The cluster token: GET /api/cluster/token on the control plane (or the token a member joined with)",
+  },
+  metricsToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "SVC_METRICS_TOKEN, when the service is started with one",
+  },
+  sessionCookie: {
+    type: "apiKey",
+    in: "cookie",
+    name: SESSION_COOKIE,
+    description:
+      "The session a sign-in set (POST /api/auth/login, single sign-on, a trusted proxy), while SVC_AUTH is on",
+  },
+  apiToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "An API token (hm_...: POST /api/tokens), while SVC_AUTH is on",
+  },
 }
 
 /** Who may call a route: its own credential (`access`), and while sign-in is on a user of its role. */
@@ -62,10 +84,17 @@ function content(body: Body): Json {
 }
 
 function responses(declared: Responses | undefined, ws: boolean): Json {
-  if (ws) return { 101: { description: "Switching Protocols: the WebSocket is open" }, "4XX": { $ref: "#/components/responses/Error" } }
+  if (ws)
+    return {
+      101: { description: "Switching Protocols: the WebSocket is open" },
+      "4XX": { $ref: "#/components/responses/Error" },
+    }
   const out: Json = {}
   for (const [status, body] of declared ? statusesOf(declared) : [])
-    out[status] = { description: isStream(body) ? body.description : (STATUS_TEXT[status] ?? "Answer"), content: content(body) }
+    out[status] = {
+      description: isStream(body) ? body.description : (STATUS_TEXT[status] ?? "Answer"),
+      content: content(body),
+    }
   if (!Object.keys(out).some((s) => s.startsWith("4"))) out["4XX"] = { $ref: "#/components/responses/Error" }
   out["5XX"] = { $ref: "#/components/responses/Error" }
   return out
@@ -86,17 +115,26 @@ function parameters(row: RouteRow, rest: string | undefined): Json[] {
   }
   const declared = fields(row.mod.params, "path")
   const named = [...routeOf(row.file).path.matchAll(/:([^/]+)/g)].map((m) => m[1]!).concat(rest ? [rest] : [])
-  const path = named.map((name) => declared.find((p) => p.name === name) ?? { name, in: "path", required: true, schema: { type: "string" } })
+  const path = named.map(
+    (name) => declared.find((p) => p.name === name) ?? { name, in: "path", required: true, schema: { type: "string" } },
+  )
   return [...path, ...fields(row.mod.query, "query")]
 }
 
 function requestBody(row: RouteRow): Json | undefined {
-  if (row.mod.accepts) return { required: true, content: Object.fromEntries(row.mod.accepts.map((type) => [type === "*" ? "*/*" : type, {}])) }
+  if (row.mod.accepts)
+    return {
+      required: true,
+      content: Object.fromEntries(row.mod.accepts.map((type) => [type === "*" ? "*/*" : type, {}])),
+    }
   if (!row.mod.body) return undefined
   const schema = jsonSchema(row.mod.body, "input")
   const { examples, ...rest } = schema
   const optional = (row.mod.body as { type?: string }).type === "optional"
-  return { required: !optional, content: { "application/json": { schema: rest, ...(Array.isArray(examples) ? { example: examples[0] } : {}) } } }
+  return {
+    required: !optional,
+    content: { "application/json": { schema: rest, ...(Array.isArray(examples) ? { example: examples[0] } : {}) } },
+  }
 }
 
 function operation(row: RouteRow, rest: string | undefined, operationId: string, signIn: boolean): Json {
@@ -121,7 +159,12 @@ function operation(row: RouteRow, rest: string | undefined, operationId: string,
  * needs (`x-role`: public, viewer, operator, admin), and `x-roles` what each role may do; with
  * `signIn` (SVC_AUTH on) an operation's security lists the session cookie and API tokens.
  */
-export function openapiDocument(rows: readonly RouteRow[], info: { title: string; version: string; description: string }, serverUrl: string, signIn = false): Json {
+export function openapiDocument(
+  rows: readonly RouteRow[],
+  info: { title: string; version: string; description: string },
+  serverUrl: string,
+  signIn = false,
+): Json {
   const paths: Record<string, Json> = {}
   const tags = new Set<string>()
   for (const row of rows) {
@@ -131,8 +174,11 @@ export function openapiDocument(rows: readonly RouteRow[], info: { title: string
     if (!detail.operationId) continue
     for (const tag of detail.tags ?? []) tags.add(tag)
     const entry = (paths[key] ??= {})
-    if (row.method === "ALL") for (const m of GATEWAY_METHODS) entry[m] = operation(row, rest, `${detail.operationId}${m[0]!.toUpperCase()}${m.slice(1)}`, signIn)
-    else entry[row.method === "WS" ? "get" : row.method.toLowerCase()] = operation(row, rest, detail.operationId, signIn)
+    if (row.method === "ALL")
+      for (const m of GATEWAY_METHODS)
+        entry[m] = operation(row, rest, `${detail.operationId}${m[0]!.toUpperCase()}${m.slice(1)}`, signIn)
+    else
+      entry[row.method === "WS" ? "get" : row.method.toLowerCase()] = operation(row, rest, detail.operationId, signIn)
   }
   return {
     openapi: "3.1.0",
@@ -143,7 +189,12 @@ export function openapiDocument(rows: readonly RouteRow[], info: { title: string
     paths,
     components: {
       securitySchemes,
-      responses: { Error: { description: "The error envelope", content: { "application/json": { schema: jsonSchema(errorSchema, "output") } } } },
+      responses: {
+        Error: {
+          description: "The error envelope",
+          content: { "application/json": { schema: jsonSchema(errorSchema, "output") } },
+        },
+      },
     },
   }
 }

@@ -61,7 +61,13 @@ export class Router<T> {
     return undefined
   }
 
-  private walk(at: Node<T>, segments: string[], i: number, method: string, params: Record<string, string>): T | undefined {
+  private walk(
+    at: Node<T>,
+    segments: string[],
+    i: number,
+    method: string,
+    params: Record<string, string>,
+  ): T | undefined {
     if (i === segments.length) return at.methods.get(method)
     const segment = segments[i]!
     const fixed = at.fixed.get(segment)

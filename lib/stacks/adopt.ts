@@ -60,7 +60,11 @@ export function parseEnvFile(text: string): Record<string, string> {
     if (!m) continue
     const raw = m[2]!.trim()
     const quoted = /^(['"])([\s\S]*)\1$/.exec(raw)
-    out[m[1]!] = quoted ? (quoted[1] === "'" ? quoted[2]! : quoted[2]!.replace(/\\n/g, "\n").replace(/\\(["\\$])/g, "$1")) : raw.replace(/\s+#.*$/, "")
+    out[m[1]!] = quoted
+      ? quoted[1] === "'"
+        ? quoted[2]!
+        : quoted[2]!.replace(/\\n/g, "\n").replace(/\\(["\\$])/g, "$1")
+      : raw.replace(/\s+#.*$/, "")
   }
   return out
 }
@@ -87,7 +91,10 @@ export interface BindRewrite {
 }
 
 /** A path written as a YAML scalar: plain where that reads back as written in block and flow context, else double-quoted. */
-const scalar = (value: string) => (/^[A-Za-z0-9_./][A-Za-z0-9_./~@+=:-]*$/.test(value) && value.includes("/") && !value.endsWith(":") ? value : JSON.stringify(value))
+const scalar = (value: string) =>
+  /^[A-Za-z0-9_./][A-Za-z0-9_./~@+=:-]*$/.test(value) && value.includes("/") && !value.endsWith(":")
+    ? value
+    : JSON.stringify(value)
 
 /**
  * Every relative bind source of the file's services made absolute against the old project directory
@@ -95,7 +102,11 @@ const scalar = (value: string) => (/^[A-Za-z0-9_./][A-Za-z0-9_./~@+=:-]*$/.test(
  * listed as refused and left as they are. Only those strings change: comments and layout are kept.
  * The file is read as every YAML text of a request (lib/stacks/yaml.ts: 413, 400 `invalid_compose`).
  */
-export async function rewriteBinds(text: string, dir: string, allowed: (path: string) => boolean): Promise<{ compose: string; binds: BindRewrite[] }> {
+export async function rewriteBinds(
+  text: string,
+  dir: string,
+  allowed: (path: string) => boolean,
+): Promise<{ compose: string; binds: BindRewrite[] }> {
   const binds: BindRewrite[] = []
   const edits: { start: number; end: number; value: string }[] = []
   const relativePath = (s: string) => s === "." || s === ".." || s.startsWith("./") || s.startsWith("../")
@@ -125,7 +136,14 @@ export function servicePlans(hashOutput: string, containers: ContainerSummary[])
   return names.map((name) => {
     const own = containers.filter((c) => c.Labels[SERVICE_LABEL] === name)
     const hash = hashes.get(name)
-    const action = hash === undefined ? "remove" : !own.length ? "create" : own.every((c) => c.Labels[CONFIG_HASH_LABEL] === hash) ? "keep" : "recreate"
+    const action =
+      hash === undefined
+        ? "remove"
+        : !own.length
+          ? "create"
+          : own.every((c) => c.Labels[CONFIG_HASH_LABEL] === hash)
+            ? "keep"
+            : "recreate"
     return { name, action, containers: own.map((c) => c.Id) }
   })
 }
@@ -170,16 +188,26 @@ function gather(source: ProjectSource, req: AdoptRequest, allowed: (p: string) =
   let compose = req.content
   if (compose === undefined && source.config_files.length > 1) {
     compose = merged
-    if (compose === undefined) needed.push({ path: source.config_files.join(","), as: "content (the files merged into one)" })
-  } else if (compose === undefined) compose = read(source.config_files[0] ?? join(source.working_dir, "compose.yaml"), "content")
-  const values = req.env ? Object.fromEntries(req.env.map((e) => [e.key, e.value])) : parseEnvFile((allowed(source.env_file) ? readIfFile(source.env_file) : undefined) ?? "")
-  if (!req.env && !allowed(source.env_file) && readIfFile(source.env_file) !== undefined) needed.push({ path: source.env_file, as: "env" })
+    if (compose === undefined)
+      needed.push({ path: source.config_files.join(","), as: "content (the files merged into one)" })
+  } else if (compose === undefined)
+    compose = read(source.config_files[0] ?? join(source.working_dir, "compose.yaml"), "content")
+  const values = req.env
+    ? Object.fromEntries(req.env.map((e) => [e.key, e.value]))
+    : parseEnvFile((allowed(source.env_file) ? readIfFile(source.env_file) : undefined) ?? "")
+  if (!req.env && !allowed(source.env_file) && readIfFile(source.env_file) !== undefined)
+    needed.push({ path: source.env_file, as: "env" })
   return { compose, values, needed, read }
 }
 
 /** A project's several compose files merged by compose, when every one of them can be read here. */
-async function mergedFiles(compose: ComposeRunner, source: ProjectSource, allowed: (p: string) => boolean): Promise<string | undefined> {
-  if (source.config_files.length < 2 || !source.config_files.every((f) => allowed(f) && readIfFile(f) !== undefined)) return undefined
+async function mergedFiles(
+  compose: ComposeRunner,
+  source: ProjectSource,
+  allowed: (p: string) => boolean,
+): Promise<string | undefined> {
+  if (source.config_files.length < 2 || !source.config_files.every((f) => allowed(f) && readIfFile(f) !== undefined))
+    return undefined
   return compose.merge(source.config_files, source.working_dir)
 }
 
@@ -192,7 +220,11 @@ export interface AdoptDeps {
 }
 
 /** The plan (and with no dry_run and no blockers, the adoption): compose project `name` becomes a stack. */
-export async function adoptProject(ctx: AdoptDeps, name: string, req: AdoptRequest): Promise<{ plan: AdoptPlan; stack?: StackView }> {
+export async function adoptProject(
+  ctx: AdoptDeps,
+  name: string,
+  req: AdoptRequest,
+): Promise<{ plan: AdoptPlan; stack?: StackView }> {
   stackName(name)
   if (ctx.stacks.has(name)) throw conflict(`${name} is already a managed stack`, "stack_exists")
   const containers = await ctx.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
@@ -204,8 +236,22 @@ export async function adoptProject(ctx: AdoptDeps, name: string, req: AdoptReque
   const { compose: original, values, needed, read } = gather(source, req, allowed, merged)
   const used = interpolatedKeys(original ?? "")
   const byKey = new Map((req.env ?? []).map((e) => [e.key, e.secret]))
-  const env: EnvVar[] = Object.entries(values).map(([key, value]) => ({ key, value, secret: byKey.get(key) ?? looksSecret(key, ctx.config.secretKeys) }))
-  const plan: AdoptPlan = { name, source, needed, compose: "", files: [], env: [], binds: [], services: [], blockers: [] }
+  const env: EnvVar[] = Object.entries(values).map(([key, value]) => ({
+    key,
+    value,
+    secret: byKey.get(key) ?? looksSecret(key, ctx.config.secretKeys),
+  }))
+  const plan: AdoptPlan = {
+    name,
+    source,
+    needed,
+    compose: "",
+    files: [],
+    env: [],
+    binds: [],
+    services: [],
+    blockers: [],
+  }
   plan.env = publicEnv(env).map((e) => ({ ...e, interpolated: used.has(e.key) }))
   if (original === undefined) return blocked(plan)
 
@@ -215,7 +261,13 @@ export async function adoptProject(ctx: AdoptDeps, name: string, req: AdoptReque
   // Files compose reads from the old folder become the stack's own, at the same relative path
   // (entries, not assignments: a file may be named `__proto__`).
   const found: [string, string][] = []
-  for (const { path } of await filesComposeReads(original, envRecord(env), source.working_dir, allowed, ctx.compose.env))
+  for (const { path } of await filesComposeReads(
+    original,
+    envRecord(env),
+    source.working_dir,
+    allowed,
+    ctx.compose.env,
+  ))
     if (within(path, source.working_dir) && path !== source.working_dir) {
       const rel = relative(source.working_dir, path)
       if (Object.hasOwn(files, rel)) continue
@@ -228,22 +280,36 @@ export async function adoptProject(ctx: AdoptDeps, name: string, req: AdoptReque
 
   await ctx.stacks.model(name, compose, env, files)
   plan.services = servicePlans(await configHashes(ctx, name, compose, env, files), containers)
-  const changed = plan.services.filter((s) => s.action !== "keep").map((s) => `${s.action === "recreate" ? "would recreate" : `would ${s.action}`} ${s.name}`)
-  if (changed.length && !req.recreate) plan.blockers.push(`${changed.join(", ")}: the file differs from what the containers run (recreate: true goes ahead)`)
+  const changed = plan.services
+    .filter((s) => s.action !== "keep")
+    .map((s) => `${s.action === "recreate" ? "would recreate" : `would ${s.action}`} ${s.name}`)
+  if (changed.length && !req.recreate)
+    plan.blockers.push(
+      `${changed.join(", ")}: the file differs from what the containers run (recreate: true goes ahead)`,
+    )
   if (req.dry_run || plan.blockers.length) return { plan }
   await ctx.stacks.adopt(name, compose, env, files)
   return { plan, stack: await stackView(ctx.stacks, ctx.engine, name) }
 }
 
 function blocked(plan: AdoptPlan): { plan: AdoptPlan } {
-  for (const n of plan.needed) plan.blockers.push(`${n.path} cannot be read here (outside SVC_BIND_ROOTS or missing): send it as ${n.as}`)
+  for (const n of plan.needed)
+    plan.blockers.push(`${n.path} cannot be read here (outside SVC_BIND_ROOTS or missing): send it as ${n.as}`)
   for (const b of plan.binds.filter((b) => b.action === "refused"))
-    plan.blockers.push(`service ${b.service}: the bind ${b.source} is ${b.path}, outside SVC_BIND_ROOTS: its data would be left behind`)
+    plan.blockers.push(
+      `service ${b.service}: the bind ${b.source} is ${b.path}, outside SVC_BIND_ROOTS: its data would be left behind`,
+    )
   return { plan }
 }
 
 /** Compose's config hash per service for the adopted file, from a private copy laid out as the stack's folder. */
-async function configHashes(ctx: AdoptDeps, name: string, compose: string, env: EnvVar[], files: StackFiles): Promise<string> {
+async function configHashes(
+  ctx: AdoptDeps,
+  name: string,
+  compose: string,
+  env: EnvVar[],
+  files: StackFiles,
+): Promise<string> {
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "hm-adopt-")))
   try {
     writeFileSync(join(scratch, "compose.yaml"), compose, { mode: 0o600 })

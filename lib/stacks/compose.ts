@@ -112,14 +112,35 @@ export async function detectCompose(probe: Probe, env: Record<string, string>): 
 
 async function exitCode(cmd: string[], env: Record<string, string>): Promise<number> {
   try {
-    return await spawnBounded(cmd, { env, stdout: "ignore", stderr: "ignore", stdin: "ignore" }, { timeout: PROBE_TIMEOUT }).exited
+    return await spawnBounded(
+      cmd,
+      { env, stdout: "ignore", stderr: "ignore", stdin: "ignore" },
+      { timeout: PROBE_TIMEOUT },
+    ).exited
   } catch {
     return 127
   }
 }
 
-export function globalArgs(project: ComposeProject, files = { file: project.file ?? join(project.dir, COMPOSE_FILE), envFile: project.envFile ?? join(project.dir, ENV_FILE) }): string[] {
-  return ["--ansi", "never", "-p", project.name, "-f", files.file, "--project-directory", project.dir, "--env-file", files.envFile]
+export function globalArgs(
+  project: ComposeProject,
+  files = {
+    file: project.file ?? join(project.dir, COMPOSE_FILE),
+    envFile: project.envFile ?? join(project.dir, ENV_FILE),
+  },
+): string[] {
+  return [
+    "--ansi",
+    "never",
+    "-p",
+    project.name,
+    "-f",
+    files.file,
+    "--project-directory",
+    project.dir,
+    "--env-file",
+    files.envFile,
+  ]
 }
 
 /** Calls `onLine` with each non-blank line of a stream as it arrives. */
@@ -147,11 +168,22 @@ export interface ComposeRunnerOptions {
 /** The answer to a call (`command`, e.g. "compose up -d") stopped before it ended: 504 at its deadline, 503 when its caller gave up. */
 export function stoppedError(why: Stopped, command: string, timeout: number, output: string): HttpError {
   const said = output.split("\n").slice(-20).join("\n") || "no output"
-  if (why === "aborted") return new HttpError(503, "compose_aborted", `${command} was stopped: its caller gave up; its output: ${said}`)
-  return new HttpError(504, "compose_timeout", `${command} did not finish within ${timeout} s and was stopped; its output: ${said}`)
+  if (why === "aborted")
+    return new HttpError(503, "compose_aborted", `${command} was stopped: its caller gave up; its output: ${said}`)
+  return new HttpError(
+    504,
+    "compose_timeout",
+    `${command} did not finish within ${timeout} s and was stopped; its output: ${said}`,
+  )
 }
 
-export function composeRunner({ host, toolEnv, events, probe = exitCode, timeouts = COMPOSE_TIMEOUTS }: ComposeRunnerOptions): ComposeRunner {
+export function composeRunner({
+  host,
+  toolEnv,
+  events,
+  probe = exitCode,
+  timeouts = COMPOSE_TIMEOUTS,
+}: ComposeRunnerOptions): ComposeRunner {
   const base: Record<string, string> = { ...toolEnv, DOCKER_HOST: host }
   let detected: Promise<ComposeCli> | undefined
   const cli = () => (detected ??= detectCompose(probe, base))
@@ -171,11 +203,22 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode, timeout
       const lines: string[] = []
       const onLine = (line: string) => {
         lines.push(line)
-        events.publish({ type: "stack", action: `${action}.output`, name: project.name, message: redact(line, secrets) })
+        events.publish({
+          type: "stack",
+          action: `${action}.output`,
+          name: project.name,
+          message: redact(line, secrets),
+        })
       }
       const { proc, exited, stopped } = spawnBounded(
         [...argv, ...globalArgs(project), ...args],
-        { cwd: project.dir, env: { ...envRecord(project.env), ...base }, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+        {
+          cwd: project.dir,
+          env: { ...envRecord(project.env), ...base },
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+        },
         { timeout, signal },
       )
       await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
@@ -189,7 +232,13 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode, timeout
       const args = flavour === "v2" ? ["--profile", "*", "config", "--format", "json"] : ["config"]
       const { proc, exited, stopped } = spawnBounded(
         [...argv, ...globalArgs(project, candidate), ...args],
-        { cwd: candidate.cwd, env: { ...envRecord(project.env), ...base }, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+        {
+          cwd: candidate.cwd,
+          env: { ...envRecord(project.env), ...base },
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+        },
         { timeout: timeouts.config },
       )
       const secrets = secretValues(project.env)
@@ -205,7 +254,18 @@ export function composeRunner({ host, toolEnv, events, probe = exitCode, timeout
       const { argv, flavour } = await binary()
       if (flavour === "v1") return undefined
       const { proc, exited, stopped } = spawnBounded(
-        [...argv, "--ansi", "never", ...files.flatMap((f) => ["-f", f]), "--project-directory", dir, "config", "--no-interpolate", "--no-path-resolution", "--no-normalize"],
+        [
+          ...argv,
+          "--ansi",
+          "never",
+          ...files.flatMap((f) => ["-f", f]),
+          "--project-directory",
+          dir,
+          "config",
+          "--no-interpolate",
+          "--no-path-resolution",
+          "--no-normalize",
+        ],
         { cwd: dir, env: base, stdin: "ignore", stdout: "pipe", stderr: "ignore" },
         { timeout: timeouts.config },
       )

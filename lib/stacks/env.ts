@@ -14,7 +14,10 @@ export interface EnvVar {
 export const envInput = v.pipe(
   v.array(
     v.object({
-      key: v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment key is letters, digits and _, not starting with a digit")),
+      key: v.pipe(
+        v.string(),
+        v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment key is letters, digits and _, not starting with a digit"),
+      ),
       value: v.pipe(v.nullable(v.string()), v.description("null keeps the value stored for this key")),
       secret: v.pipe(v.optional(v.boolean()), v.description("a secret's value is used but never shown again")),
     }),
@@ -23,7 +26,8 @@ export const envInput = v.pipe(
 )
 export type EnvInput = v.InferOutput<typeof envInput>
 
-export const publicEnv = (env: EnvVar[]) => env.map((e) => ({ key: e.key, value: e.secret ? null : e.value, secret: e.secret }))
+export const publicEnv = (env: EnvVar[]) =>
+  env.map((e) => ({ key: e.key, value: e.secret ? null : e.value, secret: e.secret }))
 
 /** The new environment: `input` replaces `stored`, except that a null value keeps the stored value. */
 export function mergeEnv(stored: EnvVar[], input: EnvInput): EnvVar[] {
@@ -32,13 +36,15 @@ export function mergeEnv(stored: EnvVar[], input: EnvInput): EnvVar[] {
     if (seen.has(key)) throw badRequest(`environment key ${key} appears twice`, "invalid_env")
     seen.add(key)
     const old = stored.find((e) => e.key === key)
-    if (value === null && !old) throw badRequest(`environment key ${key} has no stored value to keep (value null)`, "invalid_env")
+    if (value === null && !old)
+      throw badRequest(`environment key ${key} has no stored value to keep (value null)`, "invalid_env")
     return { key, value: value ?? old!.value, secret: secret ?? old?.secret ?? false }
   })
 }
 
 export const sameEnv = (a: EnvVar[], b: EnvVar[]) =>
-  a.length === b.length && a.every((e) => b.some((o) => o.key === e.key && o.value === e.value && o.secret === e.secret))
+  a.length === b.length &&
+  a.every((e) => b.some((o) => o.key === e.key && o.value === e.value && o.secret === e.secret))
 
 /** Keys added, removed and changed (value or secret flag) from `before` to `after`: names only, never values. */
 export function envChanges(before: EnvVar[], after: EnvVar[]) {
@@ -46,13 +52,26 @@ export function envChanges(before: EnvVar[], after: EnvVar[]) {
   return {
     added: after.filter((e) => !find(before, e.key)).map((e) => e.key),
     removed: before.filter((e) => !find(after, e.key)).map((e) => e.key),
-    changed: after.filter((e) => { const o = find(before, e.key); return o && (o.value !== e.value || o.secret !== e.secret) }).map((e) => e.key),
+    changed: after
+      .filter((e) => {
+        const o = find(before, e.key)
+        return o && (o.value !== e.value || o.secret !== e.secret)
+      })
+      .map((e) => e.key),
   }
 }
 
 /** Whether a key's name matches one of the patterns (`*` any run of characters, case-insensitive): SVC_SECRET_KEYS. */
 export function looksSecret(key: string, patterns: readonly string[]): boolean {
-  return patterns.some((p) => new RegExp(`^${p.split("*").map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "i").test(key))
+  return patterns.some((p) =>
+    new RegExp(
+      `^${p
+        .split("*")
+        .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+        .join(".*")}$`,
+      "i",
+    ).test(key),
+  )
 }
 
 export const secretValues = (env: EnvVar[]) => env.filter((e) => e.secret && e.value !== "").map((e) => e.value)
@@ -90,7 +109,8 @@ export function redacting(secrets: readonly string[]): (text: string) => string 
 
 function hide(text: string, terms: readonly string[]): string {
   const spans: [number, number][] = []
-  for (const term of terms) for (let i = text.indexOf(term); i !== -1; i = text.indexOf(term, i + 1)) spans.push([i, i + term.length])
+  for (const term of terms)
+    for (let i = text.indexOf(term); i !== -1; i = text.indexOf(term, i + 1)) spans.push([i, i + term.length])
   if (!spans.length) return text
   spans.sort((a, b) => a[0] - b[0])
   let out = ""

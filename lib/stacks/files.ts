@@ -16,7 +16,15 @@
 // removed is what was opened, never the name looked up again; a symlink or a non-folder on the way is
 // 400 `invalid_path` for a write, and leaves the file out of a read.
 import { dirname } from "node:path"
-import { kindBeneath, makeFoldersBeneath, readBeneath, Refused, removeBeneath, TEMP, writeBeneath } from "../data/beneath.ts"
+import {
+  kindBeneath,
+  makeFoldersBeneath,
+  readBeneath,
+  Refused,
+  removeBeneath,
+  TEMP,
+  writeBeneath,
+} from "../data/beneath.ts"
 import { HttpError } from "../http/http-error.ts"
 
 export const FILE_MAX_BYTES = 1024 * 1024
@@ -35,7 +43,8 @@ const invalid = (p: string, why: string) =>
 
 /** A stack file's path, checked (400 `invalid_path`, 400 `reserved_path`). */
 export function filePath(p: unknown): string {
-  if (typeof p !== "string" || !p) throw invalid(String(p ?? ""), "a relative path such as nginx.conf or conf/site.conf")
+  if (typeof p !== "string" || !p)
+    throw invalid(String(p ?? ""), "a relative path such as nginx.conf or conf/site.conf")
   if (p.length > FILE_PATH_MAX) throw invalid(p, `longer than ${FILE_PATH_MAX} characters`)
   if (p.startsWith("/")) throw invalid(p, "absolute; paths are relative to the stack's folder")
   const segments = p.split("/")
@@ -43,10 +52,17 @@ export function filePath(p: unknown): string {
   for (const s of segments) {
     if (s === "..") throw invalid(p, "it leaves the stack's folder")
     if (!SEGMENT.test(s))
-      throw invalid(p, "each part must start with a letter, digit or _ and hold only letters, digits, '.', '_' and '-' (no empty, hidden or '..' parts)")
+      throw invalid(
+        p,
+        "each part must start with a letter, digit or _ and hold only letters, digits, '.', '_' and '-' (no empty, hidden or '..' parts)",
+      )
   }
   if (RESERVED.has(p) || segments[0] === "versions" || TEMP.test(p))
-    throw new HttpError(400, "reserved_path", `${p} is kept by the service itself (compose.yaml, .env, env.json, state.json, versions/): change it through its own route`)
+    throw new HttpError(
+      400,
+      "reserved_path",
+      `${p} is kept by the service itself (compose.yaml, .env, env.json, state.json, versions/): change it through its own route`,
+    )
   return p
 }
 
@@ -64,16 +80,23 @@ export function filePathParam(raw: string | undefined): string {
 /** Checks a whole set: every path, sizes, count, and no path that is a folder of another (400/413). */
 export function checkFiles(files: StackFiles): StackFiles {
   const paths = Object.keys(files)
-  if (paths.length > FILES_MAX) throw new HttpError(400, "too_many_files", `a stack holds at most ${FILES_MAX} files besides its compose file`)
+  if (paths.length > FILES_MAX)
+    throw new HttpError(400, "too_many_files", `a stack holds at most ${FILES_MAX} files besides its compose file`)
   let total = 0
   for (const p of paths) {
     filePath(p)
     if (typeof files[p] !== "string") throw new HttpError(400, "invalid_file", `${p}: the content must be text`)
     const size = Buffer.byteLength(files[p]!)
-    if (size > FILE_MAX_BYTES) throw new HttpError(413, "file_too_large", `${p} is ${size} bytes; a stack file holds at most ${FILE_MAX_BYTES}`)
+    if (size > FILE_MAX_BYTES)
+      throw new HttpError(413, "file_too_large", `${p} is ${size} bytes; a stack file holds at most ${FILE_MAX_BYTES}`)
     total += size
   }
-  if (total > FILES_MAX_TOTAL) throw new HttpError(413, "files_too_large", `the stack's files hold ${total} bytes together; at most ${FILES_MAX_TOTAL}`)
+  if (total > FILES_MAX_TOTAL)
+    throw new HttpError(
+      413,
+      "files_too_large",
+      `the stack's files hold ${total} bytes together; at most ${FILES_MAX_TOTAL}`,
+    )
   const set = new Set(paths)
   for (const p of paths)
     for (let d = dirname(p); d !== "."; d = dirname(d))
@@ -92,7 +115,12 @@ export function checkOnDisk(dir: string, files: StackFiles, own: readonly string
   for (const p of Object.keys(files)) {
     const kind = beneath(p, () => kindBeneath(dir, p))
     if (kind === "link") throw invalid(p, "it is a symlink in the stack's folder")
-    if (kind !== "absent" && (kind !== "file" || !mine.has(p))) throw new HttpError(409, "path_taken", `${p} already exists in the stack's folder and is not one of its files (its data is left alone)`)
+    if (kind !== "absent" && (kind !== "file" || !mine.has(p)))
+      throw new HttpError(
+        409,
+        "path_taken",
+        `${p} already exists in the stack's folder and is not one of its files (its data is left alone)`,
+      )
   }
 }
 
@@ -103,10 +131,19 @@ export function sameFiles(a: StackFiles, b: StackFiles): boolean {
 }
 
 /** Which files were added, removed or changed from `before` to `after`, each sorted. */
-export function fileChanges(before: StackFiles, after: StackFiles): { added: string[]; removed: string[]; changed: string[] } {
-  const added = Object.keys(after).filter((k) => !Object.hasOwn(before, k)).sort()
-  const removed = Object.keys(before).filter((k) => !Object.hasOwn(after, k)).sort()
-  const changed = Object.keys(after).filter((k) => Object.hasOwn(before, k) && before[k] !== after[k]).sort()
+export function fileChanges(
+  before: StackFiles,
+  after: StackFiles,
+): { added: string[]; removed: string[]; changed: string[] } {
+  const added = Object.keys(after)
+    .filter((k) => !Object.hasOwn(before, k))
+    .sort()
+  const removed = Object.keys(before)
+    .filter((k) => !Object.hasOwn(after, k))
+    .sort()
+  const changed = Object.keys(after)
+    .filter((k) => Object.hasOwn(before, k) && before[k] !== after[k])
+    .sort()
   return { added, removed, changed }
 }
 

@@ -45,7 +45,8 @@ export interface Generated {
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null)
-const nonEmpty = (v: unknown) => (Array.isArray(v) ? v.length > 0 : v !== undefined && v !== null && v !== "" && v !== 0 && v !== false)
+const nonEmpty = (v: unknown) =>
+  Array.isArray(v) ? v.length > 0 : v !== undefined && v !== null && v !== "" && v !== 0 && v !== false
 const ANONYMOUS = /^[0-9a-f]{64}$/
 
 /** The service name of a container: its name without the leading "/". */
@@ -72,7 +73,12 @@ export function ports(bindings: Obj | null | undefined): string[] {
 function healthcheck(h: Obj): Obj {
   if (h.Test?.[0] === "NONE") return { disable: true }
   const out: Obj = { test: h.Test }
-  for (const [key, from] of [["interval", "Interval"], ["timeout", "Timeout"], ["start_period", "StartPeriod"], ["start_interval", "StartInterval"]] as const)
+  for (const [key, from] of [
+    ["interval", "Interval"],
+    ["timeout", "Timeout"],
+    ["start_period", "StartPeriod"],
+    ["start_interval", "StartInterval"],
+  ] as const)
     if (h[from]) out[key] = duration(h[from])
   if (h.Retries) out.retries = h.Retries
   return out
@@ -126,7 +132,9 @@ function mounts(ctx: Context, service: string, c: InspectedContainer): { volumes
     } else if (m.Type === "tmpfs") volumes.push({ type: "tmpfs", target: m.Destination })
     else ctx.unexpressed.push({ service, option: "mount", detail: `a ${m.Type} mount at ${m.Destination}` })
   }
-  const tmpfs = Object.entries((c.HostConfig.Tmpfs as Obj | null) ?? {}).map(([path, opts]) => (opts ? `${path}:${opts}` : path))
+  const tmpfs = Object.entries((c.HostConfig.Tmpfs as Obj | null) ?? {}).map(([path, opts]) =>
+    opts ? `${path}:${opts}` : path,
+  )
   return { ...(volumes.length ? { volumes } : {}), ...(tmpfs.length ? { tmpfs } : {}) }
 }
 
@@ -149,7 +157,12 @@ function networking(ctx: Context, service: string, c: InspectedContainer): Obj {
     networks[name] = aliases.length ? { aliases } : null
   }
   const onDefault = DEFAULT_NETWORKS.has(mode) || Object.hasOwn(c.NetworkSettings?.Networks ?? {}, "bridge")
-  if (onDefault && Object.keys(networks).length) ctx.unexpressed.push({ service, option: "network", detail: "attached to the default bridge as well as to user networks" })
+  if (onDefault && Object.keys(networks).length)
+    ctx.unexpressed.push({
+      service,
+      option: "network",
+      detail: "attached to the default bridge as well as to user networks",
+    })
   if (!Object.keys(networks).length) return { network_mode: "bridge" }
   return { networks }
 }
@@ -199,14 +212,26 @@ function hostOptions(ctx: Context, service: string, c: InspectedContainer): Obj 
   if (h.IpcMode && !["private", "shareable", ""].includes(h.IpcMode)) out.ipc = h.IpcMode
   if (h.UsernsMode) out.userns_mode = h.UsernsMode
   const restart: Obj = h.RestartPolicy ?? {}
-  if (restart.Name && restart.Name !== "no") out.restart = restart.Name === "on-failure" && restart.MaximumRetryCount ? `on-failure:${restart.MaximumRetryCount}` : restart.Name
-  const devices = ((h.Devices as Obj[] | null) ?? []).map((d) => `${d.PathOnHost}:${d.PathInContainer}${d.CgroupPermissions && d.CgroupPermissions !== "rwm" ? `:${d.CgroupPermissions}` : ""}`)
+  if (restart.Name && restart.Name !== "no")
+    out.restart =
+      restart.Name === "on-failure" && restart.MaximumRetryCount
+        ? `on-failure:${restart.MaximumRetryCount}`
+        : restart.Name
+  const devices = ((h.Devices as Obj[] | null) ?? []).map(
+    (d) =>
+      `${d.PathOnHost}:${d.PathInContainer}${d.CgroupPermissions && d.CgroupPermissions !== "rwm" ? `:${d.CgroupPermissions}` : ""}`,
+  )
   if (devices.length) out.devices = devices
-  const ulimits = Object.fromEntries(((h.Ulimits as Obj[] | null) ?? []).map((u) => [u.Name, { soft: u.Soft, hard: u.Hard }]))
+  const ulimits = Object.fromEntries(
+    ((h.Ulimits as Obj[] | null) ?? []).map((u) => [u.Name, { soft: u.Soft, hard: u.Hard }]),
+  )
   if (Object.keys(ulimits).length) out.ulimits = ulimits
   const log: Obj = h.LogConfig ?? {}
-  if (log.Type && (log.Type !== "json-file" || Object.keys(log.Config ?? {}).length)) out.logging = { driver: log.Type, ...(Object.keys(log.Config ?? {}).length ? { options: log.Config } : {}) }
-  for (const [from, what] of NO_KEY) if (nonEmpty(h[from])) ctx.unexpressed.push({ service, option: from, detail: `${what}: ${JSON.stringify(h[from])}` })
+  if (log.Type && (log.Type !== "json-file" || Object.keys(log.Config ?? {}).length))
+    out.logging = { driver: log.Type, ...(Object.keys(log.Config ?? {}).length ? { options: log.Config } : {}) }
+  for (const [from, what] of NO_KEY)
+    if (nonEmpty(h[from]))
+      ctx.unexpressed.push({ service, option: from, detail: `${what}: ${JSON.stringify(h[from])}` })
   return out
 }
 
@@ -217,7 +242,8 @@ function configOptions(ctx: Context, service: string, c: InspectedContainer): Ob
   const entrypointChanged = !same(cfg.Entrypoint, img.Entrypoint)
   if (entrypointChanged) out.entrypoint = cfg.Entrypoint ?? []
   // Compose clears the image's command when it sets an entrypoint, as `docker run --entrypoint` does.
-  if ((entrypointChanged && nonEmpty(cfg.Cmd)) || (!entrypointChanged && !same(cfg.Cmd, img.Cmd))) out.command = cfg.Cmd ?? []
+  if ((entrypointChanged && nonEmpty(cfg.Cmd)) || (!entrypointChanged && !same(cfg.Cmd, img.Cmd)))
+    out.command = cfg.Cmd ?? []
   const env = environment(ctx, service, cfg.Env ?? [], img.Env ?? [])
   if (env) out.environment = env
   if (cfg.WorkingDir && cfg.WorkingDir !== img.WorkingDir) out.working_dir = cfg.WorkingDir
@@ -232,10 +258,16 @@ function configOptions(ctx: Context, service: string, c: InspectedContainer): Ob
   if (cfg.OpenStdin) out.stdin_open = true
   if (cfg.Healthcheck && !same(cfg.Healthcheck, img.Healthcheck)) out.healthcheck = healthcheck(cfg.Healthcheck)
   const imageLabels: Obj = img.Labels ?? {}
-  const labels = Object.fromEntries(Object.entries((cfg.Labels as Obj | null) ?? {}).filter(([k, v]) => !k.startsWith("com.docker.compose.") && imageLabels[k] !== v))
+  const labels = Object.fromEntries(
+    Object.entries((cfg.Labels as Obj | null) ?? {}).filter(
+      ([k, v]) => !k.startsWith("com.docker.compose.") && imageLabels[k] !== v,
+    ),
+  )
   if (Object.keys(labels).length) out.labels = labels
   const published = new Set(Object.keys(c.HostConfig.PortBindings ?? {}))
-  const expose = Object.keys(cfg.ExposedPorts ?? {}).filter((p) => !published.has(p) && !Object.hasOwn(img.ExposedPorts ?? {}, p))
+  const expose = Object.keys(cfg.ExposedPorts ?? {}).filter(
+    (p) => !published.has(p) && !Object.hasOwn(img.ExposedPorts ?? {}, p),
+  )
   if (expose.length) out.expose = expose
   return out
 }
@@ -257,7 +289,11 @@ function service(ctx: Context, name: string, c: InspectedContainer): Obj {
  * The compose file for `containers` (each with its image's inspect answer in `images`, by image id).
  * `secret` says which environment keys look secret.
  */
-export function fromContainers(containers: InspectedContainer[], images: Record<string, Obj>, secret: (key: string) => boolean): Generated {
+export function fromContainers(
+  containers: InspectedContainer[],
+  images: Record<string, Obj>,
+  secret: (key: string) => boolean,
+): Generated {
   const ctx: Context = {
     image: {},
     services: new Map(containers.map((c) => [c.Id, serviceName(c)])),

@@ -29,7 +29,8 @@ export function realPath(path: string): string {
   return join(realpathSync(existing), ...rest)
 }
 
-export const within = (path: string, root: string) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`)
+export const within = (path: string, root: string) =>
+  path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`)
 
 /**
  * Whether a path lies (through existing symlinks) inside the stack folder or one of the roots; a
@@ -52,18 +53,34 @@ export function allowedIn(projectDir: string, roots: readonly string[], dataDir?
   return (path) => {
     if (!isAbsolute(path)) return false
     const real = realPath(path)
-    return within(real, own) || (allowed.some((root) => (root.exact ? real === root.path : within(real, root.path))) && !keptOut(real))
+    return (
+      within(real, own) ||
+      (allowed.some((root) => (root.exact ? real === root.path : within(real, root.path))) && !keptOut(real))
+    )
   }
 }
 
 /** Throws 400 `host_path_refused` for the first host path outside the stack folder and `roots` (and, with `dataDir`, for any other part of the data directory). */
-export function checkHostPaths(paths: HostPath[], projectDir: string, roots: readonly string[], dataDir?: string): void {
+export function checkHostPaths(
+  paths: HostPath[],
+  projectDir: string,
+  roots: readonly string[],
+  dataDir?: string,
+): void {
   const allowed = allowedIn(projectDir, roots, dataDir)
   for (const { where, path } of paths) {
     if (!isAbsolute(path))
-      throw new HttpError(400, "host_path_refused", `${where}: the host path "${path.slice(0, 200)}" is left relative by compose: the engine would resolve it against its own folder`)
+      throw new HttpError(
+        400,
+        "host_path_refused",
+        `${where}: the host path "${path.slice(0, 200)}" is left relative by compose: the engine would resolve it against its own folder`,
+      )
     if (!allowed(path))
-      throw new HttpError(400, "host_path_refused", `${where}: the host path "${path.slice(0, 200)}" is outside the stack's folder and SVC_BIND_ROOTS, or in the service's data directory`)
+      throw new HttpError(
+        400,
+        "host_path_refused",
+        `${where}: the host path "${path.slice(0, 200)}" is outside the stack's folder and SVC_BIND_ROOTS, or in the service's data directory`,
+      )
   }
 }
 
@@ -72,7 +89,10 @@ const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v])
 
 /** The variables compose interpolates with: the stack's, with the runner's own (PATH, HOME, DOCKER_CONFIG, DOCKER_HOST) over them. */
-export function interpolationEnv(env: Record<string, string>, runnerEnv: Record<string, string>): Record<string, string> {
+export function interpolationEnv(
+  env: Record<string, string>,
+  runnerEnv: Record<string, string>,
+): Record<string, string> {
   return { ...env, HOME: "/root", ...runnerEnv }
 }
 
@@ -115,7 +135,12 @@ export async function filesComposeReads(
     const at = (where: string, raw: unknown, dir = base): string | undefined => {
       if (typeof raw !== "string") return undefined
       const value = interpolate(raw, vars)
-      const full = value === "~" || value.startsWith("~/") ? join(vars.HOME!, value.slice(1)) : isAbsolute(value) ? value : join(dir, value)
+      const full =
+        value === "~" || value.startsWith("~/")
+          ? join(vars.HOME!, value.slice(1))
+          : isAbsolute(value)
+            ? value
+            : join(dir, value)
       out.push({ where: `${file}${where}`, path: full })
       return full
     }

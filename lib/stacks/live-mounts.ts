@@ -42,7 +42,8 @@ export interface Escape {
 }
 
 /** mountinfo writes space, tab, newline and backslash in paths as octal escapes (`\040`). */
-const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)))
+const unescape = (s: string) =>
+  s.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)))
 
 /** The lines of a mountinfo file (`/proc/<pid>/mountinfo`); a root whose file was deleted loses the kernel's `//deleted`. */
 export function parseMountinfo(text: string): MountLine[] {
@@ -70,7 +71,9 @@ function holder(path: string, host: MountLine[]): MountLine | undefined {
  */
 export function hostPaths(mount: Pick<MountLine, "dev" | "root">, host: MountLine[]): string[] {
   const paths: string[] = []
-  const candidates = host.filter((m) => m.dev === mount.dev && within(mount.root, m.root)).sort((a, b) => b.root.length - a.root.length)
+  const candidates = host
+    .filter((m) => m.dev === mount.dev && within(mount.root, m.root))
+    .sort((a, b) => b.root.length - a.root.length)
   for (const m of candidates) {
     const rest = m.root === "/" ? mount.root : mount.root.slice(m.root.length)
     const path = rest === "" || rest === "/" ? m.point : m.point === "/" ? rest : `${m.point}${rest}`
@@ -114,12 +117,23 @@ async function bindSource(engine: Engine, m: Mount): Promise<string | undefined>
  * not show as named, as when it lies under a link in the image), the bind's source is followed
  * through the links that are on disk now: weaker, since a link may have changed since the start.
  */
-export async function escapesOf(engine: Engine, c: ContainerInspect, allowed: (path: string) => boolean, proc = "/proc"): Promise<Omit<Escape, "stack">[]> {
+export async function escapesOf(
+  engine: Engine,
+  c: ContainerInspect,
+  allowed: (path: string) => boolean,
+  proc = "/proc",
+): Promise<Omit<Escape, "stack">[]> {
   const host = parseMountinfo(read(`${proc}/self/mountinfo`) ?? "")
   const inside = host.length ? containerMounts(proc, c.State.Pid, c.Id) : undefined
   const escapes: Omit<Escape, "stack">[] = []
   const refuse = (m: Mount, path: string) =>
-    escapes.push({ id: c.Id, container: c.Name.replace(/^\//, ""), service: c.Config.Labels?.[SERVICE_LABEL] ?? "", destination: m.Destination, path })
+    escapes.push({
+      id: c.Id,
+      container: c.Name.replace(/^\//, ""),
+      service: c.Config.Labels?.[SERVICE_LABEL] ?? "",
+      destination: m.Destination,
+      path,
+    })
   for (const m of c.Mounts ?? []) {
     const source = await bindSource(engine, m)
     if (source === undefined) continue
@@ -128,7 +142,8 @@ export async function escapesOf(engine: Engine, c: ContainerInspect, allowed: (p
     if (named !== undefined && !allowed(named)) refuse(m, named)
     for (const l of mounted) {
       const paths = hostPaths(l, host)
-      if (!paths.some(allowed)) refuse(m, paths[0] ?? `${l.root} on filesystem ${l.dev}, mounted nowhere the service sees`)
+      if (!paths.some(allowed))
+        refuse(m, paths[0] ?? `${l.root} on filesystem ${l.dev}, mounted nowhere the service sees`)
     }
   }
   return escapes
@@ -167,7 +182,13 @@ export class LiveMounts {
     const list = await this.o.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`] } })
     const ids = new Set(list.map((c) => c.Id))
     for (const [id, escapes] of this.refused) if (escapes[0]!.stack === project && !ids.has(id)) this.refused.delete(id)
-    const found = await Promise.all(list.map((c) => (c.State === "running" || c.State === "paused" ? this.checkContainer(project, c.Id, allowed) : this.refused.get(c.Id) ?? [])))
+    const found = await Promise.all(
+      list.map((c) =>
+        c.State === "running" || c.State === "paused"
+          ? this.checkContainer(project, c.Id, allowed)
+          : (this.refused.get(c.Id) ?? []),
+      ),
+    )
     return found.flat()
   }
 
@@ -186,11 +207,13 @@ export class LiveMounts {
 
   private async heard(e: ServiceEvent): Promise<void> {
     const stack = e.attributes?.[STACK_LABEL]
-    if (e.source === "engine" && e.type === "container" && e.action === "start" && e.id && stack) await this.started(stack, e.id)
+    if (e.source === "engine" && e.type === "container" && e.action === "start" && e.id && stack)
+      await this.started(stack, e.id)
   }
 
   private async sweep(): Promise<void> {
-    for (const c of await this.o.engine.listContainers({ filters: { label: [STACK_LABEL] } })) await this.started(c.Labels[STACK_LABEL]!, c.Id).catch(() => {})
+    for (const c of await this.o.engine.listContainers({ filters: { label: [STACK_LABEL] } }))
+      await this.started(c.Labels[STACK_LABEL]!, c.Id).catch(() => {})
   }
 
   /** A container of a compose project started: checked when the project is a managed stack. */
@@ -234,7 +257,12 @@ export class LiveMounts {
     const attempt = (step: Promise<void>) =>
       step.then(
         () => undefined,
-        (err) => (err instanceof HttpError && (err.status === 404 || err.status === 409) ? undefined : err instanceof Error ? err.message : String(err)),
+        (err) =>
+          err instanceof HttpError && (err.status === 404 || err.status === 409)
+            ? undefined
+            : err instanceof Error
+              ? err.message
+              : String(err),
       )
     const killFailed = await attempt(this.o.engine.killContainer(id))
     const policyFailed = await attempt(this.o.engine.updateContainer(id, { RestartPolicy: { Name: "no" } }))
@@ -244,7 +272,14 @@ export class LiveMounts {
     const secrets = this.o.secrets?.(stack) ?? []
     for (const e of escapes) {
       const message = `service ${e.service}: its bind at ${e.destination} reached ${e.path}, outside what the stack may reach; ${outcome}`
-      this.o.events.publish({ type: "stack", action: "mount_refused", name: stack, id, level: "error", message: redact(message, secrets) })
+      this.o.events.publish({
+        type: "stack",
+        action: "mount_refused",
+        name: stack,
+        id,
+        level: "error",
+        message: redact(message, secrets),
+      })
     }
   }
 }

@@ -24,7 +24,10 @@ export async function* mergeBatches<T>(sources: AsyncIterable<T>[]): AsyncGenera
         queue.push(item)
         wake?.()
         if (queue.length >= HIGH_WATER) {
-          if (!room) { let open!: () => void; room = { promise: new Promise<void>((r) => (open = r)), open } }
+          if (!room) {
+            let open!: () => void
+            room = { promise: new Promise<void>((r) => (open = r)), open }
+          }
           await room.promise
         }
       }
@@ -58,19 +61,28 @@ export async function* mergeBatches<T>(sources: AsyncIterable<T>[]): AsyncGenera
   }
 }
 
-export async function stackLogs(engine: Engine, containerIds: string[], q: LogQuery): Promise<AsyncIterable<LogLineRecord[]>> {
+export async function stackLogs(
+  engine: Engine,
+  containerIds: string[],
+  q: LogQuery,
+): Promise<AsyncIterable<LogLineRecord[]>> {
   return mergeBatches(await Promise.all(containerIds.map((id) => containerLogs(engine, id, q))))
 }
 
 /** A swarm stack's log: each of its services' lines (the swarm's, from every node), `tail` per service. */
-export async function swarmStackLogs(engine: Pick<Engine, "listServices" | "serviceLogs">, stack: string, q: LogQuery): Promise<AsyncIterable<LogLineRecord[]>> {
+export async function swarmStackLogs(
+  engine: Pick<Engine, "listServices" | "serviceLogs">,
+  stack: string,
+  q: LogQuery,
+): Promise<AsyncIterable<LogLineRecord[]>> {
   const services = await engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack}`] })
   const prefix = `${stack}_`
   return mergeBatches(
     services.map((s) =>
       (async function* () {
         const service = s.Spec.Name.startsWith(prefix) ? s.Spec.Name.slice(prefix.length) : s.Spec.Name
-        for await (const l of engine.serviceLogs(s.ID, q)) yield { service, container: l.task, stream: l.stream, ts: l.ts, line: l.line }
+        for await (const l of engine.serviceLogs(s.ID, q))
+          yield { service, container: l.task, stream: l.stream, ts: l.ts, line: l.line }
       })(),
     ),
   )

@@ -21,12 +21,30 @@
 // left, and compose's error messages are checked for files outside the stack folder before they are
 // passed on (compose quotes what it could not parse: `validating /etc/shadow: Additional property
 // root:$y$... is not allowed`).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, isAbsolute, join, relative } from "node:path"
 import type { ComposeFlavour, ComposeProject, ComposeRunner } from "./compose.ts"
 import { envRecord, renderEnvFile } from "./env.ts"
-import { allowedIn, checkHostPaths, filesComposeReads, readIfFile, realPath, within, type HostPath } from "./host-paths.ts"
+import {
+  allowedIn,
+  checkHostPaths,
+  filesComposeReads,
+  readIfFile,
+  realPath,
+  within,
+  type HostPath,
+} from "./host-paths.ts"
 import { badRequest, HttpError } from "../http/http-error.ts"
 import { parseMount, type BindEntry, type VolumeEntry } from "./mounts.ts"
 import { checkTopKeys, parseYaml, parseYamlSync } from "./yaml.ts"
@@ -72,7 +90,8 @@ export interface ModelContext {
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {})
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v])
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined)
+const str = (v: unknown): string | undefined =>
+  typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined
 
 const isUrl = (s: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^git@/.test(s) || /^github\.com\//.test(s)
 
@@ -92,7 +111,11 @@ export function parsePorts(entry: unknown): PublishedPort[] {
     const e = obj(entry)
     if (e.published === undefined || e.published === null || e.published === "") return []
     const protocol = typeof e.protocol === "string" ? e.protocol : "tcp"
-    return range(String(e.published)).map((port) => ({ port, protocol, ip: typeof e.host_ip === "string" ? e.host_ip : "" }))
+    return range(String(e.published)).map((port) => ({
+      port,
+      protocol,
+      ip: typeof e.host_ip === "string" ? e.host_ip : "",
+    }))
   }
   const [spec, protocol = "tcp"] = String(entry).split("/") as [string, string?]
   const cut = spec.lastIndexOf(":")
@@ -142,10 +165,21 @@ interface Reading {
 /** The model compose printed (JSON with v2, YAML with v1), read into what the service needs. Pure. */
 export function readModel(raw: unknown, flavour: ComposeFlavour, c: ModelContext): StackModel {
   const model = obj(raw)
-  const r: Reading = { c, root: realPath(c.projectDir), own: new Set(c.files ?? []), declared: obj(model.volumes), named: new Map(), anonymous: [], binds: [], ports: [], hostPaths: [] }
+  const r: Reading = {
+    c,
+    root: realPath(c.projectDir),
+    own: new Set(c.files ?? []),
+    declared: obj(model.volumes),
+    named: new Map(),
+    anonymous: [],
+    binds: [],
+    ports: [],
+    hostPaths: [],
+  }
   declaredVolumes(r, flavour)
   for (const section of ["secrets", "configs"])
-    for (const [key, config] of Object.entries(obj(model[section]))) hostPath(r, `${section} ${key} file`, str(obj(config).file))
+    for (const [key, config] of Object.entries(obj(model[section])))
+      hostPath(r, `${section} ${key} file`, str(obj(config).file))
   const services = Object.entries(obj(model.services)).map(([name, s]) => [name, obj(s)] as const)
   for (const [service, s] of services) readService(r, service, s)
 
@@ -193,7 +227,17 @@ function volume(r: Reading, key: string): VolumeEntry {
     const external = config.external === true || (typeof config.external === "object" && config.external !== null)
     const own = str(obj(config.external).name) ?? str(config.name)
     const name = own ?? (external ? key : `${project}_${key}`)
-    r.named.set(key, (v = { key, name, external, explicit_name: !external && name !== `${project}_${key}`, anonymous: false, mounts: [] }))
+    r.named.set(
+      key,
+      (v = {
+        key,
+        name,
+        external,
+        explicit_name: !external && name !== `${project}_${key}`,
+        anonymous: false,
+        mounts: [],
+      }),
+    )
   }
   return v
 }
@@ -204,7 +248,8 @@ function declaredVolumes(r: Reading, flavour: ComposeFlavour): void {
   for (const [key, config] of Object.entries(r.declared)) {
     volume(r, key)
     let device = volumeDevice(obj(config))
-    if (device !== null && flavour === "v1" && c.cwd && within(device, c.cwd)) device = c.projectDir + device.slice(c.cwd.length)
+    if (device !== null && flavour === "v1" && c.cwd && within(device, c.cwd))
+      device = c.projectDir + device.slice(c.cwd.length)
     if (device !== null) hostPath(r, `volume ${key} device`, device)
   }
 }
@@ -214,7 +259,8 @@ function readService(r: Reading, service: string, s: Obj): void {
   for (const rawMount of arr(s.volumes)) readMount(r, service, rawMount)
   for (const p of arr(s.ports)) r.ports.push(...parsePorts(p))
   // v2 prints `env_file` only when it skips reading it; v1 never does. Either way it is checked.
-  for (const e of arr(s.env_file)) hostPath(r, `service ${service} env_file`, typeof e === "string" ? e : str(obj(e).path))
+  for (const e of arr(s.env_file))
+    hostPath(r, `service ${service} env_file`, typeof e === "string" ? e : str(obj(e).path))
   if (s.build !== undefined) buildPaths(r, service, s.build)
   for (const w of arr(obj(s.develop).watch)) hostPath(r, `service ${service} develop watch`, str(obj(w).path))
 }
@@ -229,7 +275,8 @@ function readMount(r: Reading, service: string, rawMount: unknown): void {
     r.binds.push({ ...at, source: m.source, data: !file && isData(r, m.source), ...(file ? { file } : {}) })
     hostPath(r, `service ${service} volumes`, m.source)
   } else if (m.type === "volume" && m.source) volume(r, m.source).mounts.push(at)
-  else if (m.type === "volume") r.anonymous.push({ key: null, name: null, external: false, explicit_name: false, anonymous: true, mounts: [at] })
+  else if (m.type === "volume")
+    r.anonymous.push({ key: null, name: null, external: false, explicit_name: false, anonymous: true, mounts: [at] })
 }
 
 /** The host paths a service's `build:` names: its context and Dockerfile (unless the context is remote), additional contexts on disk, ssh keys. */
@@ -239,11 +286,17 @@ function buildPaths(r: Reading, service: string, raw: unknown): void {
   if (!isUrl(context)) {
     hostPath(r, `service ${service} build context`, context)
     const dockerfile = str(build.dockerfile)
-    if (dockerfile && build.dockerfile_inline === undefined) hostPath(r, `service ${service} build dockerfile`, isAbsolute(dockerfile) ? dockerfile : join(context, dockerfile))
+    if (dockerfile && build.dockerfile_inline === undefined)
+      hostPath(
+        r,
+        `service ${service} build dockerfile`,
+        isAbsolute(dockerfile) ? dockerfile : join(context, dockerfile),
+      )
   }
   for (const [name, ctx] of Object.entries(obj(build.additional_contexts))) {
     const where = str(ctx)
-    if (where && !isUrl(where) && !/^(docker-image|service|oci-layout):/.test(where)) hostPath(r, `service ${service} build context ${name}`, where)
+    if (where && !isUrl(where) && !/^(docker-image|service|oci-layout):/.test(where))
+      hostPath(r, `service ${service} build context ${name}`, where)
   }
   for (const ssh of arr(build.ssh)) {
     const file = typeof ssh === "string" ? ssh.split("=", 2)[1] : str(obj(ssh).path)
@@ -254,7 +307,9 @@ function buildPaths(r: Reading, service: string, raw: unknown): void {
 /** The files under a folder on disk, relative to it (none when it does not exist). */
 function onDisk(dir: string): string[] {
   try {
-    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => relative(dir, join(e.parentPath, e.name)))
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => !e.isDirectory())
+      .map((e) => relative(dir, join(e.parentPath, e.name)))
   } catch {
     return []
   }
@@ -269,7 +324,8 @@ function movePaths(v: unknown, from: string, to: string): unknown {
   const move = (x: unknown): unknown => {
     if (typeof x === "string") return x.replace(at, () => to)
     if (Array.isArray(x)) return x.map(move)
-    if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, y]) => [move(k) as string, move(y)]))
+    if (x && typeof x === "object")
+      return Object.fromEntries(Object.entries(x).map(([k, y]) => [move(k) as string, move(y)]))
     return x
   }
   return move(v)
@@ -283,7 +339,14 @@ const SCRATCH_OWN = new Set(["compose.yaml", ".env"])
  * files, and a link to each other thing in the real folder (its data), except the stack's current
  * files (`own`), which the candidate replaces.
  */
-function layOut(scratch: string, projectDir: string, compose: string, env: string, files: StackFiles, own: readonly string[]): void {
+function layOut(
+  scratch: string,
+  projectDir: string,
+  compose: string,
+  env: string,
+  files: StackFiles,
+  own: readonly string[],
+): void {
   writeFileSync(join(scratch, "compose.yaml"), compose, { mode: 0o600 })
   writeFileSync(join(scratch, ".env"), env, { mode: 0o600 })
   const tops = new Set([...Object.keys(files), ...own].map((p) => p.split("/")[0]!))
@@ -293,7 +356,8 @@ function layOut(scratch: string, projectDir: string, compose: string, env: strin
   }
   if (!existsSync(projectDir)) return
   for (const entry of readdirSync(projectDir))
-    if (!SCRATCH_OWN.has(entry) && !tops.has(entry) && !/\.tmp-\d+-[a-z0-9]*$/.test(entry)) symlinkSync(join(projectDir, entry), join(scratch, entry))
+    if (!SCRATCH_OWN.has(entry) && !tops.has(entry) && !/\.tmp-\d+-[a-z0-9]*$/.test(entry))
+      symlinkSync(join(projectDir, entry), join(scratch, entry))
 }
 
 /** Absolute paths of existing files named in compose's error output that lie outside the allowed folders. */
@@ -343,7 +407,11 @@ function checkLoadedFiles(paths: HostPath[], projectDir: string, files: StackFil
     const rel = path.slice(projectDir.length + 1)
     // `.env` is the stack's environment as the service renders it (`env_file: .env`), laid out with the candidate.
     if (rel !== ".env" && !Object.hasOwn(files, rel))
-      throw new HttpError(400, "host_path_refused", `${where}: "${rel.slice(0, 200)}" is not one of the stack's files; compose would read it from the stack's folder, which its containers can change: send it as one of the stack's files`)
+      throw new HttpError(
+        400,
+        "host_path_refused",
+        `${where}: "${rel.slice(0, 200)}" is not one of the stack's files; compose would read it from the stack's folder, which its containers can change: send it as one of the stack's files`,
+      )
   }
 }
 
@@ -354,7 +422,10 @@ function checkLoadedFiles(paths: HostPath[], projectDir: string, files: StackFil
  * `host_path_refused`, a file compose refuses a 400 `invalid_compose` with compose's own message.
  * Nothing is written to the data directory.
  */
-export async function candidateModel(runner: ModelRunner, { project, compose, roots, files = {}, own = [], dataDir }: CandidateInput): Promise<CheckedModel> {
+export async function candidateModel(
+  runner: ModelRunner,
+  { project, compose, roots, files = {}, own = [], dataDir }: CandidateInput,
+): Promise<CheckedModel> {
   await readCompose(compose)
   const allowed = allowedIn(project.dir, roots, dataDir)
   // The files compose reads while loading are the candidate's where it has them (and gone where it
@@ -382,18 +453,33 @@ export async function candidateModel(runner: ModelRunner, { project, compose, ro
     if (result.code !== 0) {
       const message = result.output.split(scratch).join(project.dir)
       const outside = outsideFilesIn(message, allowed)
-      if (outside.length) throw new HttpError(400, "host_path_refused", `compose read ${outside[0]!.slice(0, 200)}, outside the stack's folder and SVC_BIND_ROOTS (its message is withheld)`)
-      throw badRequest(`compose refused the file: ${message.split("\n").slice(-20).join("\n") || "no output"}`, "invalid_compose")
+      if (outside.length)
+        throw new HttpError(
+          400,
+          "host_path_refused",
+          `compose read ${outside[0]!.slice(0, 200)}, outside the stack's folder and SVC_BIND_ROOTS (its message is withheld)`,
+        )
+      throw badRequest(
+        `compose refused the file: ${message.split("\n").slice(-20).join("\n") || "no output"}`,
+        "invalid_compose",
+      )
     }
     let raw: unknown
     try {
       // v1 prints with PyYAML and the docker CLI with go-yaml, YAML 1.1 writers: read it as 1.1 (`'8080:80'`, `'yes'` stay strings).
-      raw = result.format === "json" ? JSON.parse(result.stdout) : await parseYaml(result.stdout, { what: "compose's model", maxBytes: MODEL_MAX_BYTES, version: "1.1" })
+      raw =
+        result.format === "json"
+          ? JSON.parse(result.stdout)
+          : await parseYaml(result.stdout, { what: "compose's model", maxBytes: MODEL_MAX_BYTES, version: "1.1" })
     } catch {
       throw new HttpError(502, "compose_failed", "compose config printed a model that does not parse")
     }
     raw = movePaths(raw, scratch, project.dir)
-    const model = readModel(raw, result.flavour, { project: project.name, projectDir: project.dir, files: Object.keys(files) })
+    const model = readModel(raw, result.flavour, {
+      project: project.name,
+      projectDir: project.dir,
+      files: Object.keys(files),
+    })
     checkHostPaths(model.hostPaths, project.dir, roots, dataDir)
     return { model, run: JSON.stringify(raw, null, 2) }
   } finally {
@@ -405,7 +491,8 @@ export async function candidateModel(runner: ModelRunner, { project, compose, ro
 const MODEL_MAX_BYTES = 64 * 1024 * 1024
 
 function composeMapping(doc: unknown): Record<string, any> {
-  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw badRequest("the compose file must be a YAML mapping", "invalid_compose")
+  if (!doc || typeof doc !== "object" || Array.isArray(doc))
+    throw badRequest("the compose file must be a YAML mapping", "invalid_compose")
   return doc as Record<string, any>
 }
 

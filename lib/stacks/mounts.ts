@@ -55,7 +55,8 @@ export interface Mount {
 
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {})
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined)
+const str = (v: unknown): string | undefined =>
+  typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined
 
 /**
  * One entry of a service's `volumes:` in compose's model: v2 prints the long syntax; v1 prints the

@@ -23,7 +23,12 @@ export function stackName(name: unknown): string {
 }
 
 /** The same rule as a schema, for a path parameter (a bad one answers 400 invalid_name). */
-export const stackNameSchema = v.pipe(v.string(), v.maxLength(STACK_NAME_MAX, RULE), v.regex(STACK_NAME, RULE), v.description("stack name (its compose project name)"))
+export const stackNameSchema = v.pipe(
+  v.string(),
+  v.maxLength(STACK_NAME_MAX, RULE),
+  v.regex(STACK_NAME, RULE),
+  v.description("stack name (its compose project name)"),
+)
 
 /** The params of the routes under /api/stacks/{name}. */
 export const stackParams = v.object({ name: stackNameSchema })

@@ -50,7 +50,8 @@ export function composeOrchestrator(runner: ComposeRunner): Orchestrator {
     async up(project, { pull, recreate = [], action = "up", signal } = {}) {
       if (pull) await must(project, ["pull"], "pull", signal)
       await must(project, ["up", "-d", "--remove-orphans"], action, signal)
-      if (recreate.length) await must(project, ["up", "-d", "--no-deps", "--force-recreate", ...recreate], action, signal)
+      if (recreate.length)
+        await must(project, ["up", "-d", "--no-deps", "--force-recreate", ...recreate], action, signal)
     },
     async down(project, { volumes, action = "down", signal } = {}) {
       await must(project, ["down", "--remove-orphans", ...(volumes ? ["--volumes"] : [])], action, signal)

@@ -19,14 +19,32 @@ export const filesInput = v.pipe(
 export const stackSchema = v.object({
   name: v.string(),
   managed: v.boolean(),
-  orchestrator: v.pipe(v.picklist(["compose", "swarm"]), v.description("what runs the stack: compose on this engine, or a swarm (`docker stack`)")),
+  orchestrator: v.pipe(
+    v.picklist(["compose", "swarm"]),
+    v.description("what runs the stack: compose on this engine, or a swarm (`docker stack`)"),
+  ),
   status: v.picklist(["running", "partly running", "paused", "stopped"]),
   services: v.array(
     v.object({
       name: v.string(),
       containers: v.array(containerSchema),
-      replicas: v.optional(v.pipe(v.object({ desired: v.number(), running: v.number() }), v.description("a swarm service's replicas"))),
-      tasks: v.optional(v.pipe(v.array(v.object({ id: v.string(), node: v.string(), state: v.string(), desired_state: v.string(), error: v.optional(v.string()) })), v.description("the tasks the swarm keeps running, each on its node"))),
+      replicas: v.optional(
+        v.pipe(v.object({ desired: v.number(), running: v.number() }), v.description("a swarm service's replicas")),
+      ),
+      tasks: v.optional(
+        v.pipe(
+          v.array(
+            v.object({
+              id: v.string(),
+              node: v.string(),
+              state: v.string(),
+              desired_state: v.string(),
+              error: v.optional(v.string()),
+            }),
+          ),
+          v.description("the tasks the swarm keeps running, each on its node"),
+        ),
+      ),
     }),
   ),
   current_version: v.nullable(v.number()),
@@ -41,7 +59,9 @@ export const stackListEntrySchema = v.object({
   ...stackSchema.entries,
   git: v.pipe(
     v.nullable(v.object({ url: v.string(), ref: v.string(), last_verdict: v.nullable(v.string()) })),
-    v.description("the repository and ref the stack's files come from, and the last sync's verdict; null when it is not a git stack"),
+    v.description(
+      "the repository and ref the stack's files come from, and the last sync's verdict; null when it is not a git stack",
+    ),
   ),
 })
 
@@ -53,7 +73,12 @@ export type EnvEntry = v.InferOutput<typeof envEntrySchema>
 export const envVarSchema = v.object({ key: v.string(), value: v.string(), secret: v.boolean() })
 
 const keyChanges = v.object({ added: v.array(v.string()), removed: v.array(v.string()), changed: v.array(v.string()) })
-export const versionChangesSchema = v.object({ from: v.nullable(v.number()), compose: v.boolean(), env: keyChanges, files: v.optional(keyChanges) })
+export const versionChangesSchema = v.object({
+  from: v.nullable(v.number()),
+  compose: v.boolean(),
+  env: keyChanges,
+  files: v.optional(keyChanges),
+})
 
 export const versionSchema = v.object({
   version: v.number(),
@@ -67,7 +92,13 @@ export const versionSchema = v.object({
 export type StackVersionEntry = v.InferOutput<typeof versionSchema>
 
 /** A stored version whole, as an export carries it. */
-export const storedVersionSchema = v.looseObject({ version: v.number(), time: v.string(), action: v.string(), compose: v.string(), env: v.array(envVarSchema) })
+export const storedVersionSchema = v.looseObject({
+  version: v.number(),
+  time: v.string(),
+  action: v.string(),
+  compose: v.string(),
+  env: v.array(envVarSchema),
+})
 
 export const fileEntrySchema = v.object({ path: v.string(), size: v.number() })
 
@@ -75,7 +106,12 @@ export const fileEntrySchema = v.object({ path: v.string(), size: v.number() })
 export const filesStateSchema = v.object({ path: v.string(), files_pending: v.boolean(), files: v.array(v.string()) })
 
 /** A version number as a path parameter: a positive whole number (400 invalid_version). */
-export const versionParam = v.pipe(v.string(), v.regex(/^[1-9]\d{0,8}$/, "a positive whole number"), v.description("a version number, as the stack's versions list them"), v.transform(Number))
+export const versionParam = v.pipe(
+  v.string(),
+  v.regex(/^[1-9]\d{0,8}$/, "a positive whole number"),
+  v.description("a version number, as the stack's versions list them"),
+  v.transform(Number),
+)
 
 /** The plan of adopting a compose project made elsewhere (lib/stacks/adopt.ts). */
 export const adoptPlanSchema = v.object({
@@ -85,13 +121,33 @@ export const adoptPlanSchema = v.object({
   compose: v.string(),
   files: v.array(v.string()),
   env: v.array(v.object({ ...envEntrySchema.entries, interpolated: v.boolean() })),
-  binds: v.array(v.object({ service: v.string(), source: v.string(), path: v.string(), action: v.picklist(["rewritten", "refused"]) })),
-  services: v.array(v.object({ name: v.string(), action: v.picklist(["keep", "recreate", "create", "remove"]), containers: v.array(v.string()) })),
+  binds: v.array(
+    v.object({
+      service: v.string(),
+      source: v.string(),
+      path: v.string(),
+      action: v.picklist(["rewritten", "refused"]),
+    }),
+  ),
+  services: v.array(
+    v.object({
+      name: v.string(),
+      action: v.picklist(["keep", "recreate", "create", "remove"]),
+      containers: v.array(v.string()),
+    }),
+  ),
   blockers: v.array(v.string()),
 })
 
 /** What an adoption answers: the plan, and the stack once adopted (null on a dry run). */
-export const adoptResultSchema = v.object({ ...adoptPlanSchema.entries, dry_run: v.boolean(), stack: v.nullable(stackSchema) })
+export const adoptResultSchema = v.object({
+  ...adoptPlanSchema.entries,
+  dry_run: v.boolean(),
+  stack: v.nullable(stackSchema),
+})
 
 /** 409: the error envelope of a blocked adoption, with the plan. */
-export const adoptBlockedSchema = v.object({ error: v.object({ code: v.string(), message: v.string() }), plan: adoptPlanSchema })
+export const adoptBlockedSchema = v.object({
+  error: v.object({ code: v.string(), message: v.string() }),
+  plan: adoptPlanSchema,
+})

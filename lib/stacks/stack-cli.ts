@@ -8,7 +8,16 @@
 // config` (Debian 12's 20.10 has not), else the copy the set-up installs (BUNDLED_DOCKER_CLI).
 // Output is streamed into the event bus line by line with the stack's secret values redacted, and
 // every call has a deadline and the caller's signal (lib/engine/spawn.ts), as compose's.
-import { eachLine, stoppedError, type ComposeCandidate, type ComposeConfigResult, type ComposeProject, type ComposeResult, type ComposeTimeouts, type RunOptions } from "./compose.ts"
+import {
+  eachLine,
+  stoppedError,
+  type ComposeCandidate,
+  type ComposeConfigResult,
+  type ComposeProject,
+  type ComposeResult,
+  type ComposeTimeouts,
+  type RunOptions,
+} from "./compose.ts"
 import { envRecord, redact, secretValues } from "./env.ts"
 import type { EventBus } from "../engine/events.ts"
 import { spawnBounded } from "../engine/spawn.ts"
@@ -40,7 +49,11 @@ export type HelpProbe = (cmd: string[], env: Record<string, string>) => Promise<
 
 async function helpOf(cmd: string[], env: Record<string, string>): Promise<string | undefined> {
   try {
-    const { proc, exited } = spawnBounded(cmd, { env, stdout: "pipe", stderr: "ignore", stdin: "ignore" }, { timeout: PROBE_TIMEOUT })
+    const { proc, exited } = spawnBounded(
+      cmd,
+      { env, stdout: "pipe", stderr: "ignore", stdin: "ignore" },
+      { timeout: PROBE_TIMEOUT },
+    )
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), exited])
     return code === 0 ? out : undefined
   } catch {
@@ -53,11 +66,21 @@ async function helpOf(cmd: string[], env: Record<string, string>): Promise<strin
  * and the bundled copy whose `stack config --help` describes `stack config` (an older CLI answers
  * its `stack` help instead).
  */
-export async function findDockerCli(configured: string | undefined, env: Record<string, string>, probe: HelpProbe = helpOf, bundled = BUNDLED_DOCKER_CLI): Promise<string> {
+export async function findDockerCli(
+  configured: string | undefined,
+  env: Record<string, string>,
+  probe: HelpProbe = helpOf,
+  bundled = BUNDLED_DOCKER_CLI,
+): Promise<string> {
   if (configured) return configured
   const candidates = [Bun.which("docker", { PATH: env.PATH ?? "" }), bundled].filter((c): c is string => !!c)
-  for (const cli of candidates) if ((await probe([cli, "stack", "config", "--help"], env))?.includes("stack config")) return cli
-  throw new HttpError(500, "stack_cli_missing", `no docker CLI with \`stack config\` was found (tried ${candidates.join(", ") || "none"}): set SVC_DOCKER_CLI or run scripts/setup.sh, which installs one in ${bundled}`)
+  for (const cli of candidates)
+    if ((await probe([cli, "stack", "config", "--help"], env))?.includes("stack config")) return cli
+  throw new HttpError(
+    500,
+    "stack_cli_missing",
+    `no docker CLI with \`stack config\` was found (tried ${candidates.join(", ") || "none"}): set SVC_DOCKER_CLI or run scripts/setup.sh, which installs one in ${bundled}`,
+  )
 }
 
 export interface StackCliOptions {
@@ -84,7 +107,17 @@ export function stackCli({ host, toolEnv, events, cli, probe, timeouts }: StackC
     flavour: async () => "v2" as const,
     async config(project, candidate) {
       const argv = [await binary(), "stack", "config", "-c", candidate.file]
-      const { proc, exited, stopped } = spawnBounded(argv, { cwd: candidate.cwd, env: { ...envRecord(project.env), ...base }, stdin: "ignore", stdout: "pipe", stderr: "pipe" }, { timeout: timeouts.config })
+      const { proc, exited, stopped } = spawnBounded(
+        argv,
+        {
+          cwd: candidate.cwd,
+          env: { ...envRecord(project.env), ...base },
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+        },
+        { timeout: timeouts.config },
+      )
       const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
       const output = redact(stderr.trim(), secretValues(project.env))
       if (output) events.publish({ type: "stack", action: "config.output", name: project.name, message: output })
@@ -99,9 +132,24 @@ export function stackCli({ host, toolEnv, events, cli, probe, timeouts }: StackC
       const lines: string[] = []
       const onLine = (line: string) => {
         lines.push(line)
-        events.publish({ type: "stack", action: `${action}.output`, name: project.name, message: redact(line, secrets) })
+        events.publish({
+          type: "stack",
+          action: `${action}.output`,
+          name: project.name,
+          message: redact(line, secrets),
+        })
       }
-      const { proc, exited, stopped } = spawnBounded(argv, { cwd: project.dir, env: { ...envRecord(project.env), ...base }, stdin: "ignore", stdout: "pipe", stderr: "pipe" }, { timeout, signal })
+      const { proc, exited, stopped } = spawnBounded(
+        argv,
+        {
+          cwd: project.dir,
+          env: { ...envRecord(project.env), ...base },
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+        },
+        { timeout, signal },
+      )
       await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
       const result = { code: await exited, output: redact(lines.join("\n"), secrets) }
       const why = stopped()

@@ -31,7 +31,12 @@ export interface StackView {
   orchestrator: "compose" | "swarm"
   status: StackStatus
   /** A swarm stack's services have no containers here, and carry their replicas and tasks. */
-  services: { name: string; containers: ContainerRecord[]; replicas?: { desired: number; running: number }; tasks?: TaskView[] }[]
+  services: {
+    name: string
+    containers: ContainerRecord[]
+    replicas?: { desired: number; running: number }
+    tasks?: TaskView[]
+  }[]
   current_version: number | null
   env_pending: boolean
   /** The stack's files changed since the current version (not yet applied). */
@@ -66,7 +71,19 @@ export async function projectContainers(engine: Engine, project: string): Promis
   return engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`] } })
 }
 
-function view(stacks: Stacks, name: string, containers: ContainerSummary[], declared: string[], state?: { orchestrator?: "swarm"; current_version: number | null; env_pending: boolean; files_pending?: boolean; files?: string[] }): StackView {
+function view(
+  stacks: Stacks,
+  name: string,
+  containers: ContainerSummary[],
+  declared: string[],
+  state?: {
+    orchestrator?: "swarm"
+    current_version: number | null
+    env_pending: boolean
+    files_pending?: boolean
+    files?: string[]
+  },
+): StackView {
   const services = [...new Set([...declared, ...containers.map((c) => c.Labels[SERVICE_LABEL] ?? "")])].sort()
   const redactor = redactorFor(stacks)
   return {
@@ -74,7 +91,12 @@ function view(stacks: Stacks, name: string, containers: ContainerSummary[], decl
     managed: !!state,
     orchestrator: state?.orchestrator ?? "compose",
     status: stackStatus(containers),
-    services: services.map((s) => ({ name: s, containers: containers.filter((c) => (c.Labels[SERVICE_LABEL] ?? "") === s).map((c) => containerRecord(c, redactor)) })),
+    services: services.map((s) => ({
+      name: s,
+      containers: containers
+        .filter((c) => (c.Labels[SERVICE_LABEL] ?? "") === s)
+        .map((c) => containerRecord(c, redactor)),
+    })),
     current_version: state?.current_version ?? null,
     env_pending: state?.env_pending ?? false,
     files_pending: state?.files_pending ?? false,
@@ -87,15 +109,22 @@ export type SwarmEngine = Pick<Engine, "listServices" | "listTasks" | "listNodes
 /** A swarm stack's view: its services by the stack's label, their replicas, and the tasks the swarm keeps running. */
 async function swarmView(engine: SwarmEngine, stack: Stack): Promise<StackView> {
   const services = await engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack.name}`] })
-  const [tasks, nodes] = services.length ? await Promise.all([engine.listTasks({ service: services.map((s) => s.ID) }), engine.listNodes()]) : [[], []]
+  const [tasks, nodes] = services.length
+    ? await Promise.all([engine.listTasks({ service: services.map((s) => s.ID) }), engine.listNodes()])
+    : [[], []]
   const hostname = new Map(nodes.map((n) => [n.ID, n.Description?.Hostname]))
   const prefix = `${stack.name}_`
   const shown = services.map((s) => {
-    const mine = tasks.filter((t) => t.ServiceID === s.ID && (t.DesiredState === "running" || t.DesiredState === "ready"))
+    const mine = tasks.filter(
+      (t) => t.ServiceID === s.ID && (t.DesiredState === "running" || t.DesiredState === "ready"),
+    )
     return {
       name: s.Spec.Name.startsWith(prefix) ? s.Spec.Name.slice(prefix.length) : s.Spec.Name,
       containers: [],
-      replicas: { desired: s.ServiceStatus?.DesiredTasks ?? mine.length, running: s.ServiceStatus?.RunningTasks ?? mine.filter((t) => t.Status.State === "running").length },
+      replicas: {
+        desired: s.ServiceStatus?.DesiredTasks ?? mine.length,
+        running: s.ServiceStatus?.RunningTasks ?? mine.filter((t) => t.Status.State === "running").length,
+      },
       tasks: mine.map((t) => ({
         id: t.ID,
         node: (t.NodeID && hostname.get(t.NodeID)) || t.NodeID || "",
@@ -112,8 +141,16 @@ async function swarmView(engine: SwarmEngine, stack: Stack): Promise<StackView> 
     name: stack.name,
     managed: true,
     orchestrator: "swarm",
-    status: running === 0 ? "stopped" : running >= desired && shown.every((s) => s.replicas.running >= s.replicas.desired) ? "running" : "partly running",
-    services: names.map((n) => shown.find((s) => s.name === n) ?? { name: n, containers: [], replicas: { desired: 0, running: 0 }, tasks: [] }),
+    status:
+      running === 0
+        ? "stopped"
+        : running >= desired && shown.every((s) => s.replicas.running >= s.replicas.desired)
+          ? "running"
+          : "partly running",
+    services: names.map(
+      (n) =>
+        shown.find((s) => s.name === n) ?? { name: n, containers: [], replicas: { desired: 0, running: 0 }, tasks: [] },
+    ),
     current_version: stack.state.current_version,
     env_pending: stack.state.env_pending,
     files_pending: stack.state.files_pending ?? false,
@@ -131,13 +168,24 @@ export async function stackView(stacks: Stacks, engine: Engine, name: string): P
 }
 
 /** Every stack with files here, then every other compose project among the containers, by name; swarm stacks read from `swarm` (without it, as stopped). */
-export async function stackViews(stacks: Stacks, containers: ContainerSummary[], swarm?: SwarmEngine): Promise<StackView[]> {
+export async function stackViews(
+  stacks: Stacks,
+  containers: ContainerSummary[],
+  swarm?: SwarmEngine,
+): Promise<StackView[]> {
   const projects = byProject(containers)
-  const managed = await Promise.all(stacks.names().map(async (name) => {
-    const stack = await stacks.read(name)
-    if (stack.state.orchestrator === "swarm") return swarm ? swarmView(swarm, stack).catch(() => view(stacks, name, [], servicesOf(stack), stack.state)) : view(stacks, name, [], servicesOf(stack), stack.state)
-    return view(stacks, name, projects.get(name) ?? [], servicesOf(stack), stack.state)
-  }))
-  const others = [...projects].filter(([p]) => !managed.some((m) => m.name === p)).map(([p, cs]) => view(stacks, p, cs, []))
+  const managed = await Promise.all(
+    stacks.names().map(async (name) => {
+      const stack = await stacks.read(name)
+      if (stack.state.orchestrator === "swarm")
+        return swarm
+          ? swarmView(swarm, stack).catch(() => view(stacks, name, [], servicesOf(stack), stack.state))
+          : view(stacks, name, [], servicesOf(stack), stack.state)
+      return view(stacks, name, projects.get(name) ?? [], servicesOf(stack), stack.state)
+    }),
+  )
+  const others = [...projects]
+    .filter(([p]) => !managed.some((m) => m.name === p))
+    .map(([p, cs]) => view(stacks, p, cs, []))
   return [...managed, ...others].sort((a, b) => a.name.localeCompare(b.name))
 }

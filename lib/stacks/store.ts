@@ -52,7 +52,19 @@ import { badRequest, conflict, HttpError, notFound } from "../http/http-error.ts
 import { isStackName, stackDirs, stackName } from "./name.ts"
 import type { Engine } from "../engine/client.ts"
 import { STACK_LABEL } from "../engine/containers.ts"
-import { checkFiles, checkOnDisk, fileChanges, filePath, filePaths, makeFolder, readStackFile, removeFile, sameFiles, writeStackFile, type StackFiles } from "./files.ts"
+import {
+  checkFiles,
+  checkOnDisk,
+  fileChanges,
+  filePath,
+  filePaths,
+  makeFolder,
+  readStackFile,
+  removeFile,
+  sameFiles,
+  writeStackFile,
+  type StackFiles,
+} from "./files.ts"
 
 export interface StackState {
   /** What runs the stack: absent for compose on the service's engine, "swarm" for `docker stack` (lib/stacks/orchestrator.ts). */
@@ -135,7 +147,10 @@ export interface StacksOptions {
    * Checks the bind mounts of a project's running containers (what the kernel mounted, not what the
    * names say now), taking down the ones that reached outside `allowed`; answers what it took down.
    */
-  liveMounts?: (project: string, allowed: (path: string) => boolean) => Promise<{ service: string; destination: string; path: string }[]>
+  liveMounts?: (
+    project: string,
+    allowed: (path: string) => boolean,
+  ) => Promise<{ service: string; destination: string; path: string }[]>
   /** What deploys a swarm stack (lib/stacks/swarm.ts); without it, a swarm stack is refused. */
   swarm?: Orchestrator
 }
@@ -201,7 +216,9 @@ export class Stacks {
   /** Names of the stacks, sorted. */
   names(): string[] {
     if (!existsSync(this.kept)) return []
-    return readdirSync(this.kept).filter((n) => isStackName(n) && this.has(n)).sort()
+    return readdirSync(this.kept)
+      .filter((n) => isStackName(n) && this.has(n))
+      .sort()
   }
 
   /**
@@ -218,7 +235,8 @@ export class Stacks {
         return text ? (JSON.parse(text) as T) : fallback
       }
       const current = kept<Partial<StackState>>("state.json", {}).current_version
-      const running = current == null ? [] : kept<Partial<StackVersion>>(join("versions", `${current}.json`), {}).env ?? []
+      const running =
+        current == null ? [] : (kept<Partial<StackVersion>>(join("versions", `${current}.json`), {}).env ?? [])
       values = [...new Set([...secretValues(kept<EnvVar[]>("env.json", [])), ...secretValues(running)])]
       if (this.has(name)) this.secretValues.set(name, values)
     }
@@ -248,16 +266,20 @@ export class Stacks {
       if (!isStackName(name) || this.has(name) || !plain(join(dir, "state.json"))) continue
       const rec = this.records(name)
       mkdirSync(rec, { recursive: true })
-      for (const f of [COMPOSE_FILE, "env.json", ENV_FILE, "update-policy.json", "update-history.json"]) if (plain(join(dir, f))) renameSync(join(dir, f), join(rec, f))
+      for (const f of [COMPOSE_FILE, "env.json", ENV_FILE, "update-policy.json", "update-history.json"])
+        if (plain(join(dir, f))) renameSync(join(dir, f), join(rec, f))
       if (plain(join(dir, "versions"), true)) {
         renameSync(join(dir, "versions"), join(rec, "versions"))
-        for (const v of readdirSync(join(rec, "versions"))) if (!plain(join(rec, "versions", v))) rmSync(join(rec, "versions", v), { recursive: true, force: true })
+        for (const v of readdirSync(join(rec, "versions")))
+          if (!plain(join(rec, "versions", v))) rmSync(join(rec, "versions", v), { recursive: true, force: true })
       }
       const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as StackState
-      const files = Object.fromEntries((state.files ?? []).flatMap((p) => {
-        const content = readStackFile(dir, p)
-        return content === undefined ? [] : [[p, content]]
-      }))
+      const files = Object.fromEntries(
+        (state.files ?? []).flatMap((p) => {
+          const content = readStackFile(dir, p)
+          return content === undefined ? [] : [[p, content]]
+        }),
+      )
       writeJson(join(rec, FILES_FILE), files)
       renameSync(join(dir, "state.json"), join(rec, "state.json"))
       moved.push(name)
@@ -314,7 +336,13 @@ export class Stacks {
    * ones; `files` (if given) replaces the stack's other files, else the stored ones stay. Adds a
    * version; `created` says whether the stack is new.
    */
-  deploy(name: string, compose: string, env?: EnvInput, files?: StackFiles, run: DeployRun = {}): Promise<{ stack: Stack; created: boolean }> {
+  deploy(
+    name: string,
+    compose: string,
+    env?: EnvInput,
+    files?: StackFiles,
+    run: DeployRun = {},
+  ): Promise<{ stack: Stack; created: boolean }> {
     stackName(name)
     if (files) checkFiles(files)
     return this.lock(name, async () => {
@@ -322,11 +350,25 @@ export class Stacks {
       const stored = created ? undefined : await this.read(name)
       const own = stored?.state.orchestrator ?? "compose"
       if (stored && run.orchestrator && run.orchestrator !== own)
-        throw conflict(`stack ${name} runs on ${own}, not ${run.orchestrator}: remove it first to run it on ${run.orchestrator}`, "orchestrator_mismatch")
+        throw conflict(
+          `stack ${name} runs on ${own}, not ${run.orchestrator}: remove it first to run it on ${run.orchestrator}`,
+          "orchestrator_mismatch",
+        )
       const storedEnv = stored?.env ?? []
       const candidate = files ?? stored?.files ?? {}
       const orchestrator = stored ? own : (run.orchestrator ?? "compose")
-      return { stack: await this.release(name, compose, env ? mergeEnv(storedEnv, env) : storedEnv, "deploy", candidate, run, orchestrator), created }
+      return {
+        stack: await this.release(
+          name,
+          compose,
+          env ? mergeEnv(storedEnv, env) : storedEnv,
+          "deploy",
+          candidate,
+          run,
+          orchestrator,
+        ),
+        created,
+      }
     })
   }
 
@@ -401,7 +443,8 @@ export class Stacks {
     return this.lock(name, async () => {
       const stack = await this.read(name)
       await this.version(name, n)
-      if (stack.state.current_version === n) throw conflict(`version ${n} is the current version of ${name}`, "current_version")
+      if (stack.state.current_version === n)
+        throw conflict(`version ${n} is the current version of ${name}`, "current_version")
       rmSync(join(this.records(name), "versions", `${n}.json`))
     })
   }
@@ -425,7 +468,10 @@ export class Stacks {
     return this.lock(name, async () => {
       const stack = await this.read(name)
       await this.runnable(name, stack)
-      await this.orchestrator(stack.state).down(this.project(name, stack.env), { volumes: opts.volumes, signal: opts.signal })
+      await this.orchestrator(stack.state).down(this.project(name, stack.env), {
+        volumes: opts.volumes,
+        signal: opts.signal,
+      })
       this.forget(name)
     })
   }
@@ -450,7 +496,8 @@ export class Stacks {
     return this.lock(name, async () => {
       if (this.taken(name)) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
       const current = s.versions.find((v) => v.version === s.current_version)
-      if (s.current_version !== null && !current) throw badRequest(`current_version ${s.current_version} is not among the versions`, "invalid_import")
+      if (s.current_version !== null && !current)
+        throw badRequest(`current_version ${s.current_version} is not among the versions`, "invalid_import")
       const files = checkFiles(s.files ?? {})
       for (const v of s.versions) checkFiles(v.files ?? {})
       const { model, run } = await this.check(name, s.compose, s.env, files, s.orchestrator)
@@ -487,7 +534,14 @@ export class Stacks {
    * Runs a compose command (stopped at its deadline, or when `run.signal` fires: 504, 503); a
    * non-zero exit is an HttpError carrying compose's own (redacted) message.
    */
-  async must(project: ComposeProject, args: string[], action: string, run: Run = {}, status = 502, code = "compose_failed"): Promise<string> {
+  async must(
+    project: ComposeProject,
+    args: string[],
+    action: string,
+    run: Run = {},
+    status = 502,
+    code = "compose_failed",
+  ): Promise<string> {
     const { code: exit, output } = await this.compose.run(project, args, action, { signal: run.signal })
     if (exit !== 0) throw new HttpError(status, code, `compose ${args[0]} failed: ${tailOf(output)}`)
     return output
@@ -497,19 +551,47 @@ export class Stacks {
   private orchestrator(which: Pick<StackState, "orchestrator"> | OrchestratorName | undefined): Orchestrator {
     const name = (typeof which === "string" ? which : which?.orchestrator) ?? "compose"
     if (name === "compose") return this.composeOrchestrator
-    if (!this.o.swarm) throw new HttpError(409, "swarm_unavailable", "swarm stacks are not available here: the service's engine is no swarm manager it can deploy to")
+    if (!this.o.swarm)
+      throw new HttpError(
+        409,
+        "swarm_unavailable",
+        "swarm stacks are not available here: the service's engine is no swarm manager it can deploy to",
+      )
     return this.o.swarm
   }
 
   /** The model and its run file, checked by the stack's orchestrator (see `model`); `orchestrator` for a stack not yet written. */
-  private async check(name: string, compose: string, env: EnvVar[], files?: StackFiles, orchestrator?: OrchestratorName): Promise<CheckedModel> {
-    const state = this.has(name) ? await readJson<StackState>(join(this.records(name), "state.json"), null as never) : undefined
+  private async check(
+    name: string,
+    compose: string,
+    env: EnvVar[],
+    files?: StackFiles,
+    orchestrator?: OrchestratorName,
+  ): Promise<CheckedModel> {
+    const state = this.has(name)
+      ? await readJson<StackState>(join(this.records(name), "state.json"), null as never)
+      : undefined
     const candidate = files ?? (await readJson<StackFiles>(join(this.records(name), FILES_FILE), {}))
-    return this.orchestrator(orchestrator ?? state).check({ project: this.project(stackName(name), env), compose, roots: this.hostRoots, files: candidate, own: state?.files ?? [], dataDir: this.dataDir })
+    return this.orchestrator(orchestrator ?? state).check({
+      project: this.project(stackName(name), env),
+      compose,
+      roots: this.hostRoots,
+      files: candidate,
+      own: state?.files ?? [],
+      dataDir: this.dataDir,
+    })
   }
 
   /** Checks, writes, brings up; a new version (deploy/apply) or the rollback target (a number) becomes current. */
-  private async release(name: string, compose: string, env: EnvVar[], action: StackVersion["action"] | number, files: StackFiles, run: DeployRun, which?: OrchestratorName): Promise<Stack> {
+  private async release(
+    name: string,
+    compose: string,
+    env: EnvVar[],
+    action: StackVersion["action"] | number,
+    files: StackFiles,
+    run: DeployRun,
+    which?: OrchestratorName,
+  ): Promise<Stack> {
     checkFiles(files)
     const before = this.has(name) ? await this.read(name) : undefined
     checkOnDisk(this.dir(name), files, before?.state.files ?? [])
@@ -523,13 +605,17 @@ export class Stacks {
       this.makeBindSources(name, model)
     } catch (err) {
       // A write refused (a full disk, a link in the stack's folder) leaves nothing behind for a stack that had nothing.
-      if (before) await this.writeRecords(name, before.compose, before.env, before.files, Object.keys(files), ranBefore).catch(() => {})
+      if (before)
+        await this.writeRecords(name, before.compose, before.env, before.files, Object.keys(files), ranBefore).catch(
+          () => {},
+        )
       else this.forget(name)
       throw err
     }
     try {
       // The running containers were made with the current version's files (those kept may have changed since).
-      const running = before?.versions.find((v) => v.version === before.state.current_version)?.files ?? before?.files ?? {}
+      const running =
+        before?.versions.find((v) => v.version === before.state.current_version)?.files ?? before?.files ?? {}
       const recreate = before ? this.boundChanges(name, model, running, files) : []
       await this.orchestrator(orchestrator).up(this.project(name, env), { recreate, signal: run.signal })
       await this.checkMounts(name)
@@ -538,7 +624,14 @@ export class Stacks {
       throw err
     }
     const time = new Date(this.now()).toISOString()
-    const state = before?.state ?? { ...(orchestrator === "compose" ? {} : { orchestrator }), current_version: null, env_pending: false, last_version: 0, created: time, updated: time }
+    const state = before?.state ?? {
+      ...(orchestrator === "compose" ? {} : { orchestrator }),
+      current_version: null,
+      env_pending: false,
+      last_version: 0,
+      created: time,
+      updated: time,
+    }
     let current = typeof action === "number" ? action : state.last_version + 1
     if (typeof action !== "number") {
       const prev = before?.versions.find((v) => v.version === state.current_version)
@@ -548,9 +641,30 @@ export class Stacks {
         env: envChanges(prev?.env ?? [], env),
         files: fileChanges(prev?.files ?? {}, files),
       }
-      writeJson(join(this.records(name), "versions", `${current}.json`), { version: current, time, action, compose, env, files, changes, ...(run.commit ? { commit: run.commit } : {}) } satisfies StackVersion, SECRET)
+      writeJson(
+        join(this.records(name), "versions", `${current}.json`),
+        {
+          version: current,
+          time,
+          action,
+          compose,
+          env,
+          files,
+          changes,
+          ...(run.commit ? { commit: run.commit } : {}),
+        } satisfies StackVersion,
+        SECRET,
+      )
     }
-    await this.writeState(name, { ...state, current_version: current, env_pending: false, files_pending: false, files: filePaths(files), services: model.services, last_version: Math.max(state.last_version, current) })
+    await this.writeState(name, {
+      ...state,
+      current_version: current,
+      env_pending: false,
+      files_pending: false,
+      files: filePaths(files),
+      services: model.services,
+      last_version: Math.max(state.last_version, current),
+    })
     return this.read(name)
   }
 
@@ -559,11 +673,23 @@ export class Stacks {
    * a new stack is taken down with the volumes compose made for it, those of `volumesBefore` left (an
    * adopted one is not taken down: its containers were there before).
    */
-  private async restore(name: string, env: EnvVar[], before: Stack | undefined, written: StackFiles, ranBefore: string | undefined, adopted: boolean, orchestrator: OrchestratorName, volumesBefore?: Set<string>): Promise<void> {
+  private async restore(
+    name: string,
+    env: EnvVar[],
+    before: Stack | undefined,
+    written: StackFiles,
+    ranBefore: string | undefined,
+    adopted: boolean,
+    orchestrator: OrchestratorName,
+    volumesBefore?: Set<string>,
+  ): Promise<void> {
     if (!before) {
       if (!adopted) {
-        await this.orchestrator(orchestrator).down(this.project(name, env), { action: "undo" }).catch(() => {})
-        for (const v of await this.projectVolumes(name)) if (!volumesBefore?.has(v)) await this.o.engine?.removeVolume(v).catch(() => {})
+        await this.orchestrator(orchestrator)
+          .down(this.project(name, env), { action: "undo" })
+          .catch(() => {})
+        for (const v of await this.projectVolumes(name))
+          if (!volumesBefore?.has(v)) await this.o.engine?.removeVolume(v).catch(() => {})
       }
       this.forget(name)
       return
@@ -571,7 +697,9 @@ export class Stacks {
     await this.writeRecords(name, before.compose, before.env, before.files, Object.keys(written), ranBefore)
     if (before.state.current_version === null) return
     await this.runnable(name, before).catch(() => {})
-    await this.orchestrator(orchestrator).up(this.project(name, before.env), { action: "undo" }).catch(() => {})
+    await this.orchestrator(orchestrator)
+      .up(this.project(name, before.env), { action: "undo" })
+      .catch(() => {})
   }
 
   /** The volumes compose made for a project (by its label); none without an engine. */
@@ -592,7 +720,11 @@ export class Stacks {
     const escaped = (await this.o.liveMounts?.(name, this.allows(name))) ?? []
     if (!escaped.length) return
     const e = escaped[0]!
-    throw new HttpError(400, "host_path_refused", `service ${e.service}: its bind at ${e.destination} reached ${e.path.slice(0, 200)}, outside the stack's folder and SVC_BIND_ROOTS (a link in the stack's folder); the container was taken down`)
+    throw new HttpError(
+      400,
+      "host_path_refused",
+      `service ${e.service}: its bind at ${e.destination} reached ${e.path.slice(0, 200)}, outside the stack's folder and SVC_BIND_ROOTS (a link in the stack's folder); the container was taken down`,
+    )
   }
 
   /** Bind sources in the stack's folder that do not exist yet are made as real folders, so that the engine follows no link a container put on the way. */
@@ -622,7 +754,14 @@ export class Stacks {
    * files too, in its folder and in its records, removing from its folder those of `replaced` (the
    * stack's files until now) that `files` drops.
    */
-  private async writeRecords(name: string, compose: string, env: EnvVar[], files?: StackFiles, replaced: readonly string[] = [], run?: string): Promise<void> {
+  private async writeRecords(
+    name: string,
+    compose: string,
+    env: EnvVar[],
+    files?: StackFiles,
+    replaced: readonly string[] = [],
+    run?: string,
+  ): Promise<void> {
     const rec = this.records(name)
     const dir = this.dir(name)
     mkdirSync(rec, { recursive: true })
@@ -652,7 +791,11 @@ export class Stacks {
   /** After writeFile/deleteFile: the file list and whether it differs from the current version's. */
   private filesChanged(stack: Stack, files: StackFiles): Promise<Stack> {
     const current = stack.versions.find((v) => v.version === stack.state.current_version)
-    return this.writeState(stack.name, { ...stack.state, files: filePaths(files), files_pending: !current || !sameFiles(files, current.files ?? {}) })
+    return this.writeState(stack.name, {
+      ...stack.state,
+      files: filePaths(files),
+      files_pending: !current || !sameFiles(files, current.files ?? {}),
+    })
   }
 
   private async writeState(name: string, state: StackState): Promise<Stack> {

@@ -70,15 +70,19 @@ export interface SwarmOptions {
 }
 
 /** The swarm read through the engine's calls: the stack's objects by the label the CLI puts on them. */
-export function engineSwarm(engine: Pick<Engine, "listServices" | "listTasks" | "listNetworks" | "listVolumes" | "removeVolume">): SwarmReader {
+export function engineSwarm(
+  engine: Pick<Engine, "listServices" | "listTasks" | "listNetworks" | "listVolumes" | "removeVolume">,
+): SwarmReader {
   const label = (stack: string) => ({ label: [`${SWARM_STACK_LABEL}=${stack}`] })
   return {
     services: async (stack) => engine.listServices(label(stack)),
     tasks: async (services) => (services.length ? engine.listTasks({ service: services }) : []),
-    networks: async (stack) => (await engine.listNetworks()).filter((n) => n.Labels?.[SWARM_STACK_LABEL] === stack).map((n) => n.Name),
+    networks: async (stack) =>
+      (await engine.listNetworks()).filter((n) => n.Labels?.[SWARM_STACK_LABEL] === stack).map((n) => n.Name),
     async removeVolumes(stack) {
       const left: string[] = []
-      for (const v of await engine.listVolumes(label(stack))) await engine.removeVolume(v.Name).catch(() => left.push(v.Name))
+      for (const v of await engine.listVolumes(label(stack)))
+        await engine.removeVolume(v.Name).catch(() => left.push(v.Name))
       return left
     },
   }
@@ -98,7 +102,11 @@ const ROLLBACK_GAVE_UP = new Set(["rollback_paused"])
 function normal(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normal)
   if (!v || typeof v !== "object") return v
-  const kept = Object.entries(v).map(([k, x]) => [k, normal(x)] as const).filter(([, x]) => x !== null && x !== undefined && !(typeof x === "object" && Object.keys(x as object).length === 0))
+  const kept = Object.entries(v)
+    .map(([k, x]) => [k, normal(x)] as const)
+    .filter(
+      ([, x]) => x !== null && x !== undefined && !(typeof x === "object" && Object.keys(x as object).length === 0),
+    )
   return Object.fromEntries(kept.sort(([a], [b]) => a.localeCompare(b)))
 }
 const same = (a: unknown, b: unknown) => JSON.stringify(normal(a) ?? null) === JSON.stringify(normal(b) ?? null)
@@ -109,7 +117,12 @@ const same = (a: unknown, b: unknown) => JSON.stringify(normal(a) ?? null) === J
  * spec made since `since` (ms) failed or was rejected (one of the spec being replaced may), or the swarm paused or rolled back a service's update
  * begun since (with `rollback`, the rollback asked for is the change: only a paused one fails).
  */
-export function convergence(services: SwarmService[], tasks: SwarmTask[], since: number, { rollback = false } = {}): { done: boolean; failed: string[] } {
+export function convergence(
+  services: SwarmService[],
+  tasks: SwarmTask[],
+  since: number,
+  { rollback = false } = {},
+): { done: boolean; failed: string[] } {
   const gaveUp = rollback ? ROLLBACK_GAVE_UP : GAVE_UP
   const failed: string[] = []
   let done = true
@@ -118,17 +131,29 @@ export function convergence(services: SwarmService[], tasks: SwarmTask[], since:
     const name = stack && s.Spec.Name.startsWith(`${stack}_`) ? s.Spec.Name.slice(stack.length + 1) : s.Spec.Name
     const mine = tasks.filter((t) => t.ServiceID === s.ID)
     for (const t of mine)
-      if (FAILED.has(t.Status.State) && Date.parse(t.CreatedAt) >= since && same(t.Spec?.ContainerSpec, s.Spec.TaskTemplate?.ContainerSpec))
-        failed.push(`service ${name}: task ${t.ID.slice(0, 12)}${t.NodeID ? ` on node ${t.NodeID.slice(0, 12)}` : ""} ${t.Status.State}: ${t.Status.Err || t.Status.Message || "no message"}`)
+      if (
+        FAILED.has(t.Status.State) &&
+        Date.parse(t.CreatedAt) >= since &&
+        same(t.Spec?.ContainerSpec, s.Spec.TaskTemplate?.ContainerSpec)
+      )
+        failed.push(
+          `service ${name}: task ${t.ID.slice(0, 12)}${t.NodeID ? ` on node ${t.NodeID.slice(0, 12)}` : ""} ${t.Status.State}: ${t.Status.Err || t.Status.Message || "no message"}`,
+        )
     // An update that began before this change (one the swarm paused earlier) says nothing of it.
     const started = s.UpdateStatus?.StartedAt
     const update = !started || Date.parse(started) >= since ? s.UpdateStatus?.State : undefined
-    if (update && gaveUp.has(update)) failed.push(`service ${name}: update ${update}: ${s.UpdateStatus?.Message ?? ""}`.trim())
+    if (update && gaveUp.has(update))
+      failed.push(`service ${name}: update ${update}: ${s.UpdateStatus?.Message ?? ""}`.trim())
     if (update === "updating" || (rollback && update === "rollback_started")) done = false
     const mode = s.Spec.Mode ?? {}
     if (mode.ReplicatedJob || mode.GlobalJob) continue
     const kept = mine.filter((t) => t.DesiredState === "running")
-    const current = kept.filter((t) => t.Status.State === "running" && same(t.Spec?.ContainerSpec, s.Spec.TaskTemplate?.ContainerSpec) && (t.Spec?.ForceUpdate ?? 0) === (s.Spec.TaskTemplate?.ForceUpdate ?? 0))
+    const current = kept.filter(
+      (t) =>
+        t.Status.State === "running" &&
+        same(t.Spec?.ContainerSpec, s.Spec.TaskTemplate?.ContainerSpec) &&
+        (t.Spec?.ForceUpdate ?? 0) === (s.Spec.TaskTemplate?.ForceUpdate ?? 0),
+    )
     const wanted = mode.Global ? Math.max(kept.length, 1) : (mode.Replicated?.Replicas ?? 1)
     if (current.length !== wanted || kept.length !== wanted) done = false
   }
@@ -141,7 +166,11 @@ export function convergence(services: SwarmService[], tasks: SwarmTask[], since:
  * secret, and `stack rm` removes them all (they carry the stack's label). The content is the stack's
  * file as the deploy writes it, else what lies at the path.
  */
-export function nameByContent(model: Record<string, any>, project: ComposeProject, files: StackFiles): Record<string, any> {
+export function nameByContent(
+  model: Record<string, any>,
+  project: ComposeProject,
+  files: StackFiles,
+): Record<string, any> {
   for (const section of ["secrets", "configs"]) {
     for (const [key, entry] of Object.entries<Record<string, any>>(model[section] ?? {})) {
       if (typeof entry?.file !== "string" || entry.name !== undefined) continue
@@ -162,7 +191,11 @@ export function escapeDollars(v: unknown): unknown {
 }
 
 const buildRefused = (service: string) =>
-  new HttpError(400, "build_not_supported", `service ${service}: \`build:\` is not supported on a swarm (docker stack deploy ignores it): build and push the image, and name it in \`image:\``)
+  new HttpError(
+    400,
+    "build_not_supported",
+    `service ${service}: \`build:\` is not supported on a swarm (docker stack deploy ignores it): build and push the image, and name it in \`image:\``,
+  )
 
 export interface Polling {
   /** Seconds before it is given up (504). */
@@ -174,7 +207,11 @@ export interface Polling {
 }
 
 /** Polls `look` until it answers true, the deadline passes (504 `compose_timeout`) or the signal fires (503 `compose_aborted`). */
-async function until(what: string, look: () => Promise<boolean>, { timeout, pollMs = 250, now = Date.now, signal }: Polling): Promise<void> {
+async function until(
+  what: string,
+  look: () => Promise<boolean>,
+  { timeout, pollMs = 250, now = Date.now, signal }: Polling,
+): Promise<void> {
   const deadline = now() + timeout * 1000
   while (!(await look())) {
     if (signal?.aborted) throw new HttpError(503, "compose_aborted", `${what} was stopped: its caller gave up`)
@@ -184,7 +221,12 @@ async function until(what: string, look: () => Promise<boolean>, { timeout, poll
 }
 
 /** Waits until a stack's services converge (see `convergence`); 502 `stack_failed` with the tasks' errors when they will not. `since`: when the change began (ms). */
-export async function converged(swarm: Pick<SwarmReader, "services" | "tasks">, stack: string, since: number, polling: Polling & { rollback?: boolean }): Promise<void> {
+export async function converged(
+  swarm: Pick<SwarmReader, "services" | "tasks">,
+  stack: string,
+  since: number,
+  polling: Polling & { rollback?: boolean },
+): Promise<void> {
   let errors: string[] = []
   await until(
     `the services of stack ${stack} converging`,
@@ -196,7 +238,8 @@ export async function converged(swarm: Pick<SwarmReader, "services" | "tasks">, 
     },
     polling,
   )
-  if (errors.length) throw new HttpError(502, "stack_failed", `stack ${stack} did not converge: ${errors.slice(0, 10).join("; ")}`)
+  if (errors.length)
+    throw new HttpError(502, "stack_failed", `stack ${stack} did not converge: ${errors.slice(0, 10).join("; ")}`)
 }
 
 export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Date.now }: SwarmOptions): Orchestrator {
@@ -207,7 +250,9 @@ export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Dat
   return {
     async check(input) {
       // The CLI leaves a build context relative, which the host-path check refuses: the file's own `build:` is named first.
-      const built = Object.entries((await readCompose(input.compose)).services ?? {}).find(([, s]) => s && typeof s === "object" && "build" in s)
+      const built = Object.entries((await readCompose(input.compose)).services ?? {}).find(
+        ([, s]) => s && typeof s === "object" && "build" in s,
+      )
       if (built) throw buildRefused(built[0])
       const checked = await candidateModel(cli, input)
       if (checked.model.built.length) throw buildRefused(checked.model.built[0]!)
@@ -216,13 +261,19 @@ export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Dat
     },
     async up(project, { pull, action = "up", signal } = {}) {
       const since = now() - 1000
-      await must(project, ["deploy", "-c", project.file!, "--prune", "--resolve-image", pull ? "always" : "changed", project.name], action, signal)
+      await must(
+        project,
+        ["deploy", "-c", project.file!, "--prune", "--resolve-image", pull ? "always" : "changed", project.name],
+        action,
+        signal,
+      )
       await converged(swarm, project.name, since, { timeout, pollMs, now, signal })
     },
     async down(project, { volumes, action = "down", signal } = {}) {
       const rm = () => cli.run(project, ["rm", project.name], action, { signal })
       const first = await rm()
-      if (first.code !== 0 && (await swarm.services(project.name)).length) throw new HttpError(502, "stack_failed", `docker stack rm failed: ${tailOf(first.output)}`)
+      if (first.code !== 0 && (await swarm.services(project.name)).length)
+        throw new HttpError(502, "stack_failed", `docker stack rm failed: ${tailOf(first.output)}`)
       const polling = { timeout, pollMs, now, signal }
       // `stack rm` leaves a network a task's container still holds (it goes a moment after its
       // service): it is asked again, every few seconds, until nothing of the stack is left.
@@ -240,18 +291,29 @@ export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Dat
         polling,
       )
       // A task's container goes a moment after its service: its volumes are free once it has.
-      if (volumes) await until(`the named volumes of stack ${project.name} going`, async () => !(await swarm.removeVolumes(project.name)).length, polling)
+      if (volumes)
+        await until(
+          `the named volumes of stack ${project.name} going`,
+          async () => !(await swarm.removeVolumes(project.name)).length,
+          polling,
+        )
     },
   }
 }
 
 /** Each of a swarm stack's services updated by force: the swarm replaces every task (a restart); answers how many services. */
-export async function restartServices(engine: Pick<Engine, "listServices" | "inspectService" | "updateService">, stack: string): Promise<number> {
+export async function restartServices(
+  engine: Pick<Engine, "listServices" | "inspectService" | "updateService">,
+  stack: string,
+): Promise<number> {
   const services = await engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack}`] })
   for (const s of services) {
     const current = await engine.inspectService(s.ID)
     const template = current.Spec.TaskTemplate
-    await engine.updateService(s.ID, current.Version.Index, { ...current.Spec, TaskTemplate: { ...template, ForceUpdate: (template.ForceUpdate ?? 0) + 1 } })
+    await engine.updateService(s.ID, current.Version.Index, {
+      ...current.Spec,
+      TaskTemplate: { ...template, ForceUpdate: (template.ForceUpdate ?? 0) + 1 },
+    })
   }
   return services.length
 }
@@ -262,9 +324,17 @@ export async function restartServices(engine: Pick<Engine, "listServices" | "ins
  * swarm pauses it at its failed task; a rollback begun before would take that failure as its own
  * and pause too), for up to `polling.timeout` seconds.
  */
-export async function rollbackServices(engine: Pick<Engine, "listServices" | "updateService">, stack: string, polling: Polling): Promise<string[]> {
+export async function rollbackServices(
+  engine: Pick<Engine, "listServices" | "updateService">,
+  stack: string,
+  polling: Polling,
+): Promise<string[]> {
   const services = () => engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack}`] })
-  await until(`the update of stack ${stack} settling`, async () => (await services()).every((s) => s.UpdateStatus?.State !== "updating"), polling).catch(() => {})
+  await until(
+    `the update of stack ${stack} settling`,
+    async () => (await services()).every((s) => s.UpdateStatus?.State !== "updating"),
+    polling,
+  ).catch(() => {})
   const rolled: string[] = []
   for (const s of await services()) {
     if (!s.PreviousSpec || same(s.PreviousSpec, s.Spec)) continue

@@ -28,7 +28,10 @@ function volumes(text: string): VolumeEntryAt[] {
 
 self.onmessage = ({ data }: MessageEvent<YamlRequest>) => {
   try {
-    self.postMessage({ id: data.id, value: data.task === "parse" ? parse(data.text, yamlOptions(data.version)) : volumes(data.text) } satisfies YamlReply)
+    self.postMessage({
+      id: data.id,
+      value: data.task === "parse" ? parse(data.text, yamlOptions(data.version)) : volumes(data.text),
+    } satisfies YamlReply)
   } catch (err) {
     self.postMessage({ id: data.id, error: err instanceof Error ? err.message : String(err) } satisfies YamlReply)
   }

@@ -52,7 +52,10 @@ export interface YamlRequest {
 export type YamlReply = { id: number; value: unknown } | { id: number; error: string }
 
 /** Refuses with 413 `compose_too_large` a text over `maxBytes`. */
-export function checkYamlSize(text: string, { what = "the compose file", maxBytes = YAML_MAX_BYTES }: YamlLimits = {}): void {
+export function checkYamlSize(
+  text: string,
+  { what = "the compose file", maxBytes = YAML_MAX_BYTES }: YamlLimits = {},
+): void {
   // UTF-8 takes at most 3 bytes per UTF-16 unit: only a text near the bound is measured.
   if (text.length * 3 <= maxBytes) return
   const size = Buffer.byteLength(text)
@@ -72,16 +75,20 @@ export const TOP_KEYS_MAX = 256
 /** Refuses with 400 `invalid_compose` a parsed compose file with more than TOP_KEYS_MAX top-level keys. */
 export function checkTopKeys(doc: unknown, what = "the compose file"): void {
   const keys = doc && typeof doc === "object" ? Object.keys(doc).length : 0
-  if (keys > TOP_KEYS_MAX) throw new HttpError(400, "invalid_compose", `${what} has ${keys} top-level keys; at most ${TOP_KEYS_MAX}`)
+  if (keys > TOP_KEYS_MAX)
+    throw new HttpError(400, "invalid_compose", `${what} has ${keys} top-level keys; at most ${TOP_KEYS_MAX}`)
 }
 
-const invalid = (what: string, message: string) => new HttpError(400, "invalid_compose", `${what} does not parse: ${message}`)
+const invalid = (what: string, message: string) =>
+  new HttpError(400, "invalid_compose", `${what} does not parse: ${message}`)
 
 /**
  * The worker module. A compiled binary (`bun build --compile`, which must list this file as an
  * entrypoint) keeps it under its own root, where import.meta.url names the binary itself.
  */
-const WORKER = import.meta.url.startsWith("file:///$bunfs/") ? new URL("lib/stacks/yaml-worker.ts", import.meta.url) : new URL("./yaml-worker.ts", import.meta.url)
+const WORKER = import.meta.url.startsWith("file:///$bunfs/")
+  ? new URL("lib/stacks/yaml-worker.ts", import.meta.url)
+  : new URL("./yaml-worker.ts", import.meta.url)
 
 type Thread = Worker & { ref(): void; unref(): void }
 interface Job {
@@ -120,7 +127,8 @@ class YamlThread {
       this.next()
     }
     const onMessage = ({ data }: MessageEvent<YamlReply>) => {
-      if (data.id === id) done(() => ("error" in data ? job.reject(invalid(job.what, data.error)) : job.resolve(data.value)))
+      if (data.id === id)
+        done(() => ("error" in data ? job.reject(invalid(job.what, data.error)) : job.resolve(data.value)))
     }
     const onError = (event: ErrorEvent) => {
       this.stop(worker)
@@ -172,7 +180,8 @@ export async function parseYaml(text: string, limits: YamlLimits = {}): Promise<
 }
 
 /** The `volumes` entries of a compose file's services with where each is written, read on the worker thread as `parseYaml` reads. */
-export const volumeEntries = (text: string, limits: YamlLimits = {}): Promise<VolumeEntryAt[]> => onThread({ task: "volumes", text }, limits) as Promise<VolumeEntryAt[]>
+export const volumeEntries = (text: string, limits: YamlLimits = {}): Promise<VolumeEntryAt[]> =>
+  onThread({ task: "volumes", text }, limits) as Promise<VolumeEntryAt[]>
 
 /**
  * The value of a YAML text the service has already accepted through `parseYaml`: as the worker parsed

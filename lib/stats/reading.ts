@@ -93,7 +93,8 @@ export function parseStats(raw: any): Reading | null {
     read,
     cpuTotal: num(cpu.cpu_usage?.total_usage),
     system: num(cpu.system_cpu_usage),
-    onlineCpus: num(cpu.online_cpus) || (Array.isArray(cpu.cpu_usage?.percpu_usage) ? cpu.cpu_usage.percpu_usage.length : 0) || 1,
+    onlineCpus:
+      num(cpu.online_cpus) || (Array.isArray(cpu.cpu_usage?.percpu_usage) ? cpu.cpu_usage.percpu_usage.length : 0) || 1,
     memUsed: memoryUsed(raw.memory_stats),
     memLimit: num(raw.memory_stats?.limit),
     rx,

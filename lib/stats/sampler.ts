@@ -146,7 +146,12 @@ export async function mapBounded<T, R>(items: T[], limit: number, fn: (item: T) 
 /** Waits `ms`, or less when the signal aborts. */
 const sleep = (ms: number, signal: AbortSignal): Promise<void> => pause(ms, undefined, { signal }).catch(() => {})
 
-export function containerStats(c: ContainerSummary, s: Sample, limitCores: number | null, time: string): ContainerStats {
+export function containerStats(
+  c: ContainerSummary,
+  s: Sample,
+  limitCores: number | null,
+  time: string,
+): ContainerStats {
   return {
     id: c.Id,
     name: (c.Names?.[0] ?? "").replace(/^\//, ""),
@@ -169,7 +174,16 @@ export function containerStats(c: ContainerSummary, s: Sample, limitCores: numbe
 }
 
 export const emptyStack = (name: string): StackStats => ({
-  name, containers: 0, cpu_percent: 0, cpu_host_percent: 0, memory_bytes: 0, net_rx_bytes_per_s: 0, net_tx_bytes_per_s: 0, block_read_bytes_per_s: 0, block_write_bytes_per_s: 0, pids: 0,
+  name,
+  containers: 0,
+  cpu_percent: 0,
+  cpu_host_percent: 0,
+  memory_bytes: 0,
+  net_rx_bytes_per_s: 0,
+  net_tx_bytes_per_s: 0,
+  block_read_bytes_per_s: 0,
+  block_write_bytes_per_s: 0,
+  pids: 0,
 })
 
 /** Per-stack sums of the containers of a round (containers of no compose project are left out). */
@@ -189,7 +203,9 @@ export function stackSums(containers: ContainerStats[]): StackStats[] {
     s.pids += c.pids
     sums.set(c.stack, s)
   }
-  return [...sums.values()].map((s) => ({ ...s, cpu_percent: round2(s.cpu_percent)!, cpu_host_percent: round2(s.cpu_host_percent)! })).sort((a, b) => a.name.localeCompare(b.name))
+  return [...sums.values()]
+    .map((s) => ({ ...s, cpu_percent: round2(s.cpu_percent)!, cpu_host_percent: round2(s.cpu_host_percent)! }))
+    .sort((a, b) => a.name.localeCompare(b.name))
 }
 
 /** What the containers of a round use of the host: CPU as a share of all its cores (0-100), memory in bytes. */
@@ -242,7 +258,14 @@ export class StatsSampler {
     this.store = new HistoryStore(slotsFor(this.interval), this.interval * 1000, opts.budgetBytes)
     this.hostRing = new Ring(opts.history ? slotsFor(this.interval) : 2, HOST_SERIES)
     this.diskPath = opts.disk
-    this.current = { time: null, interval: this.interval, host: { cpus: null, memory_bytes: null }, containers: [], stacks: [], error: null }
+    this.current = {
+      time: null,
+      interval: this.interval,
+      host: { cpus: null, memory_bytes: null },
+      containers: [],
+      stacks: [],
+      error: null,
+    }
   }
 
   get history(): HistoryStore {
@@ -275,7 +298,10 @@ export class StatsSampler {
     if (!this.looping) return this.round()
     this.wake?.()
     let timer: ReturnType<typeof setTimeout> | undefined
-    await Promise.race([new Promise<void>((r) => this.waiters.push(r)), new Promise<void>((r) => (timer = setTimeout(r, waitMs)))])
+    await Promise.race([
+      new Promise<void>((r) => this.waiters.push(r)),
+      new Promise<void>((r) => (timer = setTimeout(r, waitMs))),
+    ])
     clearTimeout(timer)
     return this.current
   }
@@ -322,11 +348,20 @@ export class StatsSampler {
       await this.refreshHost(at)
     } catch (err) {
       this.prev.clear()
-      if (publish) this.publish({ ...this.current, time, containers: [], stacks: [], error: err instanceof Error ? err.message : String(err) })
+      if (publish)
+        this.publish({
+          ...this.current,
+          time,
+          containers: [],
+          stacks: [],
+          error: err instanceof Error ? err.message : String(err),
+        })
       return this.current
     }
     const results = await mapBounded(list, this.concurrency, (c) => this.read(c, at, time))
-    const containers = results.filter((c): c is ContainerStats => c !== null).sort((a, b) => a.name.localeCompare(b.name))
+    const containers = results
+      .filter((c): c is ContainerStats => c !== null)
+      .sort((a, b) => a.name.localeCompare(b.name))
     const present = new Set(list.map((c) => c.Id))
     for (const id of this.prev.keys()) if (!present.has(id)) this.prev.delete(id)
     for (const id of this.limits.keys()) if (!present.has(id)) this.limits.delete(id)
@@ -371,7 +406,11 @@ export class StatsSampler {
     if (!this.diskPath) return
     try {
       const fs = await statfs(this.diskPath)
-      this.diskNow = { path: this.diskPath, total_bytes: fs.blocks * fs.bsize, used_bytes: (fs.blocks - fs.bfree) * fs.bsize }
+      this.diskNow = {
+        path: this.diskPath,
+        total_bytes: fs.blocks * fs.bsize,
+        used_bytes: (fs.blocks - fs.bfree) * fs.bsize,
+      }
     } catch {
       this.diskNow = null
     }
@@ -386,13 +425,22 @@ export class StatsSampler {
   /** The host's last hour (empty without history); `points` averages it down. */
   hostHistory(points?: number): HostHistory {
     const cols = this.hostRing.read(this.now() - WINDOW_MS, points)
-    return { interval: this.interval, time: cols.time, cpu_percent: cols.cpu.map(round2), memory_bytes: cols.mem.map(whole), disk_used_bytes: cols.disk.map(whole) }
+    return {
+      interval: this.interval,
+      time: cols.time,
+      cpu_percent: cols.cpu.map(round2),
+      memory_bytes: cols.mem.map(whole),
+      disk_used_bytes: cols.disk.map(whole),
+    }
   }
 
   private async refreshHost(at: number): Promise<void> {
     if (this.current.host.cpus !== null && at - this.hostAt < HOST_REFRESH_MS) return
     const info = await this.engine.info()
-    this.current = { ...this.current, host: { cpus: Number(info.NCPU) || null, memory_bytes: Number(info.MemTotal) || null } }
+    this.current = {
+      ...this.current,
+      host: { cpus: Number(info.NCPU) || null, memory_bytes: Number(info.MemTotal) || null },
+    }
     this.hostAt = at
   }
 
@@ -432,5 +480,4 @@ export class StatsSampler {
       await rounds.return(undefined)
     }
   }
-
 }

@@ -73,7 +73,10 @@ export const containerViewSchema = v.object({
 })
 
 /** One message of a container's stats stream: a sample, or the note that it stopped. */
-export const containerStreamSchema = v.union([containerStatsSchema, v.object({ id: v.string(), time: nullableString, running: v.literal(false) })])
+export const containerStreamSchema = v.union([
+  containerStatsSchema,
+  v.object({ id: v.string(), time: nullableString, running: v.literal(false) }),
+])
 
 export const stackViewSchema = v.object({
   name: v.string(),

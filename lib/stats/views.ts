@@ -4,12 +4,29 @@ import * as v from "valibot"
 import { flagFor } from "../http/query.ts"
 import type { ContainerInspect } from "../engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
-import { emptyStack, stackSums, type ContainerStats, type History, type HostStats, type Round, type StackStats, type StatsSampler } from "./sampler.ts"
+import {
+  emptyStack,
+  stackSums,
+  type ContainerStats,
+  type History,
+  type HostStats,
+  type Round,
+  type StackStats,
+  type StatsSampler,
+} from "./sampler.ts"
 
 /** The query of the stats routes: `history=true` adds the last hour; `points=N` averages it down to at most N points (a sparkline). */
 export const statsQuery = v.object({
   history: v.optional(flagFor("add the last hour, as columns (time, cpu_percent, memory_bytes, …)")),
-  points: v.optional(v.pipe(v.string(), v.regex(/^\d{1,5}$/, "must be a whole number"), v.description("with history: average it down to at most this many points (e.g. 60)"), v.transform(Number), v.minValue(1, "must be at least 1"))),
+  points: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,5}$/, "must be a whole number"),
+      v.description("with history: average it down to at most this many points (e.g. 60)"),
+      v.transform(Number),
+      v.minValue(1, "must be at least 1"),
+    ),
+  ),
 })
 export type HistoryQuery = v.InferOutput<typeof statsQuery>
 
@@ -23,7 +40,9 @@ export async function allStats(ctx: Sampled, q: HistoryQuery) {
   return {
     ...r,
     history: ctx.stats.keepsHistory,
-    containers: r.containers.map((c) => (withHistory ? { ...c, history: ctx.stats.historyOf("container", c.id, q.points) } : c)),
+    containers: r.containers.map((c) =>
+      withHistory ? { ...c, history: ctx.stats.historyOf("container", c.id, q.points) } : c,
+    ),
     stacks: r.stacks.map((s) => (withHistory ? { ...s, history: ctx.stats.historyOf("stack", s.name, q.points) } : s)),
   }
 }
@@ -75,19 +94,32 @@ export interface StackView {
 
 export function stackOf(r: Round, name: string): Omit<StackView, "history" | "container_history"> {
   const containers = r.containers.filter((c) => c.stack === name)
-  return { name, time: r.time, interval: r.interval, host: r.host, sum: stackSums(containers)[0] ?? emptyStack(name), containers }
+  return {
+    name,
+    time: r.time,
+    interval: r.interval,
+    host: r.host,
+    sum: stackSums(containers)[0] ?? emptyStack(name),
+    containers,
+  }
 }
 
 /** GET /api/stacks/{name}/stats (the stack is known to exist). With history: the stack's sums and each running container's. */
 export async function stackView(ctx: Sampled, name: string, q: HistoryQuery): Promise<StackView> {
   const view = stackOf(await ctx.stats.fresh(), name)
   if (!q.history) return view
-  const containers = Object.fromEntries(view.containers.map((c) => [c.id, ctx.stats.historyOf("container", c.id, q.points)]))
+  const containers = Object.fromEntries(
+    view.containers.map((c) => [c.id, ctx.stats.historyOf("container", c.id, q.points)]),
+  )
   return { ...view, history: ctx.stats.historyOf("stack", name, q.points), container_history: containers }
 }
 
 /** A container's samples, one per round; when it stops, one `{id, time, running: false}` and then silence until it runs again. */
-export async function* containerStream(sampler: StatsSampler, id: string, signal: AbortSignal): AsyncGenerator<ContainerStats | { id: string; time: string | null; running: false }> {
+export async function* containerStream(
+  sampler: StatsSampler,
+  id: string,
+  signal: AbortSignal,
+): AsyncGenerator<ContainerStats | { id: string; time: string | null; running: false }> {
   let present = true
   for await (const r of sampler.subscribe(signal)) {
     const c = r.containers.find((x) => x.id === id)
@@ -98,7 +130,11 @@ export async function* containerStream(sampler: StatsSampler, id: string, signal
 }
 
 /** A stack's sums and containers, one message per round. */
-export async function* stackStream(sampler: StatsSampler, name: string, signal: AbortSignal): AsyncGenerator<Omit<StackView, "history" | "container_history">> {
+export async function* stackStream(
+  sampler: StatsSampler,
+  name: string,
+  signal: AbortSignal,
+): AsyncGenerator<Omit<StackView, "history" | "container_history">> {
   for await (const r of sampler.subscribe(signal)) {
     yield stackOf(r, name)
   }

@@ -3,6 +3,11 @@ import type { EventBus } from "../engine/events.ts"
 
 export type SwarmEvents = Pick<EventBus, "publish">
 
-export function swarmEvent(events: SwarmEvents, action: string, message: string, target: { id?: string; name?: string } = {}): void {
+export function swarmEvent(
+  events: SwarmEvents,
+  action: string,
+  message: string,
+  target: { id?: string; name?: string } = {},
+): void {
   events.publish({ type: "swarm", action, message, ...target })
 }

@@ -8,6 +8,7 @@ export async function serviceLogLines(engine: Engine, id: string, q: LogQuery): 
   const service = await engine.inspectService(id)
   const name = service.Spec.Name
   return (async function* () {
-    for await (const l of engine.serviceLogs(service.ID, q)) yield { service: name, container: l.task, stream: l.stream, ts: l.ts, line: l.line }
+    for await (const l of engine.serviceLogs(service.ID, q))
+      yield { service: name, container: l.task, stream: l.stream, ts: l.ts, line: l.line }
   })()
 }

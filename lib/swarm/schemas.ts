@@ -36,7 +36,12 @@ export const swarmNodeSchema = v.object({
 })
 export type SwarmNodeRecord = v.InferOutput<typeof swarmNodeSchema>
 
-export const swarmPortSchema = v.object({ protocol: v.string(), target: v.number(), published: v.nullable(v.number()), mode: v.string() })
+export const swarmPortSchema = v.object({
+  protocol: v.string(),
+  target: v.number(),
+  published: v.nullable(v.number()),
+  mode: v.string(),
+})
 
 export const swarmServiceSchema = v.object({
   id: v.string(),
@@ -46,7 +51,9 @@ export const swarmServiceSchema = v.object({
   replicas: v.object({ desired: v.number(), running: v.number() }),
   stack: v.pipe(nullableString, v.description("the stack namespace label (com.docker.stack.namespace)")),
   ports: v.array(swarmPortSchema),
-  update_status: v.nullable(v.object({ state: v.string(), message: nullableString, started_at: nullableString, completed_at: nullableString })),
+  update_status: v.nullable(
+    v.object({ state: v.string(), message: nullableString, started_at: nullableString, completed_at: nullableString }),
+  ),
   created: v.string(),
   updated: v.string(),
   labels,
@@ -71,4 +78,11 @@ export const swarmServiceDetailSchema = v.object({ ...swarmServiceSchema.entries
 export type SwarmServiceDetail = v.InferOutput<typeof swarmServiceDetailSchema>
 
 /** What a swarm address may be in a request: host or host:port (a bracketed IPv6 too), or an interface name. */
-export const swarmAddr = v.pipe(v.string(), v.maxLength(255), v.regex(/^(\[[0-9a-fA-F:.]+\](:\d+)?|[A-Za-z0-9][A-Za-z0-9._-]*(:\d+)?)$/, "must be host, host:port or an interface name"))
+export const swarmAddr = v.pipe(
+  v.string(),
+  v.maxLength(255),
+  v.regex(
+    /^(\[[0-9a-fA-F:.]+\](:\d+)?|[A-Za-z0-9][A-Za-z0-9._-]*(:\d+)?)$/,
+    "must be host, host:port or an interface name",
+  ),
+)

@@ -36,22 +36,44 @@ export function swarmState(info: { Swarm?: InfoSwarm }): SwarmState {
 
 export const readSwarm = async (engine: Engine): Promise<SwarmState> => swarmState(await engine.info())
 
-export async function initSwarm(engine: Engine, events: SwarmEvents, o: { advertise_addr?: string; listen_addr?: string }): Promise<SwarmState> {
-  const nodeId = await engine.swarmInit({ ListenAddr: o.listen_addr ?? "0.0.0.0:2377", ...(o.advertise_addr ? { AdvertiseAddr: o.advertise_addr } : {}) })
+export async function initSwarm(
+  engine: Engine,
+  events: SwarmEvents,
+  o: { advertise_addr?: string; listen_addr?: string },
+): Promise<SwarmState> {
+  const nodeId = await engine.swarmInit({
+    ListenAddr: o.listen_addr ?? "0.0.0.0:2377",
+    ...(o.advertise_addr ? { AdvertiseAddr: o.advertise_addr } : {}),
+  })
   swarmEvent(events, "init", `this engine made a swarm and is its manager (node ${nodeId})`, { id: nodeId })
   return readSwarm(engine)
 }
 
 /** Joins a swarm; the token is taken out of whatever the engine answers. */
-export async function joinSwarm(engine: Engine, events: SwarmEvents, o: { remote_addrs: string[]; join_token: string; advertise_addr?: string; listen_addr?: string }): Promise<SwarmState> {
+export async function joinSwarm(
+  engine: Engine,
+  events: SwarmEvents,
+  o: { remote_addrs: string[]; join_token: string; advertise_addr?: string; listen_addr?: string },
+): Promise<SwarmState> {
   try {
-    await engine.swarmJoin({ ListenAddr: o.listen_addr ?? "0.0.0.0:2377", RemoteAddrs: o.remote_addrs, JoinToken: o.join_token, ...(o.advertise_addr ? { AdvertiseAddr: o.advertise_addr } : {}) })
+    await engine.swarmJoin({
+      ListenAddr: o.listen_addr ?? "0.0.0.0:2377",
+      RemoteAddrs: o.remote_addrs,
+      JoinToken: o.join_token,
+      ...(o.advertise_addr ? { AdvertiseAddr: o.advertise_addr } : {}),
+    })
   } catch (err) {
-    if (err instanceof HttpError) throw new HttpError(err.status, err.code, err.message.replaceAll(o.join_token, "<join token>"))
+    if (err instanceof HttpError)
+      throw new HttpError(err.status, err.code, err.message.replaceAll(o.join_token, "<join token>"))
     throw err
   }
   const state = await readSwarm(engine)
-  swarmEvent(events, "join", `this engine joined a swarm through ${o.remote_addrs.join(", ")} as a ${state.role ?? "node"}`, { id: state.node_id ?? undefined })
+  swarmEvent(
+    events,
+    "join",
+    `this engine joined a swarm through ${o.remote_addrs.join(", ")} as a ${state.role ?? "node"}`,
+    { id: state.node_id ?? undefined },
+  )
   return state
 }
 
@@ -59,7 +81,9 @@ export async function leaveSwarm(engine: Engine, events: SwarmEvents, force: boo
   const before = await readSwarm(engine)
   if (before.state === "inactive") throw new HttpError(409, "not_in_swarm", "this engine is not part of a swarm")
   await engine.swarmLeave({ force })
-  swarmEvent(events, "leave", `this engine left the swarm${force ? " (forced)" : ""}`, { id: before.node_id ?? undefined })
+  swarmEvent(events, "leave", `this engine left the swarm${force ? " (forced)" : ""}`, {
+    id: before.node_id ?? undefined,
+  })
   return readSwarm(engine)
 }
 

@@ -72,8 +72,17 @@ interface ClientInternals {
   createWebSocket(url: string): Promise<{ close(): void }>
 }
 
-async function speakChunk(text: string, voice: Voice, timeoutMs: number): Promise<{ audio: Uint8Array; seconds: number; words: Word[] }> {
-  const communicate = new UniversalCommunicate("", { voice: voice.voice, rate: signed(voice.rate, "%"), pitch: signed(voice.pitch, "Hz"), volume: signed(voice.volume, "%") })
+async function speakChunk(
+  text: string,
+  voice: Voice,
+  timeoutMs: number,
+): Promise<{ audio: Uint8Array; seconds: number; words: Word[] }> {
+  const communicate = new UniversalCommunicate("", {
+    voice: voice.voice,
+    rate: signed(voice.rate, "%"),
+    pitch: signed(voice.pitch, "Hz"),
+    volume: signed(voice.volume, "%"),
+  })
   const client = communicate as unknown as ClientInternals
   client.texts = [new TextEncoder().encode(escapeXml(text))][Symbol.iterator]()
   let socket: { close(): void } | undefined
@@ -112,7 +121,8 @@ export function edgeBackend(timeoutMs: number): SpeechBackend {
       let offset = 0
       for (const pieces of chunkPieces(sentences.flat())) {
         const { audio, seconds, words } = await speakChunk(pieces.join(" "), voice, timeoutMs)
-        for (const cue of cuesFromWords(pieces, words, seconds)) cues.push({ start: offset + cue.start, end: offset + cue.end, text: cue.text })
+        for (const cue of cuesFromWords(pieces, words, seconds))
+          cues.push({ start: offset + cue.start, end: offset + cue.end, text: cue.text })
         offset += seconds
         mp3s.push(audio)
       }

@@ -47,7 +47,8 @@ export class Mp3Encoder {
   /** The least busy worker, started on first use. */
   private slot(): Slot {
     const idle = this.slots.find((s) => s.pending.size === 0)
-    if (idle || this.slots.length >= this.threads) return idle ?? this.slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a))
+    if (idle || this.slots.length >= this.threads)
+      return idle ?? this.slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a))
     const slot: Slot = { worker: new Worker(ENCODER_WORKER) as Thread, pending: new Map() }
     slot.worker.onmessage = ({ data }: MessageEvent<EncodeReply>) => {
       const job = slot.pending.get(data.id)

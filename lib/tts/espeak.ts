@@ -41,14 +41,20 @@ class Espeak implements PcmVoice {
       espeak_SetSynthCallback: { args: [FFIType.function], returns: FFIType.void },
       espeak_SetVoiceByName: { args: [FFIType.cstring], returns: FFIType.i32 },
       espeak_SetParameter: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-      espeak_Synth: { args: [FFIType.ptr, FFIType.u64, FFIType.u32, FFIType.i32, FFIType.u32, FFIType.u32, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
+      espeak_Synth: {
+        args: [FFIType.ptr, FFIType.u64, FFIType.u32, FFIType.i32, FFIType.u32, FFIType.u32, FFIType.ptr, FFIType.ptr],
+        returns: FFIType.i32,
+      },
     })
     this.sampleRate = this.lib.symbols.espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, null, INITIALIZE_DONT_EXIT)
     if (this.sampleRate <= 0) throw new Error("espeak_Initialize failed (is espeak-ng-data installed?)")
-    this.callback = new JSCallback((wav: Pointer | null, count: number, events: Pointer | null) => this.receive(wav, count, events), {
-      args: [FFIType.ptr, FFIType.i32, FFIType.ptr],
-      returns: FFIType.i32,
-    })
+    this.callback = new JSCallback(
+      (wav: Pointer | null, count: number, events: Pointer | null) => this.receive(wav, count, events),
+      {
+        args: [FFIType.ptr, FFIType.i32, FFIType.ptr],
+        returns: FFIType.i32,
+      },
+    )
     this.lib.symbols.espeak_SetSynthCallback(this.callback)
   }
 
@@ -101,7 +107,11 @@ function espeak(): Espeak {
   try {
     return (loaded ??= new Espeak())
   } catch (err) {
-    throw new HttpError(503, "tts_unavailable", `espeak-ng cannot be used: ${err instanceof Error ? err.message : String(err)} (Debian packages espeak-ng, libespeak-ng1)`)
+    throw new HttpError(
+      503,
+      "tts_unavailable",
+      `espeak-ng cannot be used: ${err instanceof Error ? err.message : String(err)} (Debian packages espeak-ng, libespeak-ng1)`,
+    )
   }
 }
 

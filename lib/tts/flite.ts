@@ -69,7 +69,11 @@ class Flite implements PcmVoice {
       const pcm = data ? new Int16Array(toArrayBuffer(data, 0, samples * 2).slice(0)) : new Int16Array(0)
       // Start time (seconds) of each token that has words; tokens such as a lone dash have none.
       const itemStarts: (number | undefined)[] = []
-      for (let tok = lib.symbols.relation_head(lib.symbols.utt_relation(utt, c("Token"))); tok; tok = lib.symbols.item_next(tok)) {
+      for (
+        let tok = lib.symbols.relation_head(lib.symbols.utt_relation(utt, c("Token")));
+        tok;
+        tok = lib.symbols.item_next(tok)
+      ) {
         const word = lib.symbols.item_daughter(tok)
         itemStarts.push(word ? lib.symbols.ffeature_float(word, TOKEN_START) : undefined)
       }
@@ -85,7 +89,12 @@ class Flite implements PcmVoice {
  * none). When flite's tokens do not line up with the pieces' whitespace tokens, the pieces are
  * placed by their share of the characters instead.
  */
-export function pieceStarts(pieces: readonly string[], itemStarts: readonly (number | undefined)[], samples: number, rate: number): number[] {
+export function pieceStarts(
+  pieces: readonly string[],
+  itemStarts: readonly (number | undefined)[],
+  samples: number,
+  rate: number,
+): number[] {
   const counts = pieces.map((p) => p.split(/\s+/).filter(Boolean).length)
   if (counts.reduce((a, b) => a + b, 0) !== itemStarts.length) {
     const total = pieces.reduce((n, p) => n + p.length + 1, 0)
@@ -113,7 +122,11 @@ export function flite(): Flite {
   try {
     return (loaded ??= new Flite())
   } catch (err) {
-    throw new HttpError(503, "tts_unavailable", `flite cannot be used: ${err instanceof Error ? err.message : String(err)} (Debian packages flite, libflite1)`)
+    throw new HttpError(
+      503,
+      "tts_unavailable",
+      `flite cannot be used: ${err instanceof Error ? err.message : String(err)} (Debian packages flite, libflite1)`,
+    )
   }
 }
 

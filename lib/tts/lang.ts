@@ -16,11 +16,40 @@ const ESPEAK_VOICES = new Set(
 
 /** Tags whose espeak-ng voice has another name. */
 const ESPEAK_ALIASES: Record<string, string> = {
-  zh: "cmn", "zh-cn": "cmn", "zh-sg": "cmn", "zh-hans": "cmn", "zh-tw": "cmn", "zh-hant": "cmn", "zh-hk": "yue", "zh-mo": "yue",
-  cmn: "cmn", yue: "yue", "pt-pt": "pt", "pt-br": "pt-br", fr: "fr-fr", "fr-ca": "fr-fr", "fr-fr": "fr-fr", "fr-be": "fr-be", "fr-ch": "fr-ch",
-  en: "en-us", "en-us": "en-us", "en-gb": "en-gb", "en-au": "en-gb", "en-ie": "en-gb", "en-nz": "en-gb", "en-in": "en-gb",
-  "es-mx": "es-419", "es-419": "es-419", "es-ar": "es-419", "es-co": "es-419", "es-us": "es-419", no: "nb", "nb-no": "nb", "nn-no": "nb",
-  iw: "he", in: "id",
+  zh: "cmn",
+  "zh-cn": "cmn",
+  "zh-sg": "cmn",
+  "zh-hans": "cmn",
+  "zh-tw": "cmn",
+  "zh-hant": "cmn",
+  "zh-hk": "yue",
+  "zh-mo": "yue",
+  cmn: "cmn",
+  yue: "yue",
+  "pt-pt": "pt",
+  "pt-br": "pt-br",
+  fr: "fr-fr",
+  "fr-ca": "fr-fr",
+  "fr-fr": "fr-fr",
+  "fr-be": "fr-be",
+  "fr-ch": "fr-ch",
+  en: "en-us",
+  "en-us": "en-us",
+  "en-gb": "en-gb",
+  "en-au": "en-gb",
+  "en-ie": "en-gb",
+  "en-nz": "en-gb",
+  "en-in": "en-gb",
+  "es-mx": "es-419",
+  "es-419": "es-419",
+  "es-ar": "es-419",
+  "es-co": "es-419",
+  "es-us": "es-419",
+  no: "nb",
+  "nb-no": "nb",
+  "nn-no": "nb",
+  iw: "he",
+  in: "id",
 }
 
 /** "EN_us" -> "en-US"; script and region subtags kept, case as BCP 47 writes them. */
@@ -29,7 +58,15 @@ export function canonicalTag(tag: string): string {
     .trim()
     .replace(/_/g, "-")
     .split("-")
-    .map((part, i) => (i === 0 ? part.toLowerCase() : part.length === 2 ? part.toUpperCase() : part.length === 4 ? part[0]!.toUpperCase() + part.slice(1).toLowerCase() : part.toLowerCase()))
+    .map((part, i) =>
+      i === 0
+        ? part.toLowerCase()
+        : part.length === 2
+          ? part.toUpperCase()
+          : part.length === 4
+            ? part[0]!.toUpperCase() + part.slice(1).toLowerCase()
+            : part.toLowerCase(),
+    )
     .join("-")
 }
 
@@ -51,6 +88,9 @@ export const primary = (tag: string) => canonicalTag(tag).split("-")[0]!
 
 /** Throws the 400 that names a language no offline voice speaks. */
 export function checkSpoken(tag: string): void {
-  if (!espeakVoice(tag)) throw badRequest(`no offline voice speaks the language "${tag}"; languages spoken: English (flite), and espeak-ng's (de, fr, es, zh, ja, ar, pt-BR, ...)`, "unsupported_language")
+  if (!espeakVoice(tag))
+    throw badRequest(
+      `no offline voice speaks the language "${tag}"; languages spoken: English (flite), and espeak-ng's (de, fr, es, zh, ja, ar, pt-BR, ...)`,
+      "unsupported_language",
+    )
 }
-

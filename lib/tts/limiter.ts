@@ -31,7 +31,11 @@ export class Limiter {
 
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.running >= this.limit) {
-      if (this.waiting.length >= this.queue) throw new BusyError(`${this.running} syntheses are running and ${this.waiting.length} waiting; try again shortly`, this.retryAfter())
+      if (this.waiting.length >= this.queue)
+        throw new BusyError(
+          `${this.running} syntheses are running and ${this.waiting.length} waiting; try again shortly`,
+          this.retryAfter(),
+        )
       await new Promise<void>((resolve) => this.waiting.push(resolve))
     } else {
       this.running++
@@ -42,7 +46,8 @@ export class Limiter {
     } finally {
       this.average = 0.8 * this.average + 0.2 * (performance.now() - started)
       const next = this.waiting.shift()
-      if (next) next() // the slot passes straight to the next in line
+      if (next)
+        next() // the slot passes straight to the next in line
       else this.running--
     }
   }

@@ -45,7 +45,13 @@ const md = new Marked({
         if (lines > 0 && SETEXT_UNDERLINE.test(line)) {
           const raw = src.slice(0, nl < 0 ? src.length : nl + 1)
           const text = src.slice(0, at).trim()
-          return { type: "heading", raw, depth: line.trim()[0] === "=" ? 1 : 2, text, tokens: this.lexer.inline(text) } as Tokens.Heading
+          return {
+            type: "heading",
+            raw,
+            depth: line.trim()[0] === "=" ? 1 : 2,
+            text,
+            tokens: this.lexer.inline(text),
+          } as Tokens.Heading
         }
         if (lines > 0 && INTERRUPTS.test(line)) return undefined
         lines++
@@ -142,7 +148,10 @@ function inline(tokens: readonly Token[] | undefined): string {
 function asSentence(text: string): string {
   const s = text.replace(/\s+/g, " ").trim()
   if (!s || /[.!?…。！？؟]["'”’»)\]」』]*$/u.test(s)) return s
-  return s.replace(/[,;:，、；：]+$/u, "") + (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u.test(s) ? "。" : ".")
+  return (
+    s.replace(/[,;:，、；：]+$/u, "") +
+    (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u.test(s) ? "。" : ".")
+  )
 }
 
 function blocksOf(tokens: readonly Token[]): string[] {
@@ -158,7 +167,14 @@ function blocksOf(tokens: readonly Token[]): string[] {
           return (t as Tokens.List).items.flatMap((item) => blocksOf(item.tokens))
         case "table": {
           const table = t as Tokens.Table
-          return [table.header, ...table.rows].map((row) => asSentence(row.map((cell) => inline(cell.tokens).trim()).filter(Boolean).join(", ")))
+          return [table.header, ...table.rows].map((row) =>
+            asSentence(
+              row
+                .map((cell) => inline(cell.tokens).trim())
+                .filter(Boolean)
+                .join(", "),
+            ),
+          )
         }
         case "blockquote":
           return blocksOf(t.tokens ?? [])
@@ -190,7 +206,8 @@ function splitFrontMatter(text: string): { attributes: Record<string, unknown>; 
     throw badRequest(`the front matter is not valid YAML: ${reason}`, "invalid_front_matter")
   }
   const attributes = parsed.attributes ?? {}
-  if (typeof attributes !== "object" || Array.isArray(attributes)) throw badRequest("the front matter must be a mapping of keys to values", "invalid_front_matter")
+  if (typeof attributes !== "object" || Array.isArray(attributes))
+    throw badRequest("the front matter must be a mapping of keys to values", "invalid_front_matter")
   return { attributes: attributes as Record<string, unknown>, body: parsed.body }
 }
 
@@ -198,7 +215,8 @@ function splitFrontMatter(text: string): { attributes: Record<string, unknown>; 
 function titleSentence(title: unknown): string {
   if (title === undefined || title === null) return ""
   if (title instanceof Date && !Number.isNaN(title.getTime())) return asSentence(title.toISOString().slice(0, 10))
-  if (typeof title !== "string" && typeof title !== "number" && typeof title !== "boolean") throw badRequest("front matter title must be text", "invalid_front_matter")
+  if (typeof title !== "string" && typeof title !== "number" && typeof title !== "boolean")
+    throw badRequest("front matter title must be text", "invalid_front_matter")
   return asSentence(String(title))
 }
 
@@ -211,7 +229,8 @@ export function readDocument(input: string): Document {
     .replace(/\r\n?/g, "\n")
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, " ")
     .replace(/^(?:[ \t]*\n)+(?=---[ \t]*\n)/, "") // blank lines before front matter
-  if (!frontMatter.test(text)) return { attributes: {}, blocks: MARKDOWN_SYNTAX.test(text) ? markdownBlocks(text) : plainBlocks(text) }
+  if (!frontMatter.test(text))
+    return { attributes: {}, blocks: MARKDOWN_SYNTAX.test(text) ? markdownBlocks(text) : plainBlocks(text) }
   const { attributes, body } = splitFrontMatter(text)
   const blocks = markdownBlocks(body)
   const title = titleSentence(attributes.title)

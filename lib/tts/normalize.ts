@@ -39,13 +39,41 @@ const TABLES: Record<Lang, Table> = {
     months: EN_MONTHS,
     date: (y, m, d) => `${EN_MONTHS[m - 1]} ${ordinalEn(d)}, ${y}`,
     time: (h, min) => (min === 0 ? `${h} o'clock` : min < 10 ? `${h} oh ${min}` : `${h} ${min}`),
-    currency: { $: ["dollar", "dollars", "cents"], "£": ["pound", "pounds", "pence"], "€": ["euro", "euros", "cents"], "¥": ["yen", "yen"] },
+    currency: {
+      $: ["dollar", "dollars", "cents"],
+      "£": ["pound", "pounds", "pence"],
+      "€": ["euro", "euros", "cents"],
+      "¥": ["yen", "yen"],
+    },
     scale: { k: "thousand", K: "thousand", m: "million", M: "million", bn: "billion", B: "billion" },
-    fractions: { "1/2": "one half", "1/3": "one third", "2/3": "two thirds", "1/4": "one quarter", "3/4": "three quarters", "1/8": "one eighth" },
+    fractions: {
+      "1/2": "one half",
+      "1/3": "one third",
+      "2/3": "two thirds",
+      "1/4": "one quarter",
+      "3/4": "three quarters",
+      "1/8": "one eighth",
+    },
     over: "over",
     times: "times",
     percent: (n) => `${n} percent`,
-    symbols: { "&": "and", "%": "percent", "+": "plus", "=": "equals", "@": "at", "©": "copyright", "®": "registered", "™": "trademark", "°": "degrees", "#": "number", "×": "times", "→": "to", "≈": "about", "~": "about", "§": "section" },
+    symbols: {
+      "&": "and",
+      "%": "percent",
+      "+": "plus",
+      "=": "equals",
+      "@": "at",
+      "©": "copyright",
+      "®": "registered",
+      "™": "trademark",
+      "°": "degrees",
+      "#": "number",
+      "×": "times",
+      "→": "to",
+      "≈": "about",
+      "~": "about",
+      "§": "section",
+    },
     abbreviations: [
       [/\bi\.e\./gi, "that is"],
       [/\be\.g\./gi, "for example"],
@@ -72,13 +100,37 @@ const TABLES: Record<Lang, Table> = {
     months: "Januar Februar März April Mai Juni Juli August September Oktober November Dezember".split(" "),
     date: (y, m, d) => `${d}. ${TABLES.de.months[m - 1]} ${y}`,
     time: (h, min) => (min === 0 ? `${h} Uhr` : `${h} Uhr ${min}`),
-    currency: { $: ["Dollar", "Dollar", "Cent"], "£": ["Pfund", "Pfund", "Pence"], "€": ["Euro", "Euro", "Cent"], "¥": ["Yen", "Yen"] },
+    currency: {
+      $: ["Dollar", "Dollar", "Cent"],
+      "£": ["Pfund", "Pfund", "Pence"],
+      "€": ["Euro", "Euro", "Cent"],
+      "¥": ["Yen", "Yen"],
+    },
     scale: { k: "tausend", K: "tausend", Mio: "Millionen", M: "Millionen", Mrd: "Milliarden" },
-    fractions: { "1/2": "ein halb", "1/3": "ein Drittel", "2/3": "zwei Drittel", "1/4": "ein Viertel", "3/4": "drei Viertel" },
+    fractions: {
+      "1/2": "ein halb",
+      "1/3": "ein Drittel",
+      "2/3": "zwei Drittel",
+      "1/4": "ein Viertel",
+      "3/4": "drei Viertel",
+    },
     over: "durch",
     times: "mal",
     percent: (n) => `${n} Prozent`,
-    symbols: { "&": "und", "%": "Prozent", "+": "plus", "=": "gleich", "@": "ät", "©": "Copyright", "°": "Grad", "#": "Nummer", "×": "mal", "→": "nach", "~": "etwa", "§": "Paragraf" },
+    symbols: {
+      "&": "und",
+      "%": "Prozent",
+      "+": "plus",
+      "=": "gleich",
+      "@": "ät",
+      "©": "Copyright",
+      "°": "Grad",
+      "#": "Nummer",
+      "×": "mal",
+      "→": "nach",
+      "~": "etwa",
+      "§": "Paragraf",
+    },
     abbreviations: [
       [/\bz\.\s?B\./g, "zum Beispiel"],
       [/\bd\.\s?h\./g, "das heißt"],
@@ -99,13 +151,31 @@ const TABLES: Record<Lang, Table> = {
     months: "janvier février mars avril mai juin juillet août septembre octobre novembre décembre".split(" "),
     date: (y, m, d) => `${d === 1 ? "premier" : d} ${TABLES.fr.months[m - 1]} ${y}`,
     time: (h, min) => (min === 0 ? `${h} heures` : `${h} heures ${min}`),
-    currency: { $: ["dollar", "dollars", "cents"], "£": ["livre", "livres", "pence"], "€": ["euro", "euros", "centimes"], "¥": ["yen", "yens"] },
+    currency: {
+      $: ["dollar", "dollars", "cents"],
+      "£": ["livre", "livres", "pence"],
+      "€": ["euro", "euros", "centimes"],
+      "¥": ["yen", "yens"],
+    },
     scale: { k: "mille", K: "mille", M: "millions", Md: "milliards" },
     fractions: { "1/2": "un demi", "1/3": "un tiers", "2/3": "deux tiers", "1/4": "un quart", "3/4": "trois quarts" },
     over: "sur",
     times: "fois",
     percent: (n) => `${n} pour cent`,
-    symbols: { "&": "et", "%": "pour cent", "+": "plus", "=": "égale", "@": "arobase", "©": "copyright", "°": "degrés", "#": "numéro", "×": "fois", "→": "vers", "~": "environ", "§": "paragraphe" },
+    symbols: {
+      "&": "et",
+      "%": "pour cent",
+      "+": "plus",
+      "=": "égale",
+      "@": "arobase",
+      "©": "copyright",
+      "°": "degrés",
+      "#": "numéro",
+      "×": "fois",
+      "→": "vers",
+      "~": "environ",
+      "§": "paragraphe",
+    },
     abbreviations: [
       [/\bp\.\s?ex\./g, "par exemple"],
       [/\betc\./g, "et cetera"],
@@ -126,13 +196,37 @@ const TABLES: Record<Lang, Table> = {
     months: "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split(" "),
     date: (y, m, d) => `${d} de ${TABLES.es.months[m - 1]} de ${y}`,
     time: (h, min) => (min === 0 ? `${h} en punto` : `${h} y ${min}`),
-    currency: { $: ["dólar", "dólares", "centavos"], "£": ["libra", "libras", "peniques"], "€": ["euro", "euros", "céntimos"], "¥": ["yen", "yenes"] },
+    currency: {
+      $: ["dólar", "dólares", "centavos"],
+      "£": ["libra", "libras", "peniques"],
+      "€": ["euro", "euros", "céntimos"],
+      "¥": ["yen", "yenes"],
+    },
     scale: { k: "mil", K: "mil", M: "millones" },
-    fractions: { "1/2": "un medio", "1/3": "un tercio", "2/3": "dos tercios", "1/4": "un cuarto", "3/4": "tres cuartos" },
+    fractions: {
+      "1/2": "un medio",
+      "1/3": "un tercio",
+      "2/3": "dos tercios",
+      "1/4": "un cuarto",
+      "3/4": "tres cuartos",
+    },
     over: "entre",
     times: "por",
     percent: (n) => `${n} por ciento`,
-    symbols: { "&": "y", "%": "por ciento", "+": "más", "=": "igual a", "@": "arroba", "©": "copyright", "°": "grados", "#": "número", "×": "por", "→": "hacia", "~": "aproximadamente", "§": "sección" },
+    symbols: {
+      "&": "y",
+      "%": "por ciento",
+      "+": "más",
+      "=": "igual a",
+      "@": "arroba",
+      "©": "copyright",
+      "°": "grados",
+      "#": "número",
+      "×": "por",
+      "→": "hacia",
+      "~": "aproximadamente",
+      "§": "sección",
+    },
     abbreviations: [
       [/\bp\.\s?ej\./g, "por ejemplo"],
       [/\betc\./g, "etcétera"],
@@ -158,7 +252,19 @@ const TABLES: Record<Lang, Table> = {
     over: "分之",
     times: "乘",
     percent: (n) => `百分之${n}`,
-    symbols: { "&": "和", "%": "百分号", "+": "加", "=": "等于", "@": "艾特", "©": "版权", "°": "度", "#": "号", "×": "乘", "→": "到", "~": "约" },
+    symbols: {
+      "&": "和",
+      "%": "百分号",
+      "+": "加",
+      "=": "等于",
+      "@": "艾特",
+      "©": "版权",
+      "°": "度",
+      "#": "号",
+      "×": "乘",
+      "→": "到",
+      "~": "约",
+    },
     abbreviations: [],
     grouping: /(?<=\d),(?=\d{3}\b)/g,
     decimal: ".",
@@ -176,7 +282,19 @@ const TABLES: Record<Lang, Table> = {
     over: "分の",
     times: "かける",
     percent: (n) => `${n}パーセント`,
-    symbols: { "&": "アンド", "%": "パーセント", "+": "プラス", "=": "イコール", "@": "アット", "©": "コピーライト", "°": "度", "#": "番", "×": "かける", "→": "から", "~": "から" },
+    symbols: {
+      "&": "アンド",
+      "%": "パーセント",
+      "+": "プラス",
+      "=": "イコール",
+      "@": "アット",
+      "©": "コピーライト",
+      "°": "度",
+      "#": "番",
+      "×": "かける",
+      "→": "から",
+      "~": "から",
+    },
     abbreviations: [],
     grouping: /(?<=\d),(?=\d{3}\b)/g,
     decimal: ".",
@@ -194,23 +312,50 @@ const TABLES: Record<Lang, Table> = {
     over: "على",
     times: "ضرب",
     percent: (n) => `${n} بالمئة`,
-    symbols: { "&": "و", "%": "بالمئة", "+": "زائد", "=": "يساوي", "@": "آت", "©": "حقوق النشر", "°": "درجة", "#": "رقم", "×": "ضرب", "→": "إلى", "~": "حوالي" },
+    symbols: {
+      "&": "و",
+      "%": "بالمئة",
+      "+": "زائد",
+      "=": "يساوي",
+      "@": "آت",
+      "©": "حقوق النشر",
+      "°": "درجة",
+      "#": "رقم",
+      "×": "ضرب",
+      "→": "إلى",
+      "~": "حوالي",
+    },
     abbreviations: [],
     grouping: /(?<=\d)[,٬](?=\d{3}\b)/g,
     decimal: ".",
   },
 }
 
-const ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split(" ")
+const ONES =
+  "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split(
+    " ",
+  )
 const TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split(" ")
-const ORD_IRREGULAR: Record<string, string> = { one: "first", two: "second", three: "third", five: "fifth", eight: "eighth", nine: "ninth", twelve: "twelfth" }
+const ORD_IRREGULAR: Record<string, string> = {
+  one: "first",
+  two: "second",
+  three: "third",
+  five: "fifth",
+  eight: "eighth",
+  nine: "ninth",
+  twelve: "twelfth",
+}
 
 /** English words for 0 <= n < 1e12. */
 export function numberEn(n: number): string {
   if (n < 20) return ONES[n]!
   if (n < 100) return TENS[Math.floor(n / 10)]! + (n % 10 ? `-${ONES[n % 10]}` : "")
   if (n < 1000) return `${ONES[Math.floor(n / 100)]} hundred` + (n % 100 ? ` ${numberEn(n % 100)}` : "")
-  for (const [size, name] of [[1e9, "billion"], [1e6, "million"], [1e3, "thousand"]] as const) {
+  for (const [size, name] of [
+    [1e9, "billion"],
+    [1e6, "million"],
+    [1e3, "thousand"],
+  ] as const) {
     if (n >= size) return `${numberEn(Math.floor(n / size))} ${name}` + (n % size ? ` ${numberEn(n % size)}` : "")
   }
   return String(n)
@@ -219,7 +364,10 @@ export function numberEn(n: number): string {
 /** "21" -> "twenty-first". */
 export function ordinalEn(n: number): string {
   const words = numberEn(n)
-  return words.replace(/([a-z]+)$/, (last) => ORD_IRREGULAR[last] ?? (last.endsWith("y") ? `${last.slice(0, -1)}ieth` : `${last}th`))
+  return words.replace(
+    /([a-z]+)$/,
+    (last) => ORD_IRREGULAR[last] ?? (last.endsWith("y") ? `${last.slice(0, -1)}ieth` : `${last}th`),
+  )
 }
 
 /** "1990s" -> "nineteen nineties", "2000s" -> "two thousands", "'80s" -> "eighties". */
@@ -258,33 +406,55 @@ export function normalize(text: string, language: string): string {
   let s = text
   // URLs and e-mail addresses: their host
   s = s.replace(URL, (url) => host(url.replace(/^[a-z]+:\/\//i, "").split(/[/?#:]/)[0]!, t))
-  s = s.replace(EMAIL, (address, domain: string) => `${address.split("@")[0]!.replace(/[._]/g, " ")} ${t.at} ${host(domain, t)}`)
+  s = s.replace(
+    EMAIL,
+    (address, domain: string) => `${address.split("@")[0]!.replace(/[._]/g, " ")} ${t.at} ${host(domain, t)}`,
+  )
   // dates and times
   s = s.replace(/\b(\d{4})-(\d{2})-(\d{2})\b/g, (whole, y: string, m: string, d: string) => {
     const [yy, mm, dd] = [Number(y), Number(m), Number(d)]
     return mm >= 1 && mm <= 12 && dd >= 1 && dd <= 31 ? t.date(yy, mm, dd) : whole
   })
-  s = s.replace(/\b([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?\b(?!\d)/g, (_, h: string, m: string) => t.time(Number(h), Number(m)))
+  s = s.replace(/\b([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?\b(?!\d)/g, (_, h: string, m: string) =>
+    t.time(Number(h), Number(m)),
+  )
   // French groups thousands with spaces, often typed as plain ones: "1 234,56"
-  if (lang === "fr") s = s.replace(/(?<!\d[ \u00a0\u202f]?)\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)/g, (n) => n.replace(/[ \u00a0\u202f]/g, ""))
+  if (lang === "fr")
+    s = s.replace(/(?<!\d[ \u00a0\u202f]?)\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)/g, (n) =>
+      n.replace(/[ \u00a0\u202f]/g, ""),
+    )
   // currencies: symbol before or after the amount, with k/M scales
-  const scales = Object.keys(t.scale).sort((a, b) => b.length - a.length).join("|")
+  const scales = Object.keys(t.scale)
+    .sort((a, b) => b.length - a.length)
+    .join("|")
   const money = (symbol: string, amount: string, scale: string | undefined) => {
     const [one, many, cent] = t.currency[symbol]!
     const plain = plainNumber(amount, t)
     const [whole, fraction] = plain.split(t.decimal)
     const scaled = scale ? ` ${t.scale[scale]}` : ""
     const unit = !scale && whole === "1" && !fraction ? one : many
-    if (fraction && /^\d{2}$/.test(fraction) && cent && !scale) return `${whole} ${unit} ${t.and} ${Number(fraction)} ${cent}`
+    if (fraction && /^\d{2}$/.test(fraction) && cent && !scale)
+      return `${whole} ${unit} ${t.and} ${Number(fraction)} ${cent}`
     return lang === "zh" || lang === "ja" ? `${plain}${scaled}${unit}` : `${plain}${scaled} ${unit}`
   }
-  s = s.replace(new RegExp(`([$£€¥])\\s?(\\d[\\d.,\\u00a0\\u202f]*\\d|\\d)(?:\\s?(${scales})\\b)?`, "gu"), (_, sym: string, amount: string, scale?: string) => money(sym, amount, scale))
-  s = s.replace(new RegExp(`(?<![\\d.,\\u00a0\\u202f])(\\d[\\d.,\\u00a0\\u202f]*\\d|\\d)(?:\\s?(${scales}))?\\s?([$£€¥])`, "gu"), (_, amount: string, scale: string | undefined, sym: string) => money(sym, amount, scale))
+  s = s.replace(
+    new RegExp(`([$£€¥])\\s?(\\d[\\d.,\\u00a0\\u202f]*\\d|\\d)(?:\\s?(${scales})\\b)?`, "gu"),
+    (_, sym: string, amount: string, scale?: string) => money(sym, amount, scale),
+  )
+  s = s.replace(
+    new RegExp(`(?<![\\d.,\\u00a0\\u202f])(\\d[\\d.,\\u00a0\\u202f]*\\d|\\d)(?:\\s?(${scales}))?\\s?([$£€¥])`, "gu"),
+    (_, amount: string, scale: string | undefined, sym: string) => money(sym, amount, scale),
+  )
   // numbers with separators
   s = s.replace(/(?<![\d.,\u00a0\u202f])\d[\d.,\u00a0\u202f]*\d/g, (n) => plainNumber(n, t))
   // percentages, fractions, products
   s = s.replace(/(?<![\d.,])(\d+(?:[.,]\d+)?)\s?%/g, (_, n: string) => t.percent(n))
-  s = s.replace(/(?<![\d/])(\d+)\/(\d+)(?![\d/])/g, (whole, a: string, b: string) => t.fractions[whole] ?? (lang === "zh" ? `${b}${t.over}${a}` : lang === "ja" ? `${b}${t.over}${a}` : `${a} ${t.over} ${b}`))
+  s = s.replace(
+    /(?<![\d/])(\d+)\/(\d+)(?![\d/])/g,
+    (whole, a: string, b: string) =>
+      t.fractions[whole] ??
+      (lang === "zh" ? `${b}${t.over}${a}` : lang === "ja" ? `${b}${t.over}${a}` : `${a} ${t.over} ${b}`),
+  )
   s = s.replace(/(\d)\s?[*×]\s?(?=\d)/g, `$1 ${t.times} `)
   if (lang === "en") {
     s = s.replace(/\b(1\d|20)(\d)0s\b/g, (_, c: string, d: string) => decadeEn(Number(c), Number(d)))

@@ -12,6 +12,7 @@ export function offlineBackend(choice: OfflineChoice, encoder: Mp3Encoder): Spee
   const flite = fliteBackend(encoder)
   return {
     name: "offline",
-    synthesize: (sentences, voice) => (isEnglish(voice.lang) && hasFlite() ? flite : espeak).synthesize(sentences, voice),
+    synthesize: (sentences, voice) =>
+      (isEnglish(voice.lang) && hasFlite() ? flite : espeak).synthesize(sentences, voice),
   }
 }

@@ -43,7 +43,8 @@ export function runsOf(pieces: readonly string[], max = MAX_RUN_CHARS): string[]
 export function applyVolume(chunks: Int16Array[], volume: number): void {
   if (volume === 0) return
   const gain = 1 + volume / 100
-  for (const chunk of chunks) for (let i = 0; i < chunk.length; i++) chunk[i] = Math.max(-32768, Math.min(32767, Math.round(chunk[i]! * gain)))
+  for (const chunk of chunks)
+    for (let i = 0; i < chunk.length; i++) chunk[i] = Math.max(-32768, Math.min(32767, Math.round(chunk[i]! * gain)))
 }
 
 const concat = <T extends Int16Array | Uint8Array>(parts: T[], make: (n: number) => T): T => {
@@ -66,7 +67,12 @@ export function pcmBackend(load: () => PcmVoice, encoder: Mp3Encoder): SpeechBac
       let chunks: Int16Array[] = []
       let filled = 0
       const flush = () => {
-        segments.push(encoder.encode(concat(chunks, (n) => new Int16Array(n)), backend.sampleRate))
+        segments.push(
+          encoder.encode(
+            concat(chunks, (n) => new Int16Array(n)),
+            backend.sampleRate,
+          ),
+        )
         chunks = []
         filled = 0
       }
@@ -74,7 +80,14 @@ export function pcmBackend(load: () => PcmVoice, encoder: Mp3Encoder): SpeechBac
         for (const pieces of runsOf(sentence)) {
           const spoken = backend.speak(pieces, voice)
           applyVolume(spoken.chunks, voice.volume)
-          pieces.forEach((text, k) => placed.push({ segment: segments.length, start: filled + spoken.starts[k]!, end: filled + (spoken.starts[k + 1] ?? spoken.samples), text }))
+          pieces.forEach((text, k) =>
+            placed.push({
+              segment: segments.length,
+              start: filled + spoken.starts[k]!,
+              end: filled + (spoken.starts[k + 1] ?? spoken.samples),
+              text,
+            }),
+          )
           chunks.push(...spoken.chunks)
           filled += spoken.samples
           if (filled >= SEGMENT_SECONDS * backend.sampleRate) flush()
@@ -86,7 +99,11 @@ export function pcmBackend(load: () => PcmVoice, encoder: Mp3Encoder): SpeechBac
       const offsets = [0] // where each segment starts in the decoded audio
       for (const mp3 of mp3s) offsets.push(offsets.at(-1)! + mp3Info(mp3).samples)
       const at = (segment: number, sample: number) => (offsets[segment]! + DECODER_DELAY + sample) / backend.sampleRate
-      const cues: Cue[] = placed.map((p) => ({ start: at(p.segment, p.start), end: at(p.segment, p.end), text: p.text }))
+      const cues: Cue[] = placed.map((p) => ({
+        start: at(p.segment, p.start),
+        end: at(p.segment, p.end),
+        text: p.text,
+      }))
       return { backend: backend.name, mp3: concatBytes(mp3s), cues }
     },
   }

@@ -112,7 +112,11 @@ class WorkerProcess {
       job.reject(
         this.killedFor === "deadline"
           ? new HttpError(504, "tts_timeout", "the synthesis took longer than its deadline and was stopped")
-          : new HttpError(502, "tts_engine_crashed", `the speech back end's process died (${this.killedFor ?? how}); the service is fine, and other texts can be spoken`),
+          : new HttpError(
+              502,
+              "tts_engine_crashed",
+              `the speech back end's process died (${this.killedFor ?? how}); the service is fine, and other texts can be spoken`,
+            ),
       )
     }
   }
@@ -152,7 +156,9 @@ class WorkerProcess {
   /** Resident memory in MiB (0 when it cannot be read). */
   rssMb(): number {
     try {
-      const line = readFileSync(`/proc/${this.proc.pid}/status`, "utf8").split("\n").find((l: string) => l.startsWith("VmRSS:"))
+      const line = readFileSync(`/proc/${this.proc.pid}/status`, "utf8")
+        .split("\n")
+        .find((l: string) => l.startsWith("VmRSS:"))
       return line ? Number(line.split(/\s+/)[1]) / 1024 : 0
     } catch {
       return 0

@@ -27,7 +27,10 @@ export interface Plan {
 
 export async function prepare(text: string, defaultVoice: string): Promise<Plan> {
   const document = readDocument(text)
-  const detected = document.attributes.lang === undefined && document.attributes.voice === undefined ? await detectLanguage(document.blocks.join("\n")) : undefined
+  const detected =
+    document.attributes.lang === undefined && document.attributes.voice === undefined
+      ? await detectLanguage(document.blocks.join("\n"))
+      : undefined
   const voice = voiceOf(document.attributes, defaultVoice, detected)
   checkSpoken(voice.lang)
   const lang = primary(voice.lang)

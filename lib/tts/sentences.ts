@@ -21,7 +21,8 @@ const ABBREVIATIONS = new Set(
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u
 export const isUnspaced = (text: string) => UNSPACED.test(text)
 
-const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{20000}-\u{3fffd}]/u
+const WIDE =
+  /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{20000}-\u{3fffd}]/u
 
 /** Columns a text takes on screen: 2 for a wide (CJK) character, 1 for others. */
 export function width(text: string): number {
@@ -38,7 +39,10 @@ function segmenter(lang: string) {
     try {
       locale = Intl.getCanonicalLocales(lang)[0] ?? "en"
     } catch {}
-    s = { sentence: new Intl.Segmenter(locale, { granularity: "sentence" }), word: new Intl.Segmenter(locale, { granularity: "word" }) }
+    s = {
+      sentence: new Intl.Segmenter(locale, { granularity: "sentence" }),
+      word: new Intl.Segmenter(locale, { granularity: "word" }),
+    }
     segmenters.set(lang, s)
   }
   return s
@@ -118,7 +122,8 @@ function wordsOf(sentence: string, lang: string): string[] {
   if (!isUnspaced(sentence)) return sentence.split(" ").map((w, i, all) => (i < all.length - 1 ? `${w} ` : w))
   const words: string[] = []
   for (const { segment, isWordLike } of segmenter(lang).word.segment(sentence)) {
-    if (!isWordLike && words.length > 0 && !/^\s+$/.test(segment)) words[words.length - 1] += segment // punctuation stays with its word
+    if (!isWordLike && words.length > 0 && !/^\s+$/.test(segment))
+      words[words.length - 1] += segment // punctuation stays with its word
     else words.push(segment)
   }
   return words

@@ -43,7 +43,13 @@ export interface Spoken {
  * longest text, JSON.stringify of it blocked the event loop for about a second on a loaded machine).
  */
 export function speechResponse(spoken: Spoken): Response {
-  const body = new Blob(['{"audio_base64":"', spoken.base64 as Uint8Array<ArrayBuffer>, '","vtt":', JSON.stringify(spoken.vtt), "}"])
+  const body = new Blob([
+    '{"audio_base64":"',
+    spoken.base64 as Uint8Array<ArrayBuffer>,
+    '","vtt":',
+    JSON.stringify(spoken.vtt),
+    "}",
+  ])
   return new Response(body, { headers: { "content-type": "application/json", "x-tts-engine": spoken.backend } })
 }
 
@@ -73,30 +79,46 @@ export class Speaker {
     backend?: SpeechBackend,
   ) {
     this.limiter = new Limiter(config.concurrency, config.concurrency * 4)
-    this.pool = new WorkerPool({ size: config.concurrency, memoryMb: config.workerMemoryMb ?? TTS_DEFAULTS.workerMemoryMb, env: config.workerEnv })
+    this.pool = new WorkerPool({
+      size: config.concurrency,
+      memoryMb: config.workerMemoryMb ?? TTS_DEFAULTS.workerMemoryMb,
+      env: config.workerEnv,
+    })
     this.backend = backend
   }
 
-  private deadline = (chars: number) => (this.config.timeoutMs ?? TTS_DEFAULTS.timeoutMs) + chars * (this.config.timeoutMsPerChar ?? TTS_DEFAULTS.timeoutMsPerChar)
+  private deadline = (chars: number) =>
+    (this.config.timeoutMs ?? TTS_DEFAULTS.timeoutMs) +
+    chars * (this.config.timeoutMsPerChar ?? TTS_DEFAULTS.timeoutMsPerChar)
 
   /** The back ends are loaded on the first synthesis, so a service that never speaks does not hold them. */
   private async loadBackend(): Promise<SpeechBackend> {
-    return (this.backend ??= (await import("./backend.ts")).backendFor(this.config.backend, this.config.edgeTimeoutMs, this.pool, this.deadline))
+    return (this.backend ??= (await import("./backend.ts")).backendFor(
+      this.config.backend,
+      this.config.edgeTimeoutMs,
+      this.pool,
+      this.deadline,
+    ))
   }
 
   /** The reading plan, made in a worker process (parsing is bounded, but stays off the event loop). */
   async plan(text: string): Promise<Plan> {
-    const { header } = await this.pool.run({ op: "prepare", text, defaultVoice: this.config.voice }, TTS_DEFAULTS.prepareTimeoutMs)
+    const { header } = await this.pool.run(
+      { op: "prepare", text, defaultVoice: this.config.voice },
+      TTS_DEFAULTS.prepareTimeoutMs,
+    )
     return header.plan as Plan
   }
 
   /** The speech of `text`; too many syntheses running and waiting: a 503 tts_busy with Retry-After. */
   async speak(text: string): Promise<Spoken> {
     const length = codePoints(text)
-    if (length > this.config.maxChars) throw badRequest(`text has ${length} characters; the limit is ${this.config.maxChars}`, "text_too_long")
+    if (length > this.config.maxChars)
+      throw badRequest(`text has ${length} characters; the limit is ${this.config.maxChars}`, "text_too_long")
     return this.limiter.run(async () => {
       const plan = await this.plan(text)
-      if (plan.sentences.length === 0) throw badRequest("text has nothing to read aloud (it is empty, or only code)", "empty_text")
+      if (plan.sentences.length === 0)
+        throw badRequest("text has nothing to read aloud (it is empty, or only code)", "empty_text")
       const backend = await this.loadBackend()
       const speech = await backend.synthesize(
         plan.sentences.map((s) => s.map((p) => p.spoken)),
@@ -104,7 +126,10 @@ export class Speaker {
       )
       // cues show the text as written; the back end said its spoken form
       const written = plan.sentences.flat()
-      const cues = speech.cues.map((cue, i) => ({ ...cue, text: speech.cues.length === written.length ? written[i]!.text : cue.text }))
+      const cues = speech.cues.map((cue, i) => ({
+        ...cue,
+        text: speech.cues.length === written.length ? written[i]!.text : cue.text,
+      }))
       const base64 = speech.base64 ?? Buffer.from(Buffer.from(speech.mp3).toString("base64"), "latin1")
       return { backend: speech.backend, base64, vtt: writeVtt(cues) }
     })
@@ -114,5 +139,3 @@ export class Speaker {
     this.pool.close()
   }
 }
-
-

@@ -29,7 +29,11 @@ function prosody(key: keyof typeof PROSODY, value: unknown): number {
   const { unit, min, max, example } = PROSODY[key]
   const m = typeof value === "string" ? new RegExp(`^([+-]?\\d{1,3})${unit}$`).exec(value.trim()) : null
   const n = m ? Number(m[1]) : NaN
-  if (!(n >= min && n <= max)) throw badRequest(`front matter ${key} must look like ${example} (from ${min}${unit} to +${max}${unit}), got ${JSON.stringify(value)}`, "invalid_front_matter")
+  if (!(n >= min && n <= max))
+    throw badRequest(
+      `front matter ${key} must look like ${example} (from ${min}${unit} to +${max}${unit}), got ${JSON.stringify(value)}`,
+      "invalid_front_matter",
+    )
   return n
 }
 
@@ -45,11 +49,21 @@ export function voiceLocale(voice: string): string {
  */
 export function voiceOf(attributes: Record<string, unknown>, defaultVoice: string, detected?: string): Voice {
   const { voice = defaultVoice, lang, rate, pitch, volume } = attributes
-  if (typeof voice !== "string" || !isVoiceName(voice)) throw badRequest(`front matter voice must be an Edge voice name such as "en-US-AriaNeural", got ${JSON.stringify(voice)}`, "invalid_front_matter")
-  if (lang !== undefined && (typeof lang !== "string" || !LANG.test(lang))) throw badRequest(`front matter lang must be a language tag such as "en-GB" or "de", got ${JSON.stringify(lang)}`, "invalid_front_matter")
+  if (typeof voice !== "string" || !isVoiceName(voice))
+    throw badRequest(
+      `front matter voice must be an Edge voice name such as "en-US-AriaNeural", got ${JSON.stringify(voice)}`,
+      "invalid_front_matter",
+    )
+  if (lang !== undefined && (typeof lang !== "string" || !LANG.test(lang)))
+    throw badRequest(
+      `front matter lang must be a language tag such as "en-GB" or "de", got ${JSON.stringify(lang)}`,
+      "invalid_front_matter",
+    )
   return {
     voice,
-    lang: canonicalTag((lang as string | undefined) ?? (attributes.voice === undefined && detected ? detected : voiceLocale(voice))),
+    lang: canonicalTag(
+      (lang as string | undefined) ?? (attributes.voice === undefined && detected ? detected : voiceLocale(voice)),
+    ),
     rate: rate === undefined ? 0 : prosody("rate", rate),
     pitch: pitch === undefined ? 0 : prosody("pitch", pitch),
     volume: volume === undefined ? 0 : prosody("volume", volume),

@@ -16,10 +16,20 @@ const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2
 
 /** Cue text on one line, invisible characters dropped, the characters WebVTT gives a meaning (& < >) escaped; so no "-->" either. */
 export function escapeCueText(text: string): string {
-  return text.replace(INVISIBLE, "").replace(/\s+/g, " ").trim().replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
+  return text
+    .replace(INVISIBLE, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
 }
 
-const BEFORE = new Set("and or but nor so yet because although while when where which who that if than to of in on at for with from by into about after before over under und oder aber weil dass et ou mais que qui dans pour avec sur y o pero que para con en sobre".split(" "))
+const BEFORE = new Set(
+  "and or but nor so yet because although while when where which who that if than to of in on at for with from by into about after before over under und oder aber weil dass et ou mais que qui dans pour avec sur y o pero que para con en sobre".split(
+    " ",
+  ),
+)
 
 /** A cue's text as at most two lines of at most `max` columns (unescaped), broken where a phrase ends. */
 export function wrapLines(text: string, max = LINE_CHARS): string[] {
@@ -39,7 +49,11 @@ export function wrapLines(text: string, max = LINE_CHARS): string[] {
     const second = total - first - (ch === " " ? 1 : 0)
     if (first > max || second > max) continue
     const prev = chars[i - 1]!
-    const nextWord = chars.slice(i + 1, i + 12).join("").split(" ")[0]!.toLowerCase()
+    const nextWord = chars
+      .slice(i + 1, i + 12)
+      .join("")
+      .split(" ")[0]!
+      .toLowerCase()
     let score = Math.abs(first - second)
     if (/[,;:.!?，、；：。！？]/u.test(prev)) score -= 30
     else if (!unspaced && BEFORE.has(nextWord)) score -= 15

@@ -18,7 +18,9 @@ export type WorkerRequest =
   | { op: "speak"; sentences: string[][]; voice: Voice; backend: OfflineChoice }
   | { op: "ping" }
 
-export type WorkerReply = { ok: true; [key: string]: unknown } | { ok: false; status: number; code: string; message: string }
+export type WorkerReply =
+  | { ok: true; [key: string]: unknown }
+  | { ok: false; status: number; code: string; message: string }
 
 let encoder: Mp3Encoder | undefined
 const backends = new Map<OfflineChoice, SpeechBackend>()
@@ -31,10 +33,18 @@ async function handle(request: WorkerRequest): Promise<{ header: WorkerReply; pa
       return { header: { ok: true, plan: await prepare(request.text, request.defaultVoice) } }
     case "speak": {
       encoder ??= new Mp3Encoder()
-      const backend = backends.get(request.backend) ?? backends.set(request.backend, offlineBackend(request.backend, encoder)).get(request.backend)!
+      const backend =
+        backends.get(request.backend) ??
+        backends.set(request.backend, offlineBackend(request.backend, encoder)).get(request.backend)!
       const speech = await backend.synthesize(request.sentences, request.voice)
-      const base64 = Buffer.from(Buffer.from(speech.mp3.buffer, speech.mp3.byteOffset, speech.mp3.length).toString("base64"), "latin1")
-      return { header: { ok: true, backend: speech.backend, cues: speech.cues.map((c) => [c.start, c.end]) }, payload: base64 }
+      const base64 = Buffer.from(
+        Buffer.from(speech.mp3.buffer, speech.mp3.byteOffset, speech.mp3.length).toString("base64"),
+        "latin1",
+      )
+      return {
+        header: { ok: true, backend: speech.backend, cues: speech.cues.map((c) => [c.start, c.end]) },
+        payload: base64,
+      }
     }
   }
 }
@@ -43,7 +53,9 @@ async function handle(request: WorkerRequest): Promise<{ header: WorkerReply; pa
 async function dieWithParent(): Promise<void> {
   try {
     const { dlopen, FFIType } = await import("bun:ffi")
-    const libc = dlopen("libc.so.6", { prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 } })
+    const libc = dlopen("libc.so.6", {
+      prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
+    })
     libc.symbols.prctl(1, 9, 0, 0, 0)
   } catch {}
   if (process.ppid === 1) process.exit(0)
@@ -66,7 +78,14 @@ export async function serve(): Promise<never> {
         reply =
           err instanceof HttpError
             ? { header: { ok: false, status: err.status, code: err.code, message: err.message } }
-            : { header: { ok: false, status: 500, code: "tts_failed", message: `speech failed: ${err instanceof Error ? err.message : String(err)}` } }
+            : {
+                header: {
+                  ok: false,
+                  status: 500,
+                  code: "tts_failed",
+                  message: `speech failed: ${err instanceof Error ? err.message : String(err)}`,
+                },
+              }
       }
       out.write(encodeFrame({ id, ...reply.header }, reply.payload))
       await out.flush()

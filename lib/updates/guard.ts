@@ -29,7 +29,16 @@ import { imageChanges, serviceImages, watchSwarmStack } from "./swarm-watch.ts"
 import type { Stacks } from "../stacks/store.ts"
 import type { OrchestratorName } from "../stacks/orchestrator.ts"
 import type { Notifier } from "./notify.ts"
-import { digestRef, holdImages, movedServices, pinStack, releaseImages, restoreImages, sameFiles, type Pin } from "./pin.ts"
+import {
+  digestRef,
+  holdImages,
+  movedServices,
+  pinStack,
+  releaseImages,
+  restoreImages,
+  sameFiles,
+  type Pin,
+} from "./pin.ts"
 import type { ImageChange, UpdateOutcome, UpdateRecords, Verdict } from "./records.ts"
 import { watchStack, type WatchResult } from "./watch.ts"
 
@@ -72,29 +81,52 @@ export class UpdateGuard {
 
   /** Pull, and when an image moved: up, watch, and roll back on failure. */
   update(name: string, run: GuardRun = {}): Promise<UpdateOutcome> {
-    return this.guarded(name, "update", run, async () => {
-      const stack = await this.o.stacks.read(name)
-      if (stack.state.orchestrator === "swarm") {
-        await this.o.stacks.up(name, { pull: true })
-        return "up"
-      }
-      await this.o.stacks.lock(name, async () => {
-        await this.o.stacks.model(name, stack.compose, stack.env)
-        await this.o.stacks.must(this.o.stacks.project(name, stack.env), ["pull"], "pull")
-      })
-      return "changed"
-    }, true)
+    return this.guarded(
+      name,
+      "update",
+      run,
+      async () => {
+        const stack = await this.o.stacks.read(name)
+        if (stack.state.orchestrator === "swarm") {
+          await this.o.stacks.up(name, { pull: true })
+          return "up"
+        }
+        await this.o.stacks.lock(name, async () => {
+          await this.o.stacks.model(name, stack.compose, stack.env)
+          await this.o.stacks.must(this.o.stacks.project(name, stack.env), ["pull"], "pull")
+        })
+        return "changed"
+      },
+      true,
+    )
   }
 
   /** A deploy, apply or rollback (`change`), watched; rolled back to the pinned state when the watch fails. */
-  watched(name: string, action: "deploy" | "apply" | "rollback", run: GuardRun, change: () => Promise<unknown>): Promise<UpdateOutcome> {
-    return this.guarded(name, action, run, async () => {
-      await change()
-      return "up"
-    }, false)
+  watched(
+    name: string,
+    action: "deploy" | "apply" | "rollback",
+    run: GuardRun,
+    change: () => Promise<unknown>,
+  ): Promise<UpdateOutcome> {
+    return this.guarded(
+      name,
+      action,
+      run,
+      async () => {
+        await change()
+        return "up"
+      },
+      false,
+    )
   }
 
-  private async guarded(name: string, action: UpdateOutcome["action"], run: GuardRun, change: () => Promise<"changed" | "up">, compareFirst: boolean): Promise<UpdateOutcome> {
+  private async guarded(
+    name: string,
+    action: UpdateOutcome["action"],
+    run: GuardRun,
+    change: () => Promise<"changed" | "up">,
+    compareFirst: boolean,
+  ): Promise<UpdateOutcome> {
     if (this.running.has(name)) throw conflict(`an update of ${name} is already running`, "update_in_progress")
     this.running.add(name)
     const holder: { pin?: Pin } = {}
@@ -111,13 +143,27 @@ export class UpdateGuard {
     }
   }
 
-  private publish(name: string, action: string, text: string, level: "info" | "error" = "info", attributes?: Record<string, string>) {
+  private publish(
+    name: string,
+    action: string,
+    text: string,
+    level: "info" | "error" = "info",
+    attributes?: Record<string, string>,
+  ) {
     this.o.events.publish({ type: "stack", action, name, level, message: text, ...(attributes ? { attributes } : {}) })
   }
 
-  private async perform(name: string, action: UpdateOutcome["action"], run: GuardRun, change: () => Promise<"changed" | "up">, compareFirst: boolean, holder: { pin?: Pin }): Promise<UpdateOutcome> {
+  private async perform(
+    name: string,
+    action: UpdateOutcome["action"],
+    run: GuardRun,
+    change: () => Promise<"changed" | "up">,
+    compareFirst: boolean,
+    holder: { pin?: Pin },
+  ): Promise<UpdateOutcome> {
     const existing = this.o.stacks.has(name) ? await this.o.stacks.read(name) : undefined
-    if ((existing?.state.orchestrator ?? run.orchestrator) === "swarm") return this.performSwarm(name, action, run, change, compareFirst)
+    if ((existing?.state.orchestrator ?? run.orchestrator) === "swarm")
+      return this.performSwarm(name, action, run, change, compareFirst)
     const started = this.now()
     const window = run.watch ?? this.o.watch
     const existed = this.o.stacks.has(name)
@@ -126,16 +172,34 @@ export class UpdateGuard {
       holder.pin = pin
       await holdImages(this.o.engine, pin)
     }
-    if (pin) this.publish(name, "update.pinned", `pinned ${pin.services.map((s) => `${s.service}=${s.digest_ref ?? s.image_id}`).join(", ") || "no running service"} (version ${pin.version ?? "none"})`)
+    if (pin)
+      this.publish(
+        name,
+        "update.pinned",
+        `pinned ${pin.services.map((s) => `${s.service}=${s.digest_ref ?? s.image_id}`).join(", ") || "no running service"} (version ${pin.version ?? "none"})`,
+      )
     const result = await change()
     const moved = pin ? await movedServices(this.o.engine, pin) : []
     const images = await this.changes(pin, moved)
-    const base = { stack: name, action, trigger: run.trigger ?? "api", version: pin?.version ?? null, images, watch: window, started_at: new Date(started).toISOString() }
-    if (compareFirst && pin && !moved.length && pin.services.length) return this.finish(base, started, "unchanged", null, null, false)
+    const base = {
+      stack: name,
+      action,
+      trigger: run.trigger ?? "api",
+      version: pin?.version ?? null,
+      images,
+      watch: window,
+      started_at: new Date(started).toISOString(),
+    }
+    if (compareFirst && pin && !moved.length && pin.services.length)
+      return this.finish(base, started, "unchanged", null, null, false)
     let failure: string | null = null
     let early = false
     if (result === "changed") {
-      this.publish(name, "update.up", `bringing up ${moved.map((m) => m.service.service).join(", ") || name} with the new images`)
+      this.publish(
+        name,
+        "update.up",
+        `bringing up ${moved.map((m) => m.service.service).join(", ") || name} with the new images`,
+      )
       await this.o.stacks.up(name).catch((err) => (failure = `compose up failed: ${message(err)}`))
     }
     const secrets = await this.secretsOf(name, pin)
@@ -147,25 +211,62 @@ export class UpdateGuard {
     }
     if (!failure) return this.finish(base, started, "updated", null, null, early)
     this.publish(name, "update.rollback", `rolling ${name} back: ${failure}`, "error")
-    if (!pin || !pin.services.length) return this.finish(base, started, "rollback_failed", failure, `${name} had nothing running before, so there is nothing to return to: fix the compose file or the image and deploy again`, early)
+    if (!pin || !pin.services.length)
+      return this.finish(
+        base,
+        started,
+        "rollback_failed",
+        failure,
+        `${name} had nothing running before, so there is nothing to return to: fix the compose file or the image and deploy again`,
+        early,
+      )
     const problems = await restoreImages(this.o.engine, pin)
     if (problems.length) return this.finish(base, started, "rollback_failed", failure, problems.join("; "), early)
-    const restored = await this.restoreFiles(name, pin).then(() => null, (err) => message(err))
-    if (restored) return this.finish(base, started, "rollback_failed", failure, `bringing the previous state back failed (${redact(restored, secrets)}): look at the stack's containers and bring it up by hand`, early)
+    const restored = await this.restoreFiles(name, pin).then(
+      () => null,
+      (err) => message(err),
+    )
+    if (restored)
+      return this.finish(
+        base,
+        started,
+        "rollback_failed",
+        failure,
+        `bringing the previous state back failed (${redact(restored, secrets)}): look at the stack's containers and bring it up by hand`,
+        early,
+      )
     if (window > 0) {
       const again = await this.watch(name, window, pin, secrets, this.now())
-      if (!again.ok) return this.finish(base, started, "rollback_failed", failure, `the previous images fail too (${again.reason}): look at the service's logs, fix the image or compose file and deploy`, early)
+      if (!again.ok)
+        return this.finish(
+          base,
+          started,
+          "rollback_failed",
+          failure,
+          `the previous images fail too (${again.reason}): look at the service's logs, fix the image or compose file and deploy`,
+          early,
+        )
     }
     return this.finish(base, started, "rolled_back", failure, null, early)
   }
 
   /** The guarded path of a swarm stack (see the module's comment). */
-  private async performSwarm(name: string, action: UpdateOutcome["action"], run: GuardRun, change: () => Promise<unknown>, compareFirst: boolean): Promise<UpdateOutcome> {
+  private async performSwarm(
+    name: string,
+    action: UpdateOutcome["action"],
+    run: GuardRun,
+    change: () => Promise<unknown>,
+    compareFirst: boolean,
+  ): Promise<UpdateOutcome> {
     const started = this.now()
     const window = run.watch ?? this.o.watch
     const version = this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null
     const before = await serviceImages(this.o.engine, name)
-    this.publish(name, "update.pinned", `pinned ${[...before].map(([s, i]) => `${s}=${i}`).join(", ") || "no service"} (version ${version ?? "none"})`)
+    this.publish(
+      name,
+      "update.pinned",
+      `pinned ${[...before].map(([s, i]) => `${s}=${i}`).join(", ") || "no service"} (version ${version ?? "none"})`,
+    )
     const secrets = await this.secretsOf(name, undefined)
     let failure: string | null = null
     /** The store deployed the previous version again already (a change whose tasks failed). */
@@ -178,12 +279,26 @@ export class UpdateGuard {
       restored = action !== "update"
     }
     const images = imageChanges(before, await serviceImages(this.o.engine, name).catch(() => new Map()))
-    const base = { stack: name, action, trigger: run.trigger ?? "api", version, images, watch: window, started_at: new Date(started).toISOString() }
-    if (!failure && compareFirst && before.size && !images.some((i) => i.to)) return this.finish(base, started, "unchanged", null, null, false)
+    const base = {
+      stack: name,
+      action,
+      trigger: run.trigger ?? "api",
+      version,
+      images,
+      watch: window,
+      started_at: new Date(started).toISOString(),
+    }
+    if (!failure && compareFirst && before.size && !images.some((i) => i.to))
+      return this.finish(base, started, "unchanged", null, null, false)
     let early = false
     if (!failure && window > 0) {
       this.publish(name, "update.watch", `watching ${name} for up to ${window} s`)
-      const watch = await watchSwarmStack(this.o.engine, name, { window, pollMs: this.o.pollMs, secrets, now: this.now })
+      const watch = await watchSwarmStack(this.o.engine, name, {
+        window,
+        pollMs: this.o.pollMs,
+        secrets,
+        now: this.now,
+      })
       if (!watch.ok) {
         failure = watch.reason
         early = watch.elapsed_ms < window * 1000
@@ -191,30 +306,80 @@ export class UpdateGuard {
     }
     if (!failure) return this.finish(base, started, "updated", null, null, early)
     this.publish(name, "update.rollback", `rolling ${name} back: ${failure}`, "error")
-    if (version === null) return this.finish(base, started, "rollback_failed", failure, `${name} had nothing running before, so there is nothing to return to: fix the compose file or the image and deploy again`, early)
+    if (version === null)
+      return this.finish(
+        base,
+        started,
+        "rollback_failed",
+        failure,
+        `${name} had nothing running before, so there is nothing to return to: fix the compose file or the image and deploy again`,
+        early,
+      )
     try {
       if (action === "update") {
         const since = this.now()
         await rollbackServices(this.o.engine, name, { timeout: 30, pollMs: this.o.pollMs, now: this.now })
-        await converged(engineSwarm(this.o.engine), name, since, { timeout: Math.max(window, 60) * 2, pollMs: this.o.pollMs, now: this.now, rollback: true })
+        await converged(engineSwarm(this.o.engine), name, since, {
+          timeout: Math.max(window, 60) * 2,
+          pollMs: this.o.pollMs,
+          now: this.now,
+          rollback: true,
+        })
       } else if (!restored) await this.o.stacks.rollback(name, version)
     } catch (err) {
-      return this.finish(base, started, "rollback_failed", failure, `bringing the previous state back failed (${redact(message(err), secrets)}): look at the stack's services and tasks and deploy by hand`, early)
+      return this.finish(
+        base,
+        started,
+        "rollback_failed",
+        failure,
+        `bringing the previous state back failed (${redact(message(err), secrets)}): look at the stack's services and tasks and deploy by hand`,
+        early,
+      )
     }
     if (window > 0) {
-      const again = await watchSwarmStack(this.o.engine, name, { window, pollMs: this.o.pollMs, secrets, now: this.now })
-      if (!again.ok) return this.finish(base, started, "rollback_failed", failure, `the previous images fail too (${again.reason}): look at the service's logs, fix the image or compose file and deploy`, early)
+      const again = await watchSwarmStack(this.o.engine, name, {
+        window,
+        pollMs: this.o.pollMs,
+        secrets,
+        now: this.now,
+      })
+      if (!again.ok)
+        return this.finish(
+          base,
+          started,
+          "rollback_failed",
+          failure,
+          `the previous images fail too (${again.reason}): look at the service's logs, fix the image or compose file and deploy`,
+          early,
+        )
     }
     return this.finish(base, started, "rolled_back", failure, null, early)
   }
 
-  private watch(name: string, window: number, pin: Pin | undefined, secrets: string[], since: number): Promise<WatchResult> {
+  private watch(
+    name: string,
+    window: number,
+    pin: Pin | undefined,
+    secrets: string[],
+    since: number,
+  ): Promise<WatchResult> {
     const ignore = pin?.services.filter((s) => !s.running).map((s) => s.service) ?? []
-    return watchStack(this.o.engine, name, { window, maxRestarts: this.o.maxRestarts, pollMs: this.o.pollMs, secrets, ignore, since, now: this.now })
+    return watchStack(this.o.engine, name, {
+      window,
+      maxRestarts: this.o.maxRestarts,
+      pollMs: this.o.pollMs,
+      secrets,
+      ignore,
+      since,
+      now: this.now,
+    })
   }
 
   private async secretsOf(name: string, pin: Pin | undefined): Promise<string[]> {
-    const now = await this.o.stacks.read(name).then((s) => s.env, () => [])
+    const now = await this.o.stacks.read(name).then(
+      (s) => s.env,
+      () => [],
+    )
     return [...new Set([...secretValues(now), ...secretValues(pin?.env ?? [])])]
   }
 
@@ -222,31 +387,71 @@ export class UpdateGuard {
   private async restoreFiles(name: string, pin: Pin): Promise<void> {
     const stack = await this.o.stacks.read(name)
     const files = (stack as { files?: Record<string, string> }).files ?? {}
-    if (stack.compose === pin.compose && sameEnv(stack.env, pin.env) && sameFiles(files, pin.files)) await this.o.stacks.up(name)
+    if (stack.compose === pin.compose && sameEnv(stack.env, pin.env) && sameFiles(files, pin.files))
+      await this.o.stacks.up(name)
     else if (pin.version !== null) await this.o.stacks.rollback(name, pin.version)
     else throw new Error("the stack had no deployed version to return to")
   }
 
-  private async changes(pin: Pin | undefined, moved: Awaited<ReturnType<typeof movedServices>>): Promise<ImageChange[]> {
+  private async changes(
+    pin: Pin | undefined,
+    moved: Awaited<ReturnType<typeof movedServices>>,
+  ): Promise<ImageChange[]> {
     if (!pin) return []
     return Promise.all(
       pin.services.map(async (s) => {
         const m = moved.find((x) => x.service === s)
         const to_id = m ? m.now : null
         const image = to_id ? await this.o.engine.inspectImage(to_id).catch(() => undefined) : undefined
-        return { service: s.service, ref: s.ref, from: s.digest_ref ?? s.image_id, from_id: s.image_id, to: to_id ? ((image && digestRef(s.ref, image.RepoDigests ?? [])) ?? to_id) : null, to_id }
+        return {
+          service: s.service,
+          ref: s.ref,
+          from: s.digest_ref ?? s.image_id,
+          from_id: s.image_id,
+          to: to_id ? ((image && digestRef(s.ref, image.RepoDigests ?? [])) ?? to_id) : null,
+          to_id,
+        }
       }),
     )
   }
 
-  private async finish(base: Omit<UpdateOutcome, "verdict" | "reason" | "fix" | "decided_early" | "finished_at" | "duration_ms">, started: number, verdict: Verdict, reason: string | null, fix: string | null, early: boolean): Promise<UpdateOutcome> {
+  private async finish(
+    base: Omit<UpdateOutcome, "verdict" | "reason" | "fix" | "decided_early" | "finished_at" | "duration_ms">,
+    started: number,
+    verdict: Verdict,
+    reason: string | null,
+    fix: string | null,
+    early: boolean,
+  ): Promise<UpdateOutcome> {
     const finished = this.now()
-    const outcome: UpdateOutcome = { ...base, verdict, reason, fix, decided_early: early, finished_at: new Date(finished).toISOString(), duration_ms: finished - started }
+    const outcome: UpdateOutcome = {
+      ...base,
+      verdict,
+      reason,
+      fix,
+      decided_early: early,
+      finished_at: new Date(finished).toISOString(),
+      duration_ms: finished - started,
+    }
     this.counts[verdict]++
     await this.o.records.addHistory(base.stack, outcome).catch((err) => console.error("update history:", message(err)))
     const text = `${base.action} of ${base.stack}: ${verdict}${reason ? `: ${reason}` : ""}${fix ? `; fix by hand: ${fix}` : ""}`
-    this.publish(base.stack, "update.verdict", text, verdict === "rollback_failed" || verdict === "rolled_back" ? "error" : "info", { verdict })
-    if (verdict !== "unchanged") this.o.notifier.notify({ event: verdict, stack: base.stack, verdict, reason, images: outcome.images.filter((i) => i.to), message: text })
+    this.publish(
+      base.stack,
+      "update.verdict",
+      text,
+      verdict === "rollback_failed" || verdict === "rolled_back" ? "error" : "info",
+      { verdict },
+    )
+    if (verdict !== "unchanged")
+      this.o.notifier.notify({
+        event: verdict,
+        stack: base.stack,
+        verdict,
+        reason,
+        images: outcome.images.filter((i) => i.to),
+        message: text,
+      })
     return outcome
   }
 }

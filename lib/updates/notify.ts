@@ -15,7 +15,17 @@
 import type { EventBus, ServiceEvent } from "../engine/events.ts"
 import type { ImageChange } from "./records.ts"
 
-export const NOTIFY_EVENTS = ["update_available", "updated", "rolled_back", "rollback_failed", "copy_failed", "node_offline", "scan_found_critical", "mount_refused", "backup_failed"] as const
+export const NOTIFY_EVENTS = [
+  "update_available",
+  "updated",
+  "rolled_back",
+  "rollback_failed",
+  "copy_failed",
+  "node_offline",
+  "scan_found_critical",
+  "mount_refused",
+  "backup_failed",
+] as const
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number]
 
 export interface Notification {
@@ -44,7 +54,8 @@ export function parseTarget(raw: string): NotifyTarget {
   } catch {
     throw new Error(`"${raw.slice(0, 40)}…" is not a URL`)
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error(`${parsed.protocol} is not http or https`)
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new Error(`${parsed.protocol} is not http or https`)
   return { kind: ntfy ? "ntfy" : "webhook", url: parsed.href, origin: parsed.origin }
 }
 
@@ -76,7 +87,10 @@ export class Notifier {
   readonly counts = { sent: 0, failed: 0 }
   private pending = new Set<Promise<void>>()
 
-  constructor(urls: string[], private readonly o: NotifierOptions) {
+  constructor(
+    urls: string[],
+    private readonly o: NotifierOptions,
+  ) {
     this.targets = urls.map(parseTarget)
   }
 
@@ -104,12 +118,25 @@ export class Notifier {
     while (this.pending.size) await Promise.all([...this.pending])
   }
 
-  private request(t: NotifyTarget, body: Record<string, unknown> & { event: NotifyEvent; message: string; stack: string | null }): RequestInit {
+  private request(
+    t: NotifyTarget,
+    body: Record<string, unknown> & { event: NotifyEvent; message: string; stack: string | null },
+  ): RequestInit {
     const signal = AbortSignal.timeout(this.o.timeoutMs ?? 5000)
-    if (t.kind === "webhook") return { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal }
+    if (t.kind === "webhook")
+      return { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal }
     const title = `Harbormaster: ${body.event.replace(/_/g, " ")}${body.stack ? ` (${body.stack})` : ""}`
-    const urgent = body.event === "rollback_failed" || body.event === "scan_found_critical" || body.event === "mount_refused" || body.event === "backup_failed"
-    return { method: "POST", headers: { title, tags: TAGS[body.event], priority: urgent ? "high" : "default" }, body: body.message, signal }
+    const urgent =
+      body.event === "rollback_failed" ||
+      body.event === "scan_found_critical" ||
+      body.event === "mount_refused" ||
+      body.event === "backup_failed"
+    return {
+      method: "POST",
+      headers: { title, tags: TAGS[body.event], priority: urgent ? "high" : "default" },
+      body: body.message,
+      signal,
+    }
   }
 
   private async deliver(t: NotifyTarget, body: Parameters<Notifier["request"]>[1]): Promise<void> {
@@ -154,16 +181,29 @@ export class Notifier {
     }
   }
 
-  private async fromEvent(e: ServiceEvent, critical: (image: string) => Promise<number>): Promise<Notification | undefined> {
+  private async fromEvent(
+    e: ServiceEvent,
+    critical: (image: string) => Promise<number>,
+  ): Promise<Notification | undefined> {
     if (e.type === "stack" && (e.action === "copy_undo_failed" || e.action === "copy_failed"))
       return { event: "copy_failed", stack: e.name ?? null, message: e.message ?? "a copy failed" }
-    if (e.type === "stack" && e.action === "mount_refused") return { event: "mount_refused", stack: e.name ?? null, message: e.message ?? "a bind reached outside its stack" }
+    if (e.type === "stack" && e.action === "mount_refused")
+      return { event: "mount_refused", stack: e.name ?? null, message: e.message ?? "a bind reached outside its stack" }
     if (e.type === "backup" && (e.action === "backup_failed" || e.action === "check_failed"))
-      return { event: "backup_failed", stack: e.action === "backup_failed" ? (e.name ?? null) : null, message: e.message ?? "a backup failed" }
-    if (e.type === "node" && e.action === "offline") return { event: "node_offline", message: e.message ?? `node ${e.name} is offline` }
+      return {
+        event: "backup_failed",
+        stack: e.action === "backup_failed" ? (e.name ?? null) : null,
+        message: e.message ?? "a backup failed",
+      }
+    if (e.type === "node" && e.action === "offline")
+      return { event: "node_offline", message: e.message ?? `node ${e.name} is offline` }
     if (e.type === "image" && e.action === "scan" && e.id) {
       const n = await critical(e.id)
-      if (n > 0) return { event: "scan_found_critical", message: `scan of ${e.name ?? e.id}: ${n} critical vulnerabilit${n === 1 ? "y" : "ies"}` }
+      if (n > 0)
+        return {
+          event: "scan_found_critical",
+          message: `scan of ${e.name ?? e.id}: ${n} critical vulnerabilit${n === 1 ? "y" : "ies"}`,
+        }
     }
     return undefined
   }

@@ -50,7 +50,9 @@ export interface Pin {
 export function splitTag(ref: string): { repo: string; tag: string } | null {
   if (ref.includes("@") || /^(sha256:)?[a-f0-9]{64}$/.test(ref)) return null
   const colon = ref.lastIndexOf(":")
-  return colon > ref.lastIndexOf("/") ? { repo: ref.slice(0, colon), tag: ref.slice(colon + 1) } : { repo: ref, tag: "latest" }
+  return colon > ref.lastIndexOf("/")
+    ? { repo: ref.slice(0, colon), tag: ref.slice(colon + 1) }
+    : { repo: ref, tag: "latest" }
 }
 
 /** The image's digest in the reference's repository, as `repo@sha256:...`. */
@@ -96,7 +98,15 @@ export async function pinStack(engine: Engine, stacks: Stacks, name: string, now
   const current = stack.state.current_version
   const running = current === null ? stack : await stacks.version(name, current)
   const files = (running as { files?: Record<string, string> }).files ?? {}
-  return { stack: name, version: current, compose: running.compose, env: running.env, files, services: [...services.values()], at: now() }
+  return {
+    stack: name,
+    version: current,
+    compose: running.compose,
+    env: running.env,
+    files,
+    services: [...services.values()],
+    at: now(),
+  }
 }
 
 /** The image id a reference names locally now, null when there is none. */
@@ -111,7 +121,10 @@ export async function localImageId(engine: Engine, ref: string): Promise<string 
 }
 
 /** Services whose tag now names another image than the pinned one. */
-export async function movedServices(engine: Engine, pin: Pin): Promise<{ service: PinnedService; now: string | null }[]> {
+export async function movedServices(
+  engine: Engine,
+  pin: Pin,
+): Promise<{ service: PinnedService; now: string | null }[]> {
   const moved = []
   for (const s of pin.services) {
     if (!splitTag(s.ref)) continue
@@ -134,7 +147,10 @@ export async function holdImages(engine: Engine, pin: Pin): Promise<void> {
     const split = splitTag(s.ref)
     if (!split) continue
     const tag = holdTag(pin, s)
-    s.hold = await engine.tagImage(s.image_id, split.repo, tag).then(() => `${split.repo}:${tag}`, () => null)
+    s.hold = await engine.tagImage(s.image_id, split.repo, tag).then(
+      () => `${split.repo}:${tag}`,
+      () => null,
+    )
   }
 }
 
@@ -156,11 +172,16 @@ export async function restoreImages(engine: Engine, pin: Pin): Promise<string[]>
     const sources = [...(s.hold ? [s.hold] : []), s.image_id, ...(s.digest_ref ? [s.digest_ref] : [])]
     let done = false
     for (const source of sources) {
-      done = await engine.tagImage(source, repo, tag).then(() => true, () => false)
+      done = await engine.tagImage(source, repo, tag).then(
+        () => true,
+        () => false,
+      )
       if (done) break
     }
     if (!done)
-      problems.push(`service ${s.service}: the previous image ${s.digest_ref ?? s.image_id} is gone from this host; pull ${s.digest_ref ?? "it"} and tag it as ${repo}:${tag}, then bring the stack up`)
+      problems.push(
+        `service ${s.service}: the previous image ${s.digest_ref ?? s.image_id} is gone from this host; pull ${s.digest_ref ?? "it"} and tag it as ${repo}:${tag}, then bring the stack up`,
+      )
   }
   return problems
 }

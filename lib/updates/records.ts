@@ -89,7 +89,10 @@ export function checkSchedule(schedule: string): void {
   try {
     new Cron(schedule, { paused: true })
   } catch (err) {
-    throw badRequest(`schedule "${schedule.slice(0, 100)}" is neither an interval (30s, 15m, 6h, 1d) nor a cron expression: ${err instanceof Error ? err.message : err}`, "invalid_policy")
+    throw badRequest(
+      `schedule "${schedule.slice(0, 100)}" is neither an interval (30s, 15m, 6h, 1d) nor a cron expression: ${err instanceof Error ? err.message : err}`,
+      "invalid_policy",
+    )
   }
 }
 
@@ -116,7 +119,10 @@ interface PolicyFile {
 export class UpdateRecords {
   private writing = new Map<string, Promise<unknown>>()
 
-  constructor(private readonly stacks: Stacks, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly stacks: Stacks,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private file(name: string, which: "history" | "policy"): string {
     return join(this.stacks.records(name), `update-${which}.json`)
@@ -154,8 +160,15 @@ export class UpdateRecords {
     if (input.schedule) checkSchedule(input.schedule)
     return this.change(name, async () => {
       const f = await this.policyFile(name)
-      const policy: Policy = { auto_update: input.auto_update, schedule: input.schedule?.trim() || null, watch: input.watch ?? null }
-      writeJson(this.file(name, "policy"), { policy, state: { ...f.state, set_at: new Date(this.now()).toISOString() } })
+      const policy: Policy = {
+        auto_update: input.auto_update,
+        schedule: input.schedule?.trim() || null,
+        watch: input.watch ?? null,
+      }
+      writeJson(this.file(name, "policy"), {
+        policy,
+        state: { ...f.state, set_at: new Date(this.now()).toISOString() },
+      })
       return policy
     })
   }

@@ -58,7 +58,15 @@ export class PolicyScheduler {
       const from = Date.parse(state.last_run ?? state.set_at ?? new Date(this.now()).toISOString())
       const due = nextDue(schedule, from)
       if (due === null || due > this.now()) continue
-      await this.runStack(name).catch((err) => this.o.events.publish({ type: "stack", action: "policy.failed", name, level: "error", message: `update policy of ${name}: ${message(err)}` }))
+      await this.runStack(name).catch((err) =>
+        this.o.events.publish({
+          type: "stack",
+          action: "policy.failed",
+          name,
+          level: "error",
+          message: `update policy of ${name}: ${message(err)}`,
+        }),
+      )
       ran.push(name)
     }
     return ran
@@ -78,17 +86,31 @@ export class PolicyScheduler {
       notifier.notify({
         event: "update_available",
         stack: name,
-        images: fresh.map((r) => ({ service: "", ref: r.ref, from: r.local_digests[0] ?? r.image ?? "", to: r.remote_digest })),
+        images: fresh.map((r) => ({
+          service: "",
+          ref: r.ref,
+          from: r.local_digests[0] ?? r.image ?? "",
+          to: r.remote_digest,
+        })),
         message: `${name}: a newer image is available for ${fresh.map((r) => r.ref).join(", ")}${note}`,
       })
-      this.o.events.publish({ type: "stack", action: "update.available", name, message: `newer image for ${fresh.map((r) => r.ref).join(", ")}${note}` })
-      return records.updateState(name, (s) => { for (const r of fresh) s.notified[r.ref] = r.remote_digest! })
+      this.o.events.publish({
+        type: "stack",
+        action: "update.available",
+        name,
+        message: `newer image for ${fresh.map((r) => r.ref).join(", ")}${note}`,
+      })
+      return records.updateState(name, (s) => {
+        for (const r of fresh) s.notified[r.ref] = r.remote_digest!
+      })
     }
     if (policy.auto_update === "notify") return announce(newer)
     const applicable = newer.filter((r) => state.rejected[r.ref] !== r.remote_digest)
     if (!applicable.length) return announce(newer, " (rolled back before: not applied again automatically)")
     const outcome = await this.o.guard.update(name, { watch: policy.watch ?? undefined, trigger: "policy" })
     if (outcome.verdict === "rolled_back" || outcome.verdict === "rollback_failed")
-      await records.updateState(name, (s) => { for (const r of newer) s.rejected[r.ref] = r.remote_digest! })
+      await records.updateState(name, (s) => {
+        for (const r of newer) s.rejected[r.ref] = r.remote_digest!
+      })
   }
 }

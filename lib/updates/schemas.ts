@@ -5,7 +5,14 @@ import { AUTO_UPDATE, VERDICTS } from "./records.ts"
 
 const nullableString = v.nullable(v.string())
 
-export const imageChangeSchema = v.object({ service: v.string(), ref: v.string(), from: v.string(), to: nullableString, from_id: v.string(), to_id: nullableString })
+export const imageChangeSchema = v.object({
+  service: v.string(),
+  ref: v.string(),
+  from: v.string(),
+  to: nullableString,
+  from_id: v.string(),
+  to_id: nullableString,
+})
 
 export const updateOutcomeSchema = v.object({
   stack: v.string(),
@@ -24,7 +31,12 @@ export const updateOutcomeSchema = v.object({
 })
 export type UpdateOutcomeAnswer = v.InferOutput<typeof updateOutcomeSchema>
 
-export const policySchema = v.object({ stack: v.string(), auto_update: v.picklist(AUTO_UPDATE), schedule: nullableString, watch: v.nullable(v.number()) })
+export const policySchema = v.object({
+  stack: v.string(),
+  auto_update: v.picklist(AUTO_UPDATE),
+  schedule: nullableString,
+  watch: v.nullable(v.number()),
+})
 
 /** A stack after a deploy, apply, rollback or update: with `update`, the verdict of its watch. */
 export const stackUpdatedSchema = v.object({ ...stackSchema.entries, update: v.optional(updateOutcomeSchema) })

@@ -22,13 +22,19 @@ export interface SwarmWatchOptions {
   now?: () => number
 }
 
-const shortName = (stack: string, s: SwarmService) => (s.Spec.Name.startsWith(`${stack}_`) ? s.Spec.Name.slice(stack.length + 1) : s.Spec.Name)
+const shortName = (stack: string, s: SwarmService) =>
+  s.Spec.Name.startsWith(`${stack}_`) ? s.Spec.Name.slice(stack.length + 1) : s.Spec.Name
 
 /** The stack's services by the CLI's label. */
-export const stackServices = (engine: Pick<Engine, "listServices">, stack: string) => engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack}`] })
+export const stackServices = (engine: Pick<Engine, "listServices">, stack: string) =>
+  engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack}`] })
 
 /** Watches a swarm stack's tasks until one fails or the window ends. */
-export async function watchSwarmStack(engine: SwarmWatchEngine, stack: string, o: SwarmWatchOptions): Promise<WatchResult> {
+export async function watchSwarmStack(
+  engine: SwarmWatchEngine,
+  stack: string,
+  o: SwarmWatchOptions,
+): Promise<WatchResult> {
   const now = o.now ?? Date.now
   const start = now()
   const end = start + o.window * 1000
@@ -37,20 +43,42 @@ export async function watchSwarmStack(engine: SwarmWatchEngine, stack: string, o
     const services = await stackServices(engine, stack)
     const tasks = services.length ? await engine.listTasks({ service: services.map((s) => s.ID) }) : []
     const elapsed_ms = now() - start
-    const fail = (service: string, reason: string): WatchResult => ({ ok: false, service, reason: say(`service ${service}: ${reason}`), elapsed_ms, containers: [] })
+    const fail = (service: string, reason: string): WatchResult => ({
+      ok: false,
+      service,
+      reason: say(`service ${service}: ${reason}`),
+      elapsed_ms,
+      containers: [],
+    })
     for (const s of services) {
       const mine = tasks.filter((t) => t.ServiceID === s.ID)
-      const bad = mine.find((t) => (t.Status.State === "failed" || t.Status.State === "rejected") && Date.parse(t.UpdatedAt ?? t.CreatedAt) >= start)
-      if (bad) return fail(shortName(stack, s), `task ${bad.ID.slice(0, 12)} ${bad.Status.State}: ${bad.Status.Err || bad.Status.Message || "no message"}`)
+      const bad = mine.find(
+        (t) =>
+          (t.Status.State === "failed" || t.Status.State === "rejected") &&
+          Date.parse(t.UpdatedAt ?? t.CreatedAt) >= start,
+      )
+      if (bad)
+        return fail(
+          shortName(stack, s),
+          `task ${bad.ID.slice(0, 12)} ${bad.Status.State}: ${bad.Status.Err || bad.Status.Message || "no message"}`,
+        )
       const again = mine.find((t) => Date.parse(t.CreatedAt) > start)
-      if (again) return fail(shortName(stack, s), `task ${again.ID.slice(0, 12)} was made anew in slot ${again.Slot ?? "?"} during the watch (a task stopped)`)
+      if (again)
+        return fail(
+          shortName(stack, s),
+          `task ${again.ID.slice(0, 12)} was made anew in slot ${again.Slot ?? "?"} during the watch (a task stopped)`,
+        )
     }
     if (now() >= end) {
-      if (!services.length) return { ok: false, service: "", reason: "no service of the stack is there", elapsed_ms, containers: [] }
+      if (!services.length)
+        return { ok: false, service: "", reason: "no service of the stack is there", elapsed_ms, containers: [] }
       for (const s of services) {
-        const running = tasks.filter((t) => t.ServiceID === s.ID && t.DesiredState === "running" && t.Status.State === "running").length
+        const running = tasks.filter(
+          (t) => t.ServiceID === s.ID && t.DesiredState === "running" && t.Status.State === "running",
+        ).length
         const wanted = s.ServiceStatus?.DesiredTasks ?? running
-        if (running < wanted) return fail(shortName(stack, s), `${running} of ${wanted} tasks running after ${o.window} s`)
+        if (running < wanted)
+          return fail(shortName(stack, s), `${running} of ${wanted} tasks running after ${o.window} s`)
       }
       return { ok: true, early: false, elapsed_ms, containers: [] }
     }
@@ -60,7 +88,12 @@ export async function watchSwarmStack(engine: SwarmWatchEngine, stack: string, o
 
 /** Each service's image as its spec names it. */
 export async function serviceImages(engine: Pick<Engine, "listServices">, stack: string): Promise<Map<string, string>> {
-  return new Map((await stackServices(engine, stack)).map((s) => [shortName(stack, s), s.Spec.TaskTemplate.ContainerSpec?.Image ?? ""]))
+  return new Map(
+    (await stackServices(engine, stack)).map((s) => [
+      shortName(stack, s),
+      s.Spec.TaskTemplate.ContainerSpec?.Image ?? "",
+    ]),
+  )
 }
 
 /** What moved between two readings of the services' images (`ref` without its digest). */

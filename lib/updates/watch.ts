@@ -80,7 +80,11 @@ async function dieCode(engine: Engine, id: string, since: number): Promise<numbe
   let code: number | undefined
   try {
     const until = Math.ceil(Date.now() / 1000)
-    for await (const e of engine.events({ since: Math.floor(since / 1000) - 1, until, filters: { container: [id], event: ["die"] } }))
+    for await (const e of engine.events({
+      since: Math.floor(since / 1000) - 1,
+      until,
+      filters: { container: [id], event: ["die"] },
+    }))
       if (e.Actor?.Attributes?.exitCode !== undefined) code = Number(e.Actor.Attributes.exitCode)
   } catch {}
   return code
@@ -110,26 +114,45 @@ export async function watchStack(engine: Engine, project: string, o: WatchOption
   let last: ContainerReading[] = []
   for (;;) {
     // Healthcheck output is redacted as read: folding and cutting it later could split a secret.
-    const readings = (await readStack(engine, project)).filter((r) => !ignore.has(r.service)).map((r) => ({ ...r, healthOutput: say(r.healthOutput) })) as (ContainerReading & { created: number })[]
+    const readings = (await readStack(engine, project))
+      .filter((r) => !ignore.has(r.service))
+      .map((r) => ({ ...r, healthOutput: say(r.healthOutput) })) as (ContainerReading & { created: number })[]
     last = readings.map(({ created: _, ...r }) => r)
     const elapsed_ms = now() - start
     for (const r of readings) {
       if (!baseline.has(r.id)) baseline.set(r.id, r.created >= since - 1000 ? 0 : r.restarts)
       if (r.status !== "running" && r.exitCode !== 0) lastExit.set(r.id, r.exitCode)
       const restarts = r.restarts - baseline.get(r.id)!
-      const fail = (reason: string): WatchResult => ({ ok: false, service: r.service, reason: say(`service ${r.service}: ${reason}`), elapsed_ms, containers: last })
+      const fail = (reason: string): WatchResult => ({
+        ok: false,
+        service: r.service,
+        reason: say(`service ${r.service}: ${reason}`),
+        elapsed_ms,
+        containers: last,
+      })
       if (r.health === "unhealthy") return fail(`unhealthy: ${clip(r.healthOutput) || "(no output)"}`)
       if (restarts > maxRestarts) return fail(`exited with code ${await exitOf(r)}, ${restartsText(restarts)}`)
-      if (r.status === "exited" || r.status === "dead") return fail(`exited with code ${r.exitCode}, ${restartsText(restarts)}`)
+      if (r.status === "exited" || r.status === "dead")
+        return fail(`exited with code ${r.exitCode}, ${restartsText(restarts)}`)
     }
     if (readings.length && readings.every((r) => r.status === "running" && r.health === "healthy"))
       return { ok: true, early: now() < end, elapsed_ms, containers: last }
     if (now() >= end || o.signal?.aborted) {
-      if (!readings.length) return { ok: false, service: "", reason: "no container of the stack is there", elapsed_ms, containers: last }
+      if (!readings.length)
+        return { ok: false, service: "", reason: "no container of the stack is there", elapsed_ms, containers: last }
       const bad = readings.find((r) => r.status !== "running" || (r.health !== null && r.health !== "healthy"))
       if (!bad) return { ok: true, early: false, elapsed_ms, containers: last }
-      const what = bad.status !== "running" ? `${bad.status} after ${o.window} s (exit code ${bad.exitCode}, ${restartsText(bad.restarts - baseline.get(bad.id)!)})` : `not healthy after ${o.window} s (${bad.health}): ${clip(bad.healthOutput) || "(no output)"}`
-      return { ok: false, service: bad.service, reason: say(`service ${bad.service}: ${what}`), elapsed_ms, containers: last }
+      const what =
+        bad.status !== "running"
+          ? `${bad.status} after ${o.window} s (exit code ${bad.exitCode}, ${restartsText(bad.restarts - baseline.get(bad.id)!)})`
+          : `not healthy after ${o.window} s (${bad.health}): ${clip(bad.healthOutput) || "(no output)"}`
+      return {
+        ok: false,
+        service: bad.service,
+        reason: say(`service ${bad.service}: ${what}`),
+        elapsed_ms,
+        containers: last,
+      }
     }
     await Bun.sleep(Math.min(poll, Math.max(0, end - now())))
   }

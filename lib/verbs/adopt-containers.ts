@@ -32,11 +32,18 @@ async function inspectAll(engine: Engine, refs: string[]): Promise<InspectedCont
   const found: InspectedContainer[] = []
   for (const ref of refs) {
     const c = (await engine.inspectContainer(ref).catch((err) => {
-      throw err instanceof HttpError && err.status === 404 ? notFound(`no container ${JSON.stringify(ref)}`, "no_container") : err
+      throw err instanceof HttpError && err.status === 404
+        ? notFound(`no container ${JSON.stringify(ref)}`, "no_container")
+        : err
     })) as unknown as InspectedContainer
-    if (found.some((f) => f.Id === c.Id)) throw badRequest(`container ${serviceName(c)} is named twice`, "duplicate_container")
+    if (found.some((f) => f.Id === c.Id))
+      throw badRequest(`container ${serviceName(c)} is named twice`, "duplicate_container")
     const project = c.Config.Labels?.[STACK_LABEL]
-    if (project) throw conflict(`container ${serviceName(c)} belongs to the compose project ${project}: adopt the project instead`, "in_compose_project")
+    if (project)
+      throw conflict(
+        `container ${serviceName(c)} belongs to the compose project ${project}: adopt the project instead`,
+        "in_compose_project",
+      )
     found.push(c)
   }
   return found
@@ -44,7 +51,8 @@ async function inspectAll(engine: Engine, refs: string[]): Promise<InspectedCont
 
 /** 409 when the name is a stack here or a compose project on the engine. */
 async function mustBeFree(d: AdoptContainersDeps, name: string): Promise<void> {
-  if (d.stacks.has(name) || (await projectContainers(d.engine, name)).length) throw conflict(`the name ${name} is taken by a stack`, "stack_exists")
+  if (d.stacks.has(name) || (await projectContainers(d.engine, name)).length)
+    throw conflict(`the name ${name} is taken by a stack`, "stack_exists")
 }
 
 /** Whether every service of the stack has a running container. */
@@ -65,7 +73,8 @@ async function keptRunning(engine: Engine, name: string, services: string[]): Pr
 /** Takes away what the adoption made: the stack once written, else the containers a failed `up` left. */
 async function undo(d: AdoptContainersDeps, name: string, written: boolean): Promise<void> {
   if (written) return d.stacks.remove(name).catch(() => {})
-  for (const c of await projectContainers(d.engine, name)) await d.engine.removeContainer(c.Id, { force: true }).catch(() => {})
+  for (const c of await projectContainers(d.engine, name))
+    await d.engine.removeContainer(c.Id, { force: true }).catch(() => {})
 }
 
 /**
@@ -73,15 +82,30 @@ async function undo(d: AdoptContainersDeps, name: string, written: boolean): Pro
  * old containers once the stack's run; on any failure what the adoption made goes and the old
  * containers that ran start again. A name taken meanwhile is left alone.
  */
-async function replace(d: AdoptContainersDeps, name: string, plan: Generated, containers: InspectedContainer[]): Promise<void> {
+async function replace(
+  d: AdoptContainersDeps,
+  name: string,
+  plan: Generated,
+  containers: InspectedContainer[],
+): Promise<void> {
   const ran = containers.filter((c) => c.State?.Running).map((c) => c.Id)
   let written = false
   try {
     for (const id of ran) await d.engine.containerAction(id, "stop")
     await d.stacks.adopt(name, plan.compose, plan.env, {})
     written = true
-    if (!(await keptRunning(d.engine, name, plan.services.map((s) => s.service))))
-      throw new HttpError(502, "adopt_failed", `the stack ${name} came up but not all of its containers kept running; the old containers run again`)
+    if (
+      !(await keptRunning(
+        d.engine,
+        name,
+        plan.services.map((s) => s.service),
+      ))
+    )
+      throw new HttpError(
+        502,
+        "adopt_failed",
+        `the stack ${name} came up but not all of its containers kept running; the old containers run again`,
+      )
   } catch (err) {
     const taken = err instanceof HttpError && err.code === "stack_exists"
     if (!taken) await undo(d, name, written)
@@ -92,13 +116,28 @@ async function replace(d: AdoptContainersDeps, name: string, plan: Generated, co
 }
 
 /** The plan for containers `refs` as stack `stack`; unless `dryRun`, the adoption too. */
-export async function adoptContainers(d: AdoptContainersDeps, stack: string, refs: string[], dryRun: boolean): Promise<ContainersPlan> {
+export async function adoptContainers(
+  d: AdoptContainersDeps,
+  stack: string,
+  refs: string[],
+  dryRun: boolean,
+): Promise<ContainersPlan> {
   const name = stackName(stack)
   await mustBeFree(d, name)
   const containers = await inspectAll(d.engine, refs)
-  const images = Object.fromEntries(await Promise.all([...new Set(containers.map((c) => c.Image))].map(async (id) => [id, await d.engine.inspectImage(id)] as const)))
+  const images = Object.fromEntries(
+    await Promise.all(
+      [...new Set(containers.map((c) => c.Image))].map(async (id) => [id, await d.engine.inspectImage(id)] as const),
+    ),
+  )
   const plan = fromContainers(containers, images, (key) => looksSecret(key, d.secretKeys))
   await d.stacks.model(name, plan.compose, plan.env)
   if (!dryRun) await replace(d, name, plan, containers)
-  return { name, compose: plan.compose, env: publicEnv(plan.env), services: plan.services, unexpressed: plan.unexpressed }
+  return {
+    name,
+    compose: plan.compose,
+    env: publicEnv(plan.env),
+    services: plan.services,
+    unexpressed: plan.unexpressed,
+  }
 }

@@ -6,7 +6,15 @@ import type { CopyDeps } from "../copy/copy.ts"
 import type { EventBus } from "../engine/events.ts"
 import { backupStack, forget, type BackupResult, type Progress } from "../backups/backup.ts"
 import type { Hooks } from "../backups/hooks.ts"
-import { view, type CheckResult, type Keep, type Repo, type RepoSettings, type RepoView, type Repos } from "../backups/repos.ts"
+import {
+  view,
+  type CheckResult,
+  type Keep,
+  type Repo,
+  type RepoSettings,
+  type RepoView,
+  type Repos,
+} from "../backups/repos.ts"
 import { restic } from "../backups/restic.ts"
 import { restoreStack, type RestoreRequest, type RestoreResult } from "../backups/restore.ts"
 import { findBackup, listBackups, newestBackups, type Backup } from "../backups/snapshots.ts"
@@ -24,7 +32,6 @@ export interface BackupVerbsOptions extends CopyDeps {
   /** When the service started (ms; now unless given): a schedule's first backup is due a period after it. */
   started?: number
 }
-
 
 export interface Run {
   signal?: AbortSignal
@@ -98,14 +105,26 @@ export class BackupVerbs {
     const { init, ...kept } = repo
     await restic(kept, init ? ["init"] : ["cat", "config"], { ...this.deadline(run), timeout: 120 })
     await this.o.repos.add(kept)
-    this.o.events.publish({ type: "backup", action: "repository_added", name: kept.name, level: "info", message: `backup repository ${kept.name} added` })
+    this.o.events.publish({
+      type: "backup",
+      action: "repository_added",
+      name: kept.name,
+      level: "info",
+      message: `backup repository ${kept.name} added`,
+    })
     return { ...view(kept), last_check: null }
   }
 
   /** Replaces the repository's schedules, stacks, keep rules, hooks and rclone configuration; the schedules follow at once. */
   async editRepo(name: string, settings: RepoSettings): Promise<RepoView & { last_check: CheckResult | null }> {
     const repo = await this.o.repos.update(name, settings)
-    this.o.events.publish({ type: "backup", action: "repository_changed", name, level: "info", message: `backup repository ${name} changed` })
+    this.o.events.publish({
+      type: "backup",
+      action: "repository_changed",
+      name,
+      level: "info",
+      message: `backup repository ${name} changed`,
+    })
     return { ...view(repo), last_check: (await this.o.repos.checks())[name] ?? null }
   }
 
@@ -117,7 +136,10 @@ export class BackupVerbs {
     const scheduled = new Set(r.schedule ? (r.stacks ?? this.o.stacks.names()) : [])
     return [...new Set([...this.o.stacks.names(), ...newest.keys()])].sort().map((stack) => {
       const last = newest.get(stack) ?? null
-      const late = r.schedule && scheduled.has(stack) ? this.lateness(r.schedule, last ? Date.parse(last) : this.started, now) : null
+      const late =
+        r.schedule && scheduled.has(stack)
+          ? this.lateness(r.schedule, last ? Date.parse(last) : this.started, now)
+          : null
       return {
         stack,
         scheduled: scheduled.has(stack),
@@ -134,7 +156,13 @@ export class BackupVerbs {
   async removeRepo(name: string): Promise<string> {
     await this.o.repos.remove(name)
     await this.o.repos.setCheck(name, null)
-    this.o.events.publish({ type: "backup", action: "repository_removed", name, level: "info", message: `backup repository ${name} removed` })
+    this.o.events.publish({
+      type: "backup",
+      action: "repository_removed",
+      name,
+      level: "info",
+      message: `backup repository ${name} removed`,
+    })
     return name
   }
 
@@ -145,21 +173,48 @@ export class BackupVerbs {
   }
 
   /** The stack backed up now, with `hooks` (else the repository's for the stack); with `keep`, its older backups forgotten and pruned after. */
-  backup(repo: string, stack: string, run: Run & { keep?: Keep; hooks?: Hooks; binds?: boolean; progress?: (p: Progress) => void } = {}): Promise<BackupResult & { forgotten: number }> {
+  backup(
+    repo: string,
+    stack: string,
+    run: Run & { keep?: Keep; hooks?: Hooks; binds?: boolean; progress?: (p: Progress) => void } = {},
+  ): Promise<BackupResult & { forgotten: number }> {
     const name = stackName(stack)
     const key = `${repo}\t${name}`
     return this.reported("backup", name, () =>
       this.o.stacks.lock(name, async () => {
-        const last = this.runs.get(key) ?? { repository: repo, stack: name, last_success: null, size: null, failures: 0 }
+        const last = this.runs.get(key) ?? {
+          repository: repo,
+          stack: name,
+          last_success: null,
+          size: null,
+          failures: 0,
+        }
         const r = await this.o.repos.get(repo)
-        const result = await backupStack(this.o, r, name, this.deadline(run), run.hooks ?? r.hooks?.[name], run.progress, (run.binds ?? r.binds) ? { bindRoots: this.o.config.bindRoots } : {}).catch((err) => {
+        const result = await backupStack(
+          this.o,
+          r,
+          name,
+          this.deadline(run),
+          run.hooks ?? r.hooks?.[name],
+          run.progress,
+          (run.binds ?? r.binds) ? { bindRoots: this.o.config.bindRoots } : {},
+        ).catch((err) => {
           this.runs.set(key, { ...last, failures: last.failures + 1 })
           throw err
         })
         this.runs.set(key, { ...last, last_success: this.now(), size: result.bytes })
-        this.newest.set(key, { run: result.run, stack: name, version: result.version, time: new Date(this.now()).toISOString(), pieces: result.pieces.map(({ path, snapshot }) => ({ path, snapshot })) })
+        this.newest.set(key, {
+          run: result.run,
+          stack: name,
+          version: result.version,
+          time: new Date(this.now()).toISOString(),
+          pieces: result.pieces.map(({ path, snapshot }) => ({ path, snapshot })),
+        })
         const forgotten = run.keep ? await forget(r, this.o.serverId, name, run.keep, this.deadline(run)) : 0
-        return { result: { ...result, forgotten }, message: `backed up ${name} to ${repo} as ${result.run}: ${result.bytes} bytes read, ${result.added} new${forgotten ? `; ${forgotten} older snapshots forgotten` : ""}` }
+        return {
+          result: { ...result, forgotten },
+          message: `backed up ${name} to ${repo} as ${result.run}: ${result.bytes} bytes read, ${result.added} new${forgotten ? `; ${forgotten} older snapshots forgotten` : ""}`,
+        }
       }),
     )
   }
@@ -168,7 +223,11 @@ export class BackupVerbs {
    * The same backup as messages for an event stream: restic's progress as it reads (a slow reader
    * gets the newest), then the result or the failure, and the end.
    */
-  async *backupStream(repo: string, stack: string, run: Run & { keep?: Keep; hooks?: Hooks; binds?: boolean } = {}): AsyncGenerator<BackupMessage> {
+  async *backupStream(
+    repo: string,
+    stack: string,
+    run: Run & { keep?: Keep; hooks?: Hooks; binds?: boolean } = {},
+  ): AsyncGenerator<BackupMessage> {
     const queue: BackupMessage[] = []
     let wake = () => {}
     const push = (m: BackupMessage) => {
@@ -179,7 +238,10 @@ export class BackupVerbs {
     void this.backup(repo, stack, { ...run, progress: (p) => push({ type: "progress", ...p }) }).then(
       (result) => push({ type: "done", result }),
       (err: unknown) => {
-        const e = err instanceof HttpError ? err : new HttpError(500, "internal", err instanceof Error ? err.message : String(err))
+        const e =
+          err instanceof HttpError
+            ? err
+            : new HttpError(500, "internal", err instanceof Error ? err.message : String(err))
         push({ type: "failed", error: { status: e.status, code: e.code, message: e.message } })
       },
     )
@@ -211,7 +273,14 @@ export class BackupVerbs {
         const run = this.runs.get(`${repo.name}\t${stack}`)
         const { due, late: isLate } = this.lateness(repo.schedule, run?.last_success ?? this.started, now) ?? {}
         if (isLate && due !== undefined)
-          late.push({ repository: repo.name, stack, schedule: repo.schedule, last_success: run?.last_success ? iso(run.last_success) : null, due: iso(due), failures: run?.failures ?? 0 })
+          late.push({
+            repository: repo.name,
+            stack,
+            schedule: repo.schedule,
+            last_success: run?.last_success ? iso(run.last_success) : null,
+            due: iso(due),
+            failures: run?.failures ?? 0,
+          })
       }
     }
     return late
@@ -234,7 +303,13 @@ export class BackupVerbs {
       (err: unknown) => ({ time, ok: false, message: err instanceof Error ? err.message : String(err) }),
     )
     await this.o.repos.setCheck(repo, result)
-    this.o.events.publish({ type: "backup", action: result.ok ? "check" : "check_failed", name: repo, level: result.ok ? "info" : "error", message: `restic check of ${repo}: ${result.message}` })
+    this.o.events.publish({
+      type: "backup",
+      action: result.ok ? "check" : "check_failed",
+      name: repo,
+      level: result.ok ? "info" : "error",
+      message: `restic check of ${repo}: ${result.message}`,
+    })
     return result
   }
 
@@ -247,13 +322,18 @@ export class BackupVerbs {
     const start = this.now()
     while (!signal.aborted) {
       for (const repo of await this.o.repos.all()) {
-        for (const [kind, schedule] of [["backup", repo.schedule], ["check", repo.check]] as const) {
+        for (const [kind, schedule] of [
+          ["backup", repo.schedule],
+          ["check", repo.check],
+        ] as const) {
           const key = `${kind} ${repo.name}`
           const due = schedule ? nextDue(schedule, last.get(key) ?? start) : null
           if (due === null || due > this.now()) continue
           last.set(key, this.now())
           if (kind === "check") await this.check(repo.name, { signal })
-          else for (const stack of repo.stacks ?? this.o.stacks.names()) await this.backup(repo.name, stack, { signal, keep: repo.keep }).catch(() => {})
+          else
+            for (const stack of repo.stacks ?? this.o.stacks.names())
+              await this.backup(repo.name, stack, { signal, keep: repo.keep }).catch(() => {})
         }
       }
       await new Promise((done) => {
@@ -267,7 +347,12 @@ export class BackupVerbs {
     return (this.o.now ?? Date.now)()
   }
 
-  async restore(repo: string, stack: string, req: RestoreRequest & { run?: string }, run: Run = {}): Promise<RestoreResult> {
+  async restore(
+    repo: string,
+    stack: string,
+    req: RestoreRequest & { run?: string },
+    run: Run = {},
+  ): Promise<RestoreResult> {
     const r = await this.o.repos.get(repo)
     const key = `${repo}\t${stackName(stack)}`
     const finding = findBackup(r, this.o.serverId, stackName(stack), req.run, this.deadline(run))
@@ -283,13 +368,23 @@ export class BackupVerbs {
     }))
   }
 
-  private async reported<T>(action: string, name: string, fn: () => Promise<{ result: T; message: string }>): Promise<T> {
+  private async reported<T>(
+    action: string,
+    name: string,
+    fn: () => Promise<{ result: T; message: string }>,
+  ): Promise<T> {
     try {
       const { result, message } = await fn()
       this.o.events.publish({ type: "backup", action, name, level: "info", message })
       return result
     } catch (err) {
-      this.o.events.publish({ type: "backup", action: `${action}_failed`, name, level: "error", message: `${action} of ${name} failed: ${err instanceof Error ? err.message : String(err)}` })
+      this.o.events.publish({
+        type: "backup",
+        action: `${action}_failed`,
+        name,
+        level: "error",
+        message: `${action} of ${name} failed: ${err instanceof Error ? err.message : String(err)}`,
+      })
       throw err
     }
   }

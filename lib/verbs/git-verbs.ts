@@ -12,7 +12,17 @@ import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import { badRequest, conflict, HttpError, notFound } from "../http/http-error.ts"
 import { checkWebhook } from "../git/webhook.ts"
-import { credentials, publicSource, readSource, removeSource, sourceFrom, writeSource, type GitInput, type GitSource, type LastSync } from "../git/source.ts"
+import {
+  credentials,
+  publicSource,
+  readSource,
+  removeSource,
+  sourceFrom,
+  writeSource,
+  type GitInput,
+  type GitSource,
+  type LastSync,
+} from "../git/source.ts"
 import { fetchTree, refusedCommit, remoteHead, type TreeLimits } from "../git/tree.ts"
 import type { EnvInput } from "../stacks/env.ts"
 import type { OrchestratorName } from "../stacks/orchestrator.ts"
@@ -82,8 +92,17 @@ export class GitVerbs {
       remote_error = message(err)
     }
     const last = source.last_sync
-    const held = source.schedule && last?.commit && TRIED.includes(last.verdict) && last.commit === remote_head ? last.commit : null
-    return { ...publicSource(source), remote_head, remote_error, differ: remote_head !== null && remote_head !== source.deployed_commit, schedule_held: held }
+    const held =
+      source.schedule && last?.commit && TRIED.includes(last.verdict) && last.commit === remote_head
+        ? last.commit
+        : null
+    return {
+      ...publicSource(source),
+      remote_head,
+      remote_error,
+      differ: remote_head !== null && remote_head !== source.deployed_commit,
+      schedule_held: held,
+    }
   }
 
   /** What the stack list shows of a stack's source: its repository, ref and last verdict; null without one. */
@@ -99,30 +118,57 @@ export class GitVerbs {
    * stack here is. Answers the source without its secrets, the webhook secret when it is new (shown
    * once), and the sync.
    */
-  async attach(name: string, input: GitInput, opts: Omit<SyncOptions, "trigger"> & { attach?: boolean; create?: boolean; first?: FirstDeploy }) {
+  async attach(
+    name: string,
+    input: GitInput,
+    opts: Omit<SyncOptions, "trigger"> & { attach?: boolean; create?: boolean; first?: FirstDeploy },
+  ) {
     const records = this.o.stacks.records(name)
     const before = this.o.stacks.has(name) ? await readSource(records) : undefined
     if (this.o.stacks.has(name) && (!before || opts.create) && !opts.attach)
-      throw conflict(`a stack named ${name} already runs here${before ? ` from ${before.url}` : " without git"}: its compose file and files would be replaced by the repository's; ask with attach: true to put it under this repository`, "stack_exists")
+      throw conflict(
+        `a stack named ${name} already runs here${before ? ` from ${before.url}` : " without git"}: its compose file and files would be replaced by the repository's; ask with attach: true to put it under this repository`,
+        "stack_exists",
+      )
     if (this.o.stacks.has(name) && (opts.first?.env || opts.first?.orchestrator))
-      throw badRequest(`${name} runs here already: its environment is changed with PUT /api/stacks/${name}/env, and its orchestrator stays its own`)
+      throw badRequest(
+        `${name} runs here already: its environment is changed with PUT /api/stacks/${name}/env, and its orchestrator stays its own`,
+      )
     if (input.schedule) checkSchedule(input.schedule)
     const source = sourceFrom(input, before)
     const created = !this.o.stacks.has(name)
     if (created) {
       // The first deploy writes the stack's records; the source follows only when it succeeded.
       const outcome = await this.fetchAndDeploy(name, source, { ...opts, trigger: "api" }, opts.first)
-      if (outcome.verdict !== "applied") throw new HttpError(outcome.verdict === "refused" ? 400 : 502, "git_sync_failed", `${name} was not created from ${source.url}: ${outcome.error}`)
+      if (outcome.verdict !== "applied")
+        throw new HttpError(
+          outcome.verdict === "refused" ? 400 : 502,
+          "git_sync_failed",
+          `${name} was not created from ${source.url}: ${outcome.error}`,
+        )
       writeSource(records, { ...source, deployed_commit: outcome.commit, last_sync: this.last(outcome) })
     } else writeSource(records, source)
-    this.publish(name, "attach", `${created ? "created" : "attached"} ${name} from ${source.url} ${source.ref}:${source.path}`)
+    this.publish(
+      name,
+      "attach",
+      `${created ? "created" : "attached"} ${name} from ${source.url} ${source.ref}:${source.path}`,
+    )
     const sync = created ? undefined : await this.sync(name, { ...opts, trigger: "api" })
     const now = (await readSource(records))!
-    return { created, source: publicSource(now), ...(before?.webhook_secret === now.webhook_secret ? {} : { webhook_secret: now.webhook_secret }), sync: sync ?? null }
+    return {
+      created,
+      source: publicSource(now),
+      ...(before?.webhook_secret === now.webhook_secret ? {} : { webhook_secret: now.webhook_secret }),
+      sync: sync ?? null,
+    }
   }
 
   /** A deploy from git (`POST /api/stacks` with `git`): `attach` with `create`; the stack as the deploy answers it, and what attaching answered as `git`. */
-  async deploy(name: string, input: GitInput, opts: Omit<SyncOptions, "trigger"> & { attach?: boolean; first?: FirstDeploy }) {
+  async deploy(
+    name: string,
+    input: GitInput,
+    opts: Omit<SyncOptions, "trigger"> & { attach?: boolean; first?: FirstDeploy },
+  ) {
     const git = await this.attach(name, input, { ...opts, create: true })
     return { created: git.created, stack: { ...(await stackView(this.o.stacks, this.o.engine, name)), git } }
   }
@@ -148,12 +194,21 @@ export class GitVerbs {
    * nothing runs), then a sync in the background (a git server waits a few seconds for its answer,
    * a watched deploy takes longer): its verdict is the `git` event and the status's last sync.
    */
-  async webhook(name: string, headers: Headers, body: Uint8Array, opts: Omit<SyncOptions, "trigger" | "signal">): Promise<{ accepted: true }> {
+  async webhook(
+    name: string,
+    headers: Headers,
+    body: Uint8Array,
+    opts: Omit<SyncOptions, "trigger" | "signal">,
+  ): Promise<{ accepted: true }> {
     const source = this.o.stacks.has(name) ? await readSource(this.o.stacks.records(name)) : undefined
     // A stack without git answers the same as a wrong proof: the route tells a caller nothing more.
     const proof = source ? checkWebhook(headers, body, source.webhook_secret) : { kind: "none", ok: false }
     if (!proof.ok) {
-      this.publish(name, "webhook_refused", `webhook for ${name} refused: ${proof.kind === "none" ? "no signature" : `wrong ${proof.kind} signature`}`)
+      this.publish(
+        name,
+        "webhook_refused",
+        `webhook for ${name} refused: ${proof.kind === "none" ? "no signature" : `wrong ${proof.kind} signature`}`,
+      )
       throw new HttpError(401, "bad_signature", "the webhook's signature does not match this stack's secret")
     }
     this.sync(name, { ...opts, trigger: "webhook" }).catch((err) => console.error(`git sync of ${name}:`, message(err)))
@@ -171,7 +226,9 @@ export class GitVerbs {
         const due = source?.schedule ? nextDue(source.schedule, this.ran.get(name) ?? this.started) : null
         if (due === null || due > Date.now() || signal.aborted) continue
         this.ran.set(name, Date.now())
-        await this.sync(name, { trigger: "schedule", watch: this.o.watch, signal }).catch((err) => console.error(`git sync of ${name}:`, message(err)))
+        await this.sync(name, { trigger: "schedule", watch: this.o.watch, signal }).catch((err) =>
+          console.error(`git sync of ${name}:`, message(err)),
+        )
       }
       await pause(this.o.tickMs ?? 1000, undefined, { signal }).catch(() => {})
     }
@@ -183,40 +240,101 @@ export class GitVerbs {
     // A scheduled sync asks the remote's head first: a commit found refused or rolled back is not
     // fetched again while the branch stays there, and a refusal that came before git named a commit
     // (a fetch over the cap) is recorded against that head.
-    const head = opts.trigger === "schedule" ? await remoteHead({ url: source.url, ref: source.ref, ...this.credentials(name, source), signal: opts.signal }).catch(() => undefined) : undefined
-    if (head && head === last?.commit && TRIED.includes(last.verdict)) return { ...last, trigger: "schedule", version: this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null }
+    const head =
+      opts.trigger === "schedule"
+        ? await remoteHead({
+            url: source.url,
+            ref: source.ref,
+            ...this.credentials(name, source),
+            signal: opts.signal,
+          }).catch(() => undefined)
+        : undefined
+    if (head && head === last?.commit && TRIED.includes(last.verdict))
+      return {
+        ...last,
+        trigger: "schedule",
+        version: this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null,
+      }
     const outcome = await this.fetchAndDeploy(name, source, opts, undefined, head ?? undefined)
     const now = (await readSource(this.o.stacks.records(name))) ?? source
-    writeSource(this.o.stacks.records(name), { ...now, deployed_commit: outcome.verdict === "applied" ? outcome.commit : now.deployed_commit, last_sync: this.last(outcome) })
+    writeSource(this.o.stacks.records(name), {
+      ...now,
+      deployed_commit: outcome.verdict === "applied" ? outcome.commit : now.deployed_commit,
+      last_sync: this.last(outcome),
+    })
     return outcome
   }
 
   /** `head`: the commit the remote's ref named just before, for a refusal that names none. */
-  private async fetchAndDeploy(name: string, source: GitSource, opts: SyncOptions, first?: FirstDeploy, head?: string): Promise<SyncOutcome> {
+  private async fetchAndDeploy(
+    name: string,
+    source: GitSource,
+    opts: SyncOptions,
+    first?: FirstDeploy,
+    head?: string,
+  ): Promise<SyncOutcome> {
     const time = new Date().toISOString()
-    const done = (verdict: string, commit: string | null, error: string | null, version: number | null): SyncOutcome => {
+    const done = (
+      verdict: string,
+      commit: string | null,
+      error: string | null,
+      version: number | null,
+    ): SyncOutcome => {
       const outcome = { time, trigger: opts.trigger, commit, verdict, error, version }
       const short = commit ? ` at ${commit.slice(0, 12)}` : ""
       this.publish(name, "sync", `sync of ${name} (${opts.trigger})${short}: ${verdict}${error ? `: ${error}` : ""}`)
       return outcome
     }
-    const current = async () => (this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null)
+    const current = async () =>
+      this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null
     let fetched
     try {
-      fetched = await fetchTree({ url: source.url, ref: source.ref, path: source.path, ...this.credentials(name, source), limits: this.o.limits, signal: opts.signal })
+      fetched = await fetchTree({
+        url: source.url,
+        ref: source.ref,
+        path: source.path,
+        ...this.credentials(name, source),
+        limits: this.o.limits,
+        signal: opts.signal,
+      })
     } catch (err) {
       const refused = err instanceof HttpError && err.status < 500
-      return done(refused ? "refused" : "failed", refusedCommit(err) ?? (refused ? (head ?? null) : null), message(err), await current())
+      return done(
+        refused ? "refused" : "failed",
+        refusedCommit(err) ?? (refused ? (head ?? null) : null),
+        message(err),
+        await current(),
+      )
     }
     const { commit } = fetched
     if (commit === source.deployed_commit) return done("unchanged", commit, null, await current())
-    if (await this.stopped(name)) return done("stopped", commit, `${name}'s containers are stopped: the commit is not deployed and the stack stays stopped; start it and sync again`, await current())
+    if (await this.stopped(name))
+      return done(
+        "stopped",
+        commit,
+        `${name}'s containers are stopped: the commit is not deployed and the stack stays stopped; start it and sync again`,
+        await current(),
+      )
     try {
-      const { stack } = await this.o.verbs.deploy(name, fetched.compose, { ...first, files: fetched.files, commit, watch: opts.watch, signal: opts.signal })
-      const verdict = !stack.update || stack.update.verdict === "updated" || stack.update.verdict === "unchanged" ? "applied" : stack.update.verdict
+      const { stack } = await this.o.verbs.deploy(name, fetched.compose, {
+        ...first,
+        files: fetched.files,
+        commit,
+        watch: opts.watch,
+        signal: opts.signal,
+      })
+      const verdict =
+        !stack.update || stack.update.verdict === "updated" || stack.update.verdict === "unchanged"
+          ? "applied"
+          : stack.update.verdict
       return done(verdict, commit, stack.update?.reason ?? null, await current())
     } catch (err) {
-      return done(err instanceof HttpError && err.status < 500 ? "refused" : "failed", commit, message(err), await current())
+      return done(
+        err instanceof HttpError && err.status < 500 ? "refused" : "failed",
+        commit,
+        message(err),
+        await current(),
+      )
     }
   }
 
@@ -236,7 +354,9 @@ export class GitVerbs {
     return credentials(source, (known_hosts) => {
       source.known_hosts ||= known_hosts
       const records = this.o.stacks.records(name)
-      return readSource(records).then((now) => void (now && !now.known_hosts && writeSource(records, { ...now, known_hosts })))
+      return readSource(records).then(
+        (now) => void (now && !now.known_hosts && writeSource(records, { ...now, known_hosts })),
+      )
     })
   }
 

@@ -54,7 +54,13 @@ const acts: Record<StackAction, (state: string) => boolean> = {
   unpause: (s) => s === "paused",
 }
 
-const past: Record<StackAction, string> = { start: "started", stop: "stopped", restart: "restarted", pause: "paused", unpause: "unpaused" }
+const past: Record<StackAction, string> = {
+  start: "started",
+  stop: "stopped",
+  restart: "restarted",
+  pause: "paused",
+  unpause: "unpaused",
+}
 
 /** Who asked for an edit, for the commit message of a git stack's write-back. */
 const byWhom = (user: string | undefined) => (user ? `by ${user}` : "(sign-in off)")
@@ -65,16 +71,33 @@ export class StackVerbs {
   constructor(private readonly o: VerbsOptions) {}
 
   /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack (run by `orchestrator`, compose unless named). */
-  async deploy(name: string, compose: string, opts: { env?: EnvInput; files?: StackFiles; commit?: string; by?: string } & Watch = {}): Promise<{ stack: Changed; created: boolean }> {
-    const pushed = opts.commit ? undefined : await this.writeBack(name, async () => {
-      const stored = await this.o.stacks.read(name)
-      await this.o.stacks.model(name, compose, stored.env, opts.files)
-      const removed = opts.files ? Object.keys(stored.files).filter((p) => !Object.hasOwn(opts.files!, p)) : []
-      return { compose, files: { ...opts.files, ...Object.fromEntries(removed.map((p) => [p, null])) }, message: `Deploy ${name} (POST /api/stacks) ${byWhom(opts.by)}` }
-    }, opts.signal)
+  async deploy(
+    name: string,
+    compose: string,
+    opts: { env?: EnvInput; files?: StackFiles; commit?: string; by?: string } & Watch = {},
+  ): Promise<{ stack: Changed; created: boolean }> {
+    const pushed = opts.commit
+      ? undefined
+      : await this.writeBack(
+          name,
+          async () => {
+            const stored = await this.o.stacks.read(name)
+            await this.o.stacks.model(name, compose, stored.env, opts.files)
+            const removed = opts.files ? Object.keys(stored.files).filter((p) => !Object.hasOwn(opts.files!, p)) : []
+            return {
+              compose,
+              files: { ...opts.files, ...Object.fromEntries(removed.map((p) => [p, null])) },
+              message: `Deploy ${name} (POST /api/stacks) ${byWhom(opts.by)}`,
+            }
+          },
+          opts.signal,
+        )
     let created = false
     const stack = await this.changed(name, "deploy", opts, async () => {
-      const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files, { ...opts, commit: opts.commit ?? pushed })
+      const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files, {
+        ...opts,
+        commit: opts.commit ?? pushed,
+      })
       created = deployed.created
       return `${created ? "created" : "deployed"} ${name} as version ${deployed.stack.state.current_version}`
     })
@@ -83,7 +106,12 @@ export class StackVerbs {
 
   /** The stored environment and files deployed as a new version. */
   apply(name: string, opts: Watch = {}): Promise<Changed> {
-    return this.changed(name, "apply", opts, async () => `applied ${name} as version ${(await this.o.stacks.apply(name, opts)).state.current_version}`)
+    return this.changed(
+      name,
+      "apply",
+      opts,
+      async () => `applied ${name} as version ${(await this.o.stacks.apply(name, opts)).state.current_version}`,
+    )
   }
 
   /** Version `version` deployed again; it becomes current. */
@@ -110,7 +138,11 @@ export class StackVerbs {
   async action(name: string, action: StackAction): Promise<StackView> {
     const { acted, view } = await this.o.stacks.lock(name, async () => {
       if (this.o.stacks.has(name) && (await this.o.stacks.read(name)).state.orchestrator === "swarm") {
-        if (action !== "restart") throw conflict(`${action} is not supported for a swarm stack: the swarm keeps its tasks running (restart replaces them; remove stops them)`, "not_supported")
+        if (action !== "restart")
+          throw conflict(
+            `${action} is not supported for a swarm stack: the swarm keeps its tasks running (restart replaces them; remove stops them)`,
+            "not_supported",
+          )
         return { acted: plural(await restartServices(this.o.engine, name), "service"), view: await this.view(name) }
       }
       const containers = await projectContainers(this.o.engine, name)
@@ -144,16 +176,31 @@ export class StackVerbs {
   }
 
   /** One of the stack's files written without deploying; `created` for a new file. `by`: who asked (a git stack's commit names them). */
-  async writeFile(name: string, path: string, content: string, by?: string): Promise<{ path: string; created: boolean; files_pending: boolean; files: string[] }> {
-    await this.writeBack(name, async () => ({ files: { [filePath(path)]: content }, message: `Write ${path} of ${name} (PUT /api/stacks/${name}/files/${path}) ${byWhom(by)}` }))
+  async writeFile(
+    name: string,
+    path: string,
+    content: string,
+    by?: string,
+  ): Promise<{ path: string; created: boolean; files_pending: boolean; files: string[] }> {
+    await this.writeBack(name, async () => ({
+      files: { [filePath(path)]: content },
+      message: `Write ${path} of ${name} (PUT /api/stacks/${name}/files/${path}) ${byWhom(by)}`,
+    }))
     const { stack, created } = await this.o.stacks.writeFile(name, path, content)
     this.publish("write_file", name, `${created ? "added" : "wrote"} ${path} of ${name}`)
     return { path, created, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }
   }
 
   /** One of the stack's files removed without deploying; `by` as for writeFile. */
-  async deleteFile(name: string, path: string, by?: string): Promise<{ path: string; files_pending: boolean; files: string[] }> {
-    await this.writeBack(name, async () => ({ files: { [filePath(path)]: null }, message: `Remove ${path} of ${name} (DELETE /api/stacks/${name}/files/${path}) ${byWhom(by)}` }))
+  async deleteFile(
+    name: string,
+    path: string,
+    by?: string,
+  ): Promise<{ path: string; files_pending: boolean; files: string[] }> {
+    await this.writeBack(name, async () => ({
+      files: { [filePath(path)]: null },
+      message: `Remove ${path} of ${name} (DELETE /api/stacks/${name}/files/${path}) ${byWhom(by)}`,
+    }))
     const stack = await this.o.stacks.deleteFile(name, path)
     this.publish("delete_file", name, `removed ${path} of ${name}`)
     return { path, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }
@@ -169,16 +216,32 @@ export class StackVerbs {
   /** The plan to adopt compose project `name`, and unless `dry_run` the adoption; 409 with the plan when it is blocked. */
   async adopt(name: string, req: AdoptRequest): Promise<AdoptPlan & { dry_run: boolean; stack: StackView | null }> {
     const { plan, stack } = await adoptProject(this.o, name, req)
-    if (plan.blockers.length && !req.dry_run) throw conflict(`adopting ${plan.name} is blocked: ${plan.blockers.join("; ")}`, "adopt_blocked", { body: { plan } })
+    if (plan.blockers.length && !req.dry_run)
+      throw conflict(`adopting ${plan.name} is blocked: ${plan.blockers.join("; ")}`, "adopt_blocked", {
+        body: { plan },
+      })
     if (stack) this.publish("adopt", plan.name, `adopted the compose project ${plan.name}`)
     return { ...plan, dry_run: !stack, stack: stack ?? null }
   }
 
   /** The plan to adopt containers as stack `name`, and unless `dryRun` the adoption with the stack's view. */
-  async adoptContainers(name: string, containers: string[], dryRun: boolean): Promise<ContainersPlan & ({ dry_run: true } | { dry_run: false; stack: StackView })> {
-    const plan = await adoptContainers({ engine: this.o.engine, stacks: this.o.stacks, secretKeys: this.o.config.secretKeys }, name, containers, dryRun)
+  async adoptContainers(
+    name: string,
+    containers: string[],
+    dryRun: boolean,
+  ): Promise<ContainersPlan & ({ dry_run: true } | { dry_run: false; stack: StackView })> {
+    const plan = await adoptContainers(
+      { engine: this.o.engine, stacks: this.o.stacks, secretKeys: this.o.config.secretKeys },
+      name,
+      containers,
+      dryRun,
+    )
     if (dryRun) return { ...plan, dry_run: true }
-    this.publish("adopt_containers", plan.name, `adopted ${plural(plan.services.length, "container")} as ${plan.name}: ${plan.services.map((s) => s.service).join(", ")}`)
+    this.publish(
+      "adopt_containers",
+      plan.name,
+      `adopted ${plural(plan.services.length, "container")} as ${plan.name}: ${plan.services.map((s) => s.service).join(", ")}`,
+    )
     return { ...plan, dry_run: false, stack: await this.view(plan.name) }
   }
 
@@ -192,7 +255,11 @@ export class StackVerbs {
   /** A stack written from an export document, not started. */
   async import(doc: ImportBody): Promise<Awaited<ReturnType<typeof importStack>>> {
     const imported = await importStack(this.o, doc)
-    this.publish("import", imported.name, `imported ${imported.name} with ${plural(imported.versions.length, "version")}`)
+    this.publish(
+      "import",
+      imported.name,
+      `imported ${imported.name} with ${plural(imported.versions.length, "version")}`,
+    )
     return imported
   }
 
@@ -202,11 +269,19 @@ export class StackVerbs {
    * branch before anything here is written (409 `git_push_refused` when the branch moved) and the
    * source records the new commit; answers it. A stack without git: nothing.
    */
-  private async writeBack(name: string, change: () => Promise<WriteBack>, signal?: AbortSignal): Promise<string | undefined> {
+  private async writeBack(
+    name: string,
+    change: () => Promise<WriteBack>,
+    signal?: AbortSignal,
+  ): Promise<string | undefined> {
     const records = this.o.stacks.records(name)
     const source = this.o.stacks.has(name) ? await readSource(records) : undefined
     if (!source) return undefined
-    if (!source.push) throw conflict(`${name} is deployed from ${source.url} (${source.ref}:${source.path}) with push off: change the repository and sync, or detach git first`, "git_managed")
+    if (!source.push)
+      throw conflict(
+        `${name} is deployed from ${source.url} (${source.ref}:${source.path}) with push off: change the repository and sync, or detach git first`,
+        "git_managed",
+      )
     const commit = await pushChange(source, await change(), { dataDir: this.o.stacks.dataDir, signal })
     writeSource(records, { ...((await readSource(records)) ?? source), deployed_commit: commit })
     return commit
@@ -221,7 +296,12 @@ export class StackVerbs {
   }
 
   /** `change` (answering the event's message), watched through the guard when `watch` is given; then the stack's view. */
-  private async changed(name: string, action: "deploy" | "apply" | "rollback", opts: Watch, change: () => Promise<string>): Promise<Changed> {
+  private async changed(
+    name: string,
+    action: "deploy" | "apply" | "rollback",
+    opts: Watch,
+    change: () => Promise<string>,
+  ): Promise<Changed> {
     let message = ""
     const run = async () => void (message = await change())
     if (opts.watch === undefined) {

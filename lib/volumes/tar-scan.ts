@@ -137,7 +137,10 @@ function byteSums(b: Uint8Array, at: number): [sum: number, high: number] {
       lanes += (w & 0x00ff00ff) + ((w >>> 8) & 0x00ff00ff)
       highs += (w >>> 7) & 0x01010101
     }
-    return [(lanes % 0x10000) + Math.floor(lanes / 0x10000), (highs & 0xff) + ((highs >>> 8) & 0xff) + ((highs >>> 16) & 0xff) + (highs >>> 24)]
+    return [
+      (lanes % 0x10000) + Math.floor(lanes / 0x10000),
+      (highs & 0xff) + ((highs >>> 8) & 0xff) + ((highs >>> 16) & 0xff) + (highs >>> 24),
+    ]
   }
   let sum = 0
   let high = 0
@@ -223,9 +226,11 @@ function parsePax(b: Uint8Array): Map<string, string> {
     const key = utf8.decode(keyBytes)
     const value = utf8.decode(valueBytes)
     const stringField = key === "path" || key === "linkpath" || key === "uname" || key === "gname"
-    if (keyBytes.length === 0 || (stringField ? valueBytes.includes(0) : keyBytes.includes(0))) throw invalidHeader("an invalid pax record")
+    if (keyBytes.length === 0 || (stringField ? valueBytes.includes(0) : keyBytes.includes(0)))
+      throw invalidHeader("an invalid pax record")
     if (key === "GNU.sparse.offset" || key === "GNU.sparse.numbytes") {
-      if ((sparse.length % 2 === 0) !== (key === "GNU.sparse.offset") || value.includes(",")) throw invalidHeader("GNU sparse records out of order")
+      if ((sparse.length % 2 === 0) !== (key === "GNU.sparse.offset") || value.includes(","))
+        throw invalidHeader("GNU sparse records out of order")
       sparse.push(value)
     } else records.set(key, value)
     i = end
@@ -326,7 +331,12 @@ export class TarScanner {
   finish(): void {
     if (this.failure) throw this.failure
     // Go: a clean end before a header, in the padding, or after one zero block; anywhere else the data is cut short.
-    const cut = !this.ended && (this.data > 0 || this.filled > 0 || this.sparseExtension || (this.special !== undefined && this.special.at < this.special.data.length))
+    const cut =
+      !this.ended &&
+      (this.data > 0 ||
+        this.filled > 0 ||
+        this.sparseExtension ||
+        (this.special !== undefined && this.special.at < this.special.data.length))
     if (cut) throw (this.failure = unreadable(TRUNCATED))
   }
 
@@ -336,7 +346,9 @@ export class TarScanner {
     this.sniffed += take
     for (const [name, magic] of COMPRESSED)
       if (this.sniffed >= magic.length && magic.every((m, i) => this.head[i] === m))
-        throw unreadable(`it is compressed (${name}), and the engine would unpack what it decompresses to; send an uncompressed tar`)
+        throw unreadable(
+          `it is compressed (${name}), and the engine would unpack what it decompresses to; send an uncompressed tar`,
+        )
   }
 
   private read(chunk: Uint8Array): void {
@@ -571,7 +583,8 @@ export class TarScanner {
     if (blocks === undefined || blocks < 0n) throw invalidHeader("GNU sparse numblocks")
     const map = (pax.get(PAX_SPARSE_MAP) ?? "").split(",")
     const fields = map.length === 1 && map[0] === "" ? [] : map
-    if (BigInt(fields.length) !== 2n * blocks || fields.some((f) => parseInt64(f) === undefined)) throw invalidHeader("GNU sparse map")
+    if (BigInt(fields.length) !== 2n * blocks || fields.some((f) => parseInt64(f) === undefined))
+      throw invalidHeader("GNU sparse map")
   }
 
   /** Old GNU sparse entries (offset, length), for their number errors; the map itself is not needed to frame the archive. */
@@ -601,9 +614,12 @@ const UNPACKED = new Set(["0", "1", "2", "3", "4", "5", "6", "g"])
 
 /** Refuses an entry that would land outside the folder it is unpacked into, or of a type the engine does not unpack. */
 export function checkEntry(e: TarEntry): void {
-  if (unsafe(e.name)) throw badRequest(`the archive entry ${quoted(e.name)} points outside the volume`, "unsafe_archive")
-  if (e.type === "1" && unsafe(e.linkname)) throw badRequest(`the hard link ${quoted(e.name)} points outside the volume`, "unsafe_archive")
-  if (!UNPACKED.has(e.type)) throw badRequest(`the archive entry ${quoted(e.name)} has a type the import does not unpack`, "unsafe_archive")
+  if (unsafe(e.name))
+    throw badRequest(`the archive entry ${quoted(e.name)} points outside the volume`, "unsafe_archive")
+  if (e.type === "1" && unsafe(e.linkname))
+    throw badRequest(`the hard link ${quoted(e.name)} points outside the volume`, "unsafe_archive")
+  if (!UNPACKED.has(e.type))
+    throw badRequest(`the archive entry ${quoted(e.name)} has a type the import does not unpack`, "unsafe_archive")
 }
 
 export interface TarGuard {

@@ -28,7 +28,12 @@ async function ensureImage(engine: Engine, image: string): Promise<void> {
 }
 
 /** Creates the throwaway container with `volumes` mounted at their paths; `cmd` runs only if started. */
-async function throwaway(engine: Engine, image: string, volumes: { name: string; at: string; readOnly?: boolean }[], cmd = ["true"]): Promise<string> {
+async function throwaway(
+  engine: Engine,
+  image: string,
+  volumes: { name: string; at: string; readOnly?: boolean }[],
+  cmd = ["true"],
+): Promise<string> {
   await ensureImage(engine, image)
   const { Id } = await engine.createContainer({
     Image: image,
@@ -37,7 +42,13 @@ async function throwaway(engine: Engine, image: string, volumes: { name: string;
     NetworkDisabled: true,
     HostConfig: {
       NetworkMode: "none",
-      Mounts: volumes.map((v) => ({ Type: "volume", Source: v.name, Target: v.at, ReadOnly: v.readOnly ?? false, VolumeOptions: { NoCopy: true } })),
+      Mounts: volumes.map((v) => ({
+        Type: "volume",
+        Source: v.name,
+        Target: v.at,
+        ReadOnly: v.readOnly ?? false,
+        VolumeOptions: { NoCopy: true },
+      })),
     },
   })
   return Id
@@ -54,13 +65,21 @@ const discard = (engine: Engine, id: string) => engine.removeContainer(id, { for
 export async function removeLeftoverThrowaways(engine: Engine): Promise<number> {
   const left = await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })
   await Promise.all(left.map((c) => discard(engine, c.Id)))
-  const volumes = (await engine.listVolumes({ label: [TRANSFER_LABEL] })).filter((v) => v.Labels?.[TRANSFER_LABEL] === "1")
+  const volumes = (await engine.listVolumes({ label: [TRANSFER_LABEL] })).filter(
+    (v) => v.Labels?.[TRANSFER_LABEL] === "1",
+  )
   await Promise.all(volumes.map((v) => engine.removeVolume(v.Name, { force: true }).catch(() => {})))
   return left.length + volumes.length
 }
 
 /** Runs `fn` with a throwaway container, which is removed afterwards whatever happens. */
-async function withThrowaway<T>(engine: Engine, image: string, volumes: Parameters<typeof throwaway>[2], cmd: string[] | undefined, fn: (id: string) => Promise<T>): Promise<T> {
+async function withThrowaway<T>(
+  engine: Engine,
+  image: string,
+  volumes: Parameters<typeof throwaway>[2],
+  cmd: string[] | undefined,
+  fn: (id: string) => Promise<T>,
+): Promise<T> {
   const id = await throwaway(engine, image, volumes, cmd)
   try {
     return await fn(id)
@@ -160,7 +179,13 @@ function refusal(err: unknown, guard: { error: unknown }): unknown {
  * refused (409) unless `force`. An entry that points outside the volume, or an archive the engine
  * refuses, is a 400; a volume created by a failed import is removed again.
  */
-export async function importVolume(engine: Engine, image: string, name: string, tar: ReadableStream<Uint8Array>, force = false): Promise<ImportResult> {
+export async function importVolume(
+  engine: Engine,
+  image: string,
+  name: string,
+  tar: ReadableStream<Uint8Array>,
+  force = false,
+): Promise<ImportResult> {
   await ensureImage(engine, image)
   const created = await engine.inspectVolume(name).then(
     () => false,
@@ -175,7 +200,10 @@ export async function importVolume(engine: Engine, image: string, name: string, 
     // The container goes first: a volume still mounted could not be removed below.
     await withThrowaway(engine, image, [{ name, at: "/v" }], undefined, async (id) => {
       if (!created && !force && (await holdsData(engine, id)))
-        throw conflict(`volume ${name} already holds data; add ?force=true to unpack into it anyway`, "volume_not_empty")
+        throw conflict(
+          `volume ${name} already holds data; add ?force=true to unpack into it anyway`,
+          "volume_not_empty",
+        )
       await engine.putArchive(id, "/v", guard.stream).catch((err) => {
         throw refusal(err, guard)
       })

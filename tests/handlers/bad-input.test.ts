@@ -25,7 +25,8 @@ const rows = (await loadRoutes(routes)).filter((r) => r.method !== "WS")
 const BAD_SEGMENTS = ["..", "%2e%2e", "..%2F..%2Fetc%2Fpasswd", "%2F", "a%00b", "x".repeat(300), "-rf", "%20", "a%5Cb"]
 
 function wrongValue(schema: any): unknown {
-  const inner = schema?.type === "optional" || schema?.type === "nullable" || schema?.type === "nullish" ? schema.wrapped : schema
+  const inner =
+    schema?.type === "optional" || schema?.type === "nullable" || schema?.type === "nullish" ? schema.wrapped : schema
   switch (inner?.type) {
     case "string":
     case "picklist":
@@ -62,7 +63,6 @@ function concretePath(file: string, replace?: { index: number; value: string }):
     .join("/")
 }
 
-
 let t: TestApp
 let before: string
 let token: string
@@ -73,10 +73,18 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-async function expectRefused(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; code: string; message: string }> {
+async function expectRefused(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<{ status: number; code: string; message: string }> {
   const res = await t.call(method, path, body, headers)
   const text = await res.text()
-  if (res.status < 400 || res.status >= 500) throw new Error(`${method} ${path} ${JSON.stringify(body)?.slice(0, 80)} answered ${res.status}: ${text.slice(0, 200)}`)
+  if (res.status < 400 || res.status >= 500)
+    throw new Error(
+      `${method} ${path} ${JSON.stringify(body)?.slice(0, 80)} answered ${res.status}: ${text.slice(0, 200)}`,
+    )
   const { error } = JSON.parse(text)
   expect(error).toMatchObject({ code: expect.any(String), message: expect.any(String) })
   return { status: res.status, ...error }
@@ -85,7 +93,14 @@ async function expectRefused(method: string, path: string, body?: unknown, heade
 const methodOf = (r: RouteRow) => (r.method === "ALL" ? "POST" : r.method)
 
 /** The routes a URL path reaches, by their patterns (a parameter is one segment, `*` the rest). */
-const patterns = rows.map((r) => ({ row: r, re: new RegExp(`^${routeOf(r.file).path.replace(/:[^/]+/g, "[^/]+").replace("*", ".*")}$`) }))
+const patterns = rows.map((r) => ({
+  row: r,
+  re: new RegExp(
+    `^${routeOf(r.file)
+      .path.replace(/:[^/]+/g, "[^/]+")
+      .replace("*", ".*")}$`,
+  ),
+}))
 /**
  * A dot segment is removed by the URL parser before any server sees it: `/api/containers/../stats` is
  * a request for `/api/stats`, and `/api/swarm/nodes/..` one for `/api/swarm/` (served as `/api/swarm`).
@@ -102,7 +117,12 @@ describe("path parameters", () => {
     test(`${r.method} ${routeOf(r.file).path}`, async () => {
       for (let index = 0; index < count; index++)
         for (const value of BAD_SEGMENTS) {
-          if (routeOf(r.file).path.split("/").filter((s) => s.startsWith(":") || s === "*")[index] === "*") continue
+          if (
+            routeOf(r.file)
+              .path.split("/")
+              .filter((s) => s.startsWith(":") || s === "*")[index] === "*"
+          )
+            continue
           const method = methodOf(r)
           const path = concretePath(r.file, { index, value })
           if (reachesOtherRoute(r, path)) continue
@@ -131,7 +151,10 @@ describe("query values", () => {
       for (const key of Object.keys(entries)) {
         const value = "not-a-value!"
         if (v.safeParse(r.mod.query as any, { [key]: value }).success) continue
-        await expectRefused(r.method === "ALL" ? "GET" : r.method, `${concretePath(r.file)}?${key}=${encodeURIComponent(value)}`)
+        await expectRefused(
+          r.method === "ALL" ? "GET" : r.method,
+          `${concretePath(r.file)}?${key}=${encodeURIComponent(value)}`,
+        )
       }
     })
   }
@@ -143,7 +166,11 @@ function sample(schema: any): unknown {
     case "optional":
       return sample(schema.wrapped)
     case "object":
-      return Object.fromEntries(Object.entries(schema.entries).flatMap(([k, s]: [string, any]) => (s.type === "optional" ? [] : [[k, sample(s)]])))
+      return Object.fromEntries(
+        Object.entries(schema.entries).flatMap(([k, s]: [string, any]) =>
+          s.type === "optional" ? [] : [[k, sample(s)]],
+        ),
+      )
     case "nullable":
     case "nullish":
       return null
@@ -170,19 +197,41 @@ describe("invalid bearer tokens on every guarded route", () => {
       const body = r.mod.body ? sample(r.mod.body) : r.mod.accepts ? new Uint8Array(1024) : undefined
       if (r.mod.body) expect(v.safeParse(r.mod.body as any, body).success).toBe(true)
       const headers: Record<string, string> = r.mod.accepts ? { "content-type": r.mod.accepts[0]! } : {}
-      for (const authorization of [undefined, "", "Bearer", "Bearer ", `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Basic ${btoa(`x:${token}`)}`, token, `Bearer ${token.toUpperCase()}`, "Bearer undefined", `Bearer  ${token} extra`]) {
-        const refused = await expectRefused(r.method, path, body, { ...headers, ...(authorization === undefined ? {} : { authorization }) })
+      for (const authorization of [
+        undefined,
+        "",
+        "Bearer",
+        "Bearer ",
+        `Bearer ${token}x`,
+        `Bearer ${token.slice(0, -1)}`,
+        `Basic ${btoa(`x:${token}`)}`,
+        token,
+        `Bearer ${token.toUpperCase()}`,
+        "Bearer undefined",
+        `Bearer  ${token} extra`,
+      ]) {
+        const refused = await expectRefused(r.method, path, body, {
+          ...headers,
+          ...(authorization === undefined ? {} : { authorization }),
+        })
         expect([refused.status, refused.code]).toEqual([401, "unauthorized"])
         expect(JSON.stringify(refused)).not.toContain(token)
       }
-      if (r.method === "GET") expect((await t.call(r.method, path, undefined, { authorization: `Bearer ${token}` })).status).not.toBe(401)
+      if (r.method === "GET")
+        expect((await t.call(r.method, path, undefined, { authorization: `Bearer ${token}` })).status).not.toBe(401)
     })
   }
 })
 
 describe("volume import refuses archives whose entries leave the volume", () => {
   const cases: [string, TarFile[]][] = [
-    ["a ../ entry", [{ name: "ok.txt", content: "fine" }, { name: "../escape.txt", content: "out" }]],
+    [
+      "a ../ entry",
+      [
+        { name: "ok.txt", content: "fine" },
+        { name: "../escape.txt", content: "out" },
+      ],
+    ],
     ["a ../ deeper down", [{ name: "a/b/../../../escape", content: "out" }]],
     ["an absolute entry", [{ name: "/etc/cron.d/evil", content: "* * * * * root sh" }]],
     ["a hard link out", [{ name: "passwd", type: "link", linkname: "../../etc/passwd" }]],
@@ -191,7 +240,10 @@ describe("volume import refuses archives whose entries leave the volume", () => 
   for (const [what, files] of cases)
     test(what, async () => {
       const name = `probe-import-${cases.findIndex((c) => c[0] === what)}`
-      const refused = await expectRefused("POST", `/api/volumes/${name}/import`, await makeTar(files), { "content-type": "application/x-tar", authorization: `Bearer ${token}` })
+      const refused = await expectRefused("POST", `/api/volumes/${name}/import`, await makeTar(files), {
+        "content-type": "application/x-tar",
+        authorization: `Bearer ${token}`,
+      })
       expect([refused.status, refused.code]).toEqual([400, "unsafe_archive"])
       expect((await t.engine.listVolumes()).map((v) => v.Name)).not.toContain(name)
     })
@@ -230,9 +282,17 @@ for (const flavour of ["v1", "v2"] as const) {
         c.setup?.(d)
         mkdirSync(join(app.dataDir, "stacks"), { recursive: true })
         const before = treeChecksum(app.dataDir)
-        const res = await app.call("POST", "/api/stacks", { name, content: c.compose(d, "svc-test/busybox:latest"), env: c.env ?? [] })
+        const res = await app.call("POST", "/api/stacks", {
+          name,
+          content: c.compose(d, "svc-test/busybox:latest"),
+          env: c.env ?? [],
+        })
         const body = await res.json()
-        expect([res.status, body.error?.code, body.error?.message]).toEqual([400, expectedCode(c, flavour), expect.any(String)])
+        expect([res.status, body.error?.code, body.error?.message]).toEqual([
+          400,
+          expectedCode(c, flavour),
+          expect.any(String),
+        ])
         expect(treeChecksum(app.dataDir)).toBe(before)
         expect(await app.engine.listContainers({ all: true })).toEqual([])
       }, 30_000),
@@ -241,7 +301,12 @@ for (const flavour of ["v1", "v2"] as const) {
       const compose = HOST_PATH_CASES[0]!.compose({ ...dirs, stackDir: "" }, "svc-test/busybox:latest")
       const token = (await (await app.call("POST", "/api/cluster/token")).json()).token
       const before = treeChecksum(app.dataDir)
-      const res = await app.call("POST", "/api/stacks/import", { name: "probe-import", compose, env: [], versions: [], current_version: null }, { authorization: `Bearer ${token}` })
+      const res = await app.call(
+        "POST",
+        "/api/stacks/import",
+        { name: "probe-import", compose, env: [], versions: [], current_version: null },
+        { authorization: `Bearer ${token}` },
+      )
       expect([res.status, (await res.json()).error?.code]).toEqual([400, "host_path_refused"])
       expect(treeChecksum(app.dataDir)).toBe(before)
     }, 30_000)
@@ -249,16 +314,36 @@ for (const flavour of ["v1", "v2"] as const) {
 }
 
 describe("names in bodies", () => {
-  const BAD_NAMES = ["", "..", "../etc", "/", "/etc/passwd", "a/b", "a\\b", "a\u0000b", "x".repeat(300), "-rf", " web", "web\n"]
+  const BAD_NAMES = [
+    "",
+    "..",
+    "../etc",
+    "/",
+    "/etc/passwd",
+    "a/b",
+    "a\\b",
+    "a\u0000b",
+    "x".repeat(300),
+    "-rf",
+    " web",
+    "web\n",
+  ]
   const NAME_KEYS = ["name", "as", "from", "to"]
-  const keysOf = (schema: any): string[] => Object.keys(schema?.entries ?? schema?.wrapped?.entries ?? {}).filter((k) => NAME_KEYS.includes(k))
+  const keysOf = (schema: any): string[] =>
+    Object.keys(schema?.entries ?? schema?.wrapped?.entries ?? {}).filter((k) => NAME_KEYS.includes(k))
   const named = rows.filter((r) => keysOf(r.mod.body).length)
   test("the routes that take a name in the body are found", () => expect(named.length).toBeGreaterThan(1))
   for (const r of named)
     test(`${r.method} ${routeOf(r.file).path}`, async () => {
       const headers = r.mod.access === "cluster" ? { authorization: `Bearer ${token}` } : undefined
       for (const key of keysOf(r.mod.body))
-        for (const value of BAD_NAMES) await expectRefused(r.method, concretePath(r.file), { ...(sample(r.mod.body) as object), [key]: value }, headers)
+        for (const value of BAD_NAMES)
+          await expectRefused(
+            r.method,
+            concretePath(r.file),
+            { ...(sample(r.mod.body) as object), [key]: value },
+            headers,
+          )
     })
 })
 

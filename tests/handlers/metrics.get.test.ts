@@ -7,7 +7,13 @@ import { promtool } from "../support/promtool.ts"
 let t: TestApp
 afterEach(() => t.close())
 
-const value = (text: string, series: string) => Number(text.split("\n").find((l) => l.startsWith(`${series} `))?.slice(series.length + 1))
+const value = (text: string, series: string) =>
+  Number(
+    text
+      .split("\n")
+      .find((l) => l.startsWith(`${series} `))
+      ?.slice(series.length + 1),
+  )
 
 test("without SVC_METRICS=on the route does not exist", async () => {
   t = await testApp()
@@ -19,8 +25,16 @@ test("without SVC_METRICS=on the route does not exist", async () => {
 test("the exposition passes promtool and counts containers, stacks, CVEs, nodes and requests by route pattern", async () => {
   const engine = new FakeEngine()
   t = await testApp({ engine, scanner: standInScanner(engine, "trivy-debian-buster.json") }, { SVC_METRICS: "on" })
-  engine.addContainer({ name: "web_1", state: "running", labels: { "com.docker.compose.project": "shop", "com.docker.compose.service": "web" } })
-  engine.addContainer({ name: "db_1", state: "exited", labels: { "com.docker.compose.project": "shop", "com.docker.compose.service": "db" } })
+  engine.addContainer({
+    name: "web_1",
+    state: "running",
+    labels: { "com.docker.compose.project": "shop", "com.docker.compose.service": "web" },
+  })
+  engine.addContainer({
+    name: "db_1",
+    state: "exited",
+    labels: { "com.docker.compose.project": "shop", "com.docker.compose.service": "db" },
+  })
   engine.addContainer({ name: "solo", state: "paused" })
   const image = engine.addImage(["debian:10"])
   await t.call("POST", `/api/images/${image.Id}/scan`)
@@ -47,8 +61,12 @@ test("the exposition passes promtool and counts containers, stacks, CVEs, nodes 
   expect(value(text, "harbormaster_scan_queue_length")).toBe(0)
   expect(value(text, "harbormaster_engine_up")).toBe(1)
   expect(value(text, "process_resident_memory_bytes")).toBeGreaterThan(1_000_000)
-  expect(text).toContain('harbormaster_http_request_duration_seconds_count{route="/api/images/:id/scan",method="POST",status="202"} 1')
-  expect(text).toContain('harbormaster_http_request_duration_seconds_count{route="/api/images/:id/scan",method="GET",status="404"} 1')
+  expect(text).toContain(
+    'harbormaster_http_request_duration_seconds_count{route="/api/images/:id/scan",method="POST",status="202"} 1',
+  )
+  expect(text).toContain(
+    'harbormaster_http_request_duration_seconds_count{route="/api/images/:id/scan",method="GET",status="404"} 1',
+  )
   expect(text).not.toContain("/api/images/nope")
   expect(text).not.toMatch(/nodejs_|eventloop|gc_duration/)
 })

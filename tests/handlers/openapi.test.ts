@@ -25,7 +25,8 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const operations = () => Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((path) => Object.values(path))
+const operations = () =>
+  Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((path) => Object.values(path))
 
 test("redocly lint with the recommended rules reports no error", async () => {
   const file = join(dir, "openapi.json")
@@ -38,7 +39,9 @@ test("redocly lint with the recommended rules reports no error", async () => {
   })
   const report = JSON.parse(await new Response(lint.stdout).text())
   await lint.exited
-  const errors = report.problems.filter((p: { severity: string }) => p.severity === "error").map((p: { ruleId: string; message: string }) => `${p.ruleId}: ${p.message}`)
+  const errors = report.problems
+    .filter((p: { severity: string }) => p.severity === "error")
+    .map((p: { ruleId: string; message: string }) => `${p.ruleId}: ${p.message}`)
   expect(errors).toEqual([])
   expect(report.totals.errors).toBe(0)
 }, 60_000)
@@ -46,10 +49,16 @@ test("redocly lint with the recommended rules reports no error", async () => {
 test("every route is in the document with a response schema and an operationId of its own", () => {
   const ids = operations().map((op) => op.operationId)
   expect(new Set(ids).size).toBe(ids.length)
-  for (const row of rows.filter((r) => r.mod.detail)) expect([row.file, Boolean(row.mod.response) || row.method === "WS"]).toEqual([row.file, true])
+  for (const row of rows.filter((r) => r.mod.detail))
+    expect([row.file, Boolean(row.mod.response) || row.method === "WS"]).toEqual([row.file, true])
   expect(doc.servers[0].url).toBe("http://127.0.0.1:8080")
-  expect(doc.paths["/api/stacks/{name}/files/{path}"].get.parameters.map((p: { name: string }) => p.name)).toEqual(["name", "path"])
-  expect(doc.paths["/api/stacks/{name}/logs"].get.responses[200].content["text/event-stream"].schema.required).toContain("line")
+  expect(doc.paths["/api/stacks/{name}/files/{path}"].get.parameters.map((p: { name: string }) => p.name)).toEqual([
+    "name",
+    "path",
+  ])
+  expect(
+    doc.paths["/api/stacks/{name}/logs"].get.responses[200].content["text/event-stream"].schema.required,
+  ).toContain("line")
   expect(doc.paths["/api/containers/{id}/shell"].get["x-text-frame"].properties.type).toEqual({ const: "resize" })
 })
 
@@ -65,7 +74,10 @@ test("a route's declared access is its security in the document and is checked b
       // No credentials and a wrong one: 401 from the access rule, whatever the route would do with its input.
       const url = path.replace(/:\w+/g, "x").replace("*", "x")
       for (const headers of [{}, { authorization: "Bearer wrong" }] as Record<string, string>[])
-        expect([row.file, (await t2.call(row.method === "ALL" ? "GET" : row.method, url, undefined, headers)).status]).toEqual([row.file, 401])
+        expect([
+          row.file,
+          (await t2.call(row.method === "ALL" ? "GET" : row.method, url, undefined, headers)).status,
+        ]).toEqual([row.file, 401])
     }
   } finally {
     t2.close()
@@ -76,12 +88,20 @@ test("each operation says the role it needs, and with sign-in on its security na
   const signedIn = await testApp({}, { SVC_AUTH: "local" })
   try {
     const on = await (await signedIn.call("GET", "/openapi")).json()
-    expect(on.components.securitySchemes.sessionCookie).toMatchObject({ type: "apiKey", in: "cookie", name: "hm_session" })
+    expect(on.components.securitySchemes.sessionCookie).toMatchObject({
+      type: "apiKey",
+      in: "cookie",
+      name: "hm_session",
+    })
     expect(on.paths["/api/containers"].get["x-role"]).toBe("viewer")
     expect(on.paths["/api/containers"].get.security).toEqual([{ sessionCookie: [] }, { apiToken: [] }])
     expect(on.paths["/api/prune/{kind}"].post["x-role"]).toBe("admin")
     expect(on.paths["/api/health"].get.security).toEqual([])
-    expect(on.paths["/api/stacks/{name}/env/export"].get.security).toEqual([{ clusterToken: [] }, { sessionCookie: [] }, { apiToken: [] }])
+    expect(on.paths["/api/stacks/{name}/env/export"].get.security).toEqual([
+      { clusterToken: [] },
+      { sessionCookie: [] },
+      { apiToken: [] },
+    ])
     expect(doc.paths["/api/containers"].get["x-role"]).toBe("viewer")
     expect(doc.paths["/api/containers"].get.security).toEqual([])
     expect(Object.keys(doc["x-roles"])).toEqual(["viewer", "operator", "admin"])

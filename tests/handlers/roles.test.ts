@@ -12,13 +12,26 @@ import { serveApp } from "../support/app.ts"
 import { authApp, type AuthTestApp } from "../support/auth.ts"
 
 const rows = await loadRoutes(routes)
-const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }
+const upgrade = {
+  connection: "Upgrade",
+  upgrade: "websocket",
+  "sec-websocket-version": "13",
+  "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+}
 
 /** The route's path with made-up parameters (nothing of that name exists). */
 const pathOf = (row: RouteRow) =>
   routeOf(row.file)
     .path.split("/")
-    .map((seg) => (seg === "*" ? "api/health" : seg.startsWith(":") ? (seg === ":id" && row.file.includes("tokens") ? "0123456789ab" : "nothing-here") : seg))
+    .map((seg) =>
+      seg === "*"
+        ? "api/health"
+        : seg.startsWith(":")
+          ? seg === ":id" && row.file.includes("tokens")
+            ? "0123456789ab"
+            : "nothing-here"
+          : seg,
+    )
     .join("/")
 
 let t: AuthTestApp
@@ -55,7 +68,8 @@ const headersOf = (credential: string | undefined): Record<string, string> => {
 
 /** The route's answer status for a caller with these headers; an event stream is closed at once. */
 async function statusOf(row: RouteRow, headers: Record<string, string>): Promise<number> {
-  if (row.method === "WS") return (await fetch(`${served.url}${pathOf(row)}`, { headers: { ...upgrade, ...headers } })).status
+  if (row.method === "WS")
+    return (await fetch(`${served.url}${pathOf(row)}`, { headers: { ...upgrade, ...headers } })).status
   const method = row.method === "ALL" ? "GET" : row.method
   const res = await t.call(method, pathOf(row), undefined, headers)
   await res.body?.cancel()
@@ -82,7 +96,9 @@ describe.each(rows.map((r) => [`${r.method} ${routeOf(r.file).path}`, r] as cons
   })
 
   test.each(ROLES.map((r) => [r]))("as %s: through when the role allows, else 403", async (role: Role) => {
-    const cookie = (await t.ctx.auth.startSession({ user: role, role, source: "local" }, new Request("http://127.0.0.1/"))).cookie.split(";")[0]!
+    const cookie = (
+      await t.ctx.auth.startSession({ user: role, role, source: "local" }, new Request("http://127.0.0.1/"))
+    ).cookie.split(";")[0]!
     const status = await statusOf(row, { cookie })
     const expected = permits(role, need(row)!) ? "through" : 403
     const refused = [401, 403].includes(status) && !(status === 401 && answers401(row))

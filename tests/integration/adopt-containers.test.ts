@@ -30,7 +30,12 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await send("DELETE", `/stacks/${STACK}`).catch(() => {})
-  const out = await svc.stop().then(async () => `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`)
+  const out = await svc
+    .stop()
+    .then(
+      async () =>
+        `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`,
+    )
   expect(out).not.toContain(SECRET)
   await cleanup(engine)
   await engine.removeNetwork(NETWORK).catch(() => {})
@@ -38,12 +43,18 @@ afterAll(async () => {
 })
 
 const send = (method: string, path: string, body?: unknown) =>
-  fetch(`${svc.url}/api${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  fetch(`${svc.url}/api${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
 const adopt = (body: unknown) => send("POST", "/containers/adopt", body)
 
 /** What the published port answers, asked from inside the engine's network namespace. */
 async function fromPort(path: string): Promise<string> {
-  const proc = Bun.spawn(["ip", "netns", "exec", netnsA(), "busybox", "wget", "-qO-", `http://127.0.0.1:${PORT}${path}`], { stdout: "pipe", stderr: "pipe" })
+  const proc = Bun.spawn(
+    ["ip", "netns", "exec", netnsA(), "busybox", "wget", "-qO-", `http://127.0.0.1:${PORT}${path}`],
+    { stdout: "pipe", stderr: "pipe" },
+  )
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   if ((await proc.exited) !== 0) throw new Error(`wget ${path}: ${err}`)
   return out
@@ -77,7 +88,9 @@ async function createNetwork(name: string): Promise<void> {
 async function startWeb(): Promise<string> {
   await createNetwork(NETWORK)
   await engine.createVolume(VOLUME, { [TEST_LABEL]: "1" })
-  const writer = await runContainer(engine, "hm-adopt-writer", "echo kept in the volume > /srv/data/kept.txt", { HostConfig: { Binds: [`${VOLUME}:/srv/data`] } })
+  const writer = await runContainer(engine, "hm-adopt-writer", "echo kept in the volume > /srv/data/kept.txt", {
+    HostConfig: { Binds: [`${VOLUME}:/srv/data`] },
+  })
   await engine.waitContainer(writer)
   await engine.removeContainer(writer)
   writeFileSync(join(bindDir, "index.html"), "kept in the bind\n")
@@ -88,7 +101,12 @@ async function startWeb(): Promise<string> {
       Env: ["GREETING=hello $world", `API_TOKEN=${SECRET}`],
       Labels: { [TEST_LABEL]: "1", app: "web" },
       ExposedPorts: { "80/tcp": {} },
-      Healthcheck: { Test: ["CMD-SHELL", "wget -qO- http://127.0.0.1/bind/index.html || exit 1"], Interval: 1e9, Timeout: 1e9, Retries: 3 },
+      Healthcheck: {
+        Test: ["CMD-SHELL", "wget -qO- http://127.0.0.1/bind/index.html || exit 1"],
+        Interval: 1e9,
+        Timeout: 1e9,
+        Retries: 3,
+      },
       HostConfig: {
         PortBindings: { "80/tcp": [{ HostPort: String(PORT) }] },
         Binds: [`${VOLUME}:/srv/data`, `${bindDir}:/srv/bind:ro`],
@@ -114,7 +132,12 @@ test("dry_run answers the generated file, checked by compose, and writes nothing
   expect(res.status).toBe(200)
   const plan = await res.json()
   v.parse(response[200], plan)
-  expect(plan).toMatchObject({ name: STACK, dry_run: true, services: [{ service: "hm-web", container: web }], unexpressed: [] })
+  expect(plan).toMatchObject({
+    name: STACK,
+    dry_run: true,
+    services: [{ service: "hm-web", container: web }],
+    unexpressed: [],
+  })
   expect(plan.env).toEqual([{ key: "API_TOKEN", value: null, secret: true }])
   expect(plan.compose).toContain(`${PORT}:80/tcp`)
   expect(plan.compose).toContain("GREETING: hello $$world")
@@ -125,7 +148,9 @@ test("dry_run answers the generated file, checked by compose, and writes nothing
 })
 
 test("bad input is a 4xx, writes nothing and leaves the containers running", async () => {
-  const compose = await runContainer(engine, "hm-in-project", "sleep 1000", { Labels: { [TEST_LABEL]: "1", [STACK_LABEL]: "elsewhere" } })
+  const compose = await runContainer(engine, "hm-in-project", "sleep 1000", {
+    Labels: { [TEST_LABEL]: "1", [STACK_LABEL]: "elsewhere" },
+  })
   const cases: [unknown, number, string][] = [
     [{ containers: ["hm-no-such-container"], stack: STACK }, 404, "no_container"],
     [{ containers: ["hm-in-project"], stack: STACK }, 409, "in_compose_project"],
@@ -146,21 +171,36 @@ test("bad input is a 4xx, writes nothing and leaves the containers running", asy
 
 test("a stack whose containers do not keep running is removed and the old container runs again", async () => {
   // The old container runs only because of a file put into it: the stack's own container has none and exits.
-  const { Id } = await engine.createContainer({ Image: testImage(), Cmd: ["sh", "-c", "[ -e /flag ] || exit 3; exec sleep 1000"], Labels: { [TEST_LABEL]: "1" }, HostConfig: { Init: true } }, "hm-fragile")
+  const { Id } = await engine.createContainer(
+    {
+      Image: testImage(),
+      Cmd: ["sh", "-c", "[ -e /flag ] || exit 3; exec sleep 1000"],
+      Labels: { [TEST_LABEL]: "1" },
+      HostConfig: { Init: true },
+    },
+    "hm-fragile",
+  )
   await engine.putArchive(Id, "/", await makeTar([{ name: "flag" }]))
   await engine.containerAction(Id, "start")
   const res = await adopt({ containers: ["hm-fragile"], stack: "hm-fragile-stack" })
   expect(res.status).toBe(502)
   expect((await res.json()).error.code).toBe("adopt_failed")
   expect(existsSync(join(svc.dataDir, "stacks", "hm-fragile-stack"))).toBe(false)
-  expect(await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=hm-fragile-stack`] } })).toEqual([])
+  expect(await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=hm-fragile-stack`] } })).toEqual(
+    [],
+  )
   expect((await state(Id)).Running).toBe(true)
   await engine.removeContainer(Id, { force: true })
 })
 
 test("a stack that does not come up leaves nothing behind, and the old container runs again", async () => {
   // Another container holds the name compose gives the stack's container (v1: project_service_1, v2: project-service-1): `up` fails.
-  const squatter = await runContainer(engine, process.env.TEST_COMPOSE === "v1" ? "hm-held_hm-old_1" : "hm-held-hm-old-1", "exec sleep 1000", { HostConfig: { Init: true } })
+  const squatter = await runContainer(
+    engine,
+    process.env.TEST_COMPOSE === "v1" ? "hm-held_hm-old_1" : "hm-held-hm-old-1",
+    "exec sleep 1000",
+    { HostConfig: { Init: true } },
+  )
   const old = await runContainer(engine, "hm-old", "exec sleep 1000", { HostConfig: { Init: true } })
   const res = await adopt({ containers: ["hm-old"], stack: "hm-held" })
   expect(res.status).toBe(502)
@@ -187,10 +227,13 @@ test("adopted: the stack's container replaces the old one, keeps the volume's an
   const inspect = await engine.inspectContainer(c!.Id)
   expect(inspect.Config.Env).toEqual(expect.arrayContaining(["GREETING=hello $world", `API_TOKEN=${SECRET}`]))
   expect(inspect.Mounts.find((m) => m.Destination === "/srv/data")).toMatchObject({ Type: "volume", Name: VOLUME })
-  expect((inspect.NetworkSettings?.Networks as Record<string, { Aliases: string[] }>)[NETWORK]!.Aliases).toContain("www")
+  expect((inspect.NetworkSettings?.Networks as Record<string, { Aliases: string[] }>)[NETWORK]!.Aliases).toContain(
+    "www",
+  )
   expect(await fromPort("/bind/index.html")).toBe("kept in the bind\n")
   expect(await fromPort("/data/kept.txt")).toBe("kept in the volume\n")
-  const health = async () => ((await engine.inspectContainer(c!.Id)).State as { Health?: { Status: string } }).Health?.Status
+  const health = async () =>
+    ((await engine.inspectContainer(c!.Id)).State as { Health?: { Status: string } }).Health?.Status
   await until(async () => (await health()) === "healthy", "the healthcheck to pass")
 
   const versions = await (await send("GET", `/stacks/${STACK}/versions`)).json()

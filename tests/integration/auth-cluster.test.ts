@@ -38,7 +38,11 @@ let token = ""
 
 async function call(i: number, method: string, path: string, body?: unknown) {
   const svc = services[i]!
-  const res = await fetch(`${svc.url}${path}`, { method, headers: { cookie: cookies[i]!, ...(body === undefined ? {} : { "content-type": "application/json" }) }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    headers: { cookie: cookies[i]!, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
   return { status: res.status, body: (await res.json()) as any }
 }
 
@@ -46,11 +50,26 @@ async function call(i: number, method: string, path: string, body?: unknown) {
 async function signedIn(which: "a" | "b"): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), `hm-auth-${which}-`))
   dirs.push(dataDir)
-  const add = Bun.spawnSync(["bun", join(root, "server.ts"), "user", "add", "root", "--role", "admin"], { env: { ...process.env, SVC_DATA: dataDir }, stdin: new TextEncoder().encode(PASSWORD) })
+  const add = Bun.spawnSync(["bun", join(root, "server.ts"), "user", "add", "root", "--role", "admin"], {
+    env: { ...process.env, SVC_DATA: dataDir },
+    stdin: new TextEncoder().encode(PASSWORD),
+  })
   expect(add.exitCode).toBe(0)
-  const svc = await startService({ DOCKER_HOST: engineHost(which), SVC_AUTH: "local", SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000" }, { dataDir })
+  const svc = await startService(
+    {
+      DOCKER_HOST: engineHost(which),
+      SVC_AUTH: "local",
+      SVC_TRANSFER_IMAGE: testImage(),
+      SVC_PROBE_TIMEOUT_MS: "3000",
+    },
+    { dataDir },
+  )
   services.push(svc)
-  const login = await fetch(`${svc.url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ user: "root", password: PASSWORD }) })
+  const login = await fetch(`${svc.url}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ user: "root", password: PASSWORD }),
+  })
   cookies.push(login.headers.get("set-cookie")!.split(";")[0]!)
   return services.length - 1
 }
@@ -72,7 +91,12 @@ afterAll(async () => {
 
 test("a member joins a control plane with sign-in on, and an admin's copy with a volume reaches it", async () => {
   token = (await call(0, "POST", "/api/cluster/token")).body.token
-  const joined = await call(1, "POST", "/api/cluster/join", { control_plane_url: services[0]!.url, token, name: "b", advertise: services[1]!.url })
+  const joined = await call(1, "POST", "/api/cluster/join", {
+    control_plane_url: services[0]!.url,
+    token,
+    name: "b",
+    advertise: services[1]!.url,
+  })
   expect(joined.status).toBe(200)
   expect((await call(0, "GET", "/api/nodes/b")).body.status).toBe("online")
   expect((await call(0, "POST", "/api/stacks", { name: NAME, content: compose })).status).toBe(201)
@@ -103,7 +127,10 @@ test("through the gateway the member answers the control plane's signed-in admin
 
   const containers = (await call(0, "GET", "/api/nodes/b/proxy/api/containers")).body as { id: string; name: string }[]
   const id = containers.find((c) => c.name.includes(NAME))!.id
-  const shell = await terminal(`${services[0]!.url.replace("http:", "ws:")}/api/nodes/b/proxy/api/containers/${id}/shell`, { headers: { cookie: cookies[0]!, origin: services[0]!.url } })
+  const shell = await terminal(
+    `${services[0]!.url.replace("http:", "ws:")}/api/nodes/b/proxy/api/containers/${id}/shell`,
+    { headers: { cookie: cookies[0]!, origin: services[0]!.url } },
+  )
   await shell.prompt()
   shell.type("echo via-$((40+2))\n")
   await shell.waitFor(/via-42/)
@@ -111,15 +138,25 @@ test("through the gateway the member answers the control plane's signed-in admin
   expect((await shell.closed).code).toBe(1000)
 
   const audited = async () =>
-    ((await call(1, "GET", "/api/audit?user=root")).body.entries as any[]).filter((e) => e.via === cpId).map((e) => `${e.action ?? e.method} ${e.route} ${e.status}`)
+    ((await call(1, "GET", "/api/audit?user=root")).body.entries as any[])
+      .filter((e) => e.via === cpId)
+      .map((e) => `${e.action ?? e.method} ${e.route} ${e.status}`)
   for (let i = 0; i < 100 && !(await audited()).some((e) => e.startsWith("ws.close")); i++) await Bun.sleep(20)
-  expect(await audited()).toEqual(expect.arrayContaining(["POST /api/stacks/:name/up 200", "ws.open /api/containers/:id/shell 101", "ws.close /api/containers/:id/shell 101"]))
+  expect(await audited()).toEqual(
+    expect.arrayContaining([
+      "POST /api/stacks/:name/up 200",
+      "ws.open /api/containers/:id/shell 101",
+      "ws.close /api/containers/:id/shell 101",
+    ]),
+  )
 
   // Directly: no credential, a proof made for another path, one replayed
-  const direct = (path: string, proof?: string) => fetch(`${services[1]!.url}${path}`, { headers: proof ? { "x-hm-proof": proof } : {} })
+  const direct = (path: string, proof?: string) =>
+    fetch(`${services[1]!.url}${path}`, { headers: proof ? { "x-hm-proof": proof } : {} })
   expect((await direct("/api/stacks")).status).toBe(401)
   const node = (await call(1, "GET", "/api/cluster")).body.server_id as string
-  const proof = (path: string) => signProof(token, "GET", path, { controlPlane: cpId, node, user: "root", role: "admin" })
+  const proof = (path: string) =>
+    signProof(token, "GET", path, { controlPlane: cpId, node, user: "root", role: "admin" })
   expect((await direct("/api/stacks", proof("/api/volumes"))).status).toBe(401)
   const once = proof("/api/stacks")
   expect((await direct("/api/stacks", once)).status).toBe(200)
@@ -131,20 +168,35 @@ test("through the gateway the member answers the control plane's signed-in admin
 test("a member joined outbound with sign-in on: the gateway's calls through its connection, the shell included, come as the control plane's admin", async () => {
   const i = await signedIn("b")
   const cpId = (await call(0, "GET", "/api/cluster")).body.server_id as string
-  const joined = await call(i, "POST", "/api/cluster/join", { control_plane_url: services[0]!.url, token, name: "c", connect: "outbound" })
+  const joined = await call(i, "POST", "/api/cluster/join", {
+    control_plane_url: services[0]!.url,
+    token,
+    name: "c",
+    connect: "outbound",
+  })
   expect([joined.status, joined.body.node.status]).toEqual([200, "online"])
   const containers = await call(0, "GET", "/api/nodes/c/proxy/api/containers")
   expect(containers.status).toBe(200)
   const id = (containers.body as { id: string; name: string }[]).find((c) => c.name.includes(NAME))!.id
-  const shell = await terminal(`${services[0]!.url.replace("http:", "ws:")}/api/nodes/c/proxy/api/containers/${id}/shell`, { headers: { cookie: cookies[0]!, origin: services[0]!.url } })
+  const shell = await terminal(
+    `${services[0]!.url.replace("http:", "ws:")}/api/nodes/c/proxy/api/containers/${id}/shell`,
+    { headers: { cookie: cookies[0]!, origin: services[0]!.url } },
+  )
   await shell.prompt()
   shell.type("echo outbound-$((40+2))\n")
   await shell.waitFor(/outbound-42/)
   shell.type("exit\n")
   expect((await shell.closed).code).toBe(1000)
   const audited = async () =>
-    ((await call(i, "GET", "/api/audit?user=root")).body.entries as any[]).filter((e) => e.via === cpId).map((e) => `${e.action} ${e.route} ${e.source} ${e.role}`)
+    ((await call(i, "GET", "/api/audit?user=root")).body.entries as any[])
+      .filter((e) => e.via === cpId)
+      .map((e) => `${e.action} ${e.route} ${e.source} ${e.role}`)
   for (let n = 0; n < 100 && !(await audited()).some((e) => e.startsWith("ws.close")); n++) await Bun.sleep(20)
-  expect(await audited()).toEqual(expect.arrayContaining(["ws.open /api/containers/:id/shell cluster admin", "ws.close /api/containers/:id/shell cluster admin"]))
+  expect(await audited()).toEqual(
+    expect.arrayContaining([
+      "ws.open /api/containers/:id/shell cluster admin",
+      "ws.close /api/containers/:id/shell cluster admin",
+    ]),
+  )
   expect((await fetch(`${services[i]!.url}/api/containers`)).status).toBe(401)
 })

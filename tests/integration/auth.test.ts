@@ -16,7 +16,12 @@ const root = join(import.meta.dir, "../..")
 const NAME = "hm-auth-stack"
 const SECRET = "auth-s3cret-value"
 const PASSWORD = "a long enough password"
-const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }
+const upgrade = {
+  connection: "Upgrade",
+  upgrade: "websocket",
+  "sec-websocket-version": "13",
+  "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+}
 const compose = `services:
   app:
     image: ${testImage()}
@@ -33,7 +38,12 @@ const cookies: Record<string, string> = {}
 
 /** `server user ...` on the service's data directory, the password on stdin. */
 async function userCli(args: string[], stdin = "") {
-  const proc = Bun.spawn(["bun", join(root, "server.ts"), "user", ...args], { env: { ...process.env, SVC_DATA: dataDir }, stdin: new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" })
+  const proc = Bun.spawn(["bun", join(root, "server.ts"), "user", ...args], {
+    env: { ...process.env, SVC_DATA: dataDir },
+    stdin: new TextEncoder().encode(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  })
   const out = await new Response(proc.stdout).text()
   return { code: await proc.exited, out }
 }
@@ -55,7 +65,14 @@ async function lineOf(stream: ReadableStream<Uint8Array>, re: RegExp): Promise<R
 }
 
 const api = (path: string, who: string | undefined, init: RequestInit = {}) =>
-  fetch(`${svc.url}${path}`, { ...init, headers: { ...(who ? { cookie: cookies[who]! } : {}), ...(init.body ? { "content-type": "application/json" } : {}), ...(init.headers as Record<string, string>) } })
+  fetch(`${svc.url}${path}`, {
+    ...init,
+    headers: {
+      ...(who ? { cookie: cookies[who]! } : {}),
+      ...(init.body ? { "content-type": "application/json" } : {}),
+      ...(init.headers as Record<string, string>),
+    },
+  })
 
 beforeAll(async () => {
   engine = realEngine()
@@ -75,25 +92,50 @@ afterAll(async () => {
 
 test("the first admin comes from the setup token the service printed; then every API call wants a sign-in", async () => {
   const [, token] = await lineOf(svc.proc.stdout as ReadableStream<Uint8Array>, /"token": "([A-Za-z0-9_-]{43})"/)
-  const setup = await api("/api/auth/setup", undefined, { method: "POST", body: JSON.stringify({ token, user: "root", password: PASSWORD }) })
+  const setup = await api("/api/auth/setup", undefined, {
+    method: "POST",
+    body: JSON.stringify({ token, user: "root", password: PASSWORD }),
+  })
   expect(setup.status).toBe(201)
   cookies.root = setup.headers.get("set-cookie")!.split(";")[0]!
-  expect((await api("/api/auth/setup", undefined, { method: "POST", body: JSON.stringify({ token, user: "eve", password: PASSWORD }) })).status).toBe(403)
+  expect(
+    (
+      await api("/api/auth/setup", undefined, {
+        method: "POST",
+        body: JSON.stringify({ token, user: "eve", password: PASSWORD }),
+      })
+    ).status,
+  ).toBe(403)
   expect((await api("/api/health", undefined)).status).toBe(200)
   expect((await fetch(`${svc.url}/`)).status).toBe(200)
   expect((await api("/api/containers", undefined)).status).toBe(401)
   for (const user of ["otto", "vera"]) {
-    const res = await api("/api/auth/login", undefined, { method: "POST", body: JSON.stringify({ user, password: PASSWORD }) })
+    const res = await api("/api/auth/login", undefined, {
+      method: "POST",
+      body: JSON.stringify({ user, password: PASSWORD }),
+    })
     expect(res.status).toBe(200)
     cookies[user] = res.headers.get("set-cookie")!.split(";")[0]!
   }
 })
 
 test("an operator deploys a stack; a viewer reads it with the secret hidden and is refused its export and a shell; the operator's shell works", async () => {
-  const deploy = await api("/api/stacks", "otto", { method: "POST", body: JSON.stringify({ name: NAME, content: compose, env: [{ key: "TOKEN", value: SECRET, secret: true }] }) })
+  const deploy = await api("/api/stacks", "otto", {
+    method: "POST",
+    body: JSON.stringify({ name: NAME, content: compose, env: [{ key: "TOKEN", value: SECRET, secret: true }] }),
+  })
   expect(deploy.status).toBe(201)
-  expect((await api("/api/stacks", "vera", { method: "POST", body: JSON.stringify({ name: "hm-auth-other", content: compose }) })).status).toBe(403)
-  expect(await (await api(`/api/stacks/${NAME}/env`, "vera")).json()).toEqual([{ key: "TOKEN", value: null, secret: true }])
+  expect(
+    (
+      await api("/api/stacks", "vera", {
+        method: "POST",
+        body: JSON.stringify({ name: "hm-auth-other", content: compose }),
+      })
+    ).status,
+  ).toBe(403)
+  expect(await (await api(`/api/stacks/${NAME}/env`, "vera")).json()).toEqual([
+    { key: "TOKEN", value: null, secret: true },
+  ])
   expect((await api(`/api/stacks/${NAME}/env/export`, "vera")).status).toBe(403)
   const [container] = await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${NAME}`] } })
   const shellUrl = `${svc.url}/api/containers/${container!.Id}/shell`
@@ -127,7 +169,9 @@ test("the audit log shows each: sign-ins, the deploy, the refusals, the shell op
   ])
     expect(seen).toContain(line)
   expect(entries.find((e: any) => e.action === "ws.open").peer).toBe("127.0.0.1")
-  const files = readFileSync(join(dataDir, "audit", "audit.log"), "utf8") + readFileSync(join(dataDir, "auth", "sessions.json"), "utf8")
+  const files =
+    readFileSync(join(dataDir, "audit", "audit.log"), "utf8") +
+    readFileSync(join(dataDir, "auth", "sessions.json"), "utf8")
   expect(files).not.toContain(SECRET)
   expect(files).not.toContain(PASSWORD)
   expect(files).not.toContain(cookies.otto!.split("=")[1]!)

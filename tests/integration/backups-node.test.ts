@@ -6,7 +6,17 @@
 // mount under SVC_BIND_ROOTS is backed up when asked, and restored to its path only once it is empty
 // (a path holding data blocks the restore, unless forced), with its files' checksums, modes and owners.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { chownSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import {
+  chownSync,
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
@@ -34,13 +44,21 @@ volumes:
 `
 
 async function call(svc: Service, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}/api${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const res = await fetch(`${svc.url}/api${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
   return { status: res.status, body: (await res.json()) as any }
 }
 
 /** Runs `script` in a labelled throwaway container with `volume` at /v; its output once it exited 0. */
 async function run(engine: Engine, volume: string, script: string): Promise<string> {
-  const { Id } = await engine.createContainer({ Image: testImage(), Cmd: ["sh", "-c", script], Labels: { [TEST_LABEL]: "1" }, HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: volume, Target: "/v" }] } })
+  const { Id } = await engine.createContainer({
+    Image: testImage(),
+    Cmd: ["sh", "-c", script],
+    Labels: { [TEST_LABEL]: "1" },
+    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: volume, Target: "/v" }] },
+  })
   try {
     await engine.containerAction(Id, "start")
     const { StatusCode } = await engine.waitContainer(Id)
@@ -53,12 +71,23 @@ async function run(engine: Engine, volume: string, script: string): Promise<stri
   }
 }
 
-const manifest = (engine: Engine, volume: string) => run(engine, volume, `cd /v && find . -type f | sort | xargs -r sha256sum && find . | sort | xargs stat -c "%a %u %g %F %n"`)
+const manifest = (engine: Engine, volume: string) =>
+  run(
+    engine,
+    volume,
+    `cd /v && find . -type f | sort | xargs -r sha256sum && find . | sort | xargs stat -c "%a %u %g %F %n"`,
+  )
 const stacksOn = async (svc: Service) => (await call(svc, "GET", "/stacks")).body.map((s: any) => s.name).sort()
-const volumesOn = async (engine: Engine) => (await engine.listVolumes()).map((v) => v.Name).filter((n) => VOLUMES.includes(n)).sort()
+const volumesOn = async (engine: Engine) =>
+  (await engine.listVolumes())
+    .map((v) => v.Name)
+    .filter((n) => VOLUMES.includes(n))
+    .sort()
 
 async function wipe() {
-  for (const svc of [a, b]) for (const name of [STACK, "hm-bkn2", "hm-bkb"]) await call(svc, "DELETE", `/stacks/${name}?volumes=true`).catch(() => {})
+  for (const svc of [a, b])
+    for (const name of [STACK, "hm-bkn2", "hm-bkb"])
+      await call(svc, "DELETE", `/stacks/${name}?volumes=true`).catch(() => {})
   for (const engine of [engA, engB]) {
     for (const v of VOLUMES) await engine.removeVolume(v, { force: true }).catch(() => {})
     await cleanup(engine)
@@ -70,14 +99,34 @@ beforeAll(async () => {
   engB = realEngine("b")
   dir = mkdtempSync(join(tmpdir(), "hm-backups-node-"))
   bindRoot = mkdtempSync(join(tmpdir(), "hm-backups-binds-"))
-  const env = (which: "a" | "b") => ({ DOCKER_HOST: engineHost(which), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000", SVC_BIND_ROOTS: bindRoot })
+  const env = (which: "a" | "b") => ({
+    DOCKER_HOST: engineHost(which),
+    SVC_TRANSFER_IMAGE: testImage(),
+    SVC_PROBE_TIMEOUT_MS: "3000",
+    SVC_BIND_ROOTS: bindRoot,
+  })
   ;[a, b] = await Promise.all([startService(env("a")), startService(env("b"))])
   await wipe()
   const token = (await call(a, "POST", "/cluster/token")).body.token
-  expect((await call(b, "POST", "/cluster/join", { control_plane_url: a.url, token, name: "b", advertise: b.url })).status).toBe(200)
-  expect((await call(a, "POST", "/backups/repos", { name: "local", repository: join(dir, "repo"), password: "pw-node-restore", init: true })).status).toBe(201)
+  expect(
+    (await call(b, "POST", "/cluster/join", { control_plane_url: a.url, token, name: "b", advertise: b.url })).status,
+  ).toBe(200)
+  expect(
+    (
+      await call(a, "POST", "/backups/repos", {
+        name: "local",
+        repository: join(dir, "repo"),
+        password: "pw-node-restore",
+        init: true,
+      })
+    ).status,
+  ).toBe(201)
   expect((await call(a, "POST", "/stacks", { name: STACK, content: compose })).status).toBe(201)
-  await run(engA, `${STACK}_data`, `for i in $(seq 1 8); do mkdir -p /v/d$((i % 2)); head -c 262144 /dev/urandom > /v/d$((i % 2))/f$i; done; chown 1000:1000 /v/d1/f1 && chmod 600 /v/d1/f1`)
+  await run(
+    engA,
+    `${STACK}_data`,
+    `for i in $(seq 1 8); do mkdir -p /v/d$((i % 2)); head -c 262144 /dev/urandom > /v/d$((i % 2))/f$i; done; chown 1000:1000 /v/d1/f1 && chmod 600 /v/d1/f1`,
+  )
 }, 120_000)
 
 afterAll(async () => {
@@ -106,7 +155,9 @@ test("a backup comes back on node b under its name and a new one, with the same 
   expect(renamed.status).toBe(201)
   expect(await manifest(engB, "hm-bkn2_data")).toBe(before)
   expect(await stacksOn(b)).toEqual(expect.arrayContaining([STACK, "hm-bkn2"]))
-  const events = (await call(a, "GET", "/events/history")).body.filter((e: any) => e.type === "backup" && e.action === "restore")
+  const events = (await call(a, "GET", "/events/history")).body.filter(
+    (e: any) => e.type === "backup" && e.action === "restore",
+  )
   expect(events.at(-1).message).toContain("as hm-bkn2 on node b")
 }, 90_000)
 
@@ -132,7 +183,9 @@ function files(root: string): string[] {
     for (const e of readdirSync(d, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
       const p = join(d, e.name)
       const st = statSync(p)
-      out.push(`${p.slice(root.length)} ${(st.mode & 0o7777).toString(8)} ${st.uid}:${st.gid} ${e.isDirectory() ? "dir" : new Bun.CryptoHasher("sha256").update(readFileSync(p)).digest("hex")}`)
+      out.push(
+        `${p.slice(root.length)} ${(st.mode & 0o7777).toString(8)} ${st.uid}:${st.gid} ${e.isDirectory() ? "dir" : new Bun.CryptoHasher("sha256").update(readFileSync(p)).digest("hex")}`,
+      )
       if (e.isDirectory()) walk(p)
     }
   }
@@ -148,7 +201,9 @@ test("a bind under SVC_BIND_ROOTS is backed up when asked and restored to its pa
   chmodSync(join(data, "sub", "b.txt"), 0o600)
   chownSync(join(data, "sub", "b.txt"), 1000, 1000)
   const before = files(data)
-  const bound = compose.replace("volumes: [data:/data]", `volumes: ["${data}:/data"]`).replace(/volumes:\n  data:\n.*\n$/s, "")
+  const bound = compose
+    .replace("volumes: [data:/data]", `volumes: ["${data}:/data"]`)
+    .replace(/volumes:\n  data:\n.*\n$/s, "")
   expect((await call(a, "POST", "/stacks", { name: "hm-bkb", content: bound })).status).toBe(201)
 
   const plain = await call(a, "POST", "/backups/local/hm-bkb/run")
@@ -156,7 +211,10 @@ test("a bind under SVC_BIND_ROOTS is backed up when asked and restored to its pa
   const withBinds = await call(a, "POST", "/backups/local/hm-bkb/run", { binds: true })
   expect(withBinds.status).toBe(201)
   expect(withBinds.body.pieces.map((p: any) => p.path)).toEqual(["stack.json", `binds${data}`])
-  expect((await call(a, "GET", "/backups/local/hm-bkb")).body[0].pieces.map((p: any) => p.path)).toEqual(["stack.json", `binds${data}`])
+  expect((await call(a, "GET", "/backups/local/hm-bkb")).body[0].pieces.map((p: any) => p.path)).toEqual([
+    "stack.json",
+    `binds${data}`,
+  ])
 
   expect((await call(a, "DELETE", "/stacks/hm-bkb")).status).toBeLessThan(300)
   writeFileSync(join(data, "a.bin"), "changed since")
@@ -165,7 +223,9 @@ test("a bind under SVC_BIND_ROOTS is backed up when asked and restored to its pa
   const refused = await call(a, "POST", "/backups/local/hm-bkb/restore", { binds: true })
   expect(refused.status).toBe(409)
   expect(files(data)).not.toEqual(before)
-  expect((await call(a, "POST", "/backups/local/hm-bkb/restore", { binds: true, to: "b" })).body.error.code).toBe("binds_local_only")
+  expect((await call(a, "POST", "/backups/local/hm-bkb/restore", { binds: true, to: "b" })).body.error.code).toBe(
+    "binds_local_only",
+  )
 
   rmSync(data, { recursive: true })
   const restored = await call(a, "POST", "/backups/local/hm-bkb/restore", { binds: true })

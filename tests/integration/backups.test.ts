@@ -14,13 +14,30 @@
 // the stack's secret in any answer, event or log line.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
 import { STACK_LABEL } from "#lib/engine/containers.ts"
 import { TRANSFER_LABEL } from "#lib/volumes/transfer.ts"
-import { cleanup, engineHost, insideChroot, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
+import {
+  cleanup,
+  engineHost,
+  insideChroot,
+  realEngine,
+  runContainer,
+  TEST_LABEL,
+  testImage,
+} from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 import { sseMessages } from "../support/sse.ts"
 
@@ -35,8 +52,17 @@ const MiB = 1 << 20
 const answers: string[] = []
 /** What the service notified (SVC_NOTIFY_URLS points here). */
 const notified: any[] = []
-const hook = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: async (req) => (notified.push(await req.json()), new Response("ok")) })
-const serviceEnv = () => ({ DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage(), SVC_METRICS: "on", SVC_NOTIFY_URLS: `http://127.0.0.1:${hook.port}/hook` })
+const hook = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch: async (req) => (notified.push(await req.json()), new Response("ok")),
+})
+const serviceEnv = () => ({
+  DOCKER_HOST: engineHost("a"),
+  SVC_TRANSFER_IMAGE: testImage(),
+  SVC_METRICS: "on",
+  SVC_NOTIFY_URLS: `http://127.0.0.1:${hook.port}/hook`,
+})
 
 const compose = `services:
   app:
@@ -50,7 +76,11 @@ volumes:
 `
 
 async function call(method: string, path: string, body?: unknown, signal?: AbortSignal) {
-  const res = await fetch(`${svc.url}${path}`, { method, signal, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    signal,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
   const text = await res.text()
   answers.push(text)
   return { status: res.status, body: JSON.parse(text) as any }
@@ -76,18 +106,34 @@ async function run(volume: string, script: string): Promise<string> {
   }
 }
 
-const manifest = (volume: string) => run(volume, `cd /v && find . -type f | sort | xargs -r sha256sum && find . | sort | xargs stat -c "%a %u %g %F %n"`)
-const volumes = async () => (await engine.listVolumes()).map((v) => v.Name).filter((n) => VOLUMES.includes(n)).sort()
+const manifest = (volume: string) =>
+  run(volume, `cd /v && find . -type f | sort | xargs -r sha256sum && find . | sort | xargs stat -c "%a %u %g %F %n"`)
+const volumes = async () =>
+  (await engine.listVolumes())
+    .map((v) => v.Name)
+    .filter((n) => VOLUMES.includes(n))
+    .sort()
 const backups = async (repo = "local") => (await call("GET", `/api/backups/${repo}/hm-bk`)).body as any[]
 const mountpoint = async (volume: string) => (await engine.inspectVolume(volume)).Mountpoint
 
 /** restic by hand on a repository of the test's folder (`input` on its standard input); its output, once it exited 0. */
 function restic(repo: string, args: string[], input?: Buffer): Buffer {
-  const out = spawnSync("restic", args, { input, maxBuffer: 1 << 30, env: { ...process.env, RESTIC_REPOSITORY: join(dir, repo), RESTIC_PASSWORD: PASSWORD } })
+  const out = spawnSync("restic", args, {
+    input,
+    maxBuffer: 1 << 30,
+    env: { ...process.env, RESTIC_REPOSITORY: join(dir, repo), RESTIC_PASSWORD: PASSWORD },
+  })
   if (out.status !== 0) throw new Error(`restic ${args.join(" ")}: ${out.stderr}`)
   return out.stdout
 }
-const snapshot = (id: string) => (JSON.parse(restic("repo", ["snapshots", "--json", id]).toString()) as { paths: string[]; tags: string[]; hostname: string }[])[0]!
+const snapshot = (id: string) =>
+  (
+    JSON.parse(restic("repo", ["snapshots", "--json", id]).toString()) as {
+      paths: string[]
+      tags: string[]
+      hostname: string
+    }[]
+  )[0]!
 
 async function wipe() {
   for (const name of STACKS) await call("DELETE", `/api/stacks/${name}?volumes=true`).catch(() => {})
@@ -101,11 +147,27 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "hm-backups-"))
   svc = await startService(serviceEnv())
   await wipe()
-  expect((await call("POST", "/api/backups/repos", { name: "local", repository: join(dir, "repo"), password: PASSWORD, init: true })).status).toBe(201)
-  const deployed = await call("POST", "/api/stacks", { name: "hm-bk", content: compose, env: [{ key: "TOKEN", value: SECRET, secret: true }] })
+  expect(
+    (
+      await call("POST", "/api/backups/repos", {
+        name: "local",
+        repository: join(dir, "repo"),
+        password: PASSWORD,
+        init: true,
+      })
+    ).status,
+  ).toBe(201)
+  const deployed = await call("POST", "/api/stacks", {
+    name: "hm-bk",
+    content: compose,
+    env: [{ key: "TOKEN", value: SECRET, secret: true }],
+  })
   expect(deployed.status).toBe(201)
   // 24 files of 1 MiB of random bytes in two folders, one of another owner with its own mode.
-  await run("hm-bk_data", `for i in $(seq 1 24); do d=/v/dir$((i % 2)); mkdir -p $d; head -c 1048576 /dev/urandom > $d/f$i; done; chown 1000:1000 /v/dir1/f1 && chmod 600 /v/dir1/f1`)
+  await run(
+    "hm-bk_data",
+    `for i in $(seq 1 24); do d=/v/dir$((i % 2)); mkdir -p $d; head -c 1048576 /dev/urandom > $d/f$i; done; chown 1000:1000 /v/dir1/f1 && chmod 600 /v/dir1/f1`,
+  )
 }, 90_000)
 
 afterAll(async () => {
@@ -117,7 +179,11 @@ afterAll(async () => {
 }, 60_000)
 
 test("a repository is added only with its password, which no answer shows", async () => {
-  const wrong = await call("POST", "/api/backups/repos", { name: "wrong", repository: join(dir, "repo"), password: "not-the-password" })
+  const wrong = await call("POST", "/api/backups/repos", {
+    name: "wrong",
+    repository: join(dir, "repo"),
+    password: "not-the-password",
+  })
   expect(wrong.status).toBe(409)
   expect(wrong.body.error.code).toBe("repository_password")
   const repos = await call("GET", "/api/backups/repos")
@@ -131,10 +197,16 @@ test("a second backup adds about what changed; the stack comes back under its na
   expect(first.status).toBe(201)
   // The engine is local: restic read the volume's folder itself, as a snapshot of that folder.
   expect(first.body.pieces.map((p: any) => p.path)).toEqual(["stack.json", "volumes/hm-bk_data"])
-  expect(snapshot(first.body.pieces[1].snapshot)).toMatchObject({ paths: [await mountpoint("hm-bk_data")], tags: expect.arrayContaining(["piece:volumes/hm-bk_data"]) })
+  expect(snapshot(first.body.pieces[1].snapshot)).toMatchObject({
+    paths: [await mountpoint("hm-bk_data")],
+    tags: expect.arrayContaining(["piece:volumes/hm-bk_data"]),
+  })
   expect(first.body.added).toBeGreaterThan(24 * MiB)
 
-  await run("hm-bk_data", "head -c 1048576 /dev/urandom > /v/dir0/f2 && head -c 1048576 /dev/urandom > /v/dir1/f3 && rm /v/dir0/f4")
+  await run(
+    "hm-bk_data",
+    "head -c 1048576 /dev/urandom > /v/dir0/f2 && head -c 1048576 /dev/urandom > /v/dir1/f3 && rm /v/dir0/f4",
+  )
   const before = await manifest("hm-bk_data")
   const second = await call("POST", "/api/backups/local/hm-bk/run")
   expect(second.status).toBe(201)
@@ -157,7 +229,9 @@ test("a second backup adds about what changed; the stack comes back under its na
   expect(same.status).toBe(201)
   expect(await manifest("hm-bk_data")).toBe(before)
   // The environment comes back with its secret's value, kept where the service keeps it.
-  expect(JSON.parse(readFileSync(join(svc.dataDir, "records", "hm-bk", "env.json"), "utf8"))).toEqual([{ key: "TOKEN", value: SECRET, secret: true }])
+  expect(JSON.parse(readFileSync(join(svc.dataDir, "records", "hm-bk", "env.json"), "utf8"))).toEqual([
+    { key: "TOKEN", value: SECRET, secret: true },
+  ])
 
   const older = await call("POST", "/api/backups/local/hm-bk/restore", { run: first.body.run, as: "hm-bk2" })
   expect(older.status).toBe(201)
@@ -189,7 +263,18 @@ test("a backup of the older kind, each volume a tar stream, still restores; made
   const stackJson = known.pieces.find((p: any) => p.path === "stack.json").snapshot
   const { tags, hostname } = snapshot(stackJson)
   const old = "20250101T000000Z-0ld0ld"
-  const tagged = ["backup", "--quiet", "--host", hostname, ...tags.filter((t) => !t.startsWith("run:")).concat(`run:${old}`).flatMap((t) => ["--tag", t]), "--stdin", "--stdin-filename"]
+  const tagged = [
+    "backup",
+    "--quiet",
+    "--host",
+    hostname,
+    ...tags
+      .filter((t) => !t.startsWith("run:"))
+      .concat(`run:${old}`)
+      .flatMap((t) => ["--tag", t]),
+    "--stdin",
+    "--stdin-filename",
+  ]
   restic("repo", [...tagged, "stack.json"], restic("repo", ["dump", stackJson, "/stack.json"]))
   // Data the backup the service knows does not hold.
   await run("hm-bk_data", "echo made-outside > /v/outside")
@@ -199,10 +284,15 @@ test("a backup of the older kind, each volume a tar stream, still restores; made
   const res = await call("POST", "/api/backups/local/hm-bk/restore", { as: "hm-bk4" })
   expect(res.status).toBe(201)
   expect(await manifest("hm-bk4_data")).toBe(before)
-  expect((await engine.listVolumes()).map((v) => v.Name).filter((n) => n.startsWith("harbormaster-restore-"))).toEqual([])
+  expect((await engine.listVolumes()).map((v) => v.Name).filter((n) => n.startsWith("harbormaster-restore-"))).toEqual(
+    [],
+  )
   const list = await backups()
   expect(list[0].run).toBe(old)
-  expect(list.find((b) => b.run === old)?.pieces.map((p: any) => p.path)).toEqual(["stack.json", "volumes/hm-bk_data.tar"])
+  expect(list.find((b) => b.run === old)?.pieces.map((p: any) => p.path)).toEqual([
+    "stack.json",
+    "volumes/hm-bk_data.tar",
+  ])
   expect(list.some((b) => b.run === known.run)).toBe(true)
 }, 60_000)
 
@@ -211,7 +301,9 @@ test("a container racing files against symlinks to a host file while restic read
   const secret = join(dir, "host-secret")
   writeFileSync(secret, HOST.repeat(4096))
   const swap = `cd /v && while true; do for f in a b c d; do echo container-bytes > $f.new && mv -f $f.new race-$f; ln -sfn ${secret} $f.lnk && mv -f $f.lnk race-$f; done; done`
-  const id = await runContainer(engine, "hm-bk-swap", swap, { HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: "hm-bk_data", Target: "/v" }] } })
+  const id = await runContainer(engine, "hm-bk-swap", swap, {
+    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: "hm-bk_data", Target: "/v" }] },
+  })
   const count = (await backups()).length
   let made = 0
   try {
@@ -265,30 +357,51 @@ test("a restore whose restic is killed midway removes the volume and the stack i
   expect((await engine.listVolumes()).map((v) => v.Name).sort()).toEqual(before)
 }, 60_000)
 
-const states = async () => (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=hm-bk`] } })).map((c) => c.State)
+const states = async () =>
+  (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=hm-bk`] } })).map((c) => c.State)
 
 // An exec inside a chroot runs outside the container (as in host.test.ts): the hook has no /data there.
-test.skipIf(insideChroot())("a dump hook runs before the snapshot; a stack stopped for it runs again after; a failing hook stops the backup", async () => {
-  expect((await call("POST", "/api/stacks/hm-bk/apply")).status).toBe(200)
-  expect(await states()).toEqual(["running"])
-  const res = await call("POST", "/api/backups/local/hm-bk/run", { hooks: { exec: { service: "app", command: ["sh", "-c", "echo dumped > /data/dump.sql"] }, stop: true } })
-  expect(res.status).toBe(201)
-  expect(await states()).toEqual(["running"])
-  expect(restic("repo", ["dump", res.body.pieces[1].snapshot, "/dump.sql"]).toString()).toBe("dumped\n")
+test.skipIf(insideChroot())(
+  "a dump hook runs before the snapshot; a stack stopped for it runs again after; a failing hook stops the backup",
+  async () => {
+    expect((await call("POST", "/api/stacks/hm-bk/apply")).status).toBe(200)
+    expect(await states()).toEqual(["running"])
+    const res = await call("POST", "/api/backups/local/hm-bk/run", {
+      hooks: { exec: { service: "app", command: ["sh", "-c", "echo dumped > /data/dump.sql"] }, stop: true },
+    })
+    expect(res.status).toBe(201)
+    expect(await states()).toEqual(["running"])
+    expect(restic("repo", ["dump", res.body.pieces[1].snapshot, "/dump.sql"]).toString()).toBe("dumped\n")
 
-  const count = (await backups()).length
-  const failed = await call("POST", "/api/backups/local/hm-bk/run", { hooks: { exec: { service: "app", command: ["sh", "-c", "exit 3"] } } })
-  expect(failed.status).toBe(502)
-  expect(failed.body.error).toMatchObject({ code: "hook_failed", message: "the backup's hook in service app exited 3" })
-  expect((await backups()).length).toBe(count)
-}, 60_000)
+    const count = (await backups()).length
+    const failed = await call("POST", "/api/backups/local/hm-bk/run", {
+      hooks: { exec: { service: "app", command: ["sh", "-c", "exit 3"] } },
+    })
+    expect(failed.status).toBe(502)
+    expect(failed.body.error).toMatchObject({
+      code: "hook_failed",
+      message: "the backup's hook in service app exited 3",
+    })
+    expect((await backups()).length).toBe(count)
+  },
+  60_000,
+)
 
 test("a repository on a full disk fails the backup and leaves no snapshot; the stack is untouched; the metrics count it", async () => {
   expect((await call("POST", "/api/stacks/hm-bk/apply")).status).toBe(200) // running, whether or not the hook's test ran
   const full = join(dir, "full")
   mkdirSync(full)
   expect(spawnSync("mount", ["-t", "tmpfs", "-o", "size=12m", "tmpfs", full]).status).toBe(0)
-  expect((await call("POST", "/api/backups/repos", { name: "small", repository: join(full, "repo"), password: PASSWORD, init: true })).status).toBe(201)
+  expect(
+    (
+      await call("POST", "/api/backups/repos", {
+        name: "small",
+        repository: join(full, "repo"),
+        password: PASSWORD,
+        init: true,
+      })
+    ).status,
+  ).toBe(201)
   // The disk filled to its last byte before the backup: restic's first write fails. (A disk that
   // fills while restic 0.14 uploads several packs at once can make it panic or hang, a race of its
   // own that only the deadline ends; see docs/backups.md.)
@@ -300,7 +413,10 @@ test("a repository on a full disk fails the backup and leaves no snapshot; the s
   }
   const before = await manifest("hm-bk_data")
   const res = await call("POST", "/api/backups/small/hm-bk/run", { hooks: { stop: true } })
-  expect({ status: res.status, error: res.body.error }).toMatchObject({ status: 507, error: { code: "repository_full" } })
+  expect({ status: res.status, error: res.body.error }).toMatchObject({
+    status: 507,
+    error: { code: "repository_full" },
+  })
   expect(await states()).toEqual(["running"])
   const events = (await call("GET", "/api/events/history")).body.filter((e: any) => e.type === "backup")
   expect(events.at(-1)).toMatchObject({ action: "backup_failed", name: "hm-bk", level: "error" })
@@ -309,14 +425,19 @@ test("a repository on a full disk fails the backup and leaves no snapshot; the s
   expect(await backups("small")).toEqual([])
   const metrics = await (await fetch(`${svc.url}/metrics`)).text()
   expect(metrics).toContain('harbormaster_backup_failures_total{repository="small",stack="hm-bk"} 1\n')
-  expect(metrics).toMatch(/harbormaster_backup_last_success_timestamp_seconds\{repository="local",stack="hm-bk"\} \d{10}/)
+  expect(metrics).toMatch(
+    /harbormaster_backup_last_success_timestamp_seconds\{repository="local",stack="hm-bk"\} \d{10}/,
+  )
   expect(metrics).toMatch(/harbormaster_backup_last_size_bytes\{repository="local",stack="hm-bk"\} \d{8}/)
   expect(await manifest("hm-bk_data")).toBe(before)
   // ... and a notification, naming the stack and the reason.
   const deadline = Date.now() + 10_000
   const fullNotice = () => notified.find((n) => n.event === "backup_failed" && n.message.includes("disk is full"))
   while (Date.now() < deadline && !fullNotice()) await Bun.sleep(100)
-  expect(fullNotice()).toMatchObject({ stack: "hm-bk", message: "backup of hm-bk failed: restic backup: the repository's disk is full" })
+  expect(fullNotice()).toMatchObject({
+    stack: "hm-bk",
+    message: "backup of hm-bk failed: restic backup: the repository's disk is full",
+  })
 }, 60_000)
 
 test("run with stream=true answers restic's progress as events, then the result", async () => {
@@ -338,17 +459,36 @@ test("run with stream=true answers restic's progress as events, then the result"
   expect((await backups()).map((b) => b.run)).toContain(done.result.run)
 
   const failed: any[] = []
-  for await (const m of sseMessages(await fetch(`${svc.url}/api/backups/local/hm-bk/run?stream=true`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ hooks: { exec: { service: "app", command: ["false"] } } }) })))
+  for await (const m of sseMessages(
+    await fetch(`${svc.url}/api/backups/local/hm-bk/run?stream=true`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ hooks: { exec: { service: "app", command: ["false"] } } }),
+    }),
+  ))
     failed.push(m)
-  expect(failed).toEqual([{ type: "failed", error: { status: 502, code: "hook_failed", message: "the backup's hook in service app exited 1" } }])
+  expect(failed).toEqual([
+    {
+      type: "failed",
+      error: { status: 502, code: "hook_failed", message: "the backup's hook in service app exited 1" },
+    },
+  ])
 
   // The stream's client going away stops the backup: a hook that would run 30 s is left, restic never runs.
   const count = (await backups()).length
   const leave = new AbortController()
-  const slow = await fetch(`${svc.url}/api/backups/local/hm-bk/run?stream=true`, { method: "POST", signal: leave.signal, headers: { "content-type": "application/json" }, body: JSON.stringify({ hooks: { exec: { service: "app", command: ["sleep", "30"] } } }) })
+  const slow = await fetch(`${svc.url}/api/backups/local/hm-bk/run?stream=true`, {
+    method: "POST",
+    signal: leave.signal,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ hooks: { exec: { service: "app", command: ["sleep", "30"] } } }),
+  })
   expect(slow.status).toBe(200)
   leave.abort()
-  const left = async () => (await call("GET", "/api/events/history")).body.filter((e: any) => e.type === "backup" && e.action === "backup_failed" && e.message.includes("its caller went away"))
+  const left = async () =>
+    (await call("GET", "/api/events/history")).body.filter(
+      (e: any) => e.type === "backup" && e.action === "backup_failed" && e.message.includes("its caller went away"),
+    )
   const deadline = Date.now() + 15_000
   while (Date.now() < deadline && !(await left()).length) await Bun.sleep(100)
   expect((await left()).length).toBe(1)
@@ -380,7 +520,10 @@ test("a backup whose restic is killed midway leaves no snapshot and no helper co
   const res = await pending
   expect(res.status).toBe(502)
   expect(res.body.error.code).toBe("restic_failed")
-  expect((await call("GET", "/api/events/history")).body.filter((e: any) => e.type === "backup").at(-1)).toMatchObject({ action: "backup_failed", name: "hm-bk" })
+  expect((await call("GET", "/api/events/history")).body.filter((e: any) => e.type === "backup").at(-1)).toMatchObject({
+    action: "backup_failed",
+    name: "hm-bk",
+  })
   expect(await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })).toEqual([])
   // The run's stack.json snapshot was forgotten.
   expect((await backups()).length).toBe(count)
@@ -388,11 +531,23 @@ test("a backup whose restic is killed midway leaves no snapshot and no helper co
 
 test("a schedule backs the stack up again and again, keeps the last by its rule, and checks the repository", async () => {
   const repository = join(dir, "scheduled")
-  const added = await call("POST", "/api/backups/repos", { name: "sched", repository, password: PASSWORD, init: true, schedule: "1s", stacks: ["hm-bk"], keep: { last: 1 }, check: "1s" })
+  const added = await call("POST", "/api/backups/repos", {
+    name: "sched",
+    repository,
+    password: PASSWORD,
+    init: true,
+    schedule: "1s",
+    stacks: ["hm-bk"],
+    keep: { last: 1 },
+    check: "1s",
+  })
   expect(added.status).toBe(201)
   expect(added.body).toMatchObject({ schedule: "1s", keep: { last: 1 }, last_check: null })
   const deadline = Date.now() + 45_000
-  const done = async () => (await call("GET", "/api/events/history")).body.filter((e: any) => e.type === "backup" && e.action === "backup" && e.message.includes("to sched as")).length
+  const done = async () =>
+    (await call("GET", "/api/events/history")).body.filter(
+      (e: any) => e.type === "backup" && e.action === "backup" && e.message.includes("to sched as"),
+    ).length
   while (Date.now() < deadline && (await done()) < 2) await Bun.sleep(200)
   expect(await done()).toBeGreaterThanOrEqual(2)
   expect((await call("DELETE", "/api/backups/repos/sched")).status).toBe(200)
@@ -401,7 +556,9 @@ test("a schedule backs the stack up again and again, keeps the last by its rule,
   expect((await call("GET", "/api/backups/repos")).body[0].last_check).toMatchObject({ ok: true })
   // keep last 1: each run forgets the one before (a run under way when the repository was removed ends first).
   const pieces = () => {
-    const out = spawnSync("restic", ["snapshots", "--json", "--no-lock"], { env: { ...process.env, RESTIC_REPOSITORY: repository, RESTIC_PASSWORD: PASSWORD } })
+    const out = spawnSync("restic", ["snapshots", "--json", "--no-lock"], {
+      env: { ...process.env, RESTIC_REPOSITORY: repository, RESTIC_PASSWORD: PASSWORD },
+    })
     return (JSON.parse(out.stdout.toString() || "[]") as any[]).map((s) => s.paths[0]).sort()
   }
   let left = pieces()
@@ -417,10 +574,18 @@ test("neither the password nor the stack's secret appears in answers, events or 
   // The service's data outlives it (its own folder goes with it): the restart below reads a copy.
   const kept = join(dir, "data")
   cpSync(svc.dataDir, kept, { recursive: true })
-  const out = await svc.stop().then(async () => `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`)
+  const out = await svc
+    .stop()
+    .then(
+      async () =>
+        `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`,
+    )
   expect(out).not.toContain(PASSWORD)
   expect(out).not.toContain(SECRET)
   svc = await startService(serviceEnv(), { dataDir: kept })
   // The last restic check is kept across the restart.
-  expect((await call("GET", "/api/backups/repos")).body[0]).toMatchObject({ name: "local", last_check: { ok: true, message: "no errors were found" } })
+  expect((await call("GET", "/api/backups/repos")).body[0]).toMatchObject({
+    name: "local",
+    last_check: { ok: true, message: "no errors were found" },
+  })
 }, 60_000)

@@ -16,7 +16,10 @@ let svc: Service
 beforeAll(async () => {
   const binary = await builtBinary()
   // The binary runs with a working directory that holds nothing of the project.
-  svc = await startService({ DOCKER_HOST: engineHost() }, { cmd: ["sh", "-c", `cd '${elsewhere}' && exec '${binary}'`] })
+  svc = await startService(
+    { DOCKER_HOST: engineHost() },
+    { cmd: ["sh", "-c", `cd '${elsewhere}' && exec '${binary}'`] },
+  )
 }, 120_000)
 afterAll(async () => {
   if (svc) await fetch(`${svc.url}/api/stacks/hm-bin?volumes=true`, { method: "DELETE" }).catch(() => {})
@@ -45,7 +48,10 @@ test("loads what a route needs by its first request: /openapi with every route, 
   expect(doc.paths["/api/stacks/{name}/env"]).toBeDefined()
   expect(Object.keys(doc.paths).length).toBeGreaterThan(100)
   const send = (method: string, path: string, body?: unknown) =>
-    fetch(`${svc.url}${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+    fetch(`${svc.url}${path}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    })
   const content = `services:\n  app:\n    image: ${testImage()}\n    command: ["sleep", "600"]\n`
   const deployed = await send("POST", "/api/stacks", { name: "hm-bin", content })
   expect([deployed.status, (await deployed.json()).status]).toEqual([201, "running"])

@@ -8,7 +8,16 @@ import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
 import { STACK_LABEL } from "#lib/engine/containers.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
-import { aliasBomb, manyKeys, nestedArrays, nestedObjects, neverEnding, probeHealth, slowKeys, tooLarge } from "../support/hostile.ts"
+import {
+  aliasBomb,
+  manyKeys,
+  nestedArrays,
+  nestedObjects,
+  neverEnding,
+  probeHealth,
+  slowKeys,
+  tooLarge,
+} from "../support/hostile.ts"
 import { startService, type Service } from "../support/service.ts"
 
 const NAME = "hm-bounded"
@@ -30,12 +39,17 @@ afterAll(async () => {
 })
 
 async function post(path: string, body: string): Promise<{ status: number; code?: string; message?: string }> {
-  const res = await fetch(`${svc.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body })
+  const res = await fetch(`${svc.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  })
   const json = (await res.json()) as { error?: { code: string; message: string } }
   return { status: res.status, code: json.error?.code, message: json.error?.message }
 }
 
-const deploy = (content: string, files?: Record<string, string>) => JSON.stringify({ name: NAME, content, ...(files ? { files } : {}) })
+const deploy = (content: string, files?: Record<string, string>) =>
+  JSON.stringify({ name: NAME, content, ...(files ? { files } : {}) })
 
 const idle = `services:
   app:
@@ -93,16 +107,32 @@ test("a client that goes away stops its deploy's compose run; the deploy is undo
       body: JSON.stringify({ name, content: neverEnding(testImage(), TEST_LABEL) }),
       signal: AbortSignal.timeout(5_000),
     })
-    expect(await gone.then(() => "answered", (err) => (err as Error).name)).toBe("TimeoutError")
+    expect(
+      await gone.then(
+        () => "answered",
+        (err) => (err as Error).name,
+      ),
+    ).toBe("TimeoutError")
     // Compose stopped (no process runs the stack's model any more), the new stack taken down and forgotten.
-    const composing = () => Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().split("\n").filter((l) => l.includes(join(patient.dataDir, "records", name)))
+    const composing = () =>
+      Bun.spawnSync(["ps", "-eo", "args"])
+        .stdout.toString()
+        .split("\n")
+        .filter((l) => l.includes(join(patient.dataDir, "records", name)))
     let left: unknown[] = ["not looked yet"]
     for (let i = 0; i < 300 && left.length; i++, await Bun.sleep(200))
-      left = [...composing(), ...(await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } }))]
+      left = [
+        ...composing(),
+        ...(await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })),
+      ]
     expect(left).toEqual([])
     expect((await fetch(`${patient.url}/api/stacks/${name}`)).status).toBe(404)
     // The lock is free: a normal deploy of the same name goes through.
-    const res = await fetch(`${patient.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, content: idle }) })
+    const res = await fetch(`${patient.url}/api/stacks`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name, content: idle }),
+    })
     expect(res.status).toBe(201)
   } finally {
     await fetch(`${patient.url}/api/stacks/${name}`, { method: "DELETE" }).catch(() => {})

@@ -30,7 +30,11 @@ afterAll(async () => {
 /** Runs a command in the temp directory; its output when it fails. */
 async function run(...cmd: string[]): Promise<void> {
   const proc = Bun.spawn(cmd, { cwd: dir, stdout: "pipe", stderr: "pipe" })
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
   if (code !== 0) throw new Error(`${cmd.join(" ")} failed (${code}):\n${out}\n${err}`)
 }
 
@@ -67,9 +71,26 @@ export async function roundTrip(baseUrl: string, name: string, content: string) 
 test("a client generated from /openapi type-checks and deploys, reads and deletes a stack", async () => {
   writeFileSync(join(dir, "openapi.json"), await (await fetch(`${svc.url}/openapi`)).text())
   writeFileSync(join(dir, "ts5.mjs"), TS5_HOOK)
-  await run("node", "--import", "./ts5.mjs", "node_modules/openapi-typescript/bin/cli.js", "openapi.json", "--output", "api.ts")
+  await run(
+    "node",
+    "--import",
+    "./ts5.mjs",
+    "node_modules/openapi-typescript/bin/cli.js",
+    "openapi.json",
+    "--output",
+    "api.ts",
+  )
   writeFileSync(join(dir, "client.ts"), program)
-  const compilerOptions = { strict: true, noEmit: true, target: "esnext", module: "esnext", moduleResolution: "bundler", allowImportingTsExtensions: true, skipLibCheck: true, types: [] }
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: "esnext",
+    module: "esnext",
+    moduleResolution: "bundler",
+    allowImportingTsExtensions: true,
+    skipLibCheck: true,
+    types: [],
+  }
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["client.ts"] }))
   await run(join(root, "node_modules/.bin/tsc"), "-p", "tsconfig.json")
 

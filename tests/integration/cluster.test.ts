@@ -25,10 +25,17 @@ async function start(opts: { port?: number } = {}): Promise<Service> {
   return svc
 }
 const call = async (svc: Service, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${svc.url}${path}`, { method, headers: body === undefined ? {} : json, body: body === undefined ? undefined : JSON.stringify(body) })
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    headers: body === undefined ? {} : json,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
   return { status: res.status, body: await res.json() }
 }
-const statuses = async () => Object.fromEntries((await call(cp, "POST", "/api/nodes/check")).body.map((n: { name: string; status: string }) => [n.name, n.status]))
+const statuses = async () =>
+  Object.fromEntries(
+    (await call(cp, "POST", "/api/nodes/check")).body.map((n: { name: string; status: string }) => [n.name, n.status]),
+  )
 
 beforeAll(async () => {
   engine = realEngine()
@@ -43,17 +50,45 @@ afterAll(async () => {
 test("members join (by peer address and by advertised URL), are listed and probed online", async () => {
   token = (await call(cp, "POST", "/api/cluster/token")).body.token
   const j1 = await call(m1, "POST", "/api/cluster/join", { control_plane_url: cp.url, token, name: "m1" })
-  expect(j1).toEqual({ status: 200, body: { role: "member", control_plane_url: cp.url, node: { name: "m1", url: m1.url, status: "online", error: null } } })
-  const j2 = await call(m2, "POST", "/api/cluster/join", { control_plane_url: cp.url, token, name: "m2", advertise: `${m2.url}/` })
+  expect(j1).toEqual({
+    status: 200,
+    body: {
+      role: "member",
+      control_plane_url: cp.url,
+      node: { name: "m1", url: m1.url, status: "online", error: null },
+    },
+  })
+  const j2 = await call(m2, "POST", "/api/cluster/join", {
+    control_plane_url: cp.url,
+    token,
+    name: "m2",
+    advertise: `${m2.url}/`,
+  })
   expect(j2.body.node).toEqual({ name: "m2", url: m2.url, status: "online", error: null })
   expect((await call(cp, "GET", "/api/cluster")).body).toMatchObject({ role: "control-plane", nodes: 2 })
-  expect((await call(m1, "GET", "/api/cluster")).body).toMatchObject({ role: "member", control_plane_url: cp.url, name: "m1" })
+  expect((await call(m1, "GET", "/api/cluster")).body).toMatchObject({
+    role: "member",
+    control_plane_url: cp.url,
+    name: "m1",
+  })
   expect((await call(m1, "GET", "/api/cluster/token")).body.token).toBe(token)
   const list = (await call(cp, "GET", "/api/nodes")).body
-  expect(list.map((n: { name: string; status: string }) => [n.name, n.status])).toEqual([["m1", "online"], ["m2", "online"]])
+  expect(list.map((n: { name: string; status: string }) => [n.name, n.status])).toEqual([
+    ["m1", "online"],
+    ["m2", "online"],
+  ])
   expect(list[0].server_id).toBe((await call(m1, "GET", "/api/health")).body.server_id)
   expect(await statuses()).toEqual({ m1: "online", m2: "online" })
-  expect((await call(cp, "POST", "/api/cluster/register", { token, server_id: crypto.randomUUID(), name: "m1", advertise: m2.url })).status).toBe(409)
+  expect(
+    (
+      await call(cp, "POST", "/api/cluster/register", {
+        token,
+        server_id: crypto.randomUUID(),
+        name: "m1",
+        advertise: m2.url,
+      })
+    ).status,
+  ).toBe(409)
 })
 
 test("the gateway carries a JSON call with a body to the node, and never its Authorization", async () => {
@@ -88,7 +123,9 @@ test("the node's event stream arrives through the gateway event by event", async
 
 test("a container shell on a node works over WebSocket through the gateway, flood and exit included", async () => {
   const id = await runContainer(engine, "hm-cluster-shell", IDLE)
-  const { type, waitFor, output, closed } = await terminal(`${cp.url.replace("http:", "ws:")}/api/nodes/m1/proxy/api/containers/${id}/shell?cols=100&rows=30`)
+  const { type, waitFor, output, closed } = await terminal(
+    `${cp.url.replace("http:", "ws:")}/api/nodes/m1/proxy/api/containers/${id}/shell?cols=100&rows=30`,
+  )
   type("stty size; echo hi-$((1+2))\n")
   expect((await waitFor(/\b30 100\b/))?.[0]).toBe("30 100")
   expect((await waitFor(/hi-3/))?.[0]).toBe("hi-3")
@@ -100,7 +137,12 @@ test("a container shell on a node works over WebSocket through the gateway, floo
   expect([close.code, close.reason]).toEqual([1000, "exit 7"])
   // the node's refusal of a shell into a stopped container comes back as the node gave it
   await engine.containerAction(id, "stop")
-  const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }
+  const upgrade = {
+    connection: "Upgrade",
+    upgrade: "websocket",
+    "sec-websocket-version": "13",
+    "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+  }
   const refused = await fetch(`${cp.url}/api/nodes/m1/proxy/api/containers/${id}/shell`, { headers: upgrade })
   expect(refused.status).toBe(409)
   expect((await refused.json()).error.code).toBe("upgrade_refused")
@@ -109,17 +151,33 @@ test("a container shell on a node works over WebSocket through the gateway, floo
 test("1 GiB uploads stream through the gateway byte for byte, chunked kept chunked, Content-Length replayed", async () => {
   const node: FakeNode = fakeNode({ token })
   try {
-    const reg = await call(cp, "POST", "/api/cluster/register", { token, server_id: node.serverId, name: "sink", advertise: node.url })
+    const reg = await call(cp, "POST", "/api/cluster/register", {
+      token,
+      server_id: node.serverId,
+      name: "sink",
+      advertise: node.url,
+    })
     expect(reg.body).toMatchObject({ name: "sink", status: "online" })
     const size = 1024 ** 3
     const data = generated(size)
     const upload = async (headers: Record<string, string>) => {
-      const res = await fetch(`${cp.url}/api/nodes/sink/proxy/upload?part=1`, { method: "PUT", body: data.stream(), headers: { authorization: `Bearer ${token}`, ...headers }, duplex: "half" } as RequestInit)
+      const res = await fetch(`${cp.url}/api/nodes/sink/proxy/upload?part=1`, {
+        method: "PUT",
+        body: data.stream(),
+        headers: { authorization: `Bearer ${token}`, ...headers },
+        duplex: "half",
+      } as RequestInit)
       expect(res.status).toBe(200)
       return res.json()
     }
     const chunked = await upload({ "content-type": "application/octet-stream" })
-    expect(chunked).toMatchObject({ method: "PUT", path: "/upload?part=1", bytes: size, sha256: data.sha256, headers: { "transfer-encoding": "chunked" } })
+    expect(chunked).toMatchObject({
+      method: "PUT",
+      path: "/upload?part=1",
+      bytes: size,
+      sha256: data.sha256,
+      headers: { "transfer-encoding": "chunked" },
+    })
     expect(chunked.headers["content-length"]).toBeUndefined()
     const sized = await upload({ "content-type": "application/octet-stream", "content-length": String(size) })
     expect(sized).toMatchObject({ bytes: size, sha256: data.sha256, headers: { "content-length": String(size) } })
@@ -135,8 +193,20 @@ test("a new token turns the members unauthorized until they join again with it",
   const fresh = (await call(cp, "POST", "/api/cluster/token")).body.token
   expect(fresh).not.toBe(token)
   expect(await statuses()).toEqual({ m1: "unauthorized", m2: "unauthorized" })
-  for (const [m, name] of [[m1, "m1"], [m2, "m2"]] as const)
-    expect((await call(m, "POST", "/api/cluster/join", { control_plane_url: cp.url, token: fresh, name, ...(m === m2 ? { advertise: `${m2.url}/` } : {}) })).status).toBe(200)
+  for (const [m, name] of [
+    [m1, "m1"],
+    [m2, "m2"],
+  ] as const)
+    expect(
+      (
+        await call(m, "POST", "/api/cluster/join", {
+          control_plane_url: cp.url,
+          token: fresh,
+          name,
+          ...(m === m2 ? { advertise: `${m2.url}/` } : {}),
+        })
+      ).status,
+    ).toBe(200)
   token = fresh
   expect(await statuses()).toEqual({ m1: "online", m2: "online" })
 })

@@ -26,7 +26,17 @@ const IDLE = "trap 'exit 0' TERM; while true; do sleep 0.2; done"
 const EXT = "hm-copy-ext"
 const SHARED = "hm-copy-shared"
 const STACKS = ["hm-web", "hm-web2", "hm-solo", "hm-solo-copy", "hm-solo-back", "hm-named", "hm-named-2"]
-const VOLUMES = ["hm-web_data", "hm-web_never", "hm-web2_data", SHARED, EXT, "hm-solo_data", "hm-solo-copy_data", "hm-solo-back_data", "hm-unsafe"]
+const VOLUMES = [
+  "hm-web_data",
+  "hm-web_never",
+  "hm-web2_data",
+  SHARED,
+  EXT,
+  "hm-solo_data",
+  "hm-solo-copy_data",
+  "hm-solo-back_data",
+  "hm-unsafe",
+]
 
 const web = () => `services:
   app:
@@ -63,10 +73,14 @@ volumes:
 `
 
 async function call(svc: Service, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
   return { status: res.status, body: (await res.json()) as any }
 }
-const copy = (body: Record<string, unknown>, name = "hm-web", via = a) => call(via, "POST", `/api/stacks/${name}/copy`, body)
+const copy = (body: Record<string, unknown>, name = "hm-web", via = a) =>
+  call(via, "POST", `/api/stacks/${name}/copy`, body)
 
 /** Runs `script` in a labelled throwaway container with `volume` at /v; its output once it exited 0. */
 async function run(engine: Engine, volume: string, script: string): Promise<string> {
@@ -90,7 +104,11 @@ async function run(engine: Engine, volume: string, script: string): Promise<stri
 
 /** Every file's checksum, every entry's mode, owner and type, every link's target. */
 const manifest = (engine: Engine, volume: string) =>
-  run(engine, volume, `cd /v && find . -type f | sort | xargs -r sha256sum && find . | sort | xargs stat -c "%a %u %g %F %n" && find . -type l | sort | xargs -r readlink`)
+  run(
+    engine,
+    volume,
+    `cd /v && find . -type f | sort | xargs -r sha256sum && find . | sort | xargs stat -c "%a %u %g %F %n" && find . -type l | sort | xargs -r readlink`,
+  )
 
 /** What a copy could have changed on a server. */
 async function snapshot(engine: Engine, svc: Service) {
@@ -107,7 +125,8 @@ const running = async (engine: Engine, project: string) =>
 
 async function wipe(engine: Engine, svc: Service) {
   for (const name of STACKS) await call(svc, "DELETE", `/api/stacks/${name}?volumes=true`).catch(() => {})
-  for (const c of await engine.listContainers({ all: true })) if (STACKS.includes(c.Labels[STACK_LABEL] ?? "")) await engine.removeContainer(c.Id, { force: true })
+  for (const c of await engine.listContainers({ all: true }))
+    if (STACKS.includes(c.Labels[STACK_LABEL] ?? "")) await engine.removeContainer(c.Id, { force: true })
   for (const v of VOLUMES) await engine.removeVolume(v, { force: true }).catch(() => {})
   await cleanup(engine)
 }
@@ -119,23 +138,41 @@ beforeAll(async () => {
   port = await freePort()
   bindDir = mkdtempSync(join(tmpdir(), "hm-copy-bind-"))
   writeFileSync(join(bindDir, "app.conf"), "bind content\n")
-  const env = (which: "a" | "b") => ({ DOCKER_HOST: engineHost(which), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000", SVC_BIND_ROOTS: bindDir })
+  const env = (which: "a" | "b") => ({
+    DOCKER_HOST: engineHost(which),
+    SVC_TRANSFER_IMAGE: testImage(),
+    SVC_PROBE_TIMEOUT_MS: "3000",
+    SVC_BIND_ROOTS: bindDir,
+  })
   ;[a, b] = await Promise.all([startService(env("a")), startService(env("b"))])
   const token = (await call(a, "POST", "/api/cluster/token")).body.token
-  const joined = await call(b, "POST", "/api/cluster/join", { control_plane_url: a.url, token, name: "b", advertise: b.url })
+  const joined = await call(b, "POST", "/api/cluster/join", {
+    control_plane_url: a.url,
+    token,
+    name: "b",
+    advertise: b.url,
+  })
   expect(joined.status).toBe(200)
 
   await engA.createVolume(EXT, { [TEST_LABEL]: "1" })
   await run(engA, EXT, "echo from-a > /v/marker")
-  const deployed = await call(a, "POST", "/api/stacks", { name: "hm-web", content: web(), env: [{ key: "SHARED_NAME", value: SHARED, secret: true }] })
+  const deployed = await call(a, "POST", "/api/stacks", {
+    name: "hm-web",
+    content: web(),
+    env: [{ key: "SHARED_NAME", value: SHARED, secret: true }],
+  })
   expect(deployed.status).toBe(201)
   // Compose v1 creates every declared volume, v2 only those a service mounts: either way this one
   // stands for a volume the engine never created.
   await engA.removeVolume("hm-web_never").catch((err) => expect(err.status).toBe(404))
   expect((await call(a, "POST", "/api/stacks", { name: "hm-solo", content: solo })).status).toBe(201)
   // 200 MiB in 40 files over 5 folders, a symlink, a file of another owner with its own mode.
-  await run(engA, "hm-web_data", `for i in $(seq 1 40); do d=/v/dir$((i % 5)); mkdir -p $d; head -c 5242880 /dev/urandom > $d/f$i; done
-    ln -s dir1/f1 /v/link && echo secret > /v/owned && chown 1000:1000 /v/owned && chmod 600 /v/owned`)
+  await run(
+    engA,
+    "hm-web_data",
+    `for i in $(seq 1 40); do d=/v/dir$((i % 5)); mkdir -p $d; head -c 5242880 /dev/urandom > $d/f$i; done
+    ln -s dir1/f1 /v/link && echo secret > /v/owned && chown 1000:1000 /v/owned && chmod 600 /v/owned`,
+  )
   await run(engA, SHARED, "echo shared > /v/s && mkdir -p /v/empty-dir")
   await run(engA, "hm-solo_data", "head -c 1048576 /dev/urandom > /v/solo.bin")
 }, 120_000)
@@ -157,12 +194,19 @@ test("a dry run returns the plan and changes nothing on either server", async ()
     ["ext", EXT, EXT, true, false],
     ["shared", SHARED, SHARED, false, true],
   ])
-  expect(res.body.binds).toEqual([expect.objectContaining({ service: "app", source: bindDir, target: "/conf", read_only: true, data: false })])
+  expect(res.body.binds).toEqual([
+    expect.objectContaining({ service: "app", source: bindDir, target: "/conf", read_only: true, data: false }),
+  ])
   expect(res.body.blockers.map((x: any) => x.code)).toEqual(["anonymous_volumes", "binds"])
-  expect(res.body.warnings).toContain(`external volume ${EXT} does not exist on the destination; create it there before starting the copy`)
+  expect(res.body.warnings).toContain(
+    `external volume ${EXT} does not exist on the destination; create it there before starting the copy`,
+  )
   // Compose v2's model leaves out a declared volume no service mounts; v1 keeps it.
   if (process.env.TEST_COMPOSE === "v2") expect(res.body.warnings.join("\n")).not.toContain("hm-web_never")
-  else expect(res.body.warnings).toContain("volume never (hm-web_never) was never created on the source; the copy creates it empty")
+  else
+    expect(res.body.warnings).toContain(
+      "volume never (hm-web_never) was never created on the source; the copy creates it empty",
+    )
   expect([await snapshot(engA, a), await snapshot(engB, b)]).toEqual(before)
 }, 60_000)
 
@@ -174,7 +218,11 @@ test("blockers refuse the copy and nothing is written", async () => {
   expect(blocked.body.plan.blockers.map((x: any) => x.code)).toEqual(["anonymous_volumes", "binds"])
   const same = await copy({ as: "hm-web2", allow_binds: true, allow_anonymous_volumes: true })
   expect(same.status).toBe(409)
-  expect(same.body.plan.blockers.map((x: any) => x.code)).toEqual(["port_clash", "volume_name_kept", "volume_name_kept"])
+  expect(same.body.plan.blockers.map((x: any) => x.code)).toEqual([
+    "port_clash",
+    "volume_name_kept",
+    "volume_name_kept",
+  ])
   expect((await copy({})).body.plan.blockers.map((x: any) => x.code)).toContain("name_taken")
   expect([await snapshot(engA, a), await snapshot(engB, b)]).toEqual(before)
 }, 60_000)
@@ -203,7 +251,9 @@ test("a copy to the node carries 200 MiB of files exactly, leaves the external v
   expect(await run(engB, EXT, "cat /v/marker")).toBe("from-b")
   expect(await running(engB, "hm-web")).toEqual(["running"])
   // The stack arrived whole: its secret environment and its version history.
-  const exported = await fetch(`${b.url}/api/stacks/hm-web/export`, { headers: { authorization: `Bearer ${(await call(a, "GET", "/api/cluster/token")).body.token}` } }).then((r) => r.json())
+  const exported = await fetch(`${b.url}/api/stacks/hm-web/export`, {
+    headers: { authorization: `Bearer ${(await call(a, "GET", "/api/cluster/token")).body.token}` },
+  }).then((r) => r.json())
   expect(exported.env).toEqual([{ key: "SHARED_NAME", value: SHARED, secret: true }])
   expect(exported.versions.map((v: any) => v.version)).toEqual([1])
   // The source is untouched and still runs.
@@ -215,7 +265,12 @@ test("a copy to the node carries 200 MiB of files exactly, leaves the external v
 test("once the copy runs there, a second copy is blocked by its name, its port and its kept volume name", async () => {
   const before = [await snapshot(engA, a), await snapshot(engB, b)]
   const again = await copy({ to: "b", allow_binds: true, allow_anonymous_volumes: true })
-  expect(again.body.plan.blockers.map((x: any) => x.code)).toEqual(["name_taken", "port_clash", "volume_exists", "volume_exists"])
+  expect(again.body.plan.blockers.map((x: any) => x.code)).toEqual([
+    "name_taken",
+    "port_clash",
+    "volume_exists",
+    "volume_exists",
+  ])
   const renamed = await copy({ to: "b", as: "hm-web2", allow_binds: true, allow_anonymous_volumes: true })
   expect(renamed.status).toBe(409)
   expect(renamed.body.plan.blockers.map((x: any) => x.code)).toEqual(["port_clash", "volume_exists"])
@@ -247,11 +302,24 @@ test("a fixed container_name refuses a copy on the same server in its plan; a bu
     command: ["sh", "-c", "${IDLE}"]
     labels: { ${TEST_LABEL}: "1" }
 `
-  expect((await call(a, "POST", "/api/stacks", { name: "hm-named", content: named, files: { Dockerfile: `FROM ${testImage()}\n` } })).status).toBe(201)
+  expect(
+    (
+      await call(a, "POST", "/api/stacks", {
+        name: "hm-named",
+        content: named,
+        files: { Dockerfile: `FROM ${testImage()}\n` },
+      })
+    ).status,
+  ).toBe(201)
   const before = [await snapshot(engA, a), await snapshot(engB, b)]
   const same = await copy({ as: "hm-named-2", start: true }, "hm-named")
   expect(same.status).toBe(409)
-  expect(same.body.plan.blockers).toEqual([{ code: "container_name_taken", message: "container_name hm-named-box is the source's own on this server: the copy could not run beside it" }])
+  expect(same.body.plan.blockers).toEqual([
+    {
+      code: "container_name_taken",
+      message: "container_name hm-named-box is the source's own on this server: the copy could not run beside it",
+    },
+  ])
   expect(same.body.plan.warnings).toEqual([])
   const there = await copy({ to: "b", dry_run: true }, "hm-named")
   expect([there.status, there.body.blockers, there.body.warnings]).toEqual([200, [], []])
@@ -274,11 +342,26 @@ test("the move routes on the real engine: sizes, tar export, refusals of a full 
   expect(names).toEqual(["./", "./solo.bin"])
 
   const tar = { ...auth, "content-type": "application/x-tar" }
-  const full = await fetch(`${b.url}/api/volumes/hm-web_data/import`, { method: "POST", headers: tar, body: await makeTar([{ name: "x", content: "y" }]) })
+  const full = await fetch(`${b.url}/api/volumes/hm-web_data/import`, {
+    method: "POST",
+    headers: tar,
+    body: await makeTar([{ name: "x", content: "y" }]),
+  })
   expect(full.status).toBe(409)
-  const unsafe = await fetch(`${b.url}/api/volumes/hm-unsafe/import`, { method: "POST", headers: tar, body: await makeTar([{ name: "ok", content: "1" }, { name: "../escape", content: "2" }]) })
+  const unsafe = await fetch(`${b.url}/api/volumes/hm-unsafe/import`, {
+    method: "POST",
+    headers: tar,
+    body: await makeTar([
+      { name: "ok", content: "1" },
+      { name: "../escape", content: "2" },
+    ]),
+  })
   expect(unsafe.status).toBe(400)
-  expect((await unsafe.json()).error).toEqual({ code: "unsafe_archive", message: 'the archive entry "../escape" points outside the volume' })
+  expect((await unsafe.json()).error).toEqual({
+    code: "unsafe_archive",
+    message: 'the archive entry "../escape" points outside the volume',
+  })
   expect((await engB.listVolumes()).map((v) => v.Name)).not.toContain("hm-unsafe")
-  for (const engine of [engA, engB]) expect(await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })).toEqual([])
+  for (const engine of [engA, engB])
+    expect(await engine.listContainers({ all: true, filters: { label: [TRANSFER_LABEL] } })).toEqual([])
 }, 120_000)

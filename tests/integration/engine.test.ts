@@ -48,14 +48,22 @@ test("an engine below its floor is answered with a 503 naming both versions", as
 
 test("compose is the flavour's own, found with the service's environment", async () => {
   const expected = process.env.TEST_COMPOSE
-  if (!expected) throw new Error("TEST_COMPOSE names the compose version of the flavour: run with `bash scripts/test.sh`")
+  if (!expected)
+    throw new Error("TEST_COMPOSE names the compose version of the flavour: run with `bash scripts/test.sh`")
   const res = await fetch(`${svc.url}/api/stacks`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name: "hm-engine-compose", content: "services:\n  app:\n    image: busybox\n    servces: 1\n" }),
+    body: JSON.stringify({
+      name: "hm-engine-compose",
+      content: "services:\n  app:\n    image: busybox\n    servces: 1\n",
+    }),
   })
   expect(res.status).toBe(400)
   // v1 and v2 word the same refusal differently.
   const message = (await res.json()).error.message as string
-  expect(message).toMatch(expected === "v2" ? /services.app Additional property servces is not allowed/ : /Unsupported config option for services.app: 'servces'/)
+  expect(message).toMatch(
+    expected === "v2"
+      ? /services.app Additional property servces is not allowed/
+      : /Unsupported config option for services.app: 'servces'/,
+  )
 })

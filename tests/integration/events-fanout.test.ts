@@ -21,7 +21,8 @@ test(`${SUBSCRIBERS} SSE subscribers all receive every engine event`, async () =
   const marker = `fanout-${Date.now()}`
   const streams = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => fetch(`${svc.url}/api/events`)))
   expect(streams.every((r) => r.status === 200)).toBe(true)
-  const done = (ms: any[]) => ms.filter((m) => m.name?.startsWith(marker) && m.action === "destroy").length === CONTAINERS
+  const done = (ms: any[]) =>
+    ms.filter((m) => m.name?.startsWith(marker) && m.action === "destroy").length === CONTAINERS
   const received = Promise.all(streams.map((r) => collect(r, done)))
 
   for (let i = 0; i < CONTAINERS; i++) {

@@ -12,10 +12,14 @@ import { startService, type Service } from "../support/service.ts"
 import { sseMessages } from "../support/sse.ts"
 
 const root = join(import.meta.dir, "../..")
-const engineSh = (...args: string[]) => Bun.spawnSync(["bash", join(root, "scripts/engine.sh"), ...args], { stderr: "pipe" })
+const engineSh = (...args: string[]) =>
+  Bun.spawnSync(["bash", join(root, "scripts/engine.sh"), ...args], { stderr: "pipe" })
 
 async function call(svc: Service, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
   const text = await res.text()
   return { status: res.status, body: text ? JSON.parse(text) : undefined }
 }
@@ -38,7 +42,11 @@ const idle = (n: number) => `services:
 
 /** Every file under `dir` with its content. */
 const snapshotOf = (dir: string) =>
-  Object.fromEntries(readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => [join(e.parentPath, e.name), readFileSync(join(e.parentPath, e.name), "utf8")]))
+  Object.fromEntries(
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => [join(e.parentPath, e.name), readFileSync(join(e.parentPath, e.name), "utf8")]),
+  )
 
 const services: Service[] = []
 afterAll(async () => {
@@ -65,10 +73,14 @@ test("the engine hangs, then goes away and comes back: health says so within its
       for (;;) {
         const { value, done } = await messages.next()
         if (done) throw new Error("the event stream ended")
-        if (value.source === "engine" && value.type === "container" && value.action === "create" && value.name === name) return value
+        if (value.source === "engine" && value.type === "container" && value.action === "create" && value.name === name)
+          return value
       }
     }
-    await engine.createContainer({ Image: testImage(), Cmd: ["true"], Labels: { [TEST_LABEL]: "1" } }, "hm-fault-before")
+    await engine.createContainer(
+      { Image: testImage(), Cmd: ["true"], Labels: { [TEST_LABEL]: "1" } },
+      "hm-fault-before",
+    )
     expect((await seen("hm-fault-before")).id).toBeString()
 
     // A hung daemon (stopped with SIGSTOP: its socket still takes connections, nothing answers).
@@ -109,11 +121,25 @@ test("SIGKILL in the middle of stack writes, 50 times: every stack file parses a
   const composes = new Set([idle(0), idle(1)])
   const values = new Set<string>(["v-start"])
   let svc = await startService({ DOCKER_HOST: engineHost() }, { dataDir })
-  expect((await call(svc, "POST", "/api/stacks", { name, content: idle(0), env: [{ key: "K", value: "v-start" }, { key: "S", value: "s3cret", secret: true }] })).status).toBe(201)
+  expect(
+    (
+      await call(svc, "POST", "/api/stacks", {
+        name,
+        content: idle(0),
+        env: [
+          { key: "K", value: "v-start" },
+          { key: "S", value: "s3cret", secret: true },
+        ],
+      })
+    ).status,
+  ).toBe(201)
   await svc.stop()
   const dir = join(dataDir, "records", name)
   const leftovers = new Set<string>()
-  const temps = () => readdirSync(dir, { recursive: true }).map(String).filter((f) => f.includes(".tmp-"))
+  const temps = () =>
+    readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.includes(".tmp-"))
   try {
     for (let round = 0; round < 50; round++) {
       svc = await startService({ DOCKER_HOST: engineHost() }, { dataDir })
@@ -129,8 +155,14 @@ test("SIGKILL in the middle of stack writes, 50 times: every stack file parses a
         for (let k = 0; !stop; k++) {
           const value = `v-${round}-${w}-${k}`
           values.add(value)
-          const env = [{ key: "K", value }, { key: "S", value: null, secret: true }]
-          const write = w === 0 ? call(svc, "POST", "/api/stacks", { name, content: idle(k % 2), env }) : call(svc, "PUT", `/api/stacks/${name}/env`, env)
+          const env = [
+            { key: "K", value },
+            { key: "S", value: null, secret: true },
+          ]
+          const write =
+            w === 0
+              ? call(svc, "POST", "/api/stacks", { name, content: idle(k % 2), env })
+              : call(svc, "PUT", `/api/stacks/${name}/env`, env)
           await write.catch(() => (stop = true))
         }
       }
@@ -159,7 +191,9 @@ test("SIGKILL in the middle of stack writes, 50 times: every stack file parses a
     const last = await call(svc, "GET", `/api/stacks/${name}/versions`)
     expect(last.status).toBe(200)
     // A kill between a temp file's write and its rename leaves only the temp file, never a torn stack file.
-    console.log(`50 kills: ${values.size} values written, ${last.body.length} versions, ${leftovers.size} temp files left by kills (removed at the next start)`)
+    console.log(
+      `50 kills: ${values.size} values written, ${last.body.length} versions, ${leftovers.size} temp files left by kills (removed at the next start)`,
+    )
     await call(svc, "DELETE", `/api/stacks/${name}?volumes=true`)
   } finally {
     await cleanup(engine)
@@ -173,7 +207,9 @@ test("a full disk under the data directory: writes answer 507 insufficient_stora
   const name = "hm-fault-full"
   const svc = await startService({ DOCKER_HOST: engineHost() }, { dataDir })
   try {
-    expect((await call(svc, "POST", "/api/stacks", { name, content: idle(0), env: [{ key: "K", value: "before" }] })).status).toBe(201)
+    expect(
+      (await call(svc, "POST", "/api/stacks", { name, content: idle(0), env: [{ key: "K", value: "before" }] })).status,
+    ).toBe(201)
     const dir = join(dataDir, "records", name)
     const snapshot = () => snapshotOf(dir)
     const before = snapshot()
@@ -221,7 +257,11 @@ async function nodeProcess(token: string) {
   const script = `import { fakeNode } from ${JSON.stringify(join(root, "tests/support/node.ts"))}
 const n = fakeNode({ token: process.env.NODE_TOKEN })
 console.log(JSON.stringify({ url: n.url, serverId: n.serverId }))`
-  const proc = Bun.spawn(["bun", "-e", script], { env: { ...process.env, NODE_TOKEN: token }, stdout: "pipe", stderr: "inherit" })
+  const proc = Bun.spawn(["bun", "-e", script], {
+    env: { ...process.env, NODE_TOKEN: token },
+    stdout: "pipe",
+    stderr: "inherit",
+  })
   const reader = proc.stdout.getReader()
   const { value } = await reader.read()
   return { proc, ...(JSON.parse(new TextDecoder().decode(value)) as { url: string; serverId: string }) }
@@ -234,7 +274,16 @@ test("a node dies in the middle of a proxied upload: the client gets an error, t
   services.push(cp)
   const token = (await call(cp, "POST", "/api/cluster/token")).body.token
   const node = await nodeProcess(token)
-  expect((await call(cp, "POST", "/api/cluster/register", { token, server_id: node.serverId, name: "dying", advertise: node.url })).status).toBe(201)
+  expect(
+    (
+      await call(cp, "POST", "/api/cluster/register", {
+        token,
+        server_id: node.serverId,
+        name: "dying",
+        advertise: node.url,
+      })
+    ).status,
+  ).toBe(201)
   const baseline = openFds(cp.proc.pid)
 
   let sent = 0
@@ -249,7 +298,12 @@ test("a node dies in the middle of a proxied upload: the client gets an error, t
     },
     cancel: () => void (cancelled = true),
   })
-  const outcome = await fetch(`${cp.url}/api/nodes/dying/proxy/upload`, { method: "PUT", body, headers: { "content-type": "application/octet-stream" }, duplex: "half" } as RequestInit).then(
+  const outcome = await fetch(`${cp.url}/api/nodes/dying/proxy/upload`, {
+    method: "PUT",
+    body,
+    headers: { "content-type": "application/octet-stream" },
+    duplex: "half",
+  } as RequestInit).then(
     async (res) => ({ status: res.status, body: await res.text() }),
     (err: Error) => ({ status: 0, body: err.message }),
   )
@@ -259,7 +313,9 @@ test("a node dies in the middle of a proxied upload: the client gets an error, t
     expect(outcome.status).toBe(502)
     expect(JSON.parse(outcome.body).error.code).toBe("node_unreachable")
   }
-  console.log(`upload: ${sent >> 20} MiB sent before the failure reached the client (${outcome.status || outcome.body}); body cancelled: ${cancelled}`)
+  console.log(
+    `upload: ${sent >> 20} MiB sent before the failure reached the client (${outcome.status || outcome.body}); body cancelled: ${cancelled}`,
+  )
   expect((await call(cp, "GET", "/api/health")).body.status).toBe("ok")
   expect((await call(cp, "GET", "/api/stacks")).status).toBe(200)
   // The sockets to the client and to the dead node are closed again.
@@ -280,17 +336,29 @@ volumes:
   data:
     labels: { ${TEST_LABEL}: "1" }
 `
-  const env = (which: "a" | "b") => ({ DOCKER_HOST: engineHost(which), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000" })
+  const env = (which: "a" | "b") => ({
+    DOCKER_HOST: engineHost(which),
+    SVC_TRANSFER_IMAGE: testImage(),
+    SVC_PROBE_TIMEOUT_MS: "3000",
+  })
   const a = await startService(env("a"))
   services.push(a)
   const bDir = mkdtempSync(join(tmpdir(), "hm-fault-node-"))
   let b = await startService(env("b"), { dataDir: bDir })
   try {
     const token = (await call(a, "POST", "/api/cluster/token")).body.token
-    expect((await call(b, "POST", "/api/cluster/join", { control_plane_url: a.url, token, name: "b", advertise: b.url })).status).toBe(200)
+    expect(
+      (await call(b, "POST", "/api/cluster/join", { control_plane_url: a.url, token, name: "b", advertise: b.url }))
+        .status,
+    ).toBe(200)
     expect((await call(a, "POST", "/api/stacks", { name: stack, content: compose })).status).toBe(201)
     // 512 MiB in the source volume: long enough a transfer to die in.
-    const filler = await engA.createContainer({ Image: testImage(), Cmd: ["dd", "if=/dev/zero", "of=/data/big", "bs=1M", "count=512"], Labels: { [TEST_LABEL]: "1" }, HostConfig: { Binds: [`${volume}:/data`] } })
+    const filler = await engA.createContainer({
+      Image: testImage(),
+      Cmd: ["dd", "if=/dev/zero", "of=/data/big", "bs=1M", "count=512"],
+      Labels: { [TEST_LABEL]: "1" },
+      HostConfig: { Binds: [`${volume}:/data`] },
+    })
     await engA.containerAction(filler.Id, "start")
     expect((await engA.waitContainer(filler.Id)).StatusCode).toBe(0)
 

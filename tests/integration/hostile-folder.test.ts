@@ -27,7 +27,10 @@ const STACKS = ["hm-rewrite", "hm-links", "hm-names", "hm-dotenv"]
 const env = () => ({ DOCKER_HOST: engineHost("a"), SVC_TRANSFER_IMAGE: testImage() })
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
   const text = await res.text()
   return { status: res.status, body: (text ? JSON.parse(text) : null) as any }
 }
@@ -37,7 +40,12 @@ const hostState = () =>
   Object.fromEntries(
     readdirSync(host, { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())
-      .map((e) => [relative(host, join(e.parentPath, e.name)), createHash("sha256").update(readFileSync(join(e.parentPath, e.name))).digest("hex")]),
+      .map((e) => [
+        relative(host, join(e.parentPath, e.name)),
+        createHash("sha256")
+          .update(readFileSync(join(e.parentPath, e.name)))
+          .digest("hex"),
+      ]),
   )
 
 /** A service that runs `script` in a loop with the stack's folder bound at /stack. */
@@ -82,7 +90,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const name of STACKS) await call("DELETE", `/api/stacks/${name}`).catch(() => {})
-  for (const c of await engine.listContainers({ all: true })) if (STACKS.includes(c.Labels[STACK_LABEL] ?? "")) await engine.removeContainer(c.Id, { force: true })
+  for (const c of await engine.listContainers({ all: true }))
+    if (STACKS.includes(c.Labels[STACK_LABEL] ?? "")) await engine.removeContainer(c.Id, { force: true })
   await cleanup(engine)
   await svc.stop()
   rmSync(dataDir, { recursive: true, force: true })
@@ -92,7 +101,9 @@ afterAll(async () => {
 test("a compose file a container writes into its folder is never run: not on a redeploy, not on the undo of a failed up", async () => {
   const evil = `services:\n  evil:\n    image: ${testImage()}\n    command: ["sleep", "1000"]\n    volumes: ["${host}:/h"]\n    labels: { ${TEST_LABEL}: "1" }\n`
   // The container copies a compose file binding the host over every name compose might read.
-  const copy = ["compose.yaml", "docker-compose.yml", "compose.override.yaml", "run.json", ".env"].map((f) => `cp /stack/evil.yaml /stack/${f}`).join("; ")
+  const copy = ["compose.yaml", "docker-compose.yml", "compose.override.yaml", "run.json", ".env"]
+    .map((f) => `cp /stack/evil.yaml /stack/${f}`)
+    .join("; ")
   const content = planting(copy)
   const first = await call("POST", "/api/stacks", { name: "hm-rewrite", content, files: { "evil.yaml": evil } })
   expect([first.status, first.body.error]).toEqual([201, undefined])
@@ -106,7 +117,10 @@ test("a compose file a container writes into its folder is never run: not on a r
   expect(now.sources.filter((s) => s.startsWith(host))).toEqual([])
 
   // A deploy whose up fails (an image no engine has) is undone with the model that ran before.
-  const failing = await call("POST", "/api/stacks", { name: "hm-rewrite", content: content.replace(testImage(), "hm-test/absent:none") })
+  const failing = await call("POST", "/api/stacks", {
+    name: "hm-rewrite",
+    content: content.replace(testImage(), "hm-test/absent:none"),
+  })
   expect(failing.status).toBeGreaterThanOrEqual(400)
   now = await running("hm-rewrite")
   expect(now.services).toEqual(["app"])
@@ -126,17 +140,25 @@ test("links a container plants under the service's old names are never followed,
     "ln -sfn .. /stack/loop",
   ].join("; ")
   const content = planting(links)
-  const deployed = await call("POST", "/api/stacks", { name: "hm-links", content, env: [{ key: "DB_PASSWORD", value: "s3cret-hostile-1", secret: true }] })
+  const deployed = await call("POST", "/api/stacks", {
+    name: "hm-links",
+    content,
+    env: [{ key: "DB_PASSWORD", value: "s3cret-hostile-1", secret: true }],
+  })
   expect([deployed.status, deployed.body.error]).toEqual([201, undefined])
   await planted("hm-links", "loop")
 
   expect((await call("GET", "/api/stacks/hm-links/compose")).body.content).toBe(content)
   // A redeploy with a new secret writes its version where no container reaches.
-  const changed = await call("PUT", "/api/stacks/hm-links/env", [{ key: "DB_PASSWORD", value: "s3cret-hostile-2", secret: true }])
+  const changed = await call("PUT", "/api/stacks/hm-links/env", [
+    { key: "DB_PASSWORD", value: "s3cret-hostile-2", secret: true },
+  ])
   expect(changed.status).toBe(200)
   const applied = await call("POST", "/api/stacks/hm-links/apply")
   expect([applied.status, applied.body.error]).toEqual([200, undefined])
-  expect((await call("GET", "/api/stacks/hm-links/versions")).body.map((v: { version: number }) => v.version)).toEqual([1, 2])
+  expect((await call("GET", "/api/stacks/hm-links/versions")).body.map((v: { version: number }) => v.version)).toEqual([
+    1, 2,
+  ])
   expect(hostState()).toEqual(before)
 
   // The service starts again with a `loop -> ..` and links to the host in a stack's folder, and sweeps nothing there.
@@ -149,10 +171,20 @@ test("links a container plants under the service's old names are never followed,
 
 test("update-policy.json, __proto__, constructor and prototype are ordinary files of a stack", async () => {
   // Entries, not an object literal: `__proto__: ...` in a literal sets the prototype, and the body is written by hand for the same reason.
-  const files: [string, string][] = [["update-policy.json", "not json at all"], ["update-history.json", "["], ["__proto__", "p\n"], ["constructor", "c\n"], ["prototype", "t\n"]]
+  const files: [string, string][] = [
+    ["update-policy.json", "not json at all"],
+    ["update-history.json", "["],
+    ["__proto__", "p\n"],
+    ["constructor", "c\n"],
+    ["prototype", "t\n"],
+  ]
   const paths = files.map(([p]) => p).sort()
   const body = `{"name":"hm-names","content":${JSON.stringify(planting("true"))},"files":{${files.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}}`
-  const res = await fetch(`${svc.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body })
+  const res = await fetch(`${svc.url}/api/stacks`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  })
   expect(res.status).toBe(201)
   expect((await res.json()).files).toEqual(paths)
   for (const [p, content] of files) {
@@ -169,7 +201,11 @@ test("update-policy.json, __proto__, constructor and prototype are ordinary file
 
 test("env_file: .env is the stack's environment, not a .env a container wrote into its folder", async () => {
   const content = `${planting("echo PLANTED=from-the-container > /stack/.env")}    env_file: .env\n`
-  const deployed = await call("POST", "/api/stacks", { name: "hm-dotenv", content, env: [{ key: "PLANTED", value: "from-the-stack" }] })
+  const deployed = await call("POST", "/api/stacks", {
+    name: "hm-dotenv",
+    content,
+    env: [{ key: "PLANTED", value: "from-the-stack" }],
+  })
   expect([deployed.status, deployed.body.error]).toEqual([201, undefined])
   await planted("hm-dotenv", ".env")
   const applied = await call("POST", "/api/stacks/hm-dotenv/apply")

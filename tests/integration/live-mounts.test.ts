@@ -48,26 +48,37 @@ afterAll(async () => {
 })
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
   const text = await res.text()
   return { status: res.status, body: (text ? JSON.parse(text) : null) as any }
 }
 
 const serviceOf = async (stack: string, service: string): Promise<ContainerSummary | undefined> =>
-  (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${stack}`] } })).find((c) => c.Labels[SERVICE_LABEL] === service)
+  (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${stack}`] } })).find(
+    (c) => c.Labels[SERVICE_LABEL] === service,
+  )
 
-const refusals = async (stack: string) => ((await call("GET", "/api/events/history")).body as any[]).filter((e) => e.action === "mount_refused" && e.name === stack)
+const refusals = async (stack: string) =>
+  ((await call("GET", "/api/events/history")).body as any[]).filter(
+    (e) => e.action === "mount_refused" && e.name === stack,
+  )
 
 /** How long a container ran: its last start and the kill that followed, as the engine timed them (ms). */
 async function ranFor(id: string): Promise<number> {
-  const history = ((await call("GET", "/api/events/history")).body as any[]).filter((e) => e.source === "engine" && e.id === id)
+  const history = ((await call("GET", "/api/events/history")).body as any[]).filter(
+    (e) => e.source === "engine" && e.id === id,
+  )
   const started = history.findLastIndex((e) => e.action === "start")
   const killed = history.slice(started).find((e) => e.action === "kill")
   return Date.parse(killed.time) - Date.parse(history[started].time)
 }
 
 /** Writes `file` into /mnt WRITE_AFTER seconds after the container starts, then idles. */
-const writer = (file: string) => `["sh", "-c", "trap 'exit 0' TERM; sleep ${WRITE_AFTER}; date >> /mnt/${file}; while true; do sleep 1; done"]`
+const writer = (file: string) =>
+  `["sh", "-c", "trap 'exit 0' TERM; sleep ${WRITE_AFTER}; date >> /mnt/${file}; while true; do sleep 1; done"]`
 
 test("a service whose bind follows a link another service planted at start is taken down before it writes to the host", async () => {
   const name = STACKS[0]!
@@ -92,16 +103,41 @@ test("a service whose bind follows a link another service planted at start is ta
 secrets:
   token: { file: ./token }
 `
-  const deployed = await call("POST", "/api/stacks", { name, content: compose, env: [], files: { token: "the stack's own\n" } })
+  const deployed = await call("POST", "/api/stacks", {
+    name,
+    content: compose,
+    env: [],
+    files: { token: "the stack's own\n" },
+  })
   // The store's check after `up` fails the deploy (and undoes it); where the watcher stopped b first, the deploy may stand.
-  if (deployed.status !== 201) expect([deployed.status, deployed.body.error.code, deployed.body.error.message]).toEqual([400, "host_path_refused", expect.any(String)])
+  if (deployed.status !== 201)
+    expect([deployed.status, deployed.body.error.code, deployed.body.error.message]).toEqual([
+      400,
+      "host_path_refused",
+      expect.any(String),
+    ])
   const refused = (await refusals(name)).sort((x, y) => x.message.localeCompare(y.message))
   expect(refused).toEqual([
-    expect.objectContaining({ source: "service", type: "stack", level: "error", message: expect.stringContaining(`service b: its bind at /mnt reached ${host},`) }),
-    expect.objectContaining({ source: "service", type: "stack", level: "error", message: expect.stringContaining(`service s: its bind at /run/secrets/token reached ${host}/marker,`) }),
+    expect.objectContaining({
+      source: "service",
+      type: "stack",
+      level: "error",
+      message: expect.stringContaining(`service b: its bind at /mnt reached ${host},`),
+    }),
+    expect.objectContaining({
+      source: "service",
+      type: "stack",
+      level: "error",
+      message: expect.stringContaining(`service s: its bind at /run/secrets/token reached ${host}/marker,`),
+    }),
   ])
-  for (const [service, event] of [["b", refused[0]], ["s", refused[1]]]) {
-    console.log(`live mounts: ${service} ran ${await ranFor(event.id)} ms before it was killed (deploy answered ${deployed.status})`)
+  for (const [service, event] of [
+    ["b", refused[0]],
+    ["s", refused[1]],
+  ]) {
+    console.log(
+      `live mounts: ${service} ran ${await ranFor(event.id)} ms before it was killed (deploy answered ${deployed.status})`,
+    )
     const c = await serviceOf(name, service)
     if (!c) continue
     expect(c.State).not.toBe("running")
@@ -133,11 +169,18 @@ test("a container with restart: always that the engine starts again through a li
   process.kill(first.State.Pid!, "SIGKILL")
   while (!(await refusals(name)).length) await Bun.sleep(50)
   const [refused] = await refusals(name)
-  expect(refused).toMatchObject({ id: c.Id, message: expect.stringContaining(`service c: its bind at /mnt reached ${host},`) })
+  expect(refused).toMatchObject({
+    id: c.Id,
+    message: expect.stringContaining(`service c: its bind at /mnt reached ${host},`),
+  })
   console.log(`live mounts: c ran ${await ranFor(c.Id)} ms after its restart before it was killed`)
   await Bun.sleep((WRITE_AFTER + 2) * 1000)
   const after = await engine.inspectContainer(c.Id)
-  expect([after.State.Running, after.State.StartedAt !== first.State.StartedAt, (after.HostConfig.RestartPolicy as { Name: string }).Name]).toEqual([false, true, "no"])
+  expect([
+    after.State.Running,
+    after.State.StartedAt !== first.State.StartedAt,
+    (after.HostConfig.RestartPolicy as { Name: string }).Name,
+  ]).toEqual([false, true, "no"])
   expect(readdirSync(host)).toEqual(["marker"])
 }, 120_000)
 
@@ -145,7 +188,9 @@ test("the check reads what the kernel mounted: a bind whose link is a plain fold
   const stack = mkdtempSync(join(tmpdir(), "hm-live-stack-"))
   try {
     symlinkSync(host, join(stack, "x"))
-    const id = await runContainer(engine, "hm-live-probe", "sleep 120", { HostConfig: { Binds: [`${stack}:/stack`, `${join(stack, "x")}:/mnt`], RestartPolicy: { Name: "always" } } })
+    const id = await runContainer(engine, "hm-live-probe", "sleep 120", {
+      HostConfig: { Binds: [`${stack}:/stack`, `${join(stack, "x")}:/mnt`], RestartPolicy: { Name: "always" } },
+    })
     rmSync(join(stack, "x"))
     mkdirSync(join(stack, "x"))
     const escapes = await escapesOf(engine, await engine.inspectContainer(id), allowedIn(stack, []))

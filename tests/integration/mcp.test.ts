@@ -27,7 +27,9 @@ async function connect(svc: Service) {
 async function structured(client: Client, name: string, args: Record<string, unknown>) {
   const tool = (await client.listTools()).tools.find((t) => t.name === name)!
   const result = await client.callTool({ name, arguments: args })
-  expect(new AjvJsonSchemaValidator().getValidator(tool.outputSchema!)(result.structuredContent)).toMatchObject({ valid: true })
+  expect(new AjvJsonSchemaValidator().getValidator(tool.outputSchema!)(result.structuredContent)).toMatchObject({
+    valid: true,
+  })
   const value = json(result)
   expect(result.structuredContent).toEqual(Array.isArray(value) ? { items: value } : value)
   return value
@@ -36,7 +38,8 @@ async function structured(client: Client, name: string, args: Record<string, unk
 /** Polls a tool until `ok` holds for its JSON answer (the answer is returned either way). */
 async function until(client: Client, name: string, args: Record<string, unknown>, ok: (value: any) => boolean) {
   let value: any
-  for (let i = 0; i < 100; i++, await Bun.sleep(100)) if (ok((value = json(await client.callTool({ name, arguments: args }))))) break
+  for (let i = 0; i < 100; i++, await Bun.sleep(100))
+    if (ok((value = json(await client.callTool({ name, arguments: args }))))) break
   return value
 }
 
@@ -53,9 +56,18 @@ const compose = `services:
     labels: { ${TEST_LABEL}: "1" }
 `
 
-const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } } })
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+})
 const postMcp = (svc: Service, headers: Record<string, string> = {}, body = initialize) =>
-  fetch(`${svc.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body })
+  fetch(`${svc.url}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body,
+  })
 
 describe("full mode", () => {
   let svc: Service
@@ -75,9 +87,19 @@ describe("full mode", () => {
 
   test("the change tools are listed beside the read tools, each with its route's schemas", async () => {
     const listed = (await client.listTools()).tools
-    expect(listed.map((t) => t.name)).toEqual(expect.arrayContaining(["list_containers", "container_logs", "event_history", "container_action", "remove_container"]))
+    expect(listed.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        "list_containers",
+        "container_logs",
+        "event_history",
+        "container_action",
+        "remove_container",
+      ]),
+    )
     const bound = bindTools(toolsFor("full"), await loadRoutes(routes))
-    expect(listed.map((t) => [t.name, t.inputSchema, t.outputSchema])).toEqual(bound.map((t) => [t.name, t.inputSchema, t.outputSchema]))
+    expect(listed.map((t) => [t.name, t.inputSchema, t.outputSchema])).toEqual(
+      bound.map((t) => [t.name, t.inputSchema, t.outputSchema]),
+    )
   })
 
   test("the host's inventory reads through the tools as the API answers it", async () => {
@@ -91,7 +113,11 @@ describe("full mode", () => {
   })
 
   test("an agent reads a real container, its log, stops it and sees the engine's event", async () => {
-    const id = await runContainer(engine, "hm-mcp-chatty", "trap 'exit 0' TERM; echo hello from mcp; echo second line; sleep 300 & wait")
+    const id = await runContainer(
+      engine,
+      "hm-mcp-chatty",
+      "trap 'exit 0' TERM; echo hello from mcp; echo second line; sleep 300 & wait",
+    )
     const listed = json(await client.callTool({ name: "list_containers", arguments: {} }))
     expect(listed.find((c: any) => c.id === id)?.name).toBe("hm-mcp-chatty")
 
@@ -99,9 +125,12 @@ describe("full mode", () => {
     expect([detail.id, detail.state]).toEqual([id, "running"])
 
     let lines: any[] = []
-    for (let i = 0; i < 50 && lines.length < 2; i++, await Bun.sleep(100)) lines = await structured(client, "container_logs", { id, tail: 10 })
+    for (let i = 0; i < 50 && lines.length < 2; i++, await Bun.sleep(100))
+      lines = await structured(client, "container_logs", { id, tail: 10 })
     expect(lines.map((l) => l.line)).toEqual(["hello from mcp", "second line"])
-    expect(json(await client.callTool({ name: "container_logs", arguments: { id, tail: 1 } })).map((l: any) => l.line)).toEqual(["second line"])
+    expect(
+      json(await client.callTool({ name: "container_logs", arguments: { id, tail: 1 } })).map((l: any) => l.line),
+    ).toEqual(["second line"])
 
     const stopped = json(await client.callTool({ name: "container_action", arguments: { id, action: "stop" } }))
     expect(stopped).toEqual({ id, action: "stop", state: "exited" })
@@ -120,7 +149,14 @@ describe("full mode", () => {
   test("an agent runs a stack end to end: deploy, status, logs, environment, apply, rollback, pause, copy, delete", async () => {
     const deployed = await client.callTool({
       name: "deploy_stack",
-      arguments: { name: STACK, content: compose, env: [{ key: "GREETING", value: "hi", secret: false }, { key: "TOKEN", value: SECRET, secret: true }] },
+      arguments: {
+        name: STACK,
+        content: compose,
+        env: [
+          { key: "GREETING", value: "hi", secret: false },
+          { key: "TOKEN", value: SECRET, secret: true },
+        ],
+      },
     })
     expect(deployed.isError).toBeFalsy()
     expect(json(deployed)).toMatchObject({ name: STACK, managed: true, current_version: 1 })
@@ -129,25 +165,52 @@ describe("full mode", () => {
     const status = await structured(client, "inspect_stack", { name: STACK })
     expect(status.services.map((x: any) => x.name)).toEqual(["app"])
     expect((await structured(client, "list_stacks", {})).map((x: any) => x.name)).toContain(STACK)
-    const logs = await until(client, "stack_logs", { name: STACK, tail: 3 }, (lines) => lines.some((l: any) => l.line === "app says hi"))
+    const logs = await until(client, "stack_logs", { name: STACK, tail: 3 }, (lines) =>
+      lines.some((l: any) => l.line === "app says hi"),
+    )
     expect(logs.find((l: any) => l.line === "app says hi")).toMatchObject({ service: "app" })
 
     const envText = textOf(await client.callTool({ name: "stack_env", arguments: { name: STACK } }))
-    expect(JSON.parse(envText)).toEqual([{ key: "GREETING", value: "hi", secret: false }, { key: "TOKEN", value: null, secret: true }])
+    expect(JSON.parse(envText)).toEqual([
+      { key: "GREETING", value: "hi", secret: false },
+      { key: "TOKEN", value: null, secret: true },
+    ])
     expect(envText).not.toContain(SECRET)
     const { resources } = await client.listResources()
     expect(resources.map((r) => r.uri)).toContain(`stack://${STACK}/compose`)
     const file = await client.readResource({ uri: `stack://${STACK}/compose` })
     expect(file.contents[0]).toMatchObject({ mimeType: "application/yaml", text: compose })
 
-    const pending = json(await client.callTool({ name: "set_stack_env", arguments: { name: STACK, env: [{ key: "GREETING", value: "bye" }, { key: "TOKEN", value: null }] } }))
+    const pending = json(
+      await client.callTool({
+        name: "set_stack_env",
+        arguments: {
+          name: STACK,
+          env: [
+            { key: "GREETING", value: "bye" },
+            { key: "TOKEN", value: null },
+          ],
+        },
+      }),
+    )
     expect(pending.env_pending).toBe(true)
-    expect(json(await client.callTool({ name: "apply_stack", arguments: { name: STACK } }))).toMatchObject({ current_version: 2, env_pending: false })
-    await until(client, "stack_logs", { name: STACK, tail: 1 }, (lines) => lines.some((l: any) => l.line === "app says bye"))
-    expect(json(await client.callTool({ name: "stack_versions", arguments: { name: STACK } })).map((v: any) => v.version)).toEqual([1, 2])
+    expect(json(await client.callTool({ name: "apply_stack", arguments: { name: STACK } }))).toMatchObject({
+      current_version: 2,
+      env_pending: false,
+    })
+    await until(client, "stack_logs", { name: STACK, tail: 1 }, (lines) =>
+      lines.some((l: any) => l.line === "app says bye"),
+    )
+    expect(
+      json(await client.callTool({ name: "stack_versions", arguments: { name: STACK } })).map((v: any) => v.version),
+    ).toEqual([1, 2])
 
-    expect(json(await client.callTool({ name: "rollback_stack", arguments: { name: STACK, version: 1 } }))).toMatchObject({ current_version: 1 })
-    const back = await until(client, "stack_logs", { name: STACK, tail: 1 }, (lines) => lines.some((l: any) => l.line === "app says hi"))
+    expect(
+      json(await client.callTool({ name: "rollback_stack", arguments: { name: STACK, version: 1 } })),
+    ).toMatchObject({ current_version: 1 })
+    const back = await until(client, "stack_logs", { name: STACK, tail: 1 }, (lines) =>
+      lines.some((l: any) => l.line === "app says hi"),
+    )
     expect(back.some((l: any) => l.line === "app says hi")).toBe(true)
 
     expect(json(await client.callTool({ name: "pause_stack", arguments: { name: STACK } })).status).toBe("paused")
@@ -155,7 +218,9 @@ describe("full mode", () => {
 
     const plan = json(await client.callTool({ name: "copy_stack", arguments: { name: STACK, as: COPY } }))
     expect(plan).toMatchObject({ dry_run: true, blockers: [] })
-    expect(json(await client.callTool({ name: "list_stacks", arguments: {} })).map((x: any) => x.name)).not.toContain(COPY)
+    expect(json(await client.callTool({ name: "list_stacks", arguments: {} })).map((x: any) => x.name)).not.toContain(
+      COPY,
+    )
     const copied = await client.callTool({ name: "copy_stack", arguments: { name: STACK, as: COPY, dry_run: false } })
     expect(copied.isError).toBeFalsy()
     expect(json(copied).dry_run).toBe(false)
@@ -164,7 +229,9 @@ describe("full mode", () => {
 
     const removed = await client.callTool({ name: "delete_stack", arguments: { name: STACK, volumes: true } })
     expect(removed.isError).toBeFalsy()
-    expect(json(await client.callTool({ name: "list_stacks", arguments: {} })).map((x: any) => x.name)).not.toContain(STACK)
+    expect(json(await client.callTool({ name: "list_stacks", arguments: {} })).map((x: any) => x.name)).not.toContain(
+      STACK,
+    )
     expect(await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${STACK}`] } })).toEqual([])
     const gone = await client.callTool({ name: "inspect_stack", arguments: { name: STACK } })
     expect(gone.isError).toBe(true)
@@ -177,11 +244,16 @@ describe("full mode", () => {
     expect(result.isError).toBe(true)
     expect(textOf(result)).toStartWith("invalid_compose: ")
     expect(textOf(result)).toContain("no_such_option")
-    expect(json(await client.callTool({ name: "list_stacks", arguments: {} })).map((x: any) => x.name)).not.toContain("hm-mcp-broken")
+    expect(json(await client.callTool({ name: "list_stacks", arguments: {} })).map((x: any) => x.name)).not.toContain(
+      "hm-mcp-broken",
+    )
   }, 60_000)
 
   test("an engine error comes back as a tool error with the API's message", async () => {
-    const result = await client.callTool({ name: "container_action", arguments: { id: "hm-mcp-no-such", action: "start" } })
+    const result = await client.callTool({
+      name: "container_action",
+      arguments: { id: "hm-mcp-no-such", action: "start" },
+    })
     expect(result.isError).toBe(true)
     expect(textOf(result)).toMatch(/^not_found: .*hm-mcp-no-such/)
   })
@@ -207,7 +279,11 @@ describe("full mode", () => {
     const other = await connect(svc)
     const id = other.transport.sessionId!
     await other.transport.terminateSession()
-    const res = await postMcp(svc, { "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" }, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }))
+    const res = await postMcp(
+      svc,
+      { "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" },
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    )
     expect(res.status).toBe(404)
   })
 })
@@ -224,7 +300,9 @@ describe("read-only mode with a short session time-to-live", () => {
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name)).toContain("list_containers")
     expect(tools.filter((t) => !t.annotations?.readOnlyHint)).toEqual([])
-    const result = await client.callTool({ name: "container_action", arguments: { id: "x", action: "stop" } }).catch((e) => e)
+    const result = await client
+      .callTool({ name: "container_action", arguments: { id: "x", action: "stop" } })
+      .catch((e) => e)
     expect(result.isError ?? result instanceof Error).toBe(true)
     await client.close()
   })
@@ -232,7 +310,11 @@ describe("read-only mode with a short session time-to-live", () => {
   test("an idle session expires", async () => {
     const { client, transport } = await connect(svc)
     await Bun.sleep(1500)
-    const res = await postMcp(svc, { "mcp-session-id": transport.sessionId!, "mcp-protocol-version": "2025-06-18" }, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }))
+    const res = await postMcp(
+      svc,
+      { "mcp-session-id": transport.sessionId!, "mcp-protocol-version": "2025-06-18" },
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    )
     expect(res.status).toBe(404)
     await client.close()
   })
@@ -248,7 +330,13 @@ test("without SVC_MCP, /mcp is 404", async () => {
 })
 
 test("an unknown mode stops the service at start with a clear message", async () => {
-  const proc = Bun.spawn(["bun", join(import.meta.dir, "../../server.ts")], { env: { ...process.env, SVC_MCP: "maybe", SVC_ADDR: "127.0.0.1:0" }, stderr: "pipe", stdout: "pipe" })
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "../../server.ts")], {
+    env: { ...process.env, SVC_MCP: "maybe", SVC_ADDR: "127.0.0.1:0" },
+    stderr: "pipe",
+    stdout: "pipe",
+  })
   expect(await proc.exited).toBe(2)
-  expect(await new Response(proc.stderr).text()).toContain('configuration error: SVC_MCP must be one of read-only, full, got "maybe"')
+  expect(await new Response(proc.stderr).text()).toContain(
+    'configuration error: SVC_MCP must be one of read-only, full, got "maybe"',
+  )
 })

@@ -36,7 +36,11 @@ afterAll(async () => {
   await provider?.stop()
 })
 
-const cookieOf = (res: Response, name: string) => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(";")[0]
+const cookieOf = (res: Response, name: string) =>
+  res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith(`${name}=`))
+    ?.split(";")[0]
 
 /** Signs `account` in through the provider; the callback's answer. */
 async function signIn(account: string): Promise<Response> {
@@ -72,7 +76,10 @@ describe("OIDC sign-in through the service", () => {
   test("roles hold: a viewer reads and may not prune", async () => {
     const session = cookieOf(await signIn("vic"), "hm_session")!
     expect((await fetch(`${svc.url}/api/volumes`, { headers: { cookie: session } })).status).toBe(200)
-    const prune = await fetch(`${svc.url}/api/prune/images`, { method: "POST", headers: { cookie: session, origin: svc.url } })
+    const prune = await fetch(`${svc.url}/api/prune/images`, {
+      method: "POST",
+      headers: { cookie: session, origin: svc.url },
+    })
     expect(prune.status).toBe(403)
   })
 
@@ -87,7 +94,10 @@ describe("OIDC sign-in through the service", () => {
 
   test("sign-out ends the session and sends the browser to the provider's end-session endpoint", async () => {
     const session = cookieOf(await signIn("ada"), "hm_session")!
-    const res = await fetch(`${svc.url}/api/auth/oidc/logout`, { method: "POST", headers: { cookie: session, origin: svc.url } })
+    const res = await fetch(`${svc.url}/api/auth/oidc/logout`, {
+      method: "POST",
+      headers: { cookie: session, origin: svc.url },
+    })
     expect(res.status).toBe(200)
     const body = await res.json()
     expect(body.signed_out).toBe(true)

@@ -12,7 +12,11 @@ import { freePort, startService, type Service } from "../support/service.ts"
 
 const root = join(import.meta.dir, "../..")
 const RECIPE = readFileSync(join(root, "docs/proxy/Caddyfile"), "utf8")
-const PASSWORDS: Record<string, string> = { alice: "alice-example-password", olga: "olga-example-password", vera: "vera-example-password" }
+const PASSWORDS: Record<string, string> = {
+  alice: "alice-example-password",
+  olga: "olga-example-password",
+  vera: "vera-example-password",
+}
 
 let svc: Service
 let caddy: Bun.Subprocess<"ignore", "ignore", "pipe">
@@ -23,7 +27,12 @@ const basic = (user: string) => `Basic ${btoa(`${user}:${PASSWORDS[user]}`)}`
 
 beforeAll(async () => {
   svc = await startService(
-    { DOCKER_HOST: engineHost(), SVC_AUTH: "proxy", SVC_AUTH_TRUSTED_PROXIES: "::1", SVC_AUTH_ROLE_MAP: "admins=admin,ops=operator,staff=viewer" },
+    {
+      DOCKER_HOST: engineHost(),
+      SVC_AUTH: "proxy",
+      SVC_AUTH_TRUSTED_PROXIES: "::1",
+      SVC_AUTH_ROLE_MAP: "admins=admin,ops=operator,staff=viewer",
+    },
     { host: "[::]" },
   )
   dir = mkdtempSync(join(tmpdir(), "hm-caddy-"))
@@ -32,13 +41,28 @@ beforeAll(async () => {
   // The recipe as it is, after a global block that keeps Caddy's admin endpoint off (tests run side by side).
   writeFileSync(join(dir, "Caddyfile"), `{\n\tadmin off\n}\n${RECIPE}`)
   caddy = Bun.spawn(["caddy", "run", "--adapter", "caddyfile", "--config", join(dir, "Caddyfile")], {
-    env: { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, SITE_ADDRESS: caddyUrl, UPSTREAM: `[::1]:${svc.port}` },
+    env: {
+      PATH: process.env.PATH,
+      HOME: dir,
+      XDG_DATA_HOME: dir,
+      XDG_CONFIG_HOME: dir,
+      SITE_ADDRESS: caddyUrl,
+      UPSTREAM: `[::1]:${svc.port}`,
+    },
     stdin: "ignore",
     stdout: "ignore",
     stderr: "pipe",
   })
-  for (let i = 0; !(await fetch(`${caddyUrl}/api/health`).then(() => true, () => false)); i++) {
-    if (caddy.exitCode !== null || i === 200) throw new Error(`caddy did not start: ${await new Response(caddy.stderr).text()}`)
+  for (
+    let i = 0;
+    !(await fetch(`${caddyUrl}/api/health`).then(
+      () => true,
+      () => false,
+    ));
+    i++
+  ) {
+    if (caddy.exitCode !== null || i === 200)
+      throw new Error(`caddy did not start: ${await new Response(caddy.stderr).text()}`)
     await Bun.sleep(50)
   }
 }, 60_000)
@@ -51,7 +75,10 @@ afterAll(async () => {
 })
 
 const viaCaddy = (user: string | null, path: string, init: RequestInit = {}) =>
-  fetch(`${caddyUrl}${path}`, { ...init, headers: { ...(user && { authorization: basic(user) }), ...(init.headers as Record<string, string>) } })
+  fetch(`${caddyUrl}${path}`, {
+    ...init,
+    headers: { ...(user && { authorization: basic(user) }), ...(init.headers as Record<string, string>) },
+  })
 
 describe("SVC_AUTH=proxy behind Caddy", () => {
   test("the recipe in docs/auth.md is the one tested", () => {
@@ -81,7 +108,9 @@ describe("SVC_AUTH=proxy behind Caddy", () => {
   })
 
   test("identity headers a client sends through Caddy are replaced by Caddy's", async () => {
-    const res = await viaCaddy("vera", "/api/auth/me", { headers: { "remote-user": "alice", "remote-groups": "admins" } })
+    const res = await viaCaddy("vera", "/api/auth/me", {
+      headers: { "remote-user": "alice", "remote-groups": "admins" },
+    })
     expect(await res.json()).toMatchObject({ user: "vera", role: "viewer" })
   })
 

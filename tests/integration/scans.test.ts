@@ -20,8 +20,19 @@ const services: Service[] = []
 const dataDir = mkdtempSync(join(tmpdir(), "hm-scans-"))
 
 /** Runs a labelled container of the test image to completion and commits it as repo:tag. */
-async function commit(script: string, repo: string, tag: string, env: string[] = [], changes: string[] = []): Promise<string> {
-  const { Id } = await engine.createContainer({ Image: testImage(), Cmd: ["sh", "-c", script], Env: env, Labels: { [TEST_LABEL]: "1" } })
+async function commit(
+  script: string,
+  repo: string,
+  tag: string,
+  env: string[] = [],
+  changes: string[] = [],
+): Promise<string> {
+  const { Id } = await engine.createContainer({
+    Image: testImage(),
+    Cmd: ["sh", "-c", script],
+    Env: env,
+    Labels: { [TEST_LABEL]: "1" },
+  })
   await engine.containerAction(Id, "start")
   expect((await engine.waitContainer(Id)).StatusCode).toBe(0)
   const image = (await engine.commitContainer(Id, repo, tag, changes)).Id
@@ -45,7 +56,10 @@ afterAll(async () => {
 }, 60_000)
 
 async function start(env: Record<string, string>): Promise<Service> {
-  const s = await startService({ DOCKER_HOST: engineHost(), SVC_METRICS: "on", PATH: `${path}:${process.env.PATH}`, ...env }, { dataDir })
+  const s = await startService(
+    { DOCKER_HOST: engineHost(), SVC_METRICS: "on", PATH: `${path}:${process.env.PATH}`, ...env },
+    { dataDir },
+  )
   services.push(s)
   return s
 }
@@ -62,9 +76,13 @@ async function result(s: Service, image: string): Promise<any> {
 
 test("a restarted service resumes its queue; results and summaries of the real images; /metrics passes promtool", async () => {
   const slow = await start({ STAND_IN_REPORT: fixture("trivy-alpine-310.json"), STAND_IN_SLEEP: "60" })
-  const first = await (await fetch(`${slow.url}/api/images/${encodeURIComponent(testImage())}/scan`, { method: "POST" })).json()
+  const first = await (
+    await fetch(`${slow.url}/api/images/${encodeURIComponent(testImage())}/scan`, { method: "POST" })
+  ).json()
   expect((await fetch(`${slow.url}/api/images/${second}/scan`, { method: "POST" })).status).toBe(202)
-  expect(JSON.parse(readFileSync(join(dataDir, "scans/queue.json"), "utf8")).map((j: { image: string }) => j.image)).toEqual([first.image, second])
+  expect(
+    JSON.parse(readFileSync(join(dataDir, "scans/queue.json"), "utf8")).map((j: { image: string }) => j.image),
+  ).toEqual([first.image, second])
   await slow.stop()
   services.pop()
 
@@ -76,7 +94,10 @@ test("a restarted service resumes its queue; results and summaries of the real i
   expect(b).toMatchObject({ status: "done", ref: "hm-scan/second:1" })
 
   const images = (await (await fetch(`${fast.url}/api/images`)).json()) as any[]
-  expect(images.find((i) => i.id === first.image)).toMatchObject({ scan: { status: "done", scanner: "trivy", counts: { critical: 1, low: 1 } }, scan_state: null })
+  expect(images.find((i) => i.id === first.image)).toMatchObject({
+    scan: { status: "done", scanner: "trivy", counts: { critical: 1, low: 1 } },
+    scan_state: null,
+  })
 
   const metrics = await (await fetch(`${fast.url}/metrics`)).text()
   expect(await promtool(metrics)).toEqual({ code: 0, output: "" })
@@ -93,7 +114,13 @@ test("without a binary the scanner's image runs as a container, with the engine 
     'printf "%s" "$REPORT" > /report.json',
     `printf '%s\\n' '#!/bin/sh' 'test -S /var/run/docker.sock || { echo "no engine socket" >&2; exit 3; }' 'test -d "$GRYPE_DB_CACHE_DIR" || exit 4' 'test "$1 $2" = "-o json" || exit 5' 'cat /report.json' > /scan.sh`,
   ].join(" && ")
-  await commit(script, "anchore/grype", "latest", [`REPORT=${readFileSync(fixture("grype-image.json"), "utf8")}`], ['ENTRYPOINT ["/bin/sh", "/scan.sh"]'])
+  await commit(
+    script,
+    "anchore/grype",
+    "latest",
+    [`REPORT=${readFileSync(fixture("grype-image.json"), "utf8")}`],
+    ['ENTRYPOINT ["/bin/sh", "/scan.sh"]'],
+  )
   const s = await start({ SVC_SCANNER: "grype", PATH: "/usr/bin:/bin" })
   expect((await fetch(`${s.url}/api/images/${second}/scan`, { method: "POST" })).status).toBe(202)
   const r = await result(s, second)

@@ -44,7 +44,8 @@ const live: unknown[] = []
 const stream = new AbortController()
 
 const get = async (path: string) => (await fetch(`${svc.url}${path}`)).json()
-const history = async (): Promise<{ action: string; attributes?: Record<string, string> }[]> => get("/api/events/history")
+const history = async (): Promise<{ action: string; attributes?: Record<string, string> }[]> =>
+  get("/api/events/history")
 const carries = (text: string) => planted.filter((s) => text.includes(s))
 
 beforeAll(async () => {
@@ -58,21 +59,34 @@ beforeAll(async () => {
 
 afterAll(async () => {
   stream.abort()
-  for (const name of [STACK, FAILING]) await fetch(`${svc.url}/api/stacks/${name}`, { method: "DELETE" }).catch(() => {})
+  for (const name of [STACK, FAILING])
+    await fetch(`${svc.url}/api/stacks/${name}`, { method: "DELETE" }).catch(() => {})
   await svc?.stop()
   await cleanup(realEngine())
 }, 60_000)
 
 test("healthchecks and labels carrying secrets: no event in history, stream or MCP shows them", async () => {
-  const deployed = await fetch(`${svc.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: STACK, content: compose, env }) })
+  const deployed = await fetch(`${svc.url}/api/stacks`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: STACK, content: compose, env }),
+  })
   expect(deployed.status).toBe(201)
   // Several rounds of both healthchecks: each makes exec_create, exec_start and exec_die events.
-  const execs = async () => (await history()).filter((e) => e.action.startsWith("exec_") && e.attributes?.["com.docker.compose.project"] === STACK)
+  const execs = async () =>
+    (await history()).filter(
+      (e) => e.action.startsWith("exec_") && e.attributes?.["com.docker.compose.project"] === STACK,
+    )
   for (let i = 0; i < 300 && (await execs()).length < 12; i++) await Bun.sleep(100)
   const seen = await execs()
   expect(seen.length).toBeGreaterThanOrEqual(12)
   // The plant is real: the interpolated check ran with the secret in its command, the shell one with the variable's name.
-  expect(seen.map((e) => e.action)).toEqual(expect.arrayContaining(["exec_create: /bin/sh -c echo *** >/dev/null", "exec_create: /bin/sh -c echo $DB_PASSWORD >/dev/null"]))
+  expect(seen.map((e) => e.action)).toEqual(
+    expect.arrayContaining([
+      "exec_create: /bin/sh -c echo *** >/dev/null",
+      "exec_create: /bin/sh -c echo $DB_PASSWORD >/dev/null",
+    ]),
+  )
   expect(seen.every((e) => e.attributes?.key === "***")).toBe(true)
 
   const client = new Client({ name: "integration", version: "1" })
@@ -84,7 +98,11 @@ test("healthchecks and labels carrying secrets: no event in history, stream or M
 
   while (!live.some((e: any) => e.action?.startsWith("exec_die"))) await Bun.sleep(50)
   const texts = { history: JSON.stringify(await history()), stream: JSON.stringify(live), mcp }
-  expect(Object.entries(texts).map(([where, text]) => [where, carries(text)])).toEqual([["history", []], ["stream", []], ["mcp", []]])
+  expect(Object.entries(texts).map(([where, text]) => [where, carries(text)])).toEqual([
+    ["history", []],
+    ["stream", []],
+    ["mcp", []],
+  ])
 }, 120_000)
 
 test("the stack's container records (list, detail, dashboard, stack view) show neither its command's nor its labels' secrets", async () => {
@@ -93,7 +111,11 @@ test("the stack's container records (list, detail, dashboard, stack view) show n
   expect(containers.every((c: { labels: Record<string, string> }) => c.labels.key === "***")).toBe(true)
   const detail = await get(`/api/containers/${containers[0].id}`)
   expect(detail.command).toEqual(["sh", "-c", "sleep 3600", "***"])
-  const texts = await Promise.all(["/api/containers", `/api/containers/${detail.id}`, "/api/dashboard", `/api/stacks/${STACK}`, "/api/stacks"].map(async (p) => [p, carries(JSON.stringify(await get(p)))]))
+  const texts = await Promise.all(
+    ["/api/containers", `/api/containers/${detail.id}`, "/api/dashboard", `/api/stacks/${STACK}`, "/api/stacks"].map(
+      async (p) => [p, carries(JSON.stringify(await get(p)))],
+    ),
+  )
   expect(texts.filter(([, found]) => found.length)).toEqual([])
 })
 
@@ -105,7 +127,11 @@ test("a deploy whose compose run fails printing the multi-line secret answers 50
     command: ["sleep", "3600"]
     labels: { ${TEST_LABEL}: "1" }
 `
-  const res = await fetch(`${svc.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: FAILING, content: failing, env }) })
+  const res = await fetch(`${svc.url}/api/stacks`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: FAILING, content: failing, env }),
+  })
   const text = await res.text()
   expect([res.status, carries(text)]).toEqual([502, []])
   // The engine refused the name and compose quoted it: the secret was there to hide.

@@ -55,12 +55,27 @@ beforeAll(async () => {
 
   token = JSON.parse((await call("POST", "/api/cluster/token")).text).token
   node = fakeNode({ token })
-  const registered = await call("POST", "/api/cluster/register", { token, server_id: node.serverId, name: "n1", advertise: node.url })
+  const registered = await call("POST", "/api/cluster/register", {
+    token,
+    server_id: node.serverId,
+    name: "n1",
+    advertise: node.url,
+  })
   expect(registered.status).toBe(201)
 
-  const env = [{ key: "DB_PASSWORD", value: SECRET, secret: true }, { key: "MODE", value: "plain" }]
+  const env = [
+    { key: "DB_PASSWORD", value: SECRET, secret: true },
+    { key: "MODE", value: "plain" },
+  ]
   expect((await call("POST", "/api/stacks", { name: STACK, content: compose(), env })).status).toBe(201)
-  expect((await call("PUT", `/api/stacks/${STACK}/env`, [{ key: "DB_PASSWORD", value: null, secret: true }, { key: "MODE", value: "changed" }])).status).toBe(200)
+  expect(
+    (
+      await call("PUT", `/api/stacks/${STACK}/env`, [
+        { key: "DB_PASSWORD", value: null, secret: true },
+        { key: "MODE", value: "changed" },
+      ])
+    ).status,
+  ).toBe(200)
   expect((await call("POST", `/api/stacks/${STACK}/apply`)).status).toBe(200)
 }, 120_000)
 
@@ -77,9 +92,17 @@ describe("the planted secret and the cluster token", () => {
 
   test("compose failures that name the secret answer with it redacted", async () => {
     // The image reference carries the secret: compose's pull error quotes it.
-    const pull = await call("POST", "/api/stacks", { name: "hm-sec-pull", content: compose(`reg.invalid/\${DB_PASSWORD}:1`), env: [{ key: "DB_PASSWORD", value: SECRET, secret: true }] })
+    const pull = await call("POST", "/api/stacks", {
+      name: "hm-sec-pull",
+      content: compose(`reg.invalid/\${DB_PASSWORD}:1`),
+      env: [{ key: "DB_PASSWORD", value: SECRET, secret: true }],
+    })
     // A port that is the secret: compose config refuses it and quotes it.
-    const config = await call("POST", "/api/stacks", { name: "hm-sec-cfg", content: `${compose()}    ports: ["\${DB_PASSWORD}"]\n`, env: [{ key: "DB_PASSWORD", value: SECRET, secret: true }] })
+    const config = await call("POST", "/api/stacks", {
+      name: "hm-sec-cfg",
+      content: `${compose()}    ports: ["\${DB_PASSWORD}"]\n`,
+      env: [{ key: "DB_PASSWORD", value: SECRET, secret: true }],
+    })
     failures.push(pull, config)
     expect(pull.status).toBe(502)
     expect(config.status).toBe(400)
@@ -87,7 +110,9 @@ describe("the planted secret and the cluster token", () => {
   }, 120_000)
 
   test("an export with the bearer token carries the secret (the plant is real); without it, 401", async () => {
-    const exported = await call("GET", `/api/stacks/${STACK}/env/export`, undefined, { authorization: `Bearer ${token}` })
+    const exported = await call("GET", `/api/stacks/${STACK}/env/export`, undefined, {
+      authorization: `Bearer ${token}`,
+    })
     expect(exported.status).toBe(200)
     expect(exported.text).toContain(SECRET)
     const refused = await call("GET", `/api/stacks/${STACK}/export`)
@@ -98,10 +123,25 @@ describe("the planted secret and the cluster token", () => {
   test("no response that hides them carries either", async () => {
     const containers = JSON.parse((await call("GET", "/api/containers?all=true")).text) as { id: string }[]
     const paths = [
-      "/api/health", "/api/dashboard", "/api/stacks", `/api/stacks/${STACK}`, `/api/stacks/${STACK}/env`, `/api/stacks/${STACK}/versions`,
-      `/api/stacks/${STACK}/compose`, `/api/stacks/${STACK}/logs?tail=all&follow=false`, "/api/containers?all=true", ...containers.map((c) => `/api/containers/${c.id}`),
-      "/api/events/history", "/api/cluster", "/api/nodes", "/api/nodes/n1", "/metrics", "/metrics/targets", "/openapi",
-      `/api/stacks/${STACK}/export`, "/api/cluster/verify",
+      "/api/health",
+      "/api/dashboard",
+      "/api/stacks",
+      `/api/stacks/${STACK}`,
+      `/api/stacks/${STACK}/env`,
+      `/api/stacks/${STACK}/versions`,
+      `/api/stacks/${STACK}/compose`,
+      `/api/stacks/${STACK}/logs?tail=all&follow=false`,
+      "/api/containers?all=true",
+      ...containers.map((c) => `/api/containers/${c.id}`),
+      "/api/events/history",
+      "/api/cluster",
+      "/api/nodes",
+      "/api/nodes/n1",
+      "/metrics",
+      "/metrics/targets",
+      "/openapi",
+      `/api/stacks/${STACK}/export`,
+      "/api/cluster/verify",
     ]
     expect(containers.length).toBeGreaterThan(0)
     for (const path of paths) {
@@ -119,7 +159,11 @@ describe("the planted secret and the cluster token", () => {
   test("the service's log and its events, history and live stream, carry neither", async () => {
     const history = (await call("GET", "/api/events/history")).text
     expect(live).toContain("up.output") // the compose runs were streamed while the secret was in play
-    for (const [what, text] of [["log", log], ["history", history], ["live events", live]]) {
+    for (const [what, text] of [
+      ["log", log],
+      ["history", history],
+      ["live events", live],
+    ]) {
       expect(text.length).toBeGreaterThan(0)
       if (text.includes(SECRET) || text.includes(token)) throw new Error(`the ${what} carries a secret`)
     }
@@ -127,7 +171,13 @@ describe("the planted secret and the cluster token", () => {
 
   test("the files that hold them are readable by the service's user only", () => {
     const dir = join(svc.dataDir, "records", STACK)
-    const secretFiles = [join(svc.dataDir, "cluster.json"), join(dir, "env.json"), join(dir, ".env"), join(dir, "run.json"), ...readdirSync(join(dir, "versions")).map((f) => join(dir, "versions", f))]
+    const secretFiles = [
+      join(svc.dataDir, "cluster.json"),
+      join(dir, "env.json"),
+      join(dir, ".env"),
+      join(dir, "run.json"),
+      ...readdirSync(join(dir, "versions")).map((f) => join(dir, "versions", f)),
+    ]
     for (const f of secretFiles) expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600])
     expect(readFileSync(join(dir, "env.json"), "utf8")).toContain(SECRET)
   })
@@ -149,10 +199,34 @@ test("the gateway never passes the client's Authorization (or Cookie-less creden
 describe("browsers and foreign hosts cannot change state", () => {
   const deploy = { name: "hm-sec-csrf", content: compose() }
   const refusals: [string, Record<string, string>, string | undefined, number, string][] = [
-    ["a foreign Origin", { origin: "https://evil.example", "content-type": "application/json" }, JSON.stringify(deploy), 403, "origin_not_allowed"],
-    ["a foreign Host (DNS rebinding)", { host: "evil.example", "content-type": "application/json" }, JSON.stringify(deploy), 403, "host_not_allowed"],
-    ["a form body", { "content-type": "application/x-www-form-urlencoded" }, "name=hm-sec-csrf", 415, "unsupported_media_type"],
-    ["a text/plain body (no preflight)", { "content-type": "text/plain" }, JSON.stringify(deploy), 415, "unsupported_media_type"],
+    [
+      "a foreign Origin",
+      { origin: "https://evil.example", "content-type": "application/json" },
+      JSON.stringify(deploy),
+      403,
+      "origin_not_allowed",
+    ],
+    [
+      "a foreign Host (DNS rebinding)",
+      { host: "evil.example", "content-type": "application/json" },
+      JSON.stringify(deploy),
+      403,
+      "host_not_allowed",
+    ],
+    [
+      "a form body",
+      { "content-type": "application/x-www-form-urlencoded" },
+      "name=hm-sec-csrf",
+      415,
+      "unsupported_media_type",
+    ],
+    [
+      "a text/plain body (no preflight)",
+      { "content-type": "text/plain" },
+      JSON.stringify(deploy),
+      415,
+      "unsupported_media_type",
+    ],
     ["a body without a type", {}, JSON.stringify(deploy), 415, "unsupported_media_type"],
   ]
   for (const [what, headers, body, status, code] of refusals)
@@ -174,9 +248,18 @@ describe("browsers and foreign hosts cannot change state", () => {
 })
 
 describe("/mcp answers to its own allowlists", () => {
-  const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } } })
+  const initialize = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+  })
   const post = (headers: Record<string, string>) =>
-    fetch(`${svc.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: initialize })
+    fetch(`${svc.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: initialize,
+    })
   test("a foreign Host and a foreign Origin are 403; loopback without Origin is served", async () => {
     const host = await post({ host: "evil.example:80" })
     expect([host.status, (await host.json()).error.code]).toEqual([403, "host_not_allowed"])
@@ -194,12 +277,24 @@ test("the default listen address is loopback", () => {
 
 test("tokens and secrets are compared only through the constant-time comparison", () => {
   // sameSecret hashes both sides first: equal-length digests, so neither the content nor the length leaks through timing.
-  expect([sameSecret(token, token), sameSecret(token, `${token}x`), sameSecret("", token)]).toEqual([true, false, false])
-  const files = ["server.ts", ...["lib", "handlers"].flatMap((d) => readdirSync(join(root, d), { recursive: true }).map((f) => join(d, String(f))))].filter((f) => f.endsWith(".ts"))
+  expect([sameSecret(token, token), sameSecret(token, `${token}x`), sameSecret("", token)]).toEqual([
+    true,
+    false,
+    false,
+  ])
+  const files = [
+    "server.ts",
+    ...["lib", "handlers"].flatMap((d) =>
+      readdirSync(join(root, d), { recursive: true }).map((f) => join(d, String(f))),
+    ),
+  ].filter((f) => f.endsWith(".ts"))
   // A line that handles a token and compares with == or === against anything but a literal is a plain comparison.
   const compares = /[!=]==?\s*(?!\d|undefined\b|null\b|["'`])[\w(]/
   const offenders = files.flatMap((f) =>
-    readFileSync(join(root, f), "utf8").split("\n").map((line, i) => [`${f}:${i + 1}`, line] as const).filter(([, line]) => /token/i.test(line) && compares.test(line) && !line.trim().startsWith("//")),
+    readFileSync(join(root, f), "utf8")
+      .split("\n")
+      .map((line, i) => [`${f}:${i + 1}`, line] as const)
+      .filter(([, line]) => /token/i.test(line) && compares.test(line) && !line.trim().startsWith("//")),
   )
   expect(readFileSync(join(root, "lib/cluster/bearer.ts"), "utf8")).toContain("!sameSecret(given, expected)")
   expect(offenders).toEqual([])

@@ -42,7 +42,10 @@ done
 `
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
   const text = await res.text()
   return { status: res.status, body: (text ? JSON.parse(text) : null) as any }
 }
@@ -78,10 +81,18 @@ test("PUTs and GETs through a container swapping folders and links to the host: 
     volumes: [".:/stack"]
     labels: { ${TEST_LABEL}: "1" }
 `
-  const deployed = await call("POST", "/api/stacks", { name: NAME, content, files: { "conf/app.conf": "v0\n", "swap.sh": swapScript } })
+  const deployed = await call("POST", "/api/stacks", {
+    name: NAME,
+    content,
+    files: { "conf/app.conf": "v0\n", "swap.sh": swapScript },
+  })
   expect([deployed.status, deployed.body.error]).toEqual([201, undefined])
   const stackDir = join(dataDir, "stacks", NAME)
-  for (const deadline = Date.now() + 30_000; !lstatSync(join(stackDir, "data", "host"), { throwIfNoEntry: false }) && Date.now() < deadline; ) await Bun.sleep(100)
+  for (
+    const deadline = Date.now() + 30_000;
+    !lstatSync(join(stackDir, "data", "host"), { throwIfNoEntry: false }) && Date.now() < deadline;
+  )
+    await Bun.sleep(100)
   expect(lstatSync(join(stackDir, "data", "host")).isSymbolicLink()).toBe(true)
 
   const answers: string[] = []
@@ -90,7 +101,10 @@ test("PUTs and GETs through a container swapping folders and links to the host: 
     for (const p of ["conf/app.conf", "data/d/f"]) {
       const put = await call("PUT", `/api/stacks/${NAME}/files/${p}`, { content: `put ${i}\n` })
       const got = await call("GET", `/api/stacks/${NAME}/files/${p}`)
-      answers.push(`PUT ${p} ${put.status} ${put.body?.error?.code ?? ""}`, `GET ${p} ${got.status} ${got.body?.error?.code ?? ""}`)
+      answers.push(
+        `PUT ${p} ${put.status} ${put.body?.error?.code ?? ""}`,
+        `GET ${p} ${got.status} ${got.body?.error?.code ?? ""}`,
+      )
       if (got.status === 200) reads.push(got.body.content)
     }
   }

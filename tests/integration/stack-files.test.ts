@@ -58,7 +58,10 @@ services:
 })
 
 async function call(svc: Service, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
   const text = await res.text()
   return { status: res.status, body: (text ? JSON.parse(text) : null) as any }
 }
@@ -67,7 +70,10 @@ async function call(svc: Service, method: string, path: string, body?: unknown) 
 async function sees(engine: Engine, project: string, service: string, want: string): Promise<string> {
   let last = ""
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await Bun.sleep(300)) {
-    const list = await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`, `${SERVICE_LABEL}=${service}`] } })
+    const list = await engine.listContainers({
+      all: true,
+      filters: { label: [`${STACK_LABEL}=${project}`, `${SERVICE_LABEL}=${service}`] },
+    })
     const c = list.find((c) => c.State === "running")
     if (!c) continue
     const lines: string[] = []
@@ -89,7 +95,8 @@ const snapshot = (dir: string) =>
 
 async function wipe(engine: Engine, svc: Service) {
   for (const name of STACKS) await call(svc, "DELETE", `/api/stacks/${name}`).catch(() => {})
-  for (const c of await engine.listContainers({ all: true })) if (STACKS.includes(c.Labels[STACK_LABEL] ?? "")) await engine.removeContainer(c.Id, { force: true })
+  for (const c of await engine.listContainers({ all: true }))
+    if (STACKS.includes(c.Labels[STACK_LABEL] ?? "")) await engine.removeContainer(c.Id, { force: true })
   await cleanup(engine)
 }
 
@@ -97,10 +104,17 @@ beforeAll(async () => {
   engA = realEngine("a")
   engB = realEngine("b")
   await Promise.all([cleanup(engA), cleanup(engB)])
-  const env = (which: "a" | "b") => ({ DOCKER_HOST: engineHost(which), SVC_TRANSFER_IMAGE: testImage(), SVC_PROBE_TIMEOUT_MS: "3000" })
+  const env = (which: "a" | "b") => ({
+    DOCKER_HOST: engineHost(which),
+    SVC_TRANSFER_IMAGE: testImage(),
+    SVC_PROBE_TIMEOUT_MS: "3000",
+  })
   ;[a, b] = await Promise.all([startService(env("a")), startService(env("b"))])
   const token = (await call(a, "POST", "/api/cluster/token")).body.token
-  expect((await call(b, "POST", "/api/cluster/join", { control_plane_url: a.url, token, name: "b", advertise: b.url })).status).toBe(200)
+  expect(
+    (await call(b, "POST", "/api/cluster/join", { control_plane_url: a.url, token, name: "b", advertise: b.url }))
+      .status,
+  ).toBe(200)
 }, 120_000)
 
 afterAll(async () => {
@@ -112,7 +126,12 @@ afterAll(async () => {
  * Deploys `stack`, checks that `service` sees `file` (bound at its path), edits it (PUT + apply), rolls
  * back to version 1, and copies the stack to the node, where it starts with its files.
  */
-async function lifeOf(name: string, stack: { content: string; files: Record<string, string> }, service: string, file: string) {
+async function lifeOf(
+  name: string,
+  stack: { content: string; files: Record<string, string> },
+  service: string,
+  file: string,
+) {
   const first = stack.files[file]!.trim()
   const deployed = await call(a, "POST", "/api/stacks", { name, ...stack })
   expect([deployed.status, deployed.body.error]).toEqual([201, undefined])
@@ -142,9 +161,13 @@ async function lifeOf(name: string, stack: { content: string; files: Record<stri
   const copied = await call(a, "POST", `/api/stacks/${name}/copy`, { to: "b", start: true })
   expect([copied.status, copied.body.error]).toEqual([201, undefined])
   expect(await sees(engB, name, service, first)).toBe(first)
-  for (const [path, content] of Object.entries(stack.files)) expect((await call(b, "GET", `/api/stacks/${name}/files/${path}`)).body.content).toBe(content)
+  for (const [path, content] of Object.entries(stack.files))
+    expect((await call(b, "GET", `/api/stacks/${name}/files/${path}`)).body.content).toBe(content)
   const there = (await call(b, "GET", `/api/stacks/${name}/versions`)).body
-  expect(there.map((v: any) => [v.version, v.current])).toEqual([[1, true], [2, false]])
+  expect(there.map((v: any) => [v.version, v.current])).toEqual([
+    [1, true],
+    [2, false],
+  ])
 }
 
 test("compose.yaml + nginx.conf (bound read-only) + an extends: file: deploy, edit, rollback, copy to the node", async () => {
@@ -169,7 +192,8 @@ test("traversal, absolute paths, reserved names and oversize files are refused a
   expect((await call(a, "POST", "/api/stacks", { name: "hm-bad", ...stack })).status).toBe(201)
   const before = snapshot(join(a.dataDir, "stacks"))
   const containers = (await engA.listContainers({ all: true })).map((c) => c.Id).sort()
-  const deploy = (files: Record<string, string>) => call(a, "POST", "/api/stacks", { name: "hm-bad", content: stack.content, files: { ...stack.files, ...files } })
+  const deploy = (files: Record<string, string>) =>
+    call(a, "POST", "/api/stacks", { name: "hm-bad", content: stack.content, files: { ...stack.files, ...files } })
   const cases: [string, Promise<{ status: number; body: any }>, number][] = [
     ["deploy ../escape", deploy({ "../escape": "x" }), 400],
     ["deploy a/../../escape", deploy({ "a/../../escape": "x" }), 400],
@@ -178,15 +202,33 @@ test("traversal, absolute paths, reserved names and oversize files are refused a
     ["deploy versions/1.json", deploy({ "versions/1.json": "{}" }), 400],
     ["deploy .env", deploy({ ".env": "A=1" }), 400],
     ["deploy 1 MiB + 1", deploy({ "big.conf": "x".repeat(1024 * 1024 + 1) }), 413],
-    ["new stack with ../escape", call(a, "POST", "/api/stacks", { name: "hm-bad2", content: stack.content, files: { ...stack.files, "../hm-files/nginx.conf": "x" } }), 400],
+    [
+      "new stack with ../escape",
+      call(a, "POST", "/api/stacks", {
+        name: "hm-bad2",
+        content: stack.content,
+        files: { ...stack.files, "../hm-files/nginx.conf": "x" },
+      }),
+      400,
+    ],
     ["PUT %2e%2e%2fescape", call(a, "PUT", "/api/stacks/hm-bad/files/..%2Fescape", { content: "x" }), 400],
     ["PUT %2Fetc%2Fpasswd", call(a, "PUT", "/api/stacks/hm-bad/files/%2Fetc%2Fpasswd", { content: "x" }), 400],
     ["PUT a%00b", call(a, "PUT", "/api/stacks/hm-bad/files/a%00b", { content: "x" }), 400],
     ["PUT compose.yaml", call(a, "PUT", "/api/stacks/hm-bad/files/compose.yaml", { content: "services: {}" }), 400],
     ["PUT env.json", call(a, "PUT", "/api/stacks/hm-bad/files/env.json", { content: "[]" }), 400],
     ["PUT versions/1.json", call(a, "PUT", "/api/stacks/hm-bad/files/versions/1.json", { content: "{}" }), 400],
-    ["PUT oversize", call(a, "PUT", "/api/stacks/hm-bad/files/big.conf", { content: "x".repeat(1024 * 1024 + 1) }), 413],
-    ["PUT an extends file reaching /etc", call(a, "PUT", "/api/stacks/hm-bad/files/base.yaml", { content: `services:\n  base:\n    image: ${testImage()}\n    volumes: ["/etc:/host-etc"]\n` }), 400],
+    [
+      "PUT oversize",
+      call(a, "PUT", "/api/stacks/hm-bad/files/big.conf", { content: "x".repeat(1024 * 1024 + 1) }),
+      413,
+    ],
+    [
+      "PUT an extends file reaching /etc",
+      call(a, "PUT", "/api/stacks/hm-bad/files/base.yaml", {
+        content: `services:\n  base:\n    image: ${testImage()}\n    volumes: ["/etc:/host-etc"]\n`,
+      }),
+      400,
+    ],
     ["DELETE the extends file compose needs", call(a, "DELETE", "/api/stacks/hm-bad/files/base.yaml"), 400],
   ]
   for (const [what, res, status] of cases) expect([what, (await res).status]).toEqual([what, status])

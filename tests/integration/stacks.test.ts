@@ -43,7 +43,12 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   for (const name of [NAME, "hm-race"]) await api(`/stacks/${name}?volumes=true`, { method: "DELETE" }).catch(() => {})
-  const out = await svc.stop().then(async () => `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`)
+  const out = await svc
+    .stop()
+    .then(
+      async () =>
+        `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`,
+    )
   expect(out).not.toContain(SECRET_1)
   expect(out).not.toContain(SECRET_2)
   await cleanup(engine)
@@ -51,7 +56,10 @@ afterAll(async () => {
 
 const api = (path: string, init?: RequestInit) => fetch(`${svc.url}/api${path}`, init)
 const send = (method: string, path: string, body?: unknown) =>
-  api(path, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  api(path, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
 const containers = (name = NAME) => engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
 async function envOf(service: string): Promise<string[]> {
   const c = (await containers()).find((c) => c.Labels[SERVICE_LABEL] === service)!
@@ -60,13 +68,23 @@ async function envOf(service: string): Promise<string[]> {
 const stackDirs = () => readdirSync(join(svc.dataDir, "stacks")).sort()
 
 test("deploy a two-service stack with a named volume and a published port", async () => {
-  const res = await send("POST", "/stacks", { name: NAME, content: composeFile(port), env: [{ key: "GREETING", value: "hello" }, { key: "TOKEN", value: SECRET_1, secret: true }] })
+  const res = await send("POST", "/stacks", {
+    name: NAME,
+    content: composeFile(port),
+    env: [
+      { key: "GREETING", value: "hello" },
+      { key: "TOKEN", value: SECRET_1, secret: true },
+    ],
+  })
   const text = await res.text()
   expect(res.status).toBe(201)
   expect(text).not.toContain(SECRET_1)
   const body = JSON.parse(text)
   expect(body).toMatchObject({ name: NAME, managed: true, status: "running", current_version: 1, env_pending: false })
-  expect(body.services.map((s: any) => [s.name, s.containers.length])).toEqual([["app", 1], ["worker", 1]])
+  expect(body.services.map((s: any) => [s.name, s.containers.length])).toEqual([
+    ["app", 1],
+    ["worker", 1],
+  ])
   const list = await containers()
   expect(list.map((c) => c.State)).toEqual(["running", "running"])
   expect(list.find((c) => c.Labels[SERVICE_LABEL] === "app")!.Ports.some((p) => p.PublicPort === port)).toBe(true)
@@ -77,8 +95,17 @@ test("deploy a two-service stack with a named volume and a published port", asyn
 })
 
 test("change a secret, apply, roll back to version 1: the running container's environment follows", async () => {
-  let res = await send("PUT", `/stacks/${NAME}/env`, [{ key: "GREETING", value: "hi" }, { key: "TOKEN", value: SECRET_2 }])
-  expect(await res.json()).toEqual({ env_pending: true, env: [{ key: "GREETING", value: "hi", secret: false }, { key: "TOKEN", value: null, secret: true }] })
+  let res = await send("PUT", `/stacks/${NAME}/env`, [
+    { key: "GREETING", value: "hi" },
+    { key: "TOKEN", value: SECRET_2 },
+  ])
+  expect(await res.json()).toEqual({
+    env_pending: true,
+    env: [
+      { key: "GREETING", value: "hi", secret: false },
+      { key: "TOKEN", value: null, secret: true },
+    ],
+  })
   expect(await envOf("app")).toContain(`TOKEN=${SECRET_1}`)
   res = await send("POST", `/stacks/${NAME}/apply`)
   expect(await res.json()).toMatchObject({ current_version: 2, env_pending: false, status: "running" })
@@ -93,7 +120,10 @@ test("change a secret, apply, roll back to version 1: the running container's en
   const versions = await (await api(`/stacks/${NAME}/versions`)).text()
   expect(versions).not.toContain(SECRET_1)
   expect(versions).not.toContain(SECRET_2)
-  expect(JSON.parse(versions).map((v: any) => [v.version, v.current])).toEqual([[1, true], [2, false]])
+  expect(JSON.parse(versions).map((v: any) => [v.version, v.current])).toEqual([
+    [1, true],
+    [2, false],
+  ])
   expect((await send("DELETE", `/stacks/${NAME}/versions/1`)).status).toBe(409)
   expect((await send("POST", `/stacks/${NAME}/rollback/42`)).status).toBe(404)
 
@@ -126,15 +156,22 @@ test("follow the merged logs of both services", async () => {
 
 test("bad input is refused and writes nothing", async () => {
   const before = stackDirs()
-  for (const name of ["..", "../etc", "a/b", "UP", "-x", "x".repeat(64)]) expect((await send("POST", "/stacks", { name, content: composeFile(port) })).status).toBe(400)
+  for (const name of ["..", "../etc", "a/b", "UP", "-x", "x".repeat(64)])
+    expect((await send("POST", "/stacks", { name, content: composeFile(port) })).status).toBe(400)
   expect((await api("/stacks/..%2Fetc")).status).toBe(400)
   let res = await send("POST", "/stacks", { name: "hm-broken", content: "services:\n  app: [\n" })
   expect(res.status).toBe(400)
   expect((await res.json()).error.message).toContain("does not parse")
-  res = await send("POST", "/stacks", { name: "hm-broken", content: `services:\n  app:\n    image: ${testImage()}\n    servces: 1\n` })
+  res = await send("POST", "/stacks", {
+    name: "hm-broken",
+    content: `services:\n  app:\n    image: ${testImage()}\n    servces: 1\n`,
+  })
   expect(res.status).toBe(400)
   expect((await res.json()).error.message).toContain("servces")
-  res = await send("POST", "/stacks", { name: NAME, content: `services:\n  app:\n    image: ${testImage()}\n    ports: ["not-a-port"]\n` })
+  res = await send("POST", "/stacks", {
+    name: NAME,
+    content: `services:\n  app:\n    image: ${testImage()}\n    ports: ["not-a-port"]\n`,
+  })
   expect(res.status).toBe(400)
   expect(stackDirs()).toEqual(before)
   expect((await (await api(`/stacks/${NAME}/compose`)).json()).content).toBe(composeFile(port))
@@ -142,7 +179,10 @@ test("bad input is refused and writes nothing", async () => {
 })
 
 test("an up that fails restores the previous files and version", async () => {
-  const broken = composeFile(port).replace(`image: ${testImage()}\n    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do echo worker`, `image: svc-test/absent:latest\n    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do echo worker`)
+  const broken = composeFile(port).replace(
+    `image: ${testImage()}\n    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do echo worker`,
+    `image: svc-test/absent:latest\n    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do echo worker`,
+  )
   expect(broken).toContain("svc-test/absent")
   const res = await send("POST", "/stacks", { name: NAME, content: broken })
   expect(res.status).toBe(502)
@@ -155,10 +195,15 @@ test("an up that fails restores the previous files and version", async () => {
 
 test("two deploys of one stack at once run one after the other", async () => {
   const content = `services:\n  one:\n    image: ${testImage()}\n    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]\n    labels: { ${TEST_LABEL}: "1" }\n`
-  const results = await Promise.all([1, 2].map((n) => send("POST", "/stacks", { name: "hm-race", content, env: [{ key: "N", value: String(n) }] })))
+  const results = await Promise.all(
+    [1, 2].map((n) => send("POST", "/stacks", { name: "hm-race", content, env: [{ key: "N", value: String(n) }] })),
+  )
   expect(results.map((r) => r.status).sort()).toEqual([200, 201])
   const versions = await (await api("/stacks/hm-race/versions")).json()
-  expect(versions.map((v: any) => [v.version, v.current])).toEqual([[1, false], [2, true]])
+  expect(versions.map((v: any) => [v.version, v.current])).toEqual([
+    [1, false],
+    [2, true],
+  ])
   expect((await containers("hm-race")).length).toBe(1)
   expect((await send("DELETE", "/stacks/hm-race")).status).toBe(200)
   expect((await containers("hm-race")).length).toBe(0)
@@ -225,6 +270,8 @@ services:
   expect([res.status, body.error]).toEqual([201, undefined])
   const web = (await containers(name)).find((c) => c.Labels[SERVICE_LABEL] === "web")!
   const mounts = (await engine.inspectContainer(web.Id)).Mounts ?? []
-  expect(mounts.map((m: { Source: string; Destination: string }) => [m.Source, m.Destination])).toEqual([[join(svc.dataDir, "stacks", name), "/code"]])
+  expect(mounts.map((m: { Source: string; Destination: string }) => [m.Source, m.Destination])).toEqual([
+    [join(svc.dataDir, "stacks", name), "/code"],
+  ])
   expect((await send("DELETE", `/stacks/${name}`)).status).toBe(200)
 }, 180_000)

@@ -33,7 +33,19 @@ const of = (r: any, key: string) => r.containers.find((c: any) => c.id === ids[k
 
 /** `docker stats --no-stream` for our three containers: CPU % and memory in bytes. */
 async function dockerStats(): Promise<Record<string, { cpu: number; mem: number }>> {
-  const proc = Bun.spawn(["docker", "stats", "--no-stream", "--format", "{{.ID}} {{.CPUPerc}} {{.MemUsage}}", ids.burn!, ids.idle!, ids.mem!], { env: { ...process.env, DOCKER_HOST: engineHost() }, stdout: "pipe", stderr: "pipe" })
+  const proc = Bun.spawn(
+    [
+      "docker",
+      "stats",
+      "--no-stream",
+      "--format",
+      "{{.ID}} {{.CPUPerc}} {{.MemUsage}}",
+      ids.burn!,
+      ids.idle!,
+      ids.mem!,
+    ],
+    { env: { ...process.env, DOCKER_HOST: engineHost() }, stdout: "pipe", stderr: "pipe" },
+  )
   const text = await new Response(proc.stdout).text()
   expect(await proc.exited).toBe(0)
   const units: Record<string, number> = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, kB: 1e3, MB: 1e6, GB: 1e9 }
@@ -85,7 +97,9 @@ test("a busy loop near one core, an idle container near 0, memory of 50 MiB held
     const cpu = of(ours, "burn").cpu_percent
     ourBurn.push(cpu)
     cliBurn.push(before.burn!.cpu, after.burn!.cpu)
-    report.push(`${cpu.toFixed(1)} in [${Math.min(before.burn!.cpu, after.burn!.cpu).toFixed(1)}, ${Math.max(before.burn!.cpu, after.burn!.cpu).toFixed(1)}]`)
+    report.push(
+      `${cpu.toFixed(1)} in [${Math.min(before.burn!.cpu, after.burn!.cpu).toFixed(1)}, ${Math.max(before.burn!.cpu, after.burn!.cpu).toFixed(1)}]`,
+    )
     expect(Math.abs(of(ours, "idle").cpu_percent - after.idle!.cpu)).toBeLessThanOrEqual(2)
     for (const k of ["burn", "idle", "mem"]) {
       // Bracketed as the CPU is: a container's memory moves by pages between reads (a shell's few
@@ -102,7 +116,9 @@ test("a busy loop near one core, an idle container near 0, memory of 50 MiB held
   const median = ourBurn.sort((a, b) => a - b)[2]!
   expect(median).toBeGreaterThanOrEqual(Math.min(...cliBurn) - slack)
   expect(median).toBeLessThanOrEqual(Math.max(...cliBurn) + slack)
-  console.log(`[${process.env.TEST_FLAVOUR}] burn CPU %, service in [docker stats before, after]: ${report.join("; ")} (load ${loadavg()[0]!.toFixed(1)})`)
+  console.log(
+    `[${process.env.TEST_FLAVOUR}] burn CPU %, service in [docker stats before, after]: ${report.join("; ")} (load ${loadavg()[0]!.toFixed(1)})`,
+  )
 }, 90_000)
 
 test("a stopped container leaves the stream; its own stream says running: false", async () => {

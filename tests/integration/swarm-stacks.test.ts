@@ -47,17 +47,29 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await api(`/stacks/${NAME}`, { method: "DELETE" }).catch(() => {})
-  const out = await svc.stop().then(async () => `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`)
+  const out = await svc
+    .stop()
+    .then(
+      async () =>
+        `${await new Response(svc.proc.stdout as ReadableStream).text()}${await new Response(svc.proc.stderr as ReadableStream).text()}`,
+    )
   for (const secret of [SECRET_1, SECRET_2, FILE_SECRET]) expect(out).not.toContain(secret)
 })
 
 const api = (path: string, init?: RequestInit) => fetch(`${svc.url}/api${path}`, init)
 const send = (method: string, path: string, body?: unknown) =>
-  api(path, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  api(path, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
 const services = () => manager.listServices({ label: [`${SWARM_STACK_LABEL}=${NAME}`] })
 /** A service's environment as the swarm runs it (its spec). */
-const envOf = async (service: string) => (await manager.inspectService(`${NAME}_${service}`)).Spec.TaskTemplate.ContainerSpec?.Env ?? []
-const nothingWritten = () => expect(["stacks", "records"].flatMap((d) => (existsSync(join(svc.dataDir, d)) ? readdirSync(join(svc.dataDir, d)) : []))).toEqual([])
+const envOf = async (service: string) =>
+  (await manager.inspectService(`${NAME}_${service}`)).Spec.TaskTemplate.ContainerSpec?.Env ?? []
+const nothingWritten = () =>
+  expect(
+    ["stacks", "records"].flatMap((d) => (existsSync(join(svc.dataDir, d)) ? readdirSync(join(svc.dataDir, d)) : [])),
+  ).toEqual([])
 
 test("a swarm stack deploys as the CLI's model, every task running before the answer, spread over the nodes", async () => {
   const res = await send("POST", "/stacks", {
@@ -72,13 +84,21 @@ test("a swarm stack deploys as the CLI's model, every task running before the an
   })
   const body = await res.json()
   expect(res.status, JSON.stringify(body)).toBe(201)
-  expect(body).toMatchObject({ name: NAME, managed: true, orchestrator: "swarm", status: "running", current_version: 1 })
+  expect(body).toMatchObject({
+    name: NAME,
+    managed: true,
+    orchestrator: "swarm",
+    status: "running",
+    current_version: 1,
+  })
   expect(body.services.map((s: any) => [s.name, s.replicas])).toEqual([
     ["app", { desired: 3, running: 3 }],
     ["web", { desired: 2, running: 2 }],
     ["worker", { desired: 1, running: 1 }],
   ])
-  expect(new Set(body.services.flatMap((s: any) => s.tasks.map((t: any) => t.node)))).toEqual(new Set(["manager", "worker1", "worker2"]))
+  expect(new Set(body.services.flatMap((s: any) => s.tasks.map((t: any) => t.node)))).toEqual(
+    new Set(["manager", "worker1", "worker2"]),
+  )
   expect(JSON.stringify(body)).not.toContain(SECRET_1)
   expect(await envOf("app")).toContain("GREETING=hello")
   // the list says what runs it
@@ -90,10 +110,20 @@ test("a swarm stack deploys as the CLI's model, every task running before the an
   expect(await secretNames()).toEqual([expect.stringMatching(new RegExp(`^${NAME}_token_[0-9a-f]{12}$`))])
 })
 
-const secretNames = async () => ((await manager.inspectService(`${NAME}_app`)).Spec.TaskTemplate.ContainerSpec?.Secrets as { SecretName: string }[]).map((s) => s.SecretName)
+const secretNames = async () =>
+  (
+    (await manager.inspectService(`${NAME}_app`)).Spec.TaskTemplate.ContainerSpec?.Secrets as { SecretName: string }[]
+  ).map((s) => s.SecretName)
 
 test("an environment and a secret file applied and a version rolled back change what the tasks run", async () => {
-  expect((await send("PUT", `/stacks/${NAME}/env`, [{ key: "GREETING", value: "bonjour", secret: false }, { key: "TOKEN", value: SECRET_2, secret: true }])).status).toBe(200)
+  expect(
+    (
+      await send("PUT", `/stacks/${NAME}/env`, [
+        { key: "GREETING", value: "bonjour", secret: false },
+        { key: "TOKEN", value: SECRET_2, secret: true },
+      ])
+    ).status,
+  ).toBe(200)
   // the swarm changes no secret in place: a new content is a new secret
   const before = await secretNames()
   expect((await send("PUT", `/stacks/${NAME}/files/token.txt`, { content: `${FILE_SECRET}-2` })).status).toBe(200)
@@ -124,7 +154,9 @@ test("the logs merge every service's tasks on every node, the task as the contai
 })
 
 test("restart replaces every task; start, pause and unpause are 409 not_supported; a redeploy naming compose is 409", async () => {
-  const before = new Set((await manager.listTasks({ service: [`${NAME}_worker`], "desired-state": ["running"] })).map((t) => t.ID))
+  const before = new Set(
+    (await manager.listTasks({ service: [`${NAME}_worker`], "desired-state": ["running"] })).map((t) => t.ID),
+  )
   expect((await send("POST", `/stacks/${NAME}/restart`)).status).toBe(200)
   await until(async () => {
     const now = await manager.listTasks({ service: [`${NAME}_worker`], "desired-state": ["running"] })
@@ -185,7 +217,13 @@ test("a watched deploy of an image that exits, and an update to one, are rolled 
       replicas: 2
 `
   const env = [{ key: "TOKEN", value: SECRET_1, secret: true }]
-  const first = await send("POST", "/stacks", { name: "hm-swarm-upd", content: compose(good), orchestrator: "swarm", env, watch: 3 })
+  const first = await send("POST", "/stacks", {
+    name: "hm-swarm-upd",
+    content: compose(good),
+    orchestrator: "swarm",
+    env,
+    watch: 3,
+  })
   const created = await first.json()
   expect(first.status, JSON.stringify(created)).toBe(201)
   expect(created.update).toMatchObject({ verdict: "updated", action: "deploy" })
@@ -209,14 +247,21 @@ test("a watched deploy of an image that exits, and an update to one, are rolled 
   expect(outcome.update).toMatchObject({ verdict: "rolled_back", action: "update", version: 1 })
   expect(outcome.update.images).toEqual([expect.objectContaining({ service: "app", from: running })])
   expect((await manager.inspectService("hm-swarm-upd_app")).Spec.TaskTemplate.ContainerSpec?.Image).toBe(running)
-  expect((await (await api("/stacks/hm-swarm-upd/updates")).json()).history.map((h: any) => h.verdict)).toEqual(["rolled_back", "rolled_back", "updated"])
+  expect((await (await api("/stacks/hm-swarm-upd/updates")).json()).history.map((h: any) => h.verdict)).toEqual([
+    "rolled_back",
+    "rolled_back",
+    "updated",
+  ])
   expect((await api("/stacks/hm-swarm-upd", { method: "DELETE" })).status).toBe(200)
 })
 
 test("no answer, event or log line shows a secret value", async () => {
   const events = await (await api("/events/history")).text()
   for (const secret of [SECRET_1, SECRET_2, FILE_SECRET]) expect(events).not.toContain(secret)
-  expect((await (await api(`/stacks/${NAME}/env`)).json()).find((e: any) => e.key === "TOKEN")).toMatchObject({ value: null, secret: true })
+  expect((await (await api(`/stacks/${NAME}/env`)).json()).find((e: any) => e.key === "TOKEN")).toMatchObject({
+    value: null,
+    secret: true,
+  })
 })
 
 test("delete removes the stack's services and networks, then its folders", async () => {

@@ -9,7 +9,10 @@ import { serviceSpec, swarmManager, swarmManagerHost, swarmScript, swarmWorkerHo
 
 const manager = swarmManager()
 const workers = swarmWorkerHosts().map((h) => dockerEngine(h))
-const running = async (service: string) => (await manager.listTasks({ service: [service], "desired-state": ["running"] })).filter((t) => t.Status.State === "running")
+const running = async (service: string) =>
+  (await manager.listTasks({ service: [service], "desired-state": ["running"] })).filter(
+    (t) => t.Status.State === "running",
+  )
 const status = async (id: string) => (await manager.listServices({ id: [id] }))[0]?.ServiceStatus
 
 afterAll(async () => {
@@ -19,7 +22,11 @@ afterAll(async () => {
 describe("swarm engine calls", () => {
   test("the manager lists three ready nodes, each with its own hostname", async () => {
     const nodes = await manager.listNodes()
-    expect(nodes.map((n) => `${n.Description.Hostname} ${n.Status.State} ${n.Spec.Role}`).sort()).toEqual(["manager ready manager", "worker1 ready worker", "worker2 ready worker"])
+    expect(nodes.map((n) => `${n.Description.Hostname} ${n.Status.State} ${n.Spec.Role}`).sort()).toEqual([
+      "manager ready manager",
+      "worker1 ready worker",
+      "worker2 ready worker",
+    ])
     expect(nodes.find((n) => n.Spec.Role === "manager")?.ManagerStatus?.Leader).toBe(true)
   })
 
@@ -28,7 +35,10 @@ describe("swarm engine calls", () => {
     expect(swarm.ID).toBeTruthy()
     expect(swarm.JoinTokens.Worker).toStartWith("SWMTKN-")
     for (const engine of [workers[0]!, realEngine("a")]) {
-      const err = await engine.swarmInspect().then(() => undefined, (e) => e)
+      const err = await engine.swarmInspect().then(
+        () => undefined,
+        (e) => e,
+      )
       expect(err).toMatchObject({ status: 409, code: "not_swarm_manager" })
       expect(await engine.listNodes().catch((e) => e.code)).toBe("not_swarm_manager")
     }
@@ -37,7 +47,11 @@ describe("swarm engine calls", () => {
   test("inspectNode and updateNode: labels and availability, with the version read", async () => {
     const [node] = await manager.listNodes({ name: ["worker1"] })
     const before = await manager.inspectNode(node!.ID)
-    await manager.updateNode(node!.ID, before.Version.Index, { ...before.Spec, Labels: { zone: "a" }, Availability: "pause" })
+    await manager.updateNode(node!.ID, before.Version.Index, {
+      ...before.Spec,
+      Labels: { zone: "a" },
+      Availability: "pause",
+    })
     const after = await manager.inspectNode(node!.ID)
     expect(after.Spec).toMatchObject({ Labels: { zone: "a" }, Availability: "pause" })
     // The version read before the change is stale now.
@@ -60,7 +74,10 @@ describe("swarm engine calls", () => {
     const before = (await running(ID)).map((t) => t.ID)
     service = await manager.inspectService(ID)
     const spec = service.Spec
-    await manager.updateService(ID, service.Version.Index, { ...spec, TaskTemplate: { ...spec.TaskTemplate, ForceUpdate: (spec.TaskTemplate.ForceUpdate ?? 0) + 1 } })
+    await manager.updateService(ID, service.Version.Index, {
+      ...spec,
+      TaskTemplate: { ...spec.TaskTemplate, ForceUpdate: (spec.TaskTemplate.ForceUpdate ?? 0) + 1 },
+    })
     await until(async () => {
       const now = await running(ID)
       return now.length === 1 && !before.includes(now[0]!.ID)
@@ -70,14 +87,18 @@ describe("swarm engine calls", () => {
     service = await manager.inspectService(ID)
     expect(service.PreviousSpec?.TaskTemplate.ForceUpdate).toBe(spec.TaskTemplate.ForceUpdate)
     await manager.updateService(ID, service.Version.Index, service.Spec, { rollback: "previous" })
-    await until(async () => (await manager.inspectService(ID)).Spec.TaskTemplate.ForceUpdate === spec.TaskTemplate.ForceUpdate)
+    await until(
+      async () => (await manager.inspectService(ID)).Spec.TaskTemplate.ForceUpdate === spec.TaskTemplate.ForceUpdate,
+    )
 
     await manager.removeService(ID)
     expect(await manager.inspectService(ID).catch((e) => e.status)).toBe(404)
   })
 
   test("serviceLogs: every line with the task that wrote it", async () => {
-    const { ID } = await manager.createService(serviceSpec("hm-logs", 2, "echo hello from $(hostname); echo oops >&2; sleep 3600"))
+    const { ID } = await manager.createService(
+      serviceSpec("hm-logs", 2, "echo hello from $(hostname); echo oops >&2; sleep 3600"),
+    )
     const tasks = await until(async () => {
       const t = await running(ID)
       return t.length === 2 && t
@@ -87,7 +108,10 @@ describe("swarm engine calls", () => {
       for await (const l of manager.serviceLogs(ID, { follow: false, tail: "all" })) got.push(l)
       return got.length >= 4 && got
     })
-    expect(lines.filter((l) => l.stream === "stdout").map((l) => l.line)).toEqual([expect.stringMatching(/^hello from /), expect.stringMatching(/^hello from /)])
+    expect(lines.filter((l) => l.stream === "stdout").map((l) => l.line)).toEqual([
+      expect.stringMatching(/^hello from /),
+      expect.stringMatching(/^hello from /),
+    ])
     expect(lines.filter((l) => l.stream === "stderr").map((l) => l.line)).toEqual(["oops", "oops"])
     expect(new Set(lines.map((l) => l.task))).toEqual(new Set(tasks.map((t) => t.ID)))
     for (const l of lines) {
@@ -105,7 +129,12 @@ describe("swarm engine calls", () => {
     await until(async () => (await manager.inspectNode(old!.ID)).Status.State === "down")
     await manager.removeNode(old!.ID)
     const { Worker } = (await manager.swarmInspect()).JoinTokens
-    await worker.swarmJoin({ ListenAddr: "0.0.0.0:2377", AdvertiseAddr: info.Swarm.NodeAddr, RemoteAddrs: [info.Swarm.RemoteManagers[0].Addr], JoinToken: Worker })
+    await worker.swarmJoin({
+      ListenAddr: "0.0.0.0:2377",
+      AdvertiseAddr: info.Swarm.NodeAddr,
+      RemoteAddrs: [info.Swarm.RemoteManagers[0].Addr],
+      JoinToken: Worker,
+    })
     await until(async () => (await manager.listNodes()).filter((n) => n.Status.State === "ready").length === 3)
 
     const lone = realEngine("b")
@@ -127,8 +156,18 @@ describe("swarm routes", () => {
   const seen: string[] = []
   const events = new AbortController()
   let eventLog = ""
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, on = () => svc) => {
-    const res = await fetch(`${on().url}${path}`, { method, headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    on = () => svc,
+  ) => {
+    const res = await fetch(`${on().url}${path}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
     const text = await res.text()
     if (!path.endsWith("/join-tokens")) seen.push(text)
     return { status: res.status, body: text ? JSON.parse(text) : undefined }
@@ -136,7 +175,8 @@ describe("swarm routes", () => {
   const services = async () => (await call("GET", "/api/swarm/services")).body as any[]
   const service = async (name: string) => (await call("GET", `/api/swarm/services/${name}`)).body
   const nodes = async () => (await call("GET", "/api/swarm/nodes")).body as any[]
-  const runningOn = async (name: string) => (await service(name)).tasks.filter((t: any) => t.desired_state === "running" && t.state === "running")
+  const runningOn = async (name: string) =>
+    (await service(name)).tasks.filter((t: any) => t.desired_state === "running" && t.state === "running")
 
   /** Keeps every event a service publishes in `eventLog`. */
   const follow = (on: Service) =>
@@ -160,8 +200,15 @@ describe("swarm routes", () => {
     expect((await call("GET", "/api/swarm")).body).toMatchObject({ active: true, role: "manager", nodes: 3 })
     expect((await call("GET", "/api/health")).body.swarm).toMatchObject({ active: true, role: "manager", nodes: 3 })
     expect((await call("GET", "/api/dashboard")).body.swarm).toMatchObject({ active: true, role: "manager" })
-    expect((await nodes()).map((n) => `${n.hostname} ${n.role} ${n.state}`)).toEqual(["manager manager ready", "worker1 worker ready", "worker2 worker ready"])
-    expect((await call("GET", "/api/swarm", undefined, {}, () => lone)).body).toMatchObject({ active: false, role: null })
+    expect((await nodes()).map((n) => `${n.hostname} ${n.role} ${n.state}`)).toEqual([
+      "manager manager ready",
+      "worker1 worker ready",
+      "worker2 worker ready",
+    ])
+    expect((await call("GET", "/api/swarm", undefined, {}, () => lone)).body).toMatchObject({
+      active: false,
+      role: null,
+    })
     for (const path of ["/api/swarm/nodes", "/api/swarm/services", "/api/swarm/services/x"]) {
       const res = await call("GET", path, undefined, {}, () => lone)
       expect([res.status, res.body.error.code]).toEqual([409, "not_swarm_manager"])
@@ -172,17 +219,30 @@ describe("swarm routes", () => {
   test("scale up and down, drain a worker, stop a worker's daemon: the tasks move and the counts follow", async () => {
     await manager.createService(serviceSpec("hm-web", 3))
     await until(async () => (await services()).find((s) => s.name === "hm-web")?.replicas.running === 3)
-    expect((await service("hm-web")).tasks.filter((t: any) => t.state === "running").map((t: any) => t.node).sort()).toEqual(["manager", "worker1", "worker2"])
+    expect(
+      (await service("hm-web")).tasks
+        .filter((t: any) => t.state === "running")
+        .map((t: any) => t.node)
+        .sort(),
+    ).toEqual(["manager", "worker1", "worker2"])
 
     expect((await call("POST", "/api/swarm/services/hm-web/scale", { replicas: 5 })).body.replicas.desired).toBe(5)
     await until(async () => (await services()).find((s) => s.name === "hm-web")?.replicas.running === 5)
     await call("POST", "/api/swarm/services/hm-web/scale", { replicas: 2 })
-    await until(async () => (await runningOn("hm-web")).length === 2 && (await services()).find((s) => s.name === "hm-web")?.replicas.running === 2)
+    await until(
+      async () =>
+        (await runningOn("hm-web")).length === 2 &&
+        (await services()).find((s) => s.name === "hm-web")?.replicas.running === 2,
+    )
 
     // Drain worker1: nothing runs there, the service keeps its two replicas elsewhere.
     const drained = await call("POST", "/api/swarm/nodes/worker1", { availability: "drain" })
     expect(drained.body).toMatchObject({ hostname: "worker1", availability: "drain" })
-    await until(async () => (await nodes()).find((n) => n.hostname === "worker1")?.tasks_running === 0 && (await runningOn("hm-web")).length === 2)
+    await until(
+      async () =>
+        (await nodes()).find((n) => n.hostname === "worker1")?.tasks_running === 0 &&
+        (await runningOn("hm-web")).length === 2,
+    )
     expect((await runningOn("hm-web")).map((t: any) => t.node)).not.toContain("worker1")
     await call("POST", "/api/swarm/nodes/worker1", { availability: "active" })
 
@@ -213,7 +273,11 @@ describe("swarm routes", () => {
     expect(scaled.body.replicas.desired).toBe(3)
     const back = await call("POST", "/api/swarm/services/hm-web/rollback")
     expect(back.status).toBe(200)
-    await until(async () => (await services()).find((s) => s.name === "hm-web")?.replicas.desired === 2 && (await runningOn("hm-web")).length === 2)
+    await until(
+      async () =>
+        (await services()).find((s) => s.name === "hm-web")?.replicas.desired === 2 &&
+        (await runningOn("hm-web")).length === 2,
+    )
     expect((await service("hm-web")).update_status?.state).toMatch(/^rollback_/)
   }, 120_000)
 
@@ -227,12 +291,18 @@ describe("swarm routes", () => {
       const got = await collect(await fetch(`${svc.url}/api/swarm/services/${ID}/logs?follow=false&tail=all`))
       return got.length === 2 && got
     })
-    expect(lines.map((l) => [l.service, l.stream])).toEqual([["hm-said", "stdout"], ["hm-said", "stdout"]])
+    expect(lines.map((l) => [l.service, l.stream])).toEqual([
+      ["hm-said", "stdout"],
+      ["hm-said", "stdout"],
+    ])
     expect(lines.every((l) => l.line.startsWith("said-"))).toBe(true)
     expect(lines.map((l) => l.container).sort()).toEqual(tasks.map((t: any) => t.id).sort())
     // Followed: the lines come, the stream stays open until the client goes.
     const abort = new AbortController()
-    const followed = await collect(await fetch(`${svc.url}/api/swarm/services/hm-said/logs?tail=all`, { signal: abort.signal }), (m) => m.length === 2)
+    const followed = await collect(
+      await fetch(`${svc.url}/api/swarm/services/hm-said/logs?tail=all`, { signal: abort.signal }),
+      (m) => m.length === 2,
+    )
     abort.abort()
     expect(followed).toHaveLength(2)
   })
@@ -265,16 +335,37 @@ describe("swarm routes", () => {
       expect(before).toMatchObject({ active: true, role: "worker" })
       expect((await call("POST", "/api/swarm/leave", {}, {}, () => onWorker)).body).toMatchObject({ active: false })
       await until(async () => (await call("GET", `/api/swarm/nodes/${before.node_id}`)).body.state === "down", 90)
-      expect((await call("DELETE", `/api/swarm/nodes/${before.node_id}`)).body).toEqual({ id: before.node_id, removed: true })
-      const joined = await call("POST", "/api/swarm/join", { remote_addrs: [before.managers[0].addr], join_token: worker, advertise_addr: before.node_addr }, {}, () => onWorker)
+      expect((await call("DELETE", `/api/swarm/nodes/${before.node_id}`)).body).toEqual({
+        id: before.node_id,
+        removed: true,
+      })
+      const joined = await call(
+        "POST",
+        "/api/swarm/join",
+        { remote_addrs: [before.managers[0].addr], join_token: worker, advertise_addr: before.node_addr },
+        {},
+        () => onWorker,
+      )
       expect(joined.body).toMatchObject({ active: true, role: "worker" })
       await until(async () => (await nodes()).filter((n) => n.state === "ready").length === 3, 60)
       expect((await nodes()).map((n) => n.hostname)).toEqual(["manager", "worker1", "worker2"])
 
       // A lone engine makes a swarm of its own and leaves it (a manager only with force).
-      expect((await call("POST", "/api/swarm/init", { advertise_addr: "127.0.0.1", listen_addr: "127.0.0.1:2377" }, {}, () => lonely)).body).toMatchObject({ active: true, role: "manager", nodes: 1 })
+      expect(
+        (
+          await call(
+            "POST",
+            "/api/swarm/init",
+            { advertise_addr: "127.0.0.1", listen_addr: "127.0.0.1:2377" },
+            {},
+            () => lonely,
+          )
+        ).body,
+      ).toMatchObject({ active: true, role: "manager", nodes: 1 })
       expect((await call("POST", "/api/swarm/leave", {}, {}, () => lonely)).status).toBe(409)
-      expect((await call("POST", "/api/swarm/leave", { force: true }, {}, () => lonely)).body).toMatchObject({ active: false })
+      expect((await call("POST", "/api/swarm/leave", { force: true }, {}, () => lonely)).body).toMatchObject({
+        active: false,
+      })
       await realEngine("b").removeNetwork("docker_gwbridge")
     } finally {
       await onWorker.stop()
@@ -290,11 +381,17 @@ describe("swarm routes", () => {
     expect(metrics).toContain('harbormaster_swarm_nodes{state="ready",availability="active"} 3')
     events.abort()
     await svc.stop()
-    const logs = await Promise.all([svc, onWorker, lonely].flatMap((s) => [new Response(s.proc.stdout as ReadableStream).text(), new Response(s.proc.stderr as ReadableStream).text()]))
+    const logs = await Promise.all(
+      [svc, onWorker, lonely].flatMap((s) => [
+        new Response(s.proc.stdout as ReadableStream).text(),
+        new Response(s.proc.stderr as ReadableStream).text(),
+      ]),
+    )
     const all = [...seen, eventLog, metrics, ...logs].join("\n")
     expect(eventLog).toContain('"action":"join"')
     expect(eventLog).toContain('"action":"init"')
     expect(all).toContain("hm-web")
-    for (const token of [worker, managerToken, worker.split("-").at(-1), managerToken.split("-").at(-1)]) expect(all).not.toContain(token)
+    for (const token of [worker, managerToken, worker.split("-").at(-1), managerToken.split("-").at(-1)])
+      expect(all).not.toContain(token)
   }, 240_000)
 })

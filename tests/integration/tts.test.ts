@@ -44,14 +44,27 @@ not read()
 `
 
 async function speak(svc: Service, body: unknown) {
-  const res = await fetch(`${svc.url}/api/synthesize`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) })
+  const res = await fetch(`${svc.url}/api/synthesize`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  })
   return { res, body: await res.json() }
 }
 
 function checkSpeech(name: string, body: { audio_base64: string; vtt: string }) {
   const file = join(dir, `${name}.mp3`)
   writeFileSync(file, Buffer.from(body.audio_base64, "base64"))
-  const probe = Bun.spawnSync(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,channels:format=duration", "-of", "json", file])
+  const probe = Bun.spawnSync([
+    "ffprobe",
+    "-v",
+    "error",
+    "-show_entries",
+    "stream=codec_name,channels:format=duration",
+    "-of",
+    "json",
+    file,
+  ])
   expect(probe.exitCode).toBe(0)
   const info = JSON.parse(probe.stdout.toString())
   expect(info.streams[0]).toEqual({ codec_name: "mp3", channels: 1 })
@@ -74,7 +87,10 @@ test("espeak: Markdown in, an MP3 and matching WebVTT out, the back end in a hea
 }, 60_000)
 
 test("auto: answers with the online voice where this machine reaches it, else with the offline back end", async () => {
-  const online = await fetch("https://speech.platform.bing.com/", { signal: AbortSignal.timeout(3000) }).then(() => true, () => false)
+  const online = await fetch("https://speech.platform.bing.com/", { signal: AbortSignal.timeout(3000) }).then(
+    () => true,
+    () => false,
+  )
   const svc = await service({ SVC_TTS_ENGINE: "auto", SVC_TTS_EDGE_TIMEOUT_MS: "3000" })
   const { res, body } = await speak(svc, { text })
   expect(res.status).toBe(200)
@@ -119,7 +135,11 @@ test("bad inputs: none crashes, blocks or 500s the service; health answers betwe
     const { res, body } = await speak(svc, { text })
     if (res.status !== 200 && !(res.status >= 400 && res.status < 500)) {
       // only a crash of the speech back end's process itself may answer 5xx, and then with its own code
-      expect({ name, status: res.status, code: body.error?.code }).toEqual({ name, status: 502, code: "tts_engine_crashed" })
+      expect({ name, status: res.status, code: body.error?.code }).toEqual({
+        name,
+        status: 502,
+        code: "tts_engine_crashed",
+      })
     }
     if (res.status === 200) expect(parseVtt(body.vtt).errors).toEqual([])
     expect(svc.proc.exitCode).toBeNull()

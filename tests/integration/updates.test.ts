@@ -32,7 +32,16 @@ afterAll(async () => {
   await registry?.stop()
 })
 
-async function checkUpdate(): Promise<{ update_available: boolean; images: { ref: string; update_available: boolean | null; remote_digest: string; local_digests: string[]; error: string | null }[] }> {
+async function checkUpdate(): Promise<{
+  update_available: boolean
+  images: {
+    ref: string
+    update_available: boolean | null
+    remote_digest: string
+    local_digests: string[]
+    error: string | null
+  }[]
+}> {
   const res = await fetch(`${service.url}/api/stacks/hmupd/check-update`, { method: "POST" })
   expect(res.status).toBe(200)
   return res.json()
@@ -40,7 +49,11 @@ async function checkUpdate(): Promise<{ update_available: boolean; images: { ref
 
 /** A new image of the same repository: the old one with one more file, made by a container and a commit. */
 async function newVersion(ref: string): Promise<string> {
-  const { Id } = await engine.createContainer({ Image: ref, Cmd: ["sh", "-c", "date > /version"], Labels: { [TEST_LABEL]: "1" } })
+  const { Id } = await engine.createContainer({
+    Image: ref,
+    Cmd: ["sh", "-c", "date > /version"],
+    Labels: { [TEST_LABEL]: "1" },
+  })
   await engine.containerAction(Id, "start")
   await engine.waitContainer(Id)
   const [repo, tag] = [ref.slice(0, ref.lastIndexOf(":")), ref.slice(ref.lastIndexOf(":") + 1)]
@@ -55,7 +68,11 @@ test("push, check: up to date; new version pushed under the tag: update availabl
   const v1 = await engine.inspectImage(ref)
   // v1 is the test image under a second name: removing it by id would remove the test image too.
   made.push(ref)
-  await engine.createContainer({ Image: ref, Cmd: ["true"], Labels: { [TEST_LABEL]: "1", "com.docker.compose.project": "hmupd", "com.docker.compose.service": "app" } })
+  await engine.createContainer({
+    Image: ref,
+    Cmd: ["true"],
+    Labels: { [TEST_LABEL]: "1", "com.docker.compose.project": "hmupd", "com.docker.compose.service": "app" },
+  })
 
   const first = await checkUpdate()
   expect(first.update_available).toBe(false)
@@ -73,7 +90,10 @@ test("push, check: up to date; new version pushed under the tag: update availabl
   expect(second.update_available).toBe(true)
   expect(second.images[0]).toMatchObject({ ref, update_available: true, remote_digest: pushed, error: null })
   expect(second.images[0]!.local_digests).not.toContain(pushed)
-  const listed = (await (await fetch(`${service.url}/api/images`)).json()) as { id: string; update_available: boolean | null }[]
+  const listed = (await (await fetch(`${service.url}/api/images`)).json()) as {
+    id: string
+    update_available: boolean | null
+  }[]
   expect(listed.find((i) => i.id === v1.Id)?.update_available).toBe(true)
 
   await engine.pullImage(ref)

@@ -45,7 +45,9 @@ describe("configuration variables", () => {
   })
 
   test("every declared variable is read somewhere", () => {
-    const unread = Object.keys(VARIABLES).filter((name) => !read_.includes(name) && !read("lib/service/config.ts").includes(`"${name}"`))
+    const unread = Object.keys(VARIABLES).filter(
+      (name) => !read_.includes(name) && !read("lib/service/config.ts").includes(`"${name}"`),
+    )
     expect(unread).toEqual([])
   })
 })
@@ -68,9 +70,9 @@ describe("hand-written answers", () => {
   test("an answer that does not fit its route is caught, marked or under a curl call", () => {
     const page = [
       "```sh",
-      "curl -s -X POST localhost:8080/api/cluster/token   # {\"tokn\":\"q3v\"}",
+      'curl -s -X POST localhost:8080/api/cluster/token   # {"tokn":"q3v"}',
       "curl -s localhost:8080/api/stacks/shop/env",
-      "# [{\"key\":\"MODE\",\"value\":3,\"secret\":false}]",
+      '# [{"key":"MODE","value":3,"secret":false}]',
       "```",
       "",
       "<!-- response: GET /api/audit 200 entries[] -->",
@@ -101,9 +103,9 @@ describe("hand-written answers", () => {
     const page = [
       "```sh",
       "curl -s localhost:8080/api/stacks/shop/env",
-      "# [{\"key\":\"MODE\",…}, …]",
+      '# [{"key":"MODE",…}, …]',
       "curl -s localhost:8080/api/stacks/shop",
-      "# {\"name\":\"shop\",\"managed\":\"yes\",\"services\":[{\"name\":\"web\",\"containers\":[{…}]}], …}",
+      '# {"name":"shop","managed":"yes","services":[{"name":"web","containers":[{…}]}], …}',
       "curl -s localhost:8080/api/stacks   # every stack",
       "```",
     ].join("\n")
@@ -115,16 +117,32 @@ describe("hand-written answers", () => {
 })
 
 describe("routes named in the pages", () => {
-  const patterns = routes.map((r) => ({ method: r.method as string, path: new RegExp(`^${routeOf(r.file).path.replace(/:[^/]+/g, "[^/]+").replace("*", ".*")}$`) }))
+  const patterns = routes.map((r) => ({
+    method: r.method as string,
+    path: new RegExp(
+      `^${routeOf(r.file)
+        .path.replace(/:[^/]+/g, "[^/]+")
+        .replace("*", ".*")}$`,
+    ),
+  }))
   const exists = (method: string, path: string) =>
     ["/openapi", "/mcp"].includes(path) ||
-    patterns.some((p) => (p.method === method || p.method === "ALL" || method === "any" || (p.method === "WS" && method === "GET")) && p.path.test(path))
+    patterns.some(
+      (p) =>
+        (p.method === method || p.method === "ALL" || method === "any" || (p.method === "WS" && method === "GET")) &&
+        p.path.test(path),
+    )
 
   test.each(pages)("every route %s names (`GET /api/...`, a table's method and path) exists", (file) => {
     const unknown: string[] = []
-    for (const m of read(file).matchAll(/(?:\| (GET|POST|PUT|PATCH|DELETE|WS|any) \| `|`(GET|POST|PUT|PATCH|DELETE) |\b(GET|POST|PUT|PATCH|DELETE) `)(\/(?:api|metrics|openapi|mcp)[^\s`)|]*)/g)) {
+    for (const m of read(file).matchAll(
+      /(?:\| (GET|POST|PUT|PATCH|DELETE|WS|any) \| `|`(GET|POST|PUT|PATCH|DELETE) |\b(GET|POST|PUT|PATCH|DELETE) `)(\/(?:api|metrics|openapi|mcp)[^\s`)|]*)/g,
+    )) {
       const method = (m[1] ?? m[2] ?? m[3])!
-      const path = m[4]!.split("?")[0]!.replace(/\{[^}]+\}/g, "x").replace(/\/$/, "")
+      const path = m[4]!
+        .split("?")[0]!
+        .replace(/\{[^}]+\}/g, "x")
+        .replace(/\/$/, "")
       if (!exists(method, path)) unknown.push(`${method} ${m[4]}`)
     }
     expect(unknown).toEqual([])
@@ -132,7 +150,12 @@ describe("routes named in the pages", () => {
 })
 
 describe("pages and links", () => {
-  const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-")
+  const slug = (heading: string) =>
+    heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\w\- ]/g, "")
+      .replace(/ /g, "-")
   const anchors = (file: string) => {
     let fence = false
     const found = new Set<string>()

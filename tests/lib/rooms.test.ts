@@ -14,7 +14,11 @@ const rooms = [...new Set(libFiles.map((f) => f.split("/")[1]!))].sort()
 /** Every module a file names: static imports and exports (type-only ones too), dynamic imports and requires (a part loaded by its first use). */
 function specifiers(file: string): string[] {
   const src = readFileSync(join(root, file), "utf8")
-  return [...src.matchAll(/^\s*(?:import|export)\b[^"'`;]*?\bfrom\s*["']([^"']+)["']|\b(?:import|require)\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm)].map((m) => (m[1] ?? m[2] ?? m[3])!)
+  return [
+    ...src.matchAll(
+      /^\s*(?:import|export)\b[^"'`;]*?\bfrom\s*["']([^"']+)["']|\b(?:import|require)\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm,
+    ),
+  ].map((m) => (m[1] ?? m[2] ?? m[3])!)
 }
 
 /** The repository path a specifier names, or undefined for a package. */
@@ -51,7 +55,14 @@ describe("each room", () => {
 })
 
 test("no file of lib/ imports another in a circle", () => {
-  const edges = new Map(libFiles.map((f) => [f, specifiers(f).map((s) => target(f, s)).filter((t): t is string => !!t && t.startsWith("lib/"))]))
+  const edges = new Map(
+    libFiles.map((f) => [
+      f,
+      specifiers(f)
+        .map((s) => target(f, s))
+        .filter((t): t is string => !!t && t.startsWith("lib/")),
+    ]),
+  )
   // Depth-first search; a grey node met again closes a circle.
   const state = new Map<string, "grey" | "black">()
   const circles: string[] = []

@@ -44,7 +44,10 @@ export async function testApp(overrides: Partial<Ctx> = {}, env: Record<string, 
     async call(method, path, body, headers = {}) {
       const init: RequestInit = { method, headers: { host: "127.0.0.1:8080", ...headers } }
       if (body !== undefined) {
-        init.body = typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream ? (body as BodyInit) : JSON.stringify(body)
+        init.body =
+          typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream
+            ? (body as BodyInit)
+            : JSON.stringify(body)
         ;(init.headers as Record<string, string>)["content-type"] ??= "application/json"
       }
       const res = (await app.fetch(new Request(`http://127.0.0.1:8080${path}`, init)))!
@@ -60,7 +63,11 @@ export async function testApp(overrides: Partial<Ctx> = {}, env: Record<string, 
 
 /** Serves a test app on a loopback port, for calls that need real HTTP: peer addresses, WebSockets, server-to-server calls. */
 export function serveApp(t: TestApp): { url: string; port: number; stop(): void } {
-  const server = appFor(t.ctx, (message) => void t.drifts.push(message)).listen({ hostname: "127.0.0.1", port: 0, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
+  const server = appFor(t.ctx, (message) => void t.drifts.push(message)).listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  })
   const port = server.port!
   return { url: `http://127.0.0.1:${port}`, port, stop: () => void server.stop(true) }
 }

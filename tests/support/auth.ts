@@ -14,7 +14,9 @@ export function countingHasher(): { hasher: Hasher; calls: { hash: number; verif
   return {
     calls,
     hasher: {
-      hash: (password) => (calls.hash++, Bun.password.hash(password, { algorithm: "argon2id", memoryCost: 64, timeCost: 1 })),
+      hash: (password) => (
+        calls.hash++, Bun.password.hash(password, { algorithm: "argon2id", memoryCost: 64, timeCost: 1 })
+      ),
       verify: (password, hash) => (calls.verify++, Bun.password.verify(password, hash)),
     },
   }
@@ -40,7 +42,12 @@ export async function authApp(env: Record<string, string> = {}, overrides: Parti
     calls,
     clock,
     async addUser(name: string, role: Role, stacks?: string[]) {
-      t.ctx.auth.users.add(name, { role, ...(stacks && { stacks }), hash: await hasher.hash(PASSWORD), created: new Date(clock.now).toISOString() })
+      t.ctx.auth.users.add(name, {
+        role,
+        ...(stacks && { stacks }),
+        hash: await hasher.hash(PASSWORD),
+        created: new Date(clock.now).toISOString(),
+      })
     },
     async signIn(name: string, password = PASSWORD) {
       const res = await t.call("POST", "/api/auth/login", { user: name, password })

@@ -17,7 +17,17 @@ export async function openBrowser(): Promise<Browser> {
   // playwright passes the profile directory as --user-data-dir.
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--autoplay-policy=no-user-gesture-required",
+    ],
     viewport: { width: 1280, height: 860 },
   })
   const page = context.pages()[0] ?? (await context.newPage())

@@ -11,7 +11,11 @@ let binary: Promise<string> | undefined
 async function compile(): Promise<string> {
   const dir = mkdtempSync(join(process.env.TEST_RUN_DIR ?? tmpdir(), "hm-build-"))
   const outfile = join(dir, "harbormaster")
-  const proc = Bun.spawn(["bun", join(root, "scripts/build.ts"), outfile], { cwd: root, stdout: "pipe", stderr: "pipe" })
+  const proc = Bun.spawn(["bun", join(root, "scripts/build.ts"), outfile], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  })
   if ((await proc.exited) !== 0) throw new Error(`scripts/build.ts failed: ${await new Response(proc.stderr).text()}`)
   return outfile
 }

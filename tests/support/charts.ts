@@ -44,14 +44,19 @@ export const chartFaults = (page: Page) =>
       for (const el of chart.querySelectorAll<HTMLElement>("*")) {
         const r = el.getBoundingClientRect()
         if (r.width && (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5))
-          faults.push(`${name}: ${el.tagName.toLowerCase()}.${el.className} reaches ${Math.round(r.left - box.left)}..${Math.round(r.right - box.left)} of ${Math.round(box.width)} px`)
+          faults.push(
+            `${name}: ${el.tagName.toLowerCase()}.${el.className} reaches ${Math.round(r.left - box.left)}..${Math.round(r.right - box.left)} of ${Math.round(box.width)} px`,
+          )
       }
       const canvas = chart.querySelector("canvas")!
-      const texts: { text: string; left: number; right: number; top: number; bottom: number }[] = (canvas as any).texts ?? []
+      const texts: { text: string; left: number; right: number; top: number; bottom: number }[] =
+        (canvas as any).texts ?? []
       texts.forEach((t, i) => {
-        if (t.left < -0.5 || t.right > canvas.clientWidth + 0.5 || t.top < -0.5 || t.bottom > canvas.clientHeight + 0.5) faults.push(`${name}: "${t.text}" is drawn out of the canvas`)
+        if (t.left < -0.5 || t.right > canvas.clientWidth + 0.5 || t.top < -0.5 || t.bottom > canvas.clientHeight + 0.5)
+          faults.push(`${name}: "${t.text}" is drawn out of the canvas`)
         for (const u of texts.slice(i + 1))
-          if (t.left < u.right && u.left < t.right && t.top < u.bottom && u.top < t.bottom) faults.push(`${name}: "${t.text}" and "${u.text}" are drawn over each other`)
+          if (t.left < u.right && u.left < t.right && t.top < u.bottom && u.top < t.bottom)
+            faults.push(`${name}: "${t.text}" and "${u.text}" are drawn over each other`)
       })
       if (!texts.length) faults.push(`${name}: no label drawn`)
     }

@@ -4,6 +4,10 @@ import { engineHost } from "./engine.ts"
 
 export function composeByHand(dir: string, project: string, ...args: string[]): void {
   const cli = process.env.TEST_COMPOSE === "v2" ? ["docker", "compose"] : ["docker-compose"]
-  const run = Bun.spawnSync([...cli, "-p", project, ...args], { cwd: dir, env: { ...process.env, DOCKER_HOST: engineHost() }, stderr: "pipe" })
+  const run = Bun.spawnSync([...cli, "-p", project, ...args], {
+    cwd: dir,
+    env: { ...process.env, DOCKER_HOST: engineHost() },
+    stderr: "pipe",
+  })
   if (run.exitCode !== 0) throw new Error(`compose ${args.join(" ")}: ${run.stderr.toString()}`)
 }

@@ -3,7 +3,13 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { isAbsolute, join, relative } from "node:path"
 import { parse, stringify } from "yaml"
-import type { ComposeCandidate, ComposeConfigResult, ComposeProject, ComposeResult, ComposeRunner } from "#lib/stacks/compose.ts"
+import type {
+  ComposeCandidate,
+  ComposeConfigResult,
+  ComposeProject,
+  ComposeResult,
+  ComposeRunner,
+} from "#lib/stacks/compose.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
 import { interpolate } from "#lib/stacks/interpolate.ts"
 import { FakeEngine } from "./fake-engine.ts"
@@ -12,7 +18,13 @@ import { testApp, type TestApp } from "./app.ts"
 export class FakeCompose implements ComposeRunner {
   calls: { project: string; args: string[]; env: Record<string, string>; compose: string }[] = []
   /** The `config` calls (compose's model of a candidate, asked before anything is written), apart from the rest. */
-  configCalls: { project: string; dir: string; env: Record<string, string>; compose: string; files: Record<string, string> }[] = []
+  configCalls: {
+    project: string
+    dir: string
+    env: Record<string, string>
+    compose: string
+    files: Record<string, string>
+  }[] = []
   /** Subcommand ("config", "up", "pull", ...) → output of a failure. */
   failures = new Map<string, string>()
   /** Resolves when a test lets an `up` finish; for ordering tests. */
@@ -29,7 +41,12 @@ export class FakeCompose implements ComposeRunner {
   async run(project: ComposeProject, args: string[]): Promise<ComposeResult> {
     // The file compose runs: a stack's checked model (JSON, which is YAML), or a scratch folder's compose.yaml.
     const compose = readFileSync(project.file ?? join(project.dir, "compose.yaml"), "utf8")
-    this.calls.push({ project: project.name, args, env: Object.fromEntries(project.env.map((e) => [e.key, e.value])), compose })
+    this.calls.push({
+      project: project.name,
+      args,
+      env: Object.fromEntries(project.env.map((e) => [e.key, e.value])),
+      compose,
+    })
     const sub = args[0]!
     if (sub === "up") await this.gate
     const failure = this.failures.get(sub)
@@ -68,12 +85,24 @@ export class FakeCompose implements ComposeRunner {
         .filter((p) => p !== "compose.yaml" && p !== ".env")
         .map((p) => [p, readFileSync(join(candidate.cwd, p), "utf8")]),
     )
-    this.configCalls.push({ project: project.name, dir: project.dir, env: Object.fromEntries(project.env.map((e) => [e.key, e.value])), compose, files })
+    this.configCalls.push({
+      project: project.name,
+      dir: project.dir,
+      env: Object.fromEntries(project.env.map((e) => [e.key, e.value])),
+      compose,
+      files,
+    })
     const failure = this.failures.get("config")
     if (failure) return { flavour: "v1", format: "yaml", code: 1, output: failure, stdout: "" }
     const env = Object.fromEntries(project.env.map((e) => [e.key, e.value]))
     const resolve = (v: unknown): any =>
-      typeof v === "string" ? interpolate(v, env) : Array.isArray(v) ? v.map(resolve) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)])) : v
+      typeof v === "string"
+        ? interpolate(v, env)
+        : Array.isArray(v)
+          ? v.map(resolve)
+          : v && typeof v === "object"
+            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]))
+            : v
     const doc = resolve(parse(compose, { merge: true }) ?? {})
     const absolute = (p: string) => (isAbsolute(p) ? p : join(project.dir, p))
     for (const s of Object.values<any>(doc.services ?? {}))

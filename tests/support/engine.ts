@@ -21,15 +21,26 @@ export function realEngine(which: "a" | "b" = "a"): Engine {
  * debootstrap and entered with chroot.
  */
 export function insideChroot(): boolean {
-  const atRoot = readFileSync("/proc/self/mountinfo", "utf8").split("\n").map((l) => l.split(" ")).filter((f) => f[4] === "/")
+  const atRoot = readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((l) => l.split(" "))
+    .filter((f) => f[4] === "/")
   return (atRoot.at(-1)?.[3] ?? "/") !== "/"
 }
 
 export const testImage = () => process.env.TEST_IMAGE ?? "svc-test/busybox:latest"
 
 /** Starts a labelled container running `script` in the test image. */
-export async function runContainer(engine: Engine, name: string, script: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const { Id } = await engine.createContainer({ Image: testImage(), Cmd: ["sh", "-c", script], Labels: { [TEST_LABEL]: "1" }, ...extra }, name)
+export async function runContainer(
+  engine: Engine,
+  name: string,
+  script: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const { Id } = await engine.createContainer(
+    { Image: testImage(), Cmd: ["sh", "-c", script], Labels: { [TEST_LABEL]: "1" }, ...extra },
+    name,
+  )
   await engine.containerAction(Id, "start")
   return Id
 }
@@ -37,6 +48,7 @@ export async function runContainer(engine: Engine, name: string, script: string,
 /** Removes every container and volume a test labelled. */
 export async function cleanup(engine: Engine): Promise<void> {
   const filters = { label: [TEST_LABEL] }
-  for (const c of await engine.listContainers({ all: true, filters })) await engine.removeContainer(c.Id, { force: true }).catch(() => {})
+  for (const c of await engine.listContainers({ all: true, filters }))
+    await engine.removeContainer(c.Id, { force: true }).catch(() => {})
   for (const v of await engine.listVolumes(filters)) await engine.removeVolume(v.Name, { force: true }).catch(() => {})
 }

@@ -1,7 +1,24 @@
 // An in-memory Engine for handler tests: same interface as lib/engine/client.ts, no socket.
 // It records every call in `calls` so a test can check what the engine was asked to do.
-import type { ContainerAction, ContainerInspect, ContainerSummary, Engine, EngineEvent, ExecSession, ImageSummary, LogLine, Network, Volume } from "#lib/engine/client.ts"
-import type { NodeSpec, ServiceSpec, ServiceUpdateOptions, SwarmInitRequest, SwarmJoinRequest } from "#lib/engine/swarm.ts"
+import type {
+  ContainerAction,
+  ContainerInspect,
+  ContainerSummary,
+  Engine,
+  EngineEvent,
+  ExecSession,
+  ImageSummary,
+  LogLine,
+  Network,
+  Volume,
+} from "#lib/engine/client.ts"
+import type {
+  NodeSpec,
+  ServiceSpec,
+  ServiceUpdateOptions,
+  SwarmInitRequest,
+  SwarmJoinRequest,
+} from "#lib/engine/swarm.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 import { FakeSwarm } from "./fake-swarm.ts"
 
@@ -47,17 +64,35 @@ export class FakeEngine implements Engine {
   private history: EngineEvent[] = []
 
   constructor() {
-    this.networks.set("bridge", { Id: "bridge0", Name: "bridge", Driver: "bridge", Scope: "local", Created: new Date(0).toISOString(), Labels: {} })
+    this.networks.set("bridge", {
+      Id: "bridge0",
+      Name: "bridge",
+      Driver: "bridge",
+      Scope: "local",
+      Created: new Date(0).toISOString(),
+      Labels: {},
+    })
   }
 
   private record(op: string, ...args: unknown[]) {
-    if (this.down) throw new HttpError(503, "engine_unavailable", `the Docker engine at ${this.host} is unreachable: connection refused`)
+    if (this.down)
+      throw new HttpError(
+        503,
+        "engine_unavailable",
+        `the Docker engine at ${this.host} is unreachable: connection refused`,
+      )
     this.calls.push({ op, args })
   }
 
   emit(type: string, action: string, id: string, attributes: Record<string, string> = {}) {
     const now = Date.now()
-    const event: EngineEvent = { Type: type, Action: action, Actor: { ID: id, Attributes: attributes }, time: Math.floor(now / 1000), timeNano: now * 1e6 }
+    const event: EngineEvent = {
+      Type: type,
+      Action: action,
+      Actor: { ID: id, Attributes: attributes },
+      time: Math.floor(now / 1000),
+      timeNano: now * 1e6,
+    }
     this.history.push(event)
     for (const l of this.listeners) l(event)
   }
@@ -69,7 +104,14 @@ export class FakeEngine implements Engine {
   }
 
   addImage(tags: string[], extra: Partial<ImageSummary> = {}): ImageSummary {
-    const image: ImageSummary = { Id: `sha256:${nextId()}`, RepoTags: tags, RepoDigests: [], Created: 0, Size: 1000, ...extra }
+    const image: ImageSummary = {
+      Id: `sha256:${nextId()}`,
+      RepoTags: tags,
+      RepoDigests: [],
+      Created: 0,
+      Size: 1000,
+      ...extra,
+    }
     this.images.set(image.Id, image)
     return image
   }
@@ -81,15 +123,27 @@ export class FakeEngine implements Engine {
   }
 
   private findImage(ref: string): ImageSummary {
-    const image = this.images.get(ref) ?? [...this.images.values()].find((i) => i.Id === `sha256:${ref}` || i.Id.startsWith(`sha256:${ref}`) || i.RepoTags?.includes(ref))
+    const image =
+      this.images.get(ref) ??
+      [...this.images.values()].find(
+        (i) => i.Id === `sha256:${ref}` || i.Id.startsWith(`sha256:${ref}`) || i.RepoTags?.includes(ref),
+      )
     if (!image) throw new HttpError(404, "not_found", `No such image: ${ref}`)
     return image
   }
 
   private summary(c: FakeContainer): ContainerSummary {
     return {
-      Id: c.id, Names: [`/${c.name}`], Image: c.image, ImageID: c.imageId ?? "", Created: 0, State: c.state,
-      Status: c.status ?? (c.state === "running" ? "Up 1 second" : c.state), Ports: c.ports ?? [], Labels: c.labels, Mounts: c.mounts ?? [],
+      Id: c.id,
+      Names: [`/${c.name}`],
+      Image: c.image,
+      ImageID: c.imageId ?? "",
+      Created: 0,
+      State: c.state,
+      Status: c.status ?? (c.state === "running" ? "Up 1 second" : c.state),
+      Ports: c.ports ?? [],
+      Labels: c.labels,
+      Mounts: c.mounts ?? [],
     }
   }
 
@@ -105,7 +159,15 @@ export class FakeEngine implements Engine {
   }
   async info() {
     this.record("info")
-    return { ID: "FAKE", Name: "fake", NCPU: 2, MemTotal: 1 << 30, OperatingSystem: "fake", ServerVersion: "fake", Swarm: this.swarm.info() }
+    return {
+      ID: "FAKE",
+      Name: "fake",
+      NCPU: 2,
+      MemTotal: 1 << 30,
+      OperatingSystem: "fake",
+      ServerVersion: "fake",
+      Swarm: this.swarm.info(),
+    }
   }
   async df() {
     this.record("df")
@@ -116,43 +178,68 @@ export class FakeEngine implements Engine {
     const labels = o.filters?.label ?? []
     return [...this.containers.values()]
       .filter((c) => o.all || c.state === "running" || c.state === "paused")
-      .filter((c) => labels.every((l) => { const [k, v] = l.split("="); return v === undefined ? k! in c.labels : c.labels[k!] === v }))
+      .filter((c) =>
+        labels.every((l) => {
+          const [k, v] = l.split("=")
+          return v === undefined ? k! in c.labels : c.labels[k!] === v
+        }),
+      )
       .map((c) => this.summary(c))
   }
   async inspectContainer(id: string): Promise<ContainerInspect> {
     this.record("inspectContainer", id)
     const c = this.find(id)
     return {
-      Id: c.id, Name: `/${c.name}`, Created: new Date(0).toISOString(), Image: c.image,
-      State: { Status: c.state, Running: c.state === "running" || c.state === "paused", Paused: c.state === "paused", ExitCode: 0, Pid: c.state === "running" || c.state === "paused" ? (c.pid ?? 0) : 0 },
-      Config: { Image: c.image, Tty: c.tty ?? false, Env: c.env ?? [], Labels: c.labels }, HostConfig: c.hostConfig ?? {}, Mounts: c.mounts ?? [],
+      Id: c.id,
+      Name: `/${c.name}`,
+      Created: new Date(0).toISOString(),
+      Image: c.image,
+      State: {
+        Status: c.state,
+        Running: c.state === "running" || c.state === "paused",
+        Paused: c.state === "paused",
+        ExitCode: 0,
+        Pid: c.state === "running" || c.state === "paused" ? (c.pid ?? 0) : 0,
+      },
+      Config: { Image: c.image, Tty: c.tty ?? false, Env: c.env ?? [], Labels: c.labels },
+      HostConfig: c.hostConfig ?? {},
+      Mounts: c.mounts ?? [],
     }
   }
   async createContainer(spec: Record<string, any>, name?: string) {
     this.record("createContainer", spec, name)
-    const c = this.addContainer({ name: name ?? `c${this.containers.size}`, image: spec.Image, state: "created", labels: spec.Labels ?? {} })
+    const c = this.addContainer({
+      name: name ?? `c${this.containers.size}`,
+      image: spec.Image,
+      state: "created",
+      labels: spec.Labels ?? {},
+    })
     return { Id: c.id }
   }
   async containerAction(id: string, action: ContainerAction) {
     this.record("containerAction", id, action)
     const c = this.find(id)
     const next = { start: "running", restart: "running", stop: "exited", pause: "paused", unpause: "running" } as const
-    if (action === "pause" && c.state !== "running") throw new HttpError(409, "conflict", `Container ${id} is not running`)
-    if (action === "unpause" && c.state !== "paused") throw new HttpError(409, "conflict", `Container ${id} is not paused`)
+    if (action === "pause" && c.state !== "running")
+      throw new HttpError(409, "conflict", `Container ${id} is not running`)
+    if (action === "unpause" && c.state !== "paused")
+      throw new HttpError(409, "conflict", `Container ${id} is not paused`)
     c.state = next[action]
     this.emit("container", action === "stop" ? "die" : action, c.id, { name: c.name, ...c.labels })
   }
   async removeContainer(id: string, o: { force?: boolean; volumes?: boolean } = {}) {
     this.record("removeContainer", id, o)
     const c = this.find(id)
-    if (c.state === "running" && !o.force) throw new HttpError(409, "conflict", `You cannot remove a running container ${c.id}`)
+    if (c.state === "running" && !o.force)
+      throw new HttpError(409, "conflict", `You cannot remove a running container ${c.id}`)
     this.containers.delete(c.id)
     this.emit("container", "destroy", c.id, { name: c.name })
   }
   async killContainer(id: string) {
     this.record("killContainer", id)
     const c = this.find(id)
-    if (c.state !== "running" && c.state !== "paused") throw new HttpError(409, "conflict", `Container ${id} is not running`)
+    if (c.state !== "running" && c.state !== "paused")
+      throw new HttpError(409, "conflict", `Container ${id} is not running`)
     c.state = "exited"
     this.emit("container", "die", c.id, { name: c.name, ...c.labels })
   }
@@ -169,9 +256,16 @@ export class FakeEngine implements Engine {
   async stats(id: string) {
     this.record("stats", id)
     const c = this.find(id)
-    if (c.state !== "running" && c.state !== "paused") return { read: "0001-01-01T00:00:00Z", cpu_stats: {}, memory_stats: {} }
+    if (c.state !== "running" && c.state !== "paused")
+      return { read: "0001-01-01T00:00:00Z", cpu_stats: {}, memory_stats: {} }
     const queue = c.stats ?? []
-    return (queue.length > 1 ? queue.shift() : queue[0]) ?? { read: new Date().toISOString(), cpu_stats: {}, memory_stats: {} }
+    return (
+      (queue.length > 1 ? queue.shift() : queue[0]) ?? {
+        read: new Date().toISOString(),
+        cpu_stats: {},
+        memory_stats: {},
+      }
+    )
   }
   async *logs(id: string, o: { follow: boolean; tail: number | "all" }): AsyncIterable<LogLine> {
     this.record("logs", id, o)
@@ -269,7 +363,13 @@ export class FakeEngine implements Engine {
   }
   async createVolume(name: string, labels: Record<string, string> = {}) {
     this.record("createVolume", name, labels)
-    const v = this.volumes.get(name) ?? { Name: name, Driver: "local", Mountpoint: `/fake/volumes/${name}`, Labels: labels, Scope: "local" }
+    const v = this.volumes.get(name) ?? {
+      Name: name,
+      Driver: "local",
+      Mountpoint: `/fake/volumes/${name}`,
+      Labels: labels,
+      Scope: "local",
+    }
     this.volumes.set(name, v)
     return v
   }

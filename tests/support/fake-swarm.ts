@@ -2,7 +2,19 @@
 // would (replicas spread over the ready, active nodes; tasks leave drained and down nodes; a forced
 // update or a rollback replaces every task). Not a manager: the calls fail as the engine's do.
 import type { Filters } from "#lib/engine/client.ts"
-import type { NodeSpec, PortConfig, ServiceLogLine, ServiceSpec, ServiceUpdateOptions, SwarmInitRequest, SwarmInspect, SwarmJoinRequest, SwarmNode, SwarmService, SwarmTask } from "#lib/engine/swarm.ts"
+import type {
+  NodeSpec,
+  PortConfig,
+  ServiceLogLine,
+  ServiceSpec,
+  ServiceUpdateOptions,
+  SwarmInitRequest,
+  SwarmInspect,
+  SwarmJoinRequest,
+  SwarmNode,
+  SwarmService,
+  SwarmTask,
+} from "#lib/engine/swarm.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 
 let counter = 0
@@ -28,7 +40,10 @@ export class FakeSwarm {
   logs = new Map<string, Omit<ServiceLogLine, "task" | "node">[]>()
   clusterId = ""
   selfId = ""
-  readonly tokens = { Worker: "SWMTKN-1-fakeclustersecret-workerpart", Manager: "SWMTKN-1-fakeclustersecret-managerpart" }
+  readonly tokens = {
+    Worker: "SWMTKN-1-fakeclustersecret-workerpart",
+    Manager: "SWMTKN-1-fakeclustersecret-managerpart",
+  }
 
   /** Makes this engine the manager of a swarm with `workers` more ready, active nodes. */
   seed(workers = 2): this {
@@ -39,11 +54,22 @@ export class FakeSwarm {
 
   addNode(hostname: string, role: NodeSpec["Role"] = "worker"): SwarmNode {
     const node: SwarmNode = {
-      ID: id("n"), Version: { Index: 1 }, CreatedAt: now(), UpdatedAt: now(),
+      ID: id("n"),
+      Version: { Index: 1 },
+      CreatedAt: now(),
+      UpdatedAt: now(),
       Spec: { Role: role, Availability: "active", Labels: {} },
       Description: { Hostname: hostname, Engine: { EngineVersion: "fake" } },
       Status: { State: "ready", Addr: `10.0.0.${this.nodes.size + 10}` },
-      ...(role === "manager" ? { ManagerStatus: { Leader: this.nodes.size === 0, Reachability: "reachable", Addr: `10.0.0.${this.nodes.size + 10}:2377` } } : {}),
+      ...(role === "manager"
+        ? {
+            ManagerStatus: {
+              Leader: this.nodes.size === 0,
+              Reachability: "reachable",
+              Addr: `10.0.0.${this.nodes.size + 10}:2377`,
+            },
+          }
+        : {}),
     }
     this.nodes.set(node.ID, node)
     return node
@@ -57,12 +83,20 @@ export class FakeSwarm {
 
   addService(o: FakeServiceOptions): SwarmService {
     const spec: ServiceSpec = {
-      Name: o.name, Labels: o.labels ?? {},
+      Name: o.name,
+      Labels: o.labels ?? {},
       TaskTemplate: { ContainerSpec: { Image: o.image ?? "registry.test/app:1" }, ForceUpdate: 0 },
       Mode: o.global ? { Global: {} } : { Replicated: { Replicas: o.replicas ?? 1 } },
       EndpointSpec: { Mode: "dnsrr", Ports: o.ports ?? [] },
     }
-    const service: SwarmService = { ID: id("s"), Version: { Index: 1 }, CreatedAt: now(), UpdatedAt: now(), Spec: spec, Endpoint: { Spec: spec.EndpointSpec, Ports: o.ports ?? [] } }
+    const service: SwarmService = {
+      ID: id("s"),
+      Version: { Index: 1 },
+      CreatedAt: now(),
+      UpdatedAt: now(),
+      Spec: spec,
+      Endpoint: { Spec: spec.EndpointSpec, Ports: o.ports ?? [] },
+    }
     this.services.set(service.ID, service)
     this.logs.set(service.ID, o.logs ?? [])
     this.reconcile(service)
@@ -70,15 +104,23 @@ export class FakeSwarm {
   }
 
   private manager() {
-    if (this.role !== "manager") throw new HttpError(409, "not_swarm_manager", `This node is not a swarm manager. ${this.role === "worker" ? "Worker nodes can't be used to view or modify cluster state." : 'Use "docker swarm init" or "docker swarm join" to connect this node to swarm and try again.'}`)
+    if (this.role !== "manager")
+      throw new HttpError(
+        409,
+        "not_swarm_manager",
+        `This node is not a swarm manager. ${this.role === "worker" ? "Worker nodes can't be used to view or modify cluster state." : 'Use "docker swarm init" or "docker swarm join" to connect this node to swarm and try again.'}`,
+      )
   }
   private findNode(ref: string): SwarmNode {
-    const node = this.nodes.get(ref) ?? [...this.nodes.values()].find((n) => n.Description.Hostname === ref || n.ID.startsWith(ref))
+    const node =
+      this.nodes.get(ref) ??
+      [...this.nodes.values()].find((n) => n.Description.Hostname === ref || n.ID.startsWith(ref))
     if (!node) throw new HttpError(404, "not_found", `node ${ref} not found`)
     return node
   }
   private findService(ref: string): SwarmService {
-    const s = this.services.get(ref) ?? [...this.services.values()].find((s) => s.Spec.Name === ref || s.ID.startsWith(ref))
+    const s =
+      this.services.get(ref) ?? [...this.services.values()].find((s) => s.Spec.Name === ref || s.ID.startsWith(ref))
     if (!s) throw new HttpError(404, "not_found", `service ${ref} not found`)
     return s
   }
@@ -90,13 +132,23 @@ export class FakeSwarm {
 
   /** Tasks off nodes that cannot run them; replicas (or one per node, global) started or stopped to match. */
   private reconcile(s: SwarmService, replaceAll = false) {
-    const eligible = [...this.nodes.values()].filter((n) => n.Status.State === "ready" && n.Spec.Availability === "active")
+    const eligible = [...this.nodes.values()].filter(
+      (n) => n.Status.State === "ready" && n.Spec.Availability === "active",
+    )
     const running = () => [...this.tasks.values()].filter((t) => t.ServiceID === s.ID && t.DesiredState === "running")
-    const shut = (t: SwarmTask) => Object.assign(t, { DesiredState: "shutdown", Status: { ...t.Status, State: "shutdown", Timestamp: now() } })
+    const shut = (t: SwarmTask) =>
+      Object.assign(t, { DesiredState: "shutdown", Status: { ...t.Status, State: "shutdown", Timestamp: now() } })
     for (const t of running()) if (replaceAll || !eligible.some((n) => n.ID === t.NodeID)) shut(t)
     const start = (node: SwarmNode, slot?: number) => {
       const t: SwarmTask = {
-        ID: id("t"), Version: { Index: 1 }, CreatedAt: now(), UpdatedAt: now(), ServiceID: s.ID, NodeID: node.ID, Slot: slot, DesiredState: "running",
+        ID: id("t"),
+        Version: { Index: 1 },
+        CreatedAt: now(),
+        UpdatedAt: now(),
+        ServiceID: s.ID,
+        NodeID: node.ID,
+        Slot: slot,
+        DesiredState: "running",
         Status: { State: "running", Timestamp: now(), ContainerStatus: { ContainerID: id("c").padEnd(64, "0") } },
       }
       this.tasks.set(t.ID, t)
@@ -110,7 +162,10 @@ export class FakeSwarm {
     for (let slot = 1; slot <= want && eligible.length; slot++) {
       if (running().some((t) => t.Slot === slot)) continue
       const load = (n: SwarmNode) => running().filter((t) => t.NodeID === n.ID).length
-      start(eligible.reduce((a, b) => (load(b) < load(a) ? b : a)), slot)
+      start(
+        eligible.reduce((a, b) => (load(b) < load(a) ? b : a)),
+        slot,
+      )
     }
   }
   private reconcileAll() {
@@ -118,21 +173,47 @@ export class FakeSwarm {
   }
 
   info() {
-    if (this.role === "inactive") return { NodeID: "", NodeAddr: "", LocalNodeState: "inactive", ControlAvailable: false, Error: "", RemoteManagers: null }
+    if (this.role === "inactive")
+      return {
+        NodeID: "",
+        NodeAddr: "",
+        LocalNodeState: "inactive",
+        ControlAvailable: false,
+        Error: "",
+        RemoteManagers: null,
+      }
     const managers = [...this.nodes.values()].filter((n) => n.Spec.Role === "manager")
     return {
-      NodeID: this.selfId, NodeAddr: "10.0.0.10", LocalNodeState: "active", ControlAvailable: this.role === "manager", Error: "",
+      NodeID: this.selfId,
+      NodeAddr: "10.0.0.10",
+      LocalNodeState: "active",
+      ControlAvailable: this.role === "manager",
+      Error: "",
       RemoteManagers: managers.map((n) => ({ NodeID: n.ID, Addr: n.ManagerStatus?.Addr })),
-      Nodes: this.nodes.size, Managers: managers.length, ...(this.role === "manager" ? { Cluster: { ID: this.clusterId } } : {}),
+      Nodes: this.nodes.size,
+      Managers: managers.length,
+      ...(this.role === "manager" ? { Cluster: { ID: this.clusterId } } : {}),
     }
   }
 
   inspect(): SwarmInspect {
     this.manager()
-    return { ID: this.clusterId, Version: { Index: 1 }, CreatedAt: now(), UpdatedAt: now(), Spec: { Name: "default" }, JoinTokens: { ...this.tokens } }
+    return {
+      ID: this.clusterId,
+      Version: { Index: 1 },
+      CreatedAt: now(),
+      UpdatedAt: now(),
+      Spec: { Name: "default" },
+      JoinTokens: { ...this.tokens },
+    }
   }
   init(_req: SwarmInitRequest): string {
-    if (this.role !== "inactive") throw new HttpError(409, "conflict", "This node is already part of a swarm. Use \"docker swarm leave\" to leave this swarm and join another one.")
+    if (this.role !== "inactive")
+      throw new HttpError(
+        409,
+        "conflict",
+        'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.',
+      )
     this.role = "manager"
     this.clusterId = id("cluster")
     this.selfId = this.addNode("manager", "manager").ID
@@ -140,14 +221,20 @@ export class FakeSwarm {
   }
   join(req: SwarmJoinRequest) {
     if (this.role !== "inactive") throw new HttpError(409, "conflict", "This node is already part of a swarm.")
-    if (![this.tokens.Worker, this.tokens.Manager].includes(req.JoinToken)) throw new HttpError(400, "bad_request", "invalid join token")
+    if (![this.tokens.Worker, this.tokens.Manager].includes(req.JoinToken))
+      throw new HttpError(400, "bad_request", "invalid join token")
     this.role = req.JoinToken === this.tokens.Manager ? "manager" : "worker"
     this.clusterId = id("cluster")
     this.selfId = this.addNode("joined", this.role === "manager" ? "manager" : "worker").ID
   }
   leave(o: { force?: boolean } = {}) {
     if (this.role === "inactive") throw new HttpError(409, "not_swarm_manager", "This node is not part of a swarm")
-    if (this.role === "manager" && !o.force) throw new HttpError(409, "conflict", "You are attempting to leave the swarm on a node that is participating as a manager. Use `--force` to ignore this message.")
+    if (this.role === "manager" && !o.force)
+      throw new HttpError(
+        409,
+        "conflict",
+        "You are attempting to leave the swarm on a node that is participating as a manager. Use `--force` to ignore this message.",
+      )
     this.role = "inactive"
     this.nodes.clear()
     this.services.clear()
@@ -166,21 +253,31 @@ export class FakeSwarm {
     const node = this.findNode(ref)
     this.checkVersion(node, version)
     node.Spec = structuredClone(spec)
-    if (spec.Role === "manager") node.ManagerStatus ??= { Leader: false, Reachability: "reachable", Addr: `${node.Status.Addr}:2377` }
+    if (spec.Role === "manager")
+      node.ManagerStatus ??= { Leader: false, Reachability: "reachable", Addr: `${node.Status.Addr}:2377` }
     else delete node.ManagerStatus
     this.reconcileAll()
   }
   removeNode(ref: string, o: { force?: boolean } = {}) {
     this.manager()
     const node = this.findNode(ref)
-    if (node.Status.State !== "down" && !o.force) throw new HttpError(400, "bad_request", `node ${ref} is not down and can't be removed`)
+    if (node.Status.State !== "down" && !o.force)
+      throw new HttpError(400, "bad_request", `node ${ref} is not down and can't be removed`)
     this.nodes.delete(node.ID)
     this.reconcileAll()
   }
   createService(spec: ServiceSpec): { ID: string } {
     this.manager()
     const replicas = spec.Mode?.Replicated?.Replicas
-    return { ID: this.addService({ name: spec.Name, image: spec.TaskTemplate.ContainerSpec?.Image, replicas, global: !!spec.Mode?.Global, labels: spec.Labels }).ID }
+    return {
+      ID: this.addService({
+        name: spec.Name,
+        image: spec.TaskTemplate.ContainerSpec?.Image,
+        replicas,
+        global: !!spec.Mode?.Global,
+        labels: spec.Labels,
+      }).ID,
+    }
   }
   listServices(_filters?: Filters): SwarmService[] {
     this.manager()
@@ -188,8 +285,13 @@ export class FakeSwarm {
   }
   private status(s: SwarmService) {
     const running = [...this.tasks.values()].filter((t) => t.ServiceID === s.ID && t.Status.State === "running").length
-    const nodes = [...this.nodes.values()].filter((n) => n.Status.State === "ready" && n.Spec.Availability === "active").length
-    return { RunningTasks: running, DesiredTasks: s.Spec.Mode?.Global ? nodes : (s.Spec.Mode?.Replicated?.Replicas ?? 1) }
+    const nodes = [...this.nodes.values()].filter(
+      (n) => n.Status.State === "ready" && n.Spec.Availability === "active",
+    ).length
+    return {
+      RunningTasks: running,
+      DesiredTasks: s.Spec.Mode?.Global ? nodes : (s.Spec.Mode?.Replicated?.Replicas ?? 1),
+    }
   }
   inspectService(ref: string): SwarmService {
     this.manager()
@@ -198,13 +300,21 @@ export class FakeSwarm {
   updateService(ref: string, version: number, spec: ServiceSpec, o: ServiceUpdateOptions = {}) {
     this.manager()
     const s = this.findService(ref)
-    if (o.rollback === "previous" && !s.PreviousSpec) throw new HttpError(400, "bad_request", `service ${s.ID} does not have a previous spec`)
+    if (o.rollback === "previous" && !s.PreviousSpec)
+      throw new HttpError(400, "bad_request", `service ${s.ID} does not have a previous spec`)
     this.checkVersion(s, version)
     const next = o.rollback === "previous" ? s.PreviousSpec! : structuredClone(spec)
-    const replace = o.rollback === "previous" || next.TaskTemplate.ForceUpdate !== s.Spec.TaskTemplate.ForceUpdate || next.TaskTemplate.ContainerSpec?.Image !== s.Spec.TaskTemplate.ContainerSpec?.Image
+    const replace =
+      o.rollback === "previous" ||
+      next.TaskTemplate.ForceUpdate !== s.Spec.TaskTemplate.ForceUpdate ||
+      next.TaskTemplate.ContainerSpec?.Image !== s.Spec.TaskTemplate.ContainerSpec?.Image
     s.PreviousSpec = s.Spec
     s.Spec = next
-    s.UpdateStatus = { State: o.rollback === "previous" ? "rollback_completed" : "completed", StartedAt: now(), CompletedAt: now() }
+    s.UpdateStatus = {
+      State: o.rollback === "previous" ? "rollback_completed" : "completed",
+      StartedAt: now(),
+      CompletedAt: now(),
+    }
     this.reconcile(s, replace)
   }
   removeService(ref: string) {
@@ -219,7 +329,12 @@ export class FakeSwarm {
     const nodes = filters.node?.map((ref) => this.findNode(ref).ID)
     const desired = filters["desired-state"]
     return structuredClone(
-      [...this.tasks.values()].filter((t) => (!services || services.includes(t.ServiceID)) && (!nodes || nodes.includes(t.NodeID!)) && (!desired || desired.includes(t.DesiredState))),
+      [...this.tasks.values()].filter(
+        (t) =>
+          (!services || services.includes(t.ServiceID)) &&
+          (!nodes || nodes.includes(t.NodeID!)) &&
+          (!desired || desired.includes(t.DesiredState)),
+      ),
     )
   }
   /** The service's lines, written by its running tasks in turn. */
@@ -227,7 +342,11 @@ export class FakeSwarm {
     this.manager()
     const s = this.findService(ref)
     const tasks = [...this.tasks.values()].filter((t) => t.ServiceID === s.ID && t.DesiredState === "running")
-    const all = (this.logs.get(s.ID) ?? []).map((l, i) => ({ ...l, task: tasks[i % Math.max(1, tasks.length)]?.ID ?? "", node: tasks[i % Math.max(1, tasks.length)]?.NodeID ?? "" }))
+    const all = (this.logs.get(s.ID) ?? []).map((l, i) => ({
+      ...l,
+      task: tasks[i % Math.max(1, tasks.length)]?.ID ?? "",
+      node: tasks[i % Math.max(1, tasks.length)]?.NodeID ?? "",
+    }))
     return o.tail === "all" ? all : all.slice(Math.max(0, all.length - o.tail))
   }
 }

@@ -33,7 +33,15 @@ export interface WorkTree {
   commitZeros(path: string, mib: number): Promise<string>
 }
 
-const env = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@t", PATH: process.env.PATH! }
+const env = {
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "T",
+  GIT_AUTHOR_EMAIL: "t@t",
+  GIT_COMMITTER_NAME: "T",
+  GIT_COMMITTER_EMAIL: "t@t",
+  PATH: process.env.PATH!,
+}
 
 export async function git(cwd: string, ...args: string[]): Promise<string> {
   const p = Bun.spawn(["git", ...args], { cwd, env, stdout: "pipe", stderr: "pipe" })
@@ -149,8 +157,17 @@ export function startGitServer(opts: { token?: string; filter?: boolean; hostnam
           const blob = await zeroBlob(bare, mib)
           const index = join(dir, ".git", "zeros-index")
           const run = async (...args: string[]) => {
-            const p = Bun.spawn(["git", ...args], { cwd: bare, env: { ...env, GIT_INDEX_FILE: index }, stdout: "pipe", stderr: "pipe" })
-            const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+            const p = Bun.spawn(["git", ...args], {
+              cwd: bare,
+              env: { ...env, GIT_INDEX_FILE: index },
+              stdout: "pipe",
+              stderr: "pipe",
+            })
+            const [out, err, code] = await Promise.all([
+              new Response(p.stdout).text(),
+              new Response(p.stderr).text(),
+              p.exited,
+            ])
             if (code !== 0) throw new Error(`git ${args.join(" ")}: ${err}`)
             return out.trim()
           }

@@ -35,7 +35,10 @@ const write = (path: string, text: string) => {
 /** Files every case may reach for, written once into the outside folder. */
 export function layOutside(outside: string): void {
   write(join(outside, "base.yaml"), `services:\n  base:\n    image: busybox\n    volumes: ["/etc:/host-etc"]\n`)
-  write(join(outside, "plain.yaml"), `services:\n  base:\n    image: busybox\n    environment: {STOLEN: "from another file"}\n`)
+  write(
+    join(outside, "plain.yaml"),
+    `services:\n  base:\n    image: busybox\n    environment: {STOLEN: "from another file"}\n`,
+  )
   write(join(outside, "secret.env"), "STOLEN=outside\n")
   write(join(outside, "secret.txt"), "outside\n")
 }
@@ -43,64 +46,146 @@ export function layOutside(outside: string): void {
 export const HOST_PATH_CASES: HostPathCase[] = [
   {
     name: "merge key << bringing in a bind of / (issue 15)",
-    compose: (_d, image) => `x-host: &hostroot\n  volumes:\n    - /:/host\nservices:\n  app:\n    image: ${image}\n    <<: *hostroot\n`,
+    compose: (_d, image) =>
+      `x-host: &hostroot\n  volumes:\n    - /:/host\nservices:\n  app:\n    image: ${image}\n    <<: *hostroot\n`,
   },
-  { name: "anchor and alias for the volume list", compose: (_d, image) => `x-v: &v ["/etc:/x"]\n${svc(image, "    volumes: *v\n")}` },
-  { name: "merge key inside a long-syntax mount", compose: (_d, image) => `x-m: &m {type: bind, source: /etc, target: /x}\n${svc(image, "    volumes:\n      - <<: *m\n")}` },
+  {
+    name: "anchor and alias for the volume list",
+    compose: (_d, image) => `x-v: &v ["/etc:/x"]\n${svc(image, "    volumes: *v\n")}`,
+  },
+  {
+    name: "merge key inside a long-syntax mount",
+    compose: (_d, image) =>
+      `x-m: &m {type: bind, source: /etc, target: /x}\n${svc(image, "    volumes:\n      - <<: *m\n")}`,
+  },
   { name: "short syntax /", compose: (_d, image) => svc(image, `    volumes: ["/:/host"]\n`) },
-  { name: "long syntax bind of the engine socket", compose: (_d, image) => svc(image, `    volumes: [{type: bind, source: /var/run/docker.sock, target: /s}]\n`) },
-  { name: "long syntax relative ../..", compose: (_d, image) => svc(image, `    volumes: [{type: bind, source: ../.., target: /up}]\n`) },
+  {
+    name: "long syntax bind of the engine socket",
+    compose: (_d, image) => svc(image, `    volumes: [{type: bind, source: /var/run/docker.sock, target: /s}]\n`),
+  },
+  {
+    name: "long syntax relative ../..",
+    compose: (_d, image) => svc(image, `    volumes: [{type: bind, source: ../.., target: /up}]\n`),
+  },
   { name: "../.. in short syntax", compose: (_d, image) => svc(image, `    volumes: ["../..:/up"]\n`) },
   { name: "~", compose: (_d, image) => svc(image, `    volumes: ["~/.ssh:/k"]\n`) },
   { name: "default ${VAR:-/etc}", compose: (_d, image) => svc(image, `    volumes: ["\${NOPE:-/etc}:/x"]\n`) },
   {
     name: "nested default ${A:-${B:-/etc}}",
     compose: (_d, image) => svc(image, `    volumes: ["\${A:-\${B:-/etc}}:/x"]\n`),
-    other: { v1: { code: "invalid_compose", why: "v1 does not nest defaults: it reads a volume named ${B:-/etc and refuses the file" } },
+    other: {
+      v1: {
+        code: "invalid_compose",
+        why: "v1 does not nest defaults: it reads a volume named ${B:-/etc and refuses the file",
+      },
+    },
   },
-  { name: "a variable of the stack leading out", compose: (_d, image) => svc(image, `    volumes: ["./\${UP}/x:/up"]\n`), env: [{ key: "UP", value: "../../.." }] },
-  { name: "a variable of the server's environment (${HOME})", compose: (_d, image) => svc(image, `    volumes: ["\${HOME}/.ssh:/k"]\n`) },
-  { name: "extends from a file outside that binds /etc", compose: (d, image) => svc(image, `    extends: {file: ${d.outside}/base.yaml, service: base}\n`) },
-  { name: "extends from a file outside without any host path", compose: (d, image) => svc(image, `    extends: {file: ${d.outside}/plain.yaml, service: base}\n`) },
-  { name: "extends, relative path leading out", compose: (d, image) => svc(image, `    extends: {file: ${relative(d.stackDir, d.outside)}/plain.yaml, service: base}\n`) },
-  { name: "extends, file named by a default", compose: (d, image) => svc(image, `    extends: {file: "\${NOPE:-${d.outside}/plain.yaml}", service: base}\n`) },
+  {
+    name: "a variable of the stack leading out",
+    compose: (_d, image) => svc(image, `    volumes: ["./\${UP}/x:/up"]\n`),
+    env: [{ key: "UP", value: "../../.." }],
+  },
+  {
+    name: "a variable of the server's environment (${HOME})",
+    compose: (_d, image) => svc(image, `    volumes: ["\${HOME}/.ssh:/k"]\n`),
+  },
+  {
+    name: "extends from a file outside that binds /etc",
+    compose: (d, image) => svc(image, `    extends: {file: ${d.outside}/base.yaml, service: base}\n`),
+  },
+  {
+    name: "extends from a file outside without any host path",
+    compose: (d, image) => svc(image, `    extends: {file: ${d.outside}/plain.yaml, service: base}\n`),
+  },
+  {
+    name: "extends, relative path leading out",
+    compose: (d, image) =>
+      svc(image, `    extends: {file: ${relative(d.stackDir, d.outside)}/plain.yaml, service: base}\n`),
+  },
+  {
+    name: "extends, file named by a default",
+    compose: (d, image) => svc(image, `    extends: {file: "\${NOPE:-${d.outside}/plain.yaml}", service: base}\n`),
+  },
   {
     name: "extends from a file inside the stack folder that binds /",
-    setup: (d) => write(join(d.stackDir, "base.yaml"), `services:\n  base:\n    image: busybox\n    volumes: ["/:/host"]\n`),
+    setup: (d) =>
+      write(join(d.stackDir, "base.yaml"), `services:\n  base:\n    image: busybox\n    volumes: ["/:/host"]\n`),
     compose: (_d, image) => svc(image, `    extends: {file: ./base.yaml, service: base}\n`),
   },
   {
     name: "extends from a file inside the stack folder with an env_file outside",
-    setup: (d) => write(join(d.stackDir, "base.yaml"), `services:\n  base:\n    image: busybox\n    env_file: /etc/passwd\n`),
+    setup: (d) =>
+      write(join(d.stackDir, "base.yaml"), `services:\n  base:\n    image: busybox\n    env_file: /etc/passwd\n`),
     compose: (_d, image) => svc(image, `    extends: {file: ./base.yaml, service: base}\n`),
   },
-  { name: "include of a file outside", compose: (d, image) => `include:\n  - ${d.outside}/plain.yaml\n${svc(image, "")}` },
-  { name: "include (long syntax) with an env_file outside", compose: (d, image) => `include:\n  - path: ./inc.yaml\n    env_file: ${d.outside}/secret.env\n${svc(image, "")}` },
+  {
+    name: "include of a file outside",
+    compose: (d, image) => `include:\n  - ${d.outside}/plain.yaml\n${svc(image, "")}`,
+  },
+  {
+    name: "include (long syntax) with an env_file outside",
+    compose: (d, image) => `include:\n  - path: ./inc.yaml\n    env_file: ${d.outside}/secret.env\n${svc(image, "")}`,
+  },
   {
     // Refused before compose reads it: a file in the stack's folder that is not one of its files is
     // data its containers can change between the check and the read.
     name: "include of a file lying in the stack folder (its data) that binds /etc",
-    setup: (d) => write(join(d.stackDir, "inc.yaml"), `services:\n  inc:\n    image: busybox\n    volumes: ["/etc:/x"]\n`),
+    setup: (d) =>
+      write(join(d.stackDir, "inc.yaml"), `services:\n  inc:\n    image: busybox\n    volumes: ["/etc:/x"]\n`),
     compose: (_d, image) => `include:\n  - ./inc.yaml\n${svc(image, "")}`,
   },
-  { name: "local volume bound to / (driver_opts device)", compose: (_d, image) => svc(image, `    volumes: ["dv:/d"]\nvolumes:\n  dv: {driver_opts: {type: none, o: bind, device: /}}\n`) },
-  { name: "local volume bound to a relative ../..", compose: (_d, image) => svc(image, `    volumes: ["dv:/d"]\nvolumes:\n  dv: {driver_opts: {type: none, o: bind, device: ../..}}\n`) },
-  { name: "local volume on a host block device", compose: (_d, image) => svc(image, `    volumes: ["dv:/d"]\nvolumes:\n  dv: {driver_opts: {type: ext4, device: /dev/sda1}}\n`) },
+  {
+    name: "local volume bound to / (driver_opts device)",
+    compose: (_d, image) =>
+      svc(image, `    volumes: ["dv:/d"]\nvolumes:\n  dv: {driver_opts: {type: none, o: bind, device: /}}\n`),
+  },
+  {
+    name: "local volume bound to a relative ../..",
+    compose: (_d, image) =>
+      svc(image, `    volumes: ["dv:/d"]\nvolumes:\n  dv: {driver_opts: {type: none, o: bind, device: ../..}}\n`),
+  },
+  {
+    name: "local volume on a host block device",
+    compose: (_d, image) =>
+      svc(image, `    volumes: ["dv:/d"]\nvolumes:\n  dv: {driver_opts: {type: ext4, device: /dev/sda1}}\n`),
+  },
   { name: "env_file /etc/passwd", compose: (_d, image) => svc(image, `    env_file: /etc/passwd\n`) },
-  { name: "env_file (long syntax)", compose: (d, image) => svc(image, `    env_file: [{path: ${d.outside}/secret.env}]\n`) },
-  { name: "env_file through a merge key", compose: (d, image) => `x-e: &e\n  env_file: ${d.outside}/secret.env\n${svc(image, "    <<: *e\n")}` },
-  { name: "env_file through a default", compose: (d, image) => svc(image, `    env_file: "\${NOPE:-${d.outside}/secret.env}"\n`) },
-  { name: "secrets file", compose: (_d, image) => svc(image, `    secrets: [s]\nsecrets:\n  s: {file: /etc/shadow}\n`) },
-  { name: "configs file", compose: (d, image) => svc(image, `    configs: [c]\nconfigs:\n  c: {file: ${d.outside}/secret.txt}\n`) },
+  {
+    name: "env_file (long syntax)",
+    compose: (d, image) => svc(image, `    env_file: [{path: ${d.outside}/secret.env}]\n`),
+  },
+  {
+    name: "env_file through a merge key",
+    compose: (d, image) => `x-e: &e\n  env_file: ${d.outside}/secret.env\n${svc(image, "    <<: *e\n")}`,
+  },
+  {
+    name: "env_file through a default",
+    compose: (d, image) => svc(image, `    env_file: "\${NOPE:-${d.outside}/secret.env}"\n`),
+  },
+  {
+    name: "secrets file",
+    compose: (_d, image) => svc(image, `    secrets: [s]\nsecrets:\n  s: {file: /etc/shadow}\n`),
+  },
+  {
+    name: "configs file",
+    compose: (d, image) => svc(image, `    configs: [c]\nconfigs:\n  c: {file: ${d.outside}/secret.txt}\n`),
+  },
   { name: "build context /", compose: (_d, image) => svc(image, `    build: /\n`) },
   { name: "build context ../..", compose: (_d, image) => svc(image, `    build: {context: ../..}\n`) },
-  { name: "Dockerfile outside the context", compose: (d, image) => svc(image, `    build: {context: ${d.root}, dockerfile: ${d.outside}/secret.txt}\n`) },
+  {
+    name: "Dockerfile outside the context",
+    compose: (d, image) => svc(image, `    build: {context: ${d.root}, dockerfile: ${d.outside}/secret.txt}\n`),
+  },
   {
     name: "build additional_contexts",
     compose: (d, image) => svc(image, `    build: {context: ${d.root}, additional_contexts: {x: /etc}}\n`),
     other: { v1: { code: "invalid_compose", why: "v1 has no additional_contexts: compose's own 400" } },
   },
-  { name: "a service behind a profile", compose: (_d, image) => `${svc(image, "")}  hidden:\n    image: ${image}\n    profiles: [never]\n    volumes: ["/:/host"]\n` },
+  {
+    name: "a service behind a profile",
+    compose: (_d, image) =>
+      `${svc(image, "")}  hidden:\n    image: ${image}\n    profiles: [never]\n    volumes: ["/:/host"]\n`,
+  },
   {
     name: "a symlink in the stack folder leading out",
     setup: (d) => {
@@ -119,7 +204,8 @@ export const HOST_PATH_CASES: HostPathCase[] = [
   },
 ]
 
-export const expectedCode = (c: HostPathCase, flavour: ComposeFlavour) => c.other?.[flavour]?.code ?? "host_path_refused"
+export const expectedCode = (c: HostPathCase, flavour: ComposeFlavour) =>
+  c.other?.[flavour]?.code ?? "host_path_refused"
 
 /** Where the v2 plugin lies: TEST_COMPOSE_PLUGIN_DIR (a DOCKER_CONFIG folder), else the repository's .engines/current. */
 export function pluginDir(): string | undefined {
@@ -132,7 +218,10 @@ export function pluginDir(): string | undefined {
  * v2 the plugin found by the docker CLI through DOCKER_CONFIG. Undefined (with the reason) when that
  * CLI is not on this machine.
  */
-export function realRunner(flavour: ComposeFlavour, host = "unix:///nonexistent/docker.sock"): { runner?: ComposeRunner; missing?: string } {
+export function realRunner(
+  flavour: ComposeFlavour,
+  host = "unix:///nonexistent/docker.sock",
+): { runner?: ComposeRunner; missing?: string } {
   const PATH = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"
   const HOME = process.env.HOME ?? "/root"
   if (flavour === "v1") {
@@ -140,7 +229,11 @@ export function realRunner(flavour: ComposeFlavour, host = "unix:///nonexistent/
     return { runner: composeRunner({ host, toolEnv: { PATH, HOME }, events: new EventBus(), probe: async () => 1 }) }
   }
   const dir = pluginDir()
-  if (!dir) return { missing: "no compose v2 plugin: TEST_COMPOSE_PLUGIN_DIR is unset and .engines/current/cli-plugins/docker-compose is missing" }
+  if (!dir)
+    return {
+      missing:
+        "no compose v2 plugin: TEST_COMPOSE_PLUGIN_DIR is unset and .engines/current/cli-plugins/docker-compose is missing",
+    }
   if (!Bun.which("docker", { PATH })) return { missing: "no docker CLI on PATH to run the v2 plugin" }
   return { runner: composeRunner({ host, toolEnv: { PATH, HOME, DOCKER_CONFIG: dir }, events: new EventBus() }) }
 }

@@ -26,7 +26,8 @@ export function manyKeys(image: string, bytes = MiB): string {
 }
 
 /** A compose file over `bytes` bytes. */
-export const tooLarge = (image: string, bytes = 2 * MiB) => `services:\n  web:\n    image: ${image}\nx-pad: "${"y".repeat(bytes)}"\n`
+export const tooLarge = (image: string, bytes = 2 * MiB) =>
+  `services:\n  web:\n    image: ${image}\nx-pad: "${"y".repeat(bytes)}"\n`
 
 /** About 1 MiB of mapping keys that are themselves deep collections: minutes for the YAML parser. */
 export const slowKeys = () => ("? " + "[".repeat(500) + "]".repeat(500) + "\n: x\n").repeat(MiB / 1010)

@@ -40,10 +40,19 @@ export async function startRegistry(ns: string): Promise<TestRegistry> {
   const dir = mkdtempSync(join(tmpdir(), "hm-registry-"))
   const port = 20000 + Math.floor(Math.random() * 20000)
   const config = join(dir, "config.yml")
-  writeFileSync(config, `version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: ${dir}/data\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:${port}\n`)
+  writeFileSync(
+    config,
+    `version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: ${dir}/data\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:${port}\n`,
+  )
   const logFile = join(dir, "registry.log")
-  const proc = Bun.spawn(["ip", "netns", "exec", ns, "docker-registry", "serve", config], { stdout: "ignore", stderr: Bun.file(logFile) })
-  const log = () => Bun.file(logFile).text().catch(() => "")
+  const proc = Bun.spawn(["ip", "netns", "exec", ns, "docker-registry", "serve", config], {
+    stdout: "ignore",
+    stderr: Bun.file(logFile),
+  })
+  const log = () =>
+    Bun.file(logFile)
+      .text()
+      .catch(() => "")
   for (let i = 0; i < 200 && !(await log()).includes("listening on") && proc.exitCode === null; i++) await Bun.sleep(25)
   if (!(await log()).includes("listening on")) throw new Error(`docker-registry did not start: ${await log()}`)
   return {

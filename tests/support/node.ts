@@ -43,8 +43,14 @@ export function fakeNode(opts: { serverId?: string; token?: string; port?: numbe
       const url = new URL(req.url)
       if (url.pathname === "/api/health") return Response.json({ status: "ok", server_id: serverId })
       if (url.pathname === "/api/cluster/verify")
-        return req.headers.get("authorization") === `Bearer ${token}` ? Response.json({ server_id: serverId }) : Response.json({ error: { code: "unauthorized" } }, { status: 401 })
-      if ((url.pathname === "/echo" || url.pathname === "/sink") && srv.upgrade(req, { data: { sink: url.pathname === "/sink" } })) return undefined as unknown as Response
+        return req.headers.get("authorization") === `Bearer ${token}`
+          ? Response.json({ server_id: serverId })
+          : Response.json({ error: { code: "unauthorized" } }, { status: 401 })
+      if (
+        (url.pathname === "/echo" || url.pathname === "/sink") &&
+        srv.upgrade(req, { data: { sink: url.pathname === "/sink" } })
+      )
+        return undefined as unknown as Response
       if (url.pathname === "/sse") {
         let controller: ReadableStreamDefaultController<Uint8Array>
         const body = new ReadableStream<Uint8Array>({
@@ -65,9 +71,18 @@ export function fakeNode(opts: { serverId?: string; token?: string; port?: numbe
         hash.update(chunk)
         bytes += chunk.length
       }
-      const entry = { method: req.method, path: url.pathname + url.search, headers: Object.fromEntries(req.headers), bytes, sha256: hash.digest("hex") }
+      const entry = {
+        method: req.method,
+        path: url.pathname + url.search,
+        headers: Object.fromEntries(req.headers),
+        bytes,
+        sha256: hash.digest("hex"),
+      }
       seen.push(entry)
-      return Response.json(entry, { status: url.pathname === "/created" ? 201 : 200, headers: { "x-node": "fake", "set-cookie": "hm_session=the-nodes-own; Path=/" } })
+      return Response.json(entry, {
+        status: url.pathname === "/created" ? 201 : 200,
+        headers: { "x-node": "fake", "set-cookie": "hm_session=the-nodes-own; Path=/" },
+      })
     },
     websocket: {
       open(ws) {

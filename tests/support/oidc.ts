@@ -35,7 +35,14 @@ export async function startProvider(options: ProviderOptions): Promise<IdentityP
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 })
   const jwk = { ...privateKey.export({ format: "jwk" }), kid: "test-key", use: "sig", alg: "RS256" }
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: options.redirectUris, post_logout_redirect_uris: options.postLogoutRedirectUris }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: options.redirectUris,
+        post_logout_redirect_uris: options.postLogoutRedirectUris,
+      },
+    ],
     jwks: { keys: [jwk] },
     claims: { openid: ["sub"], profile: ["name"], groups: ["groups"] },
     scopes: ["openid", "profile", "groups"],
@@ -78,7 +85,10 @@ class ProviderBrowser {
     const res = await fetch(url, {
       method: form ? "POST" : "GET",
       redirect: "manual",
-      headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "), ...(form && { "content-type": "application/x-www-form-urlencoded" }) },
+      headers: {
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+        ...(form && { "content-type": "application/x-www-form-urlencoded" }),
+      },
       body: form && new URLSearchParams(form),
     })
     for (const c of res.headers.getSetCookie()) {
@@ -95,7 +105,11 @@ class ProviderBrowser {
  * the authorization address a service sent the browser to; answers the address the provider sends
  * the browser back to (the service's callback with its code and state).
  */
-export async function authorize(provider: IdentityProvider, authorizationUrl: string, account: string): Promise<string> {
+export async function authorize(
+  provider: IdentityProvider,
+  authorizationUrl: string,
+  account: string,
+): Promise<string> {
   const browser = new ProviderBrowser()
   let url = authorizationUrl
   for (let step = 0; step < 10; step++) {

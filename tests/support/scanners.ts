@@ -16,7 +16,11 @@ export function standInPath(...names: string[]): string {
 }
 
 /** The real scanner adapter with the stand-in as `trivy` printing a recorded report. */
-export function standInScanner(engine: Engine, report = "trivy-alpine-310.json", env: Record<string, string> = {}): Scanner {
+export function standInScanner(
+  engine: Engine,
+  report = "trivy-alpine-310.json",
+  env: Record<string, string> = {},
+): Scanner {
   const env_ = { PATH: `${standInPath("trivy")}:/usr/bin:/bin`, STAND_IN_REPORT: fixture(report), ...env }
   return createScanner({ choice: "auto", timeout: 30, engine, env: env_ })
 }

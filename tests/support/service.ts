@@ -24,23 +24,42 @@ export async function freePort(): Promise<number> {
 
 /** Whether `url` answers 2xx, asked from the network namespace `netns` when given. */
 async function answers(url: string, netns?: string): Promise<boolean> {
-  if (!netns) return fetch(url).then((r) => r.ok, () => false)
+  if (!netns)
+    return fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    )
   return (await Bun.spawn(["ip", "netns", "exec", netns, "curl", "-sf", "-o", "/dev/null", url]).exited) === 0
 }
 
 export async function startService(
   env: Record<string, string> = {},
-  opts: { dataDir?: string; port?: number; cmd?: string[]; /** listen address (default 127.0.0.1) */ host?: string; /** the network namespace it runs in (its url answers only there) */ netns?: string } = {},
+  opts: {
+    dataDir?: string
+    port?: number
+    cmd?: string[] /** listen address (default 127.0.0.1) */
+    host?: string /** the network namespace it runs in (its url answers only there) */
+    netns?: string
+  } = {},
 ): Promise<Service> {
   const port = opts.port ?? (await freePort())
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hm-svc-"))
   const driftDir = mkdtempSync(join(tmpdir(), "hm-drift-"))
   const driftLog = join(driftDir, "drift.log")
-  const proc = Bun.spawn([...(opts.netns ? ["ip", "netns", "exec", opts.netns] : []), ...(opts.cmd ?? ["bun", join(root, "server.ts")])], {
-    env: { ...process.env, SVC_ADDR: `${opts.host ?? "127.0.0.1"}:${port}`, SVC_DATA: dataDir, SVC_RESPONSE_DRIFT_LOG: driftLog, ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  })
+  const proc = Bun.spawn(
+    [...(opts.netns ? ["ip", "netns", "exec", opts.netns] : []), ...(opts.cmd ?? ["bun", join(root, "server.ts")])],
+    {
+      env: {
+        ...process.env,
+        SVC_ADDR: `${opts.host ?? "127.0.0.1"}:${port}`,
+        SVC_DATA: dataDir,
+        SVC_RESPONSE_DRIFT_LOG: driftLog,
+        ...env,
+      },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  )
   const url = `http://${opts.host ?? "127.0.0.1"}:${port}`
   // A loaded machine can take seconds to start a Bun process: wait up to 30 s, then say so.
   for (let i = 0; ; i++) {

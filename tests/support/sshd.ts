@@ -37,14 +37,33 @@ export async function startSshd(): Promise<Sshd> {
   await run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "", "-f", join(dir, "host")])
   await run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "", "-f", join(dir, "client")])
   writeFileSync(join(dir, "authorized_keys"), await Bun.file(join(dir, "client.pub")).text())
-  writeFileSync(join(dir, "passwd"), `${await Bun.file("/etc/passwd").text()}sshd:x:65534:65534::/run/sshd:/usr/sbin/nologin\n`)
+  writeFileSync(
+    join(dir, "passwd"),
+    `${await Bun.file("/etc/passwd").text()}sshd:x:65534:65534::/run/sshd:/usr/sbin/nologin\n`,
+  )
   const port = await freePort()
   writeFileSync(
     join(dir, "sshd_config"),
-    [`Port ${port}`, "ListenAddress 127.0.0.1", `HostKey ${join(dir, "host")}`, `AuthorizedKeysFile ${join(dir, "authorized_keys")}`, "StrictModes no", "UsePAM no", "PermitRootLogin prohibit-password", "PasswordAuthentication no", "KbdInteractiveAuthentication no", "PidFile none", ""].join("\n"),
+    [
+      `Port ${port}`,
+      "ListenAddress 127.0.0.1",
+      `HostKey ${join(dir, "host")}`,
+      `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
+      "StrictModes no",
+      "UsePAM no",
+      "PermitRootLogin prohibit-password",
+      "PasswordAuthentication no",
+      "KbdInteractiveAuthentication no",
+      "PidFile none",
+      "",
+    ].join("\n"),
   )
   const script = `mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && mount --bind ${join(dir, "passwd")} /etc/passwd && exec ${root}/usr/sbin/sshd -D -e -f ${join(dir, "sshd_config")}`
-  const proc = Bun.spawn(["unshare", "--mount", "--propagation", "private", "sh", "-c", script], { env: { ...process.env, LD_LIBRARY_PATH: join(root, "usr/lib/x86_64-linux-gnu") }, stdout: "ignore", stderr: "pipe" })
+  const proc = Bun.spawn(["unshare", "--mount", "--propagation", "private", "sh", "-c", script], {
+    env: { ...process.env, LD_LIBRARY_PATH: join(root, "usr/lib/x86_64-linux-gnu") },
+    stdout: "ignore",
+    stderr: "pipe",
+  })
   const reader = proc.stderr.getReader()
   let log = ""
   while (!log.includes("Server listening")) {

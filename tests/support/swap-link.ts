@@ -21,6 +21,7 @@ for (let round = 1; ; round++) {
   attempt(() => renameSync(at, real))
   attempt(() => symlinkSync(target, at))
   attempt(() => unlinkSync(at))
-  if (lstatSync(at, { throwIfNoEntry: false })?.isDirectory()) attempt(() => renameSync(at, join(dir, `${name}.made-${round}`)))
+  if (lstatSync(at, { throwIfNoEntry: false })?.isDirectory())
+    attempt(() => renameSync(at, join(dir, `${name}.made-${round}`)))
   if (round === 1000) console.log("ready")
 }

@@ -17,12 +17,19 @@ export const swarmImage = () => `${env("TEST_SWARM_REGISTRY")}/svc-test/busybox:
 
 /** Runs scripts/swarm.sh `cmd` on the test swarm (node-stop N, node-start N). */
 export async function swarmScript(...args: string[]): Promise<void> {
-  const proc = Bun.spawn(["bash", `${import.meta.dir}/../../scripts/swarm.sh`, args[0]!, env("TEST_SWARM_DIR"), ...args.slice(1)], { stdout: "pipe", stderr: "pipe" })
-  if ((await proc.exited) !== 0) throw new Error(`swarm.sh ${args.join(" ")}: ${await new Response(proc.stderr).text()}`)
+  const proc = Bun.spawn(
+    ["bash", `${import.meta.dir}/../../scripts/swarm.sh`, args[0]!, env("TEST_SWARM_DIR"), ...args.slice(1)],
+    { stdout: "pipe", stderr: "pipe" },
+  )
+  if ((await proc.exited) !== 0)
+    throw new Error(`swarm.sh ${args.join(" ")}: ${await new Response(proc.stderr).text()}`)
 }
 
 /** Waits until `probe` answers something truthy (errors count as not yet), up to `seconds`; answers it. */
-export async function until<T>(probe: () => Promise<T>, seconds = 60): Promise<Exclude<T, false | null | undefined | 0 | "">> {
+export async function until<T>(
+  probe: () => Promise<T>,
+  seconds = 60,
+): Promise<Exclude<T, false | null | undefined | 0 | "">> {
   const end = Date.now() + seconds * 1000
   let last: unknown
   while (Date.now() < end) {
@@ -42,7 +49,10 @@ export function serviceSpec(name: string, replicas: number, script = "sleep 3600
   return {
     Name: name,
     Labels: { "hm.test": "1" },
-    TaskTemplate: { ContainerSpec: { Image: swarmImage(), Command: ["sh", "-c", script], StopGracePeriod: 1e9 }, RestartPolicy: { Condition: "any", Delay: 1e9 } },
+    TaskTemplate: {
+      ContainerSpec: { Image: swarmImage(), Command: ["sh", "-c", script], StopGracePeriod: 1e9 },
+      RestartPolicy: { Condition: "any", Delay: 1e9 },
+    },
     Mode: { Replicated: { Replicas: replicas } },
     EndpointSpec: { Mode: "dnsrr" },
   }

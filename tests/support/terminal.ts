@@ -7,7 +7,8 @@ export async function terminal(url: string, init: { headers?: Record<string, str
   ws.binaryType = "arraybuffer"
   let output = ""
   const decoder = new TextDecoder()
-  ws.onmessage = (e) => (output += typeof e.data === "string" ? e.data : decoder.decode(e.data as ArrayBuffer, { stream: true }))
+  ws.onmessage = (e) =>
+    (output += typeof e.data === "string" ? e.data : decoder.decode(e.data as ArrayBuffer, { stream: true }))
   const closed = new Promise<CloseEvent>((r) => (ws.onclose = r))
   await new Promise((r, j) => ((ws.onopen = r), (ws.onerror = j)))
   const type = (s: string) => ws.send(new TextEncoder().encode(s))

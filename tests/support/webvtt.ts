@@ -6,7 +6,9 @@ export interface ParsedVtt {
   errors: { message: string; line: number; col: number }[]
 }
 
-const { WebVTTParser } = createRequire(import.meta.url)("webvtt-parser") as { WebVTTParser: new () => { parse(input: string, mode?: string): ParsedVtt } }
+const { WebVTTParser } = createRequire(import.meta.url)("webvtt-parser") as {
+  WebVTTParser: new () => { parse(input: string, mode?: string): ParsedVtt }
+}
 
 /** Parses in subtitle mode, where cue text errors (an unescaped "&" or "<") are reported too. */
 export const parseVtt = (text: string): ParsedVtt => new WebVTTParser().parse(text, "subtitles")

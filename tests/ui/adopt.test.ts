@@ -21,7 +21,10 @@ let page: Page
 let root: string
 let pageErrors: string[] = []
 
-const ids = async () => (await engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${PROJECT}`] } })).map((c) => c.Id)
+const ids = async () =>
+  (await engine.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${PROJECT}`] } })).map(
+    (c) => c.Id,
+  )
 
 beforeAll(async () => {
   engine = realEngine()

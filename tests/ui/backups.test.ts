@@ -33,13 +33,21 @@ volumes:
 `
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}/api${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const res = await fetch(`${svc.url}/api${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
   return { status: res.status, body: (await res.json()) as any }
 }
 
 /** The file the volume holds, read in a throwaway container. */
 async function readData(): Promise<string> {
-  const { Id } = await engine.createContainer({ Image: testImage(), Cmd: ["cat", "/v/kept.txt"], Labels: { [TEST_LABEL]: "1" }, HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: VOLUME, Target: "/v" }] } })
+  const { Id } = await engine.createContainer({
+    Image: testImage(),
+    Cmd: ["cat", "/v/kept.txt"],
+    Labels: { [TEST_LABEL]: "1" },
+    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: VOLUME, Target: "/v" }] },
+  })
   try {
     await engine.containerAction(Id, "start")
     await engine.waitContainer(Id)
@@ -58,11 +66,26 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "hm-ui-backups-"))
   svc = await startService({ DOCKER_HOST: engineHost(), SVC_TRANSFER_IMAGE: testImage() })
   expect((await call("POST", "/stacks", { name: STACK, content: compose })).status).toBe(201)
-  const { Id } = await engine.createContainer({ Image: testImage(), Cmd: ["sh", "-c", "echo kept-in-the-backup > /v/kept.txt"], Labels: { [TEST_LABEL]: "1" }, HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: VOLUME, Target: "/v" }] } })
+  const { Id } = await engine.createContainer({
+    Image: testImage(),
+    Cmd: ["sh", "-c", "echo kept-in-the-backup > /v/kept.txt"],
+    Labels: { [TEST_LABEL]: "1" },
+    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: VOLUME, Target: "/v" }] },
+  })
   await engine.containerAction(Id, "start")
   await engine.waitContainer(Id)
   await engine.removeContainer(Id, { force: true })
-  expect((await call("POST", "/backups/repos", { name: "local", repository: join(dir, "repo"), password: "pw-ui-backups", init: true, keep: { daily: 7 } })).status).toBe(201)
+  expect(
+    (
+      await call("POST", "/backups/repos", {
+        name: "local",
+        repository: join(dir, "repo"),
+        password: "pw-ui-backups",
+        init: true,
+        keep: { daily: 7 },
+      })
+    ).status,
+  ).toBe(201)
   browser = await openBrowser()
   page = browser.page
 }, 120_000)
@@ -119,10 +142,15 @@ test("a stack backed up from the page, its backups listed, restored after a dry 
 
 test("a scheduled stack whose backups fail turns red once its newest backup is older than the schedule allows", async () => {
   // Every second, a backup whose hook fails: the newest backup stays the one made above.
-  const edited = await call("PUT", "/backups/repos/local", { schedule: "1s", stacks: [STACK], hooks: { [STACK]: { exec: { service: "app", command: ["false"] } } } })
+  const edited = await call("PUT", "/backups/repos/local", {
+    schedule: "1s",
+    stacks: [STACK],
+    hooks: { [STACK]: { exec: { service: "app", command: ["false"] } } },
+  })
   expect(edited.status).toBe(200)
   const deadline = Date.now() + 30_000
-  const overdue = async () => (await call("GET", "/backups/repos/local/status")).body.find((s: any) => s.stack === STACK)?.overdue
+  const overdue = async () =>
+    (await call("GET", "/backups/repos/local/status")).body.find((s: any) => s.stack === STACK)?.overdue
   while (Date.now() < deadline && !(await overdue())) await Bun.sleep(250)
   expect(await overdue()).toBe(true)
   await page.reload()

@@ -19,7 +19,9 @@ test("the UI bundle stays small", async () => {
     const bytes = new Uint8Array(await out.arrayBuffer())
     total += bytes.length
     gzipped += gzipSync(bytes).length
-    console.log(`${out.path.padEnd(28)} ${String(bytes.length).padStart(8)} B  ${String(gzipSync(bytes).length).padStart(7)} B gzip`)
+    console.log(
+      `${out.path.padEnd(28)} ${String(bytes.length).padStart(8)} B  ${String(gzipSync(bytes).length).padStart(7)} B gzip`,
+    )
   }
   console.log(`${"total".padEnd(28)} ${String(total).padStart(8)} B  ${String(gzipped).padStart(7)} B gzip`)
   expect(build.outputs.some((o) => o.path.endsWith(".js"))).toBe(true)

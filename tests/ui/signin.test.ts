@@ -99,7 +99,12 @@ describe("sign-in in the browser", () => {
     expect(await actions.count()).toBeGreaterThan(0)
     expect(await actions.first().isVisible()).toBe(false)
     // Nor is a selection for bulk actions.
-    expect(await page.getByRole("checkbox", { name: /^Select / }).first().isVisible()).toBe(false)
+    expect(
+      await page
+        .getByRole("checkbox", { name: /^Select / })
+        .first()
+        .isVisible(),
+    ).toBe(false)
     await show(page, `${svc.url}/#/containers/${container}`)
     expect(await page.getByRole("link", { name: "Terminal", includeHidden: true }).isVisible()).toBe(false)
     expect(await page.getByRole("link", { name: "Logs" }).isVisible()).toBe(true)
@@ -128,7 +133,9 @@ describe("sign-in in the browser", () => {
     expect(text).toContain("vic")
     expect(text).toContain("/api/auth/oidc/callback")
     // A refusal, and the result filter that finds it.
-    expect((await fetch(`${svc.url}/api/volumes`, { headers: { authorization: "Bearer hm_not-a-token" } })).status).toBe(401)
+    expect(
+      (await fetch(`${svc.url}/api/volumes`, { headers: { authorization: "Bearer hm_not-a-token" } })).status,
+    ).toBe(401)
     await page.locator("#audit-action").fill("")
     await page.locator("#audit-result").selectOption("refused")
     await page.getByRole("button", { name: "Filter" }).click()
@@ -146,7 +153,8 @@ describe("sign-in in the browser", () => {
     await page.getByRole("button", { name: "Create" }).click()
     const token = await page.locator(".token-value").inputValue()
     expect(token).toStartWith("hm_")
-    const withToken = () => fetch(`${svc.url}/api/containers`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status)
+    const withToken = () =>
+      fetch(`${svc.url}/api/containers`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status)
     expect(await withToken()).toBe(200)
     // The list shows the token's name and role, never its value.
     await page.getByRole("button", { name: "Revoke ci" }).waitFor()
@@ -173,7 +181,13 @@ describe("sign-in in the browser", () => {
   }, 60_000)
 
   test("a local user signs in with the form; an operator acts but is offered no prune or audit", async () => {
-    const add = Bun.spawn(["bun", "server.ts", "user", "add", "lou", "--role", "operator"], { cwd: `${import.meta.dir}/../..`, env: { ...process.env, SVC_DATA: svc.dataDir }, stdin: new Blob(["lou's long password\n"]), stdout: "pipe", stderr: "pipe" })
+    const add = Bun.spawn(["bun", "server.ts", "user", "add", "lou", "--role", "operator"], {
+      cwd: `${import.meta.dir}/../..`,
+      env: { ...process.env, SVC_DATA: svc.dataDir },
+      stdin: new Blob(["lou's long password\n"]),
+      stdout: "pipe",
+      stderr: "pipe",
+    })
     expect(await add.exited).toBe(0)
     await page.goto(svc.url)
     await page.locator("#signin-user").fill("lou")
@@ -183,7 +197,12 @@ describe("sign-in in the browser", () => {
     expect(await page.locator("#user").textContent()).toContain("operator")
     await show(page, `${svc.url}/#/containers`)
     await page.locator(`a[href="#/containers/${container}"]`).first().waitFor()
-    expect(await page.getByRole("button", { name: /^Stop / }).first().isVisible()).toBe(true)
+    expect(
+      await page
+        .getByRole("button", { name: /^Stop / })
+        .first()
+        .isVisible(),
+    ).toBe(true)
     expect(await visible('nav a[href="#/prune"]')).toBe(false)
     expect(await visible('nav a[href="#/audit"]')).toBe(false)
     await page.getByRole("button", { name: "Sign out" }).click()
@@ -201,7 +220,12 @@ test("with sign-in off the UI shows no user, no sign-in and no token or audit pa
     expect(await visible('nav a[href="#/tokens"]')).toBe(false)
     expect(await visible('nav a[href="#/audit"]')).toBe(false)
     expect(await visible('nav a[href="#/prune"]')).toBe(true)
-    expect(await page.getByRole("button", { name: /^Delete / }).first().isVisible()).toBe(true)
+    expect(
+      await page
+        .getByRole("button", { name: /^Delete / })
+        .first()
+        .isVisible(),
+    ).toBe(true)
   } finally {
     await off.stop()
   }
@@ -219,8 +243,18 @@ async function eachPage(check: (name: string) => Promise<string[]>): Promise<str
   await checked("signin")
   await signInWithSso("ada")
   const tokens: unknown[] = await page.evaluate(() => fetch("/api/tokens").then((r) => r.json()))
-  if (!tokens.length) await page.evaluate(() => fetch("/api/tokens", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "ci-deploys", role: "operator" }) }).then((r) => r.json()))
-  for (const [name, heading] of [["tokens", "API tokens"], ["audit", "Audit log"]]) {
+  if (!tokens.length)
+    await page.evaluate(() =>
+      fetch("/api/tokens", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "ci-deploys", role: "operator" }),
+      }).then((r) => r.json()),
+    )
+  for (const [name, heading] of [
+    ["tokens", "API tokens"],
+    ["audit", "Audit log"],
+  ]) {
     await page.goto(`${svc.url}/#/${name}`)
     await page.getByRole("heading", { name: heading }).waitFor()
     await page.locator("main table tbody tr").first().waitFor()
@@ -260,7 +294,8 @@ describe("the pages sign-in shows", () => {
       const faults = await eachPage(async (name) => {
         const found = await overflow(page)
         // Signed out there is no menu to open.
-        if (name === "signin" && (await page.locator("#menu").isVisible())) found.push("a Menu button with no menu behind it")
+        if (name === "signin" && (await page.locator("#menu").isVisible()))
+          found.push("a Menu button with no menu behind it")
         await snap(page, "phone", name)
         return found
       })

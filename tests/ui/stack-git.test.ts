@@ -26,7 +26,10 @@ const compose = (n: number) => `services:
 `
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}/api${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) })
+  const res = await fetch(`${svc.url}/api${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  })
   return { status: res.status, body: (await res.json()) as any }
 }
 

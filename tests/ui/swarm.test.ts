@@ -34,7 +34,8 @@ afterAll(async () => {
   await manager.removeService(serviceId).catch(() => {})
   const [worker] = await manager.listNodes({ name: ["worker2"] })
   const node = await manager.inspectNode(worker!.ID)
-  if (node.Spec.Availability !== "active") await manager.updateNode(node.ID, node.Version.Index, { ...node.Spec, Availability: "active" })
+  if (node.Spec.Availability !== "active")
+    await manager.updateNode(node.ID, node.Version.Index, { ...node.Spec, Availability: "active" })
 })
 
 const running = async () => (await manager.listServices({ id: [serviceId] }))[0]?.ServiceStatus?.RunningTasks
@@ -84,7 +85,11 @@ test("the swarm's nodes and services; scale a service; its tasks; drain a worker
 
 test("a swarm stack's page lists its services with their replicas", async () => {
   const compose = `services:\n  web:\n    image: ${swarmImage()}\n    command: ["sleep", "3600"]\n    stop_grace_period: 1s\n    deploy:\n      endpoint_mode: dnsrr\n      replicas: 2\n`
-  const res = await fetch(`${svc.url}/api/stacks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: STACK, content: compose, orchestrator: "swarm" }) })
+  const res = await fetch(`${svc.url}/api/stacks`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: STACK, content: compose, orchestrator: "swarm" }),
+  })
   expect(res.status).toBe(201)
   await page.goto(`${svc.url}/#/stacks/${STACK}`)
   const row = page.locator('section[aria-label="Swarm services"] tbody tr', { hasText: `${STACK}_web` })

@@ -19,16 +19,31 @@ const RESULTS: Record<string, { label: string; range?: [string, string] }> = {
   error: { label: "any error (4xx, 5xx)", range: ["400", "599"] },
 }
 
-const what = (e: Entry) => [e.action && h("strong", null, e.action, " "), h("span", { class: "mono" }, `${e.method} ${e.route}`), e.tool && h("span", { class: "muted" }, ` tool ${e.tool}`)]
-const target = (e: Entry) => Object.entries(e.target).map(([k, val]) => `${k}=${val}`).join(" ") || "—"
-const who = (e: Entry) => (e.user ? [e.user, h("small", { class: "muted" }, ` ${e.source ?? ""} ${e.role ?? ""}`, e.token && ` token ${e.token}`)] : h("span", { class: "muted" }, "nobody"))
+const what = (e: Entry) => [
+  e.action && h("strong", null, e.action, " "),
+  h("span", { class: "mono" }, `${e.method} ${e.route}`),
+  e.tool && h("span", { class: "muted" }, ` tool ${e.tool}`),
+]
+const target = (e: Entry) =>
+  Object.entries(e.target)
+    .map(([k, val]) => `${k}=${val}`)
+    .join(" ") || "—"
+const who = (e: Entry) =>
+  e.user
+    ? [e.user, h("small", { class: "muted" }, ` ${e.source ?? ""} ${e.role ?? ""}`, e.token && ` token ${e.token}`)]
+    : h("span", { class: "muted" }, "nobody")
 
 export function auditPage(main: HTMLElement, _: Record<string, string>, signal: AbortSignal): void {
-  const field = (id: string, label: string, input: HTMLInputElement | HTMLSelectElement) => h("div", { class: "field" }, h("label", { for: id }, label), input)
+  const field = (id: string, label: string, input: HTMLInputElement | HTMLSelectElement) =>
+    h("div", { class: "field" }, h("label", { for: id }, label), input)
   const user = h("input", { id: "audit-user", placeholder: "any" })
   const route = h("input", { id: "audit-route", placeholder: "/api/stacks" })
   const action = h("input", { id: "audit-action", placeholder: "login, ws.open, mcp.tool" })
-  const result = h("select", { id: "audit-result" }, Object.entries(RESULTS).map(([value, r]) => h("option", { value }, r.label)))
+  const result = h(
+    "select",
+    { id: "audit-result" },
+    Object.entries(RESULTS).map(([value, r]) => h("option", { value }, r.label)),
+  )
   const since = h("input", { id: "audit-since", type: "datetime-local" })
   const rows = h("div")
   const more = h("div", { class: "actions" })
@@ -58,7 +73,11 @@ export function auditPage(main: HTMLElement, _: Record<string, string>, signal: 
             { title: "Who", cell: who },
             { title: "What", cell: what },
             { title: "Target", cell: (e) => h("span", { class: "mono" }, target(e)) },
-            { title: "Result", cell: (e) => h("span", { class: "nowrap" }, badge(e.result), h("small", { class: "muted" }, ` ${e.status}`)) },
+            {
+              title: "Result",
+              cell: (e) =>
+                h("span", { class: "nowrap" }, badge(e.result), h("small", { class: "muted" }, ` ${e.status}`)),
+            },
             { title: "From", cell: (e) => h("span", { class: "mono" }, e.peer ?? "—") },
           ],
           "No entries match.",
@@ -67,10 +86,23 @@ export function auditPage(main: HTMLElement, _: Record<string, string>, signal: 
       )
       render(more, page.next && h("button", { type: "button", onclick: () => void show(page.next) }, "Older entries"))
     } catch (err) {
-      if ((err as Error)?.name !== "AbortError") render(rows, errorBox(err, () => void show(cursor)))
+      if ((err as Error)?.name !== "AbortError")
+        render(
+          rows,
+          errorBox(err, () => void show(cursor)),
+        )
     }
   }
-  const filters = h("form", { class: "card filters", "aria-label": "Filters" }, field("audit-user", "User", user), field("audit-route", "Route", route), field("audit-action", "Action", action), field("audit-result", "Result", result), field("audit-since", "Since", since), h("div", { class: "actions" }, h("button", { type: "submit" }, "Filter")))
+  const filters = h(
+    "form",
+    { class: "card filters", "aria-label": "Filters" },
+    field("audit-user", "User", user),
+    field("audit-route", "Route", route),
+    field("audit-action", "Action", action),
+    field("audit-result", "Result", result),
+    field("audit-since", "Since", since),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, "Filter")),
+  )
   filters.addEventListener("submit", (e) => {
     e.preventDefault()
     void show(null)

@@ -36,9 +36,12 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
           action("Leave the cluster", () => del("/cluster/membership", local), {
             class: "danger",
             needs: "admin",
-            confirm: "Leave the cluster? The control plane is asked to drop this server; it is forgotten here in any case.",
+            confirm:
+              "Leave the cluster? The control plane is asked to drop this server; it is forgotten here in any case.",
             done: (res) => {
-              toast(res?.removed ? "Left the cluster" : `Left locally; ${res?.error ?? "the control plane did not answer"}`)
+              toast(
+                res?.removed ? "Left the cluster" : `Left locally; ${res?.error ?? "the control plane did not answer"}`,
+              )
               void reloadRole()
               void reloadToken()
             },
@@ -47,7 +50,8 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
           action("Retire the token", () => del("/cluster/membership", local), {
             class: "danger",
             needs: "admin",
-            confirm: "Retire the token? Nodes that joined with it turn unauthorized; the registry stays. Minting a new token makes this server a control plane again.",
+            confirm:
+              "Retire the token? Nodes that joined with it turn unauthorized; the registry stays. Minting a new token makes this server a control plane again.",
             done: () => {
               toast("Token retired")
               void reloadRole()
@@ -62,12 +66,21 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
   const reloadToken = load(
     token,
     async () => {
-      const token = get("/cluster/token", { ...local, signal }).catch((err) => (err instanceof HttpError && err.status === 404 ? null : Promise.reject(err)))
+      const token = get("/cluster/token", { ...local, signal }).catch((err) =>
+        err instanceof HttpError && err.status === 404 ? null : Promise.reject(err),
+      )
       return [await token, roleText(await get("/cluster", { ...local, signal }))] as const
     },
     ([t, role]) => {
       const value = typeof t === "string" ? t : (t?.token ?? "")
-      const field = h("input", { readOnly: true, value, class: "mono", id: "token-value", "aria-label": "Join token", type: "password" })
+      const field = h("input", {
+        readOnly: true,
+        value,
+        class: "mono",
+        id: "token-value",
+        "aria-label": "Join token",
+        type: "password",
+      })
       const show = h("button", { type: "button", class: "small", "aria-pressed": "false" }, "Show")
       show.addEventListener("click", () => {
         const visible = field.type === "password"
@@ -78,11 +91,19 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
       return [
         h("h2", { id: "token-h" }, "Join token"),
         value
-          ? h("div", { class: "token" }, field, show, h("button", { type: "button", class: "small", onclick: () => void copyText(value, field) }, "Copy"))
+          ? h(
+              "div",
+              { class: "token" },
+              field,
+              show,
+              h("button", { type: "button", class: "small", onclick: () => void copyText(value, field) }, "Copy"),
+            )
           : h("p", { class: "empty" }, "No token yet. Minting one makes this server a control plane."),
         role !== "member" &&
           action(value ? "Mint a new token" : "Mint a token", () => post("/cluster/token", undefined, local), {
-            confirm: value ? "Mint a new token? The current one stops working: nodes that joined with it turn unauthorized." : undefined,
+            confirm: value
+              ? "Mint a new token? The current one stops working: nodes that joined with it turn unauthorized."
+              : undefined,
             needs: "admin",
             done: () => {
               toast("Token minted")
@@ -103,20 +124,35 @@ export function clusterPage(main: HTMLElement, _: Record<string, string>, signal
       return list
     },
     (list: any[]) => [
-      h("div", { class: "page-head" }, h("h2", { id: "nodes-h" }, "Nodes"), action("Check all", () => post("/nodes/check", undefined, local), { done: () => void reloadNodes(), needs: "admin" })),
+      h(
+        "div",
+        { class: "page-head" },
+        h("h2", { id: "nodes-h" }, "Nodes"),
+        action("Check all", () => post("/nodes/check", undefined, local), {
+          done: () => void reloadNodes(),
+          needs: "admin",
+        }),
+      ),
       table(
         Array.isArray(list) ? list : [],
         [
           { title: "Name", cell: (n: any) => n.name },
           { title: "Address", cell: (n: any) => h("span", { class: "mono" }, n.url) },
-          { title: "Status", cell: (n: any) => [badge(n.status ?? "unknown"), n.error && h("small", { class: "muted" }, " ", n.error)] },
+          {
+            title: "Status",
+            cell: (n: any) => [badge(n.status ?? "unknown"), n.error && h("small", { class: "muted" }, " ", n.error)],
+          },
           {
             title: "Actions",
             cell: (n: any) =>
               h(
                 "div",
                 { class: "actions" },
-                action("Check", () => post(`/nodes/${enc(n.name)}/check`, undefined, local), { done: () => void reloadNodes(), label: `Check ${n.name}`, needs: "admin" }),
+                action("Check", () => post(`/nodes/${enc(n.name)}/check`, undefined, local), {
+                  done: () => void reloadNodes(),
+                  label: `Check ${n.name}`,
+                  needs: "admin",
+                }),
                 action("Remove", () => del(`/nodes/${enc(n.name)}`, local), {
                   class: "small danger",
                   confirm: `Remove ${n.name} from the registry? The node itself is untouched.`,
@@ -139,10 +175,16 @@ function joinForm(done: () => void): HTMLElement {
     const input = h("input", { id, autocomplete: "off", ...props })
     return [input, h("div", { class: "field" }, h("label", { for: id }, label), input)] as const
   }
-  const [url, urlField] = field("join-url", "Control plane URL", { required: true, placeholder: "http://10.0.0.1:8080", type: "url" })
+  const [url, urlField] = field("join-url", "Control plane URL", {
+    required: true,
+    placeholder: "http://10.0.0.1:8080",
+    type: "url",
+  })
   const [tok, tokField] = field("join-token", "Token", { required: true, type: "password" })
   const [name, nameField] = field("join-name", "Name for this server (optional)")
-  const [adv, advField] = field("join-advertise", "Address the control plane reaches this server at (optional)", { placeholder: "http://10.0.0.2:8080" })
+  const [adv, advField] = field("join-advertise", "Address the control plane reaches this server at (optional)", {
+    placeholder: "http://10.0.0.2:8080",
+  })
   const problems = h("div")
   const form = h(
     "form",
@@ -159,7 +201,16 @@ function joinForm(done: () => void): HTMLElement {
     e.preventDefault()
     render(problems)
     try {
-      await post("/cluster/join", { control_plane_url: url.value, token: tok.value, ...(name.value ? { name: name.value } : {}), ...(adv.value ? { advertise: adv.value } : {}) }, local)
+      await post(
+        "/cluster/join",
+        {
+          control_plane_url: url.value,
+          token: tok.value,
+          ...(name.value ? { name: name.value } : {}),
+          ...(adv.value ? { advertise: adv.value } : {}),
+        },
+        local,
+      )
       toast("Joined")
       done()
     } catch (err) {

@@ -23,9 +23,23 @@ export function containerActions(c: Container, refresh: () => void): HTMLElement
     { class: "actions" },
     actions.map((a) => {
       const label = a[0]!.toUpperCase() + a.slice(1)
-      return action(label, () => post(`/containers/${enc(c.id)}/action`, { action: a }), { done: refresh, label: `${label} ${c.name}` })
+      return action(label, () => post(`/containers/${enc(c.id)}/action`, { action: a }), {
+        done: refresh,
+        label: `${label} ${c.name}`,
+      })
     }),
-    !c.stack && h("button", { type: "button", class: "small", "aria-label": `Adopt ${c.name}`, "data-needs": "operator", onclick: () => void adoptContainersDialog([c.id], c.name) }, "Adopt…"),
+    !c.stack &&
+      h(
+        "button",
+        {
+          type: "button",
+          class: "small",
+          "aria-label": `Adopt ${c.name}`,
+          "data-needs": "operator",
+          onclick: () => void adoptContainersDialog([c.id], c.name),
+        },
+        "Adopt…",
+      ),
     action("Delete", () => del(`/containers/${enc(c.id)}?force=true`), {
       class: "small danger",
       label: `Delete ${c.name}`,
@@ -39,7 +53,10 @@ export function containerActions(c: Container, refresh: () => void): HTMLElement
 }
 
 /** A cell a StatsFeed fills with a sparkline (see paintSparks). */
-const sparkCell = (kind: "cpu" | "mem", c: Container) => (c.state === "running" || c.state === "paused" ? h("span", { "data-spark": kind, "data-id": c.id, "data-name": c.name }) : "—")
+const sparkCell = (kind: "cpu" | "mem", c: Container) =>
+  c.state === "running" || c.state === "paused"
+    ? h("span", { "data-spark": kind, "data-id": c.id, "data-name": c.name })
+    : "—"
 
 export function containerTable(list: Container[], refresh: () => void): HTMLElement {
   return table(list, containerColumns(refresh), "No containers on this server.", "Containers")
@@ -48,10 +65,19 @@ export function containerTable(list: Container[], refresh: () => void): HTMLElem
 const containerColumns = (refresh: () => void, sparks = false): ListColumn<Container>[] => [
   { title: "Name", sort: "name", cell: (c) => h("a", { href: `#/containers/${enc(c.id)}` }, c.name || shortId(c.id)) },
   { title: "State", sort: "state", cell: (c) => [badge(c.state), h("small", { class: "muted" }, " ", c.status)] },
-  ...(sparks ? [{ title: "CPU", sort: "cpu", cell: (c: Container) => sparkCell("cpu", c) }, { title: "Memory", sort: "memory", cell: (c: Container) => sparkCell("mem", c) }] : []),
+  ...(sparks
+    ? [
+        { title: "CPU", sort: "cpu", cell: (c: Container) => sparkCell("cpu", c) },
+        { title: "Memory", sort: "memory", cell: (c: Container) => sparkCell("mem", c) },
+      ]
+    : []),
   { title: "Image", sort: "image", cell: (c) => h("span", { class: "mono" }, c.image) },
   { title: "Ports", cell: (c) => c.ports.join(", ") || "—" },
-  { title: "Stack", sort: "stack", cell: (c) => (c.stack ? h("a", { href: `#/stacks/${enc(c.stack)}` }, c.stack) : "—") },
+  {
+    title: "Stack",
+    sort: "stack",
+    cell: (c) => (c.stack ? h("a", { href: `#/stacks/${enc(c.stack)}` }, c.stack) : "—"),
+  },
   { title: "Actions", cell: (c) => containerActions(c, refresh) },
 ]
 
@@ -62,7 +88,11 @@ function containerSpec(feed: StatsFeed): ListSpec<Container> {
     text: (c) => `${c.name} ${c.image} ${c.stack} ${c.state} ${c.ports.join(" ")}`,
     filters: {
       state: { label: "State", choices: (rows) => distinct(rows, (c) => c.state), test: (c, v) => c.state === v },
-      stack: { label: "Stack", choices: (rows) => [["none", "In no stack"], ...distinct(rows, (c) => c.stack)], test: (c, v) => (v === "none" ? !c.stack : c.stack === v) },
+      stack: {
+        label: "Stack",
+        choices: (rows) => [["none", "In no stack"], ...distinct(rows, (c) => c.stack)],
+        test: (c, v) => (v === "none" ? !c.stack : c.stack === v),
+      },
     },
     sorts: {
       name: { label: "Name", value: (c) => c.name },
@@ -76,17 +106,49 @@ function containerSpec(feed: StatsFeed): ListSpec<Container> {
 }
 
 const containerBulk = (reload: () => void): BulkAction<Container>[] => [
-  { label: "Start", done: "started", applies: (c) => !RUNNING.has(c.state), run: (c) => post(`/containers/${enc(c.id)}/action`, { action: "start" }) },
-  { label: "Stop", done: "stopped", applies: (c) => RUNNING.has(c.state), run: (c) => post(`/containers/${enc(c.id)}/action`, { action: "stop" }) },
-  { label: "Delete", done: "deleted", danger: true, warning: "Running ones are removed too.", applies: () => true, run: (c) => del(`/containers/${enc(c.id)}?force=true`) },
-  { label: "Adopt…", done: "adopted", applies: (c) => !c.stack, open: (cs) => void adoptContainersDialog(cs.map((c) => c.id), cs.length === 1 ? cs[0]!.name : `${cs.length} containers`).then(reload) },
+  {
+    label: "Start",
+    done: "started",
+    applies: (c) => !RUNNING.has(c.state),
+    run: (c) => post(`/containers/${enc(c.id)}/action`, { action: "start" }),
+  },
+  {
+    label: "Stop",
+    done: "stopped",
+    applies: (c) => RUNNING.has(c.state),
+    run: (c) => post(`/containers/${enc(c.id)}/action`, { action: "stop" }),
+  },
+  {
+    label: "Delete",
+    done: "deleted",
+    danger: true,
+    warning: "Running ones are removed too.",
+    applies: () => true,
+    run: (c) => del(`/containers/${enc(c.id)}?force=true`),
+  },
+  {
+    label: "Adopt…",
+    done: "adopted",
+    applies: (c) => !c.stack,
+    open: (cs) =>
+      void adoptContainersDialog(
+        cs.map((c) => c.id),
+        cs.length === 1 ? cs[0]!.name : `${cs.length} containers`,
+      ).then(reload),
+  },
 ]
 
 /** The offer to adopt what runs outside any stack: a link to those containers alone. */
 const adoptOffer = (list: Container[]) => {
   const plain = list.filter((c) => !c.stack).length
   return plain
-    ? h("p", { class: "offer" }, `${plain} container${plain === 1 ? "" : "s"} belong${plain === 1 ? "s" : ""} to no stack. `, h("a", { href: "#/containers?stack=none" }, "Show them"), ", select them and choose Adopt… to manage them as a stack.")
+    ? h(
+        "p",
+        { class: "offer" },
+        `${plain} container${plain === 1 ? "" : "s"} belong${plain === 1 ? "s" : ""} to no stack. `,
+        h("a", { href: "#/containers?stack=none" }, "Show them"),
+        ", select them and choose Adopt… to manage them as a stack.",
+      )
     : null
 }
 
@@ -105,7 +167,19 @@ export function containersPage(main: HTMLElement, _: Record<string, string>, sig
     drawn: (el) => paintSparks(el, feed),
     changed: () => void reload(),
   })
-  render(main, h("div", { class: "page-head" }, h("h1", null, "Containers"), h("button", { type: "button", onclick: () => void reload() }, "Refresh")), view.tools, offer, status, view.body)
+  render(
+    main,
+    h(
+      "div",
+      { class: "page-head" },
+      h("h1", null, "Containers"),
+      h("button", { type: "button", onclick: () => void reload() }, "Refresh"),
+    ),
+    view.tools,
+    offer,
+    status,
+    view.body,
+  )
   const reload = load(
     status,
     () => get<DashboardAnswer>("/dashboard", { signal }),
@@ -134,18 +208,40 @@ export function containerPage(main: HTMLElement, params: Record<string, string>,
     h(
       "div",
       { class: "tabs", role: "navigation", "aria-label": "Container views" },
-      ["logs", "shell", "stats"].map((t) => h("a", { href: `#/containers/${enc(id)}/${t}`, "aria-current": t === tab ? "page" : false, "data-needs": t === "shell" && "operator" }, TAB_NAMES[t])),
+      ["logs", "shell", "stats"].map((t) =>
+        h(
+          "a",
+          {
+            href: `#/containers/${enc(id)}/${t}`,
+            "aria-current": t === tab ? "page" : false,
+            "data-needs": t === "shell" && "operator",
+          },
+          TAB_NAMES[t],
+        ),
+      ),
     ),
     pane,
   )
   const reload = load(
     head,
     async () => container(await get<ContainerDetail>(`/containers/${enc(id)}`, { signal })),
-    (c) => h("div", { class: "page-head" }, h("h1", null, c.name), badge(c.state), h("span", { class: "mono muted" }, c.image), c.stack && h("a", { href: `#/stacks/${enc(c.stack)}` }, `stack ${c.stack}`), containerActions(c, () => void reload())),
+    (c) =>
+      h(
+        "div",
+        { class: "page-head" },
+        h("h1", null, c.name),
+        badge(c.state),
+        h("span", { class: "mono muted" }, c.image),
+        c.stack && h("a", { href: `#/stacks/${enc(c.stack)}` }, `stack ${c.stack}`),
+        containerActions(c, () => void reload()),
+      ),
   )
   if (tab === "stats") return containerResources(pane, id, signal)
   if (tab !== "shell") return render(pane, logView(`/containers/${enc(id)}/logs?follow=true`, signal))
   // xterm.js is most of the page weight: loaded only when a terminal is opened.
   render(pane, h("p", { class: "loading" }, "Loading the terminal…"))
-  import("../terminal.ts").then(({ terminal }) => signal.aborted || render(pane, terminal(id, signal)), (err) => render(pane, errorBox(err)))
+  import("../terminal.ts").then(
+    ({ terminal }) => signal.aborted || render(pane, terminal(id, signal)),
+    (err) => render(pane, errorBox(err)),
+  )
 }

@@ -3,14 +3,29 @@ import { del, enc, get, post } from "../api.ts"
 import { action, empty, h, load, render, toast, when } from "../dom.ts"
 import { listView } from "../list-view.ts"
 import { distinct, type ListSpec } from "../lists.ts"
-import { BUILTIN_NETWORKS, container, pruneSummary, shortId, type ContainerAnswer, type ContainerDetail, type Image, type Network, type Volume } from "../model.ts"
+import {
+  BUILTIN_NETWORKS,
+  container,
+  pruneSummary,
+  shortId,
+  type ContainerAnswer,
+  type ContainerDetail,
+  type Image,
+  type Network,
+  type Volume,
+} from "../model.ts"
 
-const stackOf = (v: { stack: string | null; labels: Record<string, string> }) => v.stack ?? v.labels["com.docker.compose.project"] ?? ""
+const stackOf = (v: { stack: string | null; labels: Record<string, string> }) =>
+  v.stack ?? v.labels["com.docker.compose.project"] ?? ""
 
 const volumeSpec: ListSpec<Volume> = {
   text: (v) => `${v.name} ${v.driver} ${stackOf(v)}`,
   filters: {
-    stack: { label: "Stack", choices: (rows) => [["none", "In no stack"], ...distinct(rows, stackOf)], test: (v, s) => (s === "none" ? !stackOf(v) : stackOf(v) === s) },
+    stack: {
+      label: "Stack",
+      choices: (rows) => [["none", "In no stack"], ...distinct(rows, stackOf)],
+      test: (v, s) => (s === "none" ? !stackOf(v) : stackOf(v) === s),
+    },
     driver: { label: "Driver", choices: (rows) => distinct(rows, (v) => v.driver), test: (v, d) => v.driver === d },
   },
   sorts: {
@@ -30,22 +45,51 @@ export function volumesPage(main: HTMLElement, _: Record<string, string>, signal
       { title: "Driver", cell: (v) => v.driver },
       { title: "Stack", sort: "stack", cell: (v) => stackOf(v) || "—" },
       { title: "Created", sort: "created", cell: (v) => when(v.created ?? undefined) },
-      { title: "Actions", cell: (v) => action("Delete", () => del(`/volumes/${enc(v.name)}`), { class: "small danger", confirm: `Delete volume ${v.name} and all its data?`, done: () => void reload(), label: `Delete ${v.name}` }) },
+      {
+        title: "Actions",
+        cell: (v) =>
+          action("Delete", () => del(`/volumes/${enc(v.name)}`), {
+            class: "small danger",
+            confirm: `Delete volume ${v.name} and all its data?`,
+            done: () => void reload(),
+            label: `Delete ${v.name}`,
+          }),
+      },
     ],
     key: (v) => v.name,
     name: (v) => v.name,
-    bulk: [{ label: "Delete", done: "deleted", danger: true, warning: "Their data is removed; volumes in use are refused.", applies: () => true, run: (v) => del(`/volumes/${enc(v.name)}`) }],
+    bulk: [
+      {
+        label: "Delete",
+        done: "deleted",
+        danger: true,
+        warning: "Their data is removed; volumes in use are refused.",
+        applies: () => true,
+        run: (v) => del(`/volumes/${enc(v.name)}`),
+      },
+    ],
     empty: "No volumes on this server.",
     changed: () => void reload(),
   })
   render(main, h("div", { class: "page-head" }, h("h1", null, "Volumes")), view.tools, status, view.body)
-  const reload = load(status, () => get<Volume[]>("/volumes", { signal }), (volumes) => (view.show(volumes), null))
+  const reload = load(
+    status,
+    () => get<Volume[]>("/volumes", { signal }),
+    (volumes) => (view.show(volumes), null),
+  )
 }
 
 const networkSpec: ListSpec<Network> = {
   text: (n) => `${n.name} ${n.id} ${n.driver} ${n.scope}`,
   filters: {
-    kind: { label: "Kind", choices: [["builtin", "Built in"], ["own", "Made here or by stacks"]], test: (n, k) => BUILTIN_NETWORKS.has(n.name) === (k === "builtin") },
+    kind: {
+      label: "Kind",
+      choices: [
+        ["builtin", "Built in"],
+        ["own", "Made here or by stacks"],
+      ],
+      test: (n, k) => BUILTIN_NETWORKS.has(n.name) === (k === "builtin"),
+    },
     driver: { label: "Driver", choices: (rows) => distinct(rows, (n) => n.driver), test: (n, d) => n.driver === d },
     scope: { label: "Scope", choices: (rows) => distinct(rows, (n) => n.scope), test: (n, s) => n.scope === s },
   },
@@ -66,16 +110,40 @@ export function networksPage(main: HTMLElement, _: Record<string, string>, signa
       { title: "ID", cell: (n) => h("span", { class: "mono" }, shortId(n.id)) },
       { title: "Driver", sort: "driver", cell: (n) => n.driver },
       { title: "Scope", sort: "scope", cell: (n) => n.scope },
-      { title: "Actions", cell: (n) => (BUILTIN_NETWORKS.has(n.name) ? "built in" : action("Delete", () => del(`/networks/${enc(n.id)}`), { class: "small danger", confirm: `Delete network ${n.name}?`, done: () => void reload(), label: `Delete ${n.name}` })) },
+      {
+        title: "Actions",
+        cell: (n) =>
+          BUILTIN_NETWORKS.has(n.name)
+            ? "built in"
+            : action("Delete", () => del(`/networks/${enc(n.id)}`), {
+                class: "small danger",
+                confirm: `Delete network ${n.name}?`,
+                done: () => void reload(),
+                label: `Delete ${n.name}`,
+              }),
+      },
     ],
     key: (n) => n.id,
     name: (n) => n.name,
-    bulk: [{ label: "Delete", done: "deleted", danger: true, warning: "Networks in use are refused.", applies: (n) => !BUILTIN_NETWORKS.has(n.name), run: (n) => del(`/networks/${enc(n.id)}`) }],
+    bulk: [
+      {
+        label: "Delete",
+        done: "deleted",
+        danger: true,
+        warning: "Networks in use are refused.",
+        applies: (n) => !BUILTIN_NETWORKS.has(n.name),
+        run: (n) => del(`/networks/${enc(n.id)}`),
+      },
+    ],
     empty: "No networks on this server.",
     changed: () => void reload(),
   })
   render(main, h("div", { class: "page-head" }, h("h1", null, "Networks")), view.tools, status, view.body)
-  const reload = load(status, () => get<Network[]>("/networks", { signal }), (networks) => (view.show(networks), null))
+  const reload = load(
+    status,
+    () => get<Network[]>("/networks", { signal }),
+    (networks) => (view.show(networks), null),
+  )
 }
 
 const KINDS = [
@@ -87,7 +155,16 @@ const KINDS = [
 
 export function prunePage(main: HTMLElement, _: Record<string, string>, signal: AbortSignal): void {
   const body = h("div")
-  render(main, h("h1", null, "Prune"), h("p", { class: "muted" }, "What each prune would remove now, from the current lists. The engine decides at the moment of the prune."), body)
+  render(
+    main,
+    h("h1", null, "Prune"),
+    h(
+      "p",
+      { class: "muted" },
+      "What each prune would remove now, from the current lists. The engine decides at the moment of the prune.",
+    ),
+    body,
+  )
   const reload = load(
     body,
     async () => {
@@ -110,7 +187,13 @@ export function prunePage(main: HTMLElement, _: Record<string, string>, signal: 
             "section",
             { class: "card", "aria-labelledby": `prune-${kind}` },
             h("h2", { id: `prune-${kind}` }, `${title}: ${summary[kind].length}`),
-            summary[kind].length ? h("ul", { class: "prune-list" }, summary[kind].map((x) => h("li", { class: "mono" }, x))) : empty("Nothing to remove."),
+            summary[kind].length
+              ? h(
+                  "ul",
+                  { class: "prune-list" },
+                  summary[kind].map((x) => h("li", { class: "mono" }, x)),
+                )
+              : empty("Nothing to remove."),
             action(`Prune ${kind}`, () => post(`/prune/${kind}`), {
               class: "danger",
               needs: "admin",

@@ -7,7 +7,13 @@ import type { Session } from "../session.ts"
 export function signInPage(main: HTMLElement, modes: Extract<Session, { state: "signed-out" }>["modes"]): void {
   const problems = h("div")
   const user = h("input", { id: "signin-user", name: "username", autocomplete: "username", required: true })
-  const password = h("input", { id: "signin-password", name: "password", type: "password", autocomplete: "current-password", required: true })
+  const password = h("input", {
+    id: "signin-password",
+    name: "password",
+    type: "password",
+    autocomplete: "current-password",
+    required: true,
+  })
   const submit = h("button", { type: "submit", class: "primary" }, "Sign in")
   const form = h(
     "form",
@@ -33,8 +39,11 @@ export function signInPage(main: HTMLElement, modes: Extract<Session, { state: "
     main,
     h("h1", { id: "signin-h" }, "Sign in"),
     modes.includes("local") && form,
-    modes.includes("oidc") && h("p", null, h("a", { class: "button primary", href: "/api/auth/oidc/login" }, "Sign in with SSO")),
-    !modes.includes("local") && !modes.includes("oidc") && h("p", null, "Sign in through the proxy in front of this server."),
+    modes.includes("oidc") &&
+      h("p", null, h("a", { class: "button primary", href: "/api/auth/oidc/login" }, "Sign in with SSO")),
+    !modes.includes("local") &&
+      !modes.includes("oidc") &&
+      h("p", null, "Sign in through the proxy in front of this server."),
   )
   user.focus()
 }

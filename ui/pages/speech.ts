@@ -52,7 +52,13 @@ const cueText = (cue: VTTCue) => cue.getCueAsHTML().textContent ?? ""
 function player(audioBase64: string, vtt: string): HTMLElement {
   const audio = Uint8Array.from(atob(audioBase64), (c) => c.charCodeAt(0))
   const el = h("audio", { controls: true, src: blobUrl(audio, "audio/mpeg"), preload: "auto" })
-  const track = h("track", { kind: "subtitles", src: blobUrl(vtt, "text/vtt"), srclang: "en", label: "Subtitles", default: true })
+  const track = h("track", {
+    kind: "subtitles",
+    src: blobUrl(vtt, "text/vtt"),
+    srclang: "en",
+    label: "Subtitles",
+    default: true,
+  })
   el.appendChild(track)
   // The browser parses the WebVTT and follows the playback: "hidden" keeps both going while the page
   // shows the cues itself.
@@ -71,7 +77,22 @@ function player(audioBase64: string, vtt: string): HTMLElement {
   track.addEventListener("load", () => {
     const all = cues()
     count.textContent = `${all.length} cues`
-    render(list, all.map((c) => h("li", null, h("button", { type: "button", class: "link", onclick: () => ((el.currentTime = c.startTime), void el.play()) }, h("time", null, c.startTime.toFixed(1), "s"), " ", cueText(c)))))
+    render(
+      list,
+      all.map((c) =>
+        h(
+          "li",
+          null,
+          h(
+            "button",
+            { type: "button", class: "link", onclick: () => ((el.currentTime = c.startTime), void el.play()) },
+            h("time", null, c.startTime.toFixed(1), "s"),
+            " ",
+            cueText(c),
+          ),
+        ),
+      ),
+    )
     show()
   })
   // cuechange follows the playback; a seek from the list before the audio has loaded comes with seeked only

@@ -31,7 +31,10 @@ export function gitCard(name: string, signal: AbortSignal, synced: () => void): 
     const sync = action("Sync now", () => post<SyncOutcome>(`/stacks/${enc(name)}/git/sync`, {}), {
       label: `Sync ${name} from git`,
       done: (o: SyncOutcome) => {
-        toast(`Sync of ${name}: ${o.verdict}${o.error ? `. ${o.error}` : ""}`, o.verdict === "applied" || o.verdict === "unchanged" ? "info" : "error")
+        toast(
+          `Sync of ${name}: ${o.verdict}${o.error ? `. ${o.error}` : ""}`,
+          o.verdict === "applied" || o.verdict === "unchanged" ? "info" : "error",
+        )
         synced()
         void show()
       },
@@ -39,18 +42,44 @@ export function gitCard(name: string, signal: AbortSignal, synced: () => void): 
     render(
       el,
       h("h2", null, "Git"),
-      h("p", null, h("span", { class: "mono" }, s.url), ` ${s.ref} · ${s.path}`, s.push ? " · push on" : "", s.schedule ? ` · every ${s.schedule}` : ""),
+      h(
+        "p",
+        null,
+        h("span", { class: "mono" }, s.url),
+        ` ${s.ref} · ${s.path}`,
+        s.push ? " · push on" : "",
+        s.schedule ? ` · every ${s.schedule}` : "",
+      ),
       h(
         "dl",
         { style: "display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0 0 .75rem" },
         h("dt", null, "Deployed"),
         h("dd", null, short(s.deployed_commit)),
         h("dt", null, "Remote head"),
-        h("dd", null, s.remote_error ?? short(s.remote_head), " ", s.remote_head && (s.differ ? badge("differs") : badge("up to date"))),
+        h(
+          "dd",
+          null,
+          s.remote_error ?? short(s.remote_head),
+          " ",
+          s.remote_head && (s.differ ? badge("differs") : badge("up to date")),
+        ),
         h("dt", null, "Last sync"),
-        h("dd", null, last ? [when(last.time), " ", badge(last.verdict), last.error ? h("div", { class: "muted" }, last.error) : null] : "never"),
+        h(
+          "dd",
+          null,
+          last
+            ? [when(last.time), " ", badge(last.verdict), last.error ? h("div", { class: "muted" }, last.error) : null]
+            : "never",
+        ),
         s.schedule_held && h("dt", null, "Held"),
-        s.schedule_held && h("dd", null, "The schedule does not try ", short(s.schedule_held), " again until the branch moves; Sync now tries it."),
+        s.schedule_held &&
+          h(
+            "dd",
+            null,
+            "The schedule does not try ",
+            short(s.schedule_held),
+            " again until the branch moves; Sync now tries it.",
+          ),
       ),
       h("div", { class: "actions" }, sync),
     )

@@ -3,7 +3,27 @@
 import { currentNode, del, enc, get, post, put, reloadOnChange } from "../api.ts"
 import { action, badge, bytes, empty, errorBox, h, load, modal, render, table, toast, when } from "../dom.ts"
 import { logView } from "../logs.ts"
-import { stack, stackRows, type AllStats, type Health, type Image, type StackListAnswer, type StackRow, type ComposeFile, type CopyPlan, type EnvVar, type FileEntry, type Policy, type Stack, type StackAnswer, type StackUpdated, type StackVersion, type UpdateCheck, type UpdateHistory, type UpdateOutcome } from "../model.ts"
+import {
+  stack,
+  stackRows,
+  type AllStats,
+  type Health,
+  type Image,
+  type StackListAnswer,
+  type StackRow,
+  type ComposeFile,
+  type CopyPlan,
+  type EnvVar,
+  type FileEntry,
+  type Policy,
+  type Stack,
+  type StackAnswer,
+  type StackUpdated,
+  type StackVersion,
+  type UpdateCheck,
+  type UpdateHistory,
+  type UpdateOutcome,
+} from "../model.ts"
 import { yamlEditor } from "../yaml-editor.ts"
 import { containerTable } from "./containers.ts"
 import { adoptProjectDialog } from "./adopt.ts"
@@ -30,8 +50,10 @@ volumes:
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/
 
-const pendingMark = () => h("span", { class: "badge pending", title: "The environment changed and is not applied yet" }, "env pending")
-const filesPendingMark = () => h("span", { class: "badge pending", title: "The stack's files changed and are not applied yet" }, "files pending")
+const pendingMark = () =>
+  h("span", { class: "badge pending", title: "The environment changed and is not applied yet" }, "env pending")
+const filesPendingMark = () =>
+  h("span", { class: "badge pending", title: "The stack's files changed and are not applied yet" }, "files pending")
 /** A stack file's path: relative, each part a name (letters, digits, '.', '_', '-'; not starting with '.'). */
 const FILE_PATH = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/
 /** A stack file's path in a URL: each part encoded, the slashes kept. */
@@ -41,7 +63,11 @@ const encPath = (p: string) => p.split("/").map(enc).join("/")
 function stackActions(s: Stack, refresh: () => void, where: "list" | "page"): HTMLElement {
   const page = where === "page"
   const compose = s.orchestrator === "compose"
-  const op = (label: string, path: string) => action(label, () => post(`/stacks/${enc(s.name)}/${path}`), { done: () => (toast(`${label}: ${s.name} done`), refresh()), label: `${label} ${s.name}` })
+  const op = (label: string, path: string) =>
+    action(label, () => post(`/stacks/${enc(s.name)}/${path}`), {
+      done: () => (toast(`${label}: ${s.name} done`), refresh()),
+      label: `${label} ${s.name}`,
+    })
   return h(
     "div",
     { class: "actions" },
@@ -49,12 +75,31 @@ function stackActions(s: Stack, refresh: () => void, where: "list" | "page"): HT
     compose && s.state !== "running" && op("Start", "start"),
     compose && s.state !== "stopped" && op("Stop", "stop"),
     op("Restart", "restart"),
-    page && compose && (s.state === "paused" ? op("Unpause", "unpause") : s.state !== "stopped" && op("Pause", "pause")),
+    page &&
+      compose &&
+      (s.state === "paused" ? op("Unpause", "unpause") : s.state !== "stopped" && op("Pause", "pause")),
     action("Update", () => post<StackUpdated>(`/stacks/${enc(s.name)}/update`), {
       label: `Update ${s.name}`,
-      done: (r) => (toast(verdictText(s.name, r.update), r.update?.verdict === "rolled_back" || r.update?.verdict === "rollback_failed" ? "error" : "info"), refresh()),
+      done: (r) => (
+        toast(
+          verdictText(s.name, r.update),
+          r.update?.verdict === "rolled_back" || r.update?.verdict === "rollback_failed" ? "error" : "info",
+        ),
+        refresh()
+      ),
     }),
-    s.external && h("button", { type: "button", class: "small primary", "aria-label": `Adopt ${s.name}`, "data-needs": "operator", onclick: () => void adoptProjectDialog(s.name, refresh) }, "Adopt…"),
+    s.external &&
+      h(
+        "button",
+        {
+          type: "button",
+          class: "small primary",
+          "aria-label": `Adopt ${s.name}`,
+          "data-needs": "operator",
+          onclick: () => void adoptProjectDialog(s.name, refresh),
+        },
+        "Adopt…",
+      ),
     page &&
       action("Delete", (volumes) => del(`/stacks/${enc(s.name)}${volumes ? "?volumes=true" : ""}`), {
         class: "small danger",
@@ -74,15 +119,40 @@ const HEALTH_ORDER: Record<Health, number> = { degraded: 0, stopped: 1, running:
 const stackSpec: ListSpec<StackRow> = {
   text: (s) => `${s.name} ${s.health} ${s.services.map((x) => x.name).join(" ")} ${s.git?.url ?? ""} ${s.orchestrator}`,
   filters: {
-    health: { label: "Health", choices: [["running", "Running"], ["degraded", "Degraded"], ["stopped", "Stopped"]], test: (s, v) => s.health === v },
+    health: {
+      label: "Health",
+      choices: [
+        ["running", "Running"],
+        ["degraded", "Degraded"],
+        ["stopped", "Stopped"],
+      ],
+      test: (s, v) => s.health === v,
+    },
     kind: {
       label: "Kind",
-      choices: [["managed", "Managed here"], ["unmanaged", "Not managed (adoptable)"], ["git", "From git"], ["swarm", "On the swarm"]],
-      test: (s, v) => (v === "managed" ? !s.external : v === "unmanaged" ? s.external : v === "git" ? !!s.git : v === "swarm" ? s.orchestrator === "swarm" : true),
+      choices: [
+        ["managed", "Managed here"],
+        ["unmanaged", "Not managed (adoptable)"],
+        ["git", "From git"],
+        ["swarm", "On the swarm"],
+      ],
+      test: (s, v) =>
+        v === "managed"
+          ? !s.external
+          : v === "unmanaged"
+            ? s.external
+            : v === "git"
+              ? !!s.git
+              : v === "swarm"
+                ? s.orchestrator === "swarm"
+                : true,
     },
     needs: {
       label: "Needs",
-      choices: [["update", "An update"], ["cve", "Critical or high CVEs"]],
+      choices: [
+        ["update", "An update"],
+        ["cve", "Critical or high CVEs"],
+      ],
       test: (s, v) => (v === "update" ? s.updates.length > 0 : v === "cve" ? s.cves.critical + s.cves.high > 0 : true),
     },
   },
@@ -99,7 +169,15 @@ const stackSpec: ListSpec<StackRow> = {
 /** The stack's name with its markers: git, swarm, not managed here. */
 const nameCell = (s: StackRow) => [
   h("a", { href: `#/stacks/${enc(s.name)}` }, s.name),
-  s.git && h("span", { class: "badge marker", title: `${s.git.url} (${s.git.ref})${s.git.last_verdict ? `, last sync: ${s.git.last_verdict}` : ""}` }, "git"),
+  s.git &&
+    h(
+      "span",
+      {
+        class: "badge marker",
+        title: `${s.git.url} (${s.git.ref})${s.git.last_verdict ? `, last sync: ${s.git.last_verdict}` : ""}`,
+      },
+      "git",
+    ),
   s.orchestrator === "swarm" && h("span", { class: "badge marker" }, "swarm"),
   s.external && h("span", { class: "badge marker" }, "not managed"),
 ]
@@ -108,7 +186,8 @@ const nameCell = (s: StackRow) => [
 const imageBadges = (s: StackRow) => {
   const marks = [
     s.updates.length > 0 && h("span", { class: "badge update", title: `Newer: ${s.updates.join(", ")}` }, "update"),
-    s.cves.critical > 0 && h("a", { class: "sev sev-critical", href: "#/images?scan=critical" }, `${s.cves.critical} critical`),
+    s.cves.critical > 0 &&
+      h("a", { class: "sev sev-critical", href: "#/images?scan=critical" }, `${s.cves.critical} critical`),
     s.cves.high > 0 && h("a", { class: "sev sev-high", href: "#/images?scan=high" }, `${s.cves.high} high`),
   ].filter(Boolean)
   return marks.length ? h("span", { class: "sev-list" }, marks) : "—"
@@ -120,22 +199,54 @@ const usageCell = (s: StackRow, kind: "cpu" | "mem") =>
     : h(
         "span",
         { class: "spark-cell" },
-        sparkline(kind === "cpu" ? s.cpuHistory : s.memHistory, `${kind === "cpu" ? "CPU" : "Memory"} of ${s.name}, last hour`, kind, kind === "cpu" ? 100 : 0),
-        h("span", { class: "spark-value" }, kind === "cpu" ? percent(s.cpu) : s.memory === null ? "—" : bytes(s.memory)),
+        sparkline(
+          kind === "cpu" ? s.cpuHistory : s.memHistory,
+          `${kind === "cpu" ? "CPU" : "Memory"} of ${s.name}, last hour`,
+          kind,
+          kind === "cpu" ? 100 : 0,
+        ),
+        h(
+          "span",
+          { class: "spark-value" },
+          kind === "cpu" ? percent(s.cpu) : s.memory === null ? "—" : bytes(s.memory),
+        ),
       )
 
 const stackBulk: BulkAction<StackRow>[] = [
-  { label: "Start", done: "started", applies: (s) => s.orchestrator === "compose" && s.state !== "running", run: (s) => post(`/stacks/${enc(s.name)}/start`) },
-  { label: "Stop", done: "stopped", applies: (s) => s.orchestrator === "compose" && s.state !== "stopped", run: (s) => post(`/stacks/${enc(s.name)}/stop`) },
+  {
+    label: "Start",
+    done: "started",
+    applies: (s) => s.orchestrator === "compose" && s.state !== "running",
+    run: (s) => post(`/stacks/${enc(s.name)}/start`),
+  },
+  {
+    label: "Stop",
+    done: "stopped",
+    applies: (s) => s.orchestrator === "compose" && s.state !== "stopped",
+    run: (s) => post(`/stacks/${enc(s.name)}/stop`),
+  },
   { label: "Restart", done: "restarted", applies: () => true, run: (s) => post(`/stacks/${enc(s.name)}/restart`) },
-  { label: "Delete", done: "deleted", danger: true, warning: "Their containers, networks and files are removed; named volumes stay.", applies: (s) => !s.external, run: (s) => del(`/stacks/${enc(s.name)}`) },
+  {
+    label: "Delete",
+    done: "deleted",
+    danger: true,
+    warning: "Their containers, networks and files are removed; named volumes stay.",
+    applies: (s) => !s.external,
+    run: (s) => del(`/stacks/${enc(s.name)}`),
+  },
 ]
 
 /** The offer to adopt compose projects made elsewhere: a link to them alone. */
 const adoptOffer = (rows: StackRow[]) => {
   const n = rows.filter((s) => s.external).length
   return n
-    ? h("p", { class: "offer" }, `${n} compose project${n === 1 ? " runs" : "s run"} here without being managed. `, h("a", { href: "#/stacks?kind=unmanaged" }, "Show them"), ": Adopt… makes each a stack with versions, updates and backups.")
+    ? h(
+        "p",
+        { class: "offer" },
+        `${n} compose project${n === 1 ? " runs" : "s run"} here without being managed. `,
+        h("a", { href: "#/stacks?kind=unmanaged" }, "Show them"),
+        ": Adopt… makes each a stack with versions, updates and backups.",
+      )
     : null
 }
 
@@ -147,7 +258,16 @@ export function stacksPage(main: HTMLElement, _: Record<string, string>, signal:
     spec: stackSpec,
     columns: [
       { title: "Name", sort: "name", cell: nameCell },
-      { title: "Health", sort: "health", cell: (s) => [badge(s.health), s.state !== s.health && h("small", { class: "muted" }, ` ${s.state}`), s.envPending && pendingMark(), s.filesPending && filesPendingMark()] },
+      {
+        title: "Health",
+        sort: "health",
+        cell: (s) => [
+          badge(s.health),
+          s.state !== s.health && h("small", { class: "muted" }, ` ${s.state}`),
+          s.envPending && pendingMark(),
+          s.filesPending && filesPendingMark(),
+        ],
+      },
       { title: "CPU", sort: "cpu", cell: (s) => usageCell(s, "cpu") },
       { title: "Memory", sort: "memory", cell: (s) => usageCell(s, "mem") },
       { title: "Images", sort: "cves", cell: imageBadges },
@@ -160,11 +280,29 @@ export function stacksPage(main: HTMLElement, _: Record<string, string>, signal:
     empty: "No stacks yet. Create one from a compose file.",
     changed: () => void reload(),
   })
-  render(main, h("div", { class: "page-head" }, h("h1", null, "Stacks"), h("a", { class: "button", href: "#/stacks-new", "data-needs": "operator" }, "New stack"), h("button", { type: "button", onclick: () => void reload() }, "Refresh")), view.tools, offer, status, view.body)
+  render(
+    main,
+    h(
+      "div",
+      { class: "page-head" },
+      h("h1", null, "Stacks"),
+      h("a", { class: "button", href: "#/stacks-new", "data-needs": "operator" }, "New stack"),
+      h("button", { type: "button", onclick: () => void reload() }, "Refresh"),
+    ),
+    view.tools,
+    offer,
+    status,
+    view.body,
+  )
   const reload = load(
     status,
     // Resource use and the images' state complete the list; a server without them (an older node) still lists its stacks.
-    () => Promise.all([get<StackListAnswer[]>("/stacks", { signal }), get<AllStats>(`/stats?history=true&points=30`, { signal }).catch(() => null), get<Image[]>("/images", { signal }).catch(() => [])]),
+    () =>
+      Promise.all([
+        get<StackListAnswer[]>("/stacks", { signal }),
+        get<AllStats>(`/stats?history=true&points=30`, { signal }).catch(() => null),
+        get<Image[]>("/images", { signal }).catch(() => []),
+      ]),
     ([list, stats, images]) => {
       const rows = stackRows(list, stats, images)
       render(offer, adoptOffer(rows))
@@ -176,14 +314,26 @@ export function stacksPage(main: HTMLElement, _: Record<string, string>, signal:
 }
 
 export function newStackPage(main: HTMLElement): void {
-  const name = h("input", { id: "stack-name", required: true, pattern: NAME.source, autocomplete: "off", placeholder: "my-app" })
+  const name = h("input", {
+    id: "stack-name",
+    required: true,
+    pattern: NAME.source,
+    autocomplete: "off",
+    placeholder: "my-app",
+  })
   const editor = yamlEditor(TEMPLATE, "Compose file")
   const problems = h("div")
   const deploy = action(
     "Deploy",
     async () => {
       render(problems)
-      if (!NAME.test(name.value)) return render(problems, errorBox(new Error("A stack name is lowercase letters, digits, '-' and '_', starting with a letter or digit.")))
+      if (!NAME.test(name.value))
+        return render(
+          problems,
+          errorBox(
+            new Error("A stack name is lowercase letters, digits, '-' and '_', starting with a letter or digit."),
+          ),
+        )
       try {
         await post("/stacks", { name: name.value, content: editor.value() })
       } catch (err) {
@@ -206,7 +356,15 @@ export function newStackPage(main: HTMLElement): void {
 }
 
 const TABS = ["overview", "compose", "env", "versions", "updates", "logs", "resources"] as const
-const TAB_NAMES: Record<string, string> = { overview: "Overview", compose: "Compose", env: "Environment", versions: "Versions", updates: "Updates", logs: "Logs", resources: "Resources" }
+const TAB_NAMES: Record<string, string> = {
+  overview: "Overview",
+  compose: "Compose",
+  env: "Environment",
+  versions: "Versions",
+  updates: "Updates",
+  logs: "Logs",
+  resources: "Resources",
+}
 
 export function stackPage(main: HTMLElement, params: Record<string, string>, signal: AbortSignal): void {
   const name = params.name!
@@ -218,7 +376,13 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
     h("p", null, h("a", { href: "#/stacks" }, "← Stacks")),
     head,
     gitCard(name, signal, () => void refreshHead()),
-    h("div", { class: "tabs", role: "navigation", "aria-label": "Stack views" }, TABS.map((t) => h("a", { href: `#/stacks/${enc(name)}/${t}`, "aria-current": t === tab ? "page" : false }, TAB_NAMES[t]))),
+    h(
+      "div",
+      { class: "tabs", role: "navigation", "aria-label": "Stack views" },
+      TABS.map((t) =>
+        h("a", { href: `#/stacks/${enc(name)}/${t}`, "aria-current": t === tab ? "page" : false }, TAB_NAMES[t]),
+      ),
+    ),
     pane,
   )
   let current: Stack | undefined
@@ -228,7 +392,11 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
     (data) => {
       current = stack(data)
       const s = current
-      if (tab === "overview") render(pane, servicesView(s, () => void refreshHead(), signal))
+      if (tab === "overview")
+        render(
+          pane,
+          servicesView(s, () => void refreshHead(), signal),
+        )
       return h(
         "div",
         { class: "page-head" },
@@ -241,9 +409,17 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
         h(
           "div",
           { class: "actions" },
-          action("Scan images", () => post(`/stacks/${enc(name)}/scan`), { done: () => toast("Scan started; results appear on the Images page") }),
-          action("Check for updates", () => post<UpdateCheck>(`/stacks/${enc(name)}/check-update`), { done: (r) => toast(updateText(r)) }),
-          h("button", { type: "button", class: "small", "data-needs": "operator", onclick: () => void copyDialog(name) }, "Copy…"),
+          action("Scan images", () => post(`/stacks/${enc(name)}/scan`), {
+            done: () => toast("Scan started; results appear on the Images page"),
+          }),
+          action("Check for updates", () => post<UpdateCheck>(`/stacks/${enc(name)}/check-update`), {
+            done: (r) => toast(updateText(r)),
+          }),
+          h(
+            "button",
+            { type: "button", class: "small", "data-needs": "operator", onclick: () => void copyDialog(name) },
+            "Copy…",
+          ),
         ),
       )
     },
@@ -263,7 +439,12 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
 /** A guarded update's verdict in one sentence. */
 function verdictText(name: string, u: UpdateOutcome | undefined): string {
   if (!u) return `Update: ${name} done`
-  const text: Record<UpdateOutcome["verdict"], string> = { updated: "updated", rolled_back: "rolled back", rollback_failed: "rollback failed", unchanged: "unchanged (nothing newer)" }
+  const text: Record<UpdateOutcome["verdict"], string> = {
+    updated: "updated",
+    rolled_back: "rolled back",
+    rollback_failed: "rollback failed",
+    unchanged: "unchanged (nothing newer)",
+  }
   return [`${name}: ${text[u.verdict]}`, u.reason, u.fix && `Fix by hand: ${u.fix}`].filter(Boolean).join(". ")
 }
 
@@ -271,19 +452,62 @@ function verdictText(name: string, u: UpdateOutcome | undefined): string {
 function updatesView(pane: HTMLElement, name: string, signal: AbortSignal): void {
   const reload = load(
     pane,
-    async () => [await get<Policy>(`/stacks/${enc(name)}/policy`, { signal }), await get<UpdateHistory>(`/stacks/${enc(name)}/updates`, { signal })] as const,
+    async () =>
+      [
+        await get<Policy>(`/stacks/${enc(name)}/policy`, { signal }),
+        await get<UpdateHistory>(`/stacks/${enc(name)}/updates`, { signal }),
+      ] as const,
     ([policy, data]) => {
-      const mode = h("select", { id: "policy-mode" }, ["off", "notify", "apply"].map((m) => h("option", { value: m, selected: policy.auto_update === m }, m)))
-      const schedule = h("input", { id: "policy-schedule", value: policy.schedule ?? "", placeholder: "6h or 0 4 * * * (empty: SVC_UPDATE_INTERVAL)" })
-      const watch = h("input", { id: "policy-watch", type: "number", min: "0", max: "3600", value: policy.watch ?? "", placeholder: "SVC_UPDATE_WATCH" })
-      const save = action("Save policy", () => put(`/stacks/${enc(name)}/policy`, { auto_update: mode.value, schedule: schedule.value.trim() || null, watch: watch.value === "" ? null : Number(watch.value) }), { done: () => (toast("Policy saved"), void reload()) })
+      const mode = h(
+        "select",
+        { id: "policy-mode" },
+        ["off", "notify", "apply"].map((m) => h("option", { value: m, selected: policy.auto_update === m }, m)),
+      )
+      const schedule = h("input", {
+        id: "policy-schedule",
+        value: policy.schedule ?? "",
+        placeholder: "6h or 0 4 * * * (empty: SVC_UPDATE_INTERVAL)",
+      })
+      const watch = h("input", {
+        id: "policy-watch",
+        type: "number",
+        min: "0",
+        max: "3600",
+        value: policy.watch ?? "",
+        placeholder: "SVC_UPDATE_WATCH",
+      })
+      const save = action(
+        "Save policy",
+        () =>
+          put(`/stacks/${enc(name)}/policy`, {
+            auto_update: mode.value,
+            schedule: schedule.value.trim() || null,
+            watch: watch.value === "" ? null : Number(watch.value),
+          }),
+        { done: () => (toast("Policy saved"), void reload()) },
+      )
       const last = policy.last_verdict
       return h(
         "div",
         null,
         h("h2", null, "Policy"),
-        h("div", { class: "form-row" }, h("label", { for: "policy-mode" }, "Automatic updates"), mode, h("label", { for: "policy-schedule" }, "Schedule"), schedule, h("label", { for: "policy-watch" }, "Watch (s)"), watch, save),
-        h("p", { class: "muted" }, `Last run: ${policy.last_run ? when(policy.last_run) : "never"}. Last verdict: `, last ? [badge(last.verdict), last.reason ? ` ${last.reason}` : ""] : "none"),
+        h(
+          "div",
+          { class: "form-row" },
+          h("label", { for: "policy-mode" }, "Automatic updates"),
+          mode,
+          h("label", { for: "policy-schedule" }, "Schedule"),
+          schedule,
+          h("label", { for: "policy-watch" }, "Watch (s)"),
+          watch,
+          save,
+        ),
+        h(
+          "p",
+          { class: "muted" },
+          `Last run: ${policy.last_run ? when(policy.last_run) : "never"}. Last verdict: `,
+          last ? [badge(last.verdict), last.reason ? ` ${last.reason}` : ""] : "none",
+        ),
         h("h2", null, "History"),
         table(
           data.history,
@@ -291,8 +515,23 @@ function updatesView(pane: HTMLElement, name: string, signal: AbortSignal): void
             { title: "Finished", cell: (u) => when(u.finished_at) },
             { title: "Verdict", cell: (u) => badge(u.verdict) },
             { title: "Trigger", cell: (u) => `${u.action} (${u.trigger})` },
-            { title: "Images", cell: (u) => u.images.flatMap((i) => (i.to ? [`${i.service}: ${i.from.split("@").pop()!.slice(0, 19)} → ${i.to.split("@").pop()!.slice(0, 19)}`] : [])).join(", ") || "—" },
-            { title: "Reason", cell: (u) => [u.reason ?? "—", u.fix ? h("div", { class: "muted" }, `Fix by hand: ${u.fix}`) : null] },
+            {
+              title: "Images",
+              cell: (u) =>
+                u.images
+                  .flatMap((i) =>
+                    i.to
+                      ? [
+                          `${i.service}: ${i.from.split("@").pop()!.slice(0, 19)} → ${i.to.split("@").pop()!.slice(0, 19)}`,
+                        ]
+                      : [],
+                  )
+                  .join(", ") || "—",
+            },
+            {
+              title: "Reason",
+              cell: (u) => [u.reason ?? "—", u.fix ? h("div", { class: "muted" }, `Fix by hand: ${u.fix}`) : null],
+            },
             { title: "Time", cell: (u) => `${(u.duration_ms / 1000).toFixed(1)} s` },
           ],
           "No guarded updates yet.",
@@ -307,8 +546,15 @@ function updatesView(pane: HTMLElement, name: string, signal: AbortSignal): void
 function updateText(r: UpdateCheck): string {
   const images = r.images
   const newer = images.filter((i) => i.update_available).map((i) => i.ref)
-  const unknown = images.filter((i) => i.update_available === null).map((i) => `${i.ref}${i.error ? ` (${i.error})` : ""}`)
-  return [newer.length ? `Newer versions: ${newer.join(", ")}.` : "No newer versions found.", unknown.length ? `Could not check: ${unknown.join(", ")}.` : ""].join(" ").trim()
+  const unknown = images
+    .filter((i) => i.update_available === null)
+    .map((i) => `${i.ref}${i.error ? ` (${i.error})` : ""}`)
+  return [
+    newer.length ? `Newer versions: ${newer.join(", ")}.` : "No newer versions found.",
+    unknown.length ? `Could not check: ${unknown.join(", ")}.` : "",
+  ]
+    .join(" ")
+    .trim()
 }
 
 function servicesView(s: Stack, refresh: () => void, signal: AbortSignal): HTMLElement {
@@ -321,7 +567,14 @@ function servicesView(s: Stack, refresh: () => void, signal: AbortSignal): HTMLE
   return h(
     "div",
     null,
-    s.services.map((svc) => h("section", { class: "card" }, h("h2", null, svc.name), svc.containers.length ? containerTable(svc.containers, refresh) : empty("No container for this service."))),
+    s.services.map((svc) =>
+      h(
+        "section",
+        { class: "card" },
+        h("h2", null, svc.name),
+        svc.containers.length ? containerTable(svc.containers, refresh) : empty("No container for this service."),
+      ),
+    ),
   )
 }
 
@@ -334,7 +587,12 @@ function composeView(pane: HTMLElement, name: string, signal: AbortSignal, refre
   let selected = "compose.yaml"
   const reload = load(
     pane,
-    async () => [await get<ComposeFile>(`/stacks/${enc(name)}/compose`, { signal }), await get<FileEntry[]>(`/stacks/${enc(name)}/files`, { signal }), stack(await get<StackAnswer>(`/stacks/${enc(name)}`, { signal }))] as const,
+    async () =>
+      [
+        await get<ComposeFile>(`/stacks/${enc(name)}/compose`, { signal }),
+        await get<FileEntry[]>(`/stacks/${enc(name)}/files`, { signal }),
+        stack(await get<StackAnswer>(`/stacks/${enc(name)}`, { signal })),
+      ] as const,
     ([data, files, s]) => {
       if (selected !== "compose.yaml" && !files.some((f) => f.path === selected)) selected = "compose.yaml"
       const editorPane = h("div", { class: "file-editor", style: "flex: 1 1 30rem; min-width: 0" })
@@ -413,11 +671,25 @@ function composeView(pane: HTMLElement, name: string, signal: AbortSignal, refre
         ]
       }
       const newFile = () => {
-        const input = h("input", { id: "new-file-path", class: "mono", placeholder: "nginx.conf or conf/site.conf", autocomplete: "off", pattern: FILE_PATH.source })
+        const input = h("input", {
+          id: "new-file-path",
+          class: "mono",
+          placeholder: "nginx.conf or conf/site.conf",
+          autocomplete: "off",
+          pattern: FILE_PATH.source,
+        })
         const add = action("Create", async () => {
           render(problems)
           const path = input.value.trim()
-          if (!FILE_PATH.test(path)) return render(problems, errorBox(new Error("A file path is relative: names of letters, digits, '.', '_' and '-' separated by '/', none starting with '.'.")))
+          if (!FILE_PATH.test(path))
+            return render(
+              problems,
+              errorBox(
+                new Error(
+                  "A file path is relative: names of letters, digits, '.', '_' and '-' separated by '/', none starting with '.'.",
+                ),
+              ),
+            )
           try {
             await put(`/stacks/${enc(name)}/files/${encPath(path)}`, { content: "" })
             selected = path
@@ -427,18 +699,43 @@ function composeView(pane: HTMLElement, name: string, signal: AbortSignal, refre
             render(problems, errorBox(err))
           }
         })
-        render(editorPane, h("h2", null, "New file"), h("div", { class: "field" }, h("label", { for: "new-file-path" }, "Path in the stack's folder"), input), h("div", { class: "actions" }, add))
+        render(
+          editorPane,
+          h("h2", null, "New file"),
+          h("div", { class: "field" }, h("label", { for: "new-file-path" }, "Path in the stack's folder"), input),
+          h("div", { class: "actions" }, add),
+        )
         input.focus()
       }
       const item = (path: string, size?: number) =>
-        h("li", null, h("button", { type: "button", class: "link mono", "data-path": path, onclick: () => void pick(path) }, path, size !== undefined ? h("span", { class: "muted" }, ` ${size} B`) : null))
+        h(
+          "li",
+          null,
+          h(
+            "button",
+            { type: "button", class: "link mono", "data-path": path, onclick: () => void pick(path) },
+            path,
+            size !== undefined ? h("span", { class: "muted" }, ` ${size} B`) : null,
+          ),
+        )
       const nav = h(
         "nav",
         { class: "file-list", "aria-label": "Stack files", style: "flex: 0 1 14rem" },
-        h("ul", { style: "list-style: none; padding: 0; margin: 0" }, item("compose.yaml"), files.map((f) => item(f.path, f.size))),
-        h("div", { class: "actions", "data-needs": "operator" }, h("button", { type: "button", class: "small", onclick: newFile }, "New file")),
+        h(
+          "ul",
+          { style: "list-style: none; padding: 0; margin: 0" },
+          item("compose.yaml"),
+          files.map((f) => item(f.path, f.size)),
+        ),
+        h(
+          "div",
+          { class: "actions", "data-needs": "operator" },
+          h("button", { type: "button", class: "small", onclick: newFile }, "New file"),
+        ),
       )
-      const apply = action("Apply", () => post(`/stacks/${enc(name)}/apply`), { done: () => (toast("Files applied; a new version was made"), changed()) })
+      const apply = action("Apply", () => post(`/stacks/${enc(name)}/apply`), {
+        done: () => (toast("Files applied; a new version was made"), changed()),
+      })
       void pick(selected)
       return [
         h(
@@ -447,7 +744,12 @@ function composeView(pane: HTMLElement, name: string, signal: AbortSignal, refre
           "The compose file deploys when saved. The stack's other files (an extends: or include:d file, a bound config) are saved without deploying: apply to use them. ",
           s.filesPending ? [filesPendingMark(), " ", apply] : null,
         ),
-        h("div", { class: "files-layout", style: "display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start" }, nav, editorPane),
+        h(
+          "div",
+          { class: "files-layout", style: "display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start" },
+          nav,
+          editorPane,
+        ),
         problems,
       ]
     },
@@ -458,7 +760,8 @@ function envView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHe
   const rows = h("tbody")
   const problems = h("div")
   const mark = h("span", { role: "status" })
-  const setPending = (pending: boolean) => render(mark, pending ? pendingMark() : h("span", { class: "muted" }, "applied"))
+  const setPending = (pending: boolean) =>
+    render(mark, pending ? pendingMark() : h("span", { class: "muted" }, "applied"))
 
   const row = (v: EnvVar) => {
     const key = h("input", { value: v.key, "aria-label": "Name", class: "mono env-key", autocomplete: "off" })
@@ -470,7 +773,12 @@ function envView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHe
       autocomplete: "off",
       placeholder: v.secret && v.value === null && v.key ? "hidden; leave empty to keep" : "",
     })
-    const secret = h("input", { type: "checkbox", checked: v.secret, "aria-label": `Secret ${v.key}`, class: "env-secret" })
+    const secret = h("input", {
+      type: "checkbox",
+      checked: v.secret,
+      "aria-label": `Secret ${v.key}`,
+      class: "env-secret",
+    })
     secret.addEventListener("change", () => (value.type = secret.checked ? "password" : "text"))
     const tr = h(
       "tr",
@@ -478,10 +786,22 @@ function envView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHe
       h("td", { "data-label": "Name" }, key),
       h("td", { "data-label": "Value" }, value),
       h("td", { "data-label": "Secret" }, secret),
-      h("td", null, h("button", { type: "button", class: "small", onclick: () => tr.remove(), "aria-label": `Remove ${v.key}` }, "Remove")),
+      h(
+        "td",
+        null,
+        h(
+          "button",
+          { type: "button", class: "small", onclick: () => tr.remove(), "aria-label": `Remove ${v.key}` },
+          "Remove",
+        ),
+      ),
     )
     // A stored secret is kept (value null) unless a new value was typed.
-    ;(tr as any).read = (): EnvVar => ({ key: key.value.trim(), value: v.secret && v.value === null && value.value === "" && secret.checked ? null : value.value, secret: secret.checked })
+    ;(tr as any).read = (): EnvVar => ({
+      key: key.value.trim(),
+      value: v.secret && v.value === null && value.value === "" && secret.checked ? null : value.value,
+      secret: secret.checked,
+    })
     return tr
   }
 
@@ -512,14 +832,61 @@ function envView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHe
 
   const reload = load(
     pane,
-    async () => [await get<EnvVar[]>(`/stacks/${enc(name)}/env`, { signal }), await get<StackAnswer>(`/stacks/${enc(name)}`, { signal })] as const,
+    async () =>
+      [
+        await get<EnvVar[]>(`/stacks/${enc(name)}/env`, { signal }),
+        await get<StackAnswer>(`/stacks/${enc(name)}`, { signal }),
+      ] as const,
     ([env, s]) => {
       render(rows, env.map(row))
       setPending(stack(s).envPending)
       return [
-        h("p", { class: "muted" }, "Secret values are never shown. Leave a secret empty to keep its stored value. Saving does not redeploy: apply to use the new values. ", mark),
-        h("div", { class: "table-wrap" }, h("table", { class: "env" }, h("thead", null, h("tr", null, h("th", null, "Name"), h("th", null, "Value"), h("th", null, "Secret"), h("th", null, h("span", { class: "sr-only" }, "Remove")))), rows)),
-        h("div", { class: "actions" }, h("button", { type: "button", class: "small", onclick: () => rows.appendChild(row({ key: "", value: "", secret: false })).querySelector("input")!.focus() }, "Add variable"), save, apply),
+        h(
+          "p",
+          { class: "muted" },
+          "Secret values are never shown. Leave a secret empty to keep its stored value. Saving does not redeploy: apply to use the new values. ",
+          mark,
+        ),
+        h(
+          "div",
+          { class: "table-wrap" },
+          h(
+            "table",
+            { class: "env" },
+            h(
+              "thead",
+              null,
+              h(
+                "tr",
+                null,
+                h("th", null, "Name"),
+                h("th", null, "Value"),
+                h("th", null, "Secret"),
+                h("th", null, h("span", { class: "sr-only" }, "Remove")),
+              ),
+            ),
+            rows,
+          ),
+        ),
+        h(
+          "div",
+          { class: "actions" },
+          h(
+            "button",
+            {
+              type: "button",
+              class: "small",
+              onclick: () =>
+                rows
+                  .appendChild(row({ key: "", value: "", secret: false }))
+                  .querySelector("input")!
+                  .focus(),
+            },
+            "Add variable",
+          ),
+          save,
+          apply,
+        ),
         problems,
       ]
     },
@@ -539,7 +906,14 @@ function versionsView(pane: HTMLElement, name: string, signal: AbortSignal, refr
       return table(
         [...versions].reverse(),
         [
-          { title: "Version", cell: (v) => [String(v.version), " ", isCurrent(v) && h("span", { class: "badge state-running" }, "current")] },
+          {
+            title: "Version",
+            cell: (v) => [
+              String(v.version),
+              " ",
+              isCurrent(v) && h("span", { class: "badge state-running" }, "current"),
+            ],
+          },
           { title: "Time", cell: (v) => when(v.time) },
           { title: "Change", cell: changeText },
           {
@@ -550,8 +924,17 @@ function versionsView(pane: HTMLElement, name: string, signal: AbortSignal, refr
               return h(
                 "div",
                 { class: "actions" },
-                action("Roll back", () => post(`/stacks/${enc(name)}/rollback/${enc(String(n))}`), { confirm: `Roll ${name} back to version ${n}? It is redeployed with that version's compose file, environment and files.`, done: () => (toast(`Rolled back to version ${n}`), done()), label: `Roll back to version ${n}` }),
-                action("Delete", () => del(`/stacks/${enc(name)}/versions/${enc(String(n))}`), { class: "small danger", confirm: `Delete version ${n} of ${name}?`, done, label: `Delete version ${n}` }),
+                action("Roll back", () => post(`/stacks/${enc(name)}/rollback/${enc(String(n))}`), {
+                  confirm: `Roll ${name} back to version ${n}? It is redeployed with that version's compose file, environment and files.`,
+                  done: () => (toast(`Rolled back to version ${n}`), done()),
+                  label: `Roll back to version ${n}`,
+                }),
+                action("Delete", () => del(`/stacks/${enc(name)}/versions/${enc(String(n))}`), {
+                  class: "small danger",
+                  confirm: `Delete version ${n} of ${name}?`,
+                  done,
+                  label: `Delete version ${n}`,
+                }),
               )
             },
           },
@@ -569,7 +952,9 @@ function changeText(v: StackVersion): string {
     v.action,
     c.from !== null ? `from ${c.from}` : "first version",
     c.compose && "compose file changed",
-    ...(["added", "changed", "removed"] as const).map((k) => c.files?.[k].length && `${k === "changed" ? "edited" : k} file ${c.files[k].join(", ")}`),
+    ...(["added", "changed", "removed"] as const).map(
+      (k) => c.files?.[k].length && `${k === "changed" ? "edited" : k} file ${c.files[k].join(", ")}`,
+    ),
     c.env.added.length && `added ${c.env.added.join(", ")}`,
     c.env.changed.length && `changed ${c.env.changed.join(", ")}`,
     c.env.removed.length && `removed ${c.env.removed.join(", ")}`,
@@ -581,7 +966,12 @@ function changeText(v: StackVersion): string {
 async function copyDialog(name: string): Promise<void> {
   const nodes: { name: string }[] = await get("/nodes", { local: true }).catch(() => [])
   const from = currentNode()
-  const to = h("select", { id: "copy-to" }, h("option", { value: "" }, "This server (control plane)"), (Array.isArray(nodes) ? nodes : []).map((n) => h("option", { value: n.name }, n.name)))
+  const to = h(
+    "select",
+    { id: "copy-to" },
+    h("option", { value: "" }, "This server (control plane)"),
+    (Array.isArray(nodes) ? nodes : []).map((n) => h("option", { value: n.name }, n.name)),
+  )
   const as = h("input", { id: "copy-as", placeholder: name, pattern: NAME.source, autocomplete: "off" })
   const box = (id: string, text: string) => {
     const input = h("input", { type: "checkbox", id })
@@ -652,7 +1042,11 @@ async function copyDialog(name: string): Promise<void> {
       bindsLabel,
       anonLabel,
       clashLabel,
-      h("p", { class: "muted" }, "Run a dry run first: it shows what would be copied and what blocks the copy. Nothing changes until you copy."),
+      h(
+        "p",
+        { class: "muted" },
+        "Run a dry run first: it shows what would be copied and what blocks the copy. Nothing changes until you copy.",
+      ),
       plan,
     ),
     (close) => [dryRun, copyButton, h("button", { type: "button", onclick: () => close("close") }, "Close")],
@@ -661,18 +1055,41 @@ async function copyDialog(name: string): Promise<void> {
 
 function planView(p: CopyPlan): HTMLElement {
   const list = <T>(title: string, items: T[], cls: string, fmt: (x: T) => string) =>
-    items.length ? h("section", { class: `plan-part ${cls}` }, h("h3", null, `${title} (${items.length})`), h("ul", null, items.map((x) => h("li", null, fmt(x))))) : null
+    items.length
+      ? h(
+          "section",
+          { class: `plan-part ${cls}` },
+          h("h3", null, `${title} (${items.length})`),
+          h(
+            "ul",
+            null,
+            items.map((x) => h("li", null, fmt(x))),
+          ),
+        )
+      : null
   const { blockers } = p
   const volumeText = (v: CopyPlan["volumes"][number]) =>
     `${v.source} → ${v.target}${v.external ? " (external, left alone)" : v.transfer ? ", data copied" : ", created empty"}${v.exists_on_destination ? ", already on the destination" : ""}`
   return h(
     "div",
     null,
-    blockers.length ? h("p", { class: "error", role: "alert" }, `Blocked: ${blockers.length} problem${blockers.length === 1 ? "" : "s"} must be solved first.`) : h("p", { class: "ok", role: "status" }, "No blockers: the copy can go ahead."),
+    blockers.length
+      ? h(
+          "p",
+          { class: "error", role: "alert" },
+          `Blocked: ${blockers.length} problem${blockers.length === 1 ? "" : "s"} must be solved first.`,
+        )
+      : h("p", { class: "ok", role: "status" }, "No blockers: the copy can go ahead."),
     list("Blockers", blockers, "blockers", (b) => b.message),
     list("Warnings", p.warnings, "warnings", (w) => w),
     list("Volumes", p.volumes, "", volumeText),
     list("Host paths (stay behind)", p.binds, "", (b) => `${b.source} (${b.service}:${b.target})`),
-    list("Images", p.images, "", (i) => `${i.ref}${i.on_destination ? " (on the destination)" : i.send ? " (sent from the source)" : " (pulled there)"}`),
+    list(
+      "Images",
+      p.images,
+      "",
+      (i) =>
+        `${i.ref}${i.on_destination ? " (on the destination)" : i.send ? " (sent from the source)" : " (pulled there)"}`,
+    ),
   )
 }

@@ -11,7 +11,11 @@ const local = { local: true }
 
 function createForm(me: Me, created: () => void): HTMLElement {
   const name = h("input", { id: "token-name", required: true, maxLength: 100, placeholder: "ci-deploys" })
-  const role = h("select", { id: "token-role" }, ROLES.slice(0, ROLES.indexOf(me.role) + 1).map((r) => h("option", { value: r, selected: r === me.role }, r)))
+  const role = h(
+    "select",
+    { id: "token-role" },
+    ROLES.slice(0, ROLES.indexOf(me.role) + 1).map((r) => h("option", { value: r, selected: r === me.role }, r)),
+  )
   const days = h("input", { id: "token-days", type: "number", min: 1, placeholder: "never" })
   const confirm = h("input", { type: "checkbox", checked: true })
   const shown = h("div", { "aria-live": "polite" })
@@ -30,13 +34,28 @@ function createForm(me: Me, created: () => void): HTMLElement {
     e.preventDefault()
     render(shown)
     try {
-      const body = { name: name.value, role: role.value, mcp_confirm: confirm.checked, ...(days.value && { expires_in: Number(days.value) * 86400 }) }
+      const body = {
+        name: name.value,
+        role: role.value,
+        mcp_confirm: confirm.checked,
+        ...(days.value && { expires_in: Number(days.value) * 86400 }),
+      }
       const t = await post<Token & { token: string }>("/tokens", body, local)
-      const field = h("input", { class: "mono token-value", readOnly: true, value: t.token, "aria-label": "The new token" })
+      const field = h("input", {
+        class: "mono token-value",
+        readOnly: true,
+        value: t.token,
+        "aria-label": "The new token",
+      })
       render(
         shown,
         h("p", null, h("strong", null, "Copy the token now: "), "it is not shown again."),
-        h("div", { class: "token" }, field, h("button", { type: "button", class: "small", onclick: () => void copyText(t.token, field) }, "Copy")),
+        h(
+          "div",
+          { class: "token" },
+          field,
+          h("button", { type: "button", class: "small", onclick: () => void copyText(t.token, field) }, "Copy"),
+        ),
       )
       name.value = ""
       created()
@@ -50,7 +69,17 @@ function createForm(me: Me, created: () => void): HTMLElement {
 export function tokensPage(main: HTMLElement, _: Record<string, string>, signal: AbortSignal): void {
   const me = currentUser()!
   const list = h("section", { class: "card", "aria-labelledby": "tokens-h" })
-  render(main, h("h1", null, "API tokens"), h("p", { class: "muted" }, "For scripts, CI and agents: send Authorization: Bearer <token>. A token acts with its own role, at most its owner's."), createForm(me, () => void reload()), list)
+  render(
+    main,
+    h("h1", null, "API tokens"),
+    h(
+      "p",
+      { class: "muted" },
+      "For scripts, CI and agents: send Authorization: Bearer <token>. A token acts with its own role, at most its owner's.",
+    ),
+    createForm(me, () => void reload()),
+    list,
+  )
   const reload = load(
     list,
     () => get<Token[]>("/tokens", { ...local, signal }),

@@ -1,7 +1,11 @@
 import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
 
-export const detail = { operationId: "signOut", summary: "Sign out: ends the session and clears its cookie", tags: ["auth"] }
+export const detail = {
+  operationId: "signOut",
+  summary: "Sign out: ends the session and clears its cookie",
+  tags: ["auth"],
+}
 
 export const response = v.object({ signed_out: v.boolean() })
 

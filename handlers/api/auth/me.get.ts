@@ -3,7 +3,12 @@ import { HttpError } from "#lib/http/http-error.ts"
 import { me } from "#lib/auth/me.ts"
 import { meSchema } from "#lib/auth/schemas.ts"
 
-export const detail = { operationId: "getMe", summary: "Who is signed in: user, role, source, stacks and the sign-in modes on; 401 (with `modes`) when nobody is; 404 while sign-in is off", tags: ["auth"] }
+export const detail = {
+  operationId: "getMe",
+  summary:
+    "Who is signed in: user, role, source, stacks and the sign-in modes on; 401 (with `modes`) when nobody is; 404 while sign-in is off",
+  tags: ["auth"],
+}
 
 export const response = meSchema
 

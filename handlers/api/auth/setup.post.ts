@@ -5,7 +5,8 @@ import { meSchema, password, userName } from "#lib/auth/schemas.ts"
 
 export const detail = {
   operationId: "setUp",
-  summary: "Create the first admin with the one-time setup token the service printed at start (local sign-in on, no admin yet); signs them in. The token works once",
+  summary:
+    "Create the first admin with the one-time setup token the service printed at start (local sign-in on, no admin yet); signs them in. The token works once",
   tags: ["auth"],
 }
 

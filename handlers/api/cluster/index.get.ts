@@ -2,7 +2,11 @@ import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
 import { link } from "#lib/cluster/link.ts"
 
-export const detail = { operationId: "getCluster", summary: "Whether this server is a control plane, a member, or neither", tags: ["cluster"] }
+export const detail = {
+  operationId: "getCluster",
+  summary: "Whether this server is a control plane, a member, or neither",
+  tags: ["cluster"],
+}
 
 export const response = v.union([
   v.object({
@@ -22,7 +26,14 @@ export const role = "viewer"
 export default defineHandler(async ({ ctx }) => {
   const m = await ctx.cluster.read()
   if (m?.role === "member")
-    return { role: m.role, server_id: ctx.serverId, control_plane_url: m.control_plane_url, name: m.name, ...(m.connect === "outbound" && { outbound: { ...link.state } }) }
-  if (m?.role === "control-plane") return { role: m.role, server_id: ctx.serverId, nodes: (await ctx.nodes.list()).length }
+    return {
+      role: m.role,
+      server_id: ctx.serverId,
+      control_plane_url: m.control_plane_url,
+      name: m.name,
+      ...(m.connect === "outbound" && { outbound: { ...link.state } }),
+    }
+  if (m?.role === "control-plane")
+    return { role: m.role, server_id: ctx.serverId, nodes: (await ctx.nodes.list()).length }
   return { role: "none", server_id: ctx.serverId }
 })

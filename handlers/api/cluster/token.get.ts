@@ -2,7 +2,11 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { notFound } from "#lib/http/http-error.ts"
 import { tokenSchema } from "#lib/cluster/schemas.ts"
 
-export const detail = { operationId: "getClusterToken", summary: "The cluster token (minted here or joined with); 404 when none exists", tags: ["cluster"] }
+export const detail = {
+  operationId: "getClusterToken",
+  summary: "The cluster token (minted here or joined with); 404 when none exists",
+  tags: ["cluster"],
+}
 
 export const response = tokenSchema
 

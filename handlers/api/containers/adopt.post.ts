@@ -8,10 +8,15 @@ export const body = v.pipe(
       v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
       v.minLength(1, "name at least one container"),
       v.maxLength(100),
-      v.description("ids or names of the containers to adopt, none of a compose project; each becomes a service named after it"),
+      v.description(
+        "ids or names of the containers to adopt, none of a compose project; each becomes a service named after it",
+      ),
     ),
     stack: v.pipe(v.string(), v.description("the new stack's name (its compose project name), not taken")),
-    dry_run: v.pipe(v.optional(v.boolean()), v.description("answer the generated file and what it cannot express, change nothing")),
+    dry_run: v.pipe(
+      v.optional(v.boolean()),
+      v.description("answer the generated file and what it cannot express, change nothing"),
+    ),
   }),
   v.examples([{ containers: ["web", "db"], stack: "shop", dry_run: true }]),
 )

@@ -3,7 +3,11 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { requestScan } from "#lib/images/scan-queue.ts"
 import { scanRequestSchema } from "#lib/images/schemas.ts"
 
-export const detail = { operationId: "scanImages", summary: "Queue a vulnerability scan of every tagged image; results come later at /api/images/{id}/scan", tags: ["images"] }
+export const detail = {
+  operationId: "scanImages",
+  summary: "Queue a vulnerability scan of every tagged image; results come later at /api/images/{id}/scan",
+  tags: ["images"],
+}
 
 export const response = { 202: v.object({ queued: v.array(scanRequestSchema) }) }
 

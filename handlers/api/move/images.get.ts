@@ -2,8 +2,15 @@ import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
 import { tarStream } from "#lib/http/schemas.ts"
 
-export const detail = { operationId: "exportImages", summary: "The named images as one `docker save` tar stream; names are comma-separated (cluster bearer token required)", tags: ["move"] }
-export const query = v.object({ names: v.pipe(v.string(), v.regex(/^[^,\s]+(,[^,\s]+)*$/, "comma-separated image references")) })
+export const detail = {
+  operationId: "exportImages",
+  summary:
+    "The named images as one `docker save` tar stream; names are comma-separated (cluster bearer token required)",
+  tags: ["move"],
+}
+export const query = v.object({
+  names: v.pipe(v.string(), v.regex(/^[^,\s]+(,[^,\s]+)*$/, "comma-separated image references")),
+})
 
 export const response = tarStream("the images as `docker save` writes them")
 

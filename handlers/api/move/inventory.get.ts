@@ -4,7 +4,8 @@ import { inventorySchema } from "#lib/copy/schemas.ts"
 
 export const detail = {
   operationId: "getInventory",
-  summary: "What a copy needs to know about this server: server_id, stack names, volume names, published ports, image tags (cluster bearer token required)",
+  summary:
+    "What a copy needs to know about this server: server_id, stack names, volume names, published ports, image tags (cluster bearer token required)",
   tags: ["move"],
 }
 

@@ -2,7 +2,11 @@ import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
 import { engineRef, removed } from "#lib/engine/schemas.ts"
 
-export const detail = { operationId: "removeNetwork", summary: "Delete a network (409 while containers are attached)", tags: ["networks"] }
+export const detail = {
+  operationId: "removeNetwork",
+  summary: "Delete a network (409 while containers are attached)",
+  tags: ["networks"],
+}
 
 export const params = v.object({ id: engineRef })
 export const response = removed("id")

@@ -4,7 +4,12 @@ import { nodeName, nodeSchema } from "#lib/cluster/schemas.ts"
 import { CLOSE, tunnels } from "#lib/cluster/tunnel.ts"
 
 export const query = v.object({ server_id: v.optional(v.string()) })
-export const detail = { operationId: "removeNode", summary: "Drop a node from the registry (the node itself is untouched); with server_id only if the name is still that server's", tags: ["nodes"] }
+export const detail = {
+  operationId: "removeNode",
+  summary:
+    "Drop a node from the registry (the node itself is untouched); with server_id only if the name is still that server's",
+  tags: ["nodes"],
+}
 
 export const params = v.object({ name: nodeName })
 export const response = nodeSchema

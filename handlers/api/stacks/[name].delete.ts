@@ -3,8 +3,14 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { flagFor } from "#lib/http/query.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 
-export const query = v.object({ volumes: v.optional(flagFor("also remove the stack's named volumes and their data (default: they stay)")) })
-export const detail = { operationId: "removeStack", summary: "Remove a stack: its containers, networks and files; named volumes stay unless volumes=true", tags: ["stacks"] }
+export const query = v.object({
+  volumes: v.optional(flagFor("also remove the stack's named volumes and their data (default: they stay)")),
+})
+export const detail = {
+  operationId: "removeStack",
+  summary: "Remove a stack: its containers, networks and files; named volumes stay unless volumes=true",
+  tags: ["stacks"],
+}
 
 export const params = stackParams
 export const response = v.object({ removed: v.string(), volumes_removed: v.boolean() })

@@ -5,7 +5,11 @@ import { stackView } from "#lib/stacks/state.ts"
 import { stackSchema } from "#lib/stacks/schemas.ts"
 import { stackUpdateCheckSchema } from "#lib/images/schemas.ts"
 
-export const detail = { operationId: "getStack", summary: "One stack: state, services and their containers, current_version, env_pending, its last update check", tags: ["stacks"] }
+export const detail = {
+  operationId: "getStack",
+  summary: "One stack: state, services and their containers, current_version, env_pending, its last update check",
+  tags: ["stacks"],
+}
 
 export const params = stackParams
 export const response = v.object({ ...stackSchema.entries, updates: v.nullable(stackUpdateCheckSchema) })

@@ -4,7 +4,8 @@ import { importedStackSchema } from "#lib/copy/schemas.ts"
 
 export const detail = {
   operationId: "importStack",
-  summary: "Write a stack from its export JSON under `name` without starting it; 409 for a taken name or files present, 400 for a current_version missing from versions (cluster bearer token required)",
+  summary:
+    "Write a stack from its export JSON under `name` without starting it; 409 for a taken name or files present, 400 for a current_version missing from versions (cluster bearer token required)",
   tags: ["move"],
 }
 export const body = importBody

@@ -13,30 +13,70 @@ export const body = v.pipe(
   v.object({
     name: v.pipe(v.string(), v.description("stack name (its compose project name)")),
     content: v.optional(v.pipe(v.string(), v.description("the compose file (YAML); or `git` instead"))),
-    git: v.optional(v.pipe(gitInputSchema, v.description("a git source instead of `content`: the stack's compose file and files come from the repository (see PUT /api/stacks/{name}/git); a name taken here is 409 stack_exists unless `attach` is true"))),
-    attach: v.optional(v.pipe(v.boolean(), v.description("with `git`: put the stack of this name that runs here under the repository (its compose file and files become the repository's)"))),
+    git: v.optional(
+      v.pipe(
+        gitInputSchema,
+        v.description(
+          "a git source instead of `content`: the stack's compose file and files come from the repository (see PUT /api/stacks/{name}/git); a name taken here is 409 stack_exists unless `attach` is true",
+        ),
+      ),
+    ),
+    attach: v.optional(
+      v.pipe(
+        v.boolean(),
+        v.description(
+          "with `git`: put the stack of this name that runs here under the repository (its compose file and files become the repository's)",
+        ),
+      ),
+    ),
     env: v.optional(envInput),
-    files: v.optional(v.pipe(stackFiles, v.description("the stack's other files, relative path → text; replaces them all; omitted keeps them"))),
+    files: v.optional(
+      v.pipe(
+        stackFiles,
+        v.description("the stack's other files, relative path → text; replaces them all; omitted keeps them"),
+      ),
+    ),
     watch: watchSeconds,
-    orchestrator: v.optional(v.pipe(v.picklist(ORCHESTRATORS), v.description('what runs a new stack: "compose" (the default) on this engine, or "swarm": `docker stack deploy` on the swarm this engine manages; an existing stack keeps its own (naming the other is 409 orchestrator_mismatch)'))),
+    orchestrator: v.optional(
+      v.pipe(
+        v.picklist(ORCHESTRATORS),
+        v.description(
+          'what runs a new stack: "compose" (the default) on this engine, or "swarm": `docker stack deploy` on the swarm this engine manages; an existing stack keeps its own (naming the other is 409 orchestrator_mismatch)',
+        ),
+      ),
+    ),
   }),
   v.examples([
     {
       name: "blog",
-      git: { url: "https://git.example.com/ops/blog.git", ref: "main", path: "deploy/compose.yaml", token: "…", push: false, schedule: null },
+      git: {
+        url: "https://git.example.com/ops/blog.git",
+        ref: "main",
+        path: "deploy/compose.yaml",
+        token: "…",
+        push: false,
+        schedule: null,
+      },
       env: [{ key: "DB_PASSWORD", value: "s3cret", secret: true }],
     },
     {
       name: "shop",
-      content: 'services:\n  web:\n    image: nginx:1.25\n    ports: ["8081:80"]\n    environment:\n      DB_PASSWORD: ${DB_PASSWORD}\n',
+      content:
+        'services:\n  web:\n    image: nginx:1.25\n    ports: ["8081:80"]\n    environment:\n      DB_PASSWORD: ${DB_PASSWORD}\n',
       env: [
         { key: "DB_PASSWORD", value: "s3cret", secret: true },
         { key: "MODE", value: "prod", secret: false },
       ],
     },
   ]),
-  v.check((b) => (b.content === undefined) !== (b.git === undefined), "give either `content` (a compose file) or `git` (a repository), not both"),
-  v.check((b) => !b.git || b.files === undefined, "with `git` the stack's files come from the repository: leave `files` out"),
+  v.check(
+    (b) => (b.content === undefined) !== (b.git === undefined),
+    "give either `content` (a compose file) or `git` (a repository), not both",
+  ),
+  v.check(
+    (b) => !b.git || b.files === undefined,
+    "with `git` the stack's files come from the repository: leave `files` out",
+  ),
   v.check((b) => !!b.git || !b.attach, "`attach` goes with `git`"),
 )
 export const detail = {
@@ -54,7 +94,12 @@ export const role = "operator"
 export default defineHandler<v.InferOutput<typeof body>>(async ({ body, request, ctx, set }) => {
   const name = stackName(body.name)
   const { stack, created } = body.git
-    ? await ctx.git.deploy(name, body.git, { watch: body.watch, attach: body.attach, first: { env: body.env, orchestrator: body.orchestrator }, signal: request.signal })
+    ? await ctx.git.deploy(name, body.git, {
+        watch: body.watch,
+        attach: body.attach,
+        first: { env: body.env, orchestrator: body.orchestrator },
+        signal: request.signal,
+      })
     : await ctx.verbs.deploy(name, body.content!, { ...body, by: ctx.auth.who(request)?.user, signal: request.signal })
   set.status = created ? 201 : 200
   return stack

@@ -5,7 +5,8 @@ import { allStatsSchema } from "#lib/stats/schemas.ts"
 export const query = statsQuery
 export const detail = {
   operationId: "getStats",
-  summary: "The latest stats of every running container (CPU %, memory, network and block I/O per second, PIDs), per-stack sums and the host's CPUs and memory; history=true adds each one's last hour (points=N averages it down)",
+  summary:
+    "The latest stats of every running container (CPU %, memory, network and block I/O per second, PIDs), per-stack sums and the host's CPUs and memory; history=true adds each one's last hour (points=N averages it down)",
   tags: ["stats"],
 }
 

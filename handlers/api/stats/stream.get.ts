@@ -5,7 +5,8 @@ import { eventStream } from "#lib/http/schemas.ts"
 
 export const detail = {
   operationId: "streamStats",
-  summary: "SSE of stats rounds: every interval one {time, interval, host, containers, stacks, error} message, as GET /api/stats answers; a stopped container is absent from the next one",
+  summary:
+    "SSE of stats rounds: every interval one {time, interval, host, containers, stacks, error} message, as GET /api/stats answers; a stopped container is absent from the next one",
   tags: ["stats"],
 }
 

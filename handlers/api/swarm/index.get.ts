@@ -4,7 +4,8 @@ import { readSwarm } from "#lib/swarm/state.ts"
 
 export const detail = {
   operationId: "getSwarm",
-  summary: "This engine's place in a Docker Swarm: active or not, manager or worker, the cluster and node ids, the managers and (on a manager) how many nodes; never a join token",
+  summary:
+    "This engine's place in a Docker Swarm: active or not, manager or worker, the cluster and node ids, the managers and (on a manager) how many nodes; never a join token",
   tags: ["swarm"],
 }
 

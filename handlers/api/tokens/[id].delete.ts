@@ -3,7 +3,12 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 import { caller } from "#lib/auth/caller.ts"
 
-export const detail = { operationId: "revokeToken", summary: "Revoke an API token: your own, or anyone's as an admin; it stops working at once, and the WebSockets opened with it close", tags: ["auth"] }
+export const detail = {
+  operationId: "revokeToken",
+  summary:
+    "Revoke an API token: your own, or anyone's as an admin; it stops working at once, and the WebSockets opened with it close",
+  tags: ["auth"],
+}
 
 export const params = v.object({ id: v.pipe(v.string(), v.regex(/^[0-9a-f]{12}$/, "a token id is 12 hex digits")) })
 export const response = v.object({ revoked: v.string() })

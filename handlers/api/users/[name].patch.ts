@@ -4,7 +4,12 @@ import { userName, userSchema } from "#lib/auth/schemas.ts"
 import { userChange } from "#lib/auth/user-input.ts"
 import { checkPassword } from "#lib/auth/users.ts"
 
-export const detail = { operationId: "changeUser", summary: "Change a user's password, role or stacks: their sessions and API tokens end; the last admin stays one (409 last_admin)", tags: ["auth"] }
+export const detail = {
+  operationId: "changeUser",
+  summary:
+    "Change a user's password, role or stacks: their sessions and API tokens end; the last admin stays one (409 last_admin)",
+  tags: ["auth"],
+}
 
 export const params = v.object({ name: userName })
 export const body = userChange

@@ -26,9 +26,21 @@ test("summarises the engine's answers: states counted, sizes and disk use summed
   await t.engine.createVolume("data")
   const engine: Engine = t.engine
   const [version, df] = [engine.version.bind(engine), engine.df.bind(engine)]
-  engine.version = async () => ({ ...(await version()), Version: "26.1.5", ApiVersion: "1.45", Arch: "arm64", KernelVersion: "6.1.0-28" })
+  engine.version = async () => ({
+    ...(await version()),
+    Version: "26.1.5",
+    ApiVersion: "1.45",
+    Arch: "arm64",
+    KernelVersion: "6.1.0-28",
+  })
   // -1 is the engine's "not counted": it adds nothing
-  engine.df = async () => ({ ...(await df()), LayersSize: 4000, Containers: [{ SizeRw: 10 }, { SizeRw: -1 }, {}], Volumes: [{ UsageData: { Size: 300 } }], BuildCache: [{ Size: 7 }, { Size: 3 }] })
+  engine.df = async () => ({
+    ...(await df()),
+    LayersSize: 4000,
+    Containers: [{ SizeRw: 10 }, { SizeRw: -1 }, {}],
+    Volumes: [{ UsageData: { Size: 300 } }],
+    BuildCache: [{ Size: 7 }, { Size: 3 }],
+  })
   t.engine.calls = []
   const res = await t.call("GET", "/api/dashboard")
   expect(res.status).toBe(200)
@@ -47,7 +59,10 @@ test("summarises the engine's answers: states counted, sizes and disk use summed
   // The engine's version and disk use are reused by the next dashboard; the lists and the swarm are asked again.
   t.engine.calls = []
   t.engine.addContainer({ name: "d", state: "created" })
-  expect((await (await t.call("GET", "/api/dashboard")).json()).container_states).toMatchObject({ total: 4, created: 1 })
+  expect((await (await t.call("GET", "/api/dashboard")).json()).container_states).toMatchObject({
+    total: 4,
+    created: 1,
+  })
   expect(ops()).toEqual(["info", "listContainers", "listImages", "listNetworks", "listVolumes"])
 })
 
@@ -61,7 +76,9 @@ test("a failed disk count fails the dashboard with the engine's error and is not
   }
   const res = await t.call("GET", "/api/dashboard")
   expect(res.status).toBe(502)
-  expect(await res.json()).toEqual({ error: { code: "engine_error", message: "a disk usage operation is already running" } })
+  expect(await res.json()).toEqual({
+    error: { code: "engine_error", message: "a disk usage operation is already running" },
+  })
   busy = false
   t.engine.calls = []
   expect((await t.call("GET", "/api/dashboard")).status).toBe(200)
@@ -73,42 +90,96 @@ test("an unreachable engine is a 503 with the error shape", async () => {
   t.engine.down = true
   const res = await t.call("GET", "/api/dashboard")
   expect(res.status).toBe(503)
-  expect((await res.json()).error).toMatchObject({ code: "engine_unavailable", message: expect.stringContaining("unreachable") })
+  expect((await res.json()).error).toMatchObject({
+    code: "engine_unavailable",
+    message: expect.stringContaining("unreachable"),
+  })
 })
 
 test("the dashboard says the engine's place in a swarm", async () => {
   t = await testApp()
   t.engine.swarm.seed(1)
-  expect((await (await t.call("GET", "/api/dashboard")).json()).swarm).toMatchObject({ active: true, role: "manager", nodes: 2 })
+  expect((await (await t.call("GET", "/api/dashboard")).json()).swarm).toMatchObject({
+    active: true,
+    role: "manager",
+    nodes: 2,
+  })
 })
 
-const cve = (id: string, severity: Severity): Cve => ({ id, package: "libfoo", installed: "1.0", fixed: null, severity, title: null, link: null })
+const cve = (id: string, severity: Severity): Cve => ({
+  id,
+  package: "libfoo",
+  installed: "1.0",
+  fixed: null,
+  severity,
+  title: null,
+  link: null,
+})
 const outcome = (stack: string, verdict: Verdict): UpdateOutcome => ({
-  stack, action: "update", trigger: "policy", verdict, reason: verdict === "updated" ? null : "web exited with code 1", fix: null, version: 1, images: [], watch: 30,
-  decided_early: true, started_at: "2026-11-27T10:00:00.000Z", finished_at: "2026-11-27T10:01:00.000Z", duration_ms: 60_000,
+  stack,
+  action: "update",
+  trigger: "policy",
+  verdict,
+  reason: verdict === "updated" ? null : "web exited with code 1",
+  fix: null,
+  version: 1,
+  images: [],
+  watch: 30,
+  decided_early: true,
+  started_at: "2026-11-27T10:00:00.000Z",
+  finished_at: "2026-11-27T10:01:00.000Z",
+  duration_ms: 60_000,
 })
 
 test("health: stacks by health with failed updates first, updates and CVEs of the images here, nodes, swarm services below their replicas, overdue backups; ok only when none", async () => {
   let clock = Date.parse("2026-11-27T12:00:00Z")
   const engine = new FakeEngine()
   const compose = new FakeCompose(engine)
-  const report = { scanner: "trivy" as const, version: "0.50", via: "binary" as const, vulnerabilities: [cve("CVE-1", "critical"), cve("CVE-2", "high"), cve("CVE-3", "high"), cve("CVE-4", "low")] }
+  const report = {
+    scanner: "trivy" as const,
+    version: "0.50",
+    via: "binary" as const,
+    vulnerabilities: [cve("CVE-1", "critical"), cve("CVE-2", "high"), cve("CVE-3", "high"), cve("CVE-4", "low")],
+  }
   t = { ...(await testApp({ engine, compose, now: () => clock, scanner: { scan: async () => report } })), engine }
-  for (const name of ["good", "half", "sick", "failing"]) expect((await t.call("POST", "/api/stacks", { name, content: twoServices })).status).toBe(201)
-  const containerOf = (stack: string, service: string) => [...engine.containers.values()].find((c) => c.labels[STACK_LABEL] === stack && c.labels[SERVICE_LABEL] === service)!
+  for (const name of ["good", "half", "sick", "failing"])
+    expect((await t.call("POST", "/api/stacks", { name, content: twoServices })).status).toBe(201)
+  const containerOf = (stack: string, service: string) =>
+    [...engine.containers.values()].find((c) => c.labels[STACK_LABEL] === stack && c.labels[SERVICE_LABEL] === service)!
   containerOf("half", "db").state = "exited"
   containerOf("sick", "web").status = "Up 3 minutes (unhealthy)"
   await t.ctx.updateRecords.addHistory("good", outcome("good", "updated"))
   await t.ctx.updateRecords.addHistory("failing", outcome("failing", "rolled_back"))
-  engine.addContainer({ name: "other-app-1", state: "exited", labels: { [STACK_LABEL]: "other", [SERVICE_LABEL]: "app" } })
+  engine.addContainer({
+    name: "other-app-1",
+    state: "exited",
+    labels: { [STACK_LABEL]: "other", [SERVICE_LABEL]: "app" },
+  })
 
   // app:1 has an update (its newer image is not here) and a scan with 1 critical and 2 high; old:1's update record is past: the newer image was pulled.
   const app = engine.addImage(["registry.test/app:1"])
   containerOf("good", "web").imageId = app.Id
   engine.addImage(["registry.test/old:1"], { Id: "sha256:" + "b".repeat(64) })
   engine.addImage(["registry.test/old:2"], { RepoDigests: ["registry.test/old@sha256:new"] })
-  const record = (ref: string, image: string, remote: string) => ({ ref, image, local_digests: ["sha256:local"], remote_digest: remote, update_available: true, checked_at: "2026-11-27T11:00:00.000Z", error: null })
-  writeFileSync(join(t.dataDir, "updates.json"), JSON.stringify({ images: { a: record("registry.test/app:1", app.Id, "sha256:newer"), b: record("registry.test/old:1", "sha256:" + "b".repeat(64), "sha256:new") }, stacks: {} }))
+  const record = (ref: string, image: string, remote: string) => ({
+    ref,
+    image,
+    local_digests: ["sha256:local"],
+    remote_digest: remote,
+    update_available: true,
+    checked_at: "2026-11-27T11:00:00.000Z",
+    error: null,
+  })
+  writeFileSync(
+    join(t.dataDir, "updates.json"),
+    JSON.stringify({
+      images: {
+        a: record("registry.test/app:1", app.Id, "sha256:newer"),
+        b: record("registry.test/old:1", "sha256:" + "b".repeat(64), "sha256:new"),
+      },
+      stacks: {},
+    }),
+  )
   expect((await t.call("POST", `/api/images/${app.Id}/scan`)).status).toBe(202)
   await t.ctx.scans.idle()
 
@@ -118,11 +189,21 @@ test("health: stacks by health with failed updates first, updates and CVEs of th
   await t.ctx.nodes.settle(offline.node, { status: "offline", error: "connection refused" })
 
   engine.swarm.seed(1)
-  const web = engine.swarm.addService({ name: "edge_web", replicas: 2, labels: { "com.docker.stack.namespace": "edge" } })
+  const web = engine.swarm.addService({
+    name: "edge_web",
+    replicas: 2,
+    labels: { "com.docker.stack.namespace": "edge" },
+  })
   engine.swarm.addService({ name: "edge_db", labels: { "com.docker.stack.namespace": "edge" } })
   ;[...engine.swarm.tasks.values()].find((task) => task.ServiceID === web.ID)!.Status.State = "starting"
 
-  await new Repos(t.dataDir).add({ name: "nightly", repository: "/nowhere", password: "pw", schedule: "1h", stacks: ["good"] })
+  await new Repos(t.dataDir).add({
+    name: "nightly",
+    repository: "/nowhere",
+    password: "pw",
+    schedule: "1h",
+    stacks: ["good"],
+  })
   clock += 30 * 60_000
   const early = (await (await t.call("GET", "/api/dashboard")).json()).health
   expect(early.backups.overdue).toEqual([])
@@ -138,13 +219,48 @@ test("health: stacks by health with failed updates first, updates and CVEs of th
     ["other", "stopped", "1 container stopped"],
     ["good", "running", null],
   ])
-  expect(health.stacks.items[0].failed_update).toEqual({ verdict: "rolled_back", reason: "web exited with code 1", finished_at: "2026-11-27T10:01:00.000Z" })
+  expect(health.stacks.items[0].failed_update).toEqual({
+    verdict: "rolled_back",
+    reason: "web exited with code 1",
+    finished_at: "2026-11-27T10:01:00.000Z",
+  })
   expect(health.stacks.items.find((s: any) => s.name === "other").managed).toBe(false)
-  expect(health.updates).toEqual([{ ref: "registry.test/app:1", image: app.Id, stacks: ["good"], checked_at: "2026-11-27T11:00:00.000Z" }])
-  expect(health.cves).toEqual([{ image: app.Id, ref: "registry.test/app:1", critical: 1, high: 2, scanned_at: expect.any(String), stacks: ["good"] }])
-  expect(health.nodes).toMatchObject({ total: 2, online: 1, items: [{ name: "node-a", status: "online" }, { name: "node-b", status: "offline", error: "connection refused" }] })
-  expect(health.swarm).toEqual({ manager: true, services: 2, below: [{ id: web.ID, name: "edge_web", stack: "edge", desired: 2, running: 1 }] })
-  expect(health.backups.overdue).toEqual([{ repository: "nightly", stack: "good", schedule: "1h", last_success: null, due: "2026-11-27T13:00:00.000Z", failures: 0 }])
+  expect(health.updates).toEqual([
+    { ref: "registry.test/app:1", image: app.Id, stacks: ["good"], checked_at: "2026-11-27T11:00:00.000Z" },
+  ])
+  expect(health.cves).toEqual([
+    {
+      image: app.Id,
+      ref: "registry.test/app:1",
+      critical: 1,
+      high: 2,
+      scanned_at: expect.any(String),
+      stacks: ["good"],
+    },
+  ])
+  expect(health.nodes).toMatchObject({
+    total: 2,
+    online: 1,
+    items: [
+      { name: "node-a", status: "online" },
+      { name: "node-b", status: "offline", error: "connection refused" },
+    ],
+  })
+  expect(health.swarm).toEqual({
+    manager: true,
+    services: 2,
+    below: [{ id: web.ID, name: "edge_web", stack: "edge", desired: 2, running: 1 }],
+  })
+  expect(health.backups.overdue).toEqual([
+    {
+      repository: "nightly",
+      stack: "good",
+      schedule: "1h",
+      last_success: null,
+      due: "2026-11-27T13:00:00.000Z",
+      failures: 0,
+    },
+  ])
   expect(health.errors).toEqual([])
   expect(health.ok).toBe(false)
 
@@ -159,7 +275,16 @@ test("health: stacks by health with failed updates first, updates and CVEs of th
 test("health: a server with nothing on it is fine", async () => {
   t = await testApp()
   const { health } = await (await t.call("GET", "/api/dashboard")).json()
-  expect(health).toMatchObject({ ok: true, stacks: { counts: { running: 0, degraded: 0, stopped: 0, failed_update: 0 }, items: [] }, updates: [], cves: [], nodes: { total: 0, online: 0, items: [] }, swarm: { manager: false, services: 0, below: [] }, backups: { overdue: [] }, errors: [] })
+  expect(health).toMatchObject({
+    ok: true,
+    stacks: { counts: { running: 0, degraded: 0, stopped: 0, failed_update: 0 }, items: [] },
+    updates: [],
+    cves: [],
+    nodes: { total: 0, online: 0, items: [] },
+    swarm: { manager: false, services: 0, below: [] },
+    backups: { overdue: [] },
+    errors: [],
+  })
 })
 
 test("health: a part that fails is named with its error, and the rest is answered", async () => {
@@ -181,7 +306,12 @@ test("health: the host's hour from the stats sampler, and the data directory's d
   await t.ctx.stats.round()
   await t.ctx.stats.round()
   const { host } = (await (await t.call("GET", "/api/dashboard")).json()).health
-  expect(host).toMatchObject({ cpus: expect.any(Number), memory_bytes: expect.any(Number), cpu_percent: expect.any(Number), used_memory_bytes: expect.any(Number) })
+  expect(host).toMatchObject({
+    cpus: expect.any(Number),
+    memory_bytes: expect.any(Number),
+    cpu_percent: expect.any(Number),
+    used_memory_bytes: expect.any(Number),
+  })
   expect(host.history.time).toHaveLength(2)
   expect(host.history.cpu_percent).toHaveLength(2)
   expect(host.disk.path).toBe(t.dataDir)

@@ -7,7 +7,12 @@ afterEach(() => t.close())
 test("health reports version, sha, a server_id stable across restarts, and the engine", async () => {
   t = await testApp()
   const body = await (await t.call("GET", "/api/health")).json()
-  expect(body).toMatchObject({ status: "ok", version: expect.any(String), sha: expect.any(String), engine: { reachable: true } })
+  expect(body).toMatchObject({
+    status: "ok",
+    version: expect.any(String),
+    sha: expect.any(String),
+    engine: { reachable: true },
+  })
   const again = await testApp({}, { SVC_DATA: t.dataDir })
   expect((await (await again.call("GET", "/api/health")).json()).server_id).toBe(body.server_id)
 })
@@ -17,12 +22,21 @@ test("an unreachable engine leaves the service up and says so", async () => {
   t.engine.down = true
   const res = await t.call("GET", "/api/health")
   expect(res.status).toBe(200)
-  expect(await res.json()).toMatchObject({ status: "degraded", engine: { reachable: false, error: expect.stringContaining("unreachable") } })
+  expect(await res.json()).toMatchObject({
+    status: "degraded",
+    engine: { reachable: false, error: expect.stringContaining("unreachable") },
+  })
 })
 
 test("health says each background job's state, and why one failed", async () => {
   t = await testApp()
-  t.ctx.jobs.start([{ name: "engine events", start: (_, signal) => new Promise((r) => signal.addEventListener("abort", r)) }, { name: "scan queue", start: () => Promise.reject(new Error("no scanner")) }], t.ctx)
+  t.ctx.jobs.start(
+    [
+      { name: "engine events", start: (_, signal) => new Promise((r) => signal.addEventListener("abort", r)) },
+      { name: "scan queue", start: () => Promise.reject(new Error("no scanner")) },
+    ],
+    t.ctx,
+  )
   await Bun.sleep(0)
   expect((await (await t.call("GET", "/api/health")).json()).jobs).toEqual([
     { name: "engine events", state: "running" },

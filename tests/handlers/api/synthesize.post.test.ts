@@ -39,7 +39,8 @@ async function app(env: Record<string, string>, backend: SpeechBackend) {
 test("Markdown with front matter: MP3 as base64, WebVTT cues, the back end named in a header", async () => {
   const { backend, calls } = fakeBackend()
   await app({}, backend)
-  const text = "---\ntitle: Tides\nvoice: en-GB-SoniaNeural\nrate: \"-10%\"\nmood: calm\n---\n## High water\n\nAt *noon* & after.\n\n```\nskip()\n```\n"
+  const text =
+    '---\ntitle: Tides\nvoice: en-GB-SoniaNeural\nrate: "-10%"\nmood: calm\n---\n## High water\n\nAt *noon* & after.\n\n```\nskip()\n```\n'
   const res = await t.call("POST", "/api/synthesize", { text })
   expect(res.status).toBe(200)
   expect(res.headers.get("x-tts-engine")).toBe("fake")
@@ -55,7 +56,10 @@ test("Markdown with front matter: MP3 as base64, WebVTT cues, the back end named
   ])
   expect(calls).toEqual([
     // the back end is given the text as said; the cues above keep it as written
-    { sentences: [["Tides."], ["High water."], ["At noon and after."]], voice: { voice: "en-GB-SoniaNeural", lang: "en-GB", rate: -10, pitch: 0, volume: 0 } },
+    {
+      sentences: [["Tides."], ["High water."], ["At noon and after."]],
+      voice: { voice: "en-GB-SoniaNeural", lang: "en-GB", rate: -10, pitch: 0, volume: 0 },
+    },
   ])
 }, 60_000)
 
@@ -64,7 +68,10 @@ test("plain text is read as it is, with the configured default voice", async () 
   await app({ SVC_TTS_VOICE: "fr-FR-DeniseNeural" }, backend)
   const res = await t.call("POST", "/api/synthesize", { text: "Bonjour. Ça va?" })
   expect(res.status).toBe(200)
-  expect(calls[0]).toEqual({ sentences: [["Bonjour."], ["Ça va?"]], voice: { voice: "fr-FR-DeniseNeural", lang: "fr-FR", rate: 0, pitch: 0, volume: 0 } })
+  expect(calls[0]).toEqual({
+    sentences: [["Bonjour."], ["Ça va?"]],
+    voice: { voice: "fr-FR-DeniseNeural", lang: "fr-FR", rate: 0, pitch: 0, volume: 0 },
+  })
 }, 60_000)
 
 test("missing, non-string, empty and oversized text, and bad front matter, are 400s that say why", async () => {
@@ -91,14 +98,23 @@ test("missing, non-string, empty and oversized text, and bad front matter, are 4
 }, 60_000)
 
 test("a back end failure keeps its status: the online back end asked for explicitly is a 502", async () => {
-  await app({}, fakeBackend(new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms")).backend)
+  await app(
+    {},
+    fakeBackend(new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms"))
+      .backend,
+  )
   const res = await t.call("POST", "/api/synthesize", { text: "Hello." })
   expect(res.status).toBe(502)
-  expect(await res.json()).toEqual({ error: { code: "tts_engine_failed", message: "the Edge voice service failed: no answer within 5000 ms" } })
+  expect(await res.json()).toEqual({
+    error: { code: "tts_engine_failed", message: "the Edge voice service failed: no answer within 5000 ms" },
+  })
 }, 60_000)
 
 test("auto: the online back end failing, the offline one speaks the same sentences, and the header names it", async () => {
-  const online = fakeBackend(new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms"), "edge")
+  const online = fakeBackend(
+    new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms"),
+    "edge",
+  )
   const offline = fakeBackend(undefined, "flite")
   await app({ SVC_TTS_ENGINE: "auto" }, fallback(online.backend, offline.backend))
   const spoken = async () => {
@@ -132,7 +148,9 @@ test("beyond the running and waiting syntheses: 503 tts_busy with a Retry-After 
   const refused = await t.call("POST", "/api/synthesize", { text: "Hello." })
   expect(refused.status).toBe(503)
   expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
-  expect(await refused.json()).toEqual({ error: { code: "tts_busy", message: "1 syntheses are running and 4 waiting; try again shortly" } })
+  expect(await refused.json()).toEqual({
+    error: { code: "tts_busy", message: "1 syntheses are running and 4 waiting; try again shortly" },
+  })
   release()
   expect((await Promise.all(admitted)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
 }, 60_000)

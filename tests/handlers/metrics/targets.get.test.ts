@@ -24,7 +24,9 @@ test("the registry's nodes in Prometheus HTTP SD format, each group labelled nod
   for (const g of groups) {
     expect(Object.keys(g).sort()).toEqual(["labels", "targets"])
     expect(g.targets.every((x: unknown) => typeof x === "string" && /^[^/]+$/.test(x as string))).toBe(true)
-    expect(Object.entries(g.labels).every(([k, v]) => /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(k) && typeof v === "string")).toBe(true)
+    expect(
+      Object.entries(g.labels).every(([k, v]) => /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(k) && typeof v === "string"),
+    ).toBe(true)
   }
 })
 

@@ -7,7 +7,18 @@ import { AuditLog, type AuditInput } from "#lib/auth/audit.ts"
 let dir: string
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-const entry = (i: number, o: Partial<AuditInput> = {}): AuditInput => ({ user: `u${i % 3}`, source: "local", role: "admin", method: "POST", route: "/api/stacks/:name/restart", target: { name: `s${i}` }, status: i % 5 ? 200 : 403, peer: "127.0.0.1", token: null, ...o })
+const entry = (i: number, o: Partial<AuditInput> = {}): AuditInput => ({
+  user: `u${i % 3}`,
+  source: "local",
+  role: "admin",
+  method: "POST",
+  route: "/api/stacks/:name/restart",
+  target: { name: `s${i}` },
+  status: i % 5 ? 200 : 403,
+  peer: "127.0.0.1",
+  token: null,
+  ...o,
+})
 
 test("past its size the file rotates; `files` files are kept in all, the oldest dropped, each 0600", () => {
   dir = mkdtempSync(join(tmpdir(), "hm-audit-"))
@@ -20,7 +31,12 @@ test("past its size the file rotates; `files` files are kept in all, the oldest 
     expect(statSync(join(dir, f)).size).toBeLessThanOrEqual(2000)
     expect(statSync(join(dir, f)).mode & 0o777).toBe(0o600)
   }
-  const kept = ["audit.log.2", "audit.log.1", "audit.log"].flatMap((f) => readFileSync(join(dir, f), "utf8").trim().split("\n").map((l) => JSON.parse(l).target.name))
+  const kept = ["audit.log.2", "audit.log.1", "audit.log"].flatMap((f) =>
+    readFileSync(join(dir, f), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).target.name),
+  )
   expect(kept.at(-1)).toBe("s199")
   expect(kept).not.toContain("s0")
   // What is kept is the newest run of entries, in order.
@@ -36,7 +52,20 @@ test("a query is newest first, filtered, a page at a time through the cursor, ac
   expect(all.entries).toHaveLength(60)
   expect(all.next).toBeNull()
   const denied = log.query({ status_min: 400, status_max: 499, limit: 1000 })
-  expect(denied.entries.map((e) => e.target.name)).toEqual(["s55", "s50", "s45", "s40", "s35", "s30", "s25", "s20", "s15", "s10", "s5", "s0"])
+  expect(denied.entries.map((e) => e.target.name)).toEqual([
+    "s55",
+    "s50",
+    "s45",
+    "s40",
+    "s35",
+    "s30",
+    "s25",
+    "s20",
+    "s15",
+    "s10",
+    "s5",
+    "s0",
+  ])
   expect(denied.entries.every((e) => e.result === "denied")).toBe(true)
   const pages: string[] = []
   let cursor: string | undefined

@@ -15,20 +15,28 @@ afterEach(() => {
   t.close()
 })
 
-const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }
+const upgrade = {
+  connection: "Upgrade",
+  upgrade: "websocket",
+  "sec-websocket-version": "13",
+  "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+}
 
 test("a valid cookie on a change from another site is refused (Origin or Sec-Fetch-Site), and audited", async () => {
   t = await authApp()
   await t.addUser("root", "admin")
   const cookie = await t.signIn("root")
-  const post = (headers: Record<string, string>) => t.call("POST", "/api/cluster/token", undefined, { cookie, ...headers })
+  const post = (headers: Record<string, string>) =>
+    t.call("POST", "/api/cluster/token", undefined, { cookie, ...headers })
   expect((await post({ origin: "https://evil.example" })).status).toBe(403)
   const fetched = await post({ "sec-fetch-site": "cross-site" })
   expect(fetched.status).toBe(403)
   expect((await fetched.json()).error.code).toBe("cross_site")
   expect((await post({ "sec-fetch-site": "same-site" })).status).toBe(403)
   expect((await post({ origin: "http://127.0.0.1:8080", "sec-fetch-site": "same-origin" })).status).toBe(201)
-  const { entries } = await (await t.call("GET", "/api/audit?status_min=403&status_max=403", undefined, { cookie })).json()
+  const { entries } = await (
+    await t.call("GET", "/api/audit?status_min=403&status_max=403", undefined, { cookie })
+  ).json()
   expect(entries.length).toBeGreaterThanOrEqual(2)
 })
 
@@ -36,9 +44,18 @@ test("a cross-site read with the cookie is a plain read; an API token is not a b
   t = await authApp()
   await t.addUser("root", "admin")
   const cookie = await t.signIn("root")
-  expect((await t.call("GET", "/api/containers", undefined, { cookie, "sec-fetch-site": "cross-site" })).status).toBe(200)
+  expect((await t.call("GET", "/api/containers", undefined, { cookie, "sec-fetch-site": "cross-site" })).status).toBe(
+    200,
+  )
   const { token } = await t.token(cookie)
-  expect((await t.call("POST", "/api/cluster/token", undefined, { authorization: `Bearer ${token}`, "sec-fetch-site": "cross-site" })).status).toBe(201)
+  expect(
+    (
+      await t.call("POST", "/api/cluster/token", undefined, {
+        authorization: `Bearer ${token}`,
+        "sec-fetch-site": "cross-site",
+      })
+    ).status,
+  ).toBe(201)
 })
 
 test("a WebSocket from a foreign origin with a valid cookie is refused before the upgrade", async () => {
@@ -47,11 +64,16 @@ test("a WebSocket from a foreign origin with a valid cookie is refused before th
   const cookie = await t.signIn("root")
   const served = serveApp(t)
   stop = served.stop
-  const foreign = await fetch(`${served.url}/api/containers/nothing/shell`, { headers: { ...upgrade, cookie, origin: "https://evil.example" } })
+  const foreign = await fetch(`${served.url}/api/containers/nothing/shell`, {
+    headers: { ...upgrade, cookie, origin: "https://evil.example" },
+  })
   expect(foreign.status).toBe(403)
   expect((await foreign.json()).error.code).toBe("cross_site")
   // The same cookie from the server's own page gets past the front door (the container does not exist).
-  expect((await fetch(`${served.url}/api/containers/nothing/shell`, { headers: { ...upgrade, cookie, origin: served.url } })).status).toBe(404)
+  expect(
+    (await fetch(`${served.url}/api/containers/nothing/shell`, { headers: { ...upgrade, cookie, origin: served.url } }))
+      .status,
+  ).toBe(404)
 })
 
 test("a viewer is refused a shell; an operator's shell opening and closing are audited", async () => {
@@ -62,13 +84,19 @@ test("a viewer is refused a shell; an operator's shell opening and closing are a
   const id = t.engine.addContainer({ name: "web", state: "running" }).id
   const served = serveApp(t)
   stop = served.stop
-  const viewer = await fetch(`${served.url}/api/containers/${id}/shell`, { headers: { ...upgrade, cookie: await t.signIn("vera") } })
+  const viewer = await fetch(`${served.url}/api/containers/${id}/shell`, {
+    headers: { ...upgrade, cookie: await t.signIn("vera") },
+  })
   expect(viewer.status).toBe(403)
-  const ws = new WebSocket(`${served.url.replace("http", "ws")}/api/containers/${id}/shell`, { headers: { cookie: await t.signIn("otto") } } as never)
+  const ws = new WebSocket(`${served.url.replace("http", "ws")}/api/containers/${id}/shell`, {
+    headers: { cookie: await t.signIn("otto") },
+  } as never)
   await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = reject)))
   ws.close()
   await Bun.sleep(50)
-  const { entries } = await (await t.call("GET", "/api/audit?route=/api/containers/:id/shell", undefined, { cookie: await t.signIn("root") })).json()
+  const { entries } = await (
+    await t.call("GET", "/api/audit?route=/api/containers/:id/shell", undefined, { cookie: await t.signIn("root") })
+  ).json()
   expect(entries.map((e: any) => [e.user, e.action ?? null, e.status])).toEqual([
     ["otto", "ws.close", 101],
     ["otto", "ws.open", 101],
@@ -80,7 +108,13 @@ test("a viewer is refused a shell; an operator's shell opening and closing are a
 test("a guessed, malformed or expired session id opens nothing", async () => {
   t = await authApp({ SVC_AUTH_SESSION_IDLE: "600", SVC_AUTH_SESSION_MAX: "3600" })
   await t.addUser("ann", "viewer")
-  for (const cookie of ["hm_session=", "hm_session=x", `hm_session=${"A".repeat(43)}`, "hm_session=../../auth/users.json", "other=1"])
+  for (const cookie of [
+    "hm_session=",
+    "hm_session=x",
+    `hm_session=${"A".repeat(43)}`,
+    "hm_session=../../auth/users.json",
+    "other=1",
+  ])
     expect((await t.call("GET", "/api/containers", undefined, { cookie })).status).toBe(401)
   const cookie = await t.signIn("ann")
   t.clock.now += 599_000
@@ -100,24 +134,41 @@ test("a guessed, malformed or expired session id opens nothing", async () => {
 })
 
 test("proxy mode believes Remote-User only from a trusted peer, maps groups to roles, and never makes an admin by default", async () => {
-  t = await authApp({ SVC_AUTH: "proxy", SVC_AUTH_TRUSTED_PROXIES: "127.0.0.1/32", SVC_AUTH_ROLE_MAP: "admins=admin,ops=operator" })
+  t = await authApp({
+    SVC_AUTH: "proxy",
+    SVC_AUTH_TRUSTED_PROXIES: "127.0.0.1/32",
+    SVC_AUTH_ROLE_MAP: "admins=admin,ops=operator",
+  })
   const served = serveApp(t)
   stop = served.stop
   const get = (path: string, headers: Record<string, string>, url = served.url) => fetch(`${url}${path}`, { headers })
-  expect(await (await get("/api/auth/me", { "remote-user": "ann", "remote-groups": "staff, ops" })).json()).toMatchObject({ user: "ann", role: "operator", source: "proxy" })
+  expect(
+    await (await get("/api/auth/me", { "remote-user": "ann", "remote-groups": "staff, ops" })).json(),
+  ).toMatchObject({ user: "ann", role: "operator", source: "proxy" })
   expect((await get("/api/containers", { "remote-user": "ann", "remote-groups": "staff, ops" })).status).toBe(200)
-  expect((await fetch(`${served.url}/api/prune/images`, { method: "POST", headers: { "remote-user": "ann", "remote-groups": "ops" } })).status).toBe(403)
+  expect(
+    (
+      await fetch(`${served.url}/api/prune/images`, {
+        method: "POST",
+        headers: { "remote-user": "ann", "remote-groups": "ops" },
+      })
+    ).status,
+  ).toBe(403)
   expect((await get("/api/containers", { "remote-user": "ann", "remote-groups": "staff" })).status).toBe(403)
   expect((await get("/api/containers", { "remote-user": "ann" })).status).toBe(403)
   expect((await get("/api/containers", { "remote-user": "ann bob", "remote-groups": "admins" })).status).toBe(401)
   // In process, the request has no peer address: it is no trusted proxy.
-  expect((await t.call("GET", "/api/containers", undefined, { "remote-user": "root", "remote-groups": "admins" })).status).toBe(401)
+  expect(
+    (await t.call("GET", "/api/containers", undefined, { "remote-user": "root", "remote-groups": "admins" })).status,
+  ).toBe(401)
   t.close()
   t = await authApp({ SVC_AUTH: "proxy", SVC_AUTH_TRUSTED_PROXIES: "10.0.0.0/8", SVC_AUTH_ROLE_MAP: "*=admin" })
   stop()
   const untrusted = serveApp(t)
   stop = untrusted.stop
-  expect((await get("/api/containers", { "remote-user": "root", "remote-groups": "admins" }, untrusted.url)).status).toBe(401)
+  expect(
+    (await get("/api/containers", { "remote-user": "root", "remote-groups": "admins" }, untrusted.url)).status,
+  ).toBe(401)
 })
 
 test("a user limited to some stacks acts on those only, reads elsewhere, and sees only theirs in the list", async () => {
@@ -126,7 +177,17 @@ test("a user limited to some stacks acts on those only, reads elsewhere, and see
   await t.addUser("root", "admin")
   await t.addUser("shopkeeper", "operator", ["shop"])
   const root = await t.signIn("root")
-  for (const name of ["shop", "blog"]) expect((await t.call("POST", "/api/stacks", { name, content: twoServices, env: [{ key: "TOKEN", value: "x", secret: true }] }, { cookie: root })).status).toBe(201)
+  for (const name of ["shop", "blog"])
+    expect(
+      (
+        await t.call(
+          "POST",
+          "/api/stacks",
+          { name, content: twoServices, env: [{ key: "TOKEN", value: "x", secret: true }] },
+          { cookie: root },
+        )
+      ).status,
+    ).toBe(201)
   const cookie = await t.signIn("shopkeeper")
   expect((await t.call("POST", "/api/stacks/shop/restart", undefined, { cookie })).status).toBe(200)
   expect((await t.call("POST", "/api/stacks/blog/restart", undefined, { cookie })).status).toBe(403)
@@ -144,17 +205,22 @@ test("the audit log holds every change without a body: an environment's keys at 
   await t.addUser("root", "admin")
   const cookie = await t.signIn("root")
   const SECRET = "pa55-very-secret"
-  await t.call("POST", "/api/stacks", { name: "demo", content: twoServices, env: [{ key: "TOKEN", value: SECRET, secret: true }] }, { cookie })
+  await t.call(
+    "POST",
+    "/api/stacks",
+    { name: "demo", content: twoServices, env: [{ key: "TOKEN", value: SECRET, secret: true }] },
+    { cookie },
+  )
   await t.call("PUT", "/api/stacks/demo/env", [{ key: "TOKEN", value: `${SECRET}-2` }], { cookie })
   await t.call("POST", "/api/users", { name: "ann", password: PASSWORD, role: "viewer" }, { cookie })
   const log = readFileSync(t.ctx.auth.audit.file, "utf8")
   for (const secret of [SECRET, PASSWORD, cookie.split("=")[1]!]) expect(log).not.toContain(secret)
   const { entries } = await (await t.call("GET", "/api/audit", undefined, { cookie })).json()
   expect(entries.map((e: any) => `${e.method} ${e.route} ${JSON.stringify(e.target)} ${e.status}`)).toEqual([
-    'POST /api/users {} 201',
+    "POST /api/users {} 201",
     'PUT /api/stacks/:name/env {"name":"demo"} 200',
-    'POST /api/stacks {} 201',
-    'POST /api/auth/login {} 200',
+    "POST /api/stacks {} 201",
+    "POST /api/auth/login {} 200",
   ])
 })
 
@@ -165,7 +231,9 @@ test("another server of the cluster, with the cluster token, is the cluster: it 
   const { token } = await (await t.call("POST", "/api/cluster/token", undefined, { cookie: root })).json()
   const cluster = { authorization: `Bearer ${token}` }
   expect((await t.call("DELETE", "/api/volumes/nothing-here", undefined, cluster)).status).toBe(404)
-  expect((await t.call("DELETE", "/api/volumes/nothing-here", undefined, { authorization: "Bearer not-the-token" })).status).toBe(401)
+  expect(
+    (await t.call("DELETE", "/api/volumes/nothing-here", undefined, { authorization: "Bearer not-the-token" })).status,
+  ).toBe(401)
   const registered = await t.call("POST", "/api/cluster/register", { token: "wrong", server_id: "abc" })
   expect(registered.status).toBe(403)
   expect((await registered.json()).error.code).toBe("invalid_token")
@@ -217,7 +285,10 @@ test("an open event stream ends when its user is removed; another user's runs on
   })()
   expect((await t.call("DELETE", "/api/users/vera", undefined, { cookie: root })).status).toBe(200)
   expect(await ended).toBe(true)
-  const next = await Promise.race([other.read().then((r) => (r.done ? "ended" : "data")), Bun.sleep(100).then(() => "still open")])
+  const next = await Promise.race([
+    other.read().then((r) => (r.done ? "ended" : "data")),
+    Bun.sleep(100).then(() => "still open"),
+  ])
   expect(["data", "still open"]).toContain(next)
   await other.cancel()
 })

@@ -14,21 +14,34 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
 async function run(args: string[], stdin = "") {
   const lines: string[] = []
-  const code = await userCommand(args, dir, { stdin: async () => stdin, out: (line) => void lines.push(line) }, new Passwords(countingHasher().hasher))
+  const code = await userCommand(
+    args,
+    dir,
+    { stdin: async () => stdin, out: (line) => void lines.push(line) },
+    new Passwords(countingHasher().hasher),
+  )
   return { code, out: lines.join("\n") }
 }
 
 test("add, list, passwd, role and del; a change ends the user's sessions and tokens", async () => {
   dir = mkdtempSync(join(tmpdir(), "hm-cli-"))
-  expect(await run(["add", "alice", "--role", "admin"], "a long password\n")).toEqual({ code: 0, out: "user alice added (admin)" })
-  expect(await run(["add", "bob", "--role", "viewer", "--stacks", "shop,blog"], "bob's password")).toMatchObject({ code: 0 })
+  expect(await run(["add", "alice", "--role", "admin"], "a long password\n")).toEqual({
+    code: 0,
+    out: "user alice added (admin)",
+  })
+  expect(await run(["add", "bob", "--role", "viewer", "--stacks", "shop,blog"], "bob's password")).toMatchObject({
+    code: 0,
+  })
   expect(await run(["list"])).toEqual({ code: 0, out: "alice\tadmin\nbob\tviewer\tshop,blog" })
   const auth = join(dir, "auth")
   const sessions = new Sessions(auth, { idle: 3600, max: 3600 }, Date.now)
   const tokens = new Tokens(auth, Date.now)
   const session = sessions.start({ user: "bob", role: "viewer", source: "local" })
   const { token } = tokens.create({ name: "t", user: "bob", source: "local", role: "viewer", mcp_confirm: true })
-  expect(await run(["role", "bob", "operator"])).toEqual({ code: 0, out: "bob is operator; their sessions and tokens ended" })
+  expect(await run(["role", "bob", "operator"])).toEqual({
+    code: 0,
+    out: "bob is operator; their sessions and tokens ended",
+  })
   expect(sessions.get(session)).toBeUndefined()
   expect(tokens.use(token)).toBeUndefined()
   const hash = new Users(auth).get("bob")!.hash
@@ -40,10 +53,16 @@ test("add, list, passwd, role and del; a change ends the user's sessions and tok
 
 test("a weak password, a taken name, an unknown user or role: a message and a non-zero exit; a bad command: the usage, 2", async () => {
   dir = mkdtempSync(join(tmpdir(), "hm-cli-"))
-  expect(await run(["add", "alice", "--role", "admin"], "short")).toEqual({ code: 1, out: "a password has at least 8 characters" })
+  expect(await run(["add", "alice", "--role", "admin"], "short")).toEqual({
+    code: 1,
+    out: "a password has at least 8 characters",
+  })
   expect((await run(["add", "alice", "--role", "root"], "a long password")).code).toBe(2)
   await run(["add", "alice", "--role", "admin"], "a long password")
-  expect(await run(["add", "alice", "--role", "admin"], "a long password")).toEqual({ code: 1, out: 'user "alice" exists' })
+  expect(await run(["add", "alice", "--role", "admin"], "a long password")).toEqual({
+    code: 1,
+    out: 'user "alice" exists',
+  })
   expect(await run(["del", "nobody"])).toEqual({ code: 1, out: 'no user "nobody"' })
   expect(await run(["add", "a b", "--role", "viewer"], "a long password")).toMatchObject({ code: 1 })
   expect((await run(["frobnicate", "x"])).out).toStartWith("usage:")

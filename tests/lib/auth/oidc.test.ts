@@ -16,7 +16,14 @@ beforeAll(async () => {
     redirectUris: [`${SERVICE}/api/auth/oidc/callback`],
     postLogoutRedirectUris: [`${SERVICE}/`],
   })
-  oidc = new Oidc({ issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, redirectUrl: undefined, scopes: "openid profile groups", roleClaim: "groups" })
+  oidc = new Oidc({
+    issuer: provider.issuer,
+    clientId: provider.clientId,
+    clientSecret: provider.clientSecret,
+    redirectUrl: undefined,
+    scopes: "openid profile groups",
+    roleClaim: "groups",
+  })
 })
 afterAll(() => provider.stop())
 
@@ -29,7 +36,10 @@ async function signedIn(account: string): Promise<{ callback: string; cookie: st
 const finish = (callback: string, cookie: string) => oidc.finish(new Request(callback, { headers: { cookie } }))
 
 async function refusal(promise: Promise<unknown>): Promise<HttpError> {
-  const err = await promise.then(() => undefined, (e) => e)
+  const err = await promise.then(
+    () => undefined,
+    (e) => e,
+  )
   if (!(err instanceof HttpError)) throw new Error(`expected an HttpError, got ${err}`)
   return err
 }
@@ -108,7 +118,14 @@ describe("OIDC sign-in", () => {
   })
 
   test("a provider that cannot be reached is a 502, and is asked again next time", async () => {
-    const gone = new Oidc({ issuer: "http://127.0.0.1:9", clientId: "x", clientSecret: undefined, redirectUrl: undefined, scopes: "openid", roleClaim: "groups" })
+    const gone = new Oidc({
+      issuer: "http://127.0.0.1:9",
+      clientId: "x",
+      clientSecret: undefined,
+      redirectUrl: undefined,
+      scopes: "openid",
+      roleClaim: "groups",
+    })
     const err = await refusal(gone.begin(new Request(`${SERVICE}/api/auth/oidc/login`)))
     expect([err.status, err.code]).toEqual([502, "oidc_unavailable"])
     expect((await refusal(gone.begin(new Request(`${SERVICE}/api/auth/oidc/login`)))).code).toBe("oidc_unavailable")
@@ -119,12 +136,30 @@ describe("SVC_AUTH_OIDC_* settings", () => {
   const base = { SVC_AUTH_OIDC_ISSUER: "https://id.example.com/realms/ops", SVC_AUTH_OIDC_CLIENT_ID: "harbormaster" }
 
   test("defaults: the request's origin for the callback, the basic scopes, the groups claim", () => {
-    expect(oidcSettings(base)).toEqual({ issuer: base.SVC_AUTH_OIDC_ISSUER, clientId: "harbormaster", clientSecret: undefined, redirectUrl: undefined, scopes: "openid profile email", roleClaim: "groups" })
+    expect(oidcSettings(base)).toEqual({
+      issuer: base.SVC_AUTH_OIDC_ISSUER,
+      clientId: "harbormaster",
+      clientSecret: undefined,
+      redirectUrl: undefined,
+      scopes: "openid profile email",
+      roleClaim: "groups",
+    })
   })
 
   test("every setting read", () => {
-    const env = { ...base, SVC_AUTH_OIDC_CLIENT_SECRET: "s", SVC_AUTH_OIDC_REDIRECT_URL: "https://hm.example.com/api/auth/oidc/callback", SVC_AUTH_OIDC_SCOPES: "openid, groups", SVC_AUTH_OIDC_ROLE_CLAIM: "roles" }
-    expect(oidcSettings(env)).toMatchObject({ clientSecret: "s", redirectUrl: env.SVC_AUTH_OIDC_REDIRECT_URL, scopes: "openid groups", roleClaim: "roles" })
+    const env = {
+      ...base,
+      SVC_AUTH_OIDC_CLIENT_SECRET: "s",
+      SVC_AUTH_OIDC_REDIRECT_URL: "https://hm.example.com/api/auth/oidc/callback",
+      SVC_AUTH_OIDC_SCOPES: "openid, groups",
+      SVC_AUTH_OIDC_ROLE_CLAIM: "roles",
+    }
+    expect(oidcSettings(env)).toMatchObject({
+      clientSecret: "s",
+      redirectUrl: env.SVC_AUTH_OIDC_REDIRECT_URL,
+      scopes: "openid groups",
+      roleClaim: "roles",
+    })
   })
 
   test.each([
@@ -138,6 +173,8 @@ describe("SVC_AUTH_OIDC_* settings", () => {
   })
 
   test("plain http is allowed to a provider on this host", () => {
-    expect(oidcSettings({ ...base, SVC_AUTH_OIDC_ISSUER: "http://127.0.0.1:9000" }).issuer).toBe("http://127.0.0.1:9000")
+    expect(oidcSettings({ ...base, SVC_AUTH_OIDC_ISSUER: "http://127.0.0.1:9000" }).issuer).toBe(
+      "http://127.0.0.1:9000",
+    )
   })
 })

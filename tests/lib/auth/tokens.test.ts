@@ -14,5 +14,10 @@ test("a user's tokens are those of their name and source: a single sign-on user 
   const sso = tokens.create({ name: "laptop", user: "ann", source: "oidc", role: "viewer", mcp_confirm: true }).record
   expect(tokens.list("ann", "oidc").map((t) => t.id)).toEqual([sso.id])
   expect(tokens.list("ann", "local").map((t) => t.id)).toEqual([local.id])
-  expect(tokens.list("ann").map((t) => t.id).sort()).toEqual([local.id, sso.id].sort())
+  expect(
+    tokens
+      .list("ann")
+      .map((t) => t.id)
+      .sort(),
+  ).toEqual([local.id, sso.id].sort())
 })

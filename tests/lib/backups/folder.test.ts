@@ -23,7 +23,12 @@ function engineAt(host: string): FakeEngine {
 }
 
 /** A probe that finds every path a folder, as root, the confinement working unless told. */
-const probe = (over: Partial<Probe> = {}): Probe => ({ isRoot: () => true, isFolder: () => true, confines: async () => true, ...over })
+const probe = (over: Partial<Probe> = {}): Probe => ({
+  isRoot: () => true,
+  isFolder: () => true,
+  confines: async () => true,
+  ...over,
+})
 const created = (engine: FakeEngine) => engine.calls.filter((c) => c.op === "createVolume").length
 
 test("an engine on a unix socket whose new volume's folder is here, with the confinement working, is local; the probe's volume is removed", async () => {
@@ -64,16 +69,19 @@ test("a confinement that fails (no unshare, no nosymfollow) is not local; an eng
 
 const asRoot = process.getuid?.() === 0
 
-test.skipIf(!asRoot)("isLocal: an engine down falls back to the stream and is asked again; an answer is kept", async () => {
-  const engine = engineAt("unix:///run/hm-folder-test.sock")
-  engine.down = true
-  expect(await isLocal(engine)).toBe(false)
-  engine.down = false
-  // The fake's volume folders are not on this host: not local, and not asked a third time.
-  expect(await isLocal(engine)).toBe(false)
-  expect(await isLocal(engine)).toBe(false)
-  expect(created(engine)).toBe(1)
-})
+test.skipIf(!asRoot)(
+  "isLocal: an engine down falls back to the stream and is asked again; an answer is kept",
+  async () => {
+    const engine = engineAt("unix:///run/hm-folder-test.sock")
+    engine.down = true
+    expect(await isLocal(engine)).toBe(false)
+    engine.down = false
+    // The fake's volume folders are not on this host: not local, and not asked a third time.
+    expect(await isLocal(engine)).toBe(false)
+    expect(await isLocal(engine)).toBe(false)
+    expect(created(engine)).toBe(1)
+  },
+)
 
 test.skipIf(!asRoot)("confined: symlinks are read as links but never followed; read-only unless written", () => {
   const folder = join(dir, "vol")

@@ -17,7 +17,12 @@ test("restic retrying a write on a full disk is stopped at its first 'no space l
     `#!/bin/sh\necho $$ > ${pidFile}\necho "Save(<index/3f2a>) returned error, retrying after 720.25ms: write ${dir}/repo/index/3f2a: no space left on device" >&2\nexec sleep 600\n`,
   )
   chmodSync(join(dir, "restic"), 0o755)
-  const err = await restic({ name: "t", repository: join(dir, "repo"), password: "pw" }, ["backup", "--stdin"], { timeout: 600 }, { env: { PATH: `${dir}:${process.env.PATH}` } }).catch((e) => e)
+  const err = await restic(
+    { name: "t", repository: join(dir, "repo"), password: "pw" },
+    ["backup", "--stdin"],
+    { timeout: 600 },
+    { env: { PATH: `${dir}:${process.env.PATH}` } },
+  ).catch((e) => e)
   expect([err.status, err.code]).toEqual([507, "repository_full"])
   const pid = Number(await Bun.file(pidFile).text())
   expect(() => process.kill(pid, 0)).toThrow()

@@ -22,7 +22,12 @@ const snapshots = async () => JSON.parse(await restic(repo(), ["snapshots", "--j
 
 test("a stream goes in through standard input and comes back out of dump", async () => {
   const data = bytes(3 << 20)
-  const out = await restic(repo(), ["backup", "--json", "--quiet", "--stdin", "--stdin-filename", "data.bin"], deadline, { stdin: new Blob([data]).stream() })
+  const out = await restic(
+    repo(),
+    ["backup", "--json", "--quiet", "--stdin", "--stdin-filename", "data.bin"],
+    deadline,
+    { stdin: new Blob([data]).stream() },
+  )
   const [summary] = jsonLines<{ snapshot_id: string; total_bytes_processed: number }>(out, "summary")
   expect(summary!.total_bytes_processed).toBe(data.length)
   const dump = resticStream(repo(), ["dump", summary!.snapshot_id, "/data.bin"], deadline)
@@ -47,7 +52,9 @@ test("a source that fails midway fails the backup and leaves no snapshot", async
       else c.error(new Error("the engine went away"))
     },
   })
-  const err = await restic(repo(), ["backup", "--quiet", "--stdin", "--stdin-filename", "cut.bin"], deadline, { stdin: failing }).catch((e) => e)
+  const err = await restic(repo(), ["backup", "--quiet", "--stdin", "--stdin-filename", "cut.bin"], deadline, {
+    stdin: failing,
+  }).catch((e) => e)
   expect(err.message).toBe("the engine went away")
   expect((await snapshots()).length).toBe(before)
 })

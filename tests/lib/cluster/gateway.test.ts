@@ -7,12 +7,22 @@ import { freePort } from "../../support/service.ts"
 let node: FakeNode | undefined
 afterEach(() => node?.stop())
 
-const entry = (url: string): NodeEntry => ({ name: "n1", url, status: "online", error: null, server_id: "s", registered_at: "", checked_at: null })
+const entry = (url: string): NodeEntry => ({
+  name: "n1",
+  url,
+  status: "online",
+  error: null,
+  server_id: "s",
+  registered_at: "",
+  checked_at: null,
+})
 const gateway = (path: string) => `http://127.0.0.1:8080/api/nodes/n1/proxy${path}`
 
 test("the target is the node URL plus the path after /proxy, with the query string", () => {
   const n = entry("http://10.0.0.1:8081")
-  expect(targetUrl(n, gateway("/api/stacks/web/env?x=1&y=%2F"))).toBe("http://10.0.0.1:8081/api/stacks/web/env?x=1&y=%2F")
+  expect(targetUrl(n, gateway("/api/stacks/web/env?x=1&y=%2F"))).toBe(
+    "http://10.0.0.1:8081/api/stacks/web/env?x=1&y=%2F",
+  )
   expect(targetUrl(n, gateway("/a%20b/"))).toBe("http://10.0.0.1:8081/a%20b/")
   expect(targetUrl(n, "http://127.0.0.1:8080/api/nodes/n1/proxy")).toBe("http://10.0.0.1:8081/")
 })
@@ -22,32 +32,61 @@ test("method, body, status and headers pass; Authorization, cookies, Origin and 
   const req = new Request(gateway("/created?q=1"), {
     method: "PATCH",
     body: JSON.stringify({ a: 1 }),
-    headers: { "content-type": "application/json", authorization: "Bearer secret", cookie: "hm_session=s3ssion", origin: "http://127.0.0.1:8080", connection: "keep-alive, x-private", "x-private": "1", "x-kept": "yes", te: "trailers", expect: "100-continue" },
+    headers: {
+      "content-type": "application/json",
+      authorization: "Bearer secret",
+      cookie: "hm_session=s3ssion",
+      origin: "http://127.0.0.1:8080",
+      connection: "keep-alive, x-private",
+      "x-private": "1",
+      "x-kept": "yes",
+      te: "trailers",
+      expect: "100-continue",
+    },
   })
   const res = await forward(entry(node.url), req)
   expect(res.status).toBe(201)
   expect(res.headers.get("x-node")).toBe("fake")
   expect(res.headers.get("set-cookie")).toBeNull()
   const seen = await res.json()
-  expect(seen).toMatchObject({ method: "PATCH", path: "/created?q=1", bytes: 7, headers: { "content-type": "application/json", "content-length": "7", "x-kept": "yes" } })
-  for (const h of ["authorization", "cookie", "origin", "x-private", "te", "expect"]) expect(seen.headers[h]).toBeUndefined()
+  expect(seen).toMatchObject({
+    method: "PATCH",
+    path: "/created?q=1",
+    bytes: 7,
+    headers: { "content-type": "application/json", "content-length": "7", "x-kept": "yes" },
+  })
+  for (const h of ["authorization", "cookie", "origin", "x-private", "te", "expect"])
+    expect(seen.headers[h]).toBeUndefined()
 })
 
 test("a client's X-Hm-Proof never reaches the node; the gateway's own, made for the node's method, path and server_id, does", async () => {
   node = fakeNode()
-  const req = () => new Request(gateway("/api/stacks/web?volumes=true"), { method: "DELETE", headers: { "x-hm-proof": "v1.made-up.by-the-client" } })
+  const req = () =>
+    new Request(gateway("/api/stacks/web?volumes=true"), {
+      method: "DELETE",
+      headers: { "x-hm-proof": "v1.made-up.by-the-client" },
+    })
   const unsigned = await (await forward(entry(node.url), req())).json()
   expect(unsigned.headers["x-hm-proof"]).toBeUndefined()
-  const signed = await (await forward(entry(node.url), req(), (method, path, server) => `${method} ${path} ${server}`)).json()
+  const signed = await (
+    await forward(entry(node.url), req(), (method, path, server) => `${method} ${path} ${server}`)
+  ).json()
   expect(signed.headers["x-hm-proof"]).toBe("DELETE /api/stacks/web?volumes=true s")
 })
 
 test("a streamed body without a length arrives chunked and whole", async () => {
   node = fakeNode()
   const data = generated(5 * 1024 * 1024 + 17)
-  const res = await forward(entry(node.url), new Request(gateway("/up"), { method: "POST", body: data.stream(), duplex: "half" } as RequestInit))
+  const res = await forward(
+    entry(node.url),
+    new Request(gateway("/up"), { method: "POST", body: data.stream(), duplex: "half" } as RequestInit),
+  )
   const seen = await res.json()
-  expect(seen).toMatchObject({ bytes: 5 * 1024 * 1024 + 17, sha256: data.sha256, headers: { "transfer-encoding": "chunked" } })
+  expect(seen).toMatchObject({
+    bytes: 5 * 1024 * 1024 + 17,
+    sha256: data.sha256,
+    headers: { "transfer-encoding": "chunked" },
+  })
   expect(seen.headers["content-length"]).toBeUndefined()
 })
 
@@ -98,7 +137,12 @@ test("a client writing faster than the node reads is paused until the node's que
   node = fakeNode()
   const session = await bridge(entry(node.url), gateway("/sink"))
   const flow: string[] = []
-  session.open({ send: () => 1, close: () => {}, pause: () => void flow.push("pause"), resume: () => void flow.push("resume") })
+  session.open({
+    send: () => 1,
+    close: () => {},
+    pause: () => void flow.push("pause"),
+    resume: () => void flow.push("resume"),
+  })
   const mib = new Uint8Array(1 << 20)
   for (let i = 0; i < 64 && !flow.includes("pause"); i++) session.message(mib)
   expect(flow).toEqual(["pause"])
@@ -109,9 +153,16 @@ test("a client writing faster than the node reads is paused until the node's que
 
 test("a compressed answer comes back compressed, as the node sent it", async () => {
   const gz = Bun.gzipSync(new TextEncoder().encode("hello ".repeat(1000)))
-  const upstream = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(gz, { headers: { "content-encoding": "gzip", "content-type": "text/plain" } }) })
+  const upstream = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response(gz, { headers: { "content-encoding": "gzip", "content-type": "text/plain" } }),
+  })
   try {
-    const res = await forward(entry(`http://127.0.0.1:${upstream.port}`), new Request(gateway("/gz"), { headers: { "accept-encoding": "gzip" } }))
+    const res = await forward(
+      entry(`http://127.0.0.1:${upstream.port}`),
+      new Request(gateway("/gz"), { headers: { "accept-encoding": "gzip" } }),
+    )
     expect(res.headers.get("content-encoding")).toBe("gzip")
     const back = await res.arrayBuffer()
     expect(new Uint8Array(back)).toEqual(gz)

@@ -18,7 +18,8 @@ test("a link carries calls out on its app in its process: small bodies and answe
     port: 0,
     async fetch(req, srv) {
       const url = new URL(req.url)
-      if (url.pathname === "/api/cluster/connect") return srv.upgrade(req, { data: {} }) ? undefined : new Response(null, { status: 400 })
+      if (url.pathname === "/api/cluster/connect")
+        return srv.upgrade(req, { data: {} }) ? undefined : new Response(null, { status: 400 })
       const id = url.pathname.split("/").at(-1)!
       exchanges.push(req.method)
       if (req.method === "GET") return t.take(id, "n1")
@@ -30,14 +31,16 @@ test("a link carries calls out on its app in its process: small bodies and answe
         ws.data.peer = { send: (d) => ws.send(d), close: (code, reason) => ws.close(code, reason) }
         t.attach("n1", ws.data.peer)
       },
-      message: (ws, m) => void (typeof m === "string" ? m === "ping" && ws.send("pong") : t.answerWhole("n1", new Uint8Array(m))),
+      message: (ws, m) =>
+        void (typeof m === "string" ? m === "ping" && ws.send("pong") : t.answerWhole("n1", new Uint8Array(m))),
       close: (ws) => void t.detach("n1", ws.data.peer!),
     },
   })
   const bytes = (s: string) => new TextEncoder().encode(s)
   const app = async (req: Request) => {
     const path = new URL(req.url).pathname
-    if (path === "/echo") return new Response(await req.arrayBuffer(), { headers: { "x-got": req.headers.get("x-a") ?? "" } })
+    if (path === "/echo")
+      return new Response(await req.arrayBuffer(), { headers: { "x-got": req.headers.get("x-a") ?? "" } })
     return new Response(
       new ReadableStream({
         async start(c) {
@@ -52,14 +55,27 @@ test("a link carries calls out on its app in its process: small bodies and answe
   }
   const link = new Link(app)
   const stop = new AbortController()
-  const running = link.run(async () => ({ controlPlaneUrl: server.url.origin, token: "t", serverId: "n1", local: "http://node.invalid" }), stop.signal)
+  const running = link.run(
+    async () => ({ controlPlaneUrl: server.url.origin, token: "t", serverId: "n1", local: "http://node.invalid" }),
+    stop.signal,
+  )
   try {
     expect(await link.connected(5000)).toBe(true)
-    const small = await t.fetch("n1", { method: "POST", path: "/echo", headers: new Headers({ "x-a": "b" }), body: "hi" })
+    const small = await t.fetch("n1", {
+      method: "POST",
+      path: "/echo",
+      headers: new Headers({ "x-a": "b" }),
+      body: "hi",
+    })
     expect([small.status, small.headers.get("x-got"), await small.text()]).toEqual([200, "b", "hi"])
     expect(exchanges).toEqual([])
     const big = "x".repeat(100 * 1024)
-    const echoed = await t.fetch("n1", { method: "PUT", path: "/echo", headers: new Headers(), body: new Response(big).body })
+    const echoed = await t.fetch("n1", {
+      method: "PUT",
+      path: "/echo",
+      headers: new Headers(),
+      body: new Response(big).body,
+    })
     expect((await echoed.text()) === big).toBe(true)
     expect(exchanges.sort()).toEqual(["GET", "POST"]) // the body fetched, the answer posted
     const events = await t.fetch("n1", { method: "GET", path: "/events", headers: new Headers() })

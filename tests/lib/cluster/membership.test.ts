@@ -31,7 +31,13 @@ test("a member keeps the token it joined with as the cluster token", async () =>
   const cluster = new Cluster(dir, () => Date.UTC(2026, 0, 2))
   cluster.save({ role: "member", token: "joined-with", control_plane_url: "http://cp:8080", name: "a" })
   expect(await clusterToken(dir)).toBe("joined-with")
-  expect(await cluster.read()).toEqual({ role: "member", token: "joined-with", control_plane_url: "http://cp:8080", name: "a", since: "2026-01-02T00:00:00.000Z" })
+  expect(await cluster.read()).toEqual({
+    role: "member",
+    token: "joined-with",
+    control_plane_url: "http://cp:8080",
+    name: "a",
+    since: "2026-01-02T00:00:00.000Z",
+  })
 })
 
 test("server URLs are normalised and anything but a plain http(s) base is refused", () => {

@@ -13,10 +13,21 @@ function peer(fetch: (req: Request) => Response | Promise<Response>): string {
   return `http://127.0.0.1:${server.port}`
 }
 
-const rejection = (p: Promise<unknown>) => p.then(() => expect.unreachable(), (e: unknown) => e as HttpError)
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => expect.unreachable(),
+    (e: unknown) => e as HttpError,
+  )
 
 test("the token goes as a bearer and a JSON body as JSON; the answer's JSON comes back", async () => {
-  const url = peer(async (req) => Response.json({ auth: req.headers.get("authorization"), type: req.headers.get("content-type"), method: req.method, body: await req.json() }))
+  const url = peer(async (req) =>
+    Response.json({
+      auth: req.headers.get("authorization"),
+      type: req.headers.get("content-type"),
+      method: req.method,
+      body: await req.json(),
+    }),
+  )
   const answer = await new NodeClient(url, { token: "t-123" }).json("/x", { method: "POST", json: { a: 1 } })
   expect(answer).toEqual({ auth: "Bearer t-123", type: "application/json", method: "POST", body: { a: 1 } })
 })
@@ -29,7 +40,11 @@ test("without a token no Authorization header is sent", async () => {
 test("a peer that does not answer in time is a 502 naming the deadline, never the token", async () => {
   const url = peer(() => new Promise<Response>(() => {}))
   const started = performance.now()
-  const err = await rejection(new NodeClient(url, { token: "secret-token", unreachableCode: "server_unreachable" }).fetch("/x", { timeoutMs: 100 }))
+  const err = await rejection(
+    new NodeClient(url, { token: "secret-token", unreachableCode: "server_unreachable" }).fetch("/x", {
+      timeoutMs: 100,
+    }),
+  )
   expect(performance.now() - started).toBeLessThan(2000)
   expect(err).toBeInstanceOf(NodeUnreachable)
   expect(err).toMatchObject({ status: 502, code: "server_unreachable", reason: "no answer within 100 ms" })
@@ -48,21 +63,37 @@ test("a closed port is a 502 saying why", async () => {
 test("the peer's error envelope becomes this server's error: a 4xx kept, a 5xx a 502, a body without one its status", async () => {
   const url = peer((req) => {
     const path = new URL(req.url).pathname
-    if (path === "/409") return Response.json({ error: { code: "name_taken", message: "the name is taken" } }, { status: 409 })
-    if (path === "/500") return Response.json({ error: { code: "engine_error", message: "the engine failed" } }, { status: 500 })
+    if (path === "/409")
+      return Response.json({ error: { code: "name_taken", message: "the name is taken" } }, { status: 409 })
+    if (path === "/500")
+      return Response.json({ error: { code: "engine_error", message: "the engine failed" } }, { status: 500 })
     return new Response("not json", { status: 404 })
   })
   const node = new NodeClient(url, { who: "node n1" })
-  expect(await rejection(node.json("/409"))).toMatchObject({ status: 409, code: "name_taken", message: "node n1: the name is taken" })
-  expect(await rejection(node.json("/500"))).toMatchObject({ status: 502, code: "engine_error", message: "node n1: the engine failed" })
-  expect(await rejection(node.json("/404"))).toMatchObject({ status: 404, code: "node_error", message: "node n1: HTTP 404" })
+  expect(await rejection(node.json("/409"))).toMatchObject({
+    status: 409,
+    code: "name_taken",
+    message: "node n1: the name is taken",
+  })
+  expect(await rejection(node.json("/500"))).toMatchObject({
+    status: 502,
+    code: "engine_error",
+    message: "node n1: the engine failed",
+  })
+  expect(await rejection(node.json("/404"))).toMatchObject({
+    status: 404,
+    code: "node_error",
+    message: "node n1: HTTP 404",
+  })
 })
 
 test("a body streams to the peer and back, whole and in order", async () => {
   const url = peer(async (req) => {
     const data = new Uint8Array(await req.arrayBuffer())
     const digest = createHash("sha256").update(data).digest("hex")
-    return new Response(new Blob([data]).stream(), { headers: { "x-bytes": String(data.length), "x-sha256": digest, "x-type": req.headers.get("content-type") ?? "" } })
+    return new Response(new Blob([data]).stream(), {
+      headers: { "x-bytes": String(data.length), "x-sha256": digest, "x-type": req.headers.get("content-type") ?? "" },
+    })
   })
   const size = 3 * 1024 * 1024 + 5
   const chunk = (i: number) => new Uint8Array(64 * 1024).fill(i % 251)
@@ -77,12 +108,20 @@ test("a body streams to the peer and back, whole and in order", async () => {
       c.enqueue(part)
     },
   })
-  const res = await new NodeClient(url, { token: "t" }).ok("/tar", { method: "POST", stream: body, headers: { "content-type": "application/x-tar" } })
+  const res = await new NodeClient(url, { token: "t" }).ok("/tar", {
+    method: "POST",
+    stream: body,
+    headers: { "content-type": "application/x-tar" },
+  })
   expect(res.headers.get("x-bytes")).toBe(String(size))
   expect(res.headers.get("x-type")).toBe("application/x-tar")
   const digest = hash.digest("hex")
   expect(res.headers.get("x-sha256")).toBe(digest)
-  expect(createHash("sha256").update(new Uint8Array(await res.arrayBuffer())).digest("hex")).toBe(digest)
+  expect(
+    createHash("sha256")
+      .update(new Uint8Array(await res.arrayBuffer()))
+      .digest("hex"),
+  ).toBe(digest)
 })
 
 test("a call ends when its signal is aborted, as a 502", async () => {

@@ -6,14 +6,21 @@ import { defaultName, NodeRegistry, nodeUrl } from "#lib/cluster/nodes.ts"
 
 const dirs: string[] = []
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
-const registry = () => new NodeRegistry(dirs[dirs.push(mkdtempSync(join(tmpdir(), "hm-nodes-"))) - 1]!, () => Date.UTC(2026, 0, 1))
+const registry = () =>
+  new NodeRegistry(dirs[dirs.push(mkdtempSync(join(tmpdir(), "hm-nodes-"))) - 1]!, () => Date.UTC(2026, 0, 1))
 
 test("nodes are keyed by server_id, listed by name, and survive a new registry on the same dir", async () => {
   const nodes = registry()
   expect((await nodes.register({ server_id: "s-2", name: "zeta", url: "http://10.0.0.2:8080" })).created).toBe(true)
   await nodes.register({ server_id: "s-1", name: "alpha", url: "http://10.0.0.1:8080" })
   expect((await nodes.list()).map((n) => n.name)).toEqual(["alpha", "zeta"])
-  expect(await nodes.get("zeta")).toMatchObject({ server_id: "s-2", status: "unknown", error: "not probed yet", registered_at: "2026-01-01T00:00:00.000Z", checked_at: null })
+  expect(await nodes.get("zeta")).toMatchObject({
+    server_id: "s-2",
+    status: "unknown",
+    error: "not probed yet",
+    registered_at: "2026-01-01T00:00:00.000Z",
+    checked_at: null,
+  })
   const again = new NodeRegistry(dirs[0]!)
   expect((await again.list()).length).toBe(2)
 })
@@ -32,14 +39,22 @@ test("a taken name is refused with 409 for another server; the same server may j
 
 test("concurrent registrations are serialised: none is lost", async () => {
   const nodes = registry()
-  await Promise.all(Array.from({ length: 20 }, (_, i) => nodes.register({ server_id: `s-${i}`, name: `n${String(i).padStart(2, "0")}`, url: `http://10.0.0.${i}:8080` })))
+  await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      nodes.register({ server_id: `s-${i}`, name: `n${String(i).padStart(2, "0")}`, url: `http://10.0.0.${i}:8080` }),
+    ),
+  )
   expect((await nodes.list()).length).toBe(20)
 })
 
 test("a probe result is recorded, but never brings back a node that left or moved meanwhile", async () => {
   const nodes = registry()
   const { node } = await nodes.register({ server_id: "s-1", name: "a", url: "http://10.0.0.1:8080" })
-  expect(await nodes.settle(node, { status: "online", error: null })).toMatchObject({ status: "online", error: null, checked_at: "2026-01-01T00:00:00.000Z" })
+  expect(await nodes.settle(node, { status: "online", error: null })).toMatchObject({
+    status: "online",
+    error: null,
+    checked_at: "2026-01-01T00:00:00.000Z",
+  })
   expect((await nodes.get("a")).status).toBe("online")
   await nodes.register({ server_id: "s-1", name: "a", url: "http://10.0.0.7:8080" })
   await nodes.settle(node, { status: "offline", error: "gone" })

@@ -13,7 +13,10 @@ test("a node that answers with its server_id and accepts the token is online", a
 
 test("a node that refuses the token is unauthorized; no token at all is refused too", async () => {
   node = fakeNode({ token: "t1" })
-  expect(await probe(node.url, node.serverId, "t-old", 2000)).toEqual({ status: "unauthorized", error: "the node refuses this cluster's token" })
+  expect(await probe(node.url, node.serverId, "t-old", 2000)).toEqual({
+    status: "unauthorized",
+    error: "the node refuses this cluster's token",
+  })
   expect((await probe(node.url, node.serverId, undefined, 2000)).status).toBe("unauthorized")
 })
 
@@ -29,22 +32,44 @@ test("nothing listening, or no answer within the deadline, is offline", async ()
   expect(closed.status).toBe("offline")
   expect(closed.error).toBeTruthy()
   node = fakeNode({ hang: true })
-  expect(await probe(node.url, node.serverId, "t", 150)).toEqual({ status: "offline", error: "no answer within 150 ms" })
+  expect(await probe(node.url, node.serverId, "t", 150)).toEqual({
+    status: "offline",
+    error: "no answer within 150 ms",
+  })
 })
 
 test("a node that refuses the probe says why", async () => {
-  const picky = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ error: { code: "host_not_allowed", message: 'host "n1.lan" is not one this server answers to' } }, { status: 403 }) })
+  const picky = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () =>
+      Response.json(
+        { error: { code: "host_not_allowed", message: 'host "n1.lan" is not one this server answers to' } },
+        { status: 403 },
+      ),
+  })
   try {
-    expect(await probe(`http://127.0.0.1:${picky.port}`, "x", "t", 2000)).toEqual({ status: "unknown", error: 'health check answered HTTP 403: host "n1.lan" is not one this server answers to' })
+    expect(await probe(`http://127.0.0.1:${picky.port}`, "x", "t", 2000)).toEqual({
+      status: "unknown",
+      error: 'health check answered HTTP 403: host "n1.lan" is not one this server answers to',
+    })
   } finally {
     picky.stop(true)
   }
 })
 
 test("something that is not this service is unknown", async () => {
-  const other = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => (new URL(req.url).pathname === "/api/health" ? new Response("<html>") : new Response("", { status: 500 })) })
+  const other = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (req) =>
+      new URL(req.url).pathname === "/api/health" ? new Response("<html>") : new Response("", { status: 500 }),
+  })
   try {
-    expect(await probe(`http://127.0.0.1:${other.port}`, "x", "t", 2000)).toEqual({ status: "unknown", error: "health check answered without a server_id: not this service" })
+    expect(await probe(`http://127.0.0.1:${other.port}`, "x", "t", 2000)).toEqual({
+      status: "unknown",
+      error: "health check answered without a server_id: not this service",
+    })
   } finally {
     other.stop(true)
   }

@@ -29,37 +29,60 @@ test("a valid proof names the caller, their role and the control plane", () => {
 
 test("a proof made at most the window away from the node's clock, either way, is fresh; past it, stale", () => {
   const { clock, check } = checker()
-  expect(check.check(signProof(TOKEN, "GET", PATH, who, clock.now - PROOF_WINDOW_MS), "GET", PATH, expectOf).user).toBe("alice")
-  expect(check.check(signProof(TOKEN, "GET", PATH, who, clock.now + PROOF_WINDOW_MS), "GET", PATH, expectOf).user).toBe("alice")
-  expect(reason(() => check.check(signProof(TOKEN, "GET", PATH, who, clock.now - PROOF_WINDOW_MS - 1), "GET", PATH, expectOf))).toContain("401 the gateway's proof is refused: its time is more than")
-  expect(reason(() => check.check(signProof(TOKEN, "GET", PATH, who, clock.now + PROOF_WINDOW_MS + 1), "GET", PATH, expectOf))).toContain("from this node's clock")
+  expect(check.check(signProof(TOKEN, "GET", PATH, who, clock.now - PROOF_WINDOW_MS), "GET", PATH, expectOf).user).toBe(
+    "alice",
+  )
+  expect(check.check(signProof(TOKEN, "GET", PATH, who, clock.now + PROOF_WINDOW_MS), "GET", PATH, expectOf).user).toBe(
+    "alice",
+  )
+  expect(
+    reason(() =>
+      check.check(signProof(TOKEN, "GET", PATH, who, clock.now - PROOF_WINDOW_MS - 1), "GET", PATH, expectOf),
+    ),
+  ).toContain("401 the gateway's proof is refused: its time is more than")
+  expect(
+    reason(() =>
+      check.check(signProof(TOKEN, "GET", PATH, who, clock.now + PROOF_WINDOW_MS + 1), "GET", PATH, expectOf),
+    ),
+  ).toContain("from this node's clock")
 })
 
 test("a proof is used once: replayed within the window it is refused, and its nonce is forgotten once it would be stale anyway", () => {
   const { clock, check } = checker()
   const proof = signProof(TOKEN, "POST", PATH, who, clock.now)
   check.check(proof, "POST", PATH, expectOf)
-  expect(reason(() => check.check(proof, "POST", PATH, expectOf))).toBe("401 the gateway's proof is refused: it was used already")
+  expect(reason(() => check.check(proof, "POST", PATH, expectOf))).toBe(
+    "401 the gateway's proof is refused: it was used already",
+  )
   clock.now += PROOF_WINDOW_MS + 1
   expect(reason(() => check.check(proof, "POST", PATH, expectOf))).toContain("its time is more than")
   // Another call with the same nonce, later: signed anew it is fresh, and the old nonce was swept.
   expect(check.check(signProof(TOKEN, "POST", PATH, who, clock.now, "n1"), "POST", PATH, expectOf).user).toBe("alice")
-  expect(reason(() => check.check(signProof(TOKEN, "POST", PATH, who, clock.now, "n1"), "POST", PATH, expectOf))).toContain("used already")
+  expect(
+    reason(() => check.check(signProof(TOKEN, "POST", PATH, who, clock.now, "n1"), "POST", PATH, expectOf)),
+  ).toContain("used already")
 })
 
 test("another token, method, path, query, role, caller, node or control plane is refused", () => {
   const { clock, check } = checker()
-  const sign = (w: Partial<Forwarded> = {}, token = TOKEN, method = "DELETE") => signProof(token, method, PATH, { ...who, ...w }, clock.now)
-  const doesNotMatch = "401 the gateway's proof is refused: it does not match this node's cluster token, the method and the path"
+  const sign = (w: Partial<Forwarded> = {}, token = TOKEN, method = "DELETE") =>
+    signProof(token, method, PATH, { ...who, ...w }, clock.now)
+  const doesNotMatch =
+    "401 the gateway's proof is refused: it does not match this node's cluster token, the method and the path"
   expect(reason(() => check.check(sign({}, "another-token"), "DELETE", PATH, expectOf))).toBe(doesNotMatch)
   expect(reason(() => check.check(sign(), "GET", PATH, expectOf))).toBe(doesNotMatch)
   expect(reason(() => check.check(sign(), "DELETE", "/api/stacks/db?volumes=true", expectOf))).toBe(doesNotMatch)
   expect(reason(() => check.check(sign(), "DELETE", "/api/stacks/web", expectOf))).toBe(doesNotMatch)
-  expect(reason(() => check.check(sign({ node: "node-2" }), "DELETE", PATH, expectOf))).toBe("401 the gateway's proof is refused: it was made for another node")
-  expect(reason(() => check.check(sign({ controlPlane: "cp-2" }), "DELETE", PATH, expectOf))).toBe("401 the gateway's proof is refused: it comes from another control plane than this node's")
+  expect(reason(() => check.check(sign({ node: "node-2" }), "DELETE", PATH, expectOf))).toBe(
+    "401 the gateway's proof is refused: it was made for another node",
+  )
+  expect(reason(() => check.check(sign({ controlPlane: "cp-2" }), "DELETE", PATH, expectOf))).toBe(
+    "401 the gateway's proof is refused: it comes from another control plane than this node's",
+  )
   // The payload changed after signing (a viewer made admin, another name): the signature no longer fits.
   const [v1, payload, mac] = sign({ role: "viewer" }).split(".")
-  const forged = (change: Record<string, string>) => `${v1}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), ...change })).toString("base64url")}.${mac}`
+  const forged = (change: Record<string, string>) =>
+    `${v1}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), ...change })).toString("base64url")}.${mac}`
   expect(reason(() => check.check(forged({ role: "admin" }), "DELETE", PATH, expectOf))).toBe(doesNotMatch)
   expect(reason(() => check.check(forged({ user: "root" }), "DELETE", PATH, expectOf))).toBe(doesNotMatch)
   expect(check.check(sign({ role: "viewer" }), "DELETE", PATH, expectOf).role).toBe("viewer")
@@ -67,8 +90,17 @@ test("another token, method, path, query, role, caller, node or control plane is
 
 test("a malformed proof is refused without being checked further", () => {
   const { check } = checker()
-  for (const header of ["", "v1", "v2.e30.AAAA", "v1.not-json.AAAA", `v1.${Buffer.from('{"cp":"cp-1"}').toString("base64url")}.AAAA`, "v1.a.b.c"])
-    expect(reason(() => check.check(header, "GET", PATH, expectOf))).toBe("401 the gateway's proof is refused: malformed")
+  for (const header of [
+    "",
+    "v1",
+    "v2.e30.AAAA",
+    "v1.not-json.AAAA",
+    `v1.${Buffer.from('{"cp":"cp-1"}').toString("base64url")}.AAAA`,
+    "v1.a.b.c",
+  ])
+    expect(reason(() => check.check(header, "GET", PATH, expectOf))).toBe(
+      "401 the gateway's proof is refused: malformed",
+    )
 })
 
 test("past its bound of nonces within the window, the node asks the gateway to wait (503) rather than forget one", () => {
@@ -76,7 +108,9 @@ test("past its bound of nonces within the window, the node asks the gateway to w
   const check = new ProofCheck(() => clock.now, 2)
   check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf)
   check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf)
-  expect(reason(() => check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf))).toContain("503 more than 2 calls")
+  expect(reason(() => check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf))).toContain(
+    "503 more than 2 calls",
+  )
   clock.now += PROOF_WINDOW_MS + 1
   expect(check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf).user).toBe("alice")
 })

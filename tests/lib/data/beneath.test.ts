@@ -1,10 +1,27 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test"
 import { execFileSync } from "node:child_process"
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import fc from "fast-check"
-import { kindBeneath, makeFoldersBeneath, readBeneath, Refused, removeBeneath, writeBeneath } from "#lib/data/beneath.ts"
+import {
+  kindBeneath,
+  makeFoldersBeneath,
+  readBeneath,
+  Refused,
+  removeBeneath,
+  writeBeneath,
+} from "#lib/data/beneath.ts"
 import { treeChecksum } from "../../support/checksum.ts"
 
 const base = mkdtempSync(join(tmpdir(), "hm-beneath-"))
@@ -46,7 +63,14 @@ describe("plain paths", () => {
     expect(readBeneath(join(base, "no-root"), "f", 100)).toBeUndefined()
     symlinkSync(host, join(root, "link"))
     execFileSync("mkfifo", [join(root, "fifo")])
-    expect(["a/b/f", "a", "link", "fifo", "nothing", "no/thing"].map((p) => kindBeneath(root, p))).toEqual(["file", "folder", "link", "other", "absent", "absent"])
+    expect(["a/b/f", "a", "link", "fifo", "nothing", "no/thing"].map((p) => kindBeneath(root, p))).toEqual([
+      "file",
+      "folder",
+      "link",
+      "other",
+      "absent",
+      "absent",
+    ])
   })
 
   test("makeFolders makes real folders and accepts those that exist", () => {
@@ -148,7 +172,18 @@ describe("fuzzed trees and paths", () => {
   const fzRoot = join(base, "fz-root")
   const fzHost = join(base, "fz-host")
   // Links out to the host folder (absolute and relative), loops, inside, dangling.
-  const targets = [fzHost, join(fzHost, "a"), join(fzHost, "f"), "../fz-host", "../../fz-host/a", "..", ".", "../..", "a", "missing"]
+  const targets = [
+    fzHost,
+    join(fzHost, "a"),
+    join(fzHost, "f"),
+    "../fz-host",
+    "../../fz-host/a",
+    "..",
+    ".",
+    "../..",
+    "a",
+    "missing",
+  ]
 
   const { tree } = fc.letrec<{ tree: Tree; node: Node }>((tie) => ({
     tree: fc.dictionary(fc.constantFrom(...NAMES), tie("node"), { maxKeys: 3 }),
@@ -160,10 +195,20 @@ describe("fuzzed trees and paths", () => {
     ),
   }))
   const path = fc.oneof(
-    { weight: 9, arbitrary: fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 4 }).map((s) => s.join("/")) },
-    { weight: 1, arbitrary: fc.constantFrom("..", "a/..", "../fz-host/f", "a/../../fz-host/f", `${fzHost}/f`, "a//f", "") },
+    {
+      weight: 9,
+      arbitrary: fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 4 }).map((s) => s.join("/")),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom("..", "a/..", "../fz-host/f", "a/../../fz-host/f", `${fzHost}/f`, "a//f", ""),
+    },
   )
-  const op = fc.record({ op: fc.constantFrom("read", "kind", "write", "remove", "makeFolders"), path, content: fc.string({ maxLength: 8 }) })
+  const op = fc.record({
+    op: fc.constantFrom("read", "kind", "write", "remove", "makeFolders"),
+    path,
+    content: fc.string({ maxLength: 8 }),
+  })
 
   const build = (dir: string, t: Tree) => {
     for (const [name, node] of Object.entries(t)) {
@@ -188,7 +233,8 @@ describe("fuzzed trees and paths", () => {
     }
     return { way: "plain" as const, st: lstatSync(join(fzRoot, rel), { throwIfNoEntry: false }) }
   }
-  const kindOf = (st: ReturnType<typeof lstatSync>) => (!st ? "absent" : st.isFile() ? "file" : st.isDirectory() ? "folder" : st.isSymbolicLink() ? "link" : "other")
+  const kindOf = (st: ReturnType<typeof lstatSync>) =>
+    !st ? "absent" : st.isFile() ? "file" : st.isDirectory() ? "folder" : st.isSymbolicLink() ? "link" : "other"
 
   function check({ op, path: rel, content }: { op: string; path: string; content: string }) {
     const seen = plainRel(rel) ? look(rel) : { way: "refused" as const }
@@ -212,10 +258,12 @@ describe("fuzzed trees and paths", () => {
         expect(removeBeneath(fzRoot, rel, true)).toBe(!!st)
         return expect(lstatSync(join(fzRoot, rel), { throwIfNoEntry: false })).toBeUndefined()
       default: {
-        const blocked = !plainRel(rel) || rel.split("/").some((_, i, s) => {
-          const at = lstatSync(join(fzRoot, ...s.slice(0, i + 1)), { throwIfNoEntry: false })
-          return at && !at.isDirectory()
-        })
+        const blocked =
+          !plainRel(rel) ||
+          rel.split("/").some((_, i, s) => {
+            const at = lstatSync(join(fzRoot, ...s.slice(0, i + 1)), { throwIfNoEntry: false })
+            return at && !at.isDirectory()
+          })
         if (blocked) return expect(() => makeFoldersBeneath(fzRoot, rel)).toThrow(Refused)
         makeFoldersBeneath(fzRoot, rel)
         return expect(lstatSync(join(fzRoot, rel)).isDirectory()).toBe(true)
@@ -250,7 +298,9 @@ test("a folder swapped with a link to the host by another process as fast as it 
   writeFileSync(join(raceHost, "f"), SECRET)
   writeFileSync(join(raceHost, "g", "f"), SECRET)
   const before = treeChecksum(raceHost)
-  const swapper = Bun.spawn(["bun", join(import.meta.dir, "../../support/swap-link.ts"), raceRoot, "d", raceHost], { stdout: "pipe" })
+  const swapper = Bun.spawn(["bun", join(import.meta.dir, "../../support/swap-link.ts"), raceRoot, "d", raceHost], {
+    stdout: "pipe",
+  })
   const outcomes = { written: 0, refused: 0 }
   const reads: string[] = []
   let after = ""

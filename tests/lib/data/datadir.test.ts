@@ -1,6 +1,16 @@
 import { afterAll, expect, test } from "bun:test"
 import { execFileSync } from "node:child_process"
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { removeStaleTemps, writeFileAtomic } from "#lib/data/datadir.ts"
@@ -17,7 +27,10 @@ test("temp files of dead processes go, those of live ones and other files stay",
   const dead = Bun.spawn(["true"])
   await dead.exited
   mkdirSync(join(dir, "stacks", "web", "versions"), { recursive: true })
-  const stale = [join(dir, "stacks", "web", `env.json.tmp-${dead.pid}-abc123`), join(dir, "stacks", "web", "versions", `3.json.tmp-${dead.pid}-x`)]
+  const stale = [
+    join(dir, "stacks", "web", `env.json.tmp-${dead.pid}-abc123`),
+    join(dir, "stacks", "web", "versions", `3.json.tmp-${dead.pid}-x`),
+  ]
   const live = join(dir, "stacks", "web", `state.json.tmp-${process.ppid}-def`)
   const own = join(dir, `cluster.json.tmp-${process.pid}-ghi`)
   const kept = join(dir, "stacks", "web", "notes.tmp-1")

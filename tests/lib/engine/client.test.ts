@@ -31,7 +31,13 @@ function engineServing(min: string, max: string) {
       seen.push(path)
       if (path === "/_ping") return new Response("OK", { headers: { "API-Version": max } })
       const v = /^\/v([\d.]+)\//.exec(path)?.[1] ?? max
-      if (compareApi(v, min) < 0) return Response.json({ message: `client version ${v} is too old. Minimum supported API version is ${min}, please upgrade your client to a newer version` }, { status: 400 })
+      if (compareApi(v, min) < 0)
+        return Response.json(
+          {
+            message: `client version ${v} is too old. Minimum supported API version is ${min}, please upgrade your client to a newer version`,
+          },
+          { status: 400 },
+        )
       return Response.json({ Version: "x", ApiVersion: max, MinAPIVersion: min })
     },
   })
@@ -50,7 +56,9 @@ test("a current engine is asked its range once and spoken to at its newest versi
 
 test("DOCKER_API_VERSION pins the version; an engine refusing it is a 503 naming both versions", async () => {
   const e = engineServing("1.44", "1.45")
-  const err = await dockerEngine(e.host, "1.41").version().catch((x) => x)
+  const err = await dockerEngine(e.host, "1.41")
+    .version()
+    .catch((x) => x)
   expect(err).toBeInstanceOf(HttpError)
   expect(err).toMatchObject({ status: 503, code: "engine_unsupported" })
   expect(err.message).toContain("refused API 1.41 (it serves 1.44 and newer)")
@@ -60,7 +68,9 @@ test("DOCKER_API_VERSION pins the version; an engine refusing it is a 503 naming
 
 test("an engine older than the oldest version spoken is a 503, not a stack trace", async () => {
   const e = engineServing("1.12", "1.40")
-  const err = await dockerEngine(e.host).info().catch((x) => x)
+  const err = await dockerEngine(e.host)
+    .info()
+    .catch((x) => x)
   expect(err).toMatchObject({ status: 503, code: "engine_unsupported" })
   expect(err.message).toContain("speaks API 1.40 at most")
   e.stop()
@@ -76,7 +86,10 @@ test("an engine replaced under the service is asked again", async () => {
   rmSync(socket, { force: true })
   const server = Bun.serve({
     unix: socket,
-    fetch: (req) => (new URL(req.url).pathname === "/_ping" ? new Response("OK", { headers: { "API-Version": "1.45" } }) : Response.json({ path: new URL(req.url).pathname })),
+    fetch: (req) =>
+      new URL(req.url).pathname === "/_ping"
+        ? new Response("OK", { headers: { "API-Version": "1.45" } })
+        : Response.json({ path: new URL(req.url).pathname }),
   })
   expect(await engine.info()).toEqual({ path: "/v1.45/info" })
   server.stop(true)

@@ -20,7 +20,28 @@ test("disk use adds up the engine's counts, skipping the -1 of sizes it did not 
 test("states the engine reports beyond the usual ones are counted too", async () => {
   const engine = new FakeEngine()
   engine.addContainer({ name: "a", state: "running" })
-  engine.listContainers = async () => [{ Id: "x", Names: ["/x"], Image: "i", ImageID: "", Created: 0, State: "removing", Status: "Removal In Progress", Ports: [], Labels: {} }]
+  engine.listContainers = async () => [
+    {
+      Id: "x",
+      Names: ["/x"],
+      Image: "i",
+      ImageID: "",
+      Created: 0,
+      State: "removing",
+      Status: "Removal In Progress",
+      Ports: [],
+      Labels: {},
+    },
+  ]
   const d = await dashboard(engine, new DiskUsageCache(engine), new Reused(() => engine.version()))
-  expect(d.container_states).toEqual({ total: 1, created: 0, running: 0, paused: 0, restarting: 0, exited: 0, dead: 0, removing: 1 })
+  expect(d.container_states).toEqual({
+    total: 1,
+    created: 0,
+    running: 0,
+    paused: 0,
+    restarting: 0,
+    exited: 0,
+    dead: 0,
+    removing: 1,
+  })
 })

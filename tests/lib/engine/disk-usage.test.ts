@@ -3,12 +3,16 @@ import { DiskUsageCache } from "#lib/engine/disk-usage.ts"
 import type { Engine } from "#lib/engine/client.ts"
 
 function countingEngine() {
-  const engine = { calls: 0, fail: false, df: async () => {
-    engine.calls++
-    await Bun.sleep(5)
-    if (engine.fail) throw new Error("a disk usage operation is already running")
-    return { LayersSize: engine.calls }
-  } }
+  const engine = {
+    calls: 0,
+    fail: false,
+    df: async () => {
+      engine.calls++
+      await Bun.sleep(5)
+      if (engine.fail) throw new Error("a disk usage operation is already running")
+      return { LayersSize: engine.calls }
+    },
+  }
   return engine
 }
 

@@ -57,22 +57,53 @@ test("an engine event about a compose project's object is redacted by the projec
   void bus.follow(engine, follow.signal)
   while (!engine.calls.some((c) => c.op === "events")) await Bun.sleep(1)
   const labels = { "com.docker.compose.project": "shop", "com.docker.compose.service": "db", name: "shop-db-1" }
-  engine.emit("container", 'exec_create: /bin/sh -c redis-cli -a "s3cr.t+" ping', "c1", { ...labels, execID: "e1", note: "pw=s3cr.t+;" })
-  engine.emit("volume", "create", "shop_data", { "com.docker.compose.project": "shop", driver: "local", device: "/srv/s3cr.t+" })
+  engine.emit("container", 'exec_create: /bin/sh -c redis-cli -a "s3cr.t+" ping', "c1", {
+    ...labels,
+    execID: "e1",
+    note: "pw=s3cr.t+;",
+  })
+  engine.emit("volume", "create", "shop_data", {
+    "com.docker.compose.project": "shop",
+    driver: "local",
+    device: "/srv/s3cr.t+",
+  })
   engine.emit("container", "exec_create: echo s3cr.t+", "c2", { name: "loose", image: "redis" })
   while (bus.history().length < 3) await Bun.sleep(1)
   follow.abort()
   const [exec, volume, loose] = bus.history()
   expect(exec).toMatchObject({ action: 'exec_create: /bin/sh -c redis-cli -a "***" ping', id: "c1", name: "shop-db-1" })
-  expect(exec!.attributes).toEqual({ "com.docker.compose.project": "shop", "com.docker.compose.service": "db", execID: "e1", note: "pw=***;" })
-  expect(volume).toMatchObject({ type: "volume", action: "create", id: "shop_data", attributes: { driver: "local", device: "/srv/***" } })
+  expect(exec!.attributes).toEqual({
+    "com.docker.compose.project": "shop",
+    "com.docker.compose.service": "db",
+    execID: "e1",
+    note: "pw=***;",
+  })
+  expect(volume).toMatchObject({
+    type: "volume",
+    action: "create",
+    id: "shop_data",
+    attributes: { driver: "local", device: "/srv/***" },
+  })
   expect(loose).toMatchObject({ action: "exec_create: echo s3cr.t+", name: "loose" })
   expect(asked).toEqual(["shop", "shop"])
 })
 
 test("a secret that is an action's verb, a stack's name or an id hides none of them: readers find a stack's events by them", () => {
   const hideAll = () => (text: string) => ["start", "shop", "c1"].reduce((t, s) => t.split(s).join("***"), text)
-  const e = { Type: "container", Action: "start", Actor: { ID: "c1", Attributes: { "com.docker.compose.project": "shop", "com.docker.compose.service": "shop", note: "shop" } }, time: 0, timeNano: 0 }
-  expect(fromEngine(e, hideAll)).toMatchObject({ action: "start", id: "c1", attributes: { "com.docker.compose.project": "shop", "com.docker.compose.service": "shop", note: "***" } })
+  const e = {
+    Type: "container",
+    Action: "start",
+    Actor: {
+      ID: "c1",
+      Attributes: { "com.docker.compose.project": "shop", "com.docker.compose.service": "shop", note: "shop" },
+    },
+    time: 0,
+    timeNano: 0,
+  }
+  expect(fromEngine(e, hideAll)).toMatchObject({
+    action: "start",
+    id: "c1",
+    attributes: { "com.docker.compose.project": "shop", "com.docker.compose.service": "shop", note: "***" },
+  })
   expect(fromEngine({ ...e, Action: "health_status: start shop" }, hideAll).action).toBe("health_status: *** ***")
 })

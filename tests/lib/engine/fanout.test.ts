@@ -11,7 +11,9 @@ test("every reader gets every value published after it subscribed, in order", as
   expect(f.size).toBe(2)
   f.publish(1)
   f.publish(2)
-  expect([(await firstA).value, (await a.next()).value, (await firstB).value, (await b.next()).value]).toEqual([1, 2, 1, 2])
+  expect([(await firstA).value, (await a.next()).value, (await firstB).value, (await b.next()).value]).toEqual([
+    1, 2, 1, 2,
+  ])
   stop.abort()
   expect((await a.next()).done).toBe(true)
   expect((await b.next()).done).toBe(true)

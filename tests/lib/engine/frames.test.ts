@@ -29,8 +29,13 @@ test("a last line without newline is flushed; CRLF is trimmed", async () => {
 })
 
 test("splitTimestamp and jsonLines", async () => {
-  expect(splitTimestamp("2024-05-01T10:00:00.123456789Z hello world")).toEqual({ ts: "2024-05-01T10:00:00.123456789Z", line: "hello world" })
+  expect(splitTimestamp("2024-05-01T10:00:00.123456789Z hello world")).toEqual({
+    ts: "2024-05-01T10:00:00.123456789Z",
+    line: "hello world",
+  })
   expect(splitTimestamp("no stamp")).toEqual({ ts: "", line: "no stamp" })
-  const got = await Array.fromAsync(jsonLines(chunks(new TextEncoder().encode('{"a":1}\n{"a"'), new TextEncoder().encode(":2}\n"))))
+  const got = await Array.fromAsync(
+    jsonLines(chunks(new TextEncoder().encode('{"a":1}\n{"a"'), new TextEncoder().encode(":2}\n"))),
+  )
   expect(got).toEqual([{ a: 1 }, { a: 2 }])
 })

@@ -13,8 +13,14 @@ function engine(answer: { version?: () => Promise<unknown>; info?: () => Promise
   const e = {
     host: "unix:///run/test.sock",
     apiVersion: async () => "1.52",
-    version: (signal?: AbortSignal) => (seen.version++, signal && seen.signals.push(signal), answer.version?.() ?? Promise.resolve(VERSION)),
-    info: (signal?: AbortSignal) => (seen.info++, signal && seen.signals.push(signal), answer.info?.() ?? Promise.resolve({ Swarm: { LocalNodeState: "inactive" } })),
+    version: (signal?: AbortSignal) => (
+      seen.version++, signal && seen.signals.push(signal), answer.version?.() ?? Promise.resolve(VERSION)
+    ),
+    info: (signal?: AbortSignal) => (
+      seen.info++,
+      signal && seen.signals.push(signal),
+      answer.info?.() ?? Promise.resolve({ Swarm: { LocalNodeState: "inactive" } })
+    ),
   }
   return { engine: e as unknown as Engine, seen }
 }
@@ -26,7 +32,12 @@ test("callers at the same moment share one round trip; a caller after the answer
   const health = engineHealth(e)
   const [a, b] = await Promise.all([health.get(), health.get()])
   expect(a).toBe(b)
-  expect(a).toMatchObject({ reachable: true, version: VERSION, spoken: "1.52", info: { Swarm: { LocalNodeState: "inactive" } } })
+  expect(a).toMatchObject({
+    reachable: true,
+    version: VERSION,
+    spoken: "1.52",
+    info: { Swarm: { LocalNodeState: "inactive" } },
+  })
   expect(seen).toMatchObject({ version: 1, info: 1 })
   await health.get()
   expect(seen).toMatchObject({ version: 2, info: 2 })
@@ -35,7 +46,10 @@ test("callers at the same moment share one round trip; a caller after the answer
 test("an engine that never answers is unreachable once the deadline passes, and its requests are given up", async () => {
   const { engine: e, seen } = engine({ version: never, info: never })
   const answer = await engineHealth(e, 50).get()
-  expect(answer).toEqual({ reachable: false, error: "the Docker engine at unix:///run/test.sock did not answer GET /version within 0.05 s" })
+  expect(answer).toEqual({
+    reachable: false,
+    error: "the Docker engine at unix:///run/test.sock did not answer GET /version within 0.05 s",
+  })
   expect(seen.signals.length).toBe(2)
   expect(seen.signals.every((s) => s.aborted)).toBe(true)
 })
@@ -46,6 +60,12 @@ test("an engine that answers /version but not /info in time is reachable with no
 })
 
 test("an engine's refusal is said as it is", async () => {
-  const { engine: e } = engine({ version: () => Promise.reject(new HttpError(503, "engine_unavailable", "the Docker engine is unreachable: connection refused")) })
-  expect(await engineHealth(e).get()).toEqual({ reachable: false, error: "the Docker engine is unreachable: connection refused" })
+  const { engine: e } = engine({
+    version: () =>
+      Promise.reject(new HttpError(503, "engine_unavailable", "the Docker engine is unreachable: connection refused")),
+  })
+  expect(await engineHealth(e).get()).toEqual({
+    reachable: false,
+    error: "the Docker engine is unreachable: connection refused",
+  })
 })

@@ -10,10 +10,14 @@ test("lines carry the compose service, the container's name, the stream and the 
     logs: [{ stream: "stderr", ts: "2026-01-01T00:00:00.000000001Z", line: "ready" }],
   })
   const lines = await Array.fromAsync(await containerLogs(engine, "shop_db_1", { follow: false, tail: "all" }))
-  expect(lines).toEqual([{ service: "db", container: "shop_db_1", stream: "stderr", ts: "2026-01-01T00:00:00.000000001Z", line: "ready" }])
+  expect(lines).toEqual([
+    { service: "db", container: "shop_db_1", stream: "stderr", ts: "2026-01-01T00:00:00.000000001Z", line: "ready" },
+  ])
   expect(engine.calls.find((x) => x.op === "logs")!.args[0]).toBe(c.id)
 })
 
 test("an unknown container fails before any stream exists", async () => {
-  await expect(containerLogs(new FakeEngine(), "nope", { follow: true, tail: 10 })).rejects.toMatchObject({ status: 404 })
+  await expect(containerLogs(new FakeEngine(), "nope", { follow: true, tail: 10 })).rejects.toMatchObject({
+    status: 404,
+  })
 })

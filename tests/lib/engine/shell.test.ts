@@ -12,13 +12,26 @@ function fakeExec() {
     write: (d) => void written.push(d),
     close: () => void closed++,
   }
-  return { exec, written, emit: (s: string) => controller.enqueue(new TextEncoder().encode(s)), end: () => controller.close(), closed: () => closed }
+  return {
+    exec,
+    written,
+    emit: (s: string) => controller.enqueue(new TextEncoder().encode(s)),
+    end: () => controller.close(),
+    closed: () => closed,
+  }
 }
 
 function fakePeer(answers: number[] = []) {
   const sent: string[] = []
   const closes: [number?, string?][] = []
-  return { sent, closes, peer: { send: (d: string | Uint8Array) => (sent.push(new TextDecoder().decode(d as Uint8Array)), answers.shift() ?? 1), close: (c?: number, r?: string) => void closes.push([c, r]) } }
+  return {
+    sent,
+    closes,
+    peer: {
+      send: (d: string | Uint8Array) => (sent.push(new TextDecoder().decode(d as Uint8Array)), answers.shift() ?? 1),
+      close: (c?: number, r?: string) => void closes.push([c, r]),
+    },
+  }
 }
 
 const tick = () => Bun.sleep(5)
@@ -35,7 +48,11 @@ test("bytes flow both ways, resize goes to the exec, and the exec ending closes 
   const x = fakeExec()
   const p = fakePeer()
   const sizes: unknown[] = []
-  const session = shellSession(x.exec, (s) => sizes.push(s), async () => 3)
+  const session = shellSession(
+    x.exec,
+    (s) => sizes.push(s),
+    async () => 3,
+  )
   session.open(p.peer)
   session.message(new TextEncoder().encode("ls\n"))
   session.message("pwd\n")
@@ -54,7 +71,11 @@ test("bytes flow both ways, resize goes to the exec, and the exec ending closes 
 test("reading pauses while the socket is backpressured and resumes on drain", async () => {
   const x = fakeExec()
   const p = fakePeer([-1])
-  const session = shellSession(x.exec, () => {}, async () => 0)
+  const session = shellSession(
+    x.exec,
+    () => {},
+    async () => 0,
+  )
   session.open(p.peer)
   x.emit("one")
   x.emit("two")
@@ -68,7 +89,11 @@ test("reading pauses while the socket is backpressured and resumes on drain", as
 test("the socket closing hangs the shell up (twice) and ends the exec, also while waiting for a drain", async () => {
   const x = fakeExec()
   const p = fakePeer([-1])
-  const session = shellSession(x.exec, () => {}, async () => 0)
+  const session = shellSession(
+    x.exec,
+    () => {},
+    async () => 0,
+  )
   session.open(p.peer)
   x.emit("one")
   await tick()

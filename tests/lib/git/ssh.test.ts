@@ -31,13 +31,28 @@ afterAll(() => {
   rmSync(repo, { recursive: true, force: true })
 })
 
-const refusal = (p: Promise<unknown>) => p.then(() => undefined, (err) => err as HttpError)
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (err) => err as HttpError,
+  )
 /** The run folders of ssh commands left in the temporary folder. */
-const runFolders = () => readdirSync(tmpdir()).filter((f) => f.startsWith("hm-git-ssh-") && !f.startsWith("hm-git-ssh-repo-"))
+const runFolders = () =>
+  readdirSync(tmpdir()).filter((f) => f.startsWith("hm-git-ssh-") && !f.startsWith("hm-git-ssh-repo-"))
 
 test("ssh reads no configuration of the host's, offers the run's key only, and checks the host's key strictly once known", () => {
   const strict = sshCommand("/tmp/run", { key: true, strict: true })
-  for (const part of ["-F /dev/null", "-o BatchMode=yes", "-o IdentitiesOnly=yes", "-o IdentityAgent=none", "-o GlobalKnownHostsFile=/dev/null", "-o UserKnownHostsFile='/tmp/run/known_hosts'", "-o StrictHostKeyChecking=yes", "-o IdentityFile='/tmp/run/key'", "-o PasswordAuthentication=no"])
+  for (const part of [
+    "-F /dev/null",
+    "-o BatchMode=yes",
+    "-o IdentitiesOnly=yes",
+    "-o IdentityAgent=none",
+    "-o GlobalKnownHostsFile=/dev/null",
+    "-o UserKnownHostsFile='/tmp/run/known_hosts'",
+    "-o StrictHostKeyChecking=yes",
+    "-o IdentityFile='/tmp/run/key'",
+    "-o PasswordAuthentication=no",
+  ])
     expect(strict).toContain(part)
   const first = sshCommand("/tmp/run", { key: false, strict: false })
   expect(first).toContain("-o StrictHostKeyChecking=accept-new")
@@ -48,22 +63,40 @@ test("with the key and no known hosts, the first host key is accepted and handed
   const before = runFolders()
   const learned: string[] = []
   const url = sshd.url(repo)
-  const fetched = await fetchTree({ url, ref: "main", path: "compose.yaml", ssh: { key: sshd.clientKey, knownHosts: "", learned: (k) => void learned.push(k) } })
+  const fetched = await fetchTree({
+    url,
+    ref: "main",
+    path: "compose.yaml",
+    ssh: { key: sshd.clientKey, knownHosts: "", learned: (k) => void learned.push(k) },
+  })
   expect(fetched).toMatchObject({ commit: head, compose: "services: {}\n" })
   expect(learned.length).toBe(1)
   expect(learned[0]).toContain(sshd.knownHosts.trim().split(" ").slice(1).join(" "))
   expect(await remoteHead({ url, ref: "main", ssh: { key: sshd.clientKey, knownHosts: learned[0]! } })).toBe(head)
-  expect((await fetchTree({ url, ref: "main", path: "compose.yaml", ssh: { key: sshd.clientKey, knownHosts: sshd.knownHosts } })).commit).toBe(head)
+  expect(
+    (
+      await fetchTree({
+        url,
+        ref: "main",
+        path: "compose.yaml",
+        ssh: { key: sshd.clientKey, knownHosts: sshd.knownHosts },
+      })
+    ).commit,
+  ).toBe(head)
   expect(runFolders().filter((f) => !before.includes(f))).toEqual([])
 }, 60_000)
 
 test("another host key than the one known, or no key, is refused, and the key's text is in no message", async () => {
   const url = sshd.url(repo)
   const other = `[127.0.0.1]:${sshd.port} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGTZn5SlrLxUD3kEVYQey8fsajqcaHOoLJrdPSr2lSDA\n`
-  const wrongHost = await refusal(fetchTree({ url, ref: "main", path: "compose.yaml", ssh: { key: sshd.clientKey, knownHosts: other } }))
+  const wrongHost = await refusal(
+    fetchTree({ url, ref: "main", path: "compose.yaml", ssh: { key: sshd.clientKey, knownHosts: other } }),
+  )
   expect(wrongHost?.code).toBe("git_failed")
   expect(wrongHost?.message).toContain("Host key verification failed")
-  const noKey = await refusal(fetchTree({ url, ref: "main", path: "compose.yaml", ssh: { knownHosts: sshd.knownHosts } }))
+  const noKey = await refusal(
+    fetchTree({ url, ref: "main", path: "compose.yaml", ssh: { knownHosts: sshd.knownHosts } }),
+  )
   expect(noKey?.code).toBe("git_failed")
   expect(noKey?.message).toContain("Permission denied (publickey)")
   const body = sshd.clientKey.split("\n")[1]!

@@ -18,18 +18,29 @@ beforeAll(() => {
 })
 afterAll(() => server.stop())
 
-const refusal = (p: Promise<unknown>) => p.then(() => undefined, (err) => err as HttpError)
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (err) => err as HttpError,
+  )
 
 test("the compose file and its folder's files at the ref's commit; hidden files skipped", async () => {
   const repo = await server.repo("plain")
-  const commit = await repo.commit({ "app/compose.yaml": "services: {}\n", "app/conf/site.conf": "x", "app/.hidden": "h", "other/x.txt": "no" })
+  const commit = await repo.commit({
+    "app/compose.yaml": "services: {}\n",
+    "app/conf/site.conf": "x",
+    "app/.hidden": "h",
+    "other/x.txt": "no",
+  })
   const fetched = await fetchTree({ url: repo.url, ref: "main", path: "app/compose.yaml", token: TOKEN })
   expect(fetched.commit).toBe(commit)
   expect(fetched.compose).toBe("services: {}\n")
   expect(fetched.files).toEqual({ "conf/site.conf": "x" })
   expect(fetched.skipped).toEqual(["app/.hidden (hidden)"])
   expect(await remoteHead({ url: repo.url, ref: "main", token: TOKEN })).toBe(commit)
-  expect(server.authorizations.every((a) => a === `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString("base64")}`)).toBe(true)
+  expect(
+    server.authorizations.every((a) => a === `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString("base64")}`),
+  ).toBe(true)
 })
 
 test("binary content is left out and listed", async () => {
@@ -48,7 +59,9 @@ test("a symlink beside the compose file is refused", async () => {
   const repo = await server.repo("link")
   await repo.commit({ "compose.yaml": "services: {}\n" })
   symlinkSync("/etc", join(repo.dir, "etc"))
-  const err = await refusal(repo.commit({}).then(() => fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: TOKEN })))
+  const err = await refusal(
+    repo.commit({}).then(() => fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: TOKEN })),
+  )
   expect(err?.status).toBe(400)
   expect(err?.message).toContain("etc is a symbolic link")
 })
@@ -56,7 +69,15 @@ test("a symlink beside the compose file is refused", async () => {
 test("a file over the cap is refused by its size, left out by the server", async () => {
   const repo = await server.repo("big")
   await repo.commit({ "compose.yaml": "services: {}\n", "big.txt": "a".repeat(5000) })
-  const err = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: TOKEN, limits: { fileBytes: 4096, totalBytes: 1 << 20, files: 10, fetchBytes: 1 << 20 } }))
+  const err = await refusal(
+    fetchTree({
+      url: repo.url,
+      ref: "main",
+      path: "compose.yaml",
+      token: TOKEN,
+      limits: { fileBytes: 4096, totalBytes: 1 << 20, files: 10, fetchBytes: 1 << 20 },
+    }),
+  )
   expect(err?.status).toBe(413)
   expect(err?.message).toContain("big.txt is over the 4096-byte limit")
 })
@@ -83,7 +104,9 @@ test("a 2 GiB file is left out by the server and refused by name; little crosses
   const before = server.sent()
   const err = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: TOKEN }))
   expect([err?.status, err?.code]).toEqual([413, "git_refused"])
-  expect(err?.message).toContain("huge.bin is over the 1048576-byte limit of a stack's file (the server left it out of the fetch)")
+  expect(err?.message).toContain(
+    "huge.bin is over the 1048576-byte limit of a stack's file (the server left it out of the fetch)",
+  )
   expect(refusedCommit(err)).toBe(commit)
   expect(server.sent() - before).toBeLessThan(64 * 1024)
 }, 60_000)
@@ -92,13 +115,18 @@ test("from a server that ignores the filter, a fetch over the fetch cap is stopp
   const plain = startGitServer({ filter: false })
   try {
     const repo = await plain.repo("nofilter")
-    await repo.commit({ "compose.yaml": "services: {}\n", "noise.txt": Buffer.from(crypto.getRandomValues(new Uint8Array(60_000))).toString("base64") })
+    await repo.commit({
+      "compose.yaml": "services: {}\n",
+      "noise.txt": Buffer.from(crypto.getRandomValues(new Uint8Array(60_000))).toString("base64"),
+    })
     const limits = { fileBytes: 4096, totalBytes: 1 << 20, files: 10, fetchBytes: 32 * 1024 }
     const err = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", limits }))
     expect([err?.status, err?.code]).toEqual([413, "git_refused"])
     expect(err?.message).toContain("over the 32768-byte limit of a fetch")
     // Under the fetch cap, the file's own size refuses it.
-    const sized = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", limits: { ...limits, fetchBytes: 1 << 20 } }))
+    const sized = await refusal(
+      fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", limits: { ...limits, fetchBytes: 1 << 20 } }),
+    )
     expect(sized?.message).toContain("noise.txt is 80000 bytes, over the 4096-byte limit")
   } finally {
     plain.stop()
@@ -111,7 +139,13 @@ test("a wrong token, a missing compose file and a path with .. are refused witho
   const wrong = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: "wrong-token" }))
   expect(wrong?.code).toBe("git_failed")
   expect(wrong?.message).not.toContain("wrong-token")
-  expect((await refusal(fetchTree({ url: repo.url, ref: "main", path: "nope.yaml", token: TOKEN })))?.code).toBe("git_compose_missing")
-  expect((await refusal(fetchTree({ url: repo.url, ref: "main", path: "../compose.yaml", token: TOKEN })))?.code).toBe("invalid_git_path")
-  expect((await refusal(fetchTree({ url: "ext::sh -c touch% /tmp/pwned", ref: "main", path: "compose.yaml" })))?.code).toBe("invalid_git_url")
+  expect((await refusal(fetchTree({ url: repo.url, ref: "main", path: "nope.yaml", token: TOKEN })))?.code).toBe(
+    "git_compose_missing",
+  )
+  expect((await refusal(fetchTree({ url: repo.url, ref: "main", path: "../compose.yaml", token: TOKEN })))?.code).toBe(
+    "invalid_git_path",
+  )
+  expect(
+    (await refusal(fetchTree({ url: "ext::sh -c touch% /tmp/pwned", ref: "main", path: "compose.yaml" })))?.code,
+  ).toBe("invalid_git_url")
 })

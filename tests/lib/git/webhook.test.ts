@@ -17,7 +17,9 @@ test("GitHub, Gitea, Forgejo and GitLab proofs hold with the stack's secret", ()
 test("a wrong secret, another body, a bare hex for GitHub or no proof at all fail", () => {
   expect(check({ "X-Hub-Signature-256": `sha256=${hex("other")}` }).ok).toBe(false)
   expect(check({ "X-Hub-Signature-256": hex(SECRET) }).ok).toBe(false)
-  expect(checkWebhook(new Headers({ "X-Gitea-Signature": hex(SECRET) }), new TextEncoder().encode("{}"), SECRET).ok).toBe(false)
+  expect(
+    checkWebhook(new Headers({ "X-Gitea-Signature": hex(SECRET) }), new TextEncoder().encode("{}"), SECRET).ok,
+  ).toBe(false)
   expect(check({ "X-Gitlab-Token": `${SECRET}x` }).ok).toBe(false)
   expect(check({})).toEqual({ kind: "none", ok: false })
 })

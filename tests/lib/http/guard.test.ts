@@ -2,8 +2,13 @@ import { describe, expect, test } from "bun:test"
 import { checkBody, checkRequest, corsHeaders, hostAllowed, type GuardOptions } from "#lib/http/guard.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 
-const o: GuardOptions = { allowedHosts: ["manager.example"], corsOrigins: ["https://ui.example"], listenHost: "127.0.0.1" }
-const req = (headers: Record<string, string>, method = "GET") => new Request("http://127.0.0.1:8080/api/x", { method, headers })
+const o: GuardOptions = {
+  allowedHosts: ["manager.example"],
+  corsOrigins: ["https://ui.example"],
+  listenHost: "127.0.0.1",
+}
+const req = (headers: Record<string, string>, method = "GET") =>
+  new Request("http://127.0.0.1:8080/api/x", { method, headers })
 const refusal = (fn: () => void) => {
   try {
     fn()
@@ -14,9 +19,13 @@ const refusal = (fn: () => void) => {
 }
 
 describe("host check against DNS rebinding", () => {
-  test.each(["localhost:8080", "127.0.0.1:8080", "[::1]:8080", "10.1.2.3:8080", "manager.example", "app.localhost:1"])("%s is allowed", (h) =>
-    expect(hostAllowed(h, o)).toBe(true))
-  test.each(["evil.com:8080", "127.0.0.1.nip.io:8080", "manager.example.evil.com"])("%s is refused", (h) => expect(hostAllowed(h, o)).toBe(false))
+  test.each(["localhost:8080", "127.0.0.1:8080", "[::1]:8080", "10.1.2.3:8080", "manager.example", "app.localhost:1"])(
+    "%s is allowed",
+    (h) => expect(hostAllowed(h, o)).toBe(true),
+  )
+  test.each(["evil.com:8080", "127.0.0.1.nip.io:8080", "manager.example.evil.com"])("%s is refused", (h) =>
+    expect(hostAllowed(h, o)).toBe(false),
+  )
 })
 
 describe("origin check", () => {
@@ -44,6 +53,8 @@ describe("body type check", () => {
   test("JSON, a declared type, and a POST without body pass", () => {
     expect(refusal(() => checkBody(post("application/json; charset=utf-8"), ["application/json"]))).toBe(0)
     expect(refusal(() => checkBody(post("application/x-tar"), ["application/x-tar"]))).toBe(0)
-    expect(refusal(() => checkBody(new Request("http://127.0.0.1:8080/api/x", { method: "POST" }), ["application/json"]))).toBe(0)
+    expect(
+      refusal(() => checkBody(new Request("http://127.0.0.1:8080/api/x", { method: "POST" }), ["application/json"])),
+    ).toBe(0)
   })
 })

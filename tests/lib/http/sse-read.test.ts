@@ -13,7 +13,14 @@ const arriving = (...pieces: string[]) =>
 const read = async (body: ReadableStream<Uint8Array>) => Array.fromAsync(sseMessages(body))
 
 test("messages come whole whatever the chunks, with CRLF, comments and multi-line data", async () => {
-  const messages = await read(arriving(': connected\r\n\r\nda', 'ta: {"a":\r\ndata: 1}\r\n\r', '\nevent: error\ndata: {"b":"é"}\n\n', ": ping\n\n"))
+  const messages = await read(
+    arriving(
+      ": connected\r\n\r\nda",
+      'ta: {"a":\r\ndata: 1}\r\n\r',
+      '\nevent: error\ndata: {"b":"é"}\n\n',
+      ": ping\n\n",
+    ),
+  )
   expect(messages).toEqual([
     { event: "message", data: { a: 1 } },
     { event: "error", data: { b: "é" } },
@@ -34,5 +41,7 @@ test("a character split between chunks is decoded once whole", async () => {
 })
 
 test("a message without data is skipped; a stream cut mid-message yields what was whole", async () => {
-  expect(await read(arriving("event: ping\n\n", 'data: {"x":1}\n\n', 'data: {"y":'))).toEqual([{ event: "message", data: { x: 1 } }])
+  expect(await read(arriving("event: ping\n\n", 'data: {"x":1}\n\n', 'data: {"y":'))).toEqual([
+    { event: "message", data: { x: 1 } },
+  ])
 })

@@ -4,11 +4,21 @@ import { localDigests, MANIFEST_TYPES, parseChallenge, parseRef, remoteDigest } 
 test("references parse as the engine reads them", () => {
   expect(parseRef("nginx")).toEqual({ registry: "docker.io", repository: "library/nginx", tag: "latest" })
   expect(parseRef("bitnami/redis:7.2")).toEqual({ registry: "docker.io", repository: "bitnami/redis", tag: "7.2" })
-  expect(parseRef("localhost:5000/team/app:v1")).toEqual({ registry: "localhost:5000", repository: "team/app", tag: "v1" })
+  expect(parseRef("localhost:5000/team/app:v1")).toEqual({
+    registry: "localhost:5000",
+    repository: "team/app",
+    tag: "v1",
+  })
   expect(parseRef("ghcr.io/o/r")).toEqual({ registry: "ghcr.io", repository: "o/r", tag: "latest" })
   const digest = `sha256:${"a".repeat(64)}`
-  expect(parseRef(`registry.example:443/x@${digest}`)).toEqual({ registry: "registry.example:443", repository: "x", tag: "latest", digest })
-  for (const bad of ["UPPER", "a//b", "x:tag with space", "x@sha256:short"]) expect(() => parseRef(bad)).toThrow("is not a valid image reference")
+  expect(parseRef(`registry.example:443/x@${digest}`)).toEqual({
+    registry: "registry.example:443",
+    repository: "x",
+    tag: "latest",
+    digest,
+  })
+  for (const bad of ["UPPER", "a//b", "x:tag with space", "x@sha256:short"])
+    expect(() => parseRef(bad)).toThrow("is not a valid image reference")
 })
 
 test("local digests are matched by repository, Docker Hub's short and long names alike", () => {
@@ -18,7 +28,11 @@ test("local digests are matched by repository, Docker Hub's short and long names
 })
 
 test("WWW-Authenticate challenges parse", () => {
-  expect(parseChallenge('Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/nginx:pull"')).toEqual({
+  expect(
+    parseChallenge(
+      'Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/nginx:pull"',
+    ),
+  ).toEqual({
     realm: "https://auth.docker.io/token",
     service: "registry.docker.io",
     scope: "repository:library/nginx:pull",
@@ -36,10 +50,20 @@ test("a registry that wants a token gets the anonymous bearer flow; HEAD carries
     port: 0,
     fetch(req) {
       const url = new URL(req.url)
-      seen.push({ method: req.method, path: url.pathname + url.search, accept: req.headers.get("accept"), auth: req.headers.get("authorization") })
+      seen.push({
+        method: req.method,
+        path: url.pathname + url.search,
+        accept: req.headers.get("accept"),
+        auth: req.headers.get("authorization"),
+      })
       if (url.pathname === "/token") return Response.json({ token: `t-${url.searchParams.get("scope")}` })
       if (req.headers.get("authorization") !== "Bearer t-repository:team/app:pull")
-        return new Response(null, { status: 401, headers: { "www-authenticate": `Bearer realm="http://127.0.0.1:${server!.port}/token",service="test-registry",scope="repository:team/app:pull"` } })
+        return new Response(null, {
+          status: 401,
+          headers: {
+            "www-authenticate": `Bearer realm="http://127.0.0.1:${server!.port}/token",service="test-registry",scope="repository:team/app:pull"`,
+          },
+        })
       return new Response(null, { headers: { "docker-content-digest": "sha256:feed" } })
     },
   })
@@ -54,17 +78,33 @@ test("a registry that wants a token gets the anonymous bearer flow; HEAD carries
 
 test("a registry that leaves the digest header out: the digest of the manifest as served", async () => {
   const manifest = '{"schemaVersion":2}'
-  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => new Response(req.method === "HEAD" ? null : manifest) })
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (req) => new Response(req.method === "HEAD" ? null : manifest),
+  })
   const expected = `sha256:${new Bun.CryptoHasher("sha256").update(manifest).digest("hex")}`
   expect(await remoteDigest(parseRef(`localhost:${server.port}/app`), { insecure: [] })).toBe(expected)
 })
 
 test("an unknown tag is 404, a refusing or unreachable registry a clear 502", async () => {
-  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => new Response(null, { status: new URL(req.url).pathname.includes("gone") ? 404 : 500 }) })
-  await expect(remoteDigest(parseRef(`127.0.0.1:${server.port}/gone:1`), { insecure: [] })).rejects.toMatchObject({ status: 404 })
-  await expect(remoteDigest(parseRef(`127.0.0.1:${server.port}/app:1`), { insecure: [] })).rejects.toMatchObject({ status: 502, message: expect.stringContaining("answered 500") })
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (req) => new Response(null, { status: new URL(req.url).pathname.includes("gone") ? 404 : 500 }),
+  })
+  await expect(remoteDigest(parseRef(`127.0.0.1:${server.port}/gone:1`), { insecure: [] })).rejects.toMatchObject({
+    status: 404,
+  })
+  await expect(remoteDigest(parseRef(`127.0.0.1:${server.port}/app:1`), { insecure: [] })).rejects.toMatchObject({
+    status: 502,
+    message: expect.stringContaining("answered 500"),
+  })
   const port = server.port
   server.stop(true)
   server = undefined
-  await expect(remoteDigest(parseRef(`127.0.0.1:${port}/app:1`), { insecure: [] })).rejects.toMatchObject({ status: 502, code: "registry_error" })
+  await expect(remoteDigest(parseRef(`127.0.0.1:${port}/app:1`), { insecure: [] })).rejects.toMatchObject({
+    status: 502,
+    code: "registry_error",
+  })
 })

@@ -3,7 +3,14 @@ import { readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { FakeEngine } from "../../support/fake-engine.ts"
 import { fixture, standInPath as standIn } from "../../support/scanners.ts"
-import { cacheVolume, createScanner, parseGrype, parseTrivy, scannerImages, type ScannerOptions } from "#lib/images/scanner.ts"
+import {
+  cacheVolume,
+  createScanner,
+  parseGrype,
+  parseTrivy,
+  scannerImages,
+  type ScannerOptions,
+} from "#lib/images/scanner.ts"
 
 const load = (name: string) => JSON.parse(readFileSync(fixture(name), "utf8"))
 const dirs: string[] = []
@@ -53,10 +60,18 @@ const options = (env: Record<string, string>, o: Partial<ScannerOptions> = {}): 
 
 test("a scanner binary on PATH is run with the real scanner's arguments and its report is read", async () => {
   const args = join(standInPath(), "args")
-  const trivy = await createScanner(options({ PATH: standInPath("trivy", "grype"), STAND_IN_REPORT: fixture("trivy-alpine-310.json"), STAND_IN_ARGS: args })).scan("svc-test/busybox:latest")
+  const trivy = await createScanner(
+    options({
+      PATH: standInPath("trivy", "grype"),
+      STAND_IN_REPORT: fixture("trivy-alpine-310.json"),
+      STAND_IN_ARGS: args,
+    }),
+  ).scan("svc-test/busybox:latest")
   expect(trivy).toMatchObject({ scanner: "trivy", via: "binary", version: "dev" })
   expect(trivy.vulnerabilities).toHaveLength(4)
-  const grype = await createScanner(options({ PATH: standInPath("grype"), STAND_IN_REPORT: fixture("grype-image.json"), STAND_IN_ARGS: args })).scan("svc-test/busybox:latest")
+  const grype = await createScanner(
+    options({ PATH: standInPath("grype"), STAND_IN_REPORT: fixture("grype-image.json"), STAND_IN_ARGS: args }),
+  ).scan("svc-test/busybox:latest")
   expect(grype).toMatchObject({ scanner: "grype", via: "binary", version: "[not provided]" })
   expect(grype.vulnerabilities.map((c) => c.id)).toEqual(["CVE-1999-0001", "CVE-1999-0002"])
   expect(readFileSync(args, "utf8").trim().split("\n")).toEqual([
@@ -66,25 +81,48 @@ test("a scanner binary on PATH is run with the real scanner's arguments and its 
 })
 
 test("SVC_SCANNER=grype picks grype even when trivy is on PATH", async () => {
-  const report = await createScanner(options({ PATH: standInPath("trivy", "grype"), STAND_IN_REPORT: fixture("grype-empty.json") }, { choice: "grype" })).scan("x:1")
+  const report = await createScanner(
+    options({ PATH: standInPath("trivy", "grype"), STAND_IN_REPORT: fixture("grype-empty.json") }, { choice: "grype" }),
+  ).scan("x:1")
   expect(report).toMatchObject({ scanner: "grype", vulnerabilities: [] })
 })
 
 test("a failing scanner, a report that is not JSON, and a scanner past its deadline are clear errors", async () => {
   const PATH = standInPath("trivy")
-  const failing = createScanner(options({ PATH, STAND_IN_REPORT: fixture("trivy-alpine-310.json"), STAND_IN_FAIL: "FATAL image scan error: unable to inspect the image" }))
-  await expect(failing.scan("x:1")).rejects.toMatchObject({ status: 502, code: "scan_failed", message: expect.stringContaining("trivy exited with 1: FATAL image scan error") })
+  const failing = createScanner(
+    options({
+      PATH,
+      STAND_IN_REPORT: fixture("trivy-alpine-310.json"),
+      STAND_IN_FAIL: "FATAL image scan error: unable to inspect the image",
+    }),
+  )
+  await expect(failing.scan("x:1")).rejects.toMatchObject({
+    status: 502,
+    code: "scan_failed",
+    message: expect.stringContaining("trivy exited with 1: FATAL image scan error"),
+  })
   const garbage = createScanner(options({ PATH, STAND_IN_REPORT: fixture("README.md") }))
-  await expect(garbage.scan("x:1")).rejects.toMatchObject({ code: "scan_failed", message: expect.stringContaining("trivy printed no JSON report") })
-  const slow = createScanner(options({ PATH, STAND_IN_REPORT: fixture("trivy-alpine-310.json"), STAND_IN_SLEEP: "30" }, { timeout: 1 }))
-  await expect(slow.scan("x:1")).rejects.toMatchObject({ status: 504, code: "scan_timeout", message: "trivy did not finish within 1 s" })
+  await expect(garbage.scan("x:1")).rejects.toMatchObject({
+    code: "scan_failed",
+    message: expect.stringContaining("trivy printed no JSON report"),
+  })
+  const slow = createScanner(
+    options({ PATH, STAND_IN_REPORT: fixture("trivy-alpine-310.json"), STAND_IN_SLEEP: "30" }, { timeout: 1 }),
+  )
+  await expect(slow.scan("x:1")).rejects.toMatchObject({
+    status: 504,
+    code: "scan_timeout",
+    message: "trivy did not finish within 1 s",
+  })
 })
 
 class SocketEngine extends FakeEngine {
   override readonly host = "unix:///run/hm-test/docker.sock"
   override async createContainer(spec: Record<string, any>, name?: string) {
     const created = await super.createContainer(spec, name)
-    this.containers.get(created.Id)!.logs = readFileSync(fixture("grype-image.json"), "utf8").split("\n").map((line) => ({ stream: "stdout" as const, ts: "", line }))
+    this.containers.get(created.Id)!.logs = readFileSync(fixture("grype-image.json"), "utf8")
+      .split("\n")
+      .map((line) => ({ stream: "stdout" as const, ts: "", line }))
     return created
   }
 }
@@ -98,6 +136,9 @@ test("without a binary the scanner runs as a container of its image, with the en
   const spec = engine.calls.find((c) => c.op === "createContainer")!.args[0] as Record<string, any>
   expect(spec).toMatchObject({ Image: "anchore/grype:latest", Cmd: ["-o", "json", "docker:web:1"] })
   expect(spec.Env).toEqual(["DOCKER_HOST=unix:///var/run/docker.sock", "GRYPE_DB_CACHE_DIR=/cache"])
-  expect(spec.HostConfig.Binds).toEqual(["/run/hm-test/docker.sock:/var/run/docker.sock:ro", `${cacheVolume("grype")}:/cache`])
+  expect(spec.HostConfig.Binds).toEqual([
+    "/run/hm-test/docker.sock:/var/run/docker.sock:ro",
+    `${cacheVolume("grype")}:/cache`,
+  ])
   expect(engine.containers.size).toBe(0)
 })

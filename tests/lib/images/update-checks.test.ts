@@ -15,7 +15,11 @@ afterEach(() => {
 
 function setup() {
   dataDir = mkdtempSync(join(tmpdir(), "hm-updates-"))
-  registry = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(null, { headers: { "docker-content-digest": digest("b") } }) })
+  registry = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response(null, { headers: { "docker-content-digest": digest("b") } }),
+  })
   const engine = new FakeEngine()
   const host = `127.0.0.1:${registry.port}`
   engine.addImage([`${host}/pulled:1`], { RepoDigests: [`${host}/pulled@${digest("a")}`] })
@@ -28,7 +32,11 @@ test("the check of pulled images looks at every tag of images that came from a r
   await updates.checkPulled()
   const stored = JSON.parse(readFileSync(join(dataDir, "updates.json"), "utf8"))
   expect(Object.keys(stored.images)).toEqual([`${host}/pulled:1`])
-  expect(stored.images[`${host}/pulled:1`]).toMatchObject({ update_available: true, remote_digest: digest("b"), local_digests: [digest("a")] })
+  expect(stored.images[`${host}/pulled:1`]).toMatchObject({
+    update_available: true,
+    remote_digest: digest("b"),
+    local_digests: [digest("a")],
+  })
   expect(await updates.pending()).toHaveLength(1)
   expect(engine.calls.filter((c) => c.op === "listImages").length).toBe(1)
 })

@@ -5,20 +5,29 @@ import { HttpError } from "#lib/http/http-error.ts"
 const body = (text: string) => new Response(text).body!
 
 test("sseData keeps the data of each event and skips comments", async () => {
-  expect(await sseData(body(': connected\n\ndata: {"line":"a"}\n\n: ping\n\ndata: {"line":"b"}\n\n'))).toEqual([{ line: "a" }, { line: "b" }])
+  expect(await sseData(body(': connected\n\ndata: {"line":"a"}\n\n: ping\n\ndata: {"line":"b"}\n\n'))).toEqual([
+    { line: "a" },
+    { line: "b" },
+  ])
 })
 
 test("an error event fails with its code and message", async () => {
-  expect(sseData(body('data: {"line":"a"}\n\nevent: error\ndata: {"error":{"code":"stream_failed","message":"gone"}}\n\n'))).rejects.toThrow("gone")
+  expect(
+    sseData(body('data: {"line":"a"}\n\nevent: error\ndata: {"error":{"code":"stream_failed","message":"gone"}}\n\n')),
+  ).rejects.toThrow("gone")
 })
 
 test("callApi sends the query and a JSON body, and reads the answer by its type", async () => {
   const seen: Request[] = []
   const fetch = async (req: Request) => {
     seen.push(req)
-    return req.method === "GET" ? new Response("services: {}\n", { headers: { "content-type": "text/yaml" } }) : Response.json({ ok: true })
+    return req.method === "GET"
+      ? new Response("services: {}\n", { headers: { "content-type": "text/yaml" } })
+      : Response.json({ ok: true })
   }
-  expect(await callApi(fetch, { method: "GET", path: "/api/x", query: { tail: 5, all: true, none: undefined } })).toBe("services: {}\n")
+  expect(await callApi(fetch, { method: "GET", path: "/api/x", query: { tail: 5, all: true, none: undefined } })).toBe(
+    "services: {}\n",
+  )
   expect(new URL(seen[0]!.url).search).toBe("?tail=5&all=true")
   expect(await callApi(fetch, { method: "POST", path: "/api/y", body: { a: 1 } })).toEqual({ ok: true })
   expect(seen[1]!.headers.get("content-type")).toBe("application/json")
@@ -26,7 +35,8 @@ test("callApi sends the query and a JSON body, and reads the answer by its type"
 })
 
 test("an error answer throws the API's code and message", async () => {
-  const fetch = async () => Response.json({ error: { code: "conflict", message: "stack web is busy" } }, { status: 409 })
+  const fetch = async () =>
+    Response.json({ error: { code: "conflict", message: "stack web is busy" } }, { status: 409 })
   const error = (await callApi(fetch, { method: "POST", path: "/api/stacks/web/restart" }).catch((e) => e)) as HttpError
   expect(error).toBeInstanceOf(HttpError)
   expect([error.status, error.code, error.message]).toEqual([409, "conflict", "stack web is busy"])

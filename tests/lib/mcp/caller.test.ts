@@ -21,7 +21,10 @@ async function setUp() {
   }
   const connect = async (token?: string) => {
     const client = new Client({ name: "test", version: "1" })
-    const transport = new StreamableHTTPClientTransport(new URL(`http://${HOST}/mcp`), { fetch, requestInit: { headers: token ? { authorization: `Bearer ${token}` } : {} } })
+    const transport = new StreamableHTTPClientTransport(new URL(`http://${HOST}/mcp`), {
+      fetch,
+      requestInit: { headers: token ? { authorization: `Bearer ${token}` } : {} },
+    })
     await client.connect(transport)
     return client
   }
@@ -34,9 +37,15 @@ const textOf = (r: any) => r.content.map((c: any) => c.text).join("")
 test("without a token /mcp is 401, and the refusal is audited", async () => {
   const { connect, fetch } = await setUp()
   await expect(connect()).rejects.toThrow()
-  const res = await fetch(`http://${HOST}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" })
+  const res = await fetch(`http://${HOST}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: "{}",
+  })
   expect(res.status).toBe(401)
-  const { entries } = await (await t.call("GET", "/api/audit?route=/mcp", undefined, { cookie: await t.signIn("admin") })).json()
+  const { entries } = await (
+    await t.call("GET", "/api/audit?route=/mcp", undefined, { cookie: await t.signIn("admin") })
+  ).json()
   expect(entries.every((e: any) => e.status === 401)).toBe(true)
 })
 
@@ -66,11 +75,18 @@ test("an operator's changing tool answers with its plan, then acts on confirm: t
     confirm: expect.stringContaining("confirm: true"),
   })
   expect(t.engine.containers.get([...t.engine.containers.keys()][0]!)!.state).toBe("running")
-  const done = await client.callTool({ name: "container_action", arguments: { id: "web", action: "stop", confirm: true } })
+  const done = await client.callTool({
+    name: "container_action",
+    arguments: { id: "web", action: "stop", confirm: true },
+  })
   expect(done.isError).toBeFalsy()
   expect([...t.engine.containers.values()][0]!.state).toBe("exited")
-  const { entries } = await (await t.call("GET", "/api/audit?user=operator", undefined, { cookie: await t.signIn("admin") })).json()
-  const calls = entries.filter((e: any) => e.tool === "container_action").map((e: any) => [e.action, e.route, e.status, e.token])
+  const { entries } = await (
+    await t.call("GET", "/api/audit?user=operator", undefined, { cookie: await t.signIn("admin") })
+  ).json()
+  const calls = entries
+    .filter((e: any) => e.tool === "container_action")
+    .map((e: any) => [e.action, e.route, e.status, e.token])
   expect(calls).toEqual([
     ["mcp.tool", "/api/containers/:id/action", 200, id],
     ["mcp.plan", "/mcp", 200, id],
@@ -90,14 +106,28 @@ test("a token made with mcp_confirm: false acts at once; a session opened by one
 
   const first = await fetch(`http://${HOST}/mcp`, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } } }),
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+    }),
   })
   const session = first.headers.get("mcp-session-id")!
   const other = (await t.token(await t.signIn("admin"))).token
   const hijack = await fetch(`http://${HOST}/mcp`, {
     method: "POST",
-    headers: { authorization: `Bearer ${other}`, "mcp-session-id": session, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    headers: {
+      authorization: `Bearer ${other}`,
+      "mcp-session-id": session,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
   })
   expect(hijack.status).toBe(404)
@@ -109,7 +139,10 @@ test("a dry run needs no confirmation: the copy tool plans with the route's own 
   const client = await connect(token)
   const dry = await client.callTool({ name: "copy_stack", arguments: { name: "nothing", new_name: "other" } })
   expect(textOf(dry)).not.toContain("confirm: true")
-  const real = await client.callTool({ name: "copy_stack", arguments: { name: "nothing", new_name: "other", dry_run: false } })
+  const real = await client.callTool({
+    name: "copy_stack",
+    arguments: { name: "nothing", new_name: "other", dry_run: false },
+  })
   expect(real.isError).toBe(true)
   expect(textOf(real)).toContain("not_found")
 })

@@ -33,7 +33,12 @@ async function mcpApp(env: Record<string, string> = {}) {
     return { client, transport }
   }
   // The endpoint alone, over the same app, for counting its sessions.
-  const endpoint = mcpEndpoint(t.ctx.config.mcp!, rows, async (req: Request) => (await app.fetch(req))!, () => clock.now)
+  const endpoint = mcpEndpoint(
+    t.ctx.config.mcp!,
+    rows,
+    async (req: Request) => (await app.fetch(req))!,
+    () => clock.now,
+  )
   return { t: t!, app, fetch, clock, connect, endpoint }
 }
 
@@ -46,7 +51,12 @@ const initialize = {
 const post = (body: unknown, headers: Record<string, string> = {}) =>
   new Request(`http://${HOST}/mcp`, {
     method: "POST",
-    headers: { host: HOST, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    headers: {
+      host: HOST,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
     body: typeof body === "string" ? body : JSON.stringify(body),
   })
 const textOf = (r: any) => r.content.map((c: any) => c.text).join("")
@@ -79,7 +89,12 @@ describe("/mcp routing", () => {
 
   test("a listed Origin passes and gets CORS headers, preflight included", async () => {
     const { app } = await mcpApp({ SVC_MCP_ALLOWED_ORIGINS: "http://inspector.test" })
-    const pre = (await app.fetch(new Request(`http://${HOST}/mcp`, { method: "OPTIONS", headers: { host: HOST, origin: "http://inspector.test" } })))!
+    const pre = (await app.fetch(
+      new Request(`http://${HOST}/mcp`, {
+        method: "OPTIONS",
+        headers: { host: HOST, origin: "http://inspector.test" },
+      }),
+    ))!
     expect(pre.status).toBe(204)
     expect(pre.headers.get("access-control-allow-headers")).toContain("mcp-session-id")
     const res = (await app.fetch(post(initialize, { origin: "http://inspector.test" })))!
@@ -177,7 +192,11 @@ describe("tools", () => {
     t.engine.addContainer({ name: "web", state: "running" })
     const { client } = await connect()
     const listed = (await client.listTools()).tools
-    for (const [name, args] of [["list_containers", {}], ["inspect_container", { id: "web" }], ["container_action", { id: "web", action: "stop" }]] as const) {
+    for (const [name, args] of [
+      ["list_containers", {}],
+      ["inspect_container", { id: "web" }],
+      ["container_action", { id: "web", action: "stop" }],
+    ] as const) {
       const result = await client.callTool({ name, arguments: args })
       const check = new AjvJsonSchemaValidator().getValidator(listed.find((x) => x.name === name)!.outputSchema!)
       expect([name, check(result.structuredContent)]).toEqual([name, expect.objectContaining({ valid: true })])
@@ -191,7 +210,12 @@ describe("sessions", () => {
     const { client, transport } = await connect()
     const id = transport.sessionId!
     await transport.terminateSession()
-    const res = (await app.fetch(post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" })))!
+    const res = (await app.fetch(
+      post(
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        { "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" },
+      ),
+    ))!
     expect(res.status).toBe(404)
     await client.close()
   })
@@ -204,7 +228,12 @@ describe("sessions", () => {
     clock.now += 59_000
     await client.listTools()
     clock.now += 61_000
-    const res = (await app.fetch(post({ jsonrpc: "2.0", id: 9, method: "tools/list" }, { "mcp-session-id": transport.sessionId!, "mcp-protocol-version": "2025-06-18" })))!
+    const res = (await app.fetch(
+      post(
+        { jsonrpc: "2.0", id: 9, method: "tools/list" },
+        { "mcp-session-id": transport.sessionId!, "mcp-protocol-version": "2025-06-18" },
+      ),
+    ))!
     expect(res.status).toBe(404)
   })
 

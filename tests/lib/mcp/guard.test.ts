@@ -34,6 +34,16 @@ test("the refusal is a 403 in the API's error shape naming the setting", async (
   const req = new Request("http://x/mcp", { headers: { host: "localhost:8080", origin: "http://evil.example" } })
   const res = mcpRefusal(req, { allowedHosts: loopback, allowedOrigins: [] })!
   expect(res.status).toBe(403)
-  expect(await res.json()).toEqual({ error: { code: "origin_not_allowed", message: 'origin "http://evil.example" is not allowed to use /mcp; add it to SVC_MCP_ALLOWED_ORIGINS' } })
-  expect(mcpRefusal(new Request("http://x/mcp", { headers: { host: "localhost:8080" } }), { allowedHosts: loopback, allowedOrigins: [] })).toBeNull()
+  expect(await res.json()).toEqual({
+    error: {
+      code: "origin_not_allowed",
+      message: 'origin "http://evil.example" is not allowed to use /mcp; add it to SVC_MCP_ALLOWED_ORIGINS',
+    },
+  })
+  expect(
+    mcpRefusal(new Request("http://x/mcp", { headers: { host: "localhost:8080" } }), {
+      allowedHosts: loopback,
+      allowedOrigins: [],
+    }),
+  ).toBeNull()
 })

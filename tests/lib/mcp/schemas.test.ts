@@ -59,7 +59,9 @@ test("a bad argument is refused with the message the route gives for it", async 
   const body = await (await t.call("POST", "/api/containers/web/action", { action: "explode" })).json()
   expect(() => checkArgs(tool("container_action"), { id: "web", action: "explode" })).toThrow(body.error.message)
   const env = await (await t.call("PUT", "/api/stacks/web/env", [{ key: "1A", value: "x" }])).json()
-  expect(() => checkArgs(tool("set_stack_env"), { name: "web", env: [{ key: "1A", value: "x" }] })).toThrow(env.error.message)
+  expect(() => checkArgs(tool("set_stack_env"), { name: "web", env: [{ key: "1A", value: "x" }] })).toThrow(
+    env.error.message,
+  )
 })
 
 test("query arguments are checked as the strings the URL carries", () => {
@@ -75,7 +77,13 @@ test("a missing path parameter is refused before any call", () => {
 test("a tool's answer schema is its route's response; a list and an event stream's messages come as {items}", () => {
   expect(tool("inspect_stack").outputSchema as object).toEqual(json(stack.response, "output"))
   expect(tool("inspect_stack").wrap).toBeUndefined()
-  expect(tool("list_stacks").outputSchema).toEqual({ type: "object", properties: { items: json(stacks.response, "output") }, required: ["items"] })
+  expect(tool("list_stacks").outputSchema).toEqual({
+    type: "object",
+    properties: { items: json(stacks.response, "output") },
+    required: ["items"],
+  })
   expect(tool("list_stacks").description).toEndWith("Its structured answer carries the list as {items}.")
-  expect(tool("container_logs").outputSchema!.properties!.items).toEqual(json(v.array(logs.response.message!), "output"))
+  expect(tool("container_logs").outputSchema!.properties!.items).toEqual(
+    json(v.array(logs.response.message!), "output"),
+  )
 })

@@ -12,7 +12,9 @@ test("a wrongly typed body field is named in the 400", async () => {
   t = await testApp()
   const res = await t.call("POST", "/api/containers/x/action", { action: "jump" })
   expect(res.status).toBe(400)
-  expect(await res.json()).toEqual({ error: { code: "invalid_request", message: expect.stringMatching(/^body\.action: /) } })
+  expect(await res.json()).toEqual({
+    error: { code: "invalid_request", message: expect.stringMatching(/^body\.action: /) },
+  })
 })
 
 test("malformed JSON and a missing field are 400s of their own kind", async () => {
@@ -37,9 +39,19 @@ test("a body nested deeper than the limit is refused before it is parsed or vali
 
 test("an HttpError's answer carries its members beside the error and its headers, CORS kept", async () => {
   t = await testApp({}, { SVC_CORS_ORIGINS: "https://ui.example" })
-  const refusal = new HttpError(409, "held", "held back", { body: { plan: { steps: 2 } }, headers: { "retry-after": "7" } })
-  const row: RouteEntry = { method: "GET", path: "/held", file: "handlers/held.get.ts", load: async () => ({ default: () => Promise.reject(refusal) }) }
-  const res = await createApp(t.ctx, [row]).fetch(new Request("http://127.0.0.1:8080/held", { headers: { host: "127.0.0.1:8080", origin: "https://ui.example" } }))
+  const refusal = new HttpError(409, "held", "held back", {
+    body: { plan: { steps: 2 } },
+    headers: { "retry-after": "7" },
+  })
+  const row: RouteEntry = {
+    method: "GET",
+    path: "/held",
+    file: "handlers/held.get.ts",
+    load: async () => ({ default: () => Promise.reject(refusal) }),
+  }
+  const res = await createApp(t.ctx, [row]).fetch(
+    new Request("http://127.0.0.1:8080/held", { headers: { host: "127.0.0.1:8080", origin: "https://ui.example" } }),
+  )
   expect(res.status).toBe(409)
   expect(res.headers.get("retry-after")).toBe("7")
   expect(res.headers.get("access-control-allow-origin")).toBe("https://ui.example")
@@ -61,7 +73,8 @@ test("a route's handler file is loaded by its first request, once, and not at al
     },
   }
   const app = createApp(a.ctx, [row])
-  const get = (headers: Record<string, string> = {}) => app.fetch(new Request("http://127.0.0.1:8080/counted", { headers: { host: "127.0.0.1:8080", ...headers } }))
+  const get = (headers: Record<string, string> = {}) =>
+    app.fetch(new Request("http://127.0.0.1:8080/counted", { headers: { host: "127.0.0.1:8080", ...headers } }))
   expect((await get()).status).toBe(401)
   expect(loads).toBe(0)
   await a.addUser("olga", "operator")

@@ -30,10 +30,18 @@ test("a part is made by its first read, once, and a part given or assigned is th
 test("the jobs whose work needs stacks wait for the first stack's records before they make their parts", async () => {
   t = await testApp()
   const waiting = ["live mounts", "update policies", "git schedules"]
-  t.ctx.jobs.start(background.filter((j) => waiting.includes(j.name)), t.ctx)
+  t.ctx.jobs.start(
+    background.filter((j) => waiting.includes(j.name)),
+    t.ctx,
+  )
   await Bun.sleep(50)
   expect(t.ctx.jobs.states().map((j) => j.state)).toEqual(["running", "running", "running"])
-  expect(["liveMounts", "policies", "git", "stacks"].map((k) => made(t.ctx, k as "stacks"))).toEqual([false, false, false, false])
+  expect(["liveMounts", "policies", "git", "stacks"].map((k) => made(t.ctx, k as "stacks"))).toEqual([
+    false,
+    false,
+    false,
+    false,
+  ])
   mkdirSync(stackDirs(t.dataDir).records, { recursive: true })
   // The jobs look again every second.
   for (let i = 0; i < 50 && !made(t.ctx, "git"); i++) await Bun.sleep(100)
@@ -43,7 +51,10 @@ test("the jobs whose work needs stacks wait for the first stack's records before
 test("with nothing to work on, the jobs make no part: no queued scan, no notification target, no membership, no update interval", async () => {
   t = await testApp()
   const idle = ["scan queue", "image update checks", "notifier", "cluster link"]
-  t.ctx.jobs.start(background.filter((j) => idle.includes(j.name)), t.ctx)
+  t.ctx.jobs.start(
+    background.filter((j) => idle.includes(j.name)),
+    t.ctx,
+  )
   await Bun.sleep(50)
   expect(t.ctx.jobs.states().map((j) => [j.name, j.state])).toEqual([
     ["scan queue", "done"],
@@ -51,12 +62,20 @@ test("with nothing to work on, the jobs make no part: no queued scan, no notific
     ["notifier", "done"],
     ["cluster link", "running"],
   ])
-  expect(["scans", "imageUpdates", "notifier", "cluster"].map((k) => made(t.ctx, k as "stacks"))).toEqual([false, false, false, false])
+  expect(["scans", "imageUpdates", "notifier", "cluster"].map((k) => made(t.ctx, k as "stacks"))).toEqual([
+    false,
+    false,
+    false,
+    false,
+  ])
 })
 
 test("the update checks begin after their first interval, then run every interval", async () => {
   t = await testApp({}, { SVC_UPDATE_INTERVAL: "1" })
-  t.ctx.jobs.start(background.filter((j) => j.name === "image update checks"), t.ctx)
+  t.ctx.jobs.start(
+    background.filter((j) => j.name === "image update checks"),
+    t.ctx,
+  )
   await Bun.sleep(50)
   expect(made(t.ctx, "imageUpdates")).toBe(false)
   for (let i = 0; i < 60 && t.engine.calls.filter((c) => c.op === "listImages").length < 2; i++) await Bun.sleep(100)

@@ -8,14 +8,24 @@ const loop = (name: string): Job<Ctx> => ({
   name,
   start: (ctx, signal) => {
     ctx.seen.push(`start ${name}`)
-    return new Promise<void>((r) => signal.addEventListener("abort", () => (ctx.seen.push(`aborted ${name}`), r()), { once: true }))
+    return new Promise<void>((r) =>
+      signal.addEventListener("abort", () => (ctx.seen.push(`aborted ${name}`), r()), { once: true }),
+    )
   },
 })
 
 test("jobs start in the list's order, a synchronous one finished before the next, and each says its state", async () => {
   const ctx: Ctx = { seen: [] }
   const jobs = new Jobs<Ctx>(() => {})
-  jobs.start([{ name: "first", start: (c) => void c.seen.push("first ran") }, loop("a"), loop("b"), { name: "once", start: async () => {} }], ctx)
+  jobs.start(
+    [
+      { name: "first", start: (c) => void c.seen.push("first ran") },
+      loop("a"),
+      loop("b"),
+      { name: "once", start: async () => {} },
+    ],
+    ctx,
+  )
   expect(ctx.seen).toEqual(["first ran", "start a", "start b"])
   await Bun.sleep(0)
   expect(jobs.states()).toEqual([
@@ -58,7 +68,10 @@ test("stop aborts every job's signal, runs each one's own stop in reverse order,
   let ended = false
   const slow: Job<Ctx> = {
     name: "slow",
-    start: (_, signal) => new Promise<void>((r) => signal.addEventListener("abort", () => setTimeout(() => ((ended = true), r()), 50), { once: true })),
+    start: (_, signal) =>
+      new Promise<void>((r) =>
+        signal.addEventListener("abort", () => setTimeout(() => ((ended = true), r()), 50), { once: true }),
+      ),
   }
   const workers: Job<Ctx> = { name: "workers", start: () => {}, stop: (c) => void c.seen.push("workers closed") }
   const failing: Job<Ctx> = {

@@ -22,7 +22,10 @@ test("a static segment wins over a parameter for its own method only; other meth
 test("parameters and the catch-all are decoded, the catch-all under its own name; a trailing slash is ignored", () => {
   const t = table()
   expect(t.find(["GET", "ALL"], "/api/stacks/a%20b/")).toEqual({ route: "stack", params: { name: "a b" } })
-  expect(t.find(["PUT", "ALL"], "/api/nodes/n1/proxy/api/stacks/x%2Fy")).toEqual({ route: "proxy", params: { name: "n1", path: "api/stacks/x/y" } })
+  expect(t.find(["PUT", "ALL"], "/api/nodes/n1/proxy/api/stacks/x%2Fy")).toEqual({
+    route: "proxy",
+    params: { name: "n1", path: "api/stacks/x/y" },
+  })
   expect(t.find(["GET", "ALL"], "/api/stacks/%E0%A4%A")?.params).toEqual({ name: "%E0%A4%A" })
   expect(t.find(["GET", "ALL"], "/api/stacks/a/b")).toBeUndefined()
   expect(t.find(["GET", "ALL"], "/api/stacks//")).toBeUndefined()

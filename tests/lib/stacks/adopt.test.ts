@@ -3,10 +3,25 @@ import { interpolatedKeys, parseEnvFile, projectSource, rewriteBinds, servicePla
 import type { ContainerSummary } from "#lib/engine/client.ts"
 
 test("projectSource: v1 names config files relative to the working dir, v2 absolute; .env by default", () => {
-  const v1 = { "com.docker.compose.project.working_dir": "/srv/shop", "com.docker.compose.project.config_files": "compose.yaml,override.yaml" }
-  expect(projectSource(v1)).toEqual({ working_dir: "/srv/shop", config_files: ["/srv/shop/compose.yaml", "/srv/shop/override.yaml"], env_file: "/srv/shop/.env" })
-  const v2 = { ...v1, "com.docker.compose.project.config_files": "/srv/shop/compose.yaml", "com.docker.compose.project.environment_file": "/srv/shop/prod.env" }
-  expect(projectSource(v2)).toEqual({ working_dir: "/srv/shop", config_files: ["/srv/shop/compose.yaml"], env_file: "/srv/shop/prod.env" })
+  const v1 = {
+    "com.docker.compose.project.working_dir": "/srv/shop",
+    "com.docker.compose.project.config_files": "compose.yaml,override.yaml",
+  }
+  expect(projectSource(v1)).toEqual({
+    working_dir: "/srv/shop",
+    config_files: ["/srv/shop/compose.yaml", "/srv/shop/override.yaml"],
+    env_file: "/srv/shop/.env",
+  })
+  const v2 = {
+    ...v1,
+    "com.docker.compose.project.config_files": "/srv/shop/compose.yaml",
+    "com.docker.compose.project.environment_file": "/srv/shop/prod.env",
+  }
+  expect(projectSource(v2)).toEqual({
+    working_dir: "/srv/shop",
+    config_files: ["/srv/shop/compose.yaml"],
+    env_file: "/srv/shop/prod.env",
+  })
 })
 
 test("parseEnvFile: comments, export, quotes as compose reads them", () => {
@@ -39,10 +54,17 @@ test("rewriteBinds: relative binds made absolute where allowed, refused elsewher
   expect(compose).toContain("- /srv/shop/site:/usr/share/nginx/html:ro")
   expect(compose).toContain("source: ../logs")
   expect(compose).toContain("image: nginx # the front")
-  expect(await rewriteBinds("services:\n  a:\n    image: x\n", "/srv", () => true)).toEqual({ compose: "services:\n  a:\n    image: x\n", binds: [] })
+  expect(await rewriteBinds("services:\n  a:\n    image: x\n", "/srv", () => true)).toEqual({
+    compose: "services:\n  a:\n    image: x\n",
+    binds: [],
+  })
 })
 
-const container = (id: string, service: string, hash: string) => ({ Id: id, Labels: { "com.docker.compose.service": service, "com.docker.compose.config-hash": hash } }) as unknown as ContainerSummary
+const container = (id: string, service: string, hash: string) =>
+  ({
+    Id: id,
+    Labels: { "com.docker.compose.service": service, "com.docker.compose.config-hash": hash },
+  }) as unknown as ContainerSummary
 test("servicePlans: keep where every container's hash matches compose's, recreate, create and remove otherwise", () => {
   const a = "a".repeat(64)
   const b = "b".repeat(64)

@@ -42,7 +42,11 @@ echo ran
   process.env.LEAK = "service-only"
   const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus() })
   expect(await runner.flavour()).toBe("v2")
-  const res = await runner.run({ name: "demo", dir, env: [{ key: "STACK_VAR", value: "mine", secret: false }] }, ["ps"], "ps")
+  const res = await runner.run(
+    { name: "demo", dir, env: [{ key: "STACK_VAR", value: "mine", secret: false }] },
+    ["ps"],
+    "ps",
+  )
   delete process.env.LEAK
   expect(res).toEqual({ code: 0, output: "ran" })
   const env = `DOCKER_CONFIG=${config} DOCKER_HOST=unix:///nonexistent.sock LEAK=`
@@ -54,7 +58,9 @@ echo ran
 
 test("every call names the project, its file, its folder and its env file", () => {
   const args = globalArgs({ name: "web", dir: "/data/stacks/web", env: [] })
-  expect(args.join(" ")).toContain("-p web -f /data/stacks/web/compose.yaml --project-directory /data/stacks/web --env-file /data/stacks/web/.env")
+  expect(args.join(" ")).toContain(
+    "-p web -f /data/stacks/web/compose.yaml --project-directory /data/stacks/web --env-file /data/stacks/web/.env",
+  )
 })
 
 // A plugin stand-in that prints a multi-line secret as compose prints a value it refuses.
@@ -76,7 +82,11 @@ exit 1
   writeFileSync(join(dir, ".env"), "")
   const key = "short\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nxyz="
   const events = new EventBus()
-  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv: { PATH: process.env.PATH!, HOME: dir, DOCKER_CONFIG: config }, events })
+  const runner = composeRunner({
+    host: "unix:///nonexistent.sock",
+    toolEnv: { PATH: process.env.PATH!, HOME: dir, DOCKER_CONFIG: config },
+    events,
+  })
   const res = await runner.run({ name: "demo", dir, env: [{ key: "KEY", value: key, secret: true }] }, ["up"], "up")
   expect(res).toEqual({ code: 1, output: 'starting\ninvalid value "***"' })
   expect(events.history().map((e) => e.message)).toEqual(["starting", 'invalid value "short', "***", 'xyz="'])
@@ -89,7 +99,10 @@ const env: EnvVar[] = [
 ]
 
 test("the real CLI's output is streamed into events with secret values redacted", async () => {
-  writeFileSync(join(dir, "compose.yaml"), "services:\n  app:\n    image: ${IMAGE}\n    environment:\n      PASSWORD: ${PASSWORD}\n")
+  writeFileSync(
+    join(dir, "compose.yaml"),
+    "services:\n  app:\n    image: ${IMAGE}\n    environment:\n      PASSWORD: ${PASSWORD}\n",
+  )
   writeFileSync(join(dir, ".env"), "")
   const events = new EventBus()
   const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events, probe: async () => 1 })
@@ -107,7 +120,12 @@ test("the real CLI's output is streamed into events with secret values redacted"
 
 test("a refused compose file gives a non-zero exit and compose's message", async () => {
   writeFileSync(join(dir, "compose.yaml"), "services:\n  app:\n    image: busybox\n    servces: 1\n")
-  const res = await composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus(), probe: async () => 1 }).run({ name: "demo", dir, env }, ["config", "-q"], "config")
+  const res = await composeRunner({
+    host: "unix:///nonexistent.sock",
+    toolEnv,
+    events: new EventBus(),
+    probe: async () => 1,
+  }).run({ name: "demo", dir, env }, ["config", "-q"], "config")
   expect(res.code).not.toBe(0)
   expect(res.output).toContain("servces")
 })
@@ -119,11 +137,14 @@ test("the rendered v1 env file reads back exactly through docker-compose", async
   const vars: EnvVar[] = values.map((value, i) => ({ key: `V${i}`, value, secret: false }))
   writeFileSync(join(dir, ".env"), renderEnvFile(vars, "v1"))
   writeFileSync(join(dir, "compose.yaml"), `services:\n  app:\n    image: busybox\n    env_file: .env\n`)
-  const proc = Bun.spawn(["docker-compose", "-p", "demo", "-f", join(dir, "compose.yaml"), "--project-directory", dir, "config"], {
-    env: { PATH: process.env.PATH!, DOCKER_HOST: "unix:///nonexistent.sock" },
-    stdout: "pipe",
-    stderr: "pipe",
-  })
+  const proc = Bun.spawn(
+    ["docker-compose", "-p", "demo", "-f", join(dir, "compose.yaml"), "--project-directory", dir, "config"],
+    {
+      env: { PATH: process.env.PATH!, DOCKER_HOST: "unix:///nonexistent.sock" },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  )
   const out = await new Response(proc.stdout).text()
   expect(await proc.exited).toBe(0)
   const { parse } = await import("yaml")
@@ -171,17 +192,33 @@ wait
 test("a compose call past its deadline is stopped with its processes: 504 compose_timeout with its output so far, secrets hidden", async () => {
   const { toolEnv, left } = hangingPlugin("hanging")
   writeFileSync(join(dir, ".env"), "")
-  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus(), timeouts: { run: 60, config: 1 } })
+  const runner = composeRunner({
+    host: "unix:///nonexistent.sock",
+    toolEnv,
+    events: new EventBus(),
+    timeouts: { run: 60, config: 1 },
+  })
   const project = { name: "demo", dir, env: [{ key: "KEY", value: "pa55-w0rd-xyz", secret: true }] }
-  const refused = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => err)
+  const refused = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (err: unknown) => err,
+    )
   const up = await refused(runner.run(project, ["up", "-d"], "up", { timeout: 1 }))
   expect(up).toMatchObject({ status: 504, code: "compose_timeout" })
-  expect((up as Error).message).toBe("compose up -d did not finish within 1 s and was stopped; its output: Container demo-web-1 Waiting ***")
+  expect((up as Error).message).toBe(
+    "compose up -d did not finish within 1 s and was stopped; its output: Container demo-web-1 Waiting ***",
+  )
   expect(await left()).toEqual([])
-  const config = await refused(runner.config(project, { file: join(dir, "compose.yaml"), envFile: join(dir, ".env"), cwd: dir }))
+  const config = await refused(
+    runner.config(project, { file: join(dir, "compose.yaml"), envFile: join(dir, ".env"), cwd: dir }),
+  )
   expect(config).toMatchObject({ status: 504, code: "compose_timeout" })
   expect(await left()).toEqual([])
-  expect(await refused(runner.merge([join(dir, "a.yaml"), join(dir, "b.yaml")], dir))).toMatchObject({ status: 504, code: "compose_timeout" })
+  expect(await refused(runner.merge([join(dir, "a.yaml"), join(dir, "b.yaml")], dir))).toMatchObject({
+    status: 504,
+    code: "compose_timeout",
+  })
   expect(await left()).toEqual([])
 })
 
@@ -193,6 +230,11 @@ test("a compose run whose caller gives up is stopped at once: 503 compose_aborte
   await started()
   expect(running()).toHaveLength(2)
   abort.abort()
-  expect(await run.then(() => undefined, (err: unknown) => err)).toMatchObject({ status: 503, code: "compose_aborted" })
+  expect(
+    await run.then(
+      () => undefined,
+      (err: unknown) => err,
+    ),
+  ).toMatchObject({ status: 503, code: "compose_aborted" })
   expect(await left()).toEqual([])
 })

@@ -1,6 +1,17 @@
 import { expect, test } from "bun:test"
 import * as v from "valibot"
-import { envChanges, envInput, looksSecret, mergeEnv, publicEnv, redact, redactorFor, renderEnvFile, sameEnv, type EnvVar } from "#lib/stacks/env.ts"
+import {
+  envChanges,
+  envInput,
+  looksSecret,
+  mergeEnv,
+  publicEnv,
+  redact,
+  redactorFor,
+  renderEnvFile,
+  sameEnv,
+  type EnvVar,
+} from "#lib/stacks/env.ts"
 
 const stored: EnvVar[] = [
   { key: "USER", value: "admin", secret: false },
@@ -8,18 +19,34 @@ const stored: EnvVar[] = [
 ]
 
 test("the public view hides secret values only", () => {
-  expect(publicEnv(stored)).toEqual([{ key: "USER", value: "admin", secret: false }, { key: "PASSWORD", value: null, secret: true }])
+  expect(publicEnv(stored)).toEqual([
+    { key: "USER", value: "admin", secret: false },
+    { key: "PASSWORD", value: null, secret: true },
+  ])
 })
 
 test("merge: null keeps the stored value and flag, omitted keys are dropped, new keys default to not secret", () => {
-  const merged = mergeEnv(stored, [{ key: "PASSWORD", value: null }, { key: "PORT", value: "80" }])
-  expect(merged).toEqual([{ key: "PASSWORD", value: "hunter2", secret: true }, { key: "PORT", value: "80", secret: false }])
-  expect(mergeEnv(stored, [{ key: "USER", value: "root", secret: true }])).toEqual([{ key: "USER", value: "root", secret: true }])
+  const merged = mergeEnv(stored, [
+    { key: "PASSWORD", value: null },
+    { key: "PORT", value: "80" },
+  ])
+  expect(merged).toEqual([
+    { key: "PASSWORD", value: "hunter2", secret: true },
+    { key: "PORT", value: "80", secret: false },
+  ])
+  expect(mergeEnv(stored, [{ key: "USER", value: "root", secret: true }])).toEqual([
+    { key: "USER", value: "root", secret: true },
+  ])
 })
 
 test("merge refuses a null value with nothing stored and duplicate keys", () => {
   expect(() => mergeEnv(stored, [{ key: "NEW", value: null }])).toThrow(/no stored value/)
-  expect(() => mergeEnv(stored, [{ key: "A", value: "1" }, { key: "A", value: "2" }])).toThrow(/twice/)
+  expect(() =>
+    mergeEnv(stored, [
+      { key: "A", value: "1" },
+      { key: "A", value: "2" },
+    ]),
+  ).toThrow(/twice/)
 })
 
 test("keys must be variable names", () => {
@@ -29,7 +56,10 @@ test("keys must be variable names", () => {
 })
 
 test("changes name keys, never values", () => {
-  const after: EnvVar[] = [{ key: "PASSWORD", value: "other", secret: true }, { key: "PORT", value: "80", secret: false }]
+  const after: EnvVar[] = [
+    { key: "PASSWORD", value: "other", secret: true },
+    { key: "PORT", value: "80", secret: false },
+  ]
   const changes = envChanges(stored, after)
   expect(changes).toEqual({ added: ["PORT"], removed: ["USER"], changed: ["PASSWORD"] })
   expect(JSON.stringify(changes)).not.toContain("other")
@@ -94,17 +124,28 @@ test("a store's one redactor hides each stack's own secrets, and keeps hiding a 
 })
 
 test("the v1 env file escapes quotes and backslashes inside single quotes", () => {
-  const env: EnvVar[] = [{ key: "A", value: `it's \\ $HOME`, secret: false }, { key: "B", value: "two\nlines", secret: false }]
+  const env: EnvVar[] = [
+    { key: "A", value: `it's \\ $HOME`, secret: false },
+    { key: "B", value: "two\nlines", secret: false },
+  ]
   expect(renderEnvFile(env, "v1")).toBe(`A='it\\'s \\\\ $HOME'\nB='two\nlines'\n`)
 })
 
 test("the v2 env file keeps plain values literal in single quotes and escapes the rest in double quotes", () => {
-  const env: EnvVar[] = [{ key: "A", value: `a\\b $X`, secret: false }, { key: "B", value: `it's "$X"\n`, secret: false }]
+  const env: EnvVar[] = [
+    { key: "A", value: `a\\b $X`, secret: false },
+    { key: "B", value: `it's "$X"\n`, secret: false },
+  ]
   expect(renderEnvFile(env, "v2")).toBe(`A='a\\b $X'\nB="it's \\"\\$X\\"\\n"\n`)
 })
 
 test("looksSecret: SVC_SECRET_KEYS patterns, * any run, case-insensitive, nothing else special", () => {
   const patterns = ["*PASSWORD*", "*TOKEN*", "API.KEY"]
-  expect(["DB_PASSWORD", "password", "GITHUB_TOKEN", "api.key"].filter((k) => looksSecret(k, patterns))).toEqual(["DB_PASSWORD", "password", "GITHUB_TOKEN", "api.key"])
+  expect(["DB_PASSWORD", "password", "GITHUB_TOKEN", "api.key"].filter((k) => looksSecret(k, patterns))).toEqual([
+    "DB_PASSWORD",
+    "password",
+    "GITHUB_TOKEN",
+    "api.key",
+  ])
   expect(["GREETING", "API_KEY", "PASS"].filter((k) => looksSecret(k, patterns))).toEqual([])
 })

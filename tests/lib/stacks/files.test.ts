@@ -1,9 +1,26 @@
 import { afterAll, beforeEach, expect, test } from "bun:test"
 import { execFileSync } from "node:child_process"
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { checkOnDisk, FILE_MAX_BYTES, filePath, makeFolder, readStackFile, removeFile, writeStackFile } from "#lib/stacks/files.ts"
+import {
+  checkOnDisk,
+  FILE_MAX_BYTES,
+  filePath,
+  makeFolder,
+  readStackFile,
+  removeFile,
+  writeStackFile,
+} from "#lib/stacks/files.ts"
 import { HttpError } from "#lib/http/http-error.ts"
 
 const base = mkdtempSync(join(tmpdir(), "hm-files-"))

@@ -72,7 +72,13 @@ for (const flavour of ["debian12", "current"]) {
         user: "0:0",
         working_dir: "/www",
         stop_signal: "SIGINT",
-        healthcheck: { test: ["CMD-SHELL", "wget -qO- http://127.0.0.1/ || exit 1"], interval: "5s", timeout: "2s", start_period: "1s", retries: 3 },
+        healthcheck: {
+          test: ["CMD-SHELL", "wget -qO- http://127.0.0.1/ || exit 1"],
+          interval: "5s",
+          timeout: "2s",
+          start_period: "1s",
+          retries: 3,
+        },
         restart: "unless-stopped",
         cap_add: ["NET_ADMIN"],
         cap_drop: ["MKNOD"],
@@ -87,11 +93,14 @@ for (const flavour of ["debian12", "current"]) {
         logging: { driver: "json-file", options: { "max-size": "10m" } },
         labels: { app: "web", "hm.test": "1" },
       })
-      for (const key of ["hostname", "restart", "memswap_limit", "runtime", "ipc", "privileged", "logging", "shm_size"]) expect(helper[key]).toBeUndefined()
+      for (const key of ["hostname", "restart", "memswap_limit", "runtime", "ipc", "privileged", "logging", "shm_size"])
+        expect(helper[key]).toBeUndefined()
     })
 
     test("what compose cannot express is listed: the --link", () => {
-      expect(generated.unexpressed).toEqual([{ service: "worker", option: "Links", detail: expect.stringContaining("/helper:/worker/h") }])
+      expect(generated.unexpressed).toEqual([
+        { service: "worker", option: "Links", detail: expect.stringContaining("/helper:/worker/h") },
+      ])
     })
   })
 }
@@ -101,23 +110,36 @@ test("a key taken by another container's different value gets the service's pref
   const [web] = containers
   const other = { ...web!, Id: "f".repeat(64), Name: "/web-2", Config: { ...web!.Config, Env: ["DB_PASSWORD=other"] } }
   const generated = fromContainers([web!, other], images, secret)
-  expect(generated.env).toEqual([{ key: "DB_PASSWORD", value: "s3cret", secret: true }, { key: "WEB_2_DB_PASSWORD", value: "other", secret: true }])
+  expect(generated.env).toEqual([
+    { key: "DB_PASSWORD", value: "s3cret", secret: true },
+    { key: "WEB_2_DB_PASSWORD", value: "other", secret: true },
+  ])
   expect(parse(generated.compose).services["web-2"].environment.DB_PASSWORD).toBe("${WEB_2_DB_PASSWORD}")
 })
 
 test("durations and port bindings as compose writes them", () => {
   expect([duration(5e9), duration(1.5e9), duration(250e6)]).toEqual(["5s", "1500ms", "250ms"])
-  expect(ports({ "80/tcp": [{ HostIp: "", HostPort: "8080" }, { HostIp: "::1", HostPort: "8081" }], "53/udp": [{ HostIp: "127.0.0.1", HostPort: "" }], "9/tcp": null })).toEqual([
-    "8080:80/tcp",
-    "[::1]:8081:80/tcp",
-    "127.0.0.1::53/udp",
-  ])
+  expect(
+    ports({
+      "80/tcp": [
+        { HostIp: "", HostPort: "8080" },
+        { HostIp: "::1", HostPort: "8081" },
+      ],
+      "53/udp": [{ HostIp: "127.0.0.1", HostPort: "" }],
+      "9/tcp": null,
+    }),
+  ).toEqual(["8080:80/tcp", "[::1]:8081:80/tcp", "127.0.0.1::53/udp"])
 })
 
 test("100 containers of one image: what they share is written out in each service, never as an alias the parser would refuse", async () => {
   const { containers, images } = await fixture("current")
   const [web] = containers
-  const many = Array.from({ length: 100 }, (_, i) => ({ ...web!, Id: i.toString(16).padStart(64, "0"), Name: `/web-${i}`, Config: { ...web!.Config, Env: [] } }))
+  const many = Array.from({ length: 100 }, (_, i) => ({
+    ...web!,
+    Id: i.toString(16).padStart(64, "0"),
+    Name: `/web-${i}`,
+    Config: { ...web!.Config, Env: [] },
+  }))
   const { compose } = fromContainers(many, images, secret)
   expect(compose).not.toContain("*a1")
   expect(Object.keys(((await parseYaml(compose)) as { services: object }).services)).toHaveLength(100)

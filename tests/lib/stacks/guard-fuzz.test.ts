@@ -19,7 +19,8 @@ const dataDir = join(base, "data")
 const projectDir = join(dataDir, "stacks", "fuzz")
 const root = join(base, "allowed")
 const outside = join(base, "outside")
-for (const d of [join(projectDir, "data"), join(dataDir, "records", "other"), root, outside]) mkdirSync(d, { recursive: true })
+for (const d of [join(projectDir, "data"), join(dataDir, "records", "other"), root, outside])
+  mkdirSync(d, { recursive: true })
 writeFileSync(join(outside, "secret"), "outside\n")
 // Links a container could have planted in the stack's data.
 symlinkSync(outside, join(projectDir, "data", "out"))
@@ -29,10 +30,45 @@ afterAll(() => rmSync(base, { recursive: true, force: true }))
 
 /** A host path, written as a user or an attacker might. */
 const hostPath = fc.oneof(
-  fc.constantFrom(".", "./data", "data/x", "./data/out", "./data/out/y", "./data/kept", "./data/loop", "./data/loop/stacks", "..", "../..", "../other", "~", "~/.ssh"),
-  fc.constantFrom("/", "/etc", "/var/run/docker.sock", outside, join(outside, "secret"), root, join(root, "sub"), dataDir, join(dataDir, "records"), join(dataDir, "stacks")),
-  fc.constantFrom("${NOPE:-/etc}", "${HOME}", "${ROOT}/sub", "${DATA:-./data}", "$${X}", `\${NOPE:-${outside}}`, "${NOPE-..}"),
-  fc.tuple(fc.constantFrom(".", "./data", root, ".."), fc.constantFrom("a", "..", "../..", "out", "b/../..")).map(([a, b]) => `${a}/${b}`),
+  fc.constantFrom(
+    ".",
+    "./data",
+    "data/x",
+    "./data/out",
+    "./data/out/y",
+    "./data/kept",
+    "./data/loop",
+    "./data/loop/stacks",
+    "..",
+    "../..",
+    "../other",
+    "~",
+    "~/.ssh",
+  ),
+  fc.constantFrom(
+    "/",
+    "/etc",
+    "/var/run/docker.sock",
+    outside,
+    join(outside, "secret"),
+    root,
+    join(root, "sub"),
+    dataDir,
+    join(dataDir, "records"),
+    join(dataDir, "stacks"),
+  ),
+  fc.constantFrom(
+    "${NOPE:-/etc}",
+    "${HOME}",
+    "${ROOT}/sub",
+    "${DATA:-./data}",
+    "$${X}",
+    `\${NOPE:-${outside}}`,
+    "${NOPE-..}",
+  ),
+  fc
+    .tuple(fc.constantFrom(".", "./data", root, ".."), fc.constantFrom("a", "..", "../..", "out", "b/../.."))
+    .map(([a, b]) => `${a}/${b}`),
 )
 
 const quote = (s: string) => JSON.stringify(s)
@@ -41,7 +77,10 @@ const quote = (s: string) => JSON.stringify(s)
 const use = fc.oneof(
   hostPath.map((p) => ({ service: `    volumes: [${quote(`${p}:/mnt`)}]\n` })),
   hostPath.map((p) => ({ service: `    volumes: [{type: bind, source: ${quote(p)}, target: /mnt}]\n` })),
-  hostPath.map((p) => ({ service: `    volumes: ["dv:/mnt"]\n`, top: `volumes:\n  dv: {driver_opts: {type: none, o: bind, device: ${quote(p)}}}\n` })),
+  hostPath.map((p) => ({
+    service: `    volumes: ["dv:/mnt"]\n`,
+    top: `volumes:\n  dv: {driver_opts: {type: none, o: bind, device: ${quote(p)}}}\n`,
+  })),
   hostPath.map((p) => ({ service: `    secrets: [s]\n`, top: `secrets:\n  s: {file: ${quote(p)}}\n` })),
   hostPath.map((p) => ({ service: `    env_file: [${quote(p)}]\n` })),
   hostPath.map((p) => ({ service: `    build: {context: ${quote(p)}}\n` })),
@@ -82,26 +121,35 @@ const inside = (p: string) => {
 
 for (const flavour of ["v1", "v2"] as const) {
   const { runner, missing } = realRunner(flavour)
-  test.skipIf(!runner)(`compose ${flavour}: what the guard lets through reaches only the stack's folder and the roots ${missing ?? ""}`, async () => {
-    const seen = { accepted: 0, refused: 0 }
-    await fc.assert(
-      fc.asyncProperty(composeFile, async (compose) => {
-        const env = [{ key: "ROOT", value: root, secret: false }]
-        try {
-          const { run } = await candidateModel(runner!, { project: { name: "fuzz", dir: projectDir, env }, compose, roots: [root], dataDir })
-          const escaped = modelPaths(JSON.parse(run)).filter((p) => !inside(p))
-          expect([compose, escaped]).toEqual([compose, []])
-          seen.accepted++
-        } catch (err) {
-          if (!(err instanceof HttpError)) throw err
-          expect([compose, err.status]).toEqual([compose, 400])
-          seen.refused++
-        }
-      }),
-      { numRuns: 60 },
-    )
-    // Both sides were tried: files the guard let through (and compose's model was walked) and refusals.
-    expect(seen.accepted).toBeGreaterThan(0)
-    expect(seen.refused).toBeGreaterThan(0)
-  }, 300_000)
+  test.skipIf(!runner)(
+    `compose ${flavour}: what the guard lets through reaches only the stack's folder and the roots ${missing ?? ""}`,
+    async () => {
+      const seen = { accepted: 0, refused: 0 }
+      await fc.assert(
+        fc.asyncProperty(composeFile, async (compose) => {
+          const env = [{ key: "ROOT", value: root, secret: false }]
+          try {
+            const { run } = await candidateModel(runner!, {
+              project: { name: "fuzz", dir: projectDir, env },
+              compose,
+              roots: [root],
+              dataDir,
+            })
+            const escaped = modelPaths(JSON.parse(run)).filter((p) => !inside(p))
+            expect([compose, escaped]).toEqual([compose, []])
+            seen.accepted++
+          } catch (err) {
+            if (!(err instanceof HttpError)) throw err
+            expect([compose, err.status]).toEqual([compose, 400])
+            seen.refused++
+          }
+        }),
+        { numRuns: 60 },
+      )
+      // Both sides were tried: files the guard let through (and compose's model was walked) and refusals.
+      expect(seen.accepted).toBeGreaterThan(0)
+      expect(seen.refused).toBeGreaterThan(0)
+    },
+    300_000,
+  )
 }

@@ -13,7 +13,14 @@ mkdirSync(join(projectDir, "data"), { recursive: true })
 mkdirSync(shared)
 afterAll(() => rmSync(base, { recursive: true, force: true }))
 
-const check = (paths: string[], roots: string[] = []) => () => checkHostPaths(paths.map((path) => ({ where: "test", path })), projectDir, roots)
+const check =
+  (paths: string[], roots: string[] = []) =>
+  () =>
+    checkHostPaths(
+      paths.map((path) => ({ where: "test", path })),
+      projectDir,
+      roots,
+    )
 
 test("every host path of compose's model (v2 JSON) is found", () => {
   const model = readModel(
@@ -26,11 +33,21 @@ test("every host path of compose's model (v2 JSON) is found", () => {
             { type: "bind", source: "/srv", target: "/srv" },
             { type: "volume", source: "named", target: "/n", volume: {} },
           ],
-          build: { context: join(projectDir, "src"), dockerfile: "../Dockerfile", additional_contexts: { more: "/opt/ctx", img: "docker-image://alpine" }, ssh: ["default=/root/.ssh/id"] },
+          build: {
+            context: join(projectDir, "src"),
+            dockerfile: "../Dockerfile",
+            additional_contexts: { more: "/opt/ctx", img: "docker-image://alpine" },
+            ssh: ["default=/root/.ssh/id"],
+          },
           develop: { watch: [{ path: "/etc", action: "sync", target: "/x" }] },
         },
       },
-      volumes: { named: { name: "web_named" }, dev: { name: "web_dev", driver_opts: { type: "none", o: "bind", device: "/mnt/dev" } }, nfs: { name: "web_nfs", driver_opts: { type: "nfs", o: "addr=10.0.0.1", device: ":/export" } }, rel: { name: "web_rel", driver_opts: { o: "bind", device: "./x" } } },
+      volumes: {
+        named: { name: "web_named" },
+        dev: { name: "web_dev", driver_opts: { type: "none", o: "bind", device: "/mnt/dev" } },
+        nfs: { name: "web_nfs", driver_opts: { type: "nfs", o: "addr=10.0.0.1", device: ":/export" } },
+        rel: { name: "web_rel", driver_opts: { o: "bind", device: "./x" } },
+      },
       secrets: { s: { name: "web_s", file: join(projectDir, "s.txt") } },
       configs: { c: { name: "web_c", file: "/etc/c.conf" } },
     },
@@ -50,14 +67,27 @@ test("every host path of compose's model (v2 JSON) is found", () => {
     ["service app build ssh", "/root/.ssh/id"],
     ["service app develop watch", "/etc"],
   ])
-  expect(model.binds.map((b) => [b.source, b.data])).toEqual([[join(projectDir, "data"), true], ["/srv", false]])
+  expect(model.binds.map((b) => [b.source, b.data])).toEqual([
+    [join(projectDir, "data"), true],
+    ["/srv", false],
+  ])
 })
 
 test("v1's model: short syntax, and a relative device resolved against the folder v1 ran in", () => {
   const cwd = join(base, "scratch")
-  const model = readModel(parse(`services:\n  app:\n    image: x\n    volumes:\n    - ${projectDir}/data:/data:rw\n    - named:/n:ro\n    - /anon\nvolumes:\n  named: {}\n  dev:\n    driver_opts: {device: ${cwd}/dev, o: bind, type: none}\n`), "v1", { project: "web", projectDir, cwd })
+  const model = readModel(
+    parse(
+      `services:\n  app:\n    image: x\n    volumes:\n    - ${projectDir}/data:/data:rw\n    - named:/n:ro\n    - /anon\nvolumes:\n  named: {}\n  dev:\n    driver_opts: {device: ${cwd}/dev, o: bind, type: none}\n`,
+    ),
+    "v1",
+    { project: "web", projectDir, cwd },
+  )
   expect(model.hostPaths.map((h) => h.path)).toEqual([join(projectDir, "dev"), join(projectDir, "data")])
-  expect(model.volumes.map((v) => [v.key, v.name, v.mounts.length])).toEqual([["named", "web_named", 1], ["dev", "web_dev", 0], [null, null, 1]])
+  expect(model.volumes.map((v) => [v.key, v.name, v.mounts.length])).toEqual([
+    ["named", "web_named", 1],
+    ["dev", "web_dev", 0],
+    [null, null, 1],
+  ])
 })
 
 test("paths inside the stack's folder pass, whether they exist yet or not", () => {
@@ -65,7 +95,8 @@ test("paths inside the stack's folder pass, whether they exist yet or not", () =
 })
 
 test("/, /etc, a path leading out, a root's neighbour and a relative path are refused", () => {
-  for (const path of ["/", "/etc", join(projectDir, "../.."), `${shared}-evil`, "./x"]) expect(check([path], [shared])).toThrow("host path")
+  for (const path of ["/", "/etc", join(projectDir, "../.."), `${shared}-evil`, "./x"])
+    expect(check([path], [shared])).toThrow("host path")
 })
 
 test("a symlink inside the stack folder that leads out is followed and refused", () => {
@@ -86,7 +117,8 @@ test("a root that is a file or a socket allows exactly that path: neither what w
   try {
     for (const root of [file, socket]) {
       expect(check([root], [root])).not.toThrow()
-      for (const path of [`${root}/x`, shared, join(shared, "other"), `${root}-evil`]) expect(check([path], [root])).toThrow("host path")
+      for (const path of [`${root}/x`, shared, join(shared, "other"), `${root}-evil`])
+        expect(check([path], [root])).toThrow("host path")
     }
     symlinkSync(socket, join(base, "linked.sock"))
     expect(check([socket], [join(base, "linked.sock")])).not.toThrow() // a root through a link is the file it leads to
@@ -111,12 +143,23 @@ test("the files compose reads while loading are found in the file: env_file, ext
 
 test("a file compose would read that does not parse, an alias bomb among them, is refused before compose runs", async () => {
   const bomb = ['x-a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-  for (let i = 1; i < 9; i++) bomb.push(`x-${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(",")}]`)
+  for (let i = 1; i < 9; i++)
+    bomb.push(
+      `x-${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+        .fill(`*${String.fromCharCode(96 + i)}`)
+        .join(",")}]`,
+    )
   writeFileSync(join(projectDir, "bomb.yaml"), `services:\n  base:\n    image: x\n${bomb.join("\n")}\n`)
   writeFileSync(join(projectDir, "broken.yaml"), "services: [\n")
-  for (const [file, message] of [["bomb.yaml", /alias/], ["broken.yaml", /does not parse/]] as const) {
+  for (const [file, message] of [
+    ["bomb.yaml", /alias/],
+    ["broken.yaml", /does not parse/],
+  ] as const) {
     const text = `services:\n  app:\n    image: x\n    extends: {file: ./${file}, service: base}\n`
-    const refused = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), {}).then(() => undefined, (err: unknown) => err)
+    const refused = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), {}).then(
+      () => undefined,
+      (err: unknown) => err,
+    )
     expect(refused).toMatchObject({ status: 400, code: "invalid_compose" })
     expect((refused as Error).message).toStartWith(join(projectDir, file))
     expect((refused as Error).message).toMatch(message)
@@ -124,9 +167,15 @@ test("a file compose would read that does not parse, an alias bomb among them, i
 })
 
 test("a file compose would read with more top-level keys than compose handles in reasonable time is refused", async () => {
-  writeFileSync(join(projectDir, "wide.yaml"), `services:\n  base:\n    image: x\n${Array.from({ length: 300 }, (_, i) => `x-k${i}: 1`).join("\n")}\n`)
+  writeFileSync(
+    join(projectDir, "wide.yaml"),
+    `services:\n  base:\n    image: x\n${Array.from({ length: 300 }, (_, i) => `x-k${i}: 1`).join("\n")}\n`,
+  )
   const text = "services:\n  app:\n    image: x\n    extends: {file: ./wide.yaml, service: base}\n"
-  const refused = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), {}).then(() => undefined, (err: unknown) => err)
+  const refused = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), {}).then(
+    () => undefined,
+    (err: unknown) => err,
+  )
   expect(refused).toMatchObject({ status: 400, code: "invalid_compose" })
   expect((refused as Error).message).toBe(`${join(projectDir, "wide.yaml")} has 301 top-level keys; at most 256`)
 })

@@ -41,12 +41,22 @@ describe("parseMountinfo", () => {
       [`/tmp/hm-dprobe.zjYr/a/root/containers/${ID}/resolv.conf`, "/etc/resolv.conf"],
       ["/tmp/hm dprobe/file.txt", "/run/secrets/token"],
     ])
-    expect(parseMountinfo(HOST).map((l) => l.point)).toEqual(["/proc", "/dev", "/dev/shm", "/", "/mnt/sandboxing/model_tools_env/v1/python"])
+    expect(parseMountinfo(HOST).map((l) => l.point)).toEqual([
+      "/proc",
+      "/dev",
+      "/dev/shm",
+      "/",
+      "/mnt/sandboxing/model_tools_env/v1/python",
+    ])
   })
 
   test("a source deleted since loses the kernel's //deleted; tabs, newlines and backslashes are escapes too; junk lines are skipped", () => {
-    const text = "118 101 254:0 /tmp/hm\\040dprobe/data/sub//deleted /sub rw - ext4 /dev/vda rw\n1 2 0:5 /a\\011b\\012c\\134d /x\\040y rw - tmpfs t rw\n\nnot a line\n"
-    expect(parseMountinfo(text)).toEqual([line("254:0", "/tmp/hm dprobe/data/sub", "/sub"), line("0:5", "/a\tb\nc\\d", "/x y")])
+    const text =
+      "118 101 254:0 /tmp/hm\\040dprobe/data/sub//deleted /sub rw - ext4 /dev/vda rw\n1 2 0:5 /a\\011b\\012c\\134d /x\\040y rw - tmpfs t rw\n\nnot a line\n"
+    expect(parseMountinfo(text)).toEqual([
+      line("254:0", "/tmp/hm dprobe/data/sub", "/sub"),
+      line("0:5", "/a\tb\nc\\d", "/x y"),
+    ])
   })
 })
 
@@ -54,7 +64,11 @@ describe("hostPaths", () => {
   const host = parseMountinfo(HOST)
 
   test("a bind of a folder, of a subfolder and of a file lie under the host's mount of their filesystem", () => {
-    expect(parseMountinfo(CONTAINER).filter((l) => l.dev === "254:0").map((l) => hostPaths(l, host))).toEqual([
+    expect(
+      parseMountinfo(CONTAINER)
+        .filter((l) => l.dev === "254:0")
+        .map((l) => hostPaths(l, host)),
+    ).toEqual([
       ["/tmp/hm dprobe/data/sub"],
       ["/tmp/hm dprobe/data"],
       [`/tmp/hm-dprobe.zjYr/a/root/containers/${ID}/resolv.conf`],
@@ -108,12 +122,26 @@ describe("LiveMounts", () => {
   const stack = () => join(dir, "stack")
   /** Knows the stack "web"; a name that is no stack name is refused as the store refuses it. */
   const guard = (managed = ["web"]) =>
-    new LiveMounts({ engine, events, managed: (s) => (s.length > 20 ? assert.fail(`invalid stack name ${s}`) : managed.includes(s)), allowedFor: () => allowedIn(stack(), []), secrets: () => ["s3cret"], proc })
+    new LiveMounts({
+      engine,
+      events,
+      managed: (s) => (s.length > 20 ? assert.fail(`invalid stack name ${s}`) : managed.includes(s)),
+      allowedFor: () => allowedIn(stack(), []),
+      secrets: () => ["s3cret"],
+      proc,
+    })
   /** A fake /proc: the service's mounts (one filesystem at /) and a container init's, with its cgroup. */
   const kernel = (pid: number, id: string, mounts: [root: string, point: string][]) => {
     writeFileSync(join(proc, "self/mountinfo"), "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n")
     mkdirSync(join(proc, String(pid)), { recursive: true })
-    writeFileSync(join(proc, `${pid}/mountinfo`), mounts.map(([root, point], i) => `${200 + i} 101 254:0 ${root.replace(/ /g, "\\040")} ${point} rw - ext4 /dev/vda rw\n`).join(""))
+    writeFileSync(
+      join(proc, `${pid}/mountinfo`),
+      mounts
+        .map(
+          ([root, point], i) => `${200 + i} 101 254:0 ${root.replace(/ /g, "\\040")} ${point} rw - ext4 /dev/vda rw\n`,
+        )
+        .join(""),
+    )
     writeFileSync(join(proc, `${pid}/cgroup`), `0::/hmtest/${id}\n`)
   }
   const container = (service: string, mounts: { source: string; destination: string }[], pid?: number) =>
@@ -132,13 +160,30 @@ describe("LiveMounts", () => {
     const b = container("b", [{ source: join(stack(), "data/x"), destination: "/mnt" }], 42)
     kernel(42, b.id, [[join(dir, "host"), "/mnt"]])
     const escapes = await guard().check("web", allowedIn(stack(), []))
-    expect(escapes).toEqual([{ stack: "web", id: b.id, container: "web-b-1", service: "b", destination: "/mnt", path: join(dir, "host") }])
+    expect(escapes).toEqual([
+      { stack: "web", id: b.id, container: "web-b-1", service: "b", destination: "/mnt", path: join(dir, "host") },
+    ])
     expect(engine.containers.get(ok.id)!.state).toBe("running")
-    expect(engine.containers.get(b.id)).toMatchObject({ state: "exited", hostConfig: { RestartPolicy: { Name: "no" } } })
+    expect(engine.containers.get(b.id)).toMatchObject({
+      state: "exited",
+      hostConfig: { RestartPolicy: { Name: "no" } },
+    })
     // killed at once, then no restart policy starts it again with the engine
-    expect(engine.calls.filter((c) => c.args[0] === b.id).map((c) => c.op)).toEqual(["inspectContainer", "killContainer", "updateContainer"])
+    expect(engine.calls.filter((c) => c.args[0] === b.id).map((c) => c.op)).toEqual([
+      "inspectContainer",
+      "killContainer",
+      "updateContainer",
+    ])
     expect(events.history()).toEqual([
-      expect.objectContaining({ source: "service", type: "stack", action: "mount_refused", name: "web", id: b.id, level: "error", message: `service b: its bind at /mnt reached ${join(dir, "host")}, outside what the stack may reach; container web-b-1 was stopped` }),
+      expect.objectContaining({
+        source: "service",
+        type: "stack",
+        action: "mount_refused",
+        name: "web",
+        id: b.id,
+        level: "error",
+        message: `service b: its bind at /mnt reached ${join(dir, "host")}, outside what the stack may reach; container web-b-1 was stopped`,
+      }),
     ])
   })
 
@@ -147,7 +192,9 @@ describe("LiveMounts", () => {
     kernel(42, b.id, [[join(dir, "host"), "/mnt"]])
     const live = guard()
     expect(await live.check("web", allowedIn(stack(), []))).toHaveLength(1)
-    expect(await live.check("web", allowedIn(stack(), []))).toEqual([expect.objectContaining({ id: b.id, path: join(dir, "host") })])
+    expect(await live.check("web", allowedIn(stack(), []))).toEqual([
+      expect.objectContaining({ id: b.id, path: join(dir, "host") }),
+    ])
     engine.containers.get(b.id)!.state = "running"
     kernel(42, b.id, [[join(stack(), "data/x"), "/mnt"]])
     expect(await live.check("web", allowedIn(stack(), []))).toEqual([])
@@ -157,7 +204,11 @@ describe("LiveMounts", () => {
   test("a container that refuses the policy change (--rm) is killed all the same; a kill the engine fails is said so", async () => {
     const b = container("b", [{ source: "/etc", destination: "/x" }])
     engine.updateContainer = async () => {
-      throw new HttpError(400, "bad_request", "Restart policy cannot be updated because AutoRemove is enabled for the container")
+      throw new HttpError(
+        400,
+        "bad_request",
+        "Restart policy cannot be updated because AutoRemove is enabled for the container",
+      )
     }
     await guard().check("web", allowedIn(stack(), []))
     expect(engine.containers.get(b.id)!.state).toBe("exited")
@@ -180,7 +231,10 @@ describe("LiveMounts", () => {
     kernel(43, "another-container", [[join(stack(), "data/x"), "/mnt"]])
     const fine = container("d", [{ source: join(stack(), "data"), destination: "/data" }], 44)
     const escapes = await guard().check("web", allowedIn(stack(), []))
-    expect(escapes.map((e) => [e.id, e.path])).toEqual([[noPid.id, join(dir, "host")], [reused.id, join(dir, "host")]])
+    expect(escapes.map((e) => [e.id, e.path])).toEqual([
+      [noPid.id, join(dir, "host")],
+      [reused.id, join(dir, "host")],
+    ])
     expect(engine.containers.get(fine.id)!.state).toBe("running")
   })
 
@@ -188,20 +242,30 @@ describe("LiveMounts", () => {
     const b = container("b", [{ source: join(stack(), "data"), destination: "/data" }], 45)
     kernel(45, b.id, [])
     writeFileSync(join(proc, "45/mountinfo"), "300 101 0:77 /secret /data rw - tmpfs t rw\n")
-    expect((await guard().check("web", allowedIn(stack(), []))).map((e) => e.path)).toEqual(["/secret on filesystem 0:77, mounted nowhere the service sees"])
+    expect((await guard().check("web", allowedIn(stack(), []))).map((e) => e.path)).toEqual([
+      "/secret on filesystem 0:77, mounted nowhere the service sees",
+    ])
   })
 
   test("the watcher checks every start of a managed stack's container, checks those running when it begins (past a project the store refuses), and hides the stack's secrets", async () => {
     const follow = new AbortController()
     void events.follow(engine, follow.signal)
-    engine.addContainer({ name: "long-1", labels: { "com.docker.compose.project": "a-compose-project-named-at-length" }, mounts: [{ Type: "bind", Source: "/etc", Destination: "/x" }] })
+    engine.addContainer({
+      name: "long-1",
+      labels: { "com.docker.compose.project": "a-compose-project-named-at-length" },
+      mounts: [{ Type: "bind", Source: "/etc", Destination: "/x" }],
+    })
     const running = container("a", [{ source: "/etc", destination: "/etc-of-host" }])
     const live = guard()
     void live.run(follow.signal)
     while (!events.history().some((e) => e.action === "mount_refused")) await Bun.sleep(1)
     expect(engine.containers.get(running.id)!.state).toBe("exited")
 
-    const other = engine.addContainer({ name: "other-b-1", labels: { "com.docker.compose.project": "other" }, mounts: [{ Type: "bind", Source: "/etc", Destination: "/x" }] })
+    const other = engine.addContainer({
+      name: "other-b-1",
+      labels: { "com.docker.compose.project": "other" },
+      mounts: [{ Type: "bind", Source: "/etc", Destination: "/x" }],
+    })
     const b = container("s3cret", [{ source: "/etc", destination: "/x" }])
     engine.emit("container", "start", other.id, { name: other.name, ...other.labels })
     engine.emit("container", "start", b.id, { name: b.name, ...b.labels })
@@ -209,7 +273,12 @@ describe("LiveMounts", () => {
     follow.abort()
     expect(engine.containers.get(other.id)!.state).toBe("running")
     expect(engine.containers.get(b.id)!.state).toBe("exited")
-    expect(events.history().filter((e) => e.action === "mount_refused").map((e) => e.message)).toEqual([
+    expect(
+      events
+        .history()
+        .filter((e) => e.action === "mount_refused")
+        .map((e) => e.message),
+    ).toEqual([
       "service a: its bind at /etc-of-host reached /etc, outside what the stack may reach; container web-a-1 was stopped",
       "service ***: its bind at /x reached /etc, outside what the stack may reach; container web-***-1 was stopped",
     ])

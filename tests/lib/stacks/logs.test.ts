@@ -13,7 +13,8 @@ test("every item of every source arrives once, in each source's order, in batche
   for await (const b of mergeBatches([source("a", 20, 50), source("b", 10, 100), source("c", 0, 0)])) batches.push(b)
   const all = batches.flat()
   expect(all.length).toBe(2000)
-  for (const name of ["a", "b"]) expect(all.filter((x) => x.startsWith(name))).toEqual(Array.from({ length: 1000 }, (_, i) => `${name}${i}`))
+  for (const name of ["a", "b"])
+    expect(all.filter((x) => x.startsWith(name))).toEqual(Array.from({ length: 1000 }, (_, i) => `${name}${i}`))
   expect(batches.length).toBeLessThan(all.length / 10)
 })
 
@@ -25,7 +26,10 @@ test("a failing source fails the merge after what came before it", async () => {
   const seen: string[] = []
   const error = await (async () => {
     for await (const b of mergeBatches([broken()])) seen.push(...b)
-  })().then(() => undefined, (e: Error) => e)
+  })().then(
+    () => undefined,
+    (e: Error) => e,
+  )
   expect(error?.message).toBe("engine went away")
   expect(seen).toEqual(["x"])
 })

@@ -7,7 +7,24 @@ test("valid compose project names pass unchanged", () => {
 })
 
 test("traversal, separators, encodings, case and length are refused with 400", () => {
-  const bad = ["", "..", ".", "../etc", "a/b", "a\\b", "%2e%2e", "..%2F", "-web", "_web", "Web", "web ", "wéb", "a.b", "x".repeat(STACK_NAME_MAX + 1), "a\0b"]
+  const bad = [
+    "",
+    "..",
+    ".",
+    "../etc",
+    "a/b",
+    "a\\b",
+    "%2e%2e",
+    "..%2F",
+    "-web",
+    "_web",
+    "Web",
+    "web ",
+    "wéb",
+    "a.b",
+    "x".repeat(STACK_NAME_MAX + 1),
+    "a\0b",
+  ]
   for (const name of bad) {
     expect(isStackName(name)).toBe(false)
     try {

@@ -41,12 +41,23 @@ test("a run gets the stack's environment as its process environment under the ru
   const cli = standIn("runner", true)
   const events = new EventBus()
   process.env.LEAK = "service-only"
-  const runner = stackCli({ host: "unix:///run/m.sock", toolEnv: { PATH: "/usr/bin:/bin" }, events, cli, timeouts: { run: 30, config: 30 } })
-  const env = [{ key: "TOKEN", value: "t0p-s3cret", secret: true }, { key: "DOCKER_HOST", value: "tcp://elsewhere:1", secret: false }]
+  const runner = stackCli({
+    host: "unix:///run/m.sock",
+    toolEnv: { PATH: "/usr/bin:/bin" },
+    events,
+    cli,
+    timeouts: { run: 30, config: 30 },
+  })
+  const env = [
+    { key: "TOKEN", value: "t0p-s3cret", secret: true },
+    { key: "DOCKER_HOST", value: "tcp://elsewhere:1", secret: false },
+  ]
   const result = await runner.run({ name: "web", dir, env }, ["deploy", "-c", "run.json", "web"], "up")
   delete process.env.LEAK
   expect(result).toEqual({ code: 0, output: "deploying with ***" })
-  expect(readFileSync(`${cli}.calls`, "utf8")).toBe("args=stack deploy -c run.json web DOCKER_HOST=unix:///run/m.sock TOKEN=t0p-s3cret LEAK=\n")
+  expect(readFileSync(`${cli}.calls`, "utf8")).toBe(
+    "args=stack deploy -c run.json web DOCKER_HOST=unix:///run/m.sock TOKEN=t0p-s3cret LEAK=\n",
+  )
   const seen = events.history()
   expect(JSON.stringify(seen)).not.toContain("t0p-s3cret")
   expect(seen.some((e) => e.action === "up.output" && e.message === "deploying with ***")).toBe(true)
@@ -56,7 +67,13 @@ test("a run past its deadline is stopped: 504 compose_timeout", async () => {
   const cli = join(dir, "slow")
   writeFileSync(cli, `#!/bin/sh\n[ "$3" = --help ] && { echo "docker stack config"; exit 0; }\nsleep 30\n`)
   chmodSync(cli, 0o755)
-  const runner = stackCli({ host: "unix:///x", toolEnv: { PATH: "/usr/bin:/bin" }, events: new EventBus(), cli, timeouts: { run: 1, config: 1 } })
+  const runner = stackCli({
+    host: "unix:///x",
+    toolEnv: { PATH: "/usr/bin:/bin" },
+    events: new EventBus(),
+    cli,
+    timeouts: { run: 1, config: 1 },
+  })
   const err = await runner.run({ name: "web", dir, env: [] }, ["deploy"], "up").catch((e) => e)
   expect(err).toBeInstanceOf(HttpError)
   expect([err.status, err.code]).toEqual([504, "compose_timeout"])

@@ -3,10 +3,19 @@ import type { ContainerSummary } from "#lib/engine/client.ts"
 import { byProject, stackStatus } from "#lib/stacks/state.ts"
 
 const c = (id: string, state: string, project?: string) =>
-  ({ Id: id, State: state, Labels: project ? { "com.docker.compose.project": project } : {} }) as unknown as ContainerSummary
+  ({
+    Id: id,
+    State: state,
+    Labels: project ? { "com.docker.compose.project": project } : {},
+  }) as unknown as ContainerSummary
 
 test("containers are grouped by compose project, containers of no project left out", () => {
-  const grouped = byProject([c("a", "running", "web"), c("b", "exited"), c("c", "paused", "web"), c("d", "running", "db")])
+  const grouped = byProject([
+    c("a", "running", "web"),
+    c("b", "exited"),
+    c("c", "paused", "web"),
+    c("d", "running", "db"),
+  ])
   expect([...grouped.keys()]).toEqual(["web", "db"])
   expect(grouped.get("web")!.map((x) => x.Id)).toEqual(["a", "c"])
 })

@@ -1,5 +1,15 @@
 import { afterEach, beforeEach, expect, test } from "bun:test"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parse } from "yaml"
@@ -22,7 +32,10 @@ afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
 const secret = [{ key: "TOKEN", value: "t0ken-one", secret: true }]
 const mode = (path: string) => statSync(path).mode & 0o777
 const fails = async (p: Promise<unknown>, status: number) => {
-  const err = await p.then(() => undefined, (e) => e)
+  const err = await p.then(
+    () => undefined,
+    (e) => e,
+  )
   expect(err).toBeInstanceOf(HttpError)
   expect((err as HttpError).status).toBe(status)
   return err as HttpError
@@ -36,7 +49,12 @@ test("a deploy writes the files (secrets 0600), checks with config first, and ad
   // compose resolves the candidate in a folder laid out as the stack's will be, never in the stack's own
   expect(compose.configCalls.map((c) => [c.project, c.dir === dir, c.files])).toEqual([["web", false, {}]])
   // The services as compose's model names them: views read them here, not by parsing the file again.
-  expect(stack.state).toMatchObject({ current_version: 1, env_pending: false, last_version: 1, services: Object.keys(parse(twoServices).services) })
+  expect(stack.state).toMatchObject({
+    current_version: 1,
+    env_pending: false,
+    last_version: 1,
+    services: Object.keys(parse(twoServices).services),
+  })
   // What the service keeps lies in the stack's records, out of the folder its containers may bind.
   const rec = join(dataDir, "records/web")
   expect(readdirSync(dir)).toEqual([])
@@ -62,7 +80,10 @@ test("broken YAML and a file compose refuses are 400 and write nothing", async (
 test("a refused redeploy leaves the previous files, environment and version", async () => {
   await stacks.deploy("web", twoServices, secret)
   compose.failures.set("config", "refused")
-  await fails(stacks.deploy("web", "services:\n  other:\n    image: x\n", [{ key: "TOKEN", value: "two", secret: true }]), 400)
+  await fails(
+    stacks.deploy("web", "services:\n  other:\n    image: x\n", [{ key: "TOKEN", value: "two", secret: true }]),
+    400,
+  )
   const stack = await stacks.read("web")
   expect(stack.compose).toBe(twoServices)
   expect(stack.env).toEqual(secret)
@@ -72,7 +93,10 @@ test("a refused redeploy leaves the previous files, environment and version", as
 test("when up fails the previous files come back and the previous version is brought up again", async () => {
   await stacks.deploy("web", twoServices, secret)
   compose.failures.set("up", "port is already allocated")
-  const err = await fails(stacks.deploy("web", "services:\n  other:\n    image: x\n", [{ key: "TOKEN", value: "t0ken-two", secret: true }]), 502)
+  const err = await fails(
+    stacks.deploy("web", "services:\n  other:\n    image: x\n", [{ key: "TOKEN", value: "t0ken-two", secret: true }]),
+    502,
+  )
   expect(err.message).toContain("port is already allocated")
   compose.failures.clear()
   const stack = await stacks.read("web")
@@ -94,16 +118,26 @@ test("a new stack whose up fails is taken down and leaves no files", async () =>
 
 test("env, apply, rollback and version deletion follow the version rules", async () => {
   await stacks.deploy("web", twoServices, secret)
-  let stack = await stacks.setEnv("web", [{ key: "TOKEN", value: "t0ken-two" }, { key: "MODE", value: "fast" }])
+  let stack = await stacks.setEnv("web", [
+    { key: "TOKEN", value: "t0ken-two" },
+    { key: "MODE", value: "fast" },
+  ])
   expect(stack.state.env_pending).toBe(true)
-  expect(stack.env).toEqual([{ key: "TOKEN", value: "t0ken-two", secret: true }, { key: "MODE", value: "fast", secret: false }])
+  expect(stack.env).toEqual([
+    { key: "TOKEN", value: "t0ken-two", secret: true },
+    { key: "MODE", value: "fast", secret: false },
+  ])
   expect((await stacks.setEnv("web", [{ key: "TOKEN", value: "t0ken-one" }])).state.env_pending).toBe(false)
   await stacks.setEnv("web", [{ key: "TOKEN", value: "t0ken-two" }])
   expect(compose.calls.map((c) => c.args[0])).toEqual(["up"])
 
   stack = await stacks.apply("web")
   expect(stack.state).toMatchObject({ current_version: 2, env_pending: false })
-  expect(stack.versions[1]).toMatchObject({ version: 2, action: "apply", changes: { from: 1, compose: false, env: { added: [], removed: [], changed: ["TOKEN"] } } })
+  expect(stack.versions[1]).toMatchObject({
+    version: 2,
+    action: "apply",
+    changes: { from: 1, compose: false, env: { added: [], removed: [], changed: ["TOKEN"] } },
+  })
   expect(compose.calls.at(-1)!.env).toEqual({ TOKEN: "t0ken-two" })
 
   stack = await stacks.rollback("web", 1)
@@ -145,18 +179,34 @@ test("two deploys of one stack run one after the other; another stack is not hel
 test("an imported stack is written without deploying, and up adds no version", async () => {
   const { stack: source } = await stacks.deploy("web", twoServices, secret)
   const before = compose.calls.length
-  const imported = await stacks.importStack({ name: "web-copy", compose: source.compose, env: source.env, versions: source.versions, current_version: 1 })
+  const imported = await stacks.importStack({
+    name: "web-copy",
+    compose: source.compose,
+    env: source.env,
+    versions: source.versions,
+    current_version: 1,
+  })
   expect(compose.calls.length).toBe(before)
-  expect(imported).toMatchObject({ compose: twoServices, env: secret, state: { current_version: 1, env_pending: false, last_version: 1 } })
-  await fails(stacks.importStack({ name: "web-copy", compose: twoServices, env: [], versions: [], current_version: null }), 409)
-  await fails(stacks.importStack({ name: "other", compose: twoServices, env: [], versions: source.versions, current_version: 4 }), 400)
+  expect(imported).toMatchObject({
+    compose: twoServices,
+    env: secret,
+    state: { current_version: 1, env_pending: false, last_version: 1 },
+  })
+  await fails(
+    stacks.importStack({ name: "web-copy", compose: twoServices, env: [], versions: [], current_version: null }),
+    409,
+  )
+  await fails(
+    stacks.importStack({ name: "other", compose: twoServices, env: [], versions: source.versions, current_version: 4 }),
+    400,
+  )
   await stacks.up("web-copy")
   expect(compose.calls.slice(before).map((c) => c.args.join(" "))).toEqual(["up -d --remove-orphans"])
   expect((await stacks.read("web-copy")).versions.map((v) => v.version)).toEqual([1])
 })
 
 test("the guard reads compose's model on deploy, apply, rollback, import and up, before anything is written", async () => {
-  const escape = "services:\n  app:\n    image: x\n    volumes: [\"/etc:/x\"]\n"
+  const escape = 'services:\n  app:\n    image: x\n    volumes: ["/etc:/x"]\n'
   const refused = async (p: Promise<unknown>) => expect((await fails(p, 400)).code).toBe("host_path_refused")
   await refused(stacks.deploy("web", escape))
   expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
@@ -178,8 +228,15 @@ test("the guard reads compose's model on deploy, apply, rollback, import and up,
 })
 
 test("the model marks binds inside the stack folder as data", async () => {
-  const model = await new Stacks(dataDir, compose, { hostRoots: ["/srv"] }).model("web", "services:\n  app:\n    image: x\n    volumes: [\"./data:/data\", \"/srv/x:/x\"]\n", [])
-  expect(model.binds.map((b) => [b.source, b.data])).toEqual([[join(dataDir, "stacks/web/data"), true], ["/srv/x", false]])
+  const model = await new Stacks(dataDir, compose, { hostRoots: ["/srv"] }).model(
+    "web",
+    'services:\n  app:\n    image: x\n    volumes: ["./data:/data", "/srv/x:/x"]\n',
+    [],
+  )
+  expect(model.binds.map((b) => [b.source, b.data])).toEqual([
+    [join(dataDir, "stacks/web/data"), true],
+    ["/srv/x", false],
+  ])
 })
 
 test("remove takes the stack down (volumes only when asked) and deletes its files", async () => {
@@ -191,7 +248,8 @@ test("remove takes the stack down (volumes only when asked) and deletes its file
 })
 
 test("a stack's files: written on deploy, restored with the previous version when up fails, a bind of one is not data", async () => {
-  const withFiles = "services:\n  app:\n    image: x\n    volumes: [\"./app.conf:/app.conf:ro\", \"./conf:/conf\", \"./data:/data\"]\n"
+  const withFiles =
+    'services:\n  app:\n    image: x\n    volumes: ["./app.conf:/app.conf:ro", "./conf:/conf", "./data:/data"]\n'
   await stacks.deploy("web", withFiles, [], { "app.conf": "one\n", "conf/a.conf": "a\n" })
   const dir = join(dataDir, "stacks/web")
   compose.failures.set("up", "boom")
@@ -201,8 +259,13 @@ test("a stack's files: written on deploy, restored with the previous version whe
   expect(readFileSync(join(dir, "conf/a.conf"), "utf8")).toBe("a\n")
   expect(existsSync(join(dir, "new.conf"))).toBe(false)
   expect((await stacks.read("web")).files).toEqual({ "app.conf": "one\n", "conf/a.conf": "a\n" })
-  const binds = async () => (await stacks.model("web", withFiles, [])).binds.map((b) => [b.target, b.data, b.file ?? false])
-  expect(await binds()).toEqual([["/app.conf", false, true], ["/conf", false, true], ["/data", true, false]])
+  const binds = async () =>
+    (await stacks.model("web", withFiles, [])).binds.map((b) => [b.target, b.data, b.file ?? false])
+  expect(await binds()).toEqual([
+    ["/app.conf", false, true],
+    ["/conf", false, true],
+    ["/data", true, false],
+  ])
   // Something else in the folder (written by the container) makes it data again.
   writeFileSync(join(dir, "conf/written-by-app"), "x")
   expect((await binds())[1]).toEqual(["/conf", true, false])
@@ -230,11 +293,24 @@ test("a stack kept in the old layout moves to its records at start; links a cont
   writeFileSync(join(dir, "env.json"), JSON.stringify(secret))
   writeFileSync(join(dir, "nginx.conf"), "conf\n")
   writeFileSync(join(dir, "data/db"), "data\n")
-  writeFileSync(join(dir, "versions/1.json"), JSON.stringify({ version: 1, time: "t", action: "deploy", compose: twoServices, env: secret, changes: {} }))
+  writeFileSync(
+    join(dir, "versions/1.json"),
+    JSON.stringify({ version: 1, time: "t", action: "deploy", compose: twoServices, env: secret, changes: {} }),
+  )
   symlinkSync(join(outside, "secret"), join(dir, "versions/2.json"))
   symlinkSync(join(outside, "secret"), join(dir, "update-policy.json"))
   symlinkSync(join(outside, "secret"), join(dir, "extra.conf"))
-  writeFileSync(join(dir, "state.json"), JSON.stringify({ current_version: 1, env_pending: false, files: ["nginx.conf", "extra.conf"], last_version: 1, created: "t", updated: "t" }))
+  writeFileSync(
+    join(dir, "state.json"),
+    JSON.stringify({
+      current_version: 1,
+      env_pending: false,
+      files: ["nginx.conf", "extra.conf"],
+      last_version: 1,
+      created: "t",
+      updated: "t",
+    }),
+  )
 
   expect(stacks.migrate()).toEqual(["old"])
   const rec = join(dataDir, "records/old")
@@ -242,7 +318,12 @@ test("a stack kept in the old layout moves to its records at start; links a cont
   expect(readdirSync(join(rec, "versions"))).toEqual(["1.json"])
   expect(readdirSync(dir).sort()).toEqual(["data", "extra.conf", "nginx.conf", "update-policy.json"])
   const stack = await stacks.read("old")
-  expect([stack.compose, stack.env, stack.files, stack.versions.map((v) => v.version)]).toEqual([twoServices, secret, { "nginx.conf": "conf\n" }, [1]])
+  expect([stack.compose, stack.env, stack.files, stack.versions.map((v) => v.version)]).toEqual([
+    twoServices,
+    secret,
+    { "nginx.conf": "conf\n" },
+    [1],
+  ])
   expect(stacks.secrets("old")).toEqual(["t0ken-one"])
   expect(stacks.migrate()).toEqual([])
   expect(readFileSync(join(outside, "secret"), "utf8")).toBe("the host's\n")

@@ -12,19 +12,30 @@ const aliasBomb = () => {
 }
 
 /** What a promise was rejected with. */
-const refusal = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => err)
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (err: unknown) => err,
+  )
 
 /** Collection keys, each pretty-printed into a string by the parser: minutes for a few hundred KiB. */
 const slowKeys = () => ("? " + "[".repeat(1000) + "]".repeat(1000) + "\n: x\n").repeat(400)
 
 test("merge keys and anchors read as compose reads them", async () => {
   const text = "x-base: &base {image: nginx, restart: always}\nservices:\n  web:\n    <<: *base\n    restart: no\n"
-  expect(await parseYaml(text)).toEqual({ "x-base": { image: "nginx", restart: "always" }, services: { web: { image: "nginx", restart: "no" } } })
+  expect(await parseYaml(text)).toEqual({
+    "x-base": { image: "nginx", restart: "always" },
+    services: { web: { image: "nginx", restart: "no" } },
+  })
   expect(parseYamlSync(text)).toEqual(await parseYaml(text))
 })
 
 test("an alias bomb is refused, not expanded", async () => {
-  expect(await refusal(parseYaml(aliasBomb()))).toMatchObject({ status: 400, code: "invalid_compose", message: expect.stringContaining("alias") })
+  expect(await refusal(parseYaml(aliasBomb()))).toMatchObject({
+    status: 400,
+    code: "invalid_compose",
+    message: expect.stringContaining("alias"),
+  })
   expect(() => parseYamlSync(aliasBomb())).toThrow(/alias/)
 })
 
@@ -37,8 +48,14 @@ test("100,000 keys parse; a duplicate key is left to compose", async () => {
 })
 
 test("text that is not YAML is a 400 invalid_compose with the parser's message, naming the file", async () => {
-  expect(await refusal(parseYaml("services: [\n"))).toMatchObject({ status: 400, code: "invalid_compose", message: expect.stringMatching(/^the compose file does not parse: /) })
-  expect(await refusal(parseYaml("a: b: c", { what: "/srv/base.yaml" }))).toMatchObject({ message: expect.stringMatching(/^\/srv\/base.yaml does not parse: /) })
+  expect(await refusal(parseYaml("services: [\n"))).toMatchObject({
+    status: 400,
+    code: "invalid_compose",
+    message: expect.stringMatching(/^the compose file does not parse: /),
+  })
+  expect(await refusal(parseYaml("a: b: c", { what: "/srv/base.yaml" }))).toMatchObject({
+    message: expect.stringMatching(/^\/srv\/base.yaml does not parse: /),
+  })
   expect(await refusal(parseYaml("a: " + "[".repeat(100_000)))).toMatchObject({ code: "invalid_compose" })
 })
 
@@ -52,13 +69,18 @@ test("a text over the size bound is a 413 before it is parsed", async () => {
 test("a parse past its deadline is stopped with a 400, and the text queued behind it is parsed by a new worker", async () => {
   const slow = refusal(parseYaml(slowKeys(), { deadlineMs: 200 }))
   const queued = parseYaml("queued: 2")
-  expect(await slow).toMatchObject({ status: 400, code: "invalid_compose", message: expect.stringContaining("longer than 200 ms") })
+  expect(await slow).toMatchObject({
+    status: 400,
+    code: "invalid_compose",
+    message: expect.stringContaining("longer than 200 ms"),
+  })
   expect(await queued).toEqual({ queued: 2 })
   expect(await parseYaml("next: 1")).toEqual({ next: 1 })
 })
 
 test("volume entries are found with where they are written, short and long forms", async () => {
-  const text = "services:\n  web:\n    volumes:\n      - './site:/s'\n      - {type: bind, source: ../logs, target: /l}\n      - data:/d\n  db: {image: x}\n"
+  const text =
+    "services:\n  web:\n    volumes:\n      - './site:/s'\n      - {type: bind, source: ../logs, target: /l}\n      - data:/d\n  db: {image: x}\n"
   const entries = await volumeEntries(text)
   expect(entries.map(({ service, short, value }) => ({ service, short, value }))).toEqual([
     { service: "web", short: true, value: "./site:/s" },
@@ -78,6 +100,8 @@ test("a text the worker parsed is not parsed again on the event loop", async () 
 
 test("one anchor merged into 99 services passes the alias bound", async () => {
   const services = Array.from({ length: 99 }, (_, i) => `  s${i}:\n    <<: *common\n`).join("")
-  const doc = (await parseYaml(`x-common: &common {image: nginx, restart: always}\nservices:\n${services}`)) as { services: Record<string, object> }
+  const doc = (await parseYaml(`x-common: &common {image: nginx, restart: always}\nservices:\n${services}`)) as {
+    services: Record<string, object>
+  }
   expect(doc.services.s98).toEqual({ image: "nginx", restart: "always" })
 })

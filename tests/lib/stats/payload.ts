@@ -30,8 +30,21 @@ export function payload(c: Counters): Record<string, any> {
 }
 
 /** Two cores: in `seconds`, the host's CPU time grows by 2 × seconds; a container using `cores` grows by cores × seconds. */
-export function series(start: number, cores: number, steps: number, seconds = 5, extra: Partial<Counters> = {}): Record<string, any>[] {
+export function series(
+  start: number,
+  cores: number,
+  steps: number,
+  seconds = 5,
+  extra: Partial<Counters> = {},
+): Record<string, any>[] {
   return Array.from({ length: steps }, (_, i) =>
-    payload({ read: start + i * seconds * 1000, cpuNs: i * seconds * cores * 1e9, systemNs: 1e12 + i * seconds * 2e9, ...extra, rx: (extra.rx ?? 0) * i, tx: (extra.tx ?? 0) * i }),
+    payload({
+      read: start + i * seconds * 1000,
+      cpuNs: i * seconds * cores * 1e9,
+      systemNs: 1e12 + i * seconds * 2e9,
+      ...extra,
+      rx: (extra.rx ?? 0) * i,
+      tx: (extra.tx ?? 0) * i,
+    }),
   )
 }

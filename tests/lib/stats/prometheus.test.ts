@@ -11,7 +11,11 @@ afterEach(() => t.close())
 const add = (t: TestApp) =>
   t.engine.addContainer({
     name: "shop-web-1",
-    labels: { "com.docker.compose.project": "shop", "com.docker.compose.service": "web", "com.example.secret": "hunter2" },
+    labels: {
+      "com.docker.compose.project": "shop",
+      "com.docker.compose.service": "web",
+      "com.example.secret": "hunter2",
+    },
     env: ["DB_PASSWORD=hunter2"],
     stats: series(Date.now() - 10_000, 0.5, 3, 5, { rx: 1000, memUsage: 7e6 }),
   })
@@ -46,6 +50,14 @@ test("MCP: container_stats and stack_stats are read-only tools calling the stats
   expect(readOnly).toContain("container_stats")
   expect(readOnly).toContain("stack_stats")
   const c = tools.find((x) => x.name === "container_stats")!
-  expect(apiCall(c, { id: "web", history: true, points: 60 })).toEqual({ method: "GET", path: "/api/containers/web/stats", query: { history: true, points: 60 } })
-  expect(apiCall(tools.find((x) => x.name === "stack_stats")!, { name: "shop" })).toEqual({ method: "GET", path: "/api/stacks/shop/stats", query: {} })
+  expect(apiCall(c, { id: "web", history: true, points: 60 })).toEqual({
+    method: "GET",
+    path: "/api/containers/web/stats",
+    query: { history: true, points: 60 },
+  })
+  expect(apiCall(tools.find((x) => x.name === "stack_stats")!, { name: "shop" })).toEqual({
+    method: "GET",
+    path: "/api/stacks/shop/stats",
+    query: {},
+  })
 })

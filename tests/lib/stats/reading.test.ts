@@ -15,7 +15,11 @@ for (const flavour of ["debian12", "current"]) {
     const first = parseStats(a)!
     const second = parseStats(b)!
     // The docker CLI's formula, by hand from the payloads' own numbers.
-    const expected = ((b.cpu_stats.cpu_usage.total_usage - a.cpu_stats.cpu_usage.total_usage) / (b.cpu_stats.system_cpu_usage - a.cpu_stats.system_cpu_usage)) * b.cpu_stats.online_cpus * 100
+    const expected =
+      ((b.cpu_stats.cpu_usage.total_usage - a.cpu_stats.cpu_usage.total_usage) /
+        (b.cpu_stats.system_cpu_usage - a.cpu_stats.system_cpu_usage)) *
+      b.cpu_stats.online_cpus *
+      100
     const s = toSample(first, second, null)
     expect(s.cpu).toBeCloseTo(expected, 6)
     // (30581121938 - 28508101493) / (8456580000000 - 8442190000000) × 2 × 100 for debian12: a busy
@@ -51,8 +55,15 @@ test("block I/O per second from io_service_bytes_recursive, v1 (Read/Write) and 
   // in the documented format to a recorded payload.
   const a = await fixture("debian12-burn-1")
   const b = await fixture("debian12-burn-2")
-  a.blkio_stats.io_service_bytes_recursive = [{ major: 8, minor: 0, op: "Read", value: 1000 }, { major: 8, minor: 0, op: "Write", value: 5000 }, { major: 8, minor: 0, op: "Total", value: 6000 }]
-  b.blkio_stats.io_service_bytes_recursive = [{ major: 8, minor: 0, op: "read", value: 1000 + 7.2e6 }, { major: 8, minor: 0, op: "write", value: 5000 + 14.4e6 }]
+  a.blkio_stats.io_service_bytes_recursive = [
+    { major: 8, minor: 0, op: "Read", value: 1000 },
+    { major: 8, minor: 0, op: "Write", value: 5000 },
+    { major: 8, minor: 0, op: "Total", value: 6000 },
+  ]
+  b.blkio_stats.io_service_bytes_recursive = [
+    { major: 8, minor: 0, op: "read", value: 1000 + 7.2e6 },
+    { major: 8, minor: 0, op: "write", value: 5000 + 14.4e6 },
+  ]
   const seconds = (Date.parse(b.read) - Date.parse(a.read)) / 1000
   const s = toSample(parseStats(a)!, parseStats(b)!, null)
   expect(s.blkRead).toBeCloseTo(7.2e6 / seconds, 3)

@@ -16,8 +16,17 @@ function setup(history = true) {
 test("a round: CPU % from the sampler's own successive readings, memory, rates, stack sums, host", async () => {
   const { engine, sampler, advance } = setup()
   // web burns one core (of two), db half a core with a 0.5-core limit, tool a quarter, outside any stack.
-  const web = engine.addContainer({ name: "web", labels: shop("web"), stats: series(T0, 1, 3, 5, { rx: 5000, tx: 1000 }) })
-  const db = engine.addContainer({ name: "db", labels: shop("db"), hostConfig: { NanoCpus: 500_000_000 }, stats: series(T0, 0.5, 3, 5, { memUsage: 300e6, inactiveFile: 100e6, limit: 512e6 }) })
+  const web = engine.addContainer({
+    name: "web",
+    labels: shop("web"),
+    stats: series(T0, 1, 3, 5, { rx: 5000, tx: 1000 }),
+  })
+  const db = engine.addContainer({
+    name: "db",
+    labels: shop("db"),
+    hostConfig: { NanoCpus: 500_000_000 },
+    stats: series(T0, 0.5, 3, 5, { memUsage: 300e6, inactiveFile: 100e6, limit: 512e6 }),
+  })
   engine.addContainer({ name: "tool", stats: series(T0, 0.25, 3) })
   engine.addContainer({ name: "old", state: "exited" })
 
@@ -25,16 +34,47 @@ test("a round: CPU % from the sampler's own successive readings, memory, rates, 
   expect(first.host).toEqual({ cpus: 2, memory_bytes: 1 << 30 })
   expect(first.containers.map((c) => c.name)).toEqual(["db", "tool", "web"])
   expect(first.containers.every((c) => c.cpu_percent === null)).toBe(true)
-  expect(first.containers.find((c) => c.name === "db")).toMatchObject({ memory_bytes: 200e6, memory_limit_bytes: 512e6, cpu_limit_cores: 0.5 })
+  expect(first.containers.find((c) => c.name === "db")).toMatchObject({
+    memory_bytes: 200e6,
+    memory_limit_bytes: 512e6,
+    cpu_limit_cores: 0.5,
+  })
 
   advance(5000)
   const second = await sampler.round()
   const by = (n: string) => second.containers.find((c) => c.name === n)!
-  expect(by("web")).toMatchObject({ id: web.id, stack: "shop", service: "web", cpu_percent: 100, cpu_host_percent: 50, cpu_limit_percent: null, net_rx_bytes_per_s: 1000, net_tx_bytes_per_s: 200, pids: 1 })
-  expect(by("db")).toMatchObject({ id: db.id, cpu_percent: 50, cpu_host_percent: 25, cpu_limit_percent: 100, memory_percent: 39.06 })
+  expect(by("web")).toMatchObject({
+    id: web.id,
+    stack: "shop",
+    service: "web",
+    cpu_percent: 100,
+    cpu_host_percent: 50,
+    cpu_limit_percent: null,
+    net_rx_bytes_per_s: 1000,
+    net_tx_bytes_per_s: 200,
+    pids: 1,
+  })
+  expect(by("db")).toMatchObject({
+    id: db.id,
+    cpu_percent: 50,
+    cpu_host_percent: 25,
+    cpu_limit_percent: 100,
+    memory_percent: 39.06,
+  })
   expect(by("tool")).toMatchObject({ cpu_percent: 25, stack: null })
   expect(second.stacks).toEqual([
-    { name: "shop", containers: 2, cpu_percent: 150, cpu_host_percent: 75, memory_bytes: 201e6, net_rx_bytes_per_s: 1000, net_tx_bytes_per_s: 200, block_read_bytes_per_s: 0, block_write_bytes_per_s: 0, pids: 2 },
+    {
+      name: "shop",
+      containers: 2,
+      cpu_percent: 150,
+      cpu_host_percent: 75,
+      memory_bytes: 201e6,
+      net_rx_bytes_per_s: 1000,
+      net_tx_bytes_per_s: 200,
+      block_read_bytes_per_s: 0,
+      block_write_bytes_per_s: 0,
+      pids: 2,
+    },
   ])
   // One stats read per running container per round, and each container's limits inspected once.
   expect(engine.calls.filter((c) => c.op === "stats").length).toBe(6)
@@ -112,11 +152,15 @@ test("an engine that is down gives a round with its error and no containers", as
 test("reads run a few at a time", async () => {
   let running = 0
   let most = 0
-  await mapBounded(Array.from({ length: 50 }, (_, i) => i), 8, async () => {
-    most = Math.max(most, ++running)
-    await Bun.sleep(1)
-    running--
-  })
+  await mapBounded(
+    Array.from({ length: 50 }, (_, i) => i),
+    8,
+    async () => {
+      most = Math.max(most, ++running)
+      await Bun.sleep(1)
+      running--
+    },
+  )
   expect(most).toBe(8)
 })
 

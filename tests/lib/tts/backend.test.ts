@@ -9,7 +9,11 @@ function backend(name: string, fail: boolean, calls: string[]): SpeechBackend {
     async synthesize(sentences) {
       calls.push(name)
       if (fail) throw new Error(`${name} is down`)
-      return { backend: name, mp3: new Uint8Array(), cues: sentences.flat().map((text, i) => ({ start: i, end: i + 1, text })) }
+      return {
+        backend: name,
+        mp3: new Uint8Array(),
+        cues: sentences.flat().map((text, i) => ({ start: i, end: i + 1, text })),
+      }
     },
   }
 }

@@ -35,14 +35,26 @@ const LEAD = 0.1
 const encoder = await createMp3Encoder()
 function silence(seconds: number): Uint8Array {
   encoder.configure({ channels: 1, sampleRate: 24000, bitrate: 48 })
-  return Buffer.concat([encoder.encode([new Float32Array(Math.round(seconds * 24000))]).slice(), encoder.finalize().slice()])
+  return Buffer.concat([
+    encoder.encode([new Float32Array(Math.round(seconds * 24000))]).slice(),
+    encoder.finalize().slice(),
+  ])
 }
-const textFrame = (path: string, body: string) => `X-RequestId:fake\r\nContent-Type:application/json; charset=utf-8\r\nPath:${path}\r\n\r\n${body}`
+const textFrame = (path: string, body: string) =>
+  `X-RequestId:fake\r\nContent-Type:application/json; charset=utf-8\r\nPath:${path}\r\n\r\n${body}`
 function audioFrame(data: Uint8Array): Uint8Array {
-  const header = new TextEncoder().encode("X-RequestId:fake\r\nContent-Type:audio/mpeg\r\nX-StreamId:1\r\nPath:audio\r\n")
+  const header = new TextEncoder().encode(
+    "X-RequestId:fake\r\nContent-Type:audio/mpeg\r\nX-StreamId:1\r\nPath:audio\r\n",
+  )
   return Buffer.concat([Buffer.from([header.length >> 8, header.length & 255]), header, data])
 }
-const unescapeXml = (s: string) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&")
+const unescapeXml = (s: string) =>
+  s
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, "&")
 
 /** Speaks an SSML request as the service does: turn.start, audio, one word boundary per word, turn.end. */
 function answer(ws: ServerWebSocket<{ id: number }>, ssml: string) {
@@ -53,7 +65,11 @@ function answer(ws: ServerWebSocket<{ id: number }>, ssml: string) {
   const half = mp3FrameBoundary(audio)
   ws.send(audioFrame(audio.subarray(0, half)))
   words.forEach((word, i) => {
-    const Data = { Offset: Math.round((LEAD + i * WORD_SECONDS) * 1e7), Duration: 2_000_000, text: { Text: word.replace(/[^\p{L}\p{N}']/gu, ""), Length: word.length, BoundaryType: "WordBoundary" } }
+    const Data = {
+      Offset: Math.round((LEAD + i * WORD_SECONDS) * 1e7),
+      Duration: 2_000_000,
+      text: { Text: word.replace(/[^\p{L}\p{N}']/gu, ""), Length: word.length, BoundaryType: "WordBoundary" },
+    }
     ws.send(textFrame("audio.metadata", JSON.stringify({ Metadata: [{ Type: "WordBoundary", Data }] })))
   })
   ws.send(audioFrame(audio.subarray(half)))
@@ -61,7 +77,7 @@ function answer(ws: ServerWebSocket<{ id: number }>, ssml: string) {
 }
 /** A frame start near the middle, so the audio arrives in two messages. */
 function mp3FrameBoundary(mp3: Uint8Array): number {
-  const size = Math.floor((576 / 8) * 48_000 / 24_000)
+  const size = Math.floor(((576 / 8) * 48_000) / 24_000)
   return size * Math.floor(mp3.length / size / 2)
 }
 
@@ -71,7 +87,9 @@ const server = Bun.serve<{ id: number }>({
     handshakes.push({ url: new URL(req.url), headers: req.headers })
     if (mode === "forbidden") return new Response("Forbidden", { status: 403 })
     frames.push([])
-    return srv.upgrade(req, { data: { id: frames.length - 1 } }) ? undefined : new Response("upgrade failed", { status: 400 })
+    return srv.upgrade(req, { data: { id: frames.length - 1 } })
+      ? undefined
+      : new Response("upgrade failed", { status: 400 })
   },
   websocket: {
     message(ws, message) {
@@ -86,7 +104,11 @@ const server = Bun.serve<{ id: number }>({
 })
 // A TCP server that accepts and never answers: a handshake that stalls.
 const stalled: Socket[] = []
-const tarpit = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { open: (s) => void stalled.push(s), data() {}, close: () => void closed++ } })
+const tarpit = Bun.listen({
+  hostname: "127.0.0.1",
+  port: 0,
+  socket: { open: (s) => void stalled.push(s), data() {}, close: () => void closed++ },
+})
 afterAll(() => {
   server.stop(true)
   tarpit.stop(true)
@@ -100,10 +122,16 @@ beforeEach(() => {
   closed = 0
 })
 
-const voice = voiceOf({ voice: "de-DE-KatjaNeural", rate: "-20%", pitch: "+5Hz", volume: "+10%" }, "en-US-EmmaMultilingualNeural")
+const voice = voiceOf(
+  { voice: "de-DE-KatjaNeural", rate: "-20%", pitch: "+5Hz", volume: "+10%" },
+  "en-US-EmmaMultilingualNeural",
+)
 
 async function failure(promise: Promise<unknown>): Promise<HttpError> {
-  const err = await promise.then(() => new Error("expected a failure"), (e) => e)
+  const err = await promise.then(
+    () => new Error("expected a failure"),
+    (e) => e,
+  )
   expect(err).toBeInstanceOf(HttpError)
   return err as HttpError
 }
@@ -127,10 +155,14 @@ test("request frames: the handshake, speech.config, then SSML with the voice, pr
     metadataoptions: { sentenceBoundaryEnabled: "false", wordBoundaryEnabled: "true" },
     outputFormat: "audio-24khz-48kbitrate-mono-mp3",
   })
-  expect(ssml).toMatch(/^X-RequestId:[0-9a-f]{32}\r\nContent-Type:application\/ssml\+xml\r\nX-Timestamp:.+\r\nPath:ssml\r\n\r\n<speak /)
+  expect(ssml).toMatch(
+    /^X-RequestId:[0-9a-f]{32}\r\nContent-Type:application\/ssml\+xml\r\nX-Timestamp:.+\r\nPath:ssml\r\n\r\n<speak /,
+  )
   expect(ssml).toContain("<voice name='Microsoft Server Speech Text to Speech Voice (de-DE, KatjaNeural)'>")
   expect(ssml).toContain("<prosody pitch='+5Hz' rate='-20%' volume='+10%'>")
-  expect(ssml).toContain("Fish &amp; chips &lt;b&gt;now&lt;/b&gt;, &quot;quoted&quot; and &apos;single&apos;.</prosody>")
+  expect(ssml).toContain(
+    "Fish &amp; chips &lt;b&gt;now&lt;/b&gt;, &quot;quoted&quot; and &apos;single&apos;.</prosody>",
+  )
   expect(closed).toBe(1)
 })
 
@@ -154,9 +186,12 @@ test("long texts go in chunks under the size limit, each chunk's cues shifted by
   expect(chunks.length).toBeGreaterThan(1)
   const speech = await edgeBackend(10_000).synthesize(sentences, voice)
   expect(handshakes).toHaveLength(chunks.length)
-  for (const connection of frames) expect(Buffer.byteLength(connection[1]!.replace(/^[\s\S]*<prosody[^>]*>|<\/prosody>[\s\S]*$/g, ""))).toBeLessThanOrEqual(CHUNK_BYTES)
+  for (const connection of frames)
+    expect(
+      Buffer.byteLength(connection[1]!.replace(/^[\s\S]*<prosody[^>]*>|<\/prosody>[\s\S]*$/g, "")),
+    ).toBeLessThanOrEqual(CHUNK_BYTES)
   expect(speech.cues.map((c) => c.text)).toEqual(sentences.flat())
-  const firstChunkAudio = (LEAD + chunks[0]!.join(" ").split(" ").length * WORD_SECONDS + 0.3)
+  const firstChunkAudio = LEAD + chunks[0]!.join(" ").split(" ").length * WORD_SECONDS + 0.3
   const second = speech.cues[chunks[0]!.length]!
   expect(second.start).toBeGreaterThan(firstChunkAudio) // after the whole first chunk's audio...
   expect(second.start).toBeLessThan(firstChunkAudio + 0.2) // ...as measured from its MP3 frames

@@ -18,7 +18,16 @@ const backend = espeakBackend(new Mp3Encoder())
 function probe(mp3: Uint8Array, name: string) {
   const file = join(dir, name)
   writeFileSync(file, mp3)
-  const out = Bun.spawnSync(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels:format=duration", "-of", "json", file])
+  const out = Bun.spawnSync([
+    "ffprobe",
+    "-v",
+    "error",
+    "-show_entries",
+    "stream=codec_name,sample_rate,channels:format=duration",
+    "-of",
+    "json",
+    file,
+  ])
   expect(out.exitCode).toBe(0)
   const info = JSON.parse(out.stdout.toString())
   const pcm = Bun.spawnSync(["ffmpeg", "-v", "error", "-i", file, "-f", "s16le", "-ac", "1", "-"])
@@ -37,7 +46,9 @@ const paragraph =
   "The harbour master walked along the quay before sunrise. Ships waited outside the breakwater, their lights swaying in the swell, while gulls circled above the fish market and the first carts rolled over the cobbles. Nobody spoke. "
 
 test("a Markdown document becomes an MP3 whose cues match the audio and give back the text", async () => {
-  const doc = readDocument(`---\ntitle: Morning\n---\n${paragraph.repeat(5)}\n\n- A list item\n- [A link](https://example.com) & more`)
+  const doc = readDocument(
+    `---\ntitle: Morning\n---\n${paragraph.repeat(5)}\n\n- A list item\n- [A link](https://example.com) & more`,
+  )
   const sentences = planSpeech(doc.blocks)
   const speech = await backend.synthesize(sentences, voiceOf(doc.attributes, "en-US-EmmaMultilingualNeural"))
   expect(speech.backend).toBe("espeak")
@@ -67,7 +78,8 @@ test("a Markdown document becomes an MP3 whose cues match the audio and give bac
 }, 60_000)
 
 test("long sentences are split into pieces timed by the back end's word events", async () => {
-  const sentence = "When the tide turned, the fishing boats that had waited in the bay since dawn came in one after another, and the crews, tired but glad, tied up at the quay."
+  const sentence =
+    "When the tide turned, the fishing boats that had waited in the bay since dawn came in one after another, and the crews, tired but glad, tied up at the quay."
   const pieces = planSpeech([sentence])[0]!
   expect(pieces.length).toBeGreaterThan(1)
   const speech = await backend.synthesize([pieces], voiceOf({}, "en-US-EmmaMultilingualNeural"))
@@ -84,9 +96,14 @@ test("rate changes the speech itself; a language espeak-ng lacks is a 400", asyn
   const fast = await backend.synthesize(sentence, voiceOf({ rate: "+80%" }, "en-US-EmmaMultilingualNeural"))
   const slow = await backend.synthesize(sentence, voiceOf({ rate: "-40%" }, "en-US-EmmaMultilingualNeural"))
   expect(slow.cues[0]!.end).toBeGreaterThan(fast.cues[0]!.end * 1.8)
-  const german = await backend.synthesize([["Guten Morgen."]], voiceOf({ voice: "de-DE-KatjaNeural" }, "en-US-EmmaMultilingualNeural"))
+  const german = await backend.synthesize(
+    [["Guten Morgen."]],
+    voiceOf({ voice: "de-DE-KatjaNeural" }, "en-US-EmmaMultilingualNeural"),
+  )
   expect(german.cues).toHaveLength(1)
-  const missing = await backend.synthesize(sentence, voiceOf({ lang: "xx-YY" }, "en-US-EmmaMultilingualNeural")).catch((err) => err)
+  const missing = await backend
+    .synthesize(sentence, voiceOf({ lang: "xx-YY" }, "en-US-EmmaMultilingualNeural"))
+    .catch((err) => err)
   expect(missing).toBeInstanceOf(HttpError)
   expect(missing.status).toBe(400)
   expect(missing.message).toContain('no offline voice speaks the language "xx-YY"')
@@ -108,7 +125,9 @@ test("syntheses running at once interleave sentence by sentence without mixing v
     [togetherB, aloneB],
   ] as const) {
     expect(together.cues.map((c) => c.text)).toEqual(alone.cues.map((c) => c.text))
-    lengths(together).forEach((length, i) => expect(Math.abs(length - lengths(alone)[i]!)).toBeLessThan(0.25 * lengths(alone)[i]!))
+    lengths(together).forEach((length, i) =>
+      expect(Math.abs(length - lengths(alone)[i]!)).toBeLessThan(0.25 * lengths(alone)[i]!),
+    )
     expect(Math.abs(probe(together.mp3, "together.mp3").duration - together.cues.at(-1)!.end)).toBeLessThan(0.2)
   }
 }, 60_000)

@@ -70,29 +70,60 @@ test("the title is read first unless the body opens with it", () => {
 
 test("plain text is read as it is: paragraphs, no sentence marks added, no Markdown taken from it", () => {
   const plain = "Prices rose 3 * 4 percent, x<y and y>z\nstill.\n\nA second paragraph without a stop"
-  expect(readDocument(plain)).toEqual({ attributes: {}, blocks: ["Prices rose 3 * 4 percent, x<y and y>z still.", "A second paragraph without a stop"] })
+  expect(readDocument(plain)).toEqual({
+    attributes: {},
+    blocks: ["Prices rose 3 * 4 percent, x<y and y>z still.", "A second paragraph without a stop"],
+  })
   expect(readDocument("\uFEFFtab\tand\u0007bell\r\nline").blocks).toEqual(["tab and bell line"])
 })
 
 test("a document of only code, comments and scripts has nothing to read; HTML blocks are read as their text", () => {
   expect(readDocument("```\ncode\n```\n\n<!-- note -->\n\n<script>alert(1)</script>\n").blocks).toEqual([])
-  expect(readDocument("<div class=\"note\">\n<p>Tides &amp; times&nbsp;today</p>\n</div>\n\nAfter.").blocks).toEqual(["Tides & times today.", "After."])
+  expect(readDocument('<div class="note">\n<p>Tides &amp; times&nbsp;today</p>\n</div>\n\nAfter.').blocks).toEqual([
+    "Tides & times today.",
+    "After.",
+  ])
 })
 
 test("setext headings, entities, footnotes; characters that are text, not emphasis, stay", () => {
-  expect(readDocument("Title\n=====\n\nSub\n---\n\nBody &copy; 2024.").blocks).toEqual(["Title.", "Sub.", "Body © 2024."])
-  expect(readDocument("# Maths\n\nWe know 5*3*2 is 30 and call `__init__` or __init__ first.").blocks).toEqual(["Maths.", "We know 5*3*2 is 30 and call __init__ or __init__ first."])
-  expect(readDocument("# Notes\n\nThe tide[^1] turns.\n\n[^1]: Twice a day.").blocks).toEqual(["Notes.", "The tide turns.", "Footnote 1: Twice a day."])
+  expect(readDocument("Title\n=====\n\nSub\n---\n\nBody &copy; 2024.").blocks).toEqual([
+    "Title.",
+    "Sub.",
+    "Body © 2024.",
+  ])
+  expect(readDocument("# Maths\n\nWe know 5*3*2 is 30 and call `__init__` or __init__ first.").blocks).toEqual([
+    "Maths.",
+    "We know 5*3*2 is 30 and call __init__ or __init__ first.",
+  ])
+  expect(readDocument("# Notes\n\nThe tide[^1] turns.\n\n[^1]: Twice a day.").blocks).toEqual([
+    "Notes.",
+    "The tide turns.",
+    "Footnote 1: Twice a day.",
+  ])
   expect(readDocument("# A\n\n*really* **bold** _this_").blocks).toEqual(["A.", "really bold this."])
 })
 
 test("front matter after blank lines is still front matter; a date title is read as its date", () => {
-  expect(readDocument("\n\n---\ntitle: Notes\n---\nBody.")).toEqual({ attributes: { title: "Notes" }, blocks: ["Notes.", "Body."] })
+  expect(readDocument("\n\n---\ntitle: Notes\n---\nBody.")).toEqual({
+    attributes: { title: "Notes" },
+    blocks: ["Notes.", "Body."],
+  })
   expect(readDocument("---\ntitle: 2024-01-05\n---\nBody.").blocks).toEqual(["2024-01-05.", "Body."])
 })
 
 test("Markdown bombs are read, never to more text than they hold, nesting past 20 levels flattened (their cost: bench/tts-text.ts)", () => {
-  const bombs = ["> ".repeat(9000) + "x", "- ".repeat(8000) + "x", "- ".repeat(24999) + "x", "1. ".repeat(16000) + "x", "*".repeat(50000), "*a".repeat(25000), "word ".repeat(10000), "a\n".repeat(25000) + "===", "[".repeat(50000), "> - 1. ".repeat(7000) + "x"]
+  const bombs = [
+    "> ".repeat(9000) + "x",
+    "- ".repeat(8000) + "x",
+    "- ".repeat(24999) + "x",
+    "1. ".repeat(16000) + "x",
+    "*".repeat(50000),
+    "*a".repeat(25000),
+    "word ".repeat(10000),
+    "a\n".repeat(25000) + "===",
+    "[".repeat(50000),
+    "> - 1. ".repeat(7000) + "x",
+  ]
   for (const bomb of bombs) expect(readDocument(bomb).blocks.join(" ").length).toBeLessThanOrEqual(bomb.length)
   expect(flattenNesting("> ".repeat(30) + "x")).toBe("> ".repeat(20) + "x")
   expect(flattenNesting("- ".repeat(5) + "x")).toBe("- ".repeat(5) + "x")

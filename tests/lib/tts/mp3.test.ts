@@ -22,7 +22,16 @@ test("frames are counted for MPEG-1 and MPEG-2 streams, agreeing with ffprobe", 
     expect(info.sampleRate).toBe(rate)
     expect(info.samples).toBe(info.frames * (rate === 44100 ? 1152 : 576))
     writeFileSync(join(dir, `${rate}.mp3`), mp3)
-    const probe = Bun.spawnSync(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", join(dir, `${rate}.mp3`)])
+    const probe = Bun.spawnSync([
+      "ffprobe",
+      "-v",
+      "error",
+      "-show_entries",
+      "format=duration",
+      "-of",
+      "csv=p=0",
+      join(dir, `${rate}.mp3`),
+    ])
     expect(Math.abs(Number(probe.stdout.toString()) - info.seconds)).toBeLessThan(0.001)
     expect(info.seconds).toBeGreaterThan(1.5)
   }

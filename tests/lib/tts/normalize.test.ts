@@ -15,7 +15,10 @@ const CASES: Record<string, [string, string][]> = {
     ["Add 1/2 cup and 3/8 inch.", "Add one half cup and 3 over 8 inch."],
     ["The 21st and 2nd and 3rd and 100th.", "The twenty-first and second and third and one hundredth."],
     ["Music of the 1990s and '80s and 2000s.", "Music of the nineteen nineties and eighties and two thousands."],
-    ["Fruit, i.e. apples, e.g. red ones, vs. pears etc.", "Fruit, that is apples, for example red ones, versus pears et cetera"],
+    [
+      "Fruit, i.e. apples, e.g. red ones, vs. pears etc.",
+      "Fruit, that is apples, for example red ones, versus pears et cetera",
+    ],
     ["Dr. Who lives on St. James St. now.", "Doctor Who lives on Saint James Street now."],
     ["Rock & roll, 50% off, © 2024.", "Rock and roll, 50 percent off, copyright 2024."],
     ["Compute 5*3*2 first.", "Compute 5 times 3 times 2 first."],
@@ -78,6 +81,13 @@ test("English number words", () => {
 })
 
 test("long runs of odd characters are left as they are, an @ said as 'at' (their cost: bench/tts-text.ts)", () => {
-  for (const text of ["1,".repeat(25000), "$".repeat(50000), "_a".repeat(25000), "x.".repeat(25000), "1/".repeat(25000)]) expect(normalize(text, "en")).toBe(text)
+  for (const text of [
+    "1,".repeat(25000),
+    "$".repeat(50000),
+    "_a".repeat(25000),
+    "x.".repeat(25000),
+    "1/".repeat(25000),
+  ])
+    expect(normalize(text, "en")).toBe(text)
   expect(normalize("@.".repeat(25000), "en")).toBe(Array(25000).fill("at .").join(" "))
 })

@@ -12,8 +12,15 @@ const pool = new WorkerPool({ size: 2, memoryMb: 4096 })
 afterAll(() => pool.close())
 const voice = voiceOf({ lang: "en" }, "en-US-EmmaMultilingualNeural")
 
-const speak = (sentences: string[][], timeoutMs = 60_000, backend: "offline" | "espeak" = "espeak") => pool.run({ op: "speak", sentences, voice, backend }, timeoutMs)
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error("expected a failure") }, (err) => err as HttpError)
+const speak = (sentences: string[][], timeoutMs = 60_000, backend: "offline" | "espeak" = "espeak") =>
+  pool.run({ op: "speak", sentences, voice, backend }, timeoutMs)
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error("expected a failure")
+    },
+    (err) => err as HttpError,
+  )
 
 test("a worker that crashes answers that request with 502 tts_engine_crashed; the next request is served", async () => {
   const crash = await failure(speak([["Hello " + "x.".repeat(90) + " world."]]))
@@ -28,7 +35,9 @@ test("a worker that crashes answers that request with 502 tts_engine_crashed; th
 
 test("a synthesis past its deadline is stopped: 504 tts_timeout, and the worker replaced", async () => {
   const pidsBefore = pool.pids()
-  const long = Array.from({ length: 400 }, () => ["The harbour master walked along the quay before sunrise while the ships waited outside."])
+  const long = Array.from({ length: 400 }, () => [
+    "The harbour master walked along the quay before sunrise while the ships waited outside.",
+  ])
   const late = await failure(speak(long, 300))
   expect(late.status).toBe(504)
   expect(late.code).toBe("tts_timeout")
@@ -60,12 +69,21 @@ test("a worker whose cap is too small to start fails its request cleanly", async
 }, 60_000)
 
 test("a request beyond the running and waiting ones is refused at once, with a Retry-After", async () => {
-  const speaker = new Speaker({ backend: "espeak", maxChars: 50_000, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })
+  const speaker = new Speaker({
+    backend: "espeak",
+    maxChars: 50_000,
+    concurrency: 1,
+    voice: "en-US-EmmaMultilingualNeural",
+    edgeTimeoutMs: 1000,
+  })
   try {
     const text = "The harbour master walked along the quay before sunrise. ".repeat(20)
     const results = await Promise.allSettled(Array.from({ length: 7 }, () => speaker.speak(text)))
     const busy = results.flatMap((r) => (r.status === "rejected" ? [r.reason as HttpError] : []))
-    expect(busy.map((e) => [e.status, e.code])).toEqual([[503, "tts_busy"], [503, "tts_busy"]]) // one running, four waiting
+    expect(busy.map((e) => [e.status, e.code])).toEqual([
+      [503, "tts_busy"],
+      [503, "tts_busy"],
+    ]) // one running, four waiting
     for (const b of busy) expect(Number(b.extras.headers?.["retry-after"])).toBeGreaterThanOrEqual(1)
     expect(results.filter((r) => r.status === "fulfilled").length).toBe(5)
   } finally {
@@ -74,7 +92,13 @@ test("a request beyond the running and waiting ones is refused at once, with a R
 }, 120_000)
 
 test("text length counts characters (code points), not UTF-16 units", async () => {
-  const speaker = new Speaker({ backend: "espeak", maxChars: 10, concurrency: 1, voice: "en-US-EmmaMultilingualNeural", edgeTimeoutMs: 1000 })
+  const speaker = new Speaker({
+    backend: "espeak",
+    maxChars: 10,
+    concurrency: 1,
+    voice: "en-US-EmmaMultilingualNeural",
+    edgeTimeoutMs: 1000,
+  })
   try {
     expect("😀".repeat(10).length).toBe(20)
     const err = await failure(speaker.speak("😀".repeat(11)))

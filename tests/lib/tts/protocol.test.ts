@@ -3,7 +3,11 @@ import { encodeFrame, FrameError, FrameReader } from "#lib/tts/protocol.ts"
 
 test("frames cut anywhere come back whole, header and payload", () => {
   const payload = new Uint8Array(100_000).map((_, i) => i % 251)
-  const bytes = Buffer.concat([encodeFrame({ id: 1, text: "é😀" }), encodeFrame({ id: 2 }, payload), encodeFrame({ id: 3 })])
+  const bytes = Buffer.concat([
+    encodeFrame({ id: 1, text: "é😀" }),
+    encodeFrame({ id: 2 }, payload),
+    encodeFrame({ id: 3 }),
+  ])
   for (const size of [1, 7, 8, 9, 1000, bytes.length]) {
     const reader = new FrameReader()
     const frames = []

@@ -9,7 +9,9 @@ test("without front matter keys the service default voice speaks, in its own lan
 })
 
 test("voice, lang, rate, pitch and volume are taken; other keys are ignored", () => {
-  expect(voiceOf({ voice: "de-DE-KatjaNeural", rate: "-20%", pitch: "+5Hz", volume: "+50%", colour: "blue" }, DEFAULT)).toEqual({
+  expect(
+    voiceOf({ voice: "de-DE-KatjaNeural", rate: "-20%", pitch: "+5Hz", volume: "+50%", colour: "blue" }, DEFAULT),
+  ).toEqual({
     voice: "de-DE-KatjaNeural",
     lang: "de-DE",
     rate: -20,

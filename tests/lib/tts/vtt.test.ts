@@ -32,7 +32,11 @@ test("the document parses without errors, cues in order with their times and tex
     [2, 4.5],
     [4.5, 3725.25],
   ])
-  expect(parsed.cues.map((c) => c.text)).toEqual(["Fish &amp; chips &lt;b&gt;now&lt;/b&gt;.", "Then --&gt; arrows, and more.", "A long one."])
+  expect(parsed.cues.map((c) => c.text)).toEqual([
+    "Fish &amp; chips &lt;b&gt;now&lt;/b&gt;.",
+    "Then --&gt; arrows, and more.",
+    "A long one.",
+  ])
 })
 
 test("overlapping or empty cues are written in order, never overlapping, never empty", () => {
@@ -57,9 +61,17 @@ test("an empty cue list is still a valid document", () => {
 
 test("cues are at most two lines of at most 42 columns, broken at a phrase boundary, without invisible characters", () => {
   expect(wrapLines("A short cue.")).toEqual(["A short cue."])
-  expect(wrapLines("the breakwater came in one after another, and the crews, tired but glad,")).toEqual(["the breakwater came in one after another,", "and the crews, tired but glad,"])
-  expect(wrapLines("今天天气很好，我们去公园吧，然后我们一起去吃饭，吃完饭以后")).toEqual(["今天天气很好，我们去公园吧，", "然后我们一起去吃饭，吃完饭以后"])
-  expect(wrapLines("soft\u00adhyphen, zero\u200bwidth and \u202ebidi\u202c marks")).toEqual(["softhyphen, zerowidth and bidi marks"])
+  expect(wrapLines("the breakwater came in one after another, and the crews, tired but glad,")).toEqual([
+    "the breakwater came in one after another,",
+    "and the crews, tired but glad,",
+  ])
+  expect(wrapLines("今天天气很好，我们去公园吧，然后我们一起去吃饭，吃完饭以后")).toEqual([
+    "今天天气很好，我们去公园吧，",
+    "然后我们一起去吃饭，吃完饭以后",
+  ])
+  expect(wrapLines("soft\u00adhyphen, zero\u200bwidth and \u202ebidi\u202c marks")).toEqual([
+    "softhyphen, zerowidth and bidi marks",
+  ])
   const text = "When the harbour opened in the early morning, the ships came in one by one."
   const vtt = writeVtt([{ start: 0, end: 5, text }])
   const parsed = parseVtt(vtt)

@@ -4,7 +4,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { ComposeRunner } from "#lib/stacks/compose.ts"
 import { Stacks } from "#lib/stacks/store.ts"
-import { checkSchedule, HISTORY_LIMIT, intervalSeconds, nextDue, UpdateRecords, type UpdateOutcome } from "#lib/updates/records.ts"
+import {
+  checkSchedule,
+  HISTORY_LIMIT,
+  intervalSeconds,
+  nextDue,
+  UpdateRecords,
+  type UpdateOutcome,
+} from "#lib/updates/records.ts"
 
 let dir: string
 afterEach(() => void (dir && rmSync(dir, { recursive: true, force: true })))
@@ -25,12 +32,20 @@ test("history keeps the newest 50 with the stack; policy defaults, set, and stat
   mkdirSync(stacks.records("shop"), { recursive: true })
   writeFileSync(join(stacks.records("shop"), "state.json"), "{}")
   const records = new UpdateRecords(stacks, () => Date.parse("2026-03-01T10:00:00Z"))
-  for (let i = 0; i < 55; i++) await records.addHistory("shop", { stack: "shop", verdict: "updated", duration_ms: i } as UpdateOutcome)
+  for (let i = 0; i < 55; i++)
+    await records.addHistory("shop", { stack: "shop", verdict: "updated", duration_ms: i } as UpdateOutcome)
   const h = await records.history("shop")
   expect(h).toHaveLength(HISTORY_LIMIT)
   expect(h[0]!.duration_ms).toBe(54)
   expect(await records.policy("shop")).toEqual({ auto_update: "off", schedule: null, watch: null })
-  expect(await records.setPolicy("shop", { auto_update: "apply", schedule: " 6h ", watch: 30 })).toEqual({ auto_update: "apply", schedule: "6h", watch: 30 })
+  expect(await records.setPolicy("shop", { auto_update: "apply", schedule: " 6h ", watch: 30 })).toEqual({
+    auto_update: "apply",
+    schedule: "6h",
+    watch: 30,
+  })
   await records.updateState("shop", (s) => void (s.rejected["r:1"] = "sha256:b"))
-  expect((await records.policyFile("shop")).state).toMatchObject({ set_at: "2026-03-01T10:00:00.000Z", rejected: { "r:1": "sha256:b" } })
+  expect((await records.policyFile("shop")).state).toMatchObject({
+    set_at: "2026-03-01T10:00:00.000Z",
+    rejected: { "r:1": "sha256:b" },
+  })
 })

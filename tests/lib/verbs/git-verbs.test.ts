@@ -24,21 +24,50 @@ afterAll(() => server.stop())
 
 test("a commit over the fetch cap is held by the schedule until the branch moves", async () => {
   t = await stackApp()
-  const git = new GitVerbs({ stacks: t.ctx.stacks, verbs: t.ctx.verbs, engine: t.engine, events: t.ctx.events, limits: { ...DEFAULT_LIMITS, fileBytes: 4096, fetchBytes: 32 * 1024 }, watch: 0, tickMs: 50 })
+  const git = new GitVerbs({
+    stacks: t.ctx.stacks,
+    verbs: t.ctx.verbs,
+    engine: t.engine,
+    events: t.ctx.events,
+    limits: { ...DEFAULT_LIMITS, fileBytes: 4096, fetchBytes: 32 * 1024 },
+    watch: 0,
+    tickMs: 50,
+  })
   const repo = await server.repo("sched")
   const first = await repo.commit({ "compose.yaml": twoServices })
-  expect((await git.attach("s", { url: repo.url, ref: "main", path: "compose.yaml", push: false, schedule: "1s", token: TOKEN }, {})).source.deployed_commit).toBe(first)
+  expect(
+    (
+      await git.attach(
+        "s",
+        { url: repo.url, ref: "main", path: "compose.yaml", push: false, schedule: "1s", token: TOKEN },
+        {},
+      )
+    ).source.deployed_commit,
+  ).toBe(first)
   const noise = Buffer.from(crypto.getRandomValues(new Uint8Array(60_000))).toString("base64")
   const big = await repo.commit({ "noise.txt": noise })
   void git.schedules(stop.signal)
 
-  const syncsOf = (commit: string) => t.ctx.events.history().filter((e) => e.type === "git" && e.action === "sync" && !!e.message?.includes(commit.slice(0, 12))).length
+  const syncsOf = (commit: string) =>
+    t.ctx.events
+      .history()
+      .filter((e) => e.type === "git" && e.action === "sync" && !!e.message?.includes(commit.slice(0, 12))).length
   const until = async (what: () => boolean | Promise<boolean>) => {
-    for (const deadline = Date.now() + 30_000; !(await what()); await Bun.sleep(50)) if (Date.now() > deadline) throw new Error("not reached")
+    for (const deadline = Date.now() + 30_000; !(await what()); await Bun.sleep(50))
+      if (Date.now() > deadline) throw new Error("not reached")
   }
   await until(() => syncsOf(big) === 1)
   const held = await git.status("s")
-  expect(held).toMatchObject({ remote_head: big, schedule_held: big, deployed_commit: first, last_sync: { commit: big, verdict: "refused", error: expect.stringContaining("over the 32768-byte limit of a fetch") } })
+  expect(held).toMatchObject({
+    remote_head: big,
+    schedule_held: big,
+    deployed_commit: first,
+    last_sync: {
+      commit: big,
+      verdict: "refused",
+      error: expect.stringContaining("over the 32768-byte limit of a fetch"),
+    },
+  })
   // Three more asks of the head (each carries the token), and no fetch: the refusal stays the one.
   const asked = server.authorizations.length
   await until(() => server.authorizations.length >= asked + 3)

@@ -20,7 +20,11 @@ const verbEvents = () =>
     .map((e) => [e.action, e.name])
 
 /** The error a promise fails with. */
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => err as HttpError)
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (err: unknown) => err as HttpError,
+  )
 
 async function deployed() {
   t = await stackApp()
@@ -31,7 +35,10 @@ test("each verb publishes one stack event once it succeeded, with no secret in i
   await deployed()
   const v = t.ctx.verbs
   await v.apply("demo")
-  await v.setEnv("demo", [{ key: "TOKEN", value: null }, { key: "MODE", value: "prod" }])
+  await v.setEnv("demo", [
+    { key: "TOKEN", value: null },
+    { key: "MODE", value: "prod" },
+  ])
   await v.writeFile("demo", "conf/site.conf", "listen 80\n")
   await v.deleteFile("demo", "conf/site.conf")
   await v.rollback("demo", 1)
@@ -58,10 +65,20 @@ test("each verb publishes one stack event once it succeeded, with no secret in i
     ["import", "copy"],
     ["remove", "copy"],
   ])
-  const messages = t.ctx.events.history().filter((e) => e.type === "stack").map((e) => e.message ?? "")
+  const messages = t.ctx.events
+    .history()
+    .filter((e) => e.type === "stack")
+    .map((e) => e.message ?? "")
   expect(messages.filter((m) => m.includes(SECRET))).toEqual([])
-  const [deploy, apply, , , , rollback, , pause] = t.ctx.events.history().filter((e) => e.type === "stack" && !e.action.includes("."))
-  expect([deploy!.message, apply!.message, rollback!.message, pause!.message]).toEqual(["created demo as version 1", "applied demo as version 2", "rolled demo back to version 1", "paused 2 containers of demo"])
+  const [deploy, apply, , , , rollback, , pause] = t.ctx.events
+    .history()
+    .filter((e) => e.type === "stack" && !e.action.includes("."))
+  expect([deploy!.message, apply!.message, rollback!.message, pause!.message]).toEqual([
+    "created demo as version 1",
+    "applied demo as version 2",
+    "rolled demo back to version 1",
+    "paused 2 containers of demo",
+  ])
 })
 
 test("a verb that fails publishes no event", async () => {
@@ -80,14 +97,24 @@ test("without watch a change is not guarded; with watch it goes through the guar
   expect("update" in plain).toBe(false)
   expect(t.ctx.events.history().some((e) => e.action.startsWith("update."))).toBe(false)
   const watched = await t.ctx.verbs.apply("demo", { watch: 0 })
-  expect(watched).toMatchObject({ name: "demo", current_version: 3, update: { stack: "demo", action: "apply", verdict: "updated", watch: 0 } })
+  expect(watched).toMatchObject({
+    name: "demo",
+    current_version: 3,
+    update: { stack: "demo", action: "apply", verdict: "updated", watch: 0 },
+  })
   const rolled = await t.ctx.verbs.rollback("demo", 1, { watch: 0 })
   expect(rolled.update).toMatchObject({ action: "rollback", verdict: "updated" })
   const { stack, created } = await t.ctx.verbs.deploy("demo", twoServices, { watch: 0 })
   expect([created, stack.update?.action, stack.current_version]).toEqual([false, "deploy", 4])
   expect(t.ctx.events.history().filter((e) => e.action === "update.verdict").length).toBe(3)
-  expect(verbEvents().slice(-3)).toEqual([["apply", "demo"], ["rollback", "demo"], ["deploy", "demo"]])
-  expect(t.ctx.events.history().find((e) => e.action === "deploy" && e.message?.includes("watched"))?.message).toBe("deployed demo as version 4, watched: updated")
+  expect(verbEvents().slice(-3)).toEqual([
+    ["apply", "demo"],
+    ["rollback", "demo"],
+    ["deploy", "demo"],
+  ])
+  expect(t.ctx.events.history().find((e) => e.action === "deploy" && e.message?.includes("watched"))?.message).toBe(
+    "deployed demo as version 4, watched: updated",
+  )
   const updated = await t.ctx.verbs.update("demo", { watch: 0 })
   expect(updated.update).toMatchObject({ action: "update", verdict: "updated" })
   expect(verbEvents().at(-1)).toEqual(["update", "demo"])
@@ -101,8 +128,15 @@ test("adopting containers: the dry run changes nothing; the adoption replaces th
   expect(dry).toMatchObject({ name: "shop", dry_run: true, services: [{ service: "web", container: old.id }] })
   expect([t.ctx.stacks.has("shop"), t.engine.containers.has(old.id), verbEvents()]).toEqual([false, true, []])
   const adopted = await t.ctx.verbs.adoptContainers("shop", ["web"], false)
-  expect(adopted).toMatchObject({ dry_run: false, stack: { name: "shop", managed: true, status: "running", current_version: 1 } })
-  expect([t.ctx.stacks.has("shop"), t.engine.containers.has(old.id), verbEvents()]).toEqual([true, false, [["adopt_containers", "shop"]]])
+  expect(adopted).toMatchObject({
+    dry_run: false,
+    stack: { name: "shop", managed: true, status: "running", current_version: 1 },
+  })
+  expect([t.ctx.stacks.has("shop"), t.engine.containers.has(old.id), verbEvents()]).toEqual([
+    true,
+    false,
+    [["adopt_containers", "shop"]],
+  ])
   expect(t.ctx.events.history().at(-1)?.message).toBe("adopted 1 container as shop: web")
 })
 
@@ -115,7 +149,10 @@ test("adopting containers whose stack does not come up: the stack's containers g
   expect((await failure(t.ctx.verbs.adoptContainers("shop", ["web", "worker"], false)))?.status).toBe(502)
   expect(t.ctx.stacks.has("shop")).toBe(false)
   expect([...t.engine.containers.values()].filter((c) => c.labels[STACK_LABEL] === "shop")).toEqual([])
-  expect([t.engine.containers.get(old.id)?.state, t.engine.containers.get(stopped.id)?.state]).toEqual(["running", "exited"])
+  expect([t.engine.containers.get(old.id)?.state, t.engine.containers.get(stopped.id)?.state]).toEqual([
+    "running",
+    "exited",
+  ])
   expect(t.engine.calls.filter((c) => c.op === "containerAction").map((c) => c.args[1])).toEqual(["stop", "start"])
   expect(verbEvents()).toEqual([])
 })
@@ -139,11 +176,22 @@ test("adopting containers whose stack comes up but exits: the stack is removed a
 
 test("adopting a compose project publishes its event; a dry run does not", async () => {
   t = await stackApp()
-  const labels = { [STACK_LABEL]: "shop", "com.docker.compose.service": "web", "com.docker.compose.project.working_dir": "/srv/shop", "com.docker.compose.project.config_files": "compose.yaml" }
+  const labels = {
+    [STACK_LABEL]: "shop",
+    "com.docker.compose.service": "web",
+    "com.docker.compose.project.working_dir": "/srv/shop",
+    "com.docker.compose.project.config_files": "compose.yaml",
+  }
   t.engine.addContainer({ name: "shop_web_1", labels })
   const content = "services:\n  web:\n    image: busybox\n"
-  expect(await t.ctx.verbs.adopt("shop", { content, dry_run: true, recreate: true })).toMatchObject({ dry_run: true, stack: null })
+  expect(await t.ctx.verbs.adopt("shop", { content, dry_run: true, recreate: true })).toMatchObject({
+    dry_run: true,
+    stack: null,
+  })
   expect(verbEvents()).toEqual([])
-  expect(await t.ctx.verbs.adopt("shop", { content, recreate: true })).toMatchObject({ dry_run: false, stack: { name: "shop", managed: true } })
+  expect(await t.ctx.verbs.adopt("shop", { content, recreate: true })).toMatchObject({
+    dry_run: false,
+    stack: { name: "shop", managed: true },
+  })
   expect(verbEvents()).toEqual([["adopt", "shop"]])
 })

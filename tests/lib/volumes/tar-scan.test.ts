@@ -57,16 +57,29 @@ async function through(tar: Uint8Array): Promise<{ out?: Uint8Array; error?: str
 
 test.each([
   [[{ name: "../escape", content: "x" }], 'the archive entry "../escape" points outside the volume'],
-  [[{ name: "ok" }, { name: "a/../../escape", content: "x" }], 'the archive entry "a/../../escape" points outside the volume'],
+  [
+    [{ name: "ok" }, { name: "a/../../escape", content: "x" }],
+    'the archive entry "a/../../escape" points outside the volume',
+  ],
   [[{ name: "/etc/passwd", content: "x" }], 'the archive entry "/etc/passwd" points outside the volume'],
-  [[{ name: `${long}/../../..`, content: "x" }], `the archive entry "${`${long}/../../..`.slice(0, 200)}" points outside the volume`],
-  [[{ name: "hard", type: "link" as const, linkname: "../../etc/shadow" }], 'the hard link "hard" points outside the volume'],
+  [
+    [{ name: `${long}/../../..`, content: "x" }],
+    `the archive entry "${`${long}/../../..`.slice(0, 200)}" points outside the volume`,
+  ],
+  [
+    [{ name: "hard", type: "link" as const, linkname: "../../etc/shadow" }],
+    'the hard link "hard" points outside the volume',
+  ],
 ])("an unsafe archive is refused: %p", async (files, message) => {
   expect(await through(await makeTar(files))).toEqual({ error: message })
 })
 
 test("a safe archive passes byte for byte; symlinks may point anywhere (the engine confines them)", async () => {
-  const tar = await makeTar([{ name: "./", type: "directory" }, { name: "./a..b", content: "dots in a name are fine" }, { name: "s", type: "symlink", linkname: "/data" }])
+  const tar = await makeTar([
+    { name: "./", type: "directory" },
+    { name: "./a..b", content: "dots in a name are fine" },
+    { name: "s", type: "symlink", linkname: "/data" },
+  ])
   expect(await through(tar)).toEqual({ out: tar })
 })
 
@@ -79,7 +92,17 @@ const ascii = (s: string) => new TextEncoder().encode(s)
  * access and change times, star's 131-byte prefix and times). The checksum is of unsigned bytes
  * unless `signed`.
  */
-function header(h: { name: string; type?: string; size?: number; linkname?: string; gnu?: boolean; star?: boolean; v7?: boolean; at345?: string; signed?: boolean }): Uint8Array {
+function header(h: {
+  name: string
+  type?: string
+  size?: number
+  linkname?: string
+  gnu?: boolean
+  star?: boolean
+  v7?: boolean
+  at345?: string
+  signed?: boolean
+}): Uint8Array {
   const b = new Uint8Array(512)
   const put = (s: string, at: number) => b.set(ascii(s), at)
   put(h.name, 0)
@@ -113,7 +136,11 @@ function paxData(records: Record<string, string>): Uint8Array {
     while (`${length}`.length + body.length !== length) length++
     return `${length}${body}`
   }
-  return ascii(Object.entries(records).map(([k, v]) => record(k, v)).join(""))
+  return ascii(
+    Object.entries(records)
+      .map(([k, v]) => record(k, v))
+      .join(""),
+  )
 }
 
 /** A pax extended header ('x') with its records, for the entry that follows. */
@@ -162,7 +189,9 @@ test("a pax size of 0 cannot hide the next header behind the ustar size", async 
 })
 
 test("entries are judged by their pax path and linkpath", async () => {
-  expect(await refusal(archive(pax({ path: "../evil" }), file("ok", "x")))).toEqual(unsafeArchive('the archive entry "../evil" points outside the volume'))
+  expect(await refusal(archive(pax({ path: "../evil" }), file("ok", "x")))).toEqual(
+    unsafeArchive('the archive entry "../evil" points outside the volume'),
+  )
   const link = archive(pax({ linkpath: "../../etc/shadow" }), [header({ name: "h", type: "1", linkname: "ok" })])
   expect(await refusal(link)).toEqual(unsafeArchive('the hard link "h" points outside the volume'))
   const renamed = archive(pax({ path: "fine" }), file("../ustar-name", "x"))
@@ -173,9 +202,13 @@ test("entries are judged by their GNU long name (type L) and long link (type K)"
   const name = `../${"x".repeat(120)}`
   const longName = archive(gnuLong("L", name), [header({ name: "innocent", gnu: true })])
   expect(await refusal(longName)).toEqual(unsafeArchive(`the archive entry "${name}" points outside the volume`))
-  const longLink = archive(gnuLong("K", "../../etc/passwd"), [header({ name: "h", type: "1", linkname: "ok", gnu: true })])
+  const longLink = archive(gnuLong("K", "../../etc/passwd"), [
+    header({ name: "h", type: "1", linkname: "ok", gnu: true }),
+  ])
   expect(await refusal(longLink)).toEqual(unsafeArchive('the hard link "h" points outside the volume'))
-  const safe = archive(gnuLong("L", long), gnuLong("K", `${long}.target`), [header({ name: "cut", type: "1", gnu: true })])
+  const safe = archive(gnuLong("L", long), gnuLong("K", `${long}.target`), [
+    header({ name: "cut", type: "1", gnu: true }),
+  ])
   expect((await entries(safe, 7)).map((e) => [e.name, e.type, e.linkname])).toEqual([[long, "1", `${long}.target`]])
 })
 
@@ -193,7 +226,9 @@ test.each([
 })
 
 test("a type the import does not unpack (an old GNU sparse file) is refused", async () => {
-  expect(await refusal(archive([header({ name: "sparse", type: "S", gnu: true })]))).toEqual(unsafeArchive('the archive entry "sparse" has a type the import does not unpack'))
+  expect(await refusal(archive([header({ name: "sparse", type: "S", gnu: true })]))).toEqual(
+    unsafeArchive('the archive entry "sparse" has a type the import does not unpack'),
+  )
 })
 
 test.each([
@@ -201,29 +236,51 @@ test.each([
   ["in the middle of a header", 100],
 ])("an archive that ends %s is refused at its end", async (_, length) => {
   const tar = (await makeTar([{ name: "a", content: "x".repeat(1000) }])).subarray(0, length)
-  expect(await refusal(tar)).toEqual({ status: 400, code: "invalid_archive", message: "the archive cannot be read: Unexpected end of data" })
+  expect(await refusal(tar)).toEqual({
+    status: 400,
+    code: "invalid_archive",
+    message: "the archive cannot be read: Unexpected end of data",
+  })
 })
 
-test.each([1, 7, 1000, 1 << 16])("a clean archive with pax and GNU long names comes out identical (%i-byte pieces)", async (chunk) => {
-  const tar = archive(
-    await makeTar([{ name: "./", type: "directory" }, { name: long, content: "y".repeat(3000) }, { name: "s", type: "symlink", linkname: long }]).then((t) => [t.subarray(0, -1024)]),
-    gnuLong("L", `${long}.gnu`),
-    file("cut", "z".repeat(513)),
-    pax({ path: "p", mtime: "1" }),
-    file("q", ""),
-  )
-  expect(await guarded(tar, chunk)).toEqual({ out: tar })
-})
+test.each([1, 7, 1000, 1 << 16])(
+  "a clean archive with pax and GNU long names comes out identical (%i-byte pieces)",
+  async (chunk) => {
+    const tar = archive(
+      await makeTar([
+        { name: "./", type: "directory" },
+        { name: long, content: "y".repeat(3000) },
+        { name: "s", type: "symlink", linkname: long },
+      ]).then((t) => [t.subarray(0, -1024)]),
+      gnuLong("L", `${long}.gnu`),
+      file("cut", "z".repeat(513)),
+      pax({ path: "p", mtime: "1" }),
+      file("q", ""),
+    )
+    expect(await guarded(tar, chunk)).toEqual({ out: tar })
+  },
+)
 
 // Where tar-stream and Go's archive/tar (the engine's reader) part ways; each expectation is what
 // dockerd 20.10 (Go 1.19) unpacked from the same bytes, PUT into a container's volume.
 const names = async (tar: Uint8Array) => (await entries(tar, 7)).map((e) => [e.name, e.type])
 
 test("a pax global header is an entry of its own: its size applies to no entry, so the next pax header is read", async () => {
-  const hiding = archive(paxGlobal({ size: "1024" }), pax({ path: "../evil" }), file("innocent", ""), file("hidden", ""))
+  const hiding = archive(
+    paxGlobal({ size: "1024" }),
+    pax({ path: "../evil" }),
+    file("innocent", ""),
+    file("hidden", ""),
+  )
   expect(await refusal(hiding)).toEqual(unsafeArchive('the archive entry "../evil" points outside the volume'))
   // The engine unpacked from-pax, hidden and hidden2.
-  const safe = archive(paxGlobal({ size: "1024", comment: "x" }), pax({ path: "from-pax" }), file("from-ustar", ""), file("hidden", ""), file("hidden2", ""))
+  const safe = archive(
+    paxGlobal({ size: "1024", comment: "x" }),
+    pax({ path: "from-pax" }),
+    file("from-ustar", ""),
+    file("hidden", ""),
+    file("hidden2", ""),
+  )
   expect(await names(safe)).toEqual([
     ["pax_global_header", "g"],
     ["from-pax", "0"],
@@ -237,17 +294,29 @@ test("a GNU header whose access time is not a number has it read as a USTAR pref
   const dotdot = archive([header({ name: "smuggled", gnu: true, at345: "..\0" }), padded(ascii("s"))])
   expect(await refusal(dotdot)).toEqual(unsafeArchive('the archive entry "../smuggled" points outside the volume'))
   // The engine unpacked pfx/smuggled; a numeric access time is a time, no prefix.
-  expect(await names(archive([header({ name: "smuggled", gnu: true, at345: "pfx\0" })]))).toEqual([["pfx/smuggled", "0"]])
-  expect(await names(archive([header({ name: "gnu-ok", gnu: true, at345: "00000000001\0" })]))).toEqual([["gnu-ok", "0"]])
+  expect(await names(archive([header({ name: "smuggled", gnu: true, at345: "pfx\0" })]))).toEqual([
+    ["pfx/smuggled", "0"],
+  ])
+  expect(await names(archive([header({ name: "gnu-ok", gnu: true, at345: "00000000001\0" })]))).toEqual([
+    ["gnu-ok", "0"],
+  ])
 })
 
 test("a GNU long name wins over a pax path on the same entry, in either order", async () => {
-  expect(await refusal(archive(gnuLong("L", "../evil"), pax({ path: "safe" }), file("ustar", "")))).toEqual(unsafeArchive('the archive entry "../evil" points outside the volume'))
-  expect(await refusal(archive(pax({ path: "safe" }), gnuLong("L", "../evil"), file("ustar", "")))).toEqual(unsafeArchive('the archive entry "../evil" points outside the volume'))
-  const link = archive(gnuLong("K", "../../etc/shadow"), pax({ linkpath: "ok" }), [header({ name: "h", type: "1", linkname: "ok" })])
+  expect(await refusal(archive(gnuLong("L", "../evil"), pax({ path: "safe" }), file("ustar", "")))).toEqual(
+    unsafeArchive('the archive entry "../evil" points outside the volume'),
+  )
+  expect(await refusal(archive(pax({ path: "safe" }), gnuLong("L", "../evil"), file("ustar", "")))).toEqual(
+    unsafeArchive('the archive entry "../evil" points outside the volume'),
+  )
+  const link = archive(gnuLong("K", "../../etc/shadow"), pax({ linkpath: "ok" }), [
+    header({ name: "h", type: "1", linkname: "ok" }),
+  ])
   expect(await refusal(link)).toEqual(unsafeArchive('the hard link "h" points outside the volume'))
   // The engine unpacked long-wins.
-  expect(await names(archive(gnuLong("L", "long-wins"), pax({ path: "pax-loses" }), file("ustar-loses", "")))).toEqual([["long-wins", "0"]])
+  expect(await names(archive(gnuLong("L", "long-wins"), pax({ path: "pax-loses" }), file("ustar-loses", "")))).toEqual([
+    ["long-wins", "0"],
+  ])
 })
 
 test("a pax header followed by a global header is dropped: the entry after them keeps its own name", async () => {
@@ -266,11 +335,17 @@ test("a pax header followed by a global header is dropped: the entry after them 
 })
 
 test("a star header has a prefix of 131 bytes, followed by its access and change times", async () => {
-  expect(await refusal(archive([header({ name: "file", star: true, at345: "..\0" })]))).toEqual(unsafeArchive('the archive entry "../file" points outside the volume'))
+  expect(await refusal(archive([header({ name: "file", star: true, at345: "..\0" })]))).toEqual(
+    unsafeArchive('the archive entry "../file" points outside the volume'),
+  )
   const full = `${"p".repeat(131)}00000000001\u000000000000002\0`
   // The engine unpacked ppp…p (131)/file.
-  expect(await names(archive([header({ name: "file", star: true, at345: full })]))).toEqual([[`${"p".repeat(131)}/file`, "0"]])
-  expect(await names(archive([header({ name: "file", star: true, at345: "starpfx\0" })]))).toEqual([["starpfx/file", "0"]])
+  expect(await names(archive([header({ name: "file", star: true, at345: full })]))).toEqual([
+    [`${"p".repeat(131)}/file`, "0"],
+  ])
+  expect(await names(archive([header({ name: "file", star: true, at345: "starpfx\0" })]))).toEqual([
+    ["starpfx/file", "0"],
+  ])
 })
 
 test("more of Go's reading, each checked on the engine", async () => {
@@ -280,34 +355,63 @@ test("more of Go's reading, each checked on the engine", async () => {
     ["after-rega", "0"],
   ])
   // A second pax header replaces the first.
-  expect(await names(archive(pax({ path: "../first-pax" }), pax({ mtime: "1" }), file("after-two", "")))).toEqual([["after-two", "0"]])
+  expect(await names(archive(pax({ path: "../first-pax" }), pax({ mtime: "1" }), file("after-two", "")))).toEqual([
+    ["after-two", "0"],
+  ])
   // An empty pax value keeps the header's own.
-  expect((await entries(archive(pax({ size: "" }), file("abc", "abc"), file("next", "")), 7)).map((e) => [e.name, e.size])).toEqual([
+  expect(
+    (await entries(archive(pax({ size: "" }), file("abc", "abc"), file("next", "")), 7)).map((e) => [e.name, e.size]),
+  ).toEqual([
     ["abc", 3],
     ["next", 0],
   ])
   // A GNU sparse 1.0 file is named by GNU.sparse.name; its data (the map) is the entry's size.
-  const sparse = archive(pax({ "GNU.sparse.major": "1", "GNU.sparse.minor": "0", "GNU.sparse.name": "../sparse", "GNU.sparse.realsize": "3" }), [header({ name: "GNUSparseFile.0/x", size: 512 }), padded(ascii("0\n"))])
+  const sparse = archive(
+    pax({
+      "GNU.sparse.major": "1",
+      "GNU.sparse.minor": "0",
+      "GNU.sparse.name": "../sparse",
+      "GNU.sparse.realsize": "3",
+    }),
+    [header({ name: "GNUSparseFile.0/x", size: 512 }), padded(ascii("0\n"))],
+  )
   expect(await refusal(sparse)).toEqual(unsafeArchive('the archive entry "../sparse" points outside the volume'))
   // A checksum of signed bytes, as old Sun tar wrote it; a V7 header (no magic) has no prefix.
-  expect(await names(archive([header({ name: "sig\u00e9", signed: true })], [header({ name: "v7", v7: true, at345: "pfx\0" })]))).toEqual([
+  expect(
+    await names(
+      archive([header({ name: "sig\u00e9", signed: true })], [header({ name: "v7", v7: true, at345: "pfx\0" })]),
+    ),
+  ).toEqual([
     ["sig\u00e9", "0"],
     ["v7", "0"],
   ])
 })
 
-const invalidArchive = (reason: string) => ({ status: 400, code: "invalid_archive", message: `the archive cannot be read: ${reason}` })
+const invalidArchive = (reason: string) => ({
+  status: 400,
+  code: "invalid_archive",
+  message: `the archive cannot be read: ${reason}`,
+})
 
 test("what Go refuses to read is refused: a bad checksum, an empty pax key, a zero block followed by a header, a compressed stream", async () => {
   const bad = header({ name: "x" })
   bad[0] = 0x79
   expect(await refusal(archive([bad]))).toEqual(invalidArchive("invalid tar header (the checksum does not match)"))
-  const emptyKey = archive([header({ name: "PaxHeader/e", type: "x", size: 6 }), padded(ascii("6 =ab\n"))], file("x", ""))
+  const emptyKey = archive(
+    [header({ name: "PaxHeader/e", type: "x", size: 6 }), padded(ascii("6 =ab\n"))],
+    file("x", ""),
+  )
   expect(await refusal(emptyKey)).toEqual(invalidArchive("invalid tar header (an invalid pax record)"))
-  expect(await refusal(archive([new Uint8Array(512)], file("../after-zero", "")))).toEqual(invalidArchive("invalid tar header (a zero block followed by a header)"))
+  expect(await refusal(archive([new Uint8Array(512)], file("../after-zero", "")))).toEqual(
+    invalidArchive("invalid tar header (a zero block followed by a header)"),
+  )
   // The engine decompresses a stream that starts like gzip (or bzip2, xz, zstd) before reading it.
   const gzip = Bun.gzipSync(new Uint8Array(archive(file("../in-gzip", ""))))
-  expect(await refusal(gzip)).toEqual(invalidArchive("it is compressed (gzip), and the engine would unpack what it decompresses to; send an uncompressed tar"))
+  expect(await refusal(gzip)).toEqual(
+    invalidArchive(
+      "it is compressed (gzip), and the engine would unpack what it decompresses to; send an uncompressed tar",
+    ),
+  )
 })
 
 test("what follows the end of the archive (two zero blocks) is passed on unread, as the engine leaves it", async () => {
@@ -316,18 +420,33 @@ test("what follows the end of the archive (two zero blocks) is passed on unread,
   expect(await guarded(tar)).toEqual({ out: tar })
 })
 
-test.each([1, 7, 512, 999, 1000, 1 << 16])("an archive with global, star, GNU, signed-checksum and sparse headers comes out identical (%i-byte pieces)", async (chunk) => {
-  const tar = archive(
-    paxGlobal({ comment: "git" }),
-    [header({ name: "sig\u00e9", signed: true })],
-    [header({ name: "f", star: true, at345: "starpfx\0", size: 600 }), padded(ascii("s".repeat(600)))],
-    [header({ name: "smuggled", gnu: true, at345: "pfx\0" })],
-    gnuLong("L", `${long}.gnu`),
-    pax({ path: "pax-loses", mtime: "1.5" }),
-    file("cut", "z".repeat(1025)),
-    pax({ "GNU.sparse.major": "1", "GNU.sparse.minor": "0", "GNU.sparse.name": "sparse", "GNU.sparse.realsize": "3" }),
-    [header({ name: "GNUSparseFile.0/sparse", size: 512 }), padded(ascii("0\n"))],
-  )
-  expect((await entries(tar, chunk)).map((e) => e.name)).toEqual(["pax_global_header", "sig\u00e9", "starpfx/f", "pfx/smuggled", `${long}.gnu`, "sparse"])
-  expect(await guarded(tar, chunk)).toEqual({ out: tar })
-})
+test.each([1, 7, 512, 999, 1000, 1 << 16])(
+  "an archive with global, star, GNU, signed-checksum and sparse headers comes out identical (%i-byte pieces)",
+  async (chunk) => {
+    const tar = archive(
+      paxGlobal({ comment: "git" }),
+      [header({ name: "sig\u00e9", signed: true })],
+      [header({ name: "f", star: true, at345: "starpfx\0", size: 600 }), padded(ascii("s".repeat(600)))],
+      [header({ name: "smuggled", gnu: true, at345: "pfx\0" })],
+      gnuLong("L", `${long}.gnu`),
+      pax({ path: "pax-loses", mtime: "1.5" }),
+      file("cut", "z".repeat(1025)),
+      pax({
+        "GNU.sparse.major": "1",
+        "GNU.sparse.minor": "0",
+        "GNU.sparse.name": "sparse",
+        "GNU.sparse.realsize": "3",
+      }),
+      [header({ name: "GNUSparseFile.0/sparse", size: 512 }), padded(ascii("0\n"))],
+    )
+    expect((await entries(tar, chunk)).map((e) => e.name)).toEqual([
+      "pax_global_header",
+      "sig\u00e9",
+      "starpfx/f",
+      "pfx/smuggled",
+      `${long}.gnu`,
+      "sparse",
+    ])
+    expect(await guarded(tar, chunk)).toEqual({ out: tar })
+  },
+)

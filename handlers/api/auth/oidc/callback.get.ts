@@ -5,7 +5,8 @@ import { oidcOf } from "#lib/auth/oidc.ts"
 
 export const detail = {
   operationId: "oidcCallback",
-  summary: "Where the identity provider sends the browser back: the code is exchanged and the ID token checked, the role claim mapped through SVC_AUTH_ROLE_MAP (403 when no rule gives a role), the session begun; redirects to the UI",
+  summary:
+    "Where the identity provider sends the browser back: the code is exchanged and the ID token checked, the role claim mapped through SVC_AUTH_ROLE_MAP (403 when no rule gives a role), the session begun; redirects to the UI",
   tags: ["auth"],
 }
 
@@ -18,7 +19,8 @@ export default defineHandler(async ({ request, ctx }) => {
   const { identity, cookie } = await oidcOf(ctx).finish(request)
   ctx.auth.mark(request, { claimed: identity.user })
   const role = roleFor(identity.groups, ctx.config.auth.roleMap)
-  if (!role) throw new HttpError(403, "no_role", `user "${identity.user}" is in no group SVC_AUTH_ROLE_MAP gives a role`)
+  if (!role)
+    throw new HttpError(403, "no_role", `user "${identity.user}" is in no group SVC_AUTH_ROLE_MAP gives a role`)
   const session = await ctx.auth.startSession({ user: identity.user, role, source: "oidc" }, request)
   const headers = new Headers({ location: "/", "cache-control": "no-store" })
   headers.append("set-cookie", cookie)

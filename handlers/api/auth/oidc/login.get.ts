@@ -1,9 +1,19 @@
 import { defineHandler } from "#lib/service/handler.ts"
 import { oidcOf } from "#lib/auth/oidc.ts"
 
-export const detail = { operationId: "oidcSignIn", summary: "Single sign-on: redirects the browser to the identity provider (code flow with PKCE); 404 while SVC_AUTH does not name oidc", tags: ["auth"] }
+export const detail = {
+  operationId: "oidcSignIn",
+  summary:
+    "Single sign-on: redirects the browser to the identity provider (code flow with PKCE); 404 while SVC_AUTH does not name oidc",
+  tags: ["auth"],
+}
 
-export const response = { 302: { contentType: "*/*", description: "to the identity provider's authorization endpoint (Location), with the sign-in's cookie (hm_oidc)" } }
+export const response = {
+  302: {
+    contentType: "*/*",
+    description: "to the identity provider's authorization endpoint (Location), with the sign-in's cookie (hm_oidc)",
+  },
+}
 
 export const role = "public"
 

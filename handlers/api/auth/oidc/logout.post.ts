@@ -3,7 +3,8 @@ import { defineHandler } from "#lib/service/handler.ts"
 
 export const detail = {
   operationId: "oidcSignOut",
-  summary: "Sign out of a single sign-on: ends the session, and answers the identity provider's end-session address to send the browser to (null when its discovery offers none)",
+  summary:
+    "Sign out of a single sign-on: ends the session, and answers the identity provider's end-session address to send the browser to (null when its discovery offers none)",
   tags: ["auth"],
 }
 

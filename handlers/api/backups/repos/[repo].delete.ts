@@ -2,7 +2,11 @@ import * as v from "valibot"
 import { defineHandler } from "#lib/service/handler.ts"
 import { repoNameSchema } from "#lib/backups/schemas.ts"
 
-export const detail = { operationId: "removeBackupRepository", summary: "Forget the repository and its schedules on this server; its snapshots stay where they are", tags: ["backups"] }
+export const detail = {
+  operationId: "removeBackupRepository",
+  summary: "Forget the repository and its schedules on this server; its snapshots stay where they are",
+  tags: ["backups"],
+}
 
 export const params = v.object({ repo: repoNameSchema })
 export const response = v.object({ removed: v.string() })

@@ -4,7 +4,8 @@ import { repoNameSchema, repoSettingsInput, repoView } from "#lib/backups/schema
 
 export const detail = {
   operationId: "editBackupRepository",
-  summary: "Replace the repository's settings: its schedule, stacks, keep rules, hooks, check schedule and rclone configuration (a setting left out is removed); its repository string and password stay",
+  summary:
+    "Replace the repository's settings: its schedule, stacks, keep rules, hooks, check schedule and rclone configuration (a setting left out is removed); its repository string and password stay",
   tags: ["backups"],
 }
 
@@ -14,4 +15,6 @@ export const response = repoView
 
 export const role = "admin"
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => ctx.backups.editRepo(params.repo, body))
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) =>
+  ctx.backups.editRepo(params.repo, body),
+)

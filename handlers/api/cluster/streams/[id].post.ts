@@ -4,7 +4,12 @@ import { tunnels } from "#lib/cluster/tunnel.ts"
 
 /** The answer's body, streamed to the caller as it comes. */
 export const accepts = ["*"]
-export const detail = { operationId: "answerClusterStream", summary: "An outbound node posts the answer of a stream: status and headers in X-Hm-* headers, the body streamed; answers once the caller has read it", tags: ["cluster"] }
+export const detail = {
+  operationId: "answerClusterStream",
+  summary:
+    "An outbound node posts the answer of a stream: status and headers in X-Hm-* headers, the body streamed; answers once the caller has read it",
+  tags: ["cluster"],
+}
 
 export const params = v.object({ id: v.string() })
 export const response = v.object({ id: v.string() })

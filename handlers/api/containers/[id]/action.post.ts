@@ -4,14 +4,28 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
 
 export const body = v.pipe(
-  v.object({ action: v.pipe(v.picklist(["start", "stop", "restart", "pause", "unpause"], "must be one of start, stop, restart, pause, unpause"), v.description("what to do with the container")) }),
+  v.object({
+    action: v.pipe(
+      v.picklist(
+        ["start", "stop", "restart", "pause", "unpause"],
+        "must be one of start, stop, restart, pause, unpause",
+      ),
+      v.description("what to do with the container"),
+    ),
+  }),
   v.examples([{ action: "restart" as const }]),
 )
-export const detail = { operationId: "containerAction", summary: "Start, stop, restart, pause or unpause a container; answers its state afterwards", tags: ["containers"] }
+export const detail = {
+  operationId: "containerAction",
+  summary: "Start, stop, restart, pause or unpause a container; answers its state afterwards",
+  tags: ["containers"],
+}
 
 export const params = v.object({ id: engineRef })
 export const response = v.object({ id: v.string(), action: v.string(), state: v.string() })
 
 export const role = "operator"
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => runAction(ctx.engine, params.id, body.action))
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) =>
+  runAction(ctx.engine, params.id, body.action),
+)

@@ -7,7 +7,8 @@ import { containerViewSchema } from "#lib/stats/schemas.ts"
 export const query = statsQuery
 export const detail = {
   operationId: "getContainerStats",
-  summary: "One container's latest stats (null while it is not running); history=true adds its last hour as columns (time, cpu_percent, memory_bytes, …), points=N averages it down",
+  summary:
+    "One container's latest stats (null while it is not running); history=true adds its last hour as columns (time, cpu_percent, memory_bytes, …), points=N averages it down",
   tags: ["containers", "stats"],
 }
 
@@ -16,4 +17,6 @@ export const response = containerViewSchema
 
 export const role = "viewer"
 
-export default defineHandler<unknown, HistoryQuery>(async ({ params, query, ctx }) => containerView(ctx, await ctx.engine.inspectContainer(params.id), query))
+export default defineHandler<unknown, HistoryQuery>(async ({ params, query, ctx }) =>
+  containerView(ctx, await ctx.engine.inspectContainer(params.id), query),
+)

@@ -4,7 +4,11 @@ import { notFound } from "#lib/http/http-error.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
 import { scanResultSchema } from "#lib/images/schemas.ts"
 
-export const detail = { operationId: "getImageScan", summary: "The latest scan result of an image with the full CVE list; 404 when it was never scanned", tags: ["images"] }
+export const detail = {
+  operationId: "getImageScan",
+  summary: "The latest scan result of an image with the full CVE list; 404 when it was never scanned",
+  tags: ["images"],
+}
 
 export const params = v.object({ id: engineRef })
 export const response = scanResultSchema

@@ -4,7 +4,11 @@ import { requestScan } from "#lib/images/scan-queue.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
 import { scanRequestSchema } from "#lib/images/schemas.ts"
 
-export const detail = { operationId: "scanImage", summary: "Queue a vulnerability scan of one image and answer at once (202); poll GET /api/images/{id}/scan", tags: ["images"] }
+export const detail = {
+  operationId: "scanImage",
+  summary: "Queue a vulnerability scan of one image and answer at once (202); poll GET /api/images/{id}/scan",
+  tags: ["images"],
+}
 
 export const params = v.object({ id: engineRef })
 export const response = { 202: v.object({ ...scanRequestSchema.entries, result: v.string() }) }

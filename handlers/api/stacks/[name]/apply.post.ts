@@ -17,4 +17,6 @@ export const response = stackUpdatedSchema
 
 export const role = "operator"
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, request, ctx }) => ctx.verbs.apply(params.name, { ...body, signal: request.signal }))
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, request, ctx }) =>
+  ctx.verbs.apply(params.name, { ...body, signal: request.signal }),
+)

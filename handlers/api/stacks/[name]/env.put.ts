@@ -7,7 +7,8 @@ import { envEntrySchema } from "#lib/stacks/schemas.ts"
 export const body = envInput
 export const detail = {
   operationId: "setStackEnv",
-  summary: "Replace the environment without deploying: a null value keeps the stored one, an omitted secret flag keeps the stored flag; answers env_pending",
+  summary:
+    "Replace the environment without deploying: a null value keeps the stored one, an omitted secret flag keeps the stored flag; answers env_pending",
   tags: ["stacks"],
 }
 

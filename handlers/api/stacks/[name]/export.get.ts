@@ -6,7 +6,8 @@ import { stackParams } from "#lib/stacks/name.ts"
 
 export const detail = {
   operationId: "exportStack",
-  summary: "The whole stack as JSON: compose file, environment with secrets in the clear, versions, images, mount inventory; sizes=true measures each volume (cluster bearer token required)",
+  summary:
+    "The whole stack as JSON: compose file, environment with secrets in the clear, versions, images, mount inventory; sizes=true measures each volume (cluster bearer token required)",
   tags: ["move"],
 }
 export const query = v.object({ sizes: v.optional(flag) })
@@ -18,4 +19,6 @@ export const access = "cluster"
 
 export const role = "admin"
 
-export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) => ctx.verbs.export(params.name, { sizes: query.sizes ?? false }))
+export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, ctx }) =>
+  ctx.verbs.export(params.name, { sizes: query.sizes ?? false }),
+)

@@ -4,7 +4,8 @@ import { stackParams } from "#lib/stacks/name.ts"
 
 export const detail = {
   operationId: "getStackGit",
-  summary: "The stack's git source (no token, no webhook secret), the commit deployed, the remote's head now (ls-remote), whether they differ, and the last sync's time, verdict and error",
+  summary:
+    "The stack's git source (no token, no webhook secret), the commit deployed, the remote's head now (ls-remote), whether they differ, and the last sync's time, verdict and error",
   tags: ["git"],
 }
 export const params = stackParams

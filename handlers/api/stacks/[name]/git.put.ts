@@ -15,7 +15,14 @@ export const params = stackParams
 export const body = v.object({
   ...gitInputSchema.entries,
   watch: watchSeconds,
-  attach: v.optional(v.pipe(v.boolean(), v.description("put a stack that runs here without git under git (its compose file and files become the repository's)"))),
+  attach: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "put a stack that runs here without git under git (its compose file and files become the repository's)",
+      ),
+    ),
+  ),
 })
 export const response = { 200: attachedSchema, 201: attachedSchema }
 

@@ -11,7 +11,8 @@ import { eventStream } from "#lib/http/schemas.ts"
 export const query = v.object({ follow: v.optional(flag), tail: v.optional(tail) })
 export const detail = {
   operationId: "streamStackLogs",
-  summary: "SSE merging every container's log, one {service, container, stream, ts, line} per line; tail applies per container; follow=false ends after the tails. A swarm stack's: every service's tasks on every node, `container` the task's id, tail per service",
+  summary:
+    "SSE merging every container's log, one {service, container, stream, ts, line} per line; tail applies per container; follow=false ends after the tails. A swarm stack's: every service's tasks on every node, `container` the task's id, tail per service",
   tags: ["stacks"],
 }
 

@@ -3,7 +3,12 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { policySchema } from "#lib/updates/schemas.ts"
 
-export const detail = { operationId: "getStackPolicy", summary: "The stack's update policy {auto_update: off | notify | apply, schedule, watch}, when it last ran, and the last verdict", tags: ["stacks"] }
+export const detail = {
+  operationId: "getStackPolicy",
+  summary:
+    "The stack's update policy {auto_update: off | notify | apply, schedule, watch}, when it last ran, and the last verdict",
+  tags: ["stacks"],
+}
 
 export const params = stackParams
 export const response = v.object({
@@ -19,5 +24,10 @@ export default defineHandler(async ({ params, ctx }) => {
   await ctx.stacks.read(name)
   const { policy, state } = await ctx.updateRecords.policyFile(name)
   const last = (await ctx.updateRecords.history(name))[0] ?? null
-  return { stack: name, ...policy, last_run: state.last_run, last_verdict: last && { verdict: last.verdict, reason: last.reason, finished_at: last.finished_at } }
+  return {
+    stack: name,
+    ...policy,
+    last_run: state.last_run,
+    last_verdict: last && { verdict: last.verdict, reason: last.reason, finished_at: last.finished_at },
+  }
 })

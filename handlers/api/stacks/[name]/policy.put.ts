@@ -6,7 +6,8 @@ import { policySchema } from "#lib/updates/schemas.ts"
 export const body = policyBody
 export const detail = {
   operationId: "setStackPolicy",
-  summary: "Set the stack's update policy: auto_update off | notify | apply, schedule (an interval such as 6h, or a cron expression; null follows SVC_UPDATE_INTERVAL), watch (seconds; null follows SVC_UPDATE_WATCH)",
+  summary:
+    "Set the stack's update policy: auto_update off | notify | apply, schedule (an interval such as 6h, or a cron expression; null follows SVC_UPDATE_INTERVAL), watch (seconds; null follows SVC_UPDATE_WATCH)",
   tags: ["stacks"],
 }
 

@@ -6,10 +6,17 @@ import { stackImageRefs } from "#lib/stacks/images.ts"
 import { scanRequestSchema } from "#lib/images/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 
-export const detail = { operationId: "scanStack", summary: "Queue a vulnerability scan of every image of a stack (202); images not present locally are listed as missing", tags: ["stacks"] }
+export const detail = {
+  operationId: "scanStack",
+  summary:
+    "Queue a vulnerability scan of every image of a stack (202); images not present locally are listed as missing",
+  tags: ["stacks"],
+}
 
 export const params = stackParams
-export const response = { 202: v.object({ stack: v.string(), queued: v.array(scanRequestSchema), missing: v.array(v.string()) }) }
+export const response = {
+  202: v.object({ stack: v.string(), queued: v.array(scanRequestSchema), missing: v.array(v.string()) }),
+}
 
 export const role = "operator"
 

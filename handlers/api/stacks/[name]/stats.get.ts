@@ -7,7 +7,8 @@ import { stackViewSchema as stackStatsSchema } from "#lib/stats/schemas.ts"
 export const query = statsQuery
 export const detail = {
   operationId: "getStackStats",
-  summary: "A stack's stats: sums over its running containers and each one's latest sample; history=true adds the sums' last hour and each container's (points=N averages them down)",
+  summary:
+    "A stack's stats: sums over its running containers and each one's latest sample; history=true adds the sums' last hour and each container's (points=N averages them down)",
   tags: ["stacks", "stats"],
 }
 

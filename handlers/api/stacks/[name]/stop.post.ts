@@ -2,7 +2,12 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { stackSchema } from "#lib/stacks/schemas.ts"
 
-export const detail = { operationId: "stopStack", summary: "Stop every running or paused container of the stack, found by the compose labels (kept, to be started again); 409 not_supported for a swarm stack", tags: ["stacks"] }
+export const detail = {
+  operationId: "stopStack",
+  summary:
+    "Stop every running or paused container of the stack, found by the compose labels (kept, to be started again); 409 not_supported for a swarm stack",
+  tags: ["stacks"],
+}
 
 export const params = stackParams
 export const response = stackSchema

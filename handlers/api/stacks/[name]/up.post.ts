@@ -2,7 +2,11 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { stackSchema } from "#lib/stacks/schemas.ts"
 
-export const detail = { operationId: "upStack", summary: "Bring an imported stack up as it lies on disk, adding no version (cluster bearer token required)", tags: ["move"] }
+export const detail = {
+  operationId: "upStack",
+  summary: "Bring an imported stack up as it lies on disk, adding no version (cluster bearer token required)",
+  tags: ["move"],
+}
 
 export const params = stackParams
 export const response = stackSchema

@@ -17,4 +17,6 @@ export const response = stackUpdatedSchema
 
 export const role = "operator"
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => ctx.verbs.update(params.name, body))
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) =>
+  ctx.verbs.update(params.name, body),
+)

@@ -3,7 +3,11 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { updateOutcomeSchema } from "#lib/updates/schemas.ts"
 
-export const detail = { operationId: "listStackUpdates", summary: "The stack's guarded updates, newest first (the last 50): verdict, reason, fix, images from and to, timings", tags: ["stacks"] }
+export const detail = {
+  operationId: "listStackUpdates",
+  summary: "The stack's guarded updates, newest first (the last 50): verdict, reason, fix, images from and to, timings",
+  tags: ["stacks"],
+}
 
 export const params = stackParams
 export const response = v.object({ stack: v.string(), history: v.array(updateOutcomeSchema) })

@@ -4,7 +4,11 @@ import { engineRef } from "#lib/engine/schemas.ts"
 import { swarmNodeSchema } from "#lib/swarm/schemas.ts"
 import { getSwarmNode } from "#lib/swarm/nodes.ts"
 
-export const detail = { operationId: "getSwarmNode", summary: "One node of the Docker Swarm, by id or hostname (not the node registry's /api/nodes/:name)", tags: ["swarm"] }
+export const detail = {
+  operationId: "getSwarmNode",
+  summary: "One node of the Docker Swarm, by id or hostname (not the node registry's /api/nodes/:name)",
+  tags: ["swarm"],
+}
 
 export const params = v.object({ id: engineRef })
 export const response = swarmNodeSchema

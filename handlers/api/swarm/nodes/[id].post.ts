@@ -6,17 +6,34 @@ import { updateSwarmNode } from "#lib/swarm/nodes.ts"
 
 export const body = v.pipe(
   v.object({
-    availability: v.optional(v.pipe(v.picklist(["active", "pause", "drain"], "must be one of active, pause, drain"), v.description("drain moves the node's tasks off it; pause takes no new ones"))),
-    labels: v.optional(v.pipe(v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(255)), v.pipe(v.string(), v.maxLength(4096))), v.description("the node's labels, replacing the ones it has"))),
+    availability: v.optional(
+      v.pipe(
+        v.picklist(["active", "pause", "drain"], "must be one of active, pause, drain"),
+        v.description("drain moves the node's tasks off it; pause takes no new ones"),
+      ),
+    ),
+    labels: v.optional(
+      v.pipe(
+        v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(255)), v.pipe(v.string(), v.maxLength(4096))),
+        v.description("the node's labels, replacing the ones it has"),
+      ),
+    ),
   }),
   v.check((b) => b.availability !== undefined || b.labels !== undefined, "give availability, labels or both"),
   v.examples([{ availability: "drain" as const }]),
 )
-export const detail = { operationId: "updateSwarmNode", summary: "Change a swarm node's availability (active, pause, drain) or labels; answers the node (promote and demote: .../role)", tags: ["swarm"] }
+export const detail = {
+  operationId: "updateSwarmNode",
+  summary:
+    "Change a swarm node's availability (active, pause, drain) or labels; answers the node (promote and demote: .../role)",
+  tags: ["swarm"],
+}
 
 export const params = v.object({ id: engineRef })
 export const response = swarmNodeSchema
 
 export const role = "operator"
 
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) => updateSwarmNode(ctx.engine, ctx.events, params.id, body))
+export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) =>
+  updateSwarmNode(ctx.engine, ctx.events, params.id, body),
+)

@@ -5,7 +5,8 @@ import { listSwarmNodes } from "#lib/swarm/nodes.ts"
 
 export const detail = {
   operationId: "listSwarmNodes",
-  summary: "The Docker Swarm's nodes (engines in the swarm, as its manager sees them, with the tasks running on each), by hostname; the servers running this service are the node registry, /api/nodes",
+  summary:
+    "The Docker Swarm's nodes (engines in the swarm, as its manager sees them, with the tasks running on each), by hostname; the servers running this service are the node registry, /api/nodes",
   tags: ["swarm"],
 }
 

@@ -7,7 +7,8 @@ import { volumeImportSchema, volumeParams } from "#lib/volumes/schemas.ts"
 
 export const detail = {
   operationId: "importVolume",
-  summary: "Unpack a tar body into the volume, created if absent; a volume holding data needs ?force=true (cluster bearer token required)",
+  summary:
+    "Unpack a tar body into the volume, created if absent; a volume holding data needs ?force=true (cluster bearer token required)",
   tags: ["move"],
 }
 export const accepts = ["application/x-tar"]

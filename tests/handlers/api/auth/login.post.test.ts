@@ -5,7 +5,8 @@ import { authApp, PASSWORD, type AuthTestApp } from "../../../support/auth.ts"
 let t: AuthTestApp
 afterEach(() => t.close())
 
-const login = (user: string, password: string, headers: Record<string, string> = {}) => t.call("POST", "/api/auth/login", { user, password }, headers)
+const login = (user: string, password: string, headers: Record<string, string> = {}) =>
+  t.call("POST", "/api/auth/login", { user, password }, headers)
 
 test("a local user signs in: an HttpOnly SameSite=Lax cookie that opens the API, and /api/auth/me says who", async () => {
   t = await authApp()
@@ -18,7 +19,10 @@ test("a local user signs in: an HttpOnly SameSite=Lax cookie that opens the API,
   expect(setCookie).toMatch(/^hm_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/)
   const cookie = setCookie.split(";")[0]!
   expect((await t.call("GET", "/api/containers", undefined, { cookie })).status).toBe(200)
-  expect(await (await t.call("GET", "/api/auth/me", undefined, { cookie })).json()).toMatchObject({ user: "ann", role: "operator" })
+  expect(await (await t.call("GET", "/api/auth/me", undefined, { cookie })).json()).toMatchObject({
+    user: "ann",
+    role: "operator",
+  })
 })
 
 test("the cookie is Secure when the request came over https, or always with SVC_AUTH_COOKIE_SECURE=on", async () => {
@@ -61,7 +65,9 @@ test("attempts past the free ones wait twice as long each time: 429 with Retry-A
 test("a burst of sign-ins at once is refused before the passwords are checked", async () => {
   t = await authApp()
   await t.addUser("ann", "viewer")
-  const statuses = await Promise.all(Array.from({ length: 50 }, (_, i) => login(i % 2 ? "ann" : `u${i}`, "wrong password").then((r) => r.status)))
+  const statuses = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => login(i % 2 ? "ann" : `u${i}`, "wrong password").then((r) => r.status)),
+  )
   expect(statuses.filter((s) => s === 401).length).toBe(FREE_ATTEMPTS)
   expect(statuses.filter((s) => s === 429).length).toBe(50 - FREE_ATTEMPTS)
   expect(t.calls.verify).toBeLessThanOrEqual(FREE_ATTEMPTS)

@@ -22,6 +22,8 @@ test("a sign-out from another site ends nothing", async () => {
   t = await authApp()
   await t.addUser("ann", "viewer")
   const cookie = await t.signIn("ann")
-  expect(await (await t.call("POST", "/api/auth/logout", undefined, { cookie, "sec-fetch-site": "same-site" })).json()).toEqual({ signed_out: false })
+  expect(
+    await (await t.call("POST", "/api/auth/logout", undefined, { cookie, "sec-fetch-site": "same-site" })).json(),
+  ).toEqual({ signed_out: false })
   expect((await t.call("GET", "/api/containers", undefined, { cookie })).status).toBe(200)
 })

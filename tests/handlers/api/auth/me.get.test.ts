@@ -9,7 +9,10 @@ test("nobody signed in: 401 with the sign-in modes, so a page knows what to offe
   t = await authApp({ SVC_AUTH: "local,proxy", SVC_AUTH_TRUSTED_PROXIES: "10.0.0.0/8" })
   const res = await t.call("GET", "/api/auth/me")
   expect(res.status).toBe(401)
-  expect(await res.json()).toEqual({ modes: ["local", "proxy"], error: { code: "unauthorized", message: "nobody is signed in" } })
+  expect(await res.json()).toEqual({
+    modes: ["local", "proxy"],
+    error: { code: "unauthorized", message: "nobody is signed in" },
+  })
 })
 
 test("a token's holder sees the token's role, stacks and id", async () => {
@@ -17,7 +20,14 @@ test("a token's holder sees the token's role, stacks and id", async () => {
   t = a
   await a.addUser("ann", "operator")
   const { token, id } = await a.token(await a.signIn("ann"), { role: "viewer", stacks: ["shop"] })
-  expect(await (await a.call("GET", "/api/auth/me", undefined, { authorization: `Bearer ${token}` })).json()).toEqual({ user: "ann", role: "viewer", source: "local", stacks: ["shop"], token: id, modes: ["local"] })
+  expect(await (await a.call("GET", "/api/auth/me", undefined, { authorization: `Bearer ${token}` })).json()).toEqual({
+    user: "ann",
+    role: "viewer",
+    source: "local",
+    stacks: ["shop"],
+    token: id,
+    modes: ["local"],
+  })
 })
 
 test("404 while sign-in is off", async () => {

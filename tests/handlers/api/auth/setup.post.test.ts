@@ -8,7 +8,9 @@ test("the setup token creates the first admin once and signs them in; a second u
   t = await authApp()
   const token = t.ctx.auth.setupToken()!
   expect(t.ctx.auth.setupToken()).toBeUndefined()
-  expect((await t.call("POST", "/api/auth/setup", { token: "guess", user: "root", password: PASSWORD })).status).toBe(403)
+  expect((await t.call("POST", "/api/auth/setup", { token: "guess", user: "root", password: PASSWORD })).status).toBe(
+    403,
+  )
   const res = await t.call("POST", "/api/auth/setup", { token, user: "root", password: PASSWORD })
   expect(res.status).toBe(201)
   expect(await res.json()).toMatchObject({ user: "root", role: "admin", source: "local" })

@@ -13,6 +13,11 @@ test("a server is in no cluster, a control plane with its node count, or a membe
   expect(await get()).toEqual({ role: "control-plane", server_id: t.ctx.serverId, nodes: 1 })
   t.ctx.cluster.save({ role: "member", token: "tok", control_plane_url: "http://cp:8080", name: "web" })
   const member = await get()
-  expect(member).toEqual({ role: "member", server_id: t.ctx.serverId, control_plane_url: "http://cp:8080", name: "web" })
+  expect(member).toEqual({
+    role: "member",
+    server_id: t.ctx.serverId,
+    control_plane_url: "http://cp:8080",
+    name: "web",
+  })
   expect(JSON.stringify(member)).not.toContain("tok")
 })

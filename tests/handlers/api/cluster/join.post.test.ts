@@ -16,13 +16,32 @@ test("a server joins: registered and probed online by the control plane, keeping
   const cp = await server()
   const token = cp.t.ctx.cluster.mint()
   const member = await server()
-  const res = await member.t.call("POST", "/api/cluster/join", { control_plane_url: `${cp.url}/`, token, name: "m1", advertise: member.url })
+  const res = await member.t.call("POST", "/api/cluster/join", {
+    control_plane_url: `${cp.url}/`,
+    token,
+    name: "m1",
+    advertise: member.url,
+  })
   expect(res.status).toBe(200)
-  expect(await res.json()).toEqual({ role: "member", control_plane_url: cp.url, node: { name: "m1", url: member.url, status: "online", error: null } })
-  expect(await member.t.ctx.cluster.read()).toMatchObject({ role: "member", token, control_plane_url: cp.url, name: "m1" })
+  expect(await res.json()).toEqual({
+    role: "member",
+    control_plane_url: cp.url,
+    node: { name: "m1", url: member.url, status: "online", error: null },
+  })
+  expect(await member.t.ctx.cluster.read()).toMatchObject({
+    role: "member",
+    token,
+    control_plane_url: cp.url,
+    name: "m1",
+  })
   expect(await cp.t.ctx.nodes.get("m1")).toMatchObject({ server_id: member.t.ctx.serverId, status: "online" })
   // joining its own control plane again renews the entry
-  const again = await member.t.call("POST", "/api/cluster/join", { control_plane_url: cp.url, token, name: "m2", advertise: member.url })
+  const again = await member.t.call("POST", "/api/cluster/join", {
+    control_plane_url: cp.url,
+    token,
+    name: "m2",
+    advertise: member.url,
+  })
   expect((await again.json()).node.name).toBe("m2")
   expect((await cp.t.ctx.nodes.list()).map((n) => n.name)).toEqual(["m2"])
 })
@@ -31,11 +50,22 @@ test("a refused or unanswered join leaves the server as it was", async () => {
   const cp = await server()
   cp.t.ctx.cluster.mint()
   const member = await server()
-  const refused = await member.t.call("POST", "/api/cluster/join", { control_plane_url: cp.url, token: "wrong", advertise: member.url })
+  const refused = await member.t.call("POST", "/api/cluster/join", {
+    control_plane_url: cp.url,
+    token: "wrong",
+    advertise: member.url,
+  })
   expect(refused.status).toBe(403)
-  expect((await refused.json()).error).toEqual({ code: "invalid_token", message: "the control plane refused: the token is not this cluster's token" })
+  expect((await refused.json()).error).toEqual({
+    code: "invalid_token",
+    message: "the control plane refused: the token is not this cluster's token",
+  })
   expect(await member.t.ctx.cluster.role()).toBe("none")
-  const nobody = await member.t.call("POST", "/api/cluster/join", { control_plane_url: `http://127.0.0.1:${await freePort()}`, token: "t", advertise: member.url })
+  const nobody = await member.t.call("POST", "/api/cluster/join", {
+    control_plane_url: `http://127.0.0.1:${await freePort()}`,
+    token: "t",
+    advertise: member.url,
+  })
   expect(nobody.status).toBe(502)
   expect(await member.t.ctx.cluster.role()).toBe("none")
   expect(await cp.t.ctx.nodes.list()).toEqual([])

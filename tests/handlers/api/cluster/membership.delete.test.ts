@@ -11,7 +11,12 @@ async function cluster() {
   const memberServed = serveApp(member)
   open.push({ t: cp, stop: cpServed.stop }, { t: member, stop: memberServed.stop })
   const token = cp.ctx.cluster.mint()
-  const joined = await member.call("POST", "/api/cluster/join", { control_plane_url: cpServed.url, token, name: "m1", advertise: memberServed.url })
+  const joined = await member.call("POST", "/api/cluster/join", {
+    control_plane_url: cpServed.url,
+    token,
+    name: "m1",
+    advertise: memberServed.url,
+  })
   expect(joined.status).toBe(200)
   return { cp, member, stopControlPlane: cpServed.stop }
 }
@@ -46,7 +51,15 @@ test("an entry the control plane no longer has is reported, and the member forge
 
 test("a control plane that leaves retires its token; a server in no cluster has nothing to leave", async () => {
   const { cp } = await cluster()
-  expect(await (await cp.call("DELETE", "/api/cluster/membership")).json()).toEqual({ left: true, removed: false, error: null })
+  expect(await (await cp.call("DELETE", "/api/cluster/membership")).json()).toEqual({
+    left: true,
+    removed: false,
+    error: null,
+  })
   expect((await cp.call("GET", "/api/cluster/token")).status).toBe(404)
-  expect(await (await cp.call("DELETE", "/api/cluster/membership")).json()).toEqual({ left: false, removed: false, error: "this server is in no cluster" })
+  expect(await (await cp.call("DELETE", "/api/cluster/membership")).json()).toEqual({
+    left: false,
+    removed: false,
+    error: "this server is in no cluster",
+  })
 })

@@ -19,11 +19,27 @@ async function controlPlane() {
 
 test("a valid token registers the node by server_id, probes it and returns the settled entry", async () => {
   const { token, node } = await controlPlane()
-  const res = await t.call("POST", "/api/cluster/register", { token, server_id: node.serverId, name: "web", advertise: `${node.url}/` })
+  const res = await t.call("POST", "/api/cluster/register", {
+    token,
+    server_id: node.serverId,
+    name: "web",
+    advertise: `${node.url}/`,
+  })
   expect(res.status).toBe(201)
-  expect(await res.json()).toEqual({ name: "web", url: node.url, status: "online", error: null, control_plane_id: t.ctx.serverId })
+  expect(await res.json()).toEqual({
+    name: "web",
+    url: node.url,
+    status: "online",
+    error: null,
+    control_plane_id: t.ctx.serverId,
+  })
   expect(await t.ctx.nodes.get("web")).toMatchObject({ server_id: node.serverId, status: "online" })
-  const again = await t.call("POST", "/api/cluster/register", { token, server_id: node.serverId, name: "web", advertise: node.url })
+  const again = await t.call("POST", "/api/cluster/register", {
+    token,
+    server_id: node.serverId,
+    name: "web",
+    advertise: node.url,
+  })
   expect(again.status).toBe(200)
 })
 
@@ -31,8 +47,18 @@ test("without advertise the connection's peer address and the joiner's port make
   const { token, node } = await controlPlane()
   const served = serveApp(t)
   try {
-    const res = await fetch(`${served.url}/api/cluster/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token, server_id: node.serverId, port: node.port }) })
-    expect(await res.json()).toEqual({ name: `node-${node.serverId.slice(0, 8)}`, url: `http://127.0.0.1:${node.port}`, status: "online", error: null, control_plane_id: t.ctx.serverId })
+    const res = await fetch(`${served.url}/api/cluster/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token, server_id: node.serverId, port: node.port }),
+    })
+    expect(await res.json()).toEqual({
+      name: `node-${node.serverId.slice(0, 8)}`,
+      url: `http://127.0.0.1:${node.port}`,
+      status: "online",
+      error: null,
+      control_plane_id: t.ctx.serverId,
+    })
   } finally {
     served.stop()
   }
@@ -41,7 +67,12 @@ test("without advertise the connection's peer address and the joiner's port make
 test("refused: a wrong token (403), a taken name (409), the control plane itself (409), a server that is no control plane (409)", async () => {
   const { token, node } = await controlPlane()
   const call = async (body: object) => {
-    const res = await t.call("POST", "/api/cluster/register", { token, server_id: node.serverId, advertise: node.url, ...body })
+    const res = await t.call("POST", "/api/cluster/register", {
+      token,
+      server_id: node.serverId,
+      advertise: node.url,
+      ...body,
+    })
     return [res.status, (await res.json()).error?.code]
   }
   expect(await call({ token: "wrong" })).toEqual([403, "invalid_token"])
@@ -60,7 +91,12 @@ test("refused: a wrong token (403), a taken name (409), the control plane itself
 test("a node that cannot be reached is registered all the same, offline", async () => {
   const { token, node } = await controlPlane()
   node.stop()
-  const res = await t.call("POST", "/api/cluster/register", { token, server_id: node.serverId, name: "gone", advertise: node.url })
+  const res = await t.call("POST", "/api/cluster/register", {
+    token,
+    server_id: node.serverId,
+    name: "gone",
+    advertise: node.url,
+  })
   expect(res.status).toBe(201)
   expect(await res.json()).toMatchObject({ name: "gone", status: "offline", error: expect.any(String) })
 })

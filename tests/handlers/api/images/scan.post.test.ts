@@ -15,7 +15,10 @@ test("every tagged image is queued, a dangling one is not", async () => {
   engine.addImage(["<none>:<none>"])
   const res = await t.call("POST", "/api/images/scan")
   expect(res.status).toBe(202)
-  expect((await res.json()).queued.map((q: { image: string; ref: string }) => [q.image, q.ref])).toEqual([[a.Id, "a:1"], [b.Id, "b:2"]])
+  expect((await res.json()).queued.map((q: { image: string; ref: string }) => [q.image, q.ref])).toEqual([
+    [a.Id, "a:1"],
+    [b.Id, "b:2"],
+  ])
   await t.ctx.scans.idle()
   expect([...(await t.ctx.scans.results()).keys()].sort()).toEqual([a.Id, b.Id].sort())
 })

@@ -33,19 +33,29 @@ function gatedNodes(count: number) {
 test("probes every node in parallel, each within the deadline, and returns all by name", async () => {
   t = await testApp({}, { SVC_PROBE_TIMEOUT_MS: "2000" })
   t.ctx.cluster.mint()
-  for (const [i, n] of gatedNodes(3).entries()) await t.ctx.nodes.register({ server_id: n.serverId, name: `gated${i}`, url: n.url })
+  for (const [i, n] of gatedNodes(3).entries())
+    await t.ctx.nodes.register({ server_id: n.serverId, name: `gated${i}`, url: n.url })
   const stuck = fakeNode({ hang: true })
   stops.push(stuck.stop)
   await t.ctx.nodes.register({ server_id: stuck.serverId, name: "stuck", url: stuck.url })
   const all = await (await t.call("POST", "/api/nodes/check")).json()
-  expect(all.map((n: { name: string; status: string }) => [n.name, n.status])).toEqual([["gated0", "online"], ["gated1", "online"], ["gated2", "online"], ["stuck", "offline"]])
+  expect(all.map((n: { name: string; status: string }) => [n.name, n.status])).toEqual([
+    ["gated0", "online"],
+    ["gated1", "online"],
+    ["gated2", "online"],
+    ["stuck", "offline"],
+  ])
   expect(all[3].error).toBe("no answer within 2000 ms")
   expect((await t.ctx.nodes.get("stuck")).status).toBe("offline")
 })
 
 test("a node that goes offline is an error event once, and a node_offline notification", async () => {
   const received: { event: string; message: string }[] = []
-  const hook = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: async (req) => (received.push(await req.json()), new Response(null, { status: 204 })) })
+  const hook = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (req) => (received.push(await req.json()), new Response(null, { status: 204 })),
+  })
   stops.push(() => hook.stop(true))
   t = await testApp({}, { SVC_NOTIFY_URLS: `http://127.0.0.1:${hook.port}/hook` })
   const following = new AbortController()
@@ -60,5 +70,7 @@ test("a node that goes offline is an error event once, and a node_offline notifi
   expect(offline).toHaveLength(1)
   expect(offline[0]).toMatchObject({ name: "gone", level: "error", message: expect.stringContaining(url) })
   await t.ctx.notifier.idle()
-  expect(received).toEqual([expect.objectContaining({ event: "node_offline", message: expect.stringContaining("node gone") })])
+  expect(received).toEqual([
+    expect.objectContaining({ event: "node_offline", message: expect.stringContaining("node gone") }),
+  ])
 })

@@ -16,7 +16,8 @@ test("prunes stopped containers and says what went", async () => {
 
 test("each of the four kinds reaches the engine; anything else is a 404", async () => {
   t = await testApp()
-  for (const kind of ["images", "volumes", "networks"]) expect((await (await t.call("POST", `/api/prune/${kind}`)).json()).kind).toBe(kind)
+  for (const kind of ["images", "volumes", "networks"])
+    expect((await (await t.call("POST", `/api/prune/${kind}`)).json()).kind).toBe(kind)
   expect(t.engine.calls.map((c) => c.args[0])).toEqual(["images", "volumes", "networks"])
   const res = await t.call("POST", "/api/prune/everything")
   expect(res.status).toBe(404)

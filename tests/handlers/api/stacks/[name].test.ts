@@ -14,9 +14,14 @@ async function deployed() {
 
 test("GET one stack; unknown is 404, bad names 400 (encoded traversal included)", async () => {
   await deployed()
-  expect(await (await t.call("GET", "/api/stacks/demo")).json()).toMatchObject({ name: "demo", status: "running", current_version: 1 })
+  expect(await (await t.call("GET", "/api/stacks/demo")).json()).toMatchObject({
+    name: "demo",
+    status: "running",
+    current_version: 1,
+  })
   expect((await t.call("GET", "/api/stacks/nope")).status).toBe(404)
-  for (const path of ["..%2Fetc", "%2e%2e%2fetc", "Demo", "a%2Fb", "-x", "a%00b"]) expect((await t.call("GET", `/api/stacks/${path}`)).status).toBe(400)
+  for (const path of ["..%2Fetc", "%2e%2e%2fetc", "Demo", "a%2Fb", "-x", "a%00b"])
+    expect((await t.call("GET", `/api/stacks/${path}`)).status).toBe(400)
   // URL parsing folds a whole "%2e%2e" segment away: /api/stacks/.. is /api/, which no route serves.
   expect((await t.call("GET", "/api/stacks/%2e%2e")).status).toBe(404)
 })
@@ -24,7 +29,11 @@ test("GET one stack; unknown is 404, bad names 400 (encoded traversal included)"
 test("GET a compose project made elsewhere shows it unmanaged", async () => {
   t = await stackApp()
   t.engine.addContainer({ name: "x", labels: { [STACK_LABEL]: "other", [SERVICE_LABEL]: "app" } })
-  expect(await (await t.call("GET", "/api/stacks/other")).json()).toMatchObject({ name: "other", managed: false, status: "running" })
+  expect(await (await t.call("GET", "/api/stacks/other")).json()).toMatchObject({
+    name: "other",
+    managed: false,
+    status: "running",
+  })
 })
 
 test("pause, unpause, restart and start act on the stack's containers by label", async () => {
@@ -40,10 +49,17 @@ test("pause, unpause, restart and start act on the stack's containers by label",
   expect((await (await t.call("GET", "/api/stacks/demo")).json()).status).toBe("partly running")
   res = await t.call("POST", "/api/stacks/demo/start")
   expect((await res.json()).status).toBe("running")
-  expect(t.engine.calls.filter((c) => c.op === "containerAction" && c.args[1] === "start").map((c) => c.args[0])).toEqual([first!.id])
+  expect(
+    t.engine.calls.filter((c) => c.op === "containerAction" && c.args[1] === "start").map((c) => c.args[0]),
+  ).toEqual([first!.id])
   const before = t.engine.calls.length
   expect((await t.call("POST", "/api/stacks/demo/restart")).status).toBe(200)
-  expect(t.engine.calls.slice(before).filter((c) => c.op === "containerAction").map((c) => c.args[1])).toEqual(["restart", "restart"])
+  expect(
+    t.engine.calls
+      .slice(before)
+      .filter((c) => c.op === "containerAction")
+      .map((c) => c.args[1]),
+  ).toEqual(["restart", "restart"])
   expect((await t.call("POST", "/api/stacks/nope/pause")).status).toBe(404)
 })
 
@@ -56,7 +72,9 @@ test("stop stops the stack's running and paused containers by label, keeping the
   expect(res.status).toBe(200)
   expect((await res.json()).status).toBe("stopped")
   expect(stranger.state).toBe("running")
-  expect([...t.engine.containers.values()].filter((c) => c.labels[STACK_LABEL] === "demo").map((c) => c.state)).toEqual(["exited", "exited"])
+  expect([...t.engine.containers.values()].filter((c) => c.labels[STACK_LABEL] === "demo").map((c) => c.state)).toEqual(
+    ["exited", "exited"],
+  )
   expect((await (await t.call("POST", "/api/stacks/demo/start")).json()).status).toBe("running")
   expect((await t.call("POST", "/api/stacks/nope/stop")).status).toBe(404)
 })
@@ -83,7 +101,10 @@ test("DELETE takes the stack down and removes its files; volumes only with volum
   await t.call("POST", "/api/stacks", { name: "keep", content: twoServices })
   expect((await t.call("DELETE", "/api/stacks/keep")).status).toBe(200)
   expect(t.compose.calls.at(-1)!.args).toEqual(["down", "--remove-orphans"])
-  expect(await (await t.call("DELETE", "/api/stacks/demo?volumes=true")).json()).toEqual({ removed: "demo", volumes_removed: true })
+  expect(await (await t.call("DELETE", "/api/stacks/demo?volumes=true")).json()).toEqual({
+    removed: "demo",
+    volumes_removed: true,
+  })
   expect(t.compose.calls.at(-1)!.args).toEqual(["down", "--remove-orphans", "--volumes"])
   expect(existsSync(join(t.dataDir, "stacks/demo"))).toBe(false)
   expect((await t.call("DELETE", "/api/stacks/demo")).status).toBe(404)

@@ -8,8 +8,24 @@ let t: TestApp & { compose: FakeCompose }
 afterEach(() => t.close())
 
 const env = [{ key: "TOKEN", value: "s3cret", secret: true }]
-const version = (n: number) => ({ version: n, time: "2026-01-01T00:00:00.000Z", action: "deploy", compose: twoServices, env, changes: { from: null, compose: true, env: { added: ["TOKEN"], removed: [], changed: [] } } })
-const doc = (over: Record<string, unknown> = {}) => ({ format: "harbormaster.stack/1", name: "copy", compose: twoServices, env, versions: [version(1), version(2)], current_version: 2, images: ["busybox"], ...over })
+const version = (n: number) => ({
+  version: n,
+  time: "2026-01-01T00:00:00.000Z",
+  action: "deploy",
+  compose: twoServices,
+  env,
+  changes: { from: null, compose: true, env: { added: ["TOKEN"], removed: [], changed: [] } },
+})
+const doc = (over: Record<string, unknown> = {}) => ({
+  format: "harbormaster.stack/1",
+  name: "copy",
+  compose: twoServices,
+  env,
+  versions: [version(1), version(2)],
+  current_version: 2,
+  images: ["busybox"],
+  ...over,
+})
 
 async function app() {
   t = await stackApp()
@@ -34,10 +50,28 @@ test.each([
   ["no token", {}, doc(), 401, undefined],
   ["a current_version missing from versions", bearer, doc({ current_version: 3 }), 400, "invalid_import"],
   ["an invalid name", bearer, doc({ name: "../etc" }), 400, "invalid_name"],
-  ["a version number that is not a number", bearer, doc({ versions: [{ ...version(1), version: "../../x" }] }), 400, "invalid_request"],
+  [
+    "a version number that is not a number",
+    bearer,
+    doc({ versions: [{ ...version(1), version: "../../x" }] }),
+    400,
+    "invalid_request",
+  ],
   ["a compose file that does not parse", bearer, doc({ compose: "services: [" }), 400, "invalid_compose"],
-  ["a compose file over 1 MiB", bearer, doc({ compose: `${twoServices}x-pad: "${"y".repeat(1024 * 1024)}"\n` }), 413, "compose_too_large"],
-  ["a version's compose file over 1 MiB", bearer, doc({ versions: [version(1), { ...version(2), compose: "x".repeat(1024 * 1024 + 1) }] }), 413, "compose_too_large"],
+  [
+    "a compose file over 1 MiB",
+    bearer,
+    doc({ compose: `${twoServices}x-pad: "${"y".repeat(1024 * 1024)}"\n` }),
+    413,
+    "compose_too_large",
+  ],
+  [
+    "a version's compose file over 1 MiB",
+    bearer,
+    doc({ versions: [version(1), { ...version(2), compose: "x".repeat(1024 * 1024 + 1) }] }),
+    413,
+    "compose_too_large",
+  ],
 ])("%s is refused and nothing is written", async (_what, headers, body, status, code) => {
   await app()
   const res = await t.call("POST", "/api/stacks/import", body, headers)

@@ -31,14 +31,28 @@ const deploy = async (body: unknown) => {
 
 test("a new stack from a repository: 201, the version recording the commit, the git source in the answer without secrets", async () => {
   t = await stackApp()
-  const res = await deploy({ name: "fromgit", git: { url: repo, path: "app/compose.yaml", token: "tok-never-shown" }, env: [{ key: "PASSWORD", value: "env-never-shown", secret: true }] })
+  const res = await deploy({
+    name: "fromgit",
+    git: { url: repo, path: "app/compose.yaml", token: "tok-never-shown" },
+    env: [{ key: "PASSWORD", value: "env-never-shown", secret: true }],
+  })
   expect(res.status).toBe(201)
-  expect(res.body).toMatchObject({ name: "fromgit", current_version: 1, files: ["conf/site.conf"], git: { created: true, source: { url: repo, ref: "main", has_token: true, has_ssh_key: false, deployed_commit: head } } })
+  expect(res.body).toMatchObject({
+    name: "fromgit",
+    current_version: 1,
+    files: ["conf/site.conf"],
+    git: {
+      created: true,
+      source: { url: repo, ref: "main", has_token: true, has_ssh_key: false, deployed_commit: head },
+    },
+  })
   expect(res.body.git.webhook_secret).toMatch(/^[0-9a-f]{48}$/)
   expect(JSON.stringify(res.body)).not.toMatch(/never-shown/)
   const versions = (await (await t.call("GET", "/api/stacks/fromgit/versions")).json()) as { commit?: string }[]
   expect(versions.map((v) => v.commit)).toEqual([head])
-  expect(((await (await t.call("GET", "/api/stacks/fromgit/env")).json()) as any[]).map((e) => [e.key, e.value])).toEqual([["PASSWORD", null]])
+  expect(
+    ((await (await t.call("GET", "/api/stacks/fromgit/env")).json()) as any[]).map((e) => [e.key, e.value]),
+  ).toEqual([["PASSWORD", null]])
 
   // The name is taken now: another deploy from git is refused unless it attaches.
   const again = await deploy({ name: "fromgit", git: { url: repo, path: "app/compose.yaml" } })
@@ -60,12 +74,20 @@ test("a stack that runs here without git is not replaced from a repository unles
   const taken = await deploy({ name: "plain", git: { url: repo, path: "app/compose.yaml" } })
   expect([taken.status, taken.body.error.code]).toEqual([409, "stack_exists"])
   expect(taken.body.error.message).toContain("without git")
-  const withEnv = await deploy({ name: "plain", git: { url: repo, path: "app/compose.yaml" }, attach: true, env: [{ key: "A", value: "b" }] })
+  const withEnv = await deploy({
+    name: "plain",
+    git: { url: repo, path: "app/compose.yaml" },
+    attach: true,
+    env: [{ key: "A", value: "b" }],
+  })
   expect([withEnv.status, withEnv.body.error.code]).toEqual([400, "bad_request"])
   expect(withEnv.body.error.message).toContain("PUT /api/stacks/plain/env")
   const attached = await deploy({ name: "plain", git: { url: repo, path: "app/compose.yaml" }, attach: true })
   expect(attached.status).toBe(200)
-  expect(attached.body).toMatchObject({ current_version: 2, git: { created: false, sync: { verdict: "applied", commit: head } } })
+  expect(attached.body).toMatchObject({
+    current_version: 2,
+    git: { created: false, sync: { verdict: "applied", commit: head } },
+  })
 })
 
 test("content and git together, files with git, attach without git, a compose file missing, a key that is no key: 400, nothing written", async () => {

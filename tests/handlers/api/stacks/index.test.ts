@@ -11,13 +11,20 @@ const deploy = (body: unknown) => t.call("POST", "/api/stacks", body)
 
 test("POST deploys: 201 with the running stack, version 1, secrets nowhere in the answer", async () => {
   t = await stackApp()
-  const res = await deploy({ name: "demo", content: twoServices, env: [{ key: "TOKEN", value: "s3cret-value", secret: true }] })
+  const res = await deploy({
+    name: "demo",
+    content: twoServices,
+    env: [{ key: "TOKEN", value: "s3cret-value", secret: true }],
+  })
   expect(res.status).toBe(201)
   const text = await res.text()
   expect(text).not.toContain("s3cret-value")
   const body = JSON.parse(text)
   expect(body).toMatchObject({ name: "demo", managed: true, status: "running", current_version: 1, env_pending: false })
-  expect(body.services.map((s: any) => [s.name, s.containers.length])).toEqual([["db", 1], ["web", 1]])
+  expect(body.services.map((s: any) => [s.name, s.containers.length])).toEqual([
+    ["db", 1],
+    ["web", 1],
+  ])
   expect([t.compose.configCalls.length, ...t.compose.calls.map((c) => c.args[0])]).toEqual([1, "up"])
   expect((await deploy({ name: "demo", content: twoServices })).status).toBe(200)
 })
@@ -32,7 +39,10 @@ test("POST refuses bad names, broken YAML and a file compose rejects, writing no
   let res = await deploy({ name: "demo", content: "services:\n  web: [\n" })
   expect(res.status).toBe(400)
   expect((await res.json()).error).toMatchObject({ code: "invalid_compose" })
-  t.compose.failures.set("config", "ERROR: The Compose file is invalid because: services.web.image contains an invalid type")
+  t.compose.failures.set(
+    "config",
+    "ERROR: The Compose file is invalid because: services.web.image contains an invalid type",
+  )
   res = await deploy({ name: "demo", content: twoServices })
   expect(res.status).toBe(400)
   expect((await res.json()).error.message).toContain("contains an invalid type")
@@ -44,10 +54,17 @@ test("POST refuses bad names, broken YAML and a file compose rejects, writing no
 test("GET lists managed stacks and compose projects made elsewhere", async () => {
   t = await stackApp()
   await deploy({ name: "demo", content: twoServices })
-  t.engine.addContainer({ name: "other-app-1", state: "exited", labels: { [STACK_LABEL]: "other", [SERVICE_LABEL]: "app" } })
+  t.engine.addContainer({
+    name: "other-app-1",
+    state: "exited",
+    labels: { [STACK_LABEL]: "other", [SERVICE_LABEL]: "app" },
+  })
   t.engine.addContainer({ name: "loose" })
   const list = await (await t.call("GET", "/api/stacks")).json()
-  expect(list.map((s: any) => [s.name, s.managed, s.status])).toEqual([["demo", true, "running"], ["other", false, "stopped"]])
+  expect(list.map((s: any) => [s.name, s.managed, s.status])).toEqual([
+    ["demo", true, "running"],
+    ["other", false, "stopped"],
+  ])
 })
 
 test("POST takes an orchestrator: compose by default, an unknown one 400, the other one on a redeploy 409, build: on a swarm 400", async () => {
@@ -63,5 +80,7 @@ test("POST takes an orchestrator: compose by default, an unknown one 400, the ot
   expect(built.status).toBe(400)
   expect((await built.json()).error.code).toBe("build_not_supported")
   expect(existsSync(join(t.dataDir, "records/built"))).toBe(false)
-  expect((await (await t.call("GET", "/api/stacks")).json()).map((s: any) => [s.name, s.orchestrator])).toEqual([["demo", "compose"]])
+  expect((await (await t.call("GET", "/api/stacks")).json()).map((s: any) => [s.name, s.orchestrator])).toEqual([
+    ["demo", "compose"],
+  ])
 })

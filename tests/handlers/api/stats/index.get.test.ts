@@ -11,7 +11,11 @@ const shop = (service: string) => ({ "com.docker.compose.project": "shop", "com.
 test("the latest round: every running container's figures from two recorded payloads, stack sums, the host", async () => {
   t = await testApp()
   // Two real one-shot answers of Debian 12's engine for a container in a busy loop, 7.2 s apart.
-  const burn = t.engine.addContainer({ name: "burn", labels: shop("burn"), stats: [await fixture("debian12-burn-1"), await fixture("debian12-burn-2")] })
+  const burn = t.engine.addContainer({
+    name: "burn",
+    labels: shop("burn"),
+    stats: [await fixture("debian12-burn-1"), await fixture("debian12-burn-2")],
+  })
   t.engine.addContainer({ name: "idle", labels: shop("idle"), stats: series(Date.now() - 10_000, 0, 2) })
   t.engine.addContainer({ name: "stopped", state: "exited" })
   const info = t.engine.info.bind(t.engine)
@@ -25,10 +29,20 @@ test("the latest round: every running container's figures from two recorded payl
   expect(body.containers.map((c: any) => c.name)).toEqual(["burn", "idle"])
   const b = body.containers[0]
   // (30581121938 - 28508101493) / (8456580000000 - 8442190000000) × 2 cores × 100
-  expect(b).toMatchObject({ id: burn.id, stack: "shop", service: "burn", cpu_percent: 28.81, cpu_host_percent: 14.41, memory_bytes: 335872, pids: 1 })
+  expect(b).toMatchObject({
+    id: burn.id,
+    stack: "shop",
+    service: "burn",
+    cpu_percent: 28.81,
+    cpu_host_percent: 14.41,
+    memory_bytes: 335872,
+    pids: 1,
+  })
   expect(b.net_rx_bytes_per_s).toBe(0)
   expect(body.containers[1].cpu_percent).toBe(0)
-  expect(body.stacks).toEqual([expect.objectContaining({ name: "shop", containers: 2, cpu_percent: 28.81, memory_bytes: 335872 + 1_000_000 })])
+  expect(body.stacks).toEqual([
+    expect.objectContaining({ name: "shop", containers: 2, cpu_percent: 28.81, memory_bytes: 335872 + 1_000_000 }),
+  ])
   expect(b.history).toBeUndefined()
 })
 
@@ -41,7 +55,17 @@ test("history=true adds each container's and stack's columns; points averages th
   expect(h.interval).toBe(5)
   expect(h.time).toHaveLength(5)
   expect(h.cpu_percent).toEqual([null, 100, 100, 100, 100])
-  expect(Object.keys(h).sort()).toEqual(["block_read_bytes_per_s", "block_write_bytes_per_s", "cpu_percent", "interval", "memory_bytes", "net_rx_bytes_per_s", "net_tx_bytes_per_s", "pids", "time"])
+  expect(Object.keys(h).sort()).toEqual([
+    "block_read_bytes_per_s",
+    "block_write_bytes_per_s",
+    "cpu_percent",
+    "interval",
+    "memory_bytes",
+    "net_rx_bytes_per_s",
+    "net_tx_bytes_per_s",
+    "pids",
+    "time",
+  ])
   expect(body.stacks[0].history.cpu_percent).toEqual([0, 100, 100, 100, 100])
   const spark = await (await t.call("GET", "/api/stats?history=true&points=2")).json()
   expect(spark.containers[0].history.cpu_percent).toEqual([100, 100])

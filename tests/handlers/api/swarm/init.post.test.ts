@@ -9,7 +9,9 @@ test("makes the engine a manager with the addresses given, answers its state and
   const res = await t.call("POST", "/api/swarm/init", { advertise_addr: "10.1.2.3", listen_addr: "0.0.0.0:2377" })
   expect(res.status).toBe(200)
   expect(await res.json()).toMatchObject({ active: true, role: "manager", nodes: 1 })
-  expect(t.engine.calls.find((c) => c.op === "swarmInit")?.args).toEqual([{ ListenAddr: "0.0.0.0:2377", AdvertiseAddr: "10.1.2.3" }])
+  expect(t.engine.calls.find((c) => c.op === "swarmInit")?.args).toEqual([
+    { ListenAddr: "0.0.0.0:2377", AdvertiseAddr: "10.1.2.3" },
+  ])
   const events = t.ctx.events.history().filter((e) => e.type === "swarm")
   expect(events.map((e) => e.action)).toEqual(["init"])
   expect(JSON.stringify(events)).not.toContain("SWMTKN")

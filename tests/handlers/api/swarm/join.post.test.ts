@@ -8,12 +8,18 @@ const token = "SWMTKN-1-fakeclustersecret-workerpart"
 
 test("joins with the token as a worker; the event names the managers, never the token", async () => {
   t = await testApp()
-  const res = await t.call("POST", "/api/swarm/join", { remote_addrs: ["10.0.0.10:2377"], join_token: token, advertise_addr: "10.0.0.11" })
+  const res = await t.call("POST", "/api/swarm/join", {
+    remote_addrs: ["10.0.0.10:2377"],
+    join_token: token,
+    advertise_addr: "10.0.0.11",
+  })
   expect(res.status).toBe(200)
   const body = await res.text()
   expect(JSON.parse(body)).toMatchObject({ active: true, role: "worker" })
   expect(body).not.toContain(token)
-  expect(t.engine.calls.find((c) => c.op === "swarmJoin")?.args).toEqual([{ ListenAddr: "0.0.0.0:2377", RemoteAddrs: ["10.0.0.10:2377"], JoinToken: token, AdvertiseAddr: "10.0.0.11" }])
+  expect(t.engine.calls.find((c) => c.op === "swarmJoin")?.args).toEqual([
+    { ListenAddr: "0.0.0.0:2377", RemoteAddrs: ["10.0.0.10:2377"], JoinToken: token, AdvertiseAddr: "10.0.0.11" },
+  ])
   const events = JSON.stringify(t.ctx.events.history())
   expect(events).toContain("10.0.0.10:2377")
   expect(events).not.toContain(token)
@@ -21,7 +27,12 @@ test("joins with the token as a worker; the event names the managers, never the 
 
 test("no manager, a token that is not one, or a missing field: 400 before the engine", async () => {
   t = await testApp()
-  for (const body of [{ remote_addrs: [], join_token: token }, { remote_addrs: ["10.0.0.10:2377"], join_token: "secret" }, { remote_addrs: ["10.0.0.10:2377"] }, { join_token: token }]) {
+  for (const body of [
+    { remote_addrs: [], join_token: token },
+    { remote_addrs: ["10.0.0.10:2377"], join_token: "secret" },
+    { remote_addrs: ["10.0.0.10:2377"] },
+    { join_token: token },
+  ]) {
     const res = await t.call("POST", "/api/swarm/join", body)
     expect(res.status).toBe(400)
   }

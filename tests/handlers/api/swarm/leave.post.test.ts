@@ -12,7 +12,12 @@ test("a manager leaves only with force; the engine is inactive afterwards, one l
   const res = await t.call("POST", "/api/swarm/leave", { force: true })
   expect(res.status).toBe(200)
   expect(await res.json()).toMatchObject({ active: false, state: "inactive" })
-  expect(t.ctx.events.history().filter((e) => e.type === "swarm").map((e) => e.action)).toEqual(["leave"])
+  expect(
+    t.ctx.events
+      .history()
+      .filter((e) => e.type === "swarm")
+      .map((e) => e.action),
+  ).toEqual(["leave"])
 })
 
 test("no body is no force; not in a swarm is 409 not_in_swarm; force must be a boolean", async () => {

@@ -36,7 +36,9 @@ test("a token's role is at most its owner's; only an admin makes one for someone
   const root = await t.signIn("root")
   const forAnn = await t.call("POST", "/api/tokens", { name: "for ann", user: "ann" }, { cookie: root })
   expect(await forAnn.json()).toMatchObject({ user: "ann", role: "operator" })
-  expect((await t.call("POST", "/api/tokens", { name: "x", user: "ann", role: "admin" }, { cookie: root })).status).toBe(403)
+  expect(
+    (await t.call("POST", "/api/tokens", { name: "x", user: "ann", role: "admin" }, { cookie: root })).status,
+  ).toBe(403)
   const { token } = await t.token(ann)
   expect((await t.call("POST", "/api/tokens", { name: "y" }, bearer(token))).status).toBe(403)
 })

@@ -8,10 +8,17 @@ test("an admin adds, lists, changes and removes users; a change ends the user's 
   t = await authApp()
   await t.addUser("root", "admin")
   const root = await t.signIn("root")
-  const created = await t.call("POST", "/api/users", { name: "ann", password: PASSWORD, role: "viewer" }, { cookie: root })
+  const created = await t.call(
+    "POST",
+    "/api/users",
+    { name: "ann", password: PASSWORD, role: "viewer" },
+    { cookie: root },
+  )
   expect(created.status).toBe(201)
   expect(await created.json()).toEqual({ name: "ann", role: "viewer", created: expect.any(String) })
-  expect((await t.call("POST", "/api/users", { name: "ann", password: PASSWORD, role: "viewer" }, { cookie: root })).status).toBe(409)
+  expect(
+    (await t.call("POST", "/api/users", { name: "ann", password: PASSWORD, role: "viewer" }, { cookie: root })).status,
+  ).toBe(409)
   const users = await (await t.call("GET", "/api/users", undefined, { cookie: root })).json()
   expect(users.map((u: any) => u.name)).toEqual(["ann", "root"])
   expect(JSON.stringify(users)).not.toContain("argon2")
@@ -22,7 +29,9 @@ test("an admin adds, lists, changes and removes users; a change ends the user's 
   expect(await changed.json()).toMatchObject({ name: "ann", role: "operator" })
   expect((await t.call("GET", "/api/containers", undefined, { cookie: ann })).status).toBe(401)
   expect((await t.call("GET", "/api/containers", undefined, { authorization: `Bearer ${token}` })).status).toBe(401)
-  expect(await (await t.call("GET", "/api/auth/me", undefined, { cookie: await t.signIn("ann") })).json()).toMatchObject({ role: "operator" })
+  expect(
+    await (await t.call("GET", "/api/auth/me", undefined, { cookie: await t.signIn("ann") })).json(),
+  ).toMatchObject({ role: "operator" })
 
   await t.call("PATCH", "/api/users/ann", { password: "another password" }, { cookie: root })
   expect((await t.call("POST", "/api/auth/login", { user: "ann", password: PASSWORD })).status).toBe(401)
@@ -36,8 +45,12 @@ test("a weak password or a bad name is a 400; the files are the service's own (0
   t = await authApp()
   await t.addUser("root", "admin")
   const root = await t.signIn("root")
-  expect((await t.call("POST", "/api/users", { name: "ann", password: "short", role: "viewer" }, { cookie: root })).status).toBe(400)
-  expect((await t.call("POST", "/api/users", { name: "a b", password: PASSWORD, role: "viewer" }, { cookie: root })).status).toBe(400)
+  expect(
+    (await t.call("POST", "/api/users", { name: "ann", password: "short", role: "viewer" }, { cookie: root })).status,
+  ).toBe(400)
+  expect(
+    (await t.call("POST", "/api/users", { name: "a b", password: PASSWORD, role: "viewer" }, { cookie: root })).status,
+  ).toBe(400)
   const { statSync } = await import("node:fs")
   for (const f of ["users.json", "sessions.json"]) expect(statSync(`${t.dataDir}/auth/${f}`).mode & 0o777).toBe(0o600)
   expect(statSync(`${t.dataDir}/auth`).mode & 0o777).toBe(0o700)

@@ -10,7 +10,15 @@ test("lists volumes with the stack that owns them", async () => {
   await t.engine.createVolume("loose")
   const body = await (await t.call("GET", "/api/volumes")).json()
   expect(body).toEqual([
-    { name: "shop_data", driver: "local", mountpoint: "/fake/volumes/shop_data", created: null, scope: "local", labels: { "com.docker.compose.project": "shop" }, stack: "shop" },
+    {
+      name: "shop_data",
+      driver: "local",
+      mountpoint: "/fake/volumes/shop_data",
+      created: null,
+      scope: "local",
+      labels: { "com.docker.compose.project": "shop" },
+      stack: "shop",
+    },
     expect.objectContaining({ name: "loose", stack: null }),
   ])
 })

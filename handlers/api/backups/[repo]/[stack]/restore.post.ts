@@ -4,7 +4,8 @@ import { repoParams, restoreBlockedSchema, restoreInput, restoreResultSchema } f
 
 export const detail = {
   operationId: "restoreStack",
-  summary: "Restore a backup of the stack on this server or on a node of the registry (to), under its name or a new one; the copy's refusals (taken name, port in use, existing volume unless force) answer 409 with the plan; dry_run changes nothing",
+  summary:
+    "Restore a backup of the stack on this server or on a node of the registry (to), under its name or a new one; the copy's refusals (taken name, port in use, existing volume unless force) answer 409 with the plan; dry_run changes nothing",
   tags: ["backups"],
 }
 

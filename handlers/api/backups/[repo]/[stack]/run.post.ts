@@ -13,16 +13,26 @@ export const detail = {
 }
 
 export const params = repoParams
-export const query = v.object({ stream: v.optional(flagFor("answer an event stream of the backup's progress, then its result")) })
+export const query = v.object({
+  stream: v.optional(flagFor("answer an event stream of the backup's progress, then its result")),
+})
 export const body = v.optional(runInput, {})
-export const response = { 201: backupResultSchema, 200: eventStream(backupMessageSchema, "progress messages while restic reads, then one done (the result) or failed (the error)") }
+export const response = {
+  201: backupResultSchema,
+  200: eventStream(
+    backupMessageSchema,
+    "progress messages while restic reads, then one done (the result) or failed (the error)",
+  ),
+}
 
 export const role = "operator"
 
-export default defineHandler<v.InferOutput<typeof body>, v.InferOutput<typeof query>>(async ({ params, query, body, request, ctx, set }) => {
-  const run = { signal: request.signal, keep: body.keep, hooks: body.hooks, binds: body.binds }
-  if (query.stream) return sse(ctx.backups.backupStream(params.repo, params.stack, run), request.signal)
-  const result = await ctx.backups.backup(params.repo, params.stack, run)
-  set.status = 201
-  return result
-})
+export default defineHandler<v.InferOutput<typeof body>, v.InferOutput<typeof query>>(
+  async ({ params, query, body, request, ctx, set }) => {
+    const run = { signal: request.signal, keep: body.keep, hooks: body.hooks, binds: body.binds }
+    if (query.stream) return sse(ctx.backups.backupStream(params.repo, params.stack, run), request.signal)
+    const result = await ctx.backups.backup(params.repo, params.stack, run)
+    set.status = 201
+    return result
+  },
+)

@@ -4,7 +4,8 @@ import { repoNameSchema, stackStatusSchema } from "#lib/backups/schemas.ts"
 
 export const detail = {
   operationId: "backupStatus",
-  summary: "Each stack's newest backup of this server in the repository, its age, and whether it is older than the repository's schedule allows (overdue); every stack here and those with backups",
+  summary:
+    "Each stack's newest backup of this server in the repository, its age, and whether it is older than the repository's schedule allows (overdue); every stack here and those with backups",
   tags: ["backups"],
 }
 
@@ -13,4 +14,6 @@ export const response = v.array(stackStatusSchema)
 
 export const role = "viewer"
 
-export default defineHandler(async ({ params, request, ctx }) => ctx.backups.status(params.repo, { signal: request.signal }))
+export default defineHandler(async ({ params, request, ctx }) =>
+  ctx.backups.status(params.repo, { signal: request.signal }),
+)

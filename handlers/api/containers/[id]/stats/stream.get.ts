@@ -8,12 +8,16 @@ import { eventStream } from "#lib/http/schemas.ts"
 
 export const detail = {
   operationId: "streamContainerStats",
-  summary: "SSE of one container's stats, one sample per interval; when it stops, one {id, time, running: false} and nothing until it runs again",
+  summary:
+    "SSE of one container's stats, one sample per interval; when it stops, one {id, time, running: false} and nothing until it runs again",
   tags: ["containers", "stats"],
 }
 
 export const params = v.object({ id: engineRef })
-export const response = eventStream(containerStreamSchema, "one sample per interval, or {id, time, running: false} once it stops")
+export const response = eventStream(
+  containerStreamSchema,
+  "one sample per interval, or {id, time, running: false} once it stops",
+)
 
 export const role = "viewer"
 

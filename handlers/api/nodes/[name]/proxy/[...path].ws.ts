@@ -9,4 +9,6 @@ export const params = v.object({ name: nodeName, path: v.string() })
 
 export const role = "admin"
 
-export default defineSocket(async ({ params, request, ctx }) => bridge(await ctx.nodes.get(params.name), request.url, await gatewaySigner(ctx, request)))
+export default defineSocket(async ({ params, request, ctx }) =>
+  bridge(await ctx.nodes.get(params.name), request.url, await gatewaySigner(ctx, request)),
+)

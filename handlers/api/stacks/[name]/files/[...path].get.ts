@@ -3,9 +3,16 @@ import { defineHandler } from "#lib/service/handler.ts"
 import { stackNameSchema } from "#lib/stacks/name.ts"
 import { filePathParam } from "#lib/stacks/files.ts"
 
-export const detail = { operationId: "getStackFile", summary: "One of the stack's files, as {path, content}; 404 when the stack has no file at that path", tags: ["stacks"] }
+export const detail = {
+  operationId: "getStackFile",
+  summary: "One of the stack's files, as {path, content}; 404 when the stack has no file at that path",
+  tags: ["stacks"],
+}
 
-export const params = v.object({ name: stackNameSchema, path: v.pipe(v.string(), v.description("the file's path relative to the stack's folder, such as conf/site.conf")) })
+export const params = v.object({
+  name: stackNameSchema,
+  path: v.pipe(v.string(), v.description("the file's path relative to the stack's folder, such as conf/site.conf")),
+})
 export const response = v.object({ path: v.string(), content: v.string() })
 
 export const role = "viewer"

@@ -5,7 +5,9 @@ import { filePathParam } from "#lib/stacks/files.ts"
 
 import { filesStateSchema } from "#lib/stacks/schemas.ts"
 
-export const body = v.object({ content: v.pipe(v.string(), v.description("the file's whole new text (at most 1 MiB)")) })
+export const body = v.object({
+  content: v.pipe(v.string(), v.description("the file's whole new text (at most 1 MiB)")),
+})
 export const detail = {
   operationId: "putStackFile",
   summary:
@@ -13,14 +15,22 @@ export const detail = {
   tags: ["stacks"],
 }
 
-export const params = v.object({ name: stackNameSchema, path: v.pipe(v.string(), v.description("the file's path relative to the stack's folder, such as conf/site.conf")) })
+export const params = v.object({
+  name: stackNameSchema,
+  path: v.pipe(v.string(), v.description("the file's path relative to the stack's folder, such as conf/site.conf")),
+})
 const written = v.object({ ...filesStateSchema.entries, created: v.boolean() })
 export const response = { 200: written, 201: written }
 
 export const role = "operator"
 
 export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, request, ctx, set }) => {
-  const file = await ctx.verbs.writeFile(params.name, filePathParam(params.path), body.content, ctx.auth.who(request)?.user)
+  const file = await ctx.verbs.writeFile(
+    params.name,
+    filePathParam(params.path),
+    body.content,
+    ctx.auth.who(request)?.user,
+  )
   set.status = file.created ? 201 : 200
   return file
 })

@@ -5,7 +5,8 @@ import { fileEntrySchema } from "#lib/stacks/schemas.ts"
 
 export const detail = {
   operationId: "listStackFiles",
-  summary: "The stack's files besides its compose file, as [{path, size}] (size in bytes), sorted by path; its data (binds such as ./data) is not among them",
+  summary:
+    "The stack's files besides its compose file, as [{path, size}] (size in bytes), sorted by path; its data (binds such as ./data) is not among them",
   tags: ["stacks"],
 }
 

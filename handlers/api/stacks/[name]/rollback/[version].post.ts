@@ -18,4 +18,7 @@ export const response = stackUpdatedSchema
 
 export const role = "operator"
 
-export default defineHandler<v.InferOutput<typeof body>, unknown, v.InferOutput<typeof params>>(async ({ params, body, request, ctx }) => ctx.verbs.rollback(params.name, params.version, { ...body, signal: request.signal }))
+export default defineHandler<v.InferOutput<typeof body>, unknown, v.InferOutput<typeof params>>(
+  async ({ params, body, request, ctx }) =>
+    ctx.verbs.rollback(params.name, params.version, { ...body, signal: request.signal }),
+)

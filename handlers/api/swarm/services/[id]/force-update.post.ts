@@ -4,7 +4,11 @@ import { engineRef } from "#lib/engine/schemas.ts"
 import { swarmServiceDetailSchema } from "#lib/swarm/schemas.ts"
 import { forceUpdateService } from "#lib/swarm/services.ts"
 
-export const detail = { operationId: "forceUpdateSwarmService", summary: "Replace every task of a service with the same spec, as its update policy rolls; answers the service", tags: ["swarm"] }
+export const detail = {
+  operationId: "forceUpdateSwarmService",
+  summary: "Replace every task of a service with the same spec, as its update policy rolls; answers the service",
+  tags: ["swarm"],
+}
 
 export const params = v.object({ id: engineRef })
 export const response = swarmServiceDetailSchema

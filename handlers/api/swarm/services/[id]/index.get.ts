@@ -4,7 +4,11 @@ import { engineRef } from "#lib/engine/schemas.ts"
 import { swarmServiceDetailSchema } from "#lib/swarm/schemas.ts"
 import { getSwarmService } from "#lib/swarm/services.ts"
 
-export const detail = { operationId: "getSwarmService", summary: "One swarm service (by id or name) with its tasks: node, state, desired state, error, container", tags: ["swarm"] }
+export const detail = {
+  operationId: "getSwarmService",
+  summary: "One swarm service (by id or name) with its tasks: node, state, desired state, error, container",
+  tags: ["swarm"],
+}
 
 export const params = v.object({ id: engineRef })
 export const response = swarmServiceDetailSchema

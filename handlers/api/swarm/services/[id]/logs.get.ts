@@ -9,7 +9,8 @@ import { serviceLogLines } from "#lib/swarm/logs.ts"
 export const query = v.object({ follow: v.optional(flag), tail: v.optional(tail) })
 export const detail = {
   operationId: "streamSwarmServiceLogs",
-  summary: "SSE of a swarm service's log, every task's lines, one {service, container, stream, ts, line} object per line with the task's id as container; follow=false sends the last lines and ends",
+  summary:
+    "SSE of a swarm service's log, every task's lines, one {service, container, stream, ts, line} object per line with the task's id as container; follow=false sends the last lines and ends",
   tags: ["swarm"],
 }
 
@@ -19,6 +20,10 @@ export const response = eventStream(logLineSchema, "one log line per message")
 export const role = "viewer"
 
 export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx }) => {
-  const lines = await serviceLogLines(ctx.engine, params.id, { follow: query.follow ?? true, tail: query.tail ?? ctx.config.logsTail, signal: request.signal })
+  const lines = await serviceLogLines(ctx.engine, params.id, {
+    follow: query.follow ?? true,
+    tail: query.tail ?? ctx.config.logsTail,
+    signal: request.signal,
+  })
   return sse(lines, request.signal)
 })

@@ -6,7 +6,8 @@ import { rollbackService } from "#lib/swarm/services.ts"
 
 export const detail = {
   operationId: "rollbackSwarmService",
-  summary: "The swarm's own rollback: a service back to the spec it had before its last update (409 no_previous_spec when it has none); answers the service",
+  summary:
+    "The swarm's own rollback: a service back to the spec it had before its last update (409 no_previous_spec when it has none); answers the service",
   tags: ["swarm"],
 }
 

@@ -5,7 +5,11 @@ import { authorize, startProvider, type IdentityProvider } from "../../../../sup
 let provider: IdentityProvider
 let t: AuthTestApp
 beforeAll(async () => {
-  provider = await startProvider({ accounts: { ada: ["ops", "admins"], nora: ["sales"] }, redirectUris: ["http://127.0.0.1:8080/api/auth/oidc/callback"], postLogoutRedirectUris: [] })
+  provider = await startProvider({
+    accounts: { ada: ["ops", "admins"], nora: ["sales"] },
+    redirectUris: ["http://127.0.0.1:8080/api/auth/oidc/callback"],
+    postLogoutRedirectUris: [],
+  })
 })
 afterAll(() => provider.stop())
 afterEach(() => t.close())
@@ -24,7 +28,9 @@ const app = () =>
 async function callback(account: string): Promise<Response> {
   const login = await t.call("GET", "/api/auth/oidc/login")
   const back = new URL(await authorize(provider, login.headers.get("location")!, account))
-  return t.call("GET", `${back.pathname}${back.search}`, undefined, { cookie: login.headers.get("set-cookie")!.split(";")[0]! })
+  return t.call("GET", `${back.pathname}${back.search}`, undefined, {
+    cookie: login.headers.get("set-cookie")!.split(";")[0]!,
+  })
 }
 
 test("begins the session with the first role the map gives the user's groups, clears the sign-in's cookie, and is audited", async () => {
@@ -35,9 +41,20 @@ test("begins the session with the first role the map gives the user's groups, cl
   const cookies = res.headers.getSetCookie()
   expect(cookies[0]).toStartWith("hm_oidc=; Path=/api/auth/oidc;")
   const session = cookies.find((c) => c.startsWith("hm_session="))!.split(";")[0]!
-  expect(await (await t.call("GET", "/api/auth/me", undefined, { cookie: session })).json()).toMatchObject({ user: "ada", role: "admin", source: "oidc" })
+  expect(await (await t.call("GET", "/api/auth/me", undefined, { cookie: session })).json()).toMatchObject({
+    user: "ada",
+    role: "admin",
+    source: "oidc",
+  })
   const [entry] = t.ctx.auth.audit.query({ action: "login", limit: 1 }).entries
-  expect(entry).toMatchObject({ user: "ada", source: "oidc", role: "admin", route: "/api/auth/oidc/callback", status: 302, result: "ok" })
+  expect(entry).toMatchObject({
+    user: "ada",
+    source: "oidc",
+    role: "admin",
+    route: "/api/auth/oidc/callback",
+    status: 302,
+    result: "ok",
+  })
 })
 
 test("a user no rule maps is refused with 403 no_role, gets no session, and the refusal is audited", async () => {

@@ -5,25 +5,42 @@ import { startProvider, type IdentityProvider } from "../../../../support/oidc.t
 let provider: IdentityProvider
 let t: AuthTestApp
 beforeAll(async () => {
-  provider = await startProvider({ accounts: {}, redirectUris: ["http://127.0.0.1:8080/api/auth/oidc/callback"], postLogoutRedirectUris: [] })
+  provider = await startProvider({
+    accounts: {},
+    redirectUris: ["http://127.0.0.1:8080/api/auth/oidc/callback"],
+    postLogoutRedirectUris: [],
+  })
 })
 afterAll(() => provider.stop())
 afterEach(() => t.close())
 
 test("sends the browser to the provider with PKCE, state and nonce, and a cookie that finds the sign-in again", async () => {
-  t = await authApp({ SVC_AUTH: "local,oidc", SVC_AUTH_OIDC_ISSUER: provider.issuer, SVC_AUTH_OIDC_CLIENT_ID: provider.clientId })
+  t = await authApp({
+    SVC_AUTH: "local,oidc",
+    SVC_AUTH_OIDC_ISSUER: provider.issuer,
+    SVC_AUTH_OIDC_CLIENT_ID: provider.clientId,
+  })
   const res = await t.call("GET", "/api/auth/oidc/login")
   expect(res.status).toBe(302)
   const location = new URL(res.headers.get("location")!)
   expect(`${location.origin}${location.pathname}`).toBe(`${provider.issuer}/auth`)
-  expect(Object.fromEntries(["client_id", "redirect_uri", "response_type", "scope", "code_challenge_method"].map((k) => [k, location.searchParams.get(k)]))).toEqual({
+  expect(
+    Object.fromEntries(
+      ["client_id", "redirect_uri", "response_type", "scope", "code_challenge_method"].map((k) => [
+        k,
+        location.searchParams.get(k),
+      ]),
+    ),
+  ).toEqual({
     client_id: provider.clientId,
     redirect_uri: "http://127.0.0.1:8080/api/auth/oidc/callback",
     response_type: "code",
     scope: "openid profile email",
     code_challenge_method: "S256",
   })
-  expect(res.headers.get("set-cookie")).toMatch(/^hm_oidc=[\w-]+; Path=\/api\/auth\/oidc; HttpOnly; SameSite=Lax; Max-Age=600$/)
+  expect(res.headers.get("set-cookie")).toMatch(
+    /^hm_oidc=[\w-]+; Path=\/api\/auth\/oidc; HttpOnly; SameSite=Lax; Max-Age=600$/,
+  )
   expect(res.headers.get("cache-control")).toBe("no-store")
 })
 

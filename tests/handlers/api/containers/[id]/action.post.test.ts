@@ -7,12 +7,24 @@ afterEach(() => t.close())
 test("each action moves the container and answers its new state", async () => {
   t = await testApp()
   const c = t.engine.addContainer({ name: "web", state: "exited" })
-  for (const [action, state] of [["start", "running"], ["pause", "paused"], ["unpause", "running"], ["restart", "running"], ["stop", "exited"]]) {
+  for (const [action, state] of [
+    ["start", "running"],
+    ["pause", "paused"],
+    ["unpause", "running"],
+    ["restart", "running"],
+    ["stop", "exited"],
+  ]) {
     const res = await t.call("POST", "/api/containers/web/action", { action })
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ id: c.id, action, state })
   }
-  expect(t.engine.calls.filter((x) => x.op === "containerAction").map((x) => x.args[1])).toEqual(["start", "pause", "unpause", "restart", "stop"])
+  expect(t.engine.calls.filter((x) => x.op === "containerAction").map((x) => x.args[1])).toEqual([
+    "start",
+    "pause",
+    "unpause",
+    "restart",
+    "stop",
+  ])
 })
 
 test("any other action, or none, is a 400 and reaches no engine", async () => {

@@ -13,7 +13,10 @@ test("deletes a stopped container; a running one needs force", async () => {
   expect(refused.status).toBe(409)
   expect((await t.call("DELETE", "/api/containers/live?force=true")).status).toBe(200)
   expect(t.engine.containers.size).toBe(0)
-  expect(t.engine.calls.filter((c) => c.op === "removeContainer").at(-1)!.args).toEqual(["live", { force: true, volumes: false }])
+  expect(t.engine.calls.filter((c) => c.op === "removeContainer").at(-1)!.args).toEqual([
+    "live",
+    { force: true, volumes: false },
+  ])
 })
 
 test("deleting an unknown container is a 404", async () => {

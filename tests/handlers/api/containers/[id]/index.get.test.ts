@@ -6,7 +6,11 @@ afterEach(() => t.close())
 
 test("inspects one container without its environment", async () => {
   t = await testApp()
-  const c = t.engine.addContainer({ name: "db", env: ["PASSWORD=hunter2"], labels: { "com.docker.compose.project": "shop", "com.docker.compose.service": "db" } })
+  const c = t.engine.addContainer({
+    name: "db",
+    env: ["PASSWORD=hunter2"],
+    labels: { "com.docker.compose.project": "shop", "com.docker.compose.service": "db" },
+  })
   const res = await t.call("GET", "/api/containers/db")
   expect(res.status).toBe(200)
   const body = await res.json()

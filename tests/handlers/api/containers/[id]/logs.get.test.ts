@@ -5,7 +5,12 @@ import { collect } from "../../../../support/sse.ts"
 let t: TestApp
 afterEach(() => t.close())
 
-const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ stream: i % 2 ? "stderr" : "stdout", ts: `2026-01-01T00:00:0${i}.000000000Z`, line: `line ${i}` }) as const)
+const lines = (n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) =>
+      ({ stream: i % 2 ? "stderr" : "stdout", ts: `2026-01-01T00:00:0${i}.000000000Z`, line: `line ${i}` }) as const,
+  )
 
 test("a snapshot sends SVC_LOGS_TAIL lines as log line objects and ends", async () => {
   t = await testApp({}, { SVC_LOGS_TAIL: "3" })
@@ -24,7 +29,9 @@ test("tail overrides the configured tail; follow is the default; a plain contain
   t = await testApp()
   t.engine.addContainer({ name: "solo", logs: [...lines(5)] })
   const got = await collect(await t.call("GET", "/api/containers/solo/logs?tail=1"))
-  expect(got).toEqual([{ service: "solo", container: "solo", stream: "stdout", ts: "2026-01-01T00:00:04.000000000Z", line: "line 4" }])
+  expect(got).toEqual([
+    { service: "solo", container: "solo", stream: "stdout", ts: "2026-01-01T00:00:04.000000000Z", line: "line 4" },
+  ])
   expect(t.engine.calls.find((c) => c.op === "logs")!.args[1]).toMatchObject({ follow: true, tail: 1 })
   await collect(await t.call("GET", "/api/containers/solo/logs?tail=all&follow=false"))
   expect(t.engine.calls.filter((c) => c.op === "logs").at(-1)!.args[1]).toMatchObject({ follow: false, tail: "all" })

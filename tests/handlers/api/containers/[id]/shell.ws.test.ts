@@ -25,7 +25,12 @@ async function shellOf(exitCode: number) {
   let out!: ReadableStreamDefaultController<Uint8Array>
   const output = new ReadableStream<Uint8Array>({ start: (c) => void (out = c) })
   const exec = t.engine.exec.bind(t.engine)
-  t.engine.exec = async (container, o) => ({ ...(await exec(container, o)), output, write: (d) => void written.push(text(d)), close: () => void (closed = true) })
+  t.engine.exec = async (container, o) => ({
+    ...(await exec(container, o)),
+    output,
+    write: (d) => void written.push(text(d)),
+    close: () => void (closed = true),
+  })
   t.engine.execInspect = async () => ({ ExitCode: exitCode, Running: false })
   const s = await terminal(`${server.url.replace("http:", "ws:")}/api/containers/web/shell?cols=90&rows=20`)
   return { ...s, written, exited: () => closed, say: (b: Uint8Array) => out.enqueue(b), end: () => out.close() }
@@ -38,7 +43,11 @@ async function until(ok: () => boolean) {
 
 test("opens sh with a TTY and its own detach keys, sized from the query; keystrokes reach it as sent, a resize frame resizes", async () => {
   const s = await shellOf(0)
-  const exec = t.engine.calls.find((c) => c.op === "exec")!.args[1] as { cmd: string[]; tty: boolean; detachKeys: string }
+  const exec = t.engine.calls.find((c) => c.op === "exec")!.args[1] as {
+    cmd: string[]
+    tty: boolean
+    detachKeys: string
+  }
   expect(exec).toMatchObject({ cmd: ["sh"], tty: true })
   expect(exec.detachKeys).not.toBe("ctrl-p,ctrl-q")
   s.type("ls\x1b[A\n")
@@ -48,7 +57,10 @@ test("opens sh with a TTY and its own detach keys, sized from the query; keystro
   s.ws.send('{"type":"resize","cols":0,"rows":5}')
   await until(() => s.written.length === 3)
   expect(s.written).toEqual(["ls\x1b[A\n", "echo hi", '{"type":"resize","cols":0,"rows":5}'])
-  expect(t.engine.calls.filter((c) => c.op === "execResize").map((c) => c.args.slice(1))).toEqual([[20, 90], [40, 120]])
+  expect(t.engine.calls.filter((c) => c.op === "execResize").map((c) => c.args.slice(1))).toEqual([
+    [20, 90],
+    [40, 120],
+  ])
   s.ws.close()
 })
 
@@ -87,7 +99,12 @@ test("a stopped container refuses the upgrade with 409, an unknown one with 404"
   t = await testApp()
   server = serveApp(t)
   t.engine.addContainer({ name: "old", state: "exited" })
-  const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }
+  const upgrade = {
+    connection: "Upgrade",
+    upgrade: "websocket",
+    "sec-websocket-version": "13",
+    "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+  }
   const stopped = await fetch(`${server.url}/api/containers/old/shell`, { headers: upgrade })
   expect(stopped.status).toBe(409)
   expect((await stopped.json()).error.message).toContain("not running")

@@ -8,7 +8,12 @@ afterEach(() => t.close())
 
 test("one container's latest sample and, with history=true, its last hour; by name or id", async () => {
   t = await testApp()
-  const web = t.engine.addContainer({ name: "web", labels: { "com.docker.compose.project": "shop", "com.docker.compose.service": "web" }, hostConfig: { CpuQuota: 50_000, CpuPeriod: 100_000 }, stats: series(Date.now() - 20_000, 0.25, 3) })
+  const web = t.engine.addContainer({
+    name: "web",
+    labels: { "com.docker.compose.project": "shop", "com.docker.compose.service": "web" },
+    hostConfig: { CpuQuota: 50_000, CpuPeriod: 100_000 },
+    stats: series(Date.now() - 20_000, 0.25, 3),
+  })
   for (let i = 0; i < 3; i++) await t.ctx.stats.round()
   const body = await (await t.call("GET", "/api/containers/web/stats?history=true")).json()
   expect(body).toMatchObject({ id: web.id, name: "web", stack: "shop", service: "web", running: true, interval: 5 })

@@ -14,7 +14,12 @@ test("probes one node with this cluster's token and records the result", async (
   const token = t.ctx.cluster.mint()
   node = fakeNode({ token })
   await t.ctx.nodes.register({ server_id: node.serverId, name: "n", url: node.url })
-  expect(await (await t.call("POST", "/api/nodes/n/check")).json()).toMatchObject({ name: "n", status: "online", error: null, checked_at: expect.any(String) })
+  expect(await (await t.call("POST", "/api/nodes/n/check")).json()).toMatchObject({
+    name: "n",
+    status: "online",
+    error: null,
+    checked_at: expect.any(String),
+  })
   t.ctx.cluster.mint()
   expect(await (await t.call("POST", "/api/nodes/n/check")).json()).toMatchObject({ status: "unauthorized" })
   expect((await t.ctx.nodes.get("n")).status).toBe("unauthorized")

@@ -10,7 +10,12 @@ afterEach(() => t.close())
 /** A compose project "shop" on the engine whose folder lies outside every SVC_BIND_ROOTS (there are none). */
 async function app() {
   t = await stackApp()
-  const labels = { "com.docker.compose.project": "shop", "com.docker.compose.service": "web", "com.docker.compose.project.working_dir": "/srv/shop", "com.docker.compose.project.config_files": "compose.yaml" }
+  const labels = {
+    "com.docker.compose.project": "shop",
+    "com.docker.compose.service": "web",
+    "com.docker.compose.project.working_dir": "/srv/shop",
+    "com.docker.compose.project.config_files": "compose.yaml",
+  }
   t.engine.addContainer({ name: "shop_web_1", labels })
   return t
 }
@@ -21,8 +26,16 @@ test("files that cannot be read here: the dry run names them; without dry_run 40
   const dry = await t.call("POST", "/api/stacks/shop/adopt", { dry_run: true })
   expect(dry.status).toBe(200)
   const plan = await dry.json()
-  expect(plan).toMatchObject({ name: "shop", dry_run: true, stack: null, needed: [{ path: "/srv/shop/compose.yaml", as: "content" }], services: [] })
-  expect(plan.blockers).toEqual(["/srv/shop/compose.yaml cannot be read here (outside SVC_BIND_ROOTS or missing): send it as content"])
+  expect(plan).toMatchObject({
+    name: "shop",
+    dry_run: true,
+    stack: null,
+    needed: [{ path: "/srv/shop/compose.yaml", as: "content" }],
+    services: [],
+  })
+  expect(plan.blockers).toEqual([
+    "/srv/shop/compose.yaml cannot be read here (outside SVC_BIND_ROOTS or missing): send it as content",
+  ])
   const res = await t.call("POST", "/api/stacks/shop/adopt", {})
   expect(res.status).toBe(409)
   const blocked = await res.json()
@@ -42,7 +55,12 @@ test("bad input: a managed stack, an unknown project, traversal in file paths, a
     ["shop", { content: twoServices, files: { "../escape": "x" } }, 400, "invalid_path"],
     ["shop", { content: twoServices, files: { "conf/../../x": "x" } }, 400, "invalid_path"],
     ["shop", { content: "services: [web\n  image: x" }, 400, "invalid_compose"],
-    ["shop", { content: `services:\n  web:\n    image: x\nx: "${"y".repeat(1024 * 1024)}"\n` }, 413, "compose_too_large"],
+    [
+      "shop",
+      { content: `services:\n  web:\n    image: x\nx: "${"y".repeat(1024 * 1024)}"\n` },
+      413,
+      "compose_too_large",
+    ],
     ["Not%20A%20Name", {}, 400, "invalid_name"],
   ]
   for (const [name, body, status, code] of cases) {

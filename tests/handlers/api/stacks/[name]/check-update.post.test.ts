@@ -38,15 +38,26 @@ test("each image's registry is asked for its tag's digest; a differing digest is
   ])
   const records = await t.ctx.imageUpdates.records()
   expect(records.stacks.shop).toMatchObject({ update_available: true, images: [`${host}/app:1`, `${host}/db:2`] })
-  expect((await (await t.call("GET", "/api/stacks/shop")).json()).updates).toMatchObject({ stack: "shop", update_available: true, checked_at: expect.any(String) })
+  expect((await (await t.call("GET", "/api/stacks/shop")).json()).updates).toMatchObject({
+    stack: "shop",
+    update_available: true,
+    checked_at: expect.any(String),
+  })
 
   const images = await (await t.call("GET", "/api/images")).json()
   expect(images.find((i: any) => i.id === app.Id).update_available).toBe(false)
-  expect(images.find((i: any) => i.id === db.Id)).toMatchObject({ update_available: true, update_checks: [{ ref: `${host}/db:2`, remote_digest: digest("c") }] })
+  expect(images.find((i: any) => i.id === db.Id)).toMatchObject({
+    update_available: true,
+    update_checks: [{ ref: `${host}/db:2`, remote_digest: digest("c") }],
+  })
 })
 
 test("an image built here (no registry digest) or an unreachable registry cannot be told: null with the reason", async () => {
-  registry = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(null, { headers: { "docker-content-digest": digest("d") } }) })
+  registry = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response(null, { headers: { "docker-content-digest": digest("d") } }),
+  })
   t = await testApp()
   const labels = { "com.docker.compose.project": "lab", "com.docker.compose.service": "x" }
   t.engine.addImage([`127.0.0.1:${registry.port}/local:1`])

@@ -28,18 +28,38 @@ async function app(compose = COMPOSE) {
   return t
 }
 
-const writes = () => t.engine.calls.filter((c) => /^(create|remove|put|load|containerAction)/.test(c.op) && c.op !== "removeContainer" && !(c.op === "createContainer" && (c.args[0] as any).Labels?.["harbormaster.transfer"]))
+const writes = () =>
+  t.engine.calls.filter(
+    (c) =>
+      /^(create|remove|put|load|containerAction)/.test(c.op) &&
+      c.op !== "removeContainer" &&
+      !(c.op === "createContainer" && (c.args[0] as any).Labels?.["harbormaster.transfer"]),
+  )
 
 test("a dry run returns the plan and changes nothing", async () => {
   await app()
   const res = await t.call("POST", "/api/stacks/web/copy", { as: "web-staging", dry_run: true })
   expect(res.status).toBe(200)
   const plan = await res.json()
-  expect(plan).toMatchObject({ source: "web", target: "web-staging", same_server: true, dry_run: true, started: false, blockers: [], binds: [], images: [{ ref: "busybox:latest", on_destination: true, send: false }] })
-  expect(plan.volumes.map((v: any) => [v.key, v.source, v.target, v.transfer])).toEqual([["data", "web_data", "web-staging_data", true], ["logs", "web_logs", "web-staging_logs", true]])
+  expect(plan).toMatchObject({
+    source: "web",
+    target: "web-staging",
+    same_server: true,
+    dry_run: true,
+    started: false,
+    blockers: [],
+    binds: [],
+    images: [{ ref: "busybox:latest", on_destination: true, send: false }],
+  })
+  expect(plan.volumes.map((v: any) => [v.key, v.source, v.target, v.transfer])).toEqual([
+    ["data", "web_data", "web-staging_data", true],
+    ["logs", "web_logs", "web-staging_logs", true],
+  ])
   expect(plan.warnings).toEqual(["volume never (web_never) was never created on the source; the copy creates it empty"])
   expect(t.ctx.stacks.names()).toEqual(["web"])
-  expect(t.engine.calls.filter((c) => c.op !== "listContainers" && c.op !== "listVolumes" && c.op !== "listImages")).toEqual([])
+  expect(
+    t.engine.calls.filter((c) => c.op !== "listContainers" && c.op !== "listVolumes" && c.op !== "listImages"),
+  ).toEqual([])
   expect(t.compose.calls).toEqual([])
 })
 
@@ -54,7 +74,11 @@ test("a copy on the same server under a new name writes the volumes and the stac
   expect(copy.env).toEqual(source.env)
   expect(copy.versions).toEqual(source.versions)
   expect(t.compose.calls.map((c) => [c.project, c.args[0]])).toEqual([["web-staging", "up"]])
-  expect(t.ctx.events.history().some((e) => e.action === "copy" && e.message === "copied web from this server to this server as web-staging")).toBe(true)
+  expect(
+    t.ctx.events
+      .history()
+      .some((e) => e.action === "copy" && e.message === "copied web from this server to this server as web-staging"),
+  ).toBe(true)
   expect([...t.engine.containers.values()].filter((c) => c.labels["harbormaster.transfer"])).toEqual([])
 })
 
@@ -99,7 +123,9 @@ test("an undo that fails names what to remove by hand in an error event, without
   }
   expect((await t.call("POST", "/api/stacks/web/copy", { as: "web-staging", start: true })).status).toBe(502)
   const event = t.ctx.events.history().find((e) => e.level === "error")!
-  expect(event.message).toBe("the copy of web to this server as web-staging failed and could not undo itself; remove by hand on this server: volume web-staging_data (volume is in use)")
+  expect(event.message).toBe(
+    "the copy of web to this server as web-staging failed and could not undo itself; remove by hand on this server: volume web-staging_data (volume is in use)",
+  )
   expect(JSON.stringify(t.ctx.events.history())).not.toContain("hunter2")
   expect(t.engine.volumes.has("web-staging_logs")).toBe(false)
 })

@@ -19,8 +19,15 @@ volumes:
 async function deployed() {
   t = await stackApp()
   withToken(t.dataDir)
-  await t.ctx.stacks.deploy("web", COMPOSE, [{ key: "TAG", value: "1", secret: false }, { key: "PREFIX", value: "prod", secret: true }])
-  await t.ctx.stacks.setEnv("web", [{ key: "TAG", value: "1", secret: false }, { key: "PREFIX", value: "prod", secret: true }, { key: "NEW", value: "x", secret: false }])
+  await t.ctx.stacks.deploy("web", COMPOSE, [
+    { key: "TAG", value: "1", secret: false },
+    { key: "PREFIX", value: "prod", secret: true },
+  ])
+  await t.ctx.stacks.setEnv("web", [
+    { key: "TAG", value: "1", secret: false },
+    { key: "PREFIX", value: "prod", secret: true },
+    { key: "NEW", value: "x", secret: false },
+  ])
   return t
 }
 
@@ -34,13 +41,24 @@ test("the whole stack: compose, environment with secrets in the clear, versions,
     format: "harbormaster.stack/1",
     name: "web",
     compose: COMPOSE,
-    env: [{ key: "TAG", value: "1", secret: false }, { key: "PREFIX", value: "prod", secret: true }, { key: "NEW", value: "x", secret: false }],
+    env: [
+      { key: "TAG", value: "1", secret: false },
+      { key: "PREFIX", value: "prod", secret: true },
+      { key: "NEW", value: "x", secret: false },
+    ],
     current_version: 1,
     images: ["busybox:1"],
     dir,
     mounts: {
       volumes: [
-        { key: "data", name: "web_data", external: false, explicit_name: false, anonymous: false, mounts: [{ service: "app", target: "/data", read_only: false }] },
+        {
+          key: "data",
+          name: "web_data",
+          external: false,
+          explicit_name: false,
+          anonymous: false,
+          mounts: [{ service: "app", target: "/data", read_only: false }],
+        },
         { key: "shared", name: "prod-shared", external: false, explicit_name: true, anonymous: false, mounts: [] },
         { key: null, name: null, anonymous: true, mounts: [{ service: "app", target: "/cache", read_only: false }] },
       ],
@@ -48,7 +66,14 @@ test("the whole stack: compose, environment with secrets in the clear, versions,
     },
   })
   expect(doc.versions).toHaveLength(1)
-  expect(doc.versions[0]).toMatchObject({ version: 1, action: "deploy", env: [{ key: "TAG", value: "1" }, { key: "PREFIX", value: "prod", secret: true }] })
+  expect(doc.versions[0]).toMatchObject({
+    version: 1,
+    action: "deploy",
+    env: [
+      { key: "TAG", value: "1" },
+      { key: "PREFIX", value: "prod", secret: true },
+    ],
+  })
 })
 
 test("sizes=true measures the volumes with one throwaway container, removed afterwards", async () => {
@@ -59,10 +84,17 @@ test("sizes=true measures the volumes with one throwaway container, removed afte
     yield { stream: "stdout", ts: "", line: "12345\t/v/0" }
   }
   const doc = await (await t.call("GET", "/api/stacks/web/export?sizes=true", undefined, bearer)).json()
-  expect(doc.mounts.volumes.map((v: any) => [v.name, v.size])).toEqual([["web_data", 12345], ["prod-shared", null], [null, undefined]])
+  expect(doc.mounts.volumes.map((v: any) => [v.name, v.size])).toEqual([
+    ["web_data", 12345],
+    ["prod-shared", null],
+    [null, undefined],
+  ])
   const creates = t.engine.calls.filter((c) => c.op === "createContainer")
   expect(creates).toHaveLength(1)
-  expect(creates[0]!.args[0]).toMatchObject({ Cmd: ["du", "-s", "-b", "/v/0"], HostConfig: { NetworkMode: "none", Mounts: [{ Source: "web_data", Target: "/v/0", ReadOnly: true }] } })
+  expect(creates[0]!.args[0]).toMatchObject({
+    Cmd: ["du", "-s", "-b", "/v/0"],
+    HostConfig: { NetworkMode: "none", Mounts: [{ Source: "web_data", Target: "/v/0", ReadOnly: true }] },
+  })
   expect(t.engine.containers.size).toBe(1) // the stack's own container; the measuring one is gone
 })
 

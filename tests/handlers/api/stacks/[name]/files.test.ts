@@ -23,7 +23,10 @@ const snapshot = () =>
   Object.fromEntries(
     readdirSync(t.dataDir, { recursive: true, withFileTypes: true }).map((e) => {
       const p = join(e.parentPath, e.name)
-      return [relative(t.dataDir, p), e.isDirectory() ? "<dir>" : e.isSymbolicLink() ? "<link>" : readFileSync(p, "utf8")]
+      return [
+        relative(t.dataDir, p),
+        e.isDirectory() ? "<dir>" : e.isSymbolicLink() ? "<link>" : readFileSync(p, "utf8"),
+      ]
     }),
   )
 
@@ -43,7 +46,10 @@ test("a deploy with files writes them beside compose.yaml, lets compose see them
     { path: "base.yaml", size: base.length },
     { path: "nginx.conf", size: files["nginx.conf"].length },
   ])
-  expect(await (await t.call("GET", "/api/stacks/demo/files/nginx.conf")).json()).toEqual({ path: "nginx.conf", content: files["nginx.conf"] })
+  expect(await (await t.call("GET", "/api/stacks/demo/files/nginx.conf")).json()).toEqual({
+    path: "nginx.conf",
+    content: files["nginx.conf"],
+  })
   expect((await t.call("GET", "/api/stacks/demo/files/nope.conf")).status).toBe(404)
   expect((await t.call("GET", "/api/stacks/nope/files")).status).toBe(404)
   const [v1] = await (await t.call("GET", "/api/stacks/demo/versions")).json()
@@ -51,9 +57,14 @@ test("a deploy with files writes them beside compose.yaml, lets compose see them
   // A redeploy without files keeps them; the nginx.conf bind is a file of the stack, ./data its data.
   expect((await t.call("POST", "/api/stacks", { name: "demo", content: compose })).status).toBe(200)
   expect(readFileSync(join(dir(), "base.yaml"), "utf8")).toBe(base)
-  const doc = await (await t.call("GET", "/api/stacks/demo/export", undefined, { authorization: `Bearer ${await token()}` })).json()
+  const doc = await (
+    await t.call("GET", "/api/stacks/demo/export", undefined, { authorization: `Bearer ${await token()}` })
+  ).json()
   expect(doc.files).toEqual(files)
-  expect(doc.mounts.binds.map((b: any) => [b.target, b.data, b.file ?? false])).toEqual([["/etc/nginx.conf", false, true], ["/data", true, false]])
+  expect(doc.mounts.binds.map((b: any) => [b.target, b.data, b.file ?? false])).toEqual([
+    ["/etc/nginx.conf", false, true],
+    ["/data", true, false],
+  ])
 })
 
 const token = async () => (await (await t.call("POST", "/api/cluster/token")).json()).token
@@ -81,12 +92,22 @@ test("PUT and DELETE change a file without deploying (files_pending), apply depl
   expect((await t.call("DELETE", "/api/stacks/demo/files/conf.d/site.conf")).status).toBe(404)
 
   await t.call("PUT", "/api/stacks/demo/files/nginx.conf", { content: "worker_processes 2;\n" })
-  expect(await (await t.call("POST", "/api/stacks/demo/apply")).json()).toMatchObject({ current_version: 2, files_pending: false })
+  expect(await (await t.call("POST", "/api/stacks/demo/apply")).json()).toMatchObject({
+    current_version: 2,
+    files_pending: false,
+  })
   const versions = await (await t.call("GET", "/api/stacks/demo/versions")).json()
-  expect(versions[1].changes).toMatchObject({ compose: false, files: { added: [], removed: [], changed: ["nginx.conf"] } })
+  expect(versions[1].changes).toMatchObject({
+    compose: false,
+    files: { added: [], removed: [], changed: ["nginx.conf"] },
+  })
 
   await t.call("PUT", "/api/stacks/demo/files/extra.env", { content: "A=1\n" })
-  expect(await (await t.call("POST", "/api/stacks/demo/rollback/1")).json()).toMatchObject({ current_version: 1, files_pending: false, files: ["base.yaml", "nginx.conf"] })
+  expect(await (await t.call("POST", "/api/stacks/demo/rollback/1")).json()).toMatchObject({
+    current_version: 1,
+    files_pending: false,
+    files: ["base.yaml", "nginx.conf"],
+  })
   expect(readFileSync(join(dir(), "nginx.conf"), "utf8")).toBe(files["nginx.conf"])
   expect(existsSync(join(dir(), "extra.env"))).toBe(false)
 })
@@ -102,10 +123,24 @@ test("bad paths, reserved names, oversize files and too many files are refused a
     expect([path, res.status]).toEqual([path, status])
     if (code) expect([path, (await res.json()).error.code]).toEqual([path, code])
   }
-  const put = (p: string, status: number, code?: string, content = "x") => refused("PUT", `/api/stacks/demo/files/${p}`, { content }, status, code)
-  for (const p of ["..%2Fescape", "a/..%2F..%2Fescape", "%2Fetc%2Fpasswd", "a%00b", ".hidden", "a//b", "a%5Cb", "a%2F.%2Fb", `${"d/".repeat(32)}f`, Array(11).fill("x".repeat(100)).join("%2F"), "x".repeat(101)])
+  const put = (p: string, status: number, code?: string, content = "x") =>
+    refused("PUT", `/api/stacks/demo/files/${p}`, { content }, status, code)
+  for (const p of [
+    "..%2Fescape",
+    "a/..%2F..%2Fescape",
+    "%2Fetc%2Fpasswd",
+    "a%00b",
+    ".hidden",
+    "a//b",
+    "a%5Cb",
+    "a%2F.%2Fb",
+    `${"d/".repeat(32)}f`,
+    Array(11).fill("x".repeat(100)).join("%2F"),
+    "x".repeat(101),
+  ])
     await put(p, 400, "invalid_path")
-  for (const p of ["compose.yaml", "env.json", "state.json", "versions/1.json", "versions/x"]) await put(p, 400, "reserved_path")
+  for (const p of ["compose.yaml", "env.json", "state.json", "versions/1.json", "versions/x"])
+    await put(p, 400, "reserved_path")
   await put(".env", 400)
   await put("etc-link/passwd", 400, "invalid_path") // a symlink in the stack's folder is never followed
   await put("data/db", 409, "path_taken") // the stack's data stays its own
@@ -116,7 +151,8 @@ test("bad paths, reserved names, oversize files and too many files are refused a
   await refused("DELETE", "/api/stacks/demo/files/compose.yaml", undefined, 400, "reserved_path")
   await refused("GET", "/api/stacks/demo/files/..%2Fdemo%2Fstate.json", undefined, 400, "invalid_path")
 
-  const deploy = (f: Record<string, string>, status: number, code?: string) => refused("POST", "/api/stacks", { name: "demo", content: compose, files: { ...files, ...f } }, status, code)
+  const deploy = (f: Record<string, string>, status: number, code?: string) =>
+    refused("POST", "/api/stacks", { name: "demo", content: compose, files: { ...files, ...f } }, status, code)
   await deploy({ "../escape": "x" }, 400, "invalid_path")
   await deploy({ "/etc/cron.d/x": "x" }, 400, "invalid_path")
   await deploy({ "state.json": "{}" }, 400, "reserved_path")
@@ -132,7 +168,9 @@ test("bad paths, reserved names, oversize files and too many files are refused a
 test("a file compose refuses (or that reaches outside the stack) is refused on PUT, and nothing is written", async () => {
   await deployed()
   const before = readFileSync(join(dir(), "base.yaml"), "utf8")
-  let res = await t.call("PUT", "/api/stacks/demo/files/base.yaml", { content: "services:\n  base:\n    image: busybox\n    env_file: /etc/shadow\n" })
+  let res = await t.call("PUT", "/api/stacks/demo/files/base.yaml", {
+    content: "services:\n  base:\n    image: busybox\n    env_file: /etc/shadow\n",
+  })
   expect([res.status, (await res.json()).error.code]).toEqual([400, "host_path_refused"])
   t.compose.failures.set("config", "service base: extends refers to a missing service")
   res = await t.call("DELETE", "/api/stacks/demo/files/base.yaml")
@@ -150,10 +188,18 @@ test("export and import carry the files and every version's files", async () => 
   const res = await t.call("POST", "/api/stacks/import", { ...doc, name: "copy" }, auth)
   expect(res.status).toBe(201)
   expect(readFileSync(join(t.dataDir, "stacks/copy/nginx.conf"), "utf8")).toBe("pending\n")
-  expect(await (await t.call("GET", "/api/stacks/copy")).json()).toMatchObject({ files_pending: true, files: ["base.yaml", "nginx.conf"] })
+  expect(await (await t.call("GET", "/api/stacks/copy")).json()).toMatchObject({
+    files_pending: true,
+    files: ["base.yaml", "nginx.conf"],
+  })
   const bad = await t.call("POST", "/api/stacks/import", { ...doc, name: "bad", files: { "../x": "x" } }, auth)
   expect(bad.status).toBe(400)
-  const badVersion = await t.call("POST", "/api/stacks/import", { ...doc, name: "bad", versions: [{ ...doc.versions[0], files: { "state.json": "{}" } }] }, auth)
+  const badVersion = await t.call(
+    "POST",
+    "/api/stacks/import",
+    { ...doc, name: "bad", versions: [{ ...doc.versions[0], files: { "state.json": "{}" } }] },
+    auth,
+  )
   expect(badVersion.status).toBe(400)
   expect(existsSync(join(t.dataDir, "stacks/bad"))).toBe(false)
 })
@@ -162,7 +208,10 @@ test("apply and rollback recreate the services that bind a file whose content ch
   await deployed()
   await t.call("PUT", "/api/stacks/demo/files/nginx.conf", { content: "changed\n" })
   await t.call("POST", "/api/stacks/demo/apply")
-  expect(t.compose.calls.slice(-2).map((c) => c.args.join(" "))).toEqual(["up -d --remove-orphans", "up -d --no-deps --force-recreate web"])
+  expect(t.compose.calls.slice(-2).map((c) => c.args.join(" "))).toEqual([
+    "up -d --remove-orphans",
+    "up -d --no-deps --force-recreate web",
+  ])
   await t.call("PUT", "/api/stacks/demo/files/other.conf", { content: "not bound\n" })
   await t.call("POST", "/api/stacks/demo/apply")
   expect(t.compose.calls.at(-1)!.args.join(" ")).toBe("up -d --remove-orphans")

@@ -16,16 +16,31 @@ afterAll(() => t.close())
 const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as any })
 
 test("a stack without a git source: status and sync are 404 no_git_source, detaching too", async () => {
-  for (const [method, path] of [["GET", "/api/stacks/plain/git"], ["POST", "/api/stacks/plain/git/sync"], ["DELETE", "/api/stacks/plain/git"]] as const) {
+  for (const [method, path] of [
+    ["GET", "/api/stacks/plain/git"],
+    ["POST", "/api/stacks/plain/git/sync"],
+    ["DELETE", "/api/stacks/plain/git"],
+  ] as const) {
     const res = await json(await t.call(method, path, method === "POST" ? {} : undefined))
     expect([path, res.status, res.body.error.code]).toEqual([path, 404, "no_git_source"])
   }
 })
 
 test("the webhook answers a foreign Host and Origin with its own 401, not the browser guard's 403, and says so on the bus", async () => {
-  const res = await json(await t.call("POST", "/api/stacks/plain/git/webhook", '{"ref":"refs/heads/main"}', { host: "harbor.example.com", origin: "https://git.example.com", "x-hub-signature-256": "sha256=00" }))
+  const res = await json(
+    await t.call("POST", "/api/stacks/plain/git/webhook", '{"ref":"refs/heads/main"}', {
+      host: "harbor.example.com",
+      origin: "https://git.example.com",
+      "x-hub-signature-256": "sha256=00",
+    }),
+  )
   expect(res).toEqual({ status: 401, body: { error: { code: "bad_signature", message: expect.any(String) } } })
-  expect(t.ctx.events.history().filter((e) => e.type === "git").map((e) => e.action)).toEqual(["webhook_refused"])
+  expect(
+    t.ctx.events
+      .history()
+      .filter((e) => e.type === "git")
+      .map((e) => e.action),
+  ).toEqual(["webhook_refused"])
   // Any other route from that Host is still refused by the guard.
   expect((await t.call("POST", "/api/stacks/plain/git/sync", {}, { host: "harbor.example.com" })).status).toBe(403)
 })
@@ -35,12 +50,23 @@ test("a repository URL with a credential in it, or of a protocol not allowed, is
     const res = await json(await t.call("PUT", "/api/stacks/fromgit/git", { url }))
     expect([url, res.status, res.body.error.code]).toEqual([url, 400, "invalid_git_url"])
   }
-  expect((await json(await t.call("PUT", "/api/stacks/fromgit/git", { url: "https://git.example.com/a.git", path: "../compose.yaml" }))).body.error.code).toBe("invalid_git_path")
+  expect(
+    (
+      await json(
+        await t.call("PUT", "/api/stacks/fromgit/git", {
+          url: "https://git.example.com/a.git",
+          path: "../compose.yaml",
+        }),
+      )
+    ).body.error.code,
+  ).toBe("invalid_git_path")
   expect(t.ctx.stacks.has("fromgit")).toBe(false)
 })
 
 test("a schedule that is neither an interval nor a cron expression is 400", async () => {
-  const res = await json(await t.call("PUT", "/api/stacks/fromgit/git", { url: "https://git.example.com/a.git", schedule: "every tuesday" }))
+  const res = await json(
+    await t.call("PUT", "/api/stacks/fromgit/git", { url: "https://git.example.com/a.git", schedule: "every tuesday" }),
+  )
   expect([res.status, res.body.error.code]).toEqual([400, "invalid_policy"])
 })
 
@@ -57,11 +83,16 @@ test("over ssh: the key is kept 0600 and never answered, the server's first key 
     const put = await app.call("PUT", "/api/stacks/overssh/git", { url: sshd.url(repo), ssh_key: sshd.clientKey })
     const putText = await put.text()
     expect(put.status).toBe(201)
-    expect(JSON.parse(putText).source).toMatchObject({ has_ssh_key: true, has_token: false, deployed_commit: await git(repo, "rev-parse", "HEAD") })
+    expect(JSON.parse(putText).source).toMatchObject({
+      has_ssh_key: true,
+      has_token: false,
+      deployed_commit: await git(repo, "rev-parse", "HEAD"),
+    })
     const status = await app.call("GET", "/api/stacks/overssh/git")
     const statusText = await status.text()
     expect(JSON.parse(statusText).known_hosts).toContain(sshd.knownHosts.trim().split(" ").slice(1).join(" "))
-    for (const text of [putText, statusText, JSON.stringify(app.ctx.events.history())]) expect(text).not.toContain(keyLine)
+    for (const text of [putText, statusText, JSON.stringify(app.ctx.events.history())])
+      expect(text).not.toContain(keyLine)
     const file = join(app.ctx.stacks.records("overssh"), "git.json")
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(readFileSync(file, "utf8")).toContain(keyLine)
@@ -70,7 +101,11 @@ test("over ssh: the key is kept 0600 and never answered, the server's first key 
     // Another key at the same address now is refused: the kept one is checked strictly.
     const other = await startSshd()
     try {
-      const moved = { ...JSON.parse(readFileSync(file, "utf8")), url: sshd.url(repo).replace(String(sshd.port), String(other.port)), known_hosts: JSON.parse(statusText).known_hosts.replace(String(sshd.port), String(other.port)) }
+      const moved = {
+        ...JSON.parse(readFileSync(file, "utf8")),
+        url: sshd.url(repo).replace(String(sshd.port), String(other.port)),
+        known_hosts: JSON.parse(statusText).known_hosts.replace(String(sshd.port), String(other.port)),
+      }
       await Bun.write(file, JSON.stringify(moved))
       const sync = await (await app.call("POST", "/api/stacks/overssh/git/sync", {})).json()
       expect(sync).toMatchObject({ verdict: "failed", error: expect.stringContaining("Host key verification failed") })

@@ -18,7 +18,11 @@ test("every image the stack's containers run is queued; images gone from the eng
   engine.addContainer({ name: "other_1", image: "other:1", labels: project("other") })
   const res = await t.call("POST", "/api/stacks/shop/scan")
   expect(res.status).toBe(202)
-  expect(await res.json()).toEqual({ stack: "shop", queued: [{ image: web.Id, ref: "web:1", state: "queued" }], missing: ["old:0"] })
+  expect(await res.json()).toEqual({
+    stack: "shop",
+    queued: [{ image: web.Id, ref: "web:1", state: "queued" }],
+    missing: ["old:0"],
+  })
 })
 
 test("an unknown stack is 404, a bad name 400", async () => {

@@ -6,16 +6,34 @@ import { series } from "../../../../lib/stats/payload.ts"
 let t: TestApp
 afterEach(() => t.close())
 
-const label = (project: string, service: string) => ({ "com.docker.compose.project": project, "com.docker.compose.service": service })
+const label = (project: string, service: string) => ({
+  "com.docker.compose.project": project,
+  "com.docker.compose.service": service,
+})
 
 test("a stack's sums over its running containers, each container's sample, and with history=true the last hour", async () => {
   t = await testApp()
-  const web = t.engine.addContainer({ name: "shop-web-1", labels: label("shop", "web"), stats: series(Date.now() - 20_000, 1, 3, 5, { rx: 2500 }) })
-  t.engine.addContainer({ name: "shop-db-1", labels: label("shop", "db"), stats: series(Date.now() - 20_000, 0.5, 3, 5, { memUsage: 5e6 }) })
+  const web = t.engine.addContainer({
+    name: "shop-web-1",
+    labels: label("shop", "web"),
+    stats: series(Date.now() - 20_000, 1, 3, 5, { rx: 2500 }),
+  })
+  t.engine.addContainer({
+    name: "shop-db-1",
+    labels: label("shop", "db"),
+    stats: series(Date.now() - 20_000, 0.5, 3, 5, { memUsage: 5e6 }),
+  })
   t.engine.addContainer({ name: "blog-web-1", labels: label("blog", "web"), stats: series(Date.now() - 20_000, 1, 3) })
   for (let i = 0; i < 3; i++) await t.ctx.stats.round()
   const body = await (await t.call("GET", "/api/stacks/shop/stats?history=true")).json()
-  expect(body.sum).toMatchObject({ name: "shop", containers: 2, cpu_percent: 150, cpu_host_percent: 75, memory_bytes: 6e6, net_rx_bytes_per_s: 500 })
+  expect(body.sum).toMatchObject({
+    name: "shop",
+    containers: 2,
+    cpu_percent: 150,
+    cpu_host_percent: 75,
+    memory_bytes: 6e6,
+    net_rx_bytes_per_s: 500,
+  })
   expect(body.containers.map((c: any) => c.name)).toEqual(["shop-db-1", "shop-web-1"])
   expect(body.history.cpu_percent).toEqual([0, 150, 150])
   expect(body.container_history[web.id].cpu_percent).toEqual([null, 100, 100])
@@ -30,7 +48,11 @@ test("an unknown stack is a 404; a bad name a 400", async () => {
 
 test("the stack's stream: one message per round with the sums", async () => {
   t = await testApp()
-  const web = t.engine.addContainer({ name: "shop-web-1", labels: label("shop", "web"), stats: series(Date.now() - 20_000, 1, 3) })
+  const web = t.engine.addContainer({
+    name: "shop-web-1",
+    labels: label("shop", "web"),
+    stats: series(Date.now() - 20_000, 1, 3),
+  })
   const messages = sseMessages(await t.call("GET", "/api/stacks/shop/stats/stream"))
   const first = messages.next()
   while (t.ctx.stats.subscriberCount === 0) await Bun.sleep(1)

@@ -11,7 +11,15 @@ afterEach(() => t.close())
 
 async function deployed() {
   t = await stackApp()
-  expect((await t.call("POST", "/api/stacks", { name: "demo", content: twoServices, env: [{ key: "TOKEN", value: "s3cret-value", secret: true }] })).status).toBe(201)
+  expect(
+    (
+      await t.call("POST", "/api/stacks", {
+        name: "demo",
+        content: twoServices,
+        env: [{ key: "TOKEN", value: "s3cret-value", secret: true }],
+      })
+    ).status,
+  ).toBe(201)
 }
 
 const mine = () => [...t.engine.containers.values()].filter((c) => c.labels[STACK_LABEL] === "demo")
@@ -22,11 +30,22 @@ test("pull, then up (no version added); the verdict is answered, recorded and pu
   expect(res.status).toBe(200)
   const body = await res.json()
   expect(body.current_version).toBe(1)
-  expect(body.update).toMatchObject({ stack: "demo", action: "update", trigger: "api", verdict: "updated", reason: null, version: 1, watch: 0 })
+  expect(body.update).toMatchObject({
+    stack: "demo",
+    action: "update",
+    trigger: "api",
+    verdict: "updated",
+    reason: null,
+    version: 1,
+    watch: 0,
+  })
   expect(t.compose.calls.slice(1).map((c) => c.args.join(" "))).toEqual(["pull", "up -d --remove-orphans"])
   const history = await (await t.call("GET", "/api/stacks/demo/updates")).json()
   expect(history.history.map((h: any) => h.verdict)).toEqual(["updated"])
-  expect(t.ctx.events.history().find((e) => e.action === "update.verdict")).toMatchObject({ name: "demo", attributes: { verdict: "updated" } })
+  expect(t.ctx.events.history().find((e) => e.action === "update.verdict")).toMatchObject({
+    name: "demo",
+    attributes: { verdict: "updated" },
+  })
   expect(t.ctx.guard.counts.updated).toBe(1)
 })
 
@@ -60,10 +79,21 @@ test("a container that exits during the watch: the images are re-tagged to the p
   expect(update.reason).toMatch(/^service (web|db): exited with code 0, 0 restarts$/)
   expect(t.compose.calls.slice(1).map((c) => c.args[0])).toEqual(["pull", "up", "up"])
   // Held under a name of ours during the update, then the tag pointed back at the held image.
-  expect(t.engine.calls.filter((c) => c.op === "tagImage").map((c) => c.args.slice(1))).toEqual(expect.arrayContaining([["busybox", "hm-pin-demo-db"], ["busybox", "hm-pin-demo-web"], ["busybox", "latest"]]))
+  expect(t.engine.calls.filter((c) => c.op === "tagImage").map((c) => c.args.slice(1))).toEqual(
+    expect.arrayContaining([
+      ["busybox", "hm-pin-demo-db"],
+      ["busybox", "hm-pin-demo-web"],
+      ["busybox", "latest"],
+    ]),
+  )
   expect(t.engine.calls.some((c) => c.op === "pullImage")).toBe(false)
   expect(JSON.stringify(update)).not.toContain("s3cret-value")
-  expect(t.ctx.events.history().map((e) => e.action).filter((a) => a.startsWith("update."))).toEqual(["update.pinned", "update.up", "update.watch", "update.rollback", "update.verdict"])
+  expect(
+    t.ctx.events
+      .history()
+      .map((e) => e.action)
+      .filter((a) => a.startsWith("update.")),
+  ).toEqual(["update.pinned", "update.up", "update.watch", "update.rollback", "update.verdict"])
 })
 
 test("a rollback whose images fail too is rollback_failed, naming what to do by hand", async () => {

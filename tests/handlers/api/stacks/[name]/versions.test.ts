@@ -6,7 +6,11 @@ afterEach(() => t.close())
 
 test("versions list what changed without values; rollback moves to a version; the current one cannot be deleted", async () => {
   t = await stackApp()
-  await t.call("POST", "/api/stacks", { name: "demo", content: twoServices, env: [{ key: "TOKEN", value: "first-secret", secret: true }] })
+  await t.call("POST", "/api/stacks", {
+    name: "demo",
+    content: twoServices,
+    env: [{ key: "TOKEN", value: "first-secret", secret: true }],
+  })
   await t.call("PUT", "/api/stacks/demo/env", [{ key: "TOKEN", value: "second-secret" }])
   await t.call("POST", "/api/stacks/demo/apply")
 
@@ -15,8 +19,16 @@ test("versions list what changed without values; rollback moves to a version; th
   expect(text).not.toContain("first-secret")
   expect(text).not.toContain("second-secret")
   const versions = JSON.parse(text)
-  expect(versions.map((v: any) => [v.version, v.action, v.current])).toEqual([[1, "deploy", false], [2, "apply", true]])
-  expect(versions[1].changes).toEqual({ from: 1, compose: false, env: { added: [], removed: [], changed: ["TOKEN"] }, files: { added: [], removed: [], changed: [] } })
+  expect(versions.map((v: any) => [v.version, v.action, v.current])).toEqual([
+    [1, "deploy", false],
+    [2, "apply", true],
+  ])
+  expect(versions[1].changes).toEqual({
+    from: 1,
+    compose: false,
+    env: { added: [], removed: [], changed: ["TOKEN"] },
+    files: { added: [], removed: [], changed: [] },
+  })
 
   const back = await t.call("POST", "/api/stacks/demo/rollback/1")
   expect(await back.json()).toMatchObject({ current_version: 1, env_pending: false })

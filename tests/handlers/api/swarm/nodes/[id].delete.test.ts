@@ -14,5 +14,10 @@ test("a down node is removed; one that is up only with force; unknown is 404", a
   expect((await t.call("DELETE", `/api/swarm/nodes/${w2!.ID}?force=true`)).status).toBe(200)
   expect((await t.call("DELETE", "/api/swarm/nodes/nosuch")).status).toBe(404)
   expect([...t.engine.swarm.nodes.values()].map((n) => n.Description.Hostname)).toEqual(["manager"])
-  expect(t.ctx.events.history().filter((e) => e.type === "swarm").map((e) => e.action)).toEqual(["node.remove", "node.remove"])
+  expect(
+    t.ctx.events
+      .history()
+      .filter((e) => e.type === "swarm")
+      .map((e) => e.action),
+  ).toEqual(["node.remove", "node.remove"])
 })

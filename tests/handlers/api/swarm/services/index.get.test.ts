@@ -7,7 +7,12 @@ afterEach(() => t.close())
 test("every service with its replicas, stack and ports: one GET /services and one GET /tasks", async () => {
   t = await testApp()
   t.engine.swarm.seed(2)
-  t.engine.swarm.addService({ name: "shop_web", replicas: 2, labels: { "com.docker.stack.namespace": "shop" }, ports: [{ Protocol: "tcp", TargetPort: 80, PublishedPort: 8080, PublishMode: "host" }] })
+  t.engine.swarm.addService({
+    name: "shop_web",
+    replicas: 2,
+    labels: { "com.docker.stack.namespace": "shop" },
+    ports: [{ Protocol: "tcp", TargetPort: 80, PublishedPort: 8080, PublishMode: "host" }],
+  })
   t.engine.swarm.addService({ name: "agent", global: true })
   t.engine.calls = []
   const res = await t.call("GET", "/api/swarm/services")
@@ -26,5 +31,7 @@ test("stack= lists that stack's services; not a manager is 409", async () => {
   expect((await t.call("GET", "/api/swarm/services")).status).toBe(409)
   t.engine.swarm.seed(1)
   await t.call("GET", "/api/swarm/services?stack=shop")
-  expect(t.engine.calls.filter((c) => c.op === "listServices").at(-1)?.args).toEqual([{ label: ["com.docker.stack.namespace=shop"] }])
+  expect(t.engine.calls.filter((c) => c.op === "listServices").at(-1)?.args).toEqual([
+    { label: ["com.docker.stack.namespace=shop"] },
+  ])
 })

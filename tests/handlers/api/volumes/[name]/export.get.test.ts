@@ -24,7 +24,10 @@ test("streams the volume as a tar from a throwaway container without network, re
   expect(create!.args[0]).toMatchObject({
     Image: "mover:1",
     NetworkDisabled: true,
-    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: "data", Target: "/v", ReadOnly: false, VolumeOptions: { NoCopy: true } }] },
+    HostConfig: {
+      NetworkMode: "none",
+      Mounts: [{ Type: "volume", Source: "data", Target: "/v", ReadOnly: false, VolumeOptions: { NoCopy: true } }],
+    },
   })
   expect(t.engine.calls.map((c) => c.op)).toContain("pullImage")
   expect(t.engine.containers.size).toBe(0)

@@ -34,7 +34,10 @@ test("creates an absent volume and unpacks the tar into it at /v (201)", async (
 test("a volume holding data is refused unless force=true", async () => {
   await app()
   await t.engine.createVolume("full")
-  const existing = await makeTar([{ name: "./", type: "directory" }, { name: "./old", content: "x" }])
+  const existing = await makeTar([
+    { name: "./", type: "directory" },
+    { name: "./old", content: "x" },
+  ])
   t.engine.getArchive = async () => new Response(existing).body!
   const tar = await makeTar([{ name: "./new", content: "y" }])
   const refused = await t.call("POST", "/api/volumes/full/import", tar, TAR)
@@ -58,9 +61,20 @@ test("an existing empty volume takes the data without force", async () => {
 
 test("an entry pointing outside the volume is refused (400) and the volume it created is removed", async () => {
   await app()
-  const res = await t.call("POST", "/api/volumes/fresh/import", await makeTar([{ name: "ok", content: "1" }, { name: "../../etc/cron.d/x", content: "2" }]), TAR)
+  const res = await t.call(
+    "POST",
+    "/api/volumes/fresh/import",
+    await makeTar([
+      { name: "ok", content: "1" },
+      { name: "../../etc/cron.d/x", content: "2" },
+    ]),
+    TAR,
+  )
   expect(res.status).toBe(400)
-  expect((await res.json()).error).toEqual({ code: "unsafe_archive", message: 'the archive entry "../../etc/cron.d/x" points outside the volume' })
+  expect((await res.json()).error).toEqual({
+    code: "unsafe_archive",
+    message: 'the archive entry "../../etc/cron.d/x" points outside the volume',
+  })
   expect(t.engine.volumes.has("fresh")).toBe(false)
   expect(t.engine.containers.size).toBe(0)
 })
@@ -74,7 +88,10 @@ test("an archive the engine refuses (a broken tar) is a 400 and the volume it cr
   }
   const res = await t.call("POST", "/api/volumes/fresh/import", await makeTar([{ name: "ok", content: "1" }]), TAR)
   expect(res.status).toBe(400)
-  expect((await res.json()).error).toEqual({ code: "invalid_archive", message: `the engine refused the archive: ${refusal}` })
+  expect((await res.json()).error).toEqual({
+    code: "invalid_archive",
+    message: `the engine refused the archive: ${refusal}`,
+  })
   expect(t.engine.volumes.has("fresh")).toBe(false)
   expect(t.engine.containers.size).toBe(0)
 })
@@ -82,7 +99,12 @@ test("an archive the engine refuses (a broken tar) is a 400 and the volume it cr
 test("a pre-existing volume is never removed when its import fails", async () => {
   await app()
   await t.engine.createVolume("kept")
-  const res = await t.call("POST", "/api/volumes/kept/import?force=true", await makeTar([{ name: "/abs", content: "2" }]), TAR)
+  const res = await t.call(
+    "POST",
+    "/api/volumes/kept/import?force=true",
+    await makeTar([{ name: "/abs", content: "2" }]),
+    TAR,
+  )
   expect(res.status).toBe(400)
   expect(t.engine.volumes.has("kept")).toBe(true)
 })

@@ -18,10 +18,18 @@ test("forwards any method, body and query to the node, without Authorization; th
   t = await testApp()
   node = fakeNode()
   await t.ctx.nodes.register({ server_id: node.serverId, name: "n", url: node.url })
-  const res = await t.call("PUT", "/api/nodes/n/proxy/created?x=1", new Uint8Array([1, 2, 3]), { "content-type": "application/x-tar", authorization: "Bearer secret" })
+  const res = await t.call("PUT", "/api/nodes/n/proxy/created?x=1", new Uint8Array([1, 2, 3]), {
+    "content-type": "application/x-tar",
+    authorization: "Bearer secret",
+  })
   expect(res.status).toBe(201)
   const seen = await res.json()
-  expect(seen).toMatchObject({ method: "PUT", path: "/created?x=1", bytes: 3, headers: { "content-type": "application/x-tar" } })
+  expect(seen).toMatchObject({
+    method: "PUT",
+    path: "/created?x=1",
+    bytes: 3,
+    headers: { "content-type": "application/x-tar" },
+  })
   expect(seen.headers.authorization).toBeUndefined()
 })
 
@@ -31,7 +39,10 @@ test("a node not in the registry is 404; a node that does not answer is 502", as
   await t.ctx.nodes.register({ server_id: "s", name: "down", url: `http://127.0.0.1:${await freePort()}` })
   const res = await t.call("POST", "/api/nodes/down/proxy/api/stacks", { a: 1 })
   expect(res.status).toBe(502)
-  expect((await res.json()).error).toMatchObject({ code: "node_unreachable", message: expect.stringContaining('node "down"') })
+  expect((await res.json()).error).toMatchObject({
+    code: "node_unreachable",
+    message: expect.stringContaining('node "down"'),
+  })
 })
 
 test("a client leaving an SSE stream through the gateway closes the node's stream", async () => {
@@ -64,16 +75,29 @@ test("with sign-in on both sides, the gateway's calls reach the member as the ca
     for (const s of [cp, member]) await s.addUser("alice", "admin")
     const [atCp, atMember] = [await cp.signIn("alice"), await member.signIn("alice")]
     const token = cp.ctx.cluster.mint()
-    const joined = await member.call("POST", "/api/cluster/join", { control_plane_url: served[0]!.url, token, name: "m", advertise: served[1]!.url }, { cookie: atMember })
+    const joined = await member.call(
+      "POST",
+      "/api/cluster/join",
+      { control_plane_url: served[0]!.url, token, name: "m", advertise: served[1]!.url },
+      { cookie: atMember },
+    )
     expect((await joined.json()).node.status).toBe("online")
     expect(await member.ctx.cluster.read()).toMatchObject({ control_plane_id: cp.ctx.serverId })
     member.engine.addContainer({ name: "web" })
 
     // JSON, a change, and an event stream, through the gateway with the control plane's session only
-    const listed = await cp.call("GET", "/api/nodes/m/proxy/api/containers?all=true", undefined, { cookie: atCp, "x-hm-proof": "v1.from.the-client" })
+    const listed = await cp.call("GET", "/api/nodes/m/proxy/api/containers?all=true", undefined, {
+      cookie: atCp,
+      "x-hm-proof": "v1.from.the-client",
+    })
     expect(listed.status).toBe(200)
     expect((await listed.json()).map((c: { name: string }) => c.name)).toContain("web")
-    const created = await cp.call("POST", "/api/nodes/m/proxy/api/users", { name: "bob", password: "a long password", role: "viewer" }, { cookie: atCp })
+    const created = await cp.call(
+      "POST",
+      "/api/nodes/m/proxy/api/users",
+      { name: "bob", password: "a long password", role: "viewer" },
+      { cookie: atCp },
+    )
     expect(created.status).toBe(201)
     const follow = new AbortController()
     void member.ctx.events.follow(member.engine, follow.signal)
@@ -88,7 +112,10 @@ test("with sign-in on both sides, the gateway's calls reach the member as the ca
     follow.abort()
 
     // The shell over the gateway's WebSocket
-    const shell = await terminal(`${served[0]!.url.replace("http:", "ws:")}/api/nodes/m/proxy/api/containers/web/shell`, { headers: { cookie: atCp, origin: served[0]!.url } })
+    const shell = await terminal(
+      `${served[0]!.url.replace("http:", "ws:")}/api/nodes/m/proxy/api/containers/web/shell`,
+      { headers: { cookie: atCp, origin: served[0]!.url } },
+    )
     shell.type("hello")
     await shell.waitFor(/hello/)
     shell.ws.close()
@@ -96,19 +123,31 @@ test("with sign-in on both sides, the gateway's calls reach the member as the ca
 
     // The member's audit names alice coming through the control plane (the shell's close is written as its socket ends)
     const through = async () => {
-      const { entries } = await (await member.call("GET", "/api/audit?user=alice", undefined, { cookie: atMember })).json()
-      return entries.filter((e: { via?: string }) => e.via === cp.ctx.serverId).map((e: any) => `${e.action ?? e.method} ${e.route} ${e.status} ${e.source} ${e.role}`) as string[]
+      const { entries } = await (
+        await member.call("GET", "/api/audit?user=alice", undefined, { cookie: atMember })
+      ).json()
+      return entries
+        .filter((e: { via?: string }) => e.via === cp.ctx.serverId)
+        .map((e: any) => `${e.action ?? e.method} ${e.route} ${e.status} ${e.source} ${e.role}`) as string[]
     }
     for (let i = 0; i < 100 && !(await through()).some((e) => e.startsWith("ws.close")); i++) await Bun.sleep(10)
-    expect(await through()).toEqual(expect.arrayContaining(["POST /api/users 201 cluster admin", "ws.open /api/containers/:id/shell 101 cluster admin", "ws.close /api/containers/:id/shell 101 cluster admin"]))
+    expect(await through()).toEqual(
+      expect.arrayContaining([
+        "POST /api/users 201 cluster admin",
+        "ws.open /api/containers/:id/shell 101 cluster admin",
+        "ws.close /api/containers/:id/shell 101 cluster admin",
+      ]),
+    )
 
     // Directly: no credential, a made-up proof, a replayed one, and a role the route's table refuses
-    const direct = (path: string, headers: Record<string, string> = {}) => fetch(`${served[1]!.url}${path}`, { headers })
+    const direct = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${served[1]!.url}${path}`, { headers })
     expect((await direct("/api/containers")).status).toBe(401)
     const madeUp = await direct("/api/containers", { "x-hm-proof": "v1.from.the-client" })
     expect(madeUp.status).toBe(401)
     expect((await madeUp.json()).error.message).toBe("the gateway's proof is refused: malformed")
-    const proof = (role: string, path: string) => signProof(token, "GET", path, { controlPlane: cp.ctx.serverId, node: member.ctx.serverId, user: "mallory", role })
+    const proof = (role: string, path: string) =>
+      signProof(token, "GET", path, { controlPlane: cp.ctx.serverId, node: member.ctx.serverId, user: "mallory", role })
     const once = proof("admin", "/api/containers")
     expect((await direct("/api/containers", { "x-hm-proof": once })).status).toBe(200)
     const replayed = await direct("/api/containers", { "x-hm-proof": once })
@@ -117,7 +156,11 @@ test("with sign-in on both sides, the gateway's calls reach the member as the ca
     const low = await direct("/api/audit", { "x-hm-proof": proof("viewer", "/api/audit") })
     expect(low.status).toBe(403)
     expect((await low.json()).error.message).toBe("this needs the admin role; mallory has viewer")
-    const refusals = (await (await member.call("GET", "/api/audit?status_min=401&status_max=403", undefined, { cookie: atMember })).json()).entries
+    const refusals = (
+      await (
+        await member.call("GET", "/api/audit?status_min=401&status_max=403", undefined, { cookie: atMember })
+      ).json()
+    ).entries
     expect(refusals.map((e: any) => `${e.user} ${e.via ?? "-"} ${e.route} ${e.status}`)).toEqual(
       expect.arrayContaining(["null - /api/containers 401", "mallory " + cp.ctx.serverId + " /api/audit 403"]),
     )
@@ -139,9 +182,19 @@ test("a member with sign-in off answers the gateway as before: the proof is not 
   try {
     await cp.addUser("alice", "admin")
     const token = cp.ctx.cluster.mint()
-    await member.call("POST", "/api/cluster/join", { control_plane_url: served[0]!.url, token, name: "m", advertise: served[1]!.url })
-    expect((await cp.call("GET", "/api/nodes/m/proxy/api/containers", undefined, { cookie: await cp.signIn("alice") })).status).toBe(200)
-    expect((await fetch(`${served[1]!.url}/api/containers`, { headers: { "x-hm-proof": "v1.made.up" } })).status).toBe(200)
+    await member.call("POST", "/api/cluster/join", {
+      control_plane_url: served[0]!.url,
+      token,
+      name: "m",
+      advertise: served[1]!.url,
+    })
+    expect(
+      (await cp.call("GET", "/api/nodes/m/proxy/api/containers", undefined, { cookie: await cp.signIn("alice") }))
+        .status,
+    ).toBe(200)
+    expect((await fetch(`${served[1]!.url}/api/containers`, { headers: { "x-hm-proof": "v1.made.up" } })).status).toBe(
+      200,
+    )
   } finally {
     for (const s of served) s.stop()
     member.close()

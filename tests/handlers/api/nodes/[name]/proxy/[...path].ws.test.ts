@@ -12,7 +12,12 @@ afterEach(() => {
   t.close()
 })
 
-const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }
+const upgrade = {
+  connection: "Upgrade",
+  upgrade: "websocket",
+  "sec-websocket-version": "13",
+  "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+}
 
 test("a WebSocket through the gateway reaches the node's route and echoes both ways", async () => {
   t = await testApp()
@@ -45,7 +50,10 @@ test("the upgrade is refused with 404 for an unknown node, 502 for one that does
   expect((await res.json()).error.code).toBe("node_unreachable")
   const refused = await fetch(`${served.url}/api/nodes/n/proxy/api/cluster/verify`, { headers: upgrade })
   expect(refused.status).toBe(401)
-  expect((await refused.json()).error).toEqual({ code: "upgrade_refused", message: 'node "n" answered the WebSocket upgrade with HTTP 401' })
+  expect((await refused.json()).error).toEqual({
+    code: "upgrade_refused",
+    message: 'node "n" answered the WebSocket upgrade with HTTP 401',
+  })
   const notSocket = await fetch(`${served.url}/api/nodes/n/proxy/created`, { headers: upgrade })
   expect(notSocket.status).toBe(502)
   expect((await notSocket.json()).error.code).toBe("upgrade_refused")

@@ -15,5 +15,10 @@ test("every task is replaced: ForceUpdate goes up by one", async () => {
   expect(running).toHaveLength(2)
   expect(running.some((id: string) => before.includes(id))).toBe(false)
   expect((t.engine.calls.find((c) => c.op === "updateService")!.args[2] as any).TaskTemplate.ForceUpdate).toBe(1)
-  expect(t.ctx.events.history().filter((e) => e.type === "swarm").map((e) => e.action)).toEqual(["service.force_update"])
+  expect(
+    t.ctx.events
+      .history()
+      .filter((e) => e.type === "swarm")
+      .map((e) => e.action),
+  ).toEqual(["service.force_update"])
 })

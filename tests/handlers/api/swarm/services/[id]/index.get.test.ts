@@ -13,6 +13,8 @@ test("a service with its tasks per node (hostname, state, desired state, contain
   const body = await res.json()
   expect(body).toMatchObject({ id: s.ID, name: "web", replicas: { desired: 3, running: 3 } })
   expect(body.tasks.map((x: any) => x.node).sort()).toEqual(["manager", "worker1", "worker2"])
-  expect(body.tasks.every((x: any) => x.state === "running" && x.desired_state === "running" && x.container_id)).toBe(true)
+  expect(body.tasks.every((x: any) => x.state === "running" && x.desired_state === "running" && x.container_id)).toBe(
+    true,
+  )
   expect((await t.call("GET", "/api/swarm/services/nosuch")).status).toBe(404)
 })

@@ -20,7 +20,10 @@ test("SSE of the service's lines with the service's name and each line's task as
   expect(res.headers.get("content-type")).toBe("text/event-stream")
   const lines = await collect(res)
   const tasks = [...t.engine.swarm.tasks.values()].filter((x) => x.ServiceID === s.ID).map((x) => x.ID)
-  expect(lines.map((l) => [l.service, l.stream, l.line])).toEqual([["web", "stdout", "one"], ["web", "stderr", "two"]])
+  expect(lines.map((l) => [l.service, l.stream, l.line])).toEqual([
+    ["web", "stdout", "one"],
+    ["web", "stderr", "two"],
+  ])
   expect(lines.map((l) => l.container).sort()).toEqual(tasks.sort())
   expect(t.engine.calls.find((c) => c.op === "serviceLogs")?.args[1]).toMatchObject({ follow: false, tail: "all" })
 })

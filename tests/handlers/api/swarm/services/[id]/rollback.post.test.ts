@@ -14,6 +14,12 @@ test("the swarm's own rollback (rollback=previous) after a scale; none before an
   await t.call("POST", "/api/swarm/services/web/scale", { replicas: 3 })
   const res = await t.call("POST", "/api/swarm/services/web/rollback")
   expect(res.status).toBe(200)
-  expect(await res.json()).toMatchObject({ replicas: { desired: 1, running: 1 }, update_status: { state: "rollback_completed" } })
-  expect(t.engine.calls.filter((c) => c.op === "updateService").map((c) => c.args[3])).toEqual([{}, { rollback: "previous" }])
+  expect(await res.json()).toMatchObject({
+    replicas: { desired: 1, running: 1 },
+    update_status: { state: "rollback_completed" },
+  })
+  expect(t.engine.calls.filter((c) => c.op === "updateService").map((c) => c.args[3])).toEqual([
+    {},
+    { rollback: "previous" },
+  ])
 })
