@@ -1,3 +1,5 @@
+import type { DomainError, ErrorKind } from "../errors/errors.ts"
+
 /** What an error's answer carries besides its code and message. */
 export interface ErrorExtras {
   /** Members of the answer beside `error` (a blocked copy's `plan`). */
@@ -28,4 +30,38 @@ export const unauthorized = (message = "a valid Authorization: Bearer <cluster t
 
 export function errorResponse(status: number, code: string, message: string, extras: ErrorExtras = {}): Response {
   return Response.json({ ...extras.body, error: { code, message } }, { status, headers: extras.headers })
+}
+
+/** The status each domain error kind answers with: the one place a kind becomes HTTP. */
+export const STATUS_OF: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  refused: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unsupported: 415,
+  rate_limited: 429,
+  canceled: 499,
+  internal: 500,
+  upstream: 502,
+  unavailable: 503,
+  timed_out: 504,
+  no_space: 507,
+}
+
+/** The kind an answer's status stands for (a node's or a tool's answer read back as a domain error). */
+export function kindOf(status: number): ErrorKind {
+  const kind = (Object.keys(STATUS_OF) as ErrorKind[]).find((k) => STATUS_OF[k] === status)
+  if (kind) return kind
+  if (status === 422) return "invalid"
+  if (status === 408) return "timed_out"
+  if (status === 423 || status === 412 || status === 410) return "conflict"
+  return status >= 500 ? "upstream" : "invalid"
+}
+
+/** A domain error's answer: its kind's status, `{error: {code, message}}` with its fields beside, Retry-After. */
+export function domainErrorResponse(error: DomainError): Response {
+  const headers = error.retryAfter === undefined ? undefined : { "retry-after": String(Math.ceil(error.retryAfter)) }
+  return errorResponse(STATUS_OF[error.kind], error.code, error.message, { body: error.fields, headers })
 }

@@ -11,7 +11,8 @@ import { checkJsonDepth, readLimited } from "../http/body-limit.ts"
 import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from "../http/guard.ts"
 import type { Handler, SocketHandler } from "./handler.ts"
 import type { SocketSession } from "../http/socket.ts"
-import { errorResponse, HttpError } from "../http/http-error.ts"
+import { domainErrorResponse, errorResponse, HttpError } from "../http/http-error.ts"
+import { DomainError } from "../errors/errors.ts"
 import { loadRoutes, type RouteEntry, type RouteModule } from "./handler.ts"
 import { admit } from "./access.ts"
 import type { McpCaller } from "../mcp/caller.ts"
@@ -49,6 +50,7 @@ async function validated(part: "params" | "query" | "body", schema: unknown, val
 
 function toResponse(error: unknown): Response {
   if (error instanceof HttpError) return errorResponse(error.status, error.code, error.message, error.extras)
+  if (error instanceof DomainError) return domainErrorResponse(error)
   if (["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException)?.code ?? ""))
     return errorResponse(
       507,

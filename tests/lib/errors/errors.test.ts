@@ -1,0 +1,36 @@
+import { expect, test } from "bun:test"
+import { conflict, DomainError, isDomainError, KINDS, notFound, rateLimited } from "#lib/errors/errors.ts"
+import { domainErrorResponse, kindOf, STATUS_OF } from "#lib/http/http-error.ts"
+
+test("every kind answers a status of its own, and that status reads back as the kind", () => {
+  const statuses = KINDS.map((k) => STATUS_OF[k])
+  expect(new Set(statuses).size).toBe(KINDS.length)
+  for (const kind of KINDS) expect(kindOf(STATUS_OF[kind])).toBe(kind)
+  expect(kindOf(418)).toBe("invalid")
+  expect(kindOf(599)).toBe("upstream")
+})
+
+test("a domain error's answer carries its code, message, fields and Retry-After", async () => {
+  const res = domainErrorResponse(
+    conflict("the copy is blocked", "copy_blocked", { fields: { plan: { blockers: 1 } } }),
+  )
+  expect(res.status).toBe(409)
+  expect(await res.json()).toEqual({
+    plan: { blockers: 1 },
+    error: { code: "copy_blocked", message: "the copy is blocked" },
+  })
+  const limited = domainErrorResponse(rateLimited("slow down", undefined, { retryAfter: 2.2 }))
+  expect(limited.status).toBe(429)
+  expect(limited.headers.get("retry-after")).toBe("3")
+})
+
+test("isDomainError tells the kind, and withMessage keeps everything but the message", () => {
+  const err = notFound("no stack named a", "stack_not_found")
+  expect(isDomainError(err)).toBe(true)
+  expect(isDomainError(err, "not_found")).toBe(true)
+  expect(isDomainError(err, "conflict")).toBe(false)
+  expect(isDomainError(new Error("x"))).toBe(false)
+  const renamed = err.withMessage("gone")
+  expect(renamed).toBeInstanceOf(DomainError)
+  expect([renamed.kind, renamed.code, renamed.message]).toEqual(["not_found", "stack_not_found", "gone"])
+})
