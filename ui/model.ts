@@ -21,12 +21,12 @@ import type {
 } from "#lib/stacks/schemas.ts"
 import type { planSchema } from "#lib/copy/schemas.ts"
 import type { stackUpdatedSchema, UpdateOutcomeAnswer } from "#lib/updates/schemas.ts"
-import type { response as checkUpdateResponse } from "../handlers/api/stacks/[name]/check-update.post.ts"
-import type { response as policyResponse } from "../handlers/api/stacks/[name]/policy.get.ts"
-import type { response as updatesResponse } from "../handlers/api/stacks/[name]/updates.get.ts"
-import type { response as composeResponse } from "../handlers/api/stacks/[name]/compose.get.ts"
-import type { response as adoptContainersResponse } from "../handlers/api/containers/adopt.post.ts"
-import type { response as stackListResponse } from "../handlers/api/stacks/index.get.ts"
+import type checkUpdateRoute from "../handlers/api/stacks/[name]/check-update.post.ts"
+import type policyRoute from "../handlers/api/stacks/[name]/policy.get.ts"
+import type updatesRoute from "../handlers/api/stacks/[name]/updates.get.ts"
+import type composeRoute from "../handlers/api/stacks/[name]/compose.get.ts"
+import type adoptContainersRoute from "../handlers/api/containers/adopt.post.ts"
+import type stackListRoute from "../handlers/api/stacks/index.get.ts"
 import type { allStatsSchema } from "#lib/stats/schemas.ts"
 
 export type { ContainerAnswer, DashboardAnswer, EngineEvent, ImageWithStatus, StackAnswer }
@@ -41,14 +41,14 @@ export type FileEntry = v.InferOutput<typeof fileEntrySchema>
 export type StackVersion = StackVersionEntry
 export type StackUpdated = v.InferOutput<typeof stackUpdatedSchema>
 export type UpdateOutcome = UpdateOutcomeAnswer
-export type UpdateCheck = v.InferOutput<typeof checkUpdateResponse>
-export type Policy = v.InferOutput<typeof policyResponse>
-export type UpdateHistory = v.InferOutput<typeof updatesResponse>
-export type ComposeFile = v.InferOutput<typeof composeResponse>
+export type UpdateCheck = v.InferOutput<typeof checkUpdateRoute.response>
+export type Policy = v.InferOutput<typeof policyRoute.response>
+export type UpdateHistory = v.InferOutput<typeof updatesRoute.response>
+export type ComposeFile = v.InferOutput<typeof composeRoute.response>
 export type CopyPlan = v.InferOutput<typeof planSchema>
 export type AdoptPlan = v.InferOutput<typeof adoptResultSchema>
-export type ContainersAdoptPlan = v.InferOutput<(typeof adoptContainersResponse)[200]>
-export type StackListAnswer = v.InferOutput<typeof stackListResponse>[number]
+export type ContainersAdoptPlan = v.InferOutput<(typeof adoptContainersRoute.response)[200]>
+export type StackListAnswer = v.InferOutput<typeof stackListRoute.response>[number]
 export type AllStats = v.InferOutput<typeof allStatsSchema>
 
 export interface Container {

@@ -1,4 +1,4 @@
-import type { DomainError, ErrorKind } from "../errors/errors.ts"
+import { DomainError, type ErrorKind } from "../errors/errors.ts"
 
 /** What an error's answer carries besides its code and message. */
 export interface ErrorExtras {
@@ -64,4 +64,10 @@ export function kindOf(status: number): ErrorKind {
 export function domainErrorResponse(error: DomainError): Response {
   const headers = error.retryAfter === undefined ? undefined : { "retry-after": String(Math.ceil(error.retryAfter)) }
   return errorResponse(STATUS_OF[error.kind], error.code, error.message, { body: error.fields, headers })
+}
+
+/** The kind of a thrown error: a domain error's own, an HttpError's read from its status (the rooms still throwing one). */
+export function errorKind(err: unknown): ErrorKind | undefined {
+  if (err instanceof DomainError) return err.kind
+  return err instanceof HttpError ? kindOf(err.status) : undefined
 }

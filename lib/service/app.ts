@@ -9,11 +9,10 @@
 import type { Ctx } from "./context.ts"
 import { checkJsonDepth, readLimited } from "../http/body-limit.ts"
 import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from "../http/guard.ts"
-import type { Handler, SocketHandler } from "./handler.ts"
 import type { SocketSession } from "../http/socket.ts"
 import { domainErrorResponse, errorResponse, HttpError } from "../http/http-error.ts"
 import { DomainError } from "../errors/errors.ts"
-import { loadRoutes, type RouteEntry, type RouteModule } from "./handler.ts"
+import { loadRoutes, type RouteDef, type RouteEntry } from "./handler.ts"
 import { admit } from "./access.ts"
 import type { McpCaller } from "../mcp/caller.ts"
 import { permits, type RouteRole } from "../auth/roles.ts"
@@ -158,13 +157,16 @@ interface Route {
 }
 
 /** The handler file of `entry`, imported by the first call and kept (a failed import is tried again by the next). */
-function loader(entry: RouteEntry): () => Promise<RouteModule> {
-  let loading: Promise<RouteModule> | undefined
+function loader(entry: RouteEntry): () => Promise<RouteDef> {
+  let loading: Promise<RouteDef> | undefined
   const load = () =>
-    entry.load().catch((err) => {
-      loading = undefined
-      throw err
-    })
+    entry.load().then(
+      (m) => m.default,
+      (err) => {
+        loading = undefined
+        throw err
+      },
+    )
   return () => (loading ??= load())
 }
 
@@ -216,7 +218,13 @@ function socketRoute(entry: RouteEntry, ctx: Ctx): Route {
       const query = await validated("query", mod.query, queryOf(url))
       if (!server || request.headers.get("upgrade")?.toLowerCase() !== "websocket")
         throw new HttpError(400, "websocket_expected", "this route is a WebSocket: send an upgrade request")
-      const opened = await (mod.default as SocketHandler)({ params, query, request, ctx, peer })
+      const opened = await (mod.handler as (input: unknown) => Promise<SocketSession>)({
+        params,
+        query,
+        request,
+        ctx,
+        peer,
+      })
       const session = ctx.auth.enabled
         ? audited(ctx, request, opened, (action) =>
             ctx.auth.write(request, { action, method: "GET", route: path, target: raw, status: 101, peer }),
@@ -252,7 +260,7 @@ function httpRoute(entry: RouteEntry, ctx: Ctx): Route {
         reads ? await jsonBody(request, ctx.config.maxJsonBody) : undefined,
       )
       if (accepts !== JSON_ONLY) checkBody(request, accepts)
-      const answer = await (mod.default as Handler)({ params, query, body, request, ctx, set, peer })
+      const answer = await mod.handler({ params, query, body, request, ctx, set, peer })
       return ctx.auth.enabled ? held(ctx, request, answer) : answer
     },
   }

@@ -8,7 +8,7 @@ import { ACCESS } from "./access.ts"
 import { SESSION_COOKIE } from "../auth/auth.ts"
 import { MAY } from "../auth/roles.ts"
 import type * as v from "valibot"
-import type { RouteRow } from "./handler.ts"
+import type { Detail, RouteRow } from "./handler.ts"
 import { routeOf } from "../http/manifest.ts"
 import { errorSchema, isStream, statusesOf, type Body, type Responses } from "../http/schemas.ts"
 
@@ -138,7 +138,7 @@ function requestBody(row: RouteRow): Json | undefined {
 }
 
 function operation(row: RouteRow, rest: string | undefined, operationId: string, signIn: boolean): Json {
-  const { summary, description, tags } = (row.mod.detail ?? {}) as Json
+  const { summary, description, tags } = row.mod.detail ?? ({} as Partial<Detail>)
   const body = requestBody(row)
   return {
     operationId,
@@ -170,7 +170,7 @@ export function openapiDocument(
   for (const row of rows) {
     const { path, rest } = routeOf(row.file)
     const key = path.replace(/:([^/]+)/g, "{$1}").replace("*", `{${rest}}`)
-    const detail = (row.mod.detail ?? {}) as { operationId?: string; tags?: string[] }
+    const detail = row.mod.detail ?? ({} as Partial<Detail>)
     if (!detail.operationId) continue
     for (const tag of detail.tags ?? []) tags.add(tag)
     const entry = (paths[key] ??= {})

@@ -11,7 +11,7 @@ import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } 
 import { netnsA } from "../support/netns.ts"
 import { startService, type Service } from "../support/service.ts"
 import { makeTar } from "../support/tar.ts"
-import { response } from "../../handlers/api/containers/adopt.post.ts"
+import adoptRoute from "../../handlers/api/containers/adopt.post.ts"
 
 let engine: Engine
 let svc: Service
@@ -131,7 +131,7 @@ test("dry_run answers the generated file, checked by compose, and writes nothing
   const res = await adopt({ containers: ["hm-web"], stack: STACK, dry_run: true })
   expect(res.status).toBe(200)
   const plan = await res.json()
-  v.parse(response[200], plan)
+  v.parse(adoptRoute.response[200], plan)
   expect(plan).toMatchObject({
     name: STACK,
     dry_run: true,
@@ -216,7 +216,7 @@ test("adopted: the stack's container replaces the old one, keeps the volume's an
   const res = await adopt({ containers: [web], stack: STACK })
   expect(res.status).toBe(201)
   const adopted = await res.json()
-  v.parse(response[201], adopted)
+  v.parse(adoptRoute.response[201], adopted)
   expect(adopted).toMatchObject({ name: STACK, dry_run: false, stack: { name: STACK, managed: true } })
   expect(JSON.stringify(adopted)).not.toContain(SECRET)
   await expect(engine.inspectContainer(web)).rejects.toMatchObject({ status: 404 })

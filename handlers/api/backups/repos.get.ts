@@ -1,15 +1,14 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { repoView } from "#lib/backups/schemas.ts"
 
-export const detail = {
-  operationId: "listBackupRepositories",
-  summary: "The restic repositories this server backs up to (never their passwords)",
-  tags: ["backups"],
-}
-
-export const response = v.array(repoView)
-
-export const role = "viewer"
-
-export default defineHandler(async ({ ctx }) => ctx.backups.repos())
+export default defineRoute({
+  role: "viewer",
+  detail: {
+    operationId: "listBackupRepositories",
+    summary: "The restic repositories this server backs up to (never their passwords)",
+    tags: ["backups"],
+  },
+  response: v.array(repoView),
+  handler: async ({ ctx }) => ctx.backups.repos(),
+})

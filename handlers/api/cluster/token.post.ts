@@ -1,24 +1,23 @@
-import { defineHandler } from "#lib/service/handler.ts"
-import { conflict } from "#lib/http/http-error.ts"
+import { defineRoute } from "#lib/service/handler.ts"
+import { conflict } from "#lib/errors/errors.ts"
 import { tokenSchema } from "#lib/cluster/schemas.ts"
 
-export const detail = {
-  operationId: "mintClusterToken",
-  summary: "Mint a new cluster token, retiring the previous one; this server becomes the control plane",
-  tags: ["cluster"],
-}
-
-export const response = { 201: tokenSchema }
-
-export const role = "admin"
-
-export default defineHandler(async ({ ctx, set }) => {
-  const m = await ctx.cluster.read()
-  if (m?.role === "member")
-    throw conflict(
-      `this server is a member of ${m.control_plane_url}; leave (DELETE /api/cluster/membership) before minting a token`,
-      "is_member",
-    )
-  set.status = 201
-  return { token: ctx.cluster.mint() }
+export default defineRoute({
+  role: "admin",
+  detail: {
+    operationId: "mintClusterToken",
+    summary: "Mint a new cluster token, retiring the previous one; this server becomes the control plane",
+    tags: ["cluster"],
+  },
+  response: { 201: tokenSchema },
+  handler: async ({ ctx, set }) => {
+    const m = await ctx.cluster.read()
+    if (m?.role === "member")
+      throw conflict(
+        `this server is a member of ${m.control_plane_url}; leave (DELETE /api/cluster/membership) before minting a token`,
+        "is_member",
+      )
+    set.status = 201
+    return { token: ctx.cluster.mint() }
+  },
 })

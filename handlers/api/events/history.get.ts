@@ -1,11 +1,10 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { eventSchema } from "#lib/engine/schemas.ts"
 
-export const detail = { operationId: "listEvents", summary: "The last 100 events, oldest first", tags: ["system"] }
-
-export const response = v.array(eventSchema)
-
-export const role = "viewer"
-
-export default defineHandler(async ({ ctx }) => ctx.events.history())
+export default defineRoute({
+  role: "viewer",
+  detail: { operationId: "listEvents", summary: "The last 100 events, oldest first", tags: ["system"] },
+  response: v.array(eventSchema),
+  handler: async ({ ctx }) => ctx.events.history(),
+})

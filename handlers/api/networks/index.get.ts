@@ -1,12 +1,11 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { networkRecord } from "#lib/engine/inventory.ts"
 import { networkSchema } from "#lib/engine/schemas.ts"
 
-export const detail = { operationId: "listNetworks", summary: "List networks", tags: ["networks"] }
-
-export const response = v.array(networkSchema)
-
-export const role = "viewer"
-
-export default defineHandler(async ({ ctx }) => (await ctx.engine.listNetworks()).map(networkRecord))
+export default defineRoute({
+  role: "viewer",
+  detail: { operationId: "listNetworks", summary: "List networks", tags: ["networks"] },
+  response: v.array(networkSchema),
+  handler: async ({ ctx }) => (await ctx.engine.listNetworks()).map(networkRecord),
+})

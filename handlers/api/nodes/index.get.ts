@@ -1,16 +1,15 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { nodeSchema } from "#lib/cluster/schemas.ts"
 
-export const detail = {
-  operationId: "listNodes",
-  summary:
-    "The node registry (the servers running this service, ordered by name); a Docker Swarm's nodes are /api/swarm/nodes",
-  tags: ["nodes"],
-}
-
-export const response = v.array(nodeSchema)
-
-export const role = "viewer"
-
-export default defineHandler(async ({ ctx }) => ctx.nodes.list())
+export default defineRoute({
+  role: "viewer",
+  detail: {
+    operationId: "listNodes",
+    summary:
+      "The node registry (the servers running this service, ordered by name); a Docker Swarm's nodes are /api/swarm/nodes",
+    tags: ["nodes"],
+  },
+  response: v.array(nodeSchema),
+  handler: async ({ ctx }) => ctx.nodes.list(),
+})

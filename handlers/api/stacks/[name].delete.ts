@@ -1,25 +1,24 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { flagFor } from "#lib/http/query.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 
-export const query = v.object({
-  volumes: v.optional(flagFor("also remove the stack's named volumes and their data (default: they stay)")),
-})
-export const detail = {
-  operationId: "removeStack",
-  summary: "Remove a stack: its containers, networks and files; named volumes stay unless volumes=true",
-  tags: ["stacks"],
-}
-
-export const params = stackParams
-export const response = v.object({ removed: v.string(), volumes_removed: v.boolean() })
-
-export const role = "operator"
-
-export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx }) => {
-  const { name } = params
-  const volumes = query.volumes ?? false
-  await ctx.verbs.remove(name, { volumes, signal: request.signal })
-  return { removed: name, volumes_removed: volumes }
+export default defineRoute({
+  role: "operator",
+  detail: {
+    operationId: "removeStack",
+    summary: "Remove a stack: its containers, networks and files; named volumes stay unless volumes=true",
+    tags: ["stacks"],
+  },
+  params: stackParams,
+  query: v.object({
+    volumes: v.optional(flagFor("also remove the stack's named volumes and their data (default: they stay)")),
+  }),
+  response: v.object({ removed: v.string(), volumes_removed: v.boolean() }),
+  handler: async ({ params, query, request, ctx }) => {
+    const { name } = params
+    const volumes = query.volumes ?? false
+    await ctx.verbs.remove(name, { volumes, signal: request.signal })
+    return { removed: name, volumes_removed: volumes }
+  },
 })

@@ -1,69 +1,63 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/service/handler.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { defineRoute } from "#lib/service/handler.ts"
+import { notFound, refused } from "#lib/errors/errors.ts"
 import { caller } from "#lib/auth/caller.ts"
 import { lesser, rank } from "#lib/auth/roles.ts"
 import { roleSchema, tokenSchema } from "#lib/auth/schemas.ts"
 import { stacksInput } from "#lib/auth/user-input.ts"
 
-export const detail = {
-  operationId: "createToken",
-  summary:
-    "Create an API token (Authorization: Bearer hm_...): for yourself with a role at most your own, or by an admin for any user. The token is in this answer only",
-  tags: ["auth"],
-}
-
-export const body = v.object({
-  name: v.pipe(v.string(), v.minLength(1), v.maxLength(100), v.description("what the token is for")),
-  role: v.optional(v.pipe(roleSchema, v.description("at most the owner's role; default: the owner's"))),
-  user: v.optional(
-    v.pipe(v.string(), v.description("the owner (an admin creating a token for a local user); default: the caller")),
-  ),
-  stacks: v.optional(stacksInput),
-  expires_in: v.optional(
-    v.pipe(v.number(), v.integer(), v.minValue(60), v.description("seconds until it stops working; default: never")),
-  ),
-  mcp_confirm: v.optional(
-    v.pipe(
-      v.boolean(),
-      v.description(
-        "MCP tools that change something answer with their plan and act on a call with confirm: true (default true)",
+export default defineRoute({
+  role: "viewer",
+  detail: {
+    operationId: "createToken",
+    summary:
+      "Create an API token (Authorization: Bearer hm_...): for yourself with a role at most your own, or by an admin for any user. The token is in this answer only",
+    tags: ["auth"],
+  },
+  body: v.object({
+    name: v.pipe(v.string(), v.minLength(1), v.maxLength(100), v.description("what the token is for")),
+    role: v.optional(v.pipe(roleSchema, v.description("at most the owner's role; default: the owner's"))),
+    user: v.optional(
+      v.pipe(v.string(), v.description("the owner (an admin creating a token for a local user); default: the caller")),
+    ),
+    stacks: v.optional(stacksInput),
+    expires_in: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(60), v.description("seconds until it stops working; default: never")),
+    ),
+    mcp_confirm: v.optional(
+      v.pipe(
+        v.boolean(),
+        v.description(
+          "MCP tools that change something answer with their plan and act on a call with confirm: true (default true)",
+        ),
       ),
     ),
-  ),
-})
-export const response = {
-  201: v.object({ ...tokenSchema.entries, token: v.pipe(v.string(), v.description("the token, shown this once")) }),
-}
-
-export const role = "viewer"
-
-export default defineHandler<v.InferOutput<typeof body>>(({ body, request, ctx, set }) => {
-  const me = caller(ctx.auth, request)
-  if (me.token || me.source === "cluster")
-    throw new HttpError(
-      403,
-      "forbidden",
-      "only a signed-in user creates tokens (not an API token, not the cluster token)",
-    )
-  const forOther = body.user !== undefined && body.user !== me.user
-  if (forOther && me.role !== "admin")
-    throw new HttpError(403, "forbidden", "only an admin creates tokens for another user")
-  const owner = forOther ? ctx.auth.users.get(body.user!) : undefined
-  if (forOther && !owner) throw new HttpError(404, "user_not_found", `no local user "${body.user}"`)
-  const ceiling = owner ? owner.role : me.role
-  if (body.role && rank(body.role) > rank(ceiling))
-    throw new HttpError(403, "forbidden", `a token's role is at most its owner's (${ceiling})`)
-  const stacks = body.stacks?.length ? body.stacks : (owner ?? me).stacks
-  const { token, record } = ctx.auth.tokens.create({
-    name: body.name,
-    user: forOther ? body.user! : me.user,
-    source: forOther ? "local" : me.source,
-    role: lesser(body.role ?? ceiling, ceiling),
-    ...(stacks && { stacks }),
-    ...(body.expires_in && { expires: ctx.now() + body.expires_in * 1000 }),
-    mcp_confirm: body.mcp_confirm ?? true,
-  })
-  set.status = 201
-  return { ...record, token }
+  }),
+  response: {
+    201: v.object({ ...tokenSchema.entries, token: v.pipe(v.string(), v.description("the token, shown this once")) }),
+  },
+  handler: ({ body, request, ctx, set }) => {
+    const me = caller(ctx.auth, request)
+    if (me.token || me.source === "cluster")
+      throw refused("only a signed-in user creates tokens (not an API token, not the cluster token)")
+    const forOther = body.user !== undefined && body.user !== me.user
+    if (forOther && me.role !== "admin") throw refused("only an admin creates tokens for another user")
+    const owner = forOther ? ctx.auth.users.get(body.user!) : undefined
+    if (forOther && !owner) throw notFound(`no local user "${body.user}"`, "user_not_found")
+    const ceiling = owner ? owner.role : me.role
+    if (body.role && rank(body.role) > rank(ceiling))
+      throw refused(`a token's role is at most its owner's (${ceiling})`)
+    const stacks = body.stacks?.length ? body.stacks : (owner ?? me).stacks
+    const { token, record } = ctx.auth.tokens.create({
+      name: body.name,
+      user: forOther ? body.user! : me.user,
+      source: forOther ? "local" : me.source,
+      role: lesser(body.role ?? ceiling, ceiling),
+      ...(stacks && { stacks }),
+      ...(body.expires_in && { expires: ctx.now() + body.expires_in * 1000 }),
+      mcp_confirm: body.mcp_confirm ?? true,
+    })
+    set.status = 201
+    return { ...record, token }
+  },
 })

@@ -1,15 +1,14 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { userSchema } from "#lib/auth/schemas.ts"
 
-export const detail = {
-  operationId: "listUsers",
-  summary: "The local users: name, role, stacks, created (never a password hash)",
-  tags: ["auth"],
-}
-
-export const response = v.array(userSchema)
-
-export const role = "admin"
-
-export default defineHandler(({ ctx }) => ctx.auth.users.list())
+export default defineRoute({
+  role: "admin",
+  detail: {
+    operationId: "listUsers",
+    summary: "The local users: name, role, stacks, created (never a password hash)",
+    tags: ["auth"],
+  },
+  response: v.array(userSchema),
+  handler: ({ ctx }) => ctx.auth.users.list(),
+})

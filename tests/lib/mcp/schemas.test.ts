@@ -4,11 +4,11 @@ import * as v from "valibot"
 import { loadRoutes } from "#lib/service/handler.ts"
 import { bindTools, checkArgs } from "#lib/mcp/schemas.ts"
 import { tools, type Tool } from "#lib/mcp/tools.ts"
-import * as logs from "../../../handlers/api/containers/[id]/logs.get.ts"
-import * as deploy from "../../../handlers/api/stacks/index.post.ts"
-import * as stacks from "../../../handlers/api/stacks/index.get.ts"
-import * as stack from "../../../handlers/api/stacks/[name].get.ts"
-import * as setEnv from "../../../handlers/api/stacks/[name]/env.put.ts"
+import logs from "../../../handlers/api/containers/[id]/logs.get.ts"
+import deploy from "../../../handlers/api/stacks/index.post.ts"
+import stacks from "../../../handlers/api/stacks/index.get.ts"
+import stack from "../../../handlers/api/stacks/[name].get.ts"
+import setEnv from "../../../handlers/api/stacks/[name]/env.put.ts"
 import { routes } from "../../../routes.gen.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
 
@@ -30,13 +30,13 @@ test("every tool finds its route among the app's, and an unserved route is refus
 })
 
 test("a tool's arguments are its route's query and body, as JSON Schema", () => {
-  expect(tool("container_logs").inputSchema.properties!.tail).toEqual(json(logs.query.entries.tail))
+  expect(tool("container_logs").inputSchema.properties!.tail).toEqual(json(logs.query!.entries.tail))
   expect(tool("container_logs").inputSchema.properties).not.toHaveProperty("follow")
   const { name: _, ...deployArgs } = tool("deploy_stack").inputSchema.properties!
-  const { name: __, ...deployBody } = json(deploy.body).properties!
+  const { name: __, ...deployBody } = json(deploy.body!).properties!
   expect(deployArgs).toEqual(deployBody as Record<string, object>)
-  expect(tool("deploy_stack").inputSchema.required).toEqual(json(deploy.body).required)
-  expect(tool("set_stack_env").inputSchema.properties!.env).toEqual(json(setEnv.body))
+  expect(tool("deploy_stack").inputSchema.required).toEqual(json(deploy.body!).required)
+  expect(tool("set_stack_env").inputSchema.properties!.env).toEqual(json(setEnv.body!))
   expect(tool("set_stack_env").inputSchema.required).toEqual(["name", "env"])
 })
 

@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test"
 import { HttpError } from "#lib/http/http-error.ts"
 import { createApp } from "#lib/service/app.ts"
-import type { RouteEntry, RouteModule } from "#lib/service/handler.ts"
+import type { RouteEntry } from "#lib/service/handler.ts"
 import { authApp } from "../../support/auth.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
 
@@ -47,7 +47,7 @@ test("an HttpError's answer carries its members beside the error and its headers
     method: "GET",
     path: "/held",
     file: "handlers/held.get.ts",
-    load: async () => ({ default: () => Promise.reject(refusal) }),
+    load: async () => ({ default: { role: "public", handler: () => Promise.reject(refusal) } }),
   }
   const res = await createApp(t.ctx, [row]).fetch(
     new Request("http://127.0.0.1:8080/held", { headers: { host: "127.0.0.1:8080", origin: "https://ui.example" } }),
@@ -67,9 +67,9 @@ test("a route's handler file is loaded by its first request, once, and not at al
     path: "/counted",
     file: "handlers/counted.get.ts",
     role: "operator",
-    load: async (): Promise<RouteModule> => {
+    load: async () => {
       loads++
-      return { default: () => ({ ok: true }), role: "operator" }
+      return { default: { role: "operator", handler: () => ({ ok: true }) } }
     },
   }
   const app = createApp(a.ctx, [row])

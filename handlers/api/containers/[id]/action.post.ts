@@ -1,31 +1,28 @@
 import * as v from "valibot"
 import { runAction } from "#lib/engine/containers.ts"
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
 
-export const body = v.pipe(
-  v.object({
-    action: v.pipe(
-      v.picklist(
-        ["start", "stop", "restart", "pause", "unpause"],
-        "must be one of start, stop, restart, pause, unpause",
+export default defineRoute({
+  role: "operator",
+  detail: {
+    operationId: "containerAction",
+    summary: "Start, stop, restart, pause or unpause a container; answers its state afterwards",
+    tags: ["containers"],
+  },
+  params: v.object({ id: engineRef }),
+  body: v.pipe(
+    v.object({
+      action: v.pipe(
+        v.picklist(
+          ["start", "stop", "restart", "pause", "unpause"],
+          "must be one of start, stop, restart, pause, unpause",
+        ),
+        v.description("what to do with the container"),
       ),
-      v.description("what to do with the container"),
-    ),
-  }),
-  v.examples([{ action: "restart" as const }]),
-)
-export const detail = {
-  operationId: "containerAction",
-  summary: "Start, stop, restart, pause or unpause a container; answers its state afterwards",
-  tags: ["containers"],
-}
-
-export const params = v.object({ id: engineRef })
-export const response = v.object({ id: v.string(), action: v.string(), state: v.string() })
-
-export const role = "operator"
-
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, ctx }) =>
-  runAction(ctx.engine, params.id, body.action),
-)
+    }),
+    v.examples([{ action: "restart" as const }]),
+  ),
+  response: v.object({ id: v.string(), action: v.string(), state: v.string() }),
+  handler: async ({ params, body, ctx }) => runAction(ctx.engine, params.id, body.action),
+})

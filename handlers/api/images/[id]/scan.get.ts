@@ -1,24 +1,23 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/service/handler.ts"
-import { notFound } from "#lib/http/http-error.ts"
+import { defineRoute } from "#lib/service/handler.ts"
+import { notFound } from "#lib/errors/errors.ts"
 import { engineRef } from "#lib/engine/schemas.ts"
 import { scanResultSchema } from "#lib/images/schemas.ts"
 
-export const detail = {
-  operationId: "getImageScan",
-  summary: "The latest scan result of an image with the full CVE list; 404 when it was never scanned",
-  tags: ["images"],
-}
-
-export const params = v.object({ id: engineRef })
-export const response = scanResultSchema
-
-export const role = "viewer"
-
-export default defineHandler(async ({ params, ctx }) => {
-  const { Id } = await ctx.engine.inspectImage(params.id)
-  const state = ctx.scans.state(Id) ?? null
-  const result = await ctx.scans.result(Id)
-  if (!result && !state) throw notFound(`image ${params.id} was never scanned`, "not_scanned")
-  return result ? { ...result, state } : { image: Id, state }
+export default defineRoute({
+  role: "viewer",
+  detail: {
+    operationId: "getImageScan",
+    summary: "The latest scan result of an image with the full CVE list; 404 when it was never scanned",
+    tags: ["images"],
+  },
+  params: v.object({ id: engineRef }),
+  response: scanResultSchema,
+  handler: async ({ params, ctx }) => {
+    const { Id } = await ctx.engine.inspectImage(params.id)
+    const state = ctx.scans.state(Id) ?? null
+    const result = await ctx.scans.result(Id)
+    if (!result && !state) throw notFound(`image ${params.id} was never scanned`, "not_scanned")
+    return result ? { ...result, state } : { image: Id, state }
+  },
 })

@@ -1,16 +1,16 @@
 import { gitStatusSchema } from "#lib/git/schemas.ts"
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 
-export const detail = {
-  operationId: "getStackGit",
-  summary:
-    "The stack's git source (no token, no webhook secret), the commit deployed, the remote's head now (ls-remote), whether they differ, and the last sync's time, verdict and error",
-  tags: ["git"],
-}
-export const params = stackParams
-export const response = gitStatusSchema
-
-export const role = "viewer"
-
-export default defineHandler(({ params, request, ctx }) => ctx.git.status(params.name, request.signal))
+export default defineRoute({
+  role: "viewer",
+  detail: {
+    operationId: "getStackGit",
+    summary:
+      "The stack's git source (no token, no webhook secret), the commit deployed, the remote's head now (ls-remote), whether they differ, and the last sync's time, verdict and error",
+    tags: ["git"],
+  },
+  params: stackParams,
+  response: gitStatusSchema,
+  handler: ({ params, request, ctx }) => ctx.git.status(params.name, request.signal),
+})

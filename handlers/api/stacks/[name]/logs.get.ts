@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { flag, tail } from "#lib/http/query.ts"
 import { sseBatches } from "#lib/http/sse.ts"
 import { stackParams } from "#lib/stacks/name.ts"
@@ -8,23 +8,23 @@ import { stackView } from "#lib/stacks/state.ts"
 import { logLineSchema } from "#lib/engine/schemas.ts"
 import { eventStream } from "#lib/http/schemas.ts"
 
-export const query = v.object({ follow: v.optional(flag), tail: v.optional(tail) })
-export const detail = {
-  operationId: "streamStackLogs",
-  summary:
-    "SSE merging every container's log, one {service, container, stream, ts, line} per line; tail applies per container; follow=false ends after the tails. A swarm stack's: every service's tasks on every node, `container` the task's id, tail per service",
-  tags: ["stacks"],
-}
-
-export const params = stackParams
-export const response = eventStream(logLineSchema, "one log line per message, every container's merged")
-
-export const role = "viewer"
-
-export default defineHandler<unknown, v.InferOutput<typeof query>>(async ({ params, query, request, ctx }) => {
-  const view = await stackView(ctx.stacks, ctx.engine, params.name)
-  const q = { follow: query.follow ?? true, tail: query.tail ?? ctx.config.logsTail, signal: request.signal }
-  if (view.orchestrator === "swarm") return sseBatches(await swarmStackLogs(ctx.engine, params.name, q), request.signal)
-  const ids = view.services.flatMap((s) => s.containers.map((c) => c.id))
-  return sseBatches(await stackLogs(ctx.engine, ids, q), request.signal)
+export default defineRoute({
+  role: "viewer",
+  detail: {
+    operationId: "streamStackLogs",
+    summary:
+      "SSE merging every container's log, one {service, container, stream, ts, line} per line; tail applies per container; follow=false ends after the tails. A swarm stack's: every service's tasks on every node, `container` the task's id, tail per service",
+    tags: ["stacks"],
+  },
+  params: stackParams,
+  query: v.object({ follow: v.optional(flag), tail: v.optional(tail) }),
+  response: eventStream(logLineSchema, "one log line per message, every container's merged"),
+  handler: async ({ params, query, request, ctx }) => {
+    const view = await stackView(ctx.stacks, ctx.engine, params.name)
+    const q = { follow: query.follow ?? true, tail: query.tail ?? ctx.config.logsTail, signal: request.signal }
+    if (view.orchestrator === "swarm")
+      return sseBatches(await swarmStackLogs(ctx.engine, params.name, q), request.signal)
+    const ids = view.services.flatMap((s) => s.containers.map((c) => c.id))
+    return sseBatches(await stackLogs(ctx.engine, ids, q), request.signal)
+  },
 })

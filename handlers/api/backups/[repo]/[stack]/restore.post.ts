@@ -1,22 +1,21 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { repoParams, restoreBlockedSchema, restoreInput, restoreResultSchema } from "#lib/backups/schemas.ts"
 
-export const detail = {
-  operationId: "restoreStack",
-  summary:
-    "Restore a backup of the stack on this server or on a node of the registry (to), under its name or a new one; the copy's refusals (taken name, port in use, existing volume unless force) answer 409 with the plan; dry_run changes nothing",
-  tags: ["backups"],
-}
-
-export const params = repoParams
-export const body = v.optional(restoreInput, {})
-export const response = { 200: restoreResultSchema, 201: restoreResultSchema, 409: restoreBlockedSchema }
-
-export const role = "operator"
-
-export default defineHandler<v.InferOutput<typeof body>>(async ({ params, body, request, ctx, set }) => {
-  const result = await ctx.backups.restore(params.repo, params.stack, body, { signal: request.signal })
-  if (result.restored) set.status = 201
-  return result
+export default defineRoute({
+  role: "operator",
+  detail: {
+    operationId: "restoreStack",
+    summary:
+      "Restore a backup of the stack on this server or on a node of the registry (to), under its name or a new one; the copy's refusals (taken name, port in use, existing volume unless force) answer 409 with the plan; dry_run changes nothing",
+    tags: ["backups"],
+  },
+  params: repoParams,
+  body: v.optional(restoreInput, {}),
+  response: { 200: restoreResultSchema, 201: restoreResultSchema, 409: restoreBlockedSchema },
+  handler: async ({ params, body, request, ctx, set }) => {
+    const result = await ctx.backups.restore(params.repo, params.stack, body, { signal: request.signal })
+    if (result.restored) set.status = 201
+    return result
+  },
 })
