@@ -18,6 +18,16 @@ export const gitStatusSchema = v.object({
   differ: v.boolean(),
   /** The commit the schedule does not try again (its last sync refused it or rolled it back, and the branch is still there); null otherwise. */
   schedule_held: v.nullable(v.string()),
+  /** The sync under way (null when none runs): what asked for it, since when, its step, the commit it deploys once fetched, and whether another sync waits behind it. */
+  syncing: v.nullable(
+    v.object({
+      trigger: v.picklist(["api", "webhook", "schedule"]),
+      since: v.string(),
+      step: v.picklist(["fetching", "deploying"]),
+      commit: v.nullable(v.string()),
+      queued: v.boolean(),
+    }),
+  ),
 })
 
 export const attachedSchema = v.object({

@@ -5,8 +5,10 @@
 // containers a person stopped is not started: the sync records what it found and leaves it stopped.
 // A commit refused (the store's guards, a symlink, a file over the cap) is not applied; the refusal
 // is the verdict, and a scheduled sync does not fetch that commit again: it asks the remote's head
-// (ls-remote) and waits until the branch moves. Each sync publishes one `git` event; no event,
-// answer or error carries a token or a key.
+// (ls-remote) and waits until the branch moves. One sync runs at a time per stack: a sync asked while
+// one runs is one more sync after it (asks that pile up meanwhile join that one), so its answer is
+// about a fetch made after it was asked and no push is left unlooked at. Each sync publishes one `git`
+// event; no event, answer or error carries a token or a key.
 import { setTimeout as pause } from "node:timers/promises"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
@@ -54,6 +56,22 @@ export interface SyncOptions {
   signal?: AbortSignal
 }
 
+/** A sync under way: what asked for it, since when, its step and the commit it deploys once fetched; whether another waits behind it. */
+export interface SyncProgress {
+  trigger: Trigger
+  since: string
+  step: "fetching" | "deploying"
+  commit: string | null
+  queued: boolean
+}
+
+/** The sync running for a stack and the one waiting behind it (the asks it will answer). */
+interface Lane {
+  running: Promise<SyncOutcome>
+  progress: SyncProgress
+  waiting?: { asks: SyncOptions[]; outcome: Promise<SyncOutcome> }
+}
+
 export interface SyncOutcome extends LastSync {
   trigger: Trigger
   /** The stack's current version after the sync. */
@@ -72,7 +90,7 @@ export interface FirstDeploy {
 }
 
 export class GitVerbs {
-  private syncing = new Map<string, Promise<SyncOutcome>>()
+  private lanes = new Map<string, Lane>()
   /** When each stack's schedule last ran (ms), counted from the service's start. */
   private ran = new Map<string, number>()
   private readonly started: number
@@ -102,6 +120,7 @@ export class GitVerbs {
       remote_error,
       differ: remote_head !== null && remote_head !== source.deployed_commit,
       schedule_held: held,
+      syncing: this.progress(name),
     }
   }
 
@@ -180,13 +199,51 @@ export class GitVerbs {
     this.publish(name, "detach", `detached ${name} from git`)
   }
 
-  /** A sync (see the module's comment); one at a time per stack, a second call waits for the first's outcome. */
+  /**
+   * A sync (see the module's comment). One runs at a time per stack; asked while one runs, it is the
+   * next sync, started when that one ends and shared by every ask that arrives until then.
+   */
   sync(name: string, opts: SyncOptions): Promise<SyncOutcome> {
-    const running = this.syncing.get(name)
-    if (running) return running
-    const next = this.runSync(name, opts).finally(() => this.syncing.delete(name))
-    this.syncing.set(name, next)
-    return next
+    const lane = this.lanes.get(name)
+    if (!lane) return this.start(name, [opts])
+    if (lane.waiting) {
+      lane.waiting.asks.push(opts)
+      return lane.waiting.outcome
+    }
+    const asks = [opts]
+    const outcome = lane.running.then(
+      () => this.start(name, asks),
+      () => this.start(name, asks),
+    )
+    lane.waiting = { asks, outcome }
+    lane.progress.queued = true
+    return outcome
+  }
+
+  /** The sync under way for a stack, null when none runs. */
+  progress(name: string): SyncProgress | null {
+    const lane = this.lanes.get(name)
+    return lane ? { ...lane.progress } : null
+  }
+
+  /** Starts one sync for `asks`, the stack's lane until it ends (or until the sync waiting behind it starts). */
+  private start(name: string, asks: SyncOptions[]): Promise<SyncOutcome> {
+    const opts = joined(asks)
+    const progress: SyncProgress = {
+      trigger: opts.trigger,
+      since: new Date().toISOString(),
+      step: "fetching",
+      commit: null,
+      queued: false,
+    }
+    const lane: Lane = {
+      progress,
+      running: this.runSync(name, opts, progress).finally(() => {
+        if (this.lanes.get(name) === lane && !lane.waiting) this.lanes.delete(name)
+      }),
+    }
+    this.lanes.set(name, lane)
+    return lane.running
   }
 
   /**
@@ -234,7 +291,7 @@ export class GitVerbs {
     }
   }
 
-  private async runSync(name: string, opts: SyncOptions): Promise<SyncOutcome> {
+  private async runSync(name: string, opts: SyncOptions, progress?: SyncProgress): Promise<SyncOutcome> {
     const source = await this.source(name)
     const last = source.last_sync
     // A scheduled sync asks the remote's head first: a commit found refused or rolled back is not
@@ -255,7 +312,7 @@ export class GitVerbs {
         trigger: "schedule",
         version: this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null,
       }
-    const outcome = await this.fetchAndDeploy(name, source, opts, undefined, head ?? undefined)
+    const outcome = await this.fetchAndDeploy(name, source, opts, undefined, head ?? undefined, progress)
     const now = (await readSource(this.o.stacks.records(name))) ?? source
     writeSource(this.o.stacks.records(name), {
       ...now,
@@ -272,6 +329,7 @@ export class GitVerbs {
     opts: SyncOptions,
     first?: FirstDeploy,
     head?: string,
+    progress?: SyncProgress,
   ): Promise<SyncOutcome> {
     const time = new Date().toISOString()
     const done = (
@@ -308,6 +366,7 @@ export class GitVerbs {
     }
     const { commit } = fetched
     if (commit === source.deployed_commit) return done("unchanged", commit, null, await current())
+    if (progress) Object.assign(progress, { step: "deploying", commit })
     if (await this.stopped(name))
       return done(
         "stopped",
@@ -369,4 +428,25 @@ export class GitVerbs {
   private publish(name: string, action: string, message: string): void {
     this.o.events.publish({ type: "git", action, name, message })
   }
+}
+
+/**
+ * The options of one sync that answers several asks: the strongest trigger (a person's over a
+ * webhook's over the schedule's: a sync by hand tries a held commit again), the longest watch, and a
+ * signal that aborts only once every ask's caller went away (an ask without one never does).
+ */
+function joined(asks: SyncOptions[]): SyncOptions {
+  if (asks.length === 1) return asks[0]!
+  const trigger = (["api", "webhook", "schedule"] as const).find((t) => asks.some((a) => a.trigger === t))!
+  const watches = asks.flatMap((a) => (a.watch === undefined ? [] : [a.watch]))
+  const signals = asks.map((a) => a.signal)
+  let signal: AbortSignal | undefined
+  if (signals.every((s) => s !== undefined)) {
+    const all = new AbortController()
+    const check = () => signals.every((s) => s!.aborted) && all.abort()
+    for (const s of signals) s!.addEventListener("abort", check, { once: true })
+    check()
+    signal = all.signal
+  }
+  return { trigger, watch: watches.length ? Math.max(...watches) : undefined, signal }
 }

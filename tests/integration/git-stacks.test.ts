@@ -422,3 +422,35 @@ test(
   },
   SLOW,
 )
+
+test(
+  "a push during a watched sync is synced after it: the sync asked meanwhile answers the newer commit, and the status shows the one under way",
+  async () => {
+    const plain = await call("PUT", `/stacks/${NAME}/git`, { url: repo.url, ref: "main", path: "deploy/compose.yaml" })
+    expect(plain.body.source.schedule).toBeNull()
+    const b = await repo.commit({ "deploy/conf/app.conf": "b" })
+    const watched = call("POST", `/stacks/${NAME}/git/sync`, { watch: 4 })
+    // B's version is recorded before its watch: the sync is deploying it.
+    for (const deadline = Date.now() + 60_000; (await versions()).at(-1)?.commit !== b; await Bun.sleep(100))
+      if (Date.now() > deadline) throw new Error("B was never deployed")
+    const during = (await call("GET", `/stacks/${NAME}/git`)).body
+    const c = await repo.commit({ "deploy/conf/app.conf": "c" })
+    const payload = JSON.stringify({ ref: "refs/heads/main", after: c })
+    expect((await call("POST", `/stacks/${NAME}/git/webhook`, payload, signed(payload))).status).toBe(202)
+    const now = await sync()
+    expect((await watched).body).toMatchObject({ commit: b, verdict: "applied" })
+    expect(now.body).toMatchObject({ commit: c, verdict: "applied" })
+    expect((await versions()).map((v) => v.commit).slice(-2)).toEqual([b, c])
+    expect((await call("GET", `/stacks/${NAME}/files/conf/app.conf`)).body.content).toBe("c")
+    expect(during).toMatchObject({
+      deployed_commit: expect.not.stringMatching(b),
+      syncing: { step: "deploying", commit: b },
+    })
+    expect((await call("GET", `/stacks/${NAME}/git`)).body).toMatchObject({
+      deployed_commit: c,
+      differ: false,
+      syncing: null,
+    })
+  },
+  SLOW,
+)

@@ -1,14 +1,14 @@
 // A git stack's page in Chromium against the real service and engine, with a git server on loopback:
 // the git card shows the repository, the commit deployed and the remote's head (up to date, then
-// differs after a push), the last sync; "Sync now" applies the new commit and says so. A stack
-// without git shows no card.
+// differs after a push), the last sync; "Sync now" applies the new commit and says so; a sync under
+// way shows the commit it deploys. A stack without git shows no card.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
 import type { Page } from "playwright-core"
 import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startGitServer, type GitServer, type WorkTree } from "../support/git-server.ts"
 import { startService, type Service } from "../support/service.ts"
-import { openBrowser, type Browser } from "../support/browser.ts"
+import { openBrowser, show, type Browser } from "../support/browser.ts"
 
 const STACK = "hm-ui-git"
 let engine: Engine
@@ -75,6 +75,21 @@ test("the git card shows the deployed commit and the remote's head; Sync now app
   await card.getByText("up to date").waitFor()
   expect(await card.locator(`code[title="${second}"]`).count()).toBe(2)
   expect(await card.textContent()).toContain("applied")
+}, 60_000)
+
+test("a sync under way shows the commit it deploys", async () => {
+  const third = await repo.commit({ "compose.yaml": compose(3) })
+  const watched = call("POST", `/stacks/${STACK}/git/sync`, { watch: 8 })
+  for (const deadline = Date.now() + 30_000; ; await Bun.sleep(100)) {
+    const versions = (await call("GET", `/stacks/${STACK}/versions`)).body as { commit?: string }[]
+    if (versions.at(-1)?.commit === third) break
+    if (Date.now() > deadline) throw new Error("the sync never deployed the commit")
+  }
+  await show(page, `${svc.url}/#/stacks/${STACK}`)
+  const card = page.getByRole("region", { name: "Git source" })
+  await card.getByText("deploying").waitFor()
+  expect(await card.locator("dd", { hasText: "deploying" }).locator(`code[title="${third}"]`).count()).toBe(1)
+  expect((await watched).body).toMatchObject({ commit: third, verdict: "applied" })
 }, 60_000)
 
 test("a stack without git has no git card", async () => {

@@ -1,7 +1,7 @@
 // A git stack's source on its page (GET /api/stacks/{name}/git): the repository, ref and compose
 // file, the commit deployed beside the remote's head (and whether they differ), the last sync's time,
-// verdict and error, a commit the schedule holds back, and "Sync now" (POST .../git/sync). A stack
-// without git shows nothing.
+// verdict and error, a commit the schedule holds back, a sync under way (what it deploys, and whether
+// another waits behind it), and "Sync now" (POST .../git/sync). A stack without git shows nothing.
 import type * as v from "valibot"
 import type { gitStatusSchema, syncOutcomeSchema } from "#lib/git/schemas.ts"
 import { HttpError } from "#lib/http/http-error.ts"
@@ -55,6 +55,17 @@ export function gitCard(name: string, signal: AbortSignal, synced: () => void): 
         { style: "display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0 0 .75rem" },
         h("dt", null, "Deployed"),
         h("dd", null, short(s.deployed_commit)),
+        s.syncing && h("dt", null, "Syncing"),
+        s.syncing &&
+          h(
+            "dd",
+            null,
+            s.syncing.step === "fetching" ? "fetching" : ["deploying ", short(s.syncing.commit)],
+            ` (${s.syncing.trigger}, since `,
+            when(s.syncing.since),
+            ")",
+            s.syncing.queued ? "; another sync follows it" : "",
+          ),
         h("dt", null, "Remote head"),
         h(
           "dd",

@@ -1,7 +1,10 @@
-// Git stacks' schedule with a git server that ignores the partial fetch's filter (the fake engine and
-// compose runner): a commit whose fetch goes over the fetch cap is refused before git names it, and is
-// recorded against the head the schedule asked for, so the schedule does not fetch it again while the
-// branch stays there; a newer push is applied.
+// Git stacks' syncs with the fake engine and compose runner and a real git server. A sync asked while
+// one runs is one more sync after it, the asks that pile up meanwhile joining it, and its answer is
+// about a fetch made after the ask (a push is never answered with the previous commit's outcome);
+// the status shows the sync under way. With a git server that ignores the partial fetch's filter: a
+// commit whose fetch goes over the fetch cap is refused before git names it, and is recorded against
+// the head the schedule asked for, so the schedule does not fetch it again while the branch stays
+// there; a newer push is applied.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
 import { DEFAULT_LIMITS } from "#lib/git/tree.ts"
 import { GitVerbs } from "#lib/verbs/git-verbs.ts"
@@ -11,16 +14,65 @@ import { startGitServer, type GitServer } from "../../support/git-server.ts"
 const TOKEN = "tok-sched-7c2e"
 let server: GitServer
 let t: Awaited<ReturnType<typeof stackApp>>
-const stop = new AbortController()
+let stop = new AbortController()
 
 beforeAll(() => {
   server = startGitServer({ token: TOKEN, filter: false })
 })
 afterEach(() => {
   stop.abort()
+  stop = new AbortController()
   t?.close()
 })
 afterAll(() => server.stop())
+
+test("a sync asked while one deploys is one more sync after it, which fetches the newer push; asks meanwhile join it", async () => {
+  t = await stackApp()
+  const git = new GitVerbs({
+    stacks: t.ctx.stacks,
+    verbs: t.ctx.verbs,
+    engine: t.engine,
+    events: t.ctx.events,
+    watch: 0,
+  })
+  const repo = await server.repo("queue")
+  await repo.commit({ "compose.yaml": twoServices })
+  await git.attach(
+    "q",
+    { url: repo.url, ref: "main", path: "compose.yaml", push: false, schedule: null, token: TOKEN },
+    {},
+  )
+  const b = await repo.commit({ "compose.yaml": `${twoServices}  cache:\n    image: busybox\n` })
+  let open!: () => void
+  t.compose.gate = new Promise((resolve) => (open = resolve))
+  const first = git.sync("q", { trigger: "webhook" })
+  const ups = () => t.compose.calls.filter((c) => c.project === "q" && c.args[0] === "up").length
+  for (const deadline = Date.now() + 30_000; ups() < 2; await Bun.sleep(20))
+    if (Date.now() > deadline) throw new Error("the first sync never reached its deploy")
+  const during = await git.status("q")
+
+  const c = await repo.commit({ "compose.yaml": `${twoServices}  queue:\n    image: busybox\n` })
+  const second = git.sync("q", { trigger: "webhook" })
+  const third = git.sync("q", { trigger: "api" })
+  const queued = (await git.status("q")).syncing
+  // Pushed after the asks but before their sync starts: the fetch it makes finds it.
+  const d = await repo.commit({ "compose.yaml": `${twoServices}  late:\n    image: busybox\n` })
+  open()
+  expect(await first).toMatchObject({ commit: b, verdict: "applied" })
+  const [two, three] = await Promise.all([second, third])
+  expect(two).toMatchObject({ commit: d, verdict: "applied", trigger: "api" })
+  expect(three).toBe(two)
+  expect(c).not.toBe(d)
+  const syncs = t.ctx.events.history().filter((e) => e.type === "git" && e.action === "sync")
+  expect(syncs.map((e) => e.message?.match(/at ([0-9a-f]{12})/)?.[1]).slice(1)).toEqual([
+    b.slice(0, 12),
+    d.slice(0, 12),
+  ])
+  expect(during.syncing).toMatchObject({ trigger: "webhook", step: "deploying", commit: b, queued: false })
+  expect(queued).toMatchObject({ commit: b, queued: true })
+  expect(await git.status("q")).toMatchObject({ deployed_commit: d, differ: false, syncing: null })
+  expect(git.progress("q")).toBeNull()
+}, 60_000)
 
 test("a commit over the fetch cap is held by the schedule until the branch moves", async () => {
   t = await stackApp()

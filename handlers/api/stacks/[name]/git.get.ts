@@ -7,7 +7,7 @@ export default defineRoute({
   detail: {
     operationId: "getStackGit",
     summary:
-      "The stack's git source (no token, no webhook secret), the commit deployed, the remote's head now (ls-remote), whether they differ, and the last sync's time, verdict and error",
+      "The stack's git source (no token, no webhook secret), the commit deployed, the remote's head now (ls-remote), whether they differ, the sync under way (what it deploys, whether another waits), and the last sync's time, verdict and error",
     tags: ["git"],
   },
   params: stackParams,
