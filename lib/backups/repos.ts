@@ -5,6 +5,7 @@
 import { join } from "node:path"
 import { readJson, writeJson } from "../data/datadir.ts"
 import { conflict, notFound } from "../http/http-error.ts"
+import { maskUrl } from "../credentials/urls.ts"
 import type { Hooks } from "./hooks.ts"
 
 /** How many of a stack's backups restic keeps: the last n, and the newest of each of so many hours, days, ... */
@@ -38,10 +39,13 @@ export interface Repo {
 /** What an edit of a repository may change. */
 export type RepoSettings = Omit<Repo, "name" | "repository" | "password">
 
-/** A repository as the API shows it: no password. */
+/** A repository as the API shows it: no password, and the repository string's own credentials masked. */
 export type RepoView = Omit<Repo, "password">
 
-export const view = ({ password: _, ...rest }: Repo): RepoView => rest
+export const view = ({ password: _, repository, ...rest }: Repo): RepoView => ({
+  ...rest,
+  repository: maskUrl(repository),
+})
 
 /** The last `restic check` of a repository. */
 export interface CheckResult {

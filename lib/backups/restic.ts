@@ -4,6 +4,7 @@
 // a full repository 507, a deadline 504, the rest 502 with restic's last words.
 import { spawnBounded, type Deadline } from "../engine/spawn.ts"
 import { HttpError } from "../http/http-error.ts"
+import { hideIn } from "../credentials/urls.ts"
 import { confined } from "./folder.ts"
 import type { Repo } from "./repos.ts"
 
@@ -87,7 +88,8 @@ export async function restic(repo: Repo, args: string[], deadline: Deadline, io:
       run.exited,
     ])
     if (failed) throw failed
-    if (code !== 0) throw failure(err, code, full ? undefined : run.stopped(), `restic ${args[0]}`)
+    if (code !== 0)
+      throw failure(hideIn(err, repo.repository), code, full ? undefined : run.stopped(), `restic ${args[0]}`)
     return out
   } finally {
     // A restic that stopped early leaves the rest of its input unread: its source is let go.
@@ -156,7 +158,7 @@ export function resticStream(
   )
   const err = new Response(run.proc.stderr).text()
   const done = Promise.all([err, run.exited]).then(([text, code]) => {
-    if (code !== 0) throw failure(text, code, run.stopped(), `restic ${args[0]}`)
+    if (code !== 0) throw failure(hideIn(text, repo.repository), code, run.stopped(), `restic ${args[0]}`)
   })
   done.catch(() => {})
   const reader = run.proc.stdout.getReader()

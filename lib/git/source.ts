@@ -9,6 +9,7 @@ import { join } from "node:path"
 import * as v from "valibot"
 import { readJson, writeJson } from "../data/datadir.ts"
 import { HttpError } from "../http/http-error.ts"
+import { keptFor, maskUrl } from "../credentials/urls.ts"
 import { protocolOf, type SshAuth } from "./run.ts"
 import { composePath } from "./tree.ts"
 
@@ -106,9 +107,9 @@ export const publicSourceSchema = v.object({
   last_sync: v.nullable(lastSyncSchema),
 })
 
-/** The source without its secrets. */
+/** The source without its secrets (its URL as maskUrl shows it). */
 export const publicSource = (s: GitSource): v.InferOutput<typeof publicSourceSchema> => ({
-  url: s.url,
+  url: maskUrl(s.url),
   ref: s.ref,
   path: s.path,
   push: s.push,
@@ -120,7 +121,11 @@ export const publicSource = (s: GitSource): v.InferOutput<typeof publicSourceSch
   last_sync: s.last_sync,
 })
 
-/** The source an input makes, keeping what `before` had of the token and webhook secret; 400 for a URL with a credential in it. */
+/**
+ * The source an input makes, keeping what `before` had of the webhook secret, and of the token and the
+ * ssh key only while the repository's origin stays the same (a credential never follows its URL to
+ * another server: moved, it must be given again); 400 for a URL with a credential in it.
+ */
 export function sourceFrom(input: GitInput, before?: GitSource): GitSource {
   protocolOf(input.url)
   if (/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(input.url) && !input.url.startsWith("ssh://"))
@@ -130,8 +135,9 @@ export function sourceFrom(input: GitInput, before?: GitSource): GitSource {
       "the repository URL must not carry a user or password: give the token as `token`",
     )
   composePath(input.path)
-  const token = input.token === "" ? undefined : (input.token ?? before?.token)
-  const sshKey = input.ssh_key === "" ? undefined : (input.ssh_key ?? before?.ssh_key)
+  const was = (credential: string | undefined) => before && { url: before.url, credential }
+  const token = keptFor(was(before?.token), { url: input.url, given: input.token })
+  const sshKey = keptFor(was(before?.ssh_key), { url: input.url, given: input.ssh_key })
   const knownHosts = input.known_hosts ?? (before?.url === input.url ? before.known_hosts : undefined)
   return {
     url: input.url,

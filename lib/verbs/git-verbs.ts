@@ -14,6 +14,7 @@ import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import { badRequest, conflict, HttpError, notFound } from "../http/http-error.ts"
 import { checkWebhook } from "../git/webhook.ts"
+import { maskUrl } from "../credentials/urls.ts"
 import {
   credentials,
   publicSource,
@@ -127,7 +128,9 @@ export class GitVerbs {
   /** What the stack list shows of a stack's source: its repository, ref and last verdict; null without one. */
   async marker(name: string): Promise<{ url: string; ref: string; last_verdict: string | null } | null> {
     const source = this.o.stacks.has(name) ? await readSource(this.o.stacks.records(name)) : undefined
-    return source ? { url: source.url, ref: source.ref, last_verdict: source.last_sync?.verdict ?? null } : null
+    return source
+      ? { url: maskUrl(source.url), ref: source.ref, last_verdict: source.last_sync?.verdict ?? null }
+      : null
   }
 
   /**
@@ -146,7 +149,7 @@ export class GitVerbs {
     const before = this.o.stacks.has(name) ? await readSource(records) : undefined
     if (this.o.stacks.has(name) && (!before || opts.create) && !opts.attach)
       throw conflict(
-        `a stack named ${name} already runs here${before ? ` from ${before.url}` : " without git"}: its compose file and files would be replaced by the repository's; ask with attach: true to put it under this repository`,
+        `a stack named ${name} already runs here${before ? ` from ${maskUrl(before.url)}` : " without git"}: its compose file and files would be replaced by the repository's; ask with attach: true to put it under this repository`,
         "stack_exists",
       )
     if (this.o.stacks.has(name) && (opts.first?.env || opts.first?.orchestrator))
@@ -163,14 +166,14 @@ export class GitVerbs {
         throw new HttpError(
           outcome.verdict === "refused" ? 400 : 502,
           "git_sync_failed",
-          `${name} was not created from ${source.url}: ${outcome.error}`,
+          `${name} was not created from ${maskUrl(source.url)}: ${outcome.error}`,
         )
       writeSource(records, { ...source, deployed_commit: outcome.commit, last_sync: this.last(outcome) })
     } else writeSource(records, source)
     this.publish(
       name,
       "attach",
-      `${created ? "created" : "attached"} ${name} from ${source.url} ${source.ref}:${source.path}`,
+      `${created ? "created" : "attached"} ${name} from ${maskUrl(source.url)} ${source.ref}:${source.path}`,
     )
     const sync = created ? undefined : await this.sync(name, { ...opts, trigger: "api" })
     const now = (await readSource(records))!

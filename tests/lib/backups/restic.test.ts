@@ -58,3 +58,13 @@ test("a source that fails midway fails the backup and leaves no snapshot", async
   expect(err.message).toBe("the engine went away")
   expect((await snapshots()).length).toBe(before)
 })
+
+test("restic's words in an error carry no credential of the repository's URL", async () => {
+  const token = "ghp_TokenAsUser123"
+  const err = await restic({ ...repo(), repository: `rest:http://${token}@127.0.0.1:1/` }, ["init"], deadline).catch(
+    (e) => e,
+  )
+  expect(err.code).toBe("restic_failed")
+  expect(err.message).toContain("rest:http://***@127.0.0.1:1/")
+  expect(err.message).not.toContain(token)
+})
