@@ -4,6 +4,19 @@
 import type { RouteEntry } from "#lib/service/handler.ts"
 
 export const routes: readonly RouteEntry[] = [
+  { method: "GET", path: "/api/alerts/active", file: "handlers/api/alerts/active.get.ts", role: "viewer", load: () => import("./handlers/api/alerts/active.get.ts") },
+  { method: "DELETE", path: "/api/alerts/channels/:id", file: "handlers/api/alerts/channels/[id].delete.ts", role: "admin", load: () => import("./handlers/api/alerts/channels/[id].delete.ts") },
+  { method: "PUT", path: "/api/alerts/channels/:id", file: "handlers/api/alerts/channels/[id].put.ts", role: "admin", load: () => import("./handlers/api/alerts/channels/[id].put.ts") },
+  { method: "POST", path: "/api/alerts/channels/:id/test", file: "handlers/api/alerts/channels/[id]/test.post.ts", role: "admin", load: () => import("./handlers/api/alerts/channels/[id]/test.post.ts") },
+  { method: "GET", path: "/api/alerts/channels", file: "handlers/api/alerts/channels/index.get.ts", role: "viewer", load: () => import("./handlers/api/alerts/channels/index.get.ts") },
+  { method: "POST", path: "/api/alerts/channels", file: "handlers/api/alerts/channels/index.post.ts", role: "admin", load: () => import("./handlers/api/alerts/channels/index.post.ts") },
+  { method: "GET", path: "/api/alerts/history", file: "handlers/api/alerts/history.get.ts", role: "viewer", load: () => import("./handlers/api/alerts/history.get.ts") },
+  { method: "GET", path: "/api/alerts/kinds", file: "handlers/api/alerts/kinds.get.ts", role: "viewer", load: () => import("./handlers/api/alerts/kinds.get.ts") },
+  { method: "DELETE", path: "/api/alerts/rules/:id", file: "handlers/api/alerts/rules/[id].delete.ts", role: "admin", load: () => import("./handlers/api/alerts/rules/[id].delete.ts") },
+  { method: "PUT", path: "/api/alerts/rules/:id", file: "handlers/api/alerts/rules/[id].put.ts", role: "admin", load: () => import("./handlers/api/alerts/rules/[id].put.ts") },
+  { method: "POST", path: "/api/alerts/rules/:id/mute", file: "handlers/api/alerts/rules/[id]/mute.post.ts", role: "operator", load: () => import("./handlers/api/alerts/rules/[id]/mute.post.ts") },
+  { method: "GET", path: "/api/alerts/rules", file: "handlers/api/alerts/rules/index.get.ts", role: "viewer", load: () => import("./handlers/api/alerts/rules/index.get.ts") },
+  { method: "POST", path: "/api/alerts/rules", file: "handlers/api/alerts/rules/index.post.ts", role: "admin", load: () => import("./handlers/api/alerts/rules/index.post.ts") },
   { method: "GET", path: "/api/audit", file: "handlers/api/audit.get.ts", role: "admin", load: () => import("./handlers/api/audit.get.ts") },
   { method: "POST", path: "/api/auth/login", file: "handlers/api/auth/login.post.ts", role: "public", load: () => import("./handlers/api/auth/login.post.ts") },
   { method: "POST", path: "/api/auth/logout", file: "handlers/api/auth/logout.post.ts", role: "public", load: () => import("./handlers/api/auth/logout.post.ts") },

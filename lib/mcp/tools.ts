@@ -183,8 +183,44 @@ export const tools: Tool[] = [
     description:
       "The last lines of a swarm service's log (no following), each {service, container, stream, ts, line}; container is the task's id.",
   },
+  {
+    name: "list_alert_channels",
+    route: "GET /api/alerts/channels",
+    description:
+      "The alert channels (webhook, ntfy, Gotify, Discord, Slack, Telegram, Matrix, Pushover, e-mail) with their addresses masked and their delivery status: failing, pending, last error.",
+  },
+  {
+    name: "list_alert_rules",
+    route: "GET /api/alerts/rules",
+    description:
+      "The alert rules: what each watches (crashes, OOM, unhealthy, restart loops, degraded stacks, events, overdue backups, nodes offline, swarm replicas, CPU, memory, disk), its scope and channels, whether it is muted, its conditions raised now.",
+  },
+  {
+    name: "active_alerts",
+    route: "GET /api/alerts/active",
+    description: "The alert conditions raised now and not ended, with since when and how many times each came.",
+  },
+  {
+    name: "alert_history",
+    route: "GET /api/alerts/history",
+    description:
+      "Each alert sent or given up, newest first: rule, channel, result, tries, time; pass `cursor` (the answer's `next`) for older ones.",
+  },
 
   // Changing (full mode)
+  {
+    name: "test_alert_channel",
+    route: "POST /api/alerts/channels/:id/test",
+    changes: true,
+    description:
+      "Send a test message to an alert channel now; answers whether it arrived and the service's answer when not.",
+  },
+  {
+    name: "mute_alert_rule",
+    route: "POST /api/alerts/rules/:id/mute",
+    changes: true,
+    description: "Mute an alert rule for `minutes` (0 unmutes): its conditions are followed and nothing is sent.",
+  },
   {
     name: "container_action",
     route: "POST /api/containers/:id/action",

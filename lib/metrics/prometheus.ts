@@ -111,6 +111,23 @@ export class PrometheusMetrics implements Metrics {
     labelNames: ["verdict"],
     registers: [this.registry],
   })
+  private readonly alertsSent = new Counter({
+    name: "harbormaster_alerts_total",
+    help: "Alerts delivered (sent) or given up (failed), by rule and channel",
+    labelNames: ["rule", "channel", "result"],
+    registers: [this.registry],
+  })
+  private readonly alertChannelFailing = this.g(
+    "harbormaster_alert_channel_failing",
+    "1 while the channel's last try failed",
+    ["channel"],
+  )
+  private readonly alertsPending = this.g("harbormaster_alerts_pending", "Alerts waiting for the channel", ["channel"])
+  private readonly alertsActive = this.g(
+    "harbormaster_alert_conditions_active",
+    "Conditions of the rule raised and not ended",
+    ["rule"],
+  )
   private readonly notifications = new Counter({
     name: "harbormaster_notifications_total",
     help: "Notifications to SVC_NOTIFY_URLS by result (sent, failed: given up after its retries)",
@@ -163,6 +180,7 @@ export class PrometheusMetrics implements Metrics {
     for (const [verdict, n] of Object.entries(ctx.guard.counts))
       this.catchUp(this.updateVerdicts, "verdict", verdict, n)
     for (const [result, n] of Object.entries(ctx.notifier.counts)) this.catchUp(this.notifications, "result", result, n)
+    this.alerts(ctx.alerts)
     for (const run of ctx.backups.lastRuns()) {
       const labels = { repository: run.repository, stack: run.stack }
       if (run.last_success !== null) this.backupSuccess.set(labels, run.last_success / 1000)
@@ -250,6 +268,27 @@ export class PrometheusMetrics implements Metrics {
       this.outboundBytes.inc({ node }, c.bytes)
       this.outboundReconnects.inc({ node }, c.reconnects)
     }
+  }
+
+  private alerts(alerts: Scraped["alerts"]): void {
+    if (!alerts) return
+    const m = alerts.metrics()
+    for (const a of m.alerts) {
+      const key = `alerts ${a.rule}\u0000${a.channel}\u0000${a.result}`
+      this.alertsSent.inc(
+        { rule: a.rule, channel: a.channel, result: a.result },
+        Math.max(0, a.n - (this.counted[key] ?? 0)),
+      )
+      this.counted[key] = a.n
+    }
+    this.alertChannelFailing.reset()
+    this.alertsPending.reset()
+    this.alertsActive.reset()
+    for (const c of m.channels) {
+      this.alertChannelFailing.set({ channel: c.channel }, c.failing)
+      this.alertsPending.set({ channel: c.channel }, c.pending)
+    }
+    for (const r of m.active) this.alertsActive.set({ rule: r.rule }, r.n)
   }
 
   /** Adds to a counter what a count kept elsewhere grew by since the last scrape (every label value present from the start). */

@@ -25,6 +25,14 @@ export interface Scraped {
   stats: StatsSampler
   guard: { counts: Record<string, number> }
   notifier: { counts: Record<string, number> }
+  /** The alerts (lib/alerts/alerts.ts), when the service made them. */
+  alerts?: {
+    metrics(): {
+      alerts: { rule: string; channel: string; result: string; n: number }[]
+      channels: { channel: string; failing: number; pending: number }[]
+      active: { rule: string; n: number }[]
+    }
+  }
   /** Each stack's backups into each repository since the service started (lib/verbs/backup-verbs.ts). */
   backups: {
     lastRuns(): {

@@ -80,6 +80,23 @@ export const background: Job<Ctx>[] = [
       ctx.config.notifyUrls.length > 0 &&
       ctx.notifier.follow(ctx.events, signal, async (id) => (await ctx.scans.results()).get(id)?.counts.critical ?? 0),
   },
+  // From the first channel or rule on (<data>/alerts): the rules' watch, and delivery with what a
+  // stopped process left pending. The events that already notify reach the rules through the
+  // notifier, whose translation of the bus runs here when SVC_NOTIFY_URLS names no address.
+  {
+    name: "alerts",
+    start: async (ctx, signal) => {
+      if (!(await until(join(ctx.config.dataDir, "alerts"), signal))) return
+      const [{ alertSources }] = await Promise.all([import("./alert-sources.ts")])
+      ctx.notifier.tap((n) => ctx.alerts.notification(n))
+      const critical = async (id: string) => (await ctx.scans.results()).get(id)?.counts.critical ?? 0
+      await Promise.all([
+        ctx.alerts.run(alertSources(ctx), signal),
+        ctx.config.notifyUrls.length === 0 && ctx.notifier.follow(ctx.events, signal, critical),
+      ])
+    },
+    stop: (ctx) => made(ctx, "alerts") && ctx.alerts.stop(),
+  },
   { name: "stats sampler", start: (ctx, signal) => ctx.stats.run(signal) },
   // A member that joined outbound holds its connection to the control plane (from its first membership on).
   {

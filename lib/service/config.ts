@@ -56,6 +56,8 @@ export interface Config {
   gitMaxFetchBytes: number
   /** SVC_NOTIFY_URLS: webhook (https://...) and ntfy (ntfy+https://host/topic) addresses for notifications (lib/updates/notify.ts). */
   notifyUrls: string[]
+  /** SVC_ALERT_POLL and SVC_ALERT_API_URLS (lib/alerts). */
+  alerts: { pollSeconds: number; apiBases: Record<string, string> }
   metrics: boolean
   /** SVC_METRICS_CONTAINERS: per-container gauges on /metrics (from the stats sampler). */
   metricsContainers: boolean
@@ -123,6 +125,20 @@ function notifyUrls(value: string | undefined): string[] {
     }
   }
   return urls
+}
+
+/** SVC_ALERT_API_URLS: `kind=url` pairs, each an http(s) URL. */
+function alertApiBases(value: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const pair of list(value)) {
+    const [kind, url] = [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]
+    if (!["discord", "slack", "telegram", "pushover"].includes(kind) || !/^https?:\/\/[^\s/]+/.test(url))
+      throw new ConfigError(
+        `SVC_ALERT_API_URLS takes kind=url pairs (discord, slack, telegram, pushover), got "${pair}"`,
+      )
+    out[kind] = url.replace(/\/+$/, "")
+  }
+  return out
 }
 
 /** A whole number, 0 or more; the table's default when unset. */
@@ -266,6 +282,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     gitMaxFileBytes: positiveInt(env, "SVC_GIT_MAX_FILE_BYTES"),
     gitMaxFetchBytes: positiveInt(env, "SVC_GIT_MAX_FETCH_BYTES"),
     notifyUrls: notifyUrls(env.SVC_NOTIFY_URLS),
+    alerts: { pollSeconds: atLeastOne(env, "SVC_ALERT_POLL"), apiBases: alertApiBases(env.SVC_ALERT_API_URLS) },
     metrics: oneOf(env, "SVC_METRICS", ["off", "on"] as const) === "on",
     metricsToken: env.SVC_METRICS_TOKEN || undefined,
     responseDriftLog: env.SVC_RESPONSE_DRIFT_LOG || undefined,

@@ -31,6 +31,7 @@ import type { StatsSampler } from "../stats/sampler.ts"
 import type { StackVerbs } from "../verbs/stack-verbs.ts"
 import type { GitVerbs } from "../verbs/git-verbs.ts"
 import type { BackupVerbs } from "../verbs/backup-verbs.ts"
+import type { Alerts } from "../alerts/alerts.ts"
 import { Jobs } from "./jobs.ts"
 import { Auth } from "../auth/auth.ts"
 import type { Oidc } from "../auth/oidc.ts"
@@ -70,6 +71,8 @@ export interface Ctx {
   updateRecords: UpdateRecords
   /** Notifications to SVC_NOTIFY_URLS (lib/updates/notify.ts). */
   notifier: Notifier
+  /** Alert channels, rules, delivery and history (lib/alerts). */
+  alerts: Alerts
   /** Runs the stacks' update policies (started by server.ts). */
   policies: PolicyScheduler
   /** The Prometheus registry; request and probe durations are observed into it. */
@@ -209,6 +212,18 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
         serverId: ctx.serverId,
         events: ctx.events,
         now,
+      }),
+  )
+  part(
+    "alerts",
+    () =>
+      new (require("../alerts/alerts.ts") as typeof import("../alerts/alerts.ts")).Alerts({
+        dataDir: config.dataDir,
+        server: ctx.serverId,
+        events: ctx.events,
+        now,
+        pollSeconds: config.alerts.pollSeconds,
+        apiBases: config.alerts.apiBases,
       }),
   )
   part(

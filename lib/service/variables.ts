@@ -142,6 +142,13 @@ export const VARIABLES = {
   SVC_NOTIFY_URLS: {
     doc: "comma-separated notification addresses: `https://…` (JSON webhook), `ntfy+https://host/topic` or `ntfy://host/topic` (ntfy's plain publish)",
   },
+  SVC_ALERT_POLL: {
+    default: 15,
+    doc: "seconds between the alert rules' looks at what has no event: stacks' health, overdue backups, swarm replicas, nodes (probed), disks; see [Alerts](alerts.md)",
+  },
+  SVC_ALERT_API_URLS: {
+    doc: "where alert channels reach a service's own API, `kind=url` comma-separated (`telegram=http://10.0.0.2:8081` for a self-hosted Bot API server or a relay); by default the services' public APIs (discord, slack, telegram, pushover)",
+  },
   SVC_METRICS: {
     default: "off",
     doc: "`on` routes `/metrics` and `/metrics/targets` (404 otherwise); see [Metrics](metrics.md)",

@@ -86,6 +86,7 @@ export class Notifier {
   /** Messages delivered and given up, per address kind and event. */
   readonly counts = { sent: 0, failed: 0 }
   private pending = new Set<Promise<void>>()
+  private readonly taps: ((n: Notification) => void)[] = []
 
   constructor(
     urls: string[],
@@ -94,8 +95,14 @@ export class Notifier {
     this.targets = urls.map(parseTarget)
   }
 
+  /** Hands every notification to `fn` too (the alert rules), whether or not SVC_NOTIFY_URLS names an address. */
+  tap(fn: (n: Notification) => void): void {
+    this.taps.push(fn)
+  }
+
   /** Queues the notification to every address; returns at once. */
   notify(n: Notification): void {
+    for (const fn of this.taps) fn(n)
     if (!this.targets.length) return
     const body = {
       event: n.event,
