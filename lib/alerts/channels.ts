@@ -1,8 +1,10 @@
 // A channel's address: the service URL people already keep for their notifications
 // (`discord://token@id`, `smtp://user:pass@host:587/?from=...&to=...`), read into what a sender
 // needs, built from a form's fields, and shown with every credential masked. The full URL is kept
-// only in <data>/alerts/channels.json (mode 0600); what leaves this module for a person is `masked`,
+// only in <data>/alerts/channels.json (mode 0600); what leaves this module for a person is `masked`
+// (the service's one masking of kept URLs, with the path hidden where it is the credential),
 // and `secrets` lists each credential so that an error text can be scrubbed of it.
+import { maskUrl, MASK } from "../credentials/urls.ts"
 import { invalid } from "../errors/errors.ts"
 
 export const KINDS = [
@@ -25,7 +27,7 @@ export interface Target {
   base: string
   /** Each credential, to scrub from any text shown (errors, events). */
   secrets: string[]
-  /** The URL with its credentials replaced by `***`. */
+  /** The URL with its credentials replaced by `***` (lib/credentials/urls.ts's maskUrl). */
   masked: string
   /** What the kind reads of the URL (tokens, chats, rooms, recipients, options). */
   opts: Record<string, string>
@@ -37,7 +39,6 @@ export interface Target {
   extra: Record<string, string>
 }
 
-const MASK = "***"
 const yes = (v: string | null | undefined) => v !== null && v !== undefined && /^(1|yes|true|on)$/i.test(v)
 const splitList = (v: string | null) =>
   (v ?? "")
@@ -69,11 +70,11 @@ export const API_BASES: Partial<Record<Kind, string>> = {
 /** Slack's Web API (a bot token) answers on another host than its webhooks. */
 export const SLACK_API = "https://slack.com"
 
-function target(kind: Kind, base: string, masked: string, secrets: (string | undefined)[], more: Partial<Target> = {}) {
+function target(kind: Kind, base: string, secrets: (string | undefined)[], more: Partial<Target> = {}) {
   return {
     kind,
     base,
-    masked,
+    masked: "",
     secrets: [...new Set(secrets.filter((s): s is string => Boolean(s) && s!.length >= 4))],
     opts: {},
     list: [],
@@ -81,12 +82,6 @@ function target(kind: Kind, base: string, masked: string, secrets: (string | und
     extra: {},
     ...more,
   } satisfies Target
-}
-
-/** The query as written, the values of `secretKeys` masked. */
-function shownQuery(u: Address, secretKeys: string[] = []): string {
-  const pairs = [...u.searchParams].map(([k, v]) => `${k}=${secretKeys.includes(k.toLowerCase()) ? MASK : v}`)
-  return pairs.length ? `?${pairs.join("&")}` : ""
 }
 
 /** The parts of an address that the kinds read (a URL's names, the values as written). */
@@ -108,21 +103,15 @@ const PARSERS: Record<string, Parser> = {
     const user = dec(u.username)
     const pass = dec(u.password)
     const auth = pass ? (user ? `Basic ${btoa(`${user}:${pass}`)}` : `Bearer ${pass}`) : ""
-    return target(
-      "ntfy",
-      `${scheme}://${host}`,
-      `ntfy://${user || pass ? `${user ? `${user}:` : ":"}${MASK}@` : ""}${host}/${MASK}${shownQuery(u)}`,
-      [pass, topic, auth],
-      {
-        opts: {
-          topic,
-          auth,
-          priority: param(u, "priority") ?? "",
-          tags: param(u, "tags") ?? "",
-          title: param(u, "title") ?? "",
-        },
+    return target("ntfy", `${scheme}://${host}`, [pass, topic, auth], {
+      opts: {
+        topic,
+        auth,
+        priority: param(u, "priority") ?? "",
+        tags: param(u, "tags") ?? "",
+        title: param(u, "title") ?? "",
       },
-    )
+    })
   },
   gotify: (u) => {
     const parts = u.pathname.split("/").filter(Boolean)
@@ -130,19 +119,15 @@ const PARSERS: Record<string, Parser> = {
     if (!token) throw bad("a Gotify address ends in its application token: gotify://host/token")
     const scheme = yes(param(u, "disabletls")) ? "http" : "https"
     const prefix = parts.length ? `/${parts.join("/")}` : ""
-    return target(
-      "gotify",
-      `${scheme}://${hostPort(u)}${prefix}`,
-      `gotify://${hostPort(u)}${prefix}/${MASK}/${shownQuery(u)}`,
-      [token],
-      { opts: { token, priority: param(u, "priority") ?? "", title: param(u, "title") ?? "" } },
-    )
+    return target("gotify", `${scheme}://${hostPort(u)}${prefix}`, [token], {
+      opts: { token, priority: param(u, "priority") ?? "", title: param(u, "title") ?? "" },
+    })
   },
   discord: (u, _, bases) => {
     const token = dec(u.username || u.password)
     const id = u.hostname
     if (!token || !/^\d+$/.test(id)) throw bad("a Discord address is discord://token@webhook-id")
-    return target("discord", bases.discord ?? API_BASES.discord!, `discord://${MASK}@${id}${shownQuery(u)}`, [token], {
+    return target("discord", bases.discord ?? API_BASES.discord!, [token], {
       opts: { id, token, username: param(u, "username") ?? "" },
     })
   },
@@ -154,42 +139,32 @@ const PARSERS: Record<string, Parser> = {
       if (user === "hook") {
         const parts = pass.split(/[/-]/)
         if (parts.length !== 3) throw bad("a Slack webhook address is slack://hook:T…-B…-X…@webhook")
-        return slackHook(parts.join("/"), bases, u)
+        return slackHook(parts.join("/"), bases)
       }
       const token = `${user}-${pass}`
       const channel = dec(u.hostname)
       if (!/^xox[a-z]$/.test(user) || !channel) throw bad("a Slack bot address is slack://xoxb:token@channel")
-      return target(
-        "slack",
-        bases.slack ? bases.slack : SLACK_API,
-        `slack://${user}:${MASK}@${channel}${shownQuery(u)}`,
-        [token, pass],
-        { opts: { mode: "bot", token, channel } },
-      )
+      return target("slack", bases.slack ? bases.slack : SLACK_API, [token, pass], {
+        opts: { mode: "bot", token, channel },
+      })
     }
     const parts = [u.hostname, ...u.pathname.split("/").filter(Boolean)].map(dec)
     if (parts.length !== 3) throw bad("a Slack address is slack://hook:T…-B…-X…@webhook or slack://xoxb:token@channel")
-    return slackHook(parts.join("/"), bases, u)
+    return slackHook(parts.join("/"), bases)
   },
   telegram: (u, _, bases) => {
     // The bot token (`123456:ABC-DEF`) holds a colon, so the URL reads it as user and password.
     const token = u.password ? `${dec(u.username)}:${dec(u.password)}` : dec(u.username)
     const chats = splitList(param(u, "chats") ?? param(u, "channels"))
     if (!token || !chats.length) throw bad("a Telegram address is telegram://token@telegram?chats=@channel,chat-id")
-    return target(
-      "telegram",
-      bases.telegram ?? API_BASES.telegram!,
-      `telegram://${MASK}@telegram${shownQuery(u)}`,
-      [token, dec(u.password)],
-      {
-        list: chats,
-        opts: {
-          token,
-          silent: param(u, "notification") !== null && !yes(param(u, "notification")) ? "yes" : "",
-          preview: param(u, "preview") ?? "",
-        },
+    return target("telegram", bases.telegram ?? API_BASES.telegram!, [token, dec(u.password)], {
+      list: chats,
+      opts: {
+        token,
+        silent: param(u, "notification") !== null && !yes(param(u, "notification")) ? "yes" : "",
+        preview: param(u, "preview") ?? "",
       },
-    )
+    })
   },
   matrix: (u) => {
     const user = dec(u.username)
@@ -197,7 +172,7 @@ const PARSERS: Record<string, Parser> = {
     if (!pass || !u.host)
       throw bad("a Matrix address is matrix://user:password@host/?rooms=!id:server (or :token@host)")
     const scheme = yes(param(u, "disabletls")) ? "http" : "https"
-    return target("matrix", `${scheme}://${u.host}`, `matrix://${user}:${MASK}@${u.host}/${shownQuery(u)}`, [pass], {
+    return target("matrix", `${scheme}://${u.host}`, [pass], {
       list: splitList(param(u, "rooms") ?? param(u, "room")),
       opts: { user, password: pass },
     })
@@ -206,16 +181,10 @@ const PARSERS: Record<string, Parser> = {
     const token = dec(u.password)
     const user = dec(u.hostname)
     if (!token || !user) throw bad("a Pushover address is pushover://shoutrrr:apiToken@userKey/?devices=phone")
-    return target(
-      "pushover",
-      bases.pushover ?? API_BASES.pushover!,
-      `pushover://${dec(u.username) || "shoutrrr"}:${MASK}@${MASK}/${shownQuery(u)}`,
-      [token, user],
-      {
-        list: splitList(param(u, "devices")),
-        opts: { token, user, priority: param(u, "priority") ?? "", title: param(u, "title") ?? "" },
-      },
-    )
+    return target("pushover", bases.pushover ?? API_BASES.pushover!, [token, user], {
+      list: splitList(param(u, "devices")),
+      opts: { token, user, priority: param(u, "priority") ?? "", title: param(u, "title") ?? "" },
+    })
   },
   smtp: (u) => {
     const to = splitList(param(u, "to") ?? param(u, "toaddresses"))
@@ -226,47 +195,34 @@ const PARSERS: Record<string, Parser> = {
     if (!["auto", "none", "explicittls", "implicittls"].includes(encryption))
       throw bad("encryption is auto, none, explicittls (STARTTLS) or implicittls")
     const port = u.port || (u.protocol === "smtps:" ? "465" : "25")
-    return target(
-      "smtp",
-      `smtp://${u.hostname}:${port}`,
-      `smtp://${u.username ? `${u.username}:${MASK}@` : ""}${u.hostname}:${port}/${shownQuery(u)}`,
-      [pass],
-      {
-        list: to,
-        opts: {
-          host: u.hostname.replace(/^\[|\]$/g, ""),
-          port,
-          user: dec(u.username),
-          password: pass,
-          from,
-          fromname: param(u, "fromname") ?? "",
-          subject: param(u, "subject") ?? param(u, "title") ?? "",
-          // smtps:// and port 465 are TLS from the first byte; usestarttls=no leaves STARTTLS out of auto.
-          encryption:
-            u.protocol === "smtps:"
+    return target("smtp", `smtp://${u.hostname}:${port}`, [pass], {
+      list: to,
+      opts: {
+        host: u.hostname.replace(/^\[|\]$/g, ""),
+        port,
+        user: dec(u.username),
+        password: pass,
+        from,
+        fromname: param(u, "fromname") ?? "",
+        subject: param(u, "subject") ?? param(u, "title") ?? "",
+        // smtps:// and port 465 are TLS from the first byte; usestarttls=no leaves STARTTLS out of auto.
+        encryption:
+          u.protocol === "smtps:"
+            ? "implicittls"
+            : encryption === "auto" && port === "465"
               ? "implicittls"
-              : encryption === "auto" && port === "465"
-                ? "implicittls"
-                : encryption,
-          starttls: param(u, "usestarttls") === null || yes(param(u, "usestarttls")) ? "yes" : "",
-          auth: (param(u, "auth") ?? "").toLowerCase(),
-        },
+              : encryption,
+        starttls: param(u, "usestarttls") === null || yes(param(u, "usestarttls")) ? "yes" : "",
+        auth: (param(u, "auth") ?? "").toLowerCase(),
       },
-    )
+    })
   },
 }
 PARSERS.smtps = PARSERS.smtp!
 
-function slackHook(path: string, bases: Partial<Record<Kind, string>>, u: Address): Target {
-  const [t, b, x] = path.split("/") as [string, string, string]
-  return target(
-    "slack",
-    bases.slack ?? API_BASES.slack!,
-    `slack://hook:${t}-${b}-${MASK}@webhook${shownQuery(u)}`,
-    [x, path],
-    { opts: { mode: "hook", path } },
-  )
-}
+/** A Slack webhook's path (T…/B…/X…): its last part is the secret. */
+const slackHook = (path: string, bases: Partial<Record<Kind, string>>): Target =>
+  target("slack", bases.slack ?? API_BASES.slack!, [path.split("/")[2], path], { opts: { mode: "hook", path } })
 
 function webhook(u: Address, secure: boolean): Target {
   const headers: Record<string, string> = {}
@@ -286,13 +242,9 @@ function webhook(u: Address, secure: boolean): Target {
   if (u.username || password) headers.authorization = `Basic ${btoa(`${dec(u.username)}:${password}`)}`
   const path = u.pathname !== "/" ? u.pathname : ""
   const query = forward.toString()
-  const shown = [...forward.keys(), ...Object.keys(headers).map((h) => `@${h}`)].filter((k) => k !== "@authorization")
   return target(
     "webhook",
     `${origin}${path}${query ? `?${query}` : ""}`,
-    `${origin.replace("://", `://${u.username || password ? `${MASK}@` : ""}`)}${path ? `/${MASK}` : ""}${
-      shown.length ? `?${shown.map((k) => `${k}=${MASK}`).join("&")}` : ""
-    }`,
     [...Object.values(headers), password, ...path.split("/").map(dec), ...forward.values()],
     { opts, headers, extra },
   )
@@ -315,10 +267,20 @@ export function parseChannelUrl(raw: string, bases: Partial<Record<Kind, string>
     rest = `${rest}${rest.includes("?") ? "&" : "?"}${plus[2] === "http" ? "disabletls=yes&scheme=http" : ""}`
     scheme = plus[1]!
   }
-  if (scheme === "http" || scheme === "https") return webhook(safeUrl(text), scheme === "https")
-  const parse = PARSERS[scheme]
-  if (!parse) throw bad(`${scheme}:// is not a kind of channel here (${KINDS.join(", ")}, generic+https, https)`)
-  return parse(parts(scheme, rest), text, bases)
+  const parse = scheme === "http" || scheme === "https" ? undefined : PARSERS[scheme]
+  if (!parse && scheme !== "http" && scheme !== "https")
+    throw bad(`${scheme}:// is not a kind of channel here (${KINDS.join(", ")}, generic+https, https)`)
+  const t = parse ? parse(parts(scheme, rest), text, bases) : webhook(safeUrl(text), scheme === "https")
+  return { ...t, masked: masked(t.kind, text) }
+}
+
+/** Kinds whose path is a credential: a webhook's, Gotify's token, ntfy's topic (anyone who knows it may publish). */
+const PATH_IS_SECRET = new Set<Kind>(["webhook", "gotify", "ntfy"])
+
+/** The address as anyone may see it: the service's one masking of kept URLs, and Pushover's user key (its host). */
+function masked(kind: Kind, url: string): string {
+  const shown = maskUrl(url, { path: PATH_IS_SECRET.has(kind) ? "hide" : undefined })
+  return kind === "pushover" ? shown.replace(/@[^/?#]*/, `@${MASK}`) : shown
 }
 
 /** The parts of `user:pass@host:port/path?query` as written: a numeric webhook id stays a name, not an IPv4 address. */

@@ -1,15 +1,14 @@
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { FORMS, KINDS } from "#lib/alerts/channels.ts"
 import { kindsView } from "#lib/alerts/schemas.ts"
 
-export const detail = {
-  operationId: "listAlertChannelKinds",
-  summary: "The kinds of alert channel and the fields of each one's form (secret ones are never shown again)",
-  tags: ["alerts"],
-}
-
-export const response = kindsView
-
-export const role = "viewer"
-
-export default defineHandler(() => KINDS.map((kind) => ({ kind, fields: FORMS[kind] })))
+export default defineRoute({
+  role: "viewer",
+  detail: {
+    operationId: "listAlertChannelKinds",
+    summary: "The kinds of alert channel and the fields of each one's form (secret ones are never shown again)",
+    tags: ["alerts"],
+  },
+  response: kindsView,
+  handler: () => KINDS.map((kind) => ({ kind, fields: FORMS[kind] })),
+})

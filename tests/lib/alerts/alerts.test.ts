@@ -188,6 +188,8 @@ test("429 with Retry-After waits and delivers; a refusal is given up at once: hi
   await until(() => r.received.some((x) => x.kind === "discord"))
   expect(Date.now() - t0).toBeGreaterThanOrEqual(300)
   await until(() => published.some((e) => e.type === "alert"))
+  // The stand-in keeps a request before it answers: wait for the answer to be read.
+  await until(() => a.dispatch.channelStatus(discord.id).state === "ok")
   const failed = published.find((e) => e.type === "alert")!
   expect(failed).toMatchObject({ action: "failed" })
   expect(failed.message).toContain("not delivered after 1 try: Telegram (chat @ops) answered 401: Unauthorized")

@@ -7,7 +7,7 @@ const cases: [string, string, string, string[]][] = [
   [
     "telegram://123456:ABC-DEFsecret@telegram?chats=@ops,-1001",
     "telegram",
-    "telegram://***@telegram?chats=@ops,-1001",
+    "telegram://123456:***@telegram?chats=@ops,-1001",
     ["ABC-DEFsecret"],
   ],
   [
@@ -19,7 +19,7 @@ const cases: [string, string, string, string[]][] = [
   [
     "gotify://gotify.example:443/sub/AppT0kenXYZ/?priority=1",
     "gotify",
-    "gotify://gotify.example:443/sub/***/?priority=1",
+    "gotify://gotify.example:443/***",
     ["AppT0kenXYZ"],
   ],
   [
@@ -28,7 +28,7 @@ const cases: [string, string, string, string[]][] = [
     "ntfy://:***@ntfy.example/***",
     ["tk_secretAccess", "private-topic"],
   ],
-  ["slack://hook:T0001-B0002-hookSecret@webhook", "slack", "slack://hook:T0001-B0002-***@webhook", ["hookSecret"]],
+  ["slack://hook:T0001-B0002-hookSecret@webhook", "slack", "slack://hook:***@webhook", ["hookSecret"]],
   ["slack://xoxb:1111-2222-botSecret@C0123", "slack", "slack://xoxb:***@C0123", ["1111-2222-botSecret"]],
   [
     "pushover://shoutrrr:appTokenSecret@userKeySecret/?devices=phone",
@@ -45,17 +45,18 @@ const cases: [string, string, string, string[]][] = [
   [
     "generic+https://hooks.example/in/pathSecret99?@X-Api-Key=hdrSecret&$env=prod",
     "webhook",
-    "https://hooks.example/***?@x-api-key=***",
+    "generic+https://hooks.example/***",
     ["pathSecret99", "hdrSecret"],
   ],
   [
     "https://user:basicPw@hooks.example/x?token=querySecret",
     "webhook",
-    "https://***@hooks.example/***?token=***",
+    "https://user:***@hooks.example/***",
     ["basicPw", "querySecret"],
   ],
 ]
 
+// Masked by the service's one masking of kept URLs (lib/credentials/urls.ts), the path hidden where it is the credential.
 test.each(cases)("%s reads as its kind, masked without its credentials", (url, kind, masked, secrets) => {
   const t = parseChannelUrl(url)
   expect(t.kind).toBe(kind as never)

@@ -1,15 +1,14 @@
 import * as v from "valibot"
-import { defineHandler } from "#lib/service/handler.ts"
+import { defineRoute } from "#lib/service/handler.ts"
 import { channelView } from "#lib/alerts/schemas.ts"
 
-export const detail = {
-  operationId: "listAlertChannels",
-  summary: "The alert channels with their addresses masked and their delivery status (failing, pending, last error)",
-  tags: ["alerts"],
-}
-
-export const response = v.array(channelView)
-
-export const role = "viewer"
-
-export default defineHandler(({ ctx }) => ctx.alerts.channels())
+export default defineRoute({
+  role: "viewer",
+  detail: {
+    operationId: "listAlertChannels",
+    summary: "The alert channels with their addresses masked and their delivery status (failing, pending, last error)",
+    tags: ["alerts"],
+  },
+  response: v.array(channelView),
+  handler: ({ ctx }) => ctx.alerts.channels(),
+})
