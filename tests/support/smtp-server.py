@@ -1,5 +1,5 @@
 # A real SMTP server for the tests (Debian's python3-aiosmtpd): STARTTLS with the given certificate
-# (or TLS from the first byte with --implicit), AUTH PLAIN/LOGIN of one user, required after TLS;
+# (or TLS from the first byte with --implicit), AUTH PLAIN/LOGIN of one user required before MAIL;
 # every mail kept as one JSON line on stdout. Stops when its stdin closes.
 import argparse, json, ssl, sys
 from aiosmtpd.controller import Controller
@@ -20,7 +20,8 @@ class Keep:
         mail = {
             "from": envelope.mail_from,
             "to": envelope.rcpt_tos,
-            "tls": session.ssl is not None,
+            # Implicit TLS wraps the socket before the session starts: aiosmtpd's session sees no STARTTLS.
+            "tls": a.implicit or session.ssl is not None,
             "authenticated": bool(session.authenticated),
             "data": envelope.content.decode("utf8", "replace"),
         }
@@ -35,11 +36,12 @@ def authenticate(server, session, envelope, mechanism, data):
 
 tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
 tls.load_cert_chain(a.cert, a.key)
-options = dict(hostname="127.0.0.1", port=a.port, authenticator=authenticate, auth_require_tls=True)
+# AUTH is required before MAIL; over STARTTLS it is offered only once TLS is on.
+options = dict(hostname="127.0.0.1", port=a.port, authenticator=authenticate, auth_required=True)
 if a.implicit:
-    c = Controller(Keep(), ssl_context=tls, **options)
+    c = Controller(Keep(), ssl_context=tls, auth_require_tls=False, **options)
 else:
-    c = Controller(Keep(), tls_context=tls, require_starttls=True, **options)
+    c = Controller(Keep(), tls_context=tls, require_starttls=True, auth_require_tls=True, **options)
 c.start()
 print(json.dumps({"ready": True}), flush=True)
 sys.stdin.read()
