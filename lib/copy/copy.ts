@@ -5,12 +5,13 @@
 // stack there and optionally starts it. Anything that fails after the destination was written to is
 // undone there; what cannot be undone is named in an error event. The source is only ever read.
 import { STACK_LABEL } from "../engine/containers.ts"
-import type { Engine } from "../engine/client.ts"
+import type { ContainerInspect, ContainerSummary, Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
 import type { Cluster } from "../cluster/membership.ts"
 import { NodeClient } from "../cluster/node-client.ts"
 import type { NodeRegistry } from "../cluster/nodes.ts"
 import { conflict, HttpError } from "../http/http-error.ts"
+import type { PublishedPort } from "../stacks/model.ts"
 import type { Stacks } from "../stacks/store.ts"
 import { COPY_DEFAULTS, plan, type CopyFlags, type Plan, type SideFacts } from "./planner.ts"
 import { exportModel, exportStack, importStack, type StackExport } from "./export.ts"
@@ -32,7 +33,11 @@ export interface CopyDeps {
   config: { transferImage: string }
 }
 
-/** What the planner needs to know about a server: its stacks, volumes, published ports, image tags and container names. */
+/**
+ * What the planner needs to know about a server: its stacks, volumes, published ports, image tags and
+ * container names. A port counts when any container would publish it once started: a running or
+ * paused one's as the engine bound it, a stopped, created or restarting one's as its host config asks.
+ */
 export async function serverInventory(ctx: Pick<CopyDeps, "engine" | "stacks" | "serverId">): Promise<Inventory> {
   const [containers, volumes, images] = await Promise.all([
     ctx.engine.listContainers({ all: true }),
@@ -40,18 +45,38 @@ export async function serverInventory(ctx: Pick<CopyDeps, "engine" | "stacks" | 
     ctx.engine.listImages(),
   ])
   const projects = containers.flatMap((c) => (c.Labels?.[STACK_LABEL] ? [c.Labels[STACK_LABEL]] : []))
+  const bound = (c: ContainerSummary) => c.State === "running" || c.State === "paused"
+  const asked = await Promise.all(
+    containers.filter((c) => !bound(c)).map((c) => ctx.engine.inspectContainer(c.Id).then(portBindings, () => [])),
+  )
   return {
     server_id: ctx.serverId,
     stacks: [...new Set([...ctx.stacks.names(), ...projects])].sort(),
     volumes: volumes.map((v) => v.Name),
-    ports: containers
-      .filter((c) => c.State === "running" || c.State === "paused")
-      .flatMap((c) =>
-        c.Ports.flatMap((p) => (p.PublicPort ? [{ port: p.PublicPort, protocol: p.Type, ip: p.IP ?? "" }] : [])),
-      ),
+    ports: [
+      ...containers
+        .filter(bound)
+        .flatMap((c) =>
+          c.Ports.flatMap((p) => (p.PublicPort ? [{ port: p.PublicPort, protocol: p.Type, ip: p.IP ?? "" }] : [])),
+        ),
+      ...asked.flat(),
+    ],
     images: images.flatMap((i) => (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>")),
     containers: containers.flatMap((c) => c.Names.map((n) => n.replace(/^\//, ""))),
   }
+}
+
+/** The host ports a container's host config publishes when it starts (`80/tcp` → `[{HostIp, HostPort}]`; an empty port is the engine's pick, none fixed). */
+function portBindings(c: ContainerInspect): PublishedPort[] {
+  const bindings = (c.HostConfig?.PortBindings ?? {}) as Record<string, { HostIp?: string; HostPort?: string }[] | null>
+  return Object.entries(bindings).flatMap(([key, list]) => {
+    const protocol = key.split("/")[1] ?? "tcp"
+    return (list ?? []).flatMap((b) => {
+      const [from, to = from] = (b.HostPort ?? "").split("-").map(Number) as [number, number?]
+      if (!from || !to || to < from || to - from > 65535) return []
+      return Array.from({ length: to - from + 1 }, (_, i) => ({ port: from + i, protocol, ip: b.HostIp ?? "" }))
+    })
+  })
 }
 
 /** One end of a copy: this server (its own functions) or a node (its routes, with the cluster token). */

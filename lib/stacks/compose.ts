@@ -177,6 +177,9 @@ export function stoppedError(why: Stopped, command: string, timeout: number, out
   )
 }
 
+/** What compose v2 prints when its model cannot be marshalled as JSON (`json: error calling MarshalJSON for type ...`). */
+const JSON_PRINTER_FAILED = /^json: (error calling MarshalJSON|unsupported)/m
+
 export function composeRunner({
   host,
   toolEnv,
@@ -185,6 +188,12 @@ export function composeRunner({
   timeouts = COMPOSE_TIMEOUTS,
 }: ComposeRunnerOptions): ComposeRunner {
   const base: Record<string, string> = { ...toolEnv, DOCKER_HOST: host }
+  /** A config run's result, its stderr (redacted) published as the stack's `config.output` event. */
+  const published = <R extends { output: string }>(project: ComposeProject, result: R): R => {
+    if (result.output)
+      events.publish({ type: "stack", action: "config.output", name: project.name, message: result.output })
+    return result
+  }
   let detected: Promise<ComposeCli> | undefined
   const cli = () => (detected ??= detectCompose(probe, base))
   /** The CLI's argv prefix (the binary found on PATH) and its flavour. */
@@ -229,26 +238,33 @@ export function composeRunner({
     },
     async config(project, candidate) {
       const { argv, flavour } = await binary()
-      const args = flavour === "v2" ? ["--profile", "*", "config", "--format", "json"] : ["config"]
-      const { proc, exited, stopped } = spawnBounded(
-        [...argv, ...globalArgs(project, candidate), ...args],
-        {
-          cwd: candidate.cwd,
-          env: { ...envRecord(project.env), ...base },
-          stdin: "ignore",
-          stdout: "pipe",
-          stderr: "pipe",
-        },
-        { timeout: timeouts.config },
-      )
-      const secrets = secretValues(project.env)
-      const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
-      const output = redact(stderr.trim(), secrets)
-      if (output) events.publish({ type: "stack", action: "config.output", name: project.name, message: output })
-      const code = await exited
-      const why = stopped()
-      if (why) throw stoppedError(why, "compose config", timeouts.config, output)
-      return { flavour, format: flavour === "v2" ? "json" : "yaml", code, stdout, output }
+      const print = async (args: string[]) => {
+        const { proc, exited, stopped } = spawnBounded(
+          [...argv, ...globalArgs(project, candidate), ...args],
+          {
+            cwd: candidate.cwd,
+            env: { ...envRecord(project.env), ...base },
+            stdin: "ignore",
+            stdout: "pipe",
+            stderr: "pipe",
+          },
+          { timeout: timeouts.config },
+        )
+        const secrets = secretValues(project.env)
+        const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+        const output = redact(stderr.trim(), secrets)
+        const code = await exited
+        const why = stopped()
+        if (why) throw stoppedError(why, "compose config", timeouts.config, output)
+        return { code, stdout, output }
+      }
+      if (flavour === "v1") return { flavour, format: "yaml", ...published(project, await print(["config"])) }
+      const json = await print(["--profile", "*", "config", "--format", "json"])
+      // Compose's JSON printer fails on some models it reads and runs (2.26: a build's `ssh` key);
+      // its YAML printer prints the same model.
+      if (json.code === 0 || !JSON_PRINTER_FAILED.test(json.output))
+        return { flavour, format: "json", ...published(project, json) }
+      return { flavour, format: "yaml", ...published(project, await print(["--profile", "*", "config"])) }
     },
     async merge(files, dir) {
       const { argv, flavour } = await binary()

@@ -16,6 +16,8 @@ export interface HostPath {
   where: string
   /** Absolute as compose resolved it; a relative one is one compose left for the engine to resolve. */
   path: string
+  /** An `env_file` entry with `required: false`: compose skips it when the file is not there. */
+  optional?: boolean
 }
 
 /** The path with every symlink that exists along it followed; the part not yet on disk is kept as written. */
@@ -132,7 +134,7 @@ export async function filesComposeReads(
   const seen = new Set<string>()
   const walk = async (doc: unknown, base: string, file: string, depth: number): Promise<void> => {
     const m = obj(doc)
-    const at = (where: string, raw: unknown, dir = base): string | undefined => {
+    const at = (where: string, raw: unknown, dir = base, optional = false): string | undefined => {
       if (typeof raw !== "string") return undefined
       const value = interpolate(raw, vars)
       const full =
@@ -141,9 +143,12 @@ export async function filesComposeReads(
           : isAbsolute(value)
             ? value
             : join(dir, value)
-      out.push({ where: `${file}${where}`, path: full })
+      out.push({ where: `${file}${where}`, path: full, ...(optional ? { optional } : {}) })
       return full
     }
+    // `required: false` (or a string compose reads as false after interpolation) makes an env file optional.
+    const optional = (e: Obj) =>
+      e.required === false || (typeof e.required === "string" && /^false$/i.test(interpolate(e.required, vars)))
     const follow = async (path: string | undefined, dir?: string) => {
       if (!path || depth > 8 || seen.has(path) || !allowed(path)) return
       const content = read(path)
@@ -165,7 +170,9 @@ export async function filesComposeReads(
     }
     for (const [service, config] of Object.entries(obj(m.services))) {
       const s = obj(config)
-      for (const e of arr(s.env_file)) at(`service ${service} env_file`, typeof e === "string" ? e : obj(e).path)
+      for (const e of arr(s.env_file))
+        if (typeof e === "string") at(`service ${service} env_file`, e)
+        else at(`service ${service} env_file`, obj(e).path, base, optional(obj(e)))
       const ext = obj(s.extends)
       if (ext.file !== undefined) await follow(at(`service ${service} extends`, ext.file))
     }

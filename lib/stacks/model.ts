@@ -1,7 +1,8 @@
 // One model of a stack, compose's own. Whatever the service needs to know about a stack (the host
 // paths the guard checks, the mount inventory and volume names copy plans with, images, published
 // ports, services) is read from the model compose prints: `docker compose config --format json` with
-// the plugin, `docker-compose config` (resolved YAML) with v1. By then compose has applied YAML merge
+// the plugin (its YAML `config` when the JSON printer fails on a model compose reads: 2.26 and a
+// build's `ssh` key), `docker-compose config` (resolved YAML) with v1. By then compose has applied YAML merge
 // keys and anchors, interpolation with the stack's environment, `extends`, `include`, profiles and
 // long syntax, and made every path absolute against the project directory: what it prints is what
 // `up` runs.
@@ -399,11 +400,20 @@ export interface CheckedModel {
 /**
  * The files compose reads while loading (env_file, extends, include) must be the candidate's own
  * when they lie in the stack's folder: anything else there is the stack's data, which its containers
- * can change between the check and compose's read.
+ * can change between the check and compose's read. An optional env file that is neither (absent) is
+ * skipped by compose.
  */
-function checkLoadedFiles(paths: HostPath[], projectDir: string, files: StackFiles): void {
-  for (const { where, path } of paths) {
+function checkLoadedFiles(
+  paths: HostPath[],
+  projectDir: string,
+  files: StackFiles,
+  read: (path: string) => string | undefined,
+): void {
+  for (const { where, path, optional } of paths) {
     if (where.endsWith("project_directory") || !within(path, projectDir) || path === projectDir) continue
+    // An optional env file that is not there is skipped by compose: nothing is read from the folder
+    // (v2's model then names it nowhere; v1 refuses the long form in its own words).
+    if (optional && read(path) === undefined) continue
     const rel = path.slice(projectDir.length + 1)
     // `.env` is the stack's environment as the service renders it (`env_file: .env`), laid out with the candidate.
     if (rel !== ".env" && !Object.hasOwn(files, rel))
@@ -441,7 +451,7 @@ export async function candidateModel(
   }
   const loaded = await filesComposeReads(compose, envRecord(project.env), project.dir, allowed, runner.env, read)
   checkHostPaths(loaded, project.dir, roots, dataDir)
-  checkLoadedFiles(loaded, project.dir, files)
+  checkLoadedFiles(loaded, project.dir, files, read)
 
   const flavour = await runner.flavour()
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "hm-compose-")))
@@ -474,6 +484,7 @@ export async function candidateModel(
     } catch {
       throw new HttpError(502, "compose_failed", "compose config printed a model that does not parse")
     }
+    if (result.flavour === "v2" && result.format === "yaml") raw = sshFromYaml(raw)
     raw = movePaths(raw, scratch, project.dir)
     const model = readModel(raw, result.flavour, {
       project: project.name,
@@ -485,6 +496,20 @@ export async function candidateModel(
   } finally {
     rmSync(scratch, { recursive: true, force: true })
   }
+}
+
+/**
+ * A model compose v2 printed as YAML (its JSON printer failed on it) with each build's `ssh` entry
+ * back in the form compose reads (`id=path`): its YAML printer writes `id: path`, which compose would
+ * read back as a key named so, with no path, and the guard would not see the path.
+ */
+function sshFromYaml(raw: unknown): unknown {
+  for (const s of Object.values(obj(obj(raw).services))) {
+    const build = obj(obj(s).build)
+    if (Array.isArray(build.ssh))
+      build.ssh = build.ssh.map((e) => (typeof e === "string" ? e.replace(/^([^=:\s]+): /, "$1=") : e))
+  }
+  return raw
 }
 
 /** How large a model compose v1 may print (it expands anchors and adds defaults). */

@@ -463,9 +463,15 @@ export class Stacks {
     })
   }
 
-  /** Stops and removes the stack's containers (or services) and networks (and named volumes with `volumes`), then its folders. */
-  remove(name: string, opts: { volumes?: boolean } & Run = {}): Promise<void> {
+  /**
+   * Stops and removes the stack's containers (or services) and networks (and named volumes with
+   * `volumes`), then its folders. Answers whether it removed it: a stack here when asked and gone
+   * once its turn came (a first deploy undone meanwhile) is not there to remove, and is no 404.
+   */
+  remove(name: string, opts: { volumes?: boolean } & Run = {}): Promise<boolean> {
+    const known = this.has(name)
     return this.lock(name, async () => {
+      if (known && !this.has(name)) return false
       const stack = await this.read(name)
       await this.runnable(name, stack)
       await this.orchestrator(stack.state).down(this.project(name, stack.env), {
@@ -473,6 +479,7 @@ export class Stacks {
         signal: opts.signal,
       })
       this.forget(name)
+      return true
     })
   }
 
@@ -600,8 +607,23 @@ export class Stacks {
     const model = checked.model
     const ranBefore = before ? readIfFile(this.project(name, before.env).file!) : undefined
     const volumesBefore = before ? undefined : await this.projectVolumes(name)
+    const time = new Date(this.now()).toISOString()
+    const state = before?.state ?? {
+      ...(orchestrator === "compose" ? {} : { orchestrator }),
+      current_version: null,
+      env_pending: false,
+      files_pending: false,
+      files: filePaths(files),
+      services: model.services,
+      last_version: 0,
+      created: time,
+      updated: time,
+    }
     try {
       await this.writeRecords(name, compose, env, files, before?.state.files, checked.run)
+      // A new stack is one from here on, with no version yet: listed as managed, its name and lock
+      // held until its deploy succeeded or its undo is done.
+      if (!before) await this.writeState(name, state)
       this.makeBindSources(name, model)
     } catch (err) {
       // A write refused (a full disk, a link in the stack's folder) leaves nothing behind for a stack that had nothing.
@@ -622,15 +644,6 @@ export class Stacks {
     } catch (err) {
       await this.restore(name, env, before, files, ranBefore, action === "adopt", orchestrator, volumesBefore)
       throw err
-    }
-    const time = new Date(this.now()).toISOString()
-    const state = before?.state ?? {
-      ...(orchestrator === "compose" ? {} : { orchestrator }),
-      current_version: null,
-      env_pending: false,
-      last_version: 0,
-      created: time,
-      updated: time,
     }
     let current = typeof action === "number" ? action : state.last_version + 1
     if (typeof action !== "number") {

@@ -72,7 +72,10 @@ async function keptRunning(engine: Engine, name: string, services: string[]): Pr
 
 /** Takes away what the adoption made: the stack once written, else the containers a failed `up` left. */
 async function undo(d: AdoptContainersDeps, name: string, written: boolean): Promise<void> {
-  if (written) return d.stacks.remove(name).catch(() => {})
+  if (written) {
+    await d.stacks.remove(name).catch(() => {})
+    return
+  }
   for (const c of await projectContainers(d.engine, name))
     await d.engine.removeContainer(c.Id, { force: true }).catch(() => {})
 }

@@ -157,7 +157,7 @@ export class StackVerbs {
 
   /** The stack's containers and networks gone (its named volumes too with `volumes`), then its files. */
   async remove(name: string, opts: { volumes?: boolean } & Run = {}): Promise<void> {
-    await this.o.stacks.remove(name, opts)
+    if (!(await this.o.stacks.remove(name, opts))) return
     this.publish("remove", name, `removed ${name}${opts.volumes ? " with its named volumes" : ""}`)
   }
 

@@ -2,7 +2,9 @@
 // (deeply nested JSON, compose files that are large, slow to parse or over the size bound, an alias
 // bomb in a file compose would `extends` from, an `up` that never ends) each get their 4xx or 504,
 // while /api/health, asked one request after the other throughout, keeps answering; afterwards a
-// normal deploy of the same stack works.
+// normal deploy of the same stack works. A deploy whose client goes away is undone, and its undo holds
+// the stack's name and lock until it is done: listed as a managed stack meanwhile, a DELETE and a
+// deploy of the same name waiting for it.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
@@ -136,6 +138,70 @@ test("a client that goes away stops its deploy's compose run; the deploy is undo
     expect(res.status).toBe(201)
   } finally {
     await fetch(`${patient.url}/api/stacks/${name}`, { method: "DELETE" }).catch(() => {})
+    await patient.stop()
+  }
+}, 180_000)
+
+test("the undo of an aborted first deploy holds the stack's name and lock until it is done", async () => {
+  const patient = await startService({ DOCKER_HOST: engineHost(), SVC_COMPOSE_TIMEOUT: "900" })
+  const name = "hm-undoing"
+  const api = (path: string, init?: RequestInit) => fetch(`${patient.url}/api${path}`, init)
+  // The service `web` waits forever for `slow`, which ignores SIGTERM: taking it down takes its grace period.
+  const stubborn = `services:
+  slow:
+    image: ${testImage()}
+    command: ["sh", "-c", "while true; do sleep 0.2; done"]
+    stop_grace_period: 6s
+    labels: { ${TEST_LABEL}: "1" }
+  web:
+    image: ${testImage()}
+    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 0.2; done"]
+    labels: { ${TEST_LABEL}: "1" }
+    depends_on:
+      slow: { condition: service_completed_successfully }
+`
+  const services = async () =>
+    (await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } }))
+      .map((c) => c.Labels["com.docker.compose.service"])
+      .sort()
+  const post = (content: string, signal?: AbortSignal) =>
+    api("/stacks", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name, content }),
+      signal,
+    })
+  try {
+    const gone = post(stubborn, AbortSignal.timeout(4_000))
+    expect(
+      await gone.then(
+        () => "answered",
+        (err) => (err as Error).name,
+      ),
+    ).toBe("TimeoutError")
+    // While the undo runs: a DELETE and a deploy of the same name wait for it; each answers with what was there then.
+    const removed = api(`/stacks/${name}`, { method: "DELETE" }).then(async (r) => ({
+      status: r.status,
+      body: await r.json(),
+      left: await services(),
+    }))
+    const again = post(idle).then(async (r) => ({ status: r.status, left: await services() }))
+    const seen: { managed: boolean | undefined; services: string[] }[] = []
+    for (let i = 0; i < 300; i++, await Bun.sleep(100)) {
+      const left = await services()
+      if (!left.includes("slow")) break
+      const listed = ((await (await api("/stacks")).json()) as { name: string; managed: boolean }[]).find(
+        (s) => s.name === name,
+      )
+      seen.push({ managed: listed?.managed, services: left })
+    }
+    expect(seen.length).toBeGreaterThan(0)
+    expect(seen.filter((s) => s.managed !== true)).toEqual([])
+    const deleted = await removed
+    expect(deleted).toEqual({ status: 200, body: { removed: name, volumes_removed: false }, left: [] })
+    expect(await again).toEqual({ status: 201, left: ["app"] })
+  } finally {
+    await api(`/stacks/${name}`, { method: "DELETE" }).catch(() => {})
     await patient.stop()
   }
 }, 180_000)

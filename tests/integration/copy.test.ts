@@ -2,7 +2,8 @@
 // second engine in its own network namespace), joined as a cluster: volume data checked file by
 // file, every blocker refused with nothing written, a failure after the volumes were written undone,
 // a dry run changing nothing, a copy on one server under a new name, and a copy back from the node;
-// a fixed container_name refused in the plan, a build from the stack's own files carried.
+// a fixed container_name refused in the plan, a build from the stack's own files carried; a port a
+// stopped stack would publish again once started blocks a copy beside it.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -25,7 +26,17 @@ let bindDir: string
 const IDLE = "trap 'exit 0' TERM; while true; do sleep 0.2; done"
 const EXT = "hm-copy-ext"
 const SHARED = "hm-copy-shared"
-const STACKS = ["hm-web", "hm-web2", "hm-solo", "hm-solo-copy", "hm-solo-back", "hm-named", "hm-named-2"]
+const STACKS = [
+  "hm-web",
+  "hm-web2",
+  "hm-solo",
+  "hm-solo-copy",
+  "hm-solo-back",
+  "hm-named",
+  "hm-named-2",
+  "hm-parked",
+  "hm-parked-2",
+]
 const VOLUMES = [
   "hm-web_data",
   "hm-web_never",
@@ -324,6 +335,27 @@ test("a fixed container_name refuses a copy on the same server in its plan; a bu
   const there = await copy({ to: "b", dry_run: true }, "hm-named")
   expect([there.status, there.body.blockers, there.body.warnings]).toEqual([200, [], []])
   expect([await snapshot(engA, a), await snapshot(engB, b)]).toEqual(before)
+}, 120_000)
+
+test("a same-server copy is blocked by the port a stopped stack publishes once started", async () => {
+  const parked = await freePort()
+  const content = `services:
+  app:
+    image: ${testImage()}
+    command: ["sh", "-c", "${IDLE}"]
+    ports: ["${parked}:80"]
+    labels: { ${TEST_LABEL}: "1" }
+`
+  expect((await call(a, "POST", "/api/stacks", { name: "hm-parked", content })).status).toBe(201)
+  expect((await call(a, "POST", "/api/stacks/hm-parked/stop")).status).toBe(200)
+  expect(await running(engA, "hm-parked")).toEqual(["exited"])
+  const before = await snapshot(engA, a)
+  const same = await copy({ as: "hm-parked-2", start: true }, "hm-parked")
+  expect(same.status).toBe(409)
+  expect(same.body.plan.blockers).toEqual([
+    { code: "port_clash", message: `port ${parked}/tcp is already published on the destination` },
+  ])
+  expect(await snapshot(engA, a)).toEqual(before)
 }, 120_000)
 
 test("the move routes on the real engine: sizes, tar export, refusals of a full volume and of an unsafe archive", async () => {

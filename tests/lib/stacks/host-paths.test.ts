@@ -141,6 +141,17 @@ test("the files compose reads while loading are found in the file: env_file, ext
   ])
 })
 
+test("an env_file entry with required: false (or a variable that reads false) is marked optional", async () => {
+  const text = `services:\n  app:\n    image: x\n    env_file:\n      - path: ./a.env\n        required: false\n      - path: ./b.env\n        required: \${OPT:-false}\n      - path: ./c.env\n        required: true\n      - ./d.env\n`
+  const paths = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), {})
+  expect(paths.map((p) => [p.path.replace(projectDir, "<dir>"), p.optional ?? false])).toEqual([
+    ["<dir>/a.env", true],
+    ["<dir>/b.env", true],
+    ["<dir>/c.env", false],
+    ["<dir>/d.env", false],
+  ])
+})
+
 test("a file compose would read that does not parse, an alias bomb among them, is refused before compose runs", async () => {
   const bomb = ['x-a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
   for (let i = 1; i < 9; i++)
