@@ -42,6 +42,10 @@ export interface Sources {
 }
 
 const STACK_LABEL = "com.docker.compose.project"
+/** Bytes as people read them: 512 MiB, 1.5 GiB. */
+const size = (bytes: number) =>
+  bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GiB` : `${Math.round(bytes / 2 ** 20)} MiB`
+
 /** A container must run this long after a start before its death or OOM counts as over. */
 export const SETTLE_MS = 30_000
 /** A stack verb that stops it on purpose, and those that mean it should run again. */
@@ -322,7 +326,7 @@ export class Watch {
         (rule.minutes ?? DEFAULTS.thresholdMinutes) * 60_000,
         (v) => ({
           title: `${which} is ${v.toFixed(0)}% full`,
-          text: `${disk.path}: ${v.toFixed(1)}% of ${(disk.total_bytes / 2 ** 30).toFixed(1)} GiB used (alert above ${rule.above}%)`,
+          text: `${disk.path}: ${v.toFixed(1)}% of ${size(disk.total_bytes)} used (alert above ${rule.above}%)`,
           stack: null,
           severity: "warning",
         }),
