@@ -11,6 +11,7 @@ import { speechPage } from "./pages/speech.ts"
 import { newStackPage, stackPage, stacksPage } from "./pages/stacks.ts"
 import { auditPage } from "./pages/audit.ts"
 import { backupsPage } from "./pages/backups.ts"
+import { alertsPage } from "./pages/alerts.ts"
 import { swarmPage, swarmServicePage } from "./pages/swarm.ts"
 import { signInPage } from "./pages/signin.ts"
 import { tokensPage } from "./pages/tokens.ts"
@@ -33,6 +34,7 @@ const routes: [RegExp, Page][] = [
   [/^\/cluster$/, clusterPage],
   [/^\/swarm$/, swarmPage],
   [/^\/backups$/, backupsPage],
+  [/^\/alerts$/, alertsPage],
   [/^\/swarm\/services\/(?<id>[^/]+)$/, swarmServicePage],
   [/^\/speech$/, speechPage],
   [/^\/tokens$/, tokensPage],

@@ -231,7 +231,7 @@ export class Alerts {
       time: at,
     }
     const started = performance.now()
-    const error = await this.dispatch.sendNow({ target: this.target(c), name: c.name }, alert)
+    const error = await this.dispatch.sendNow(c.id, { target: this.target(c), name: c.name }, alert)
     const duration_ms = Math.round(performance.now() - started)
     this.files.append([
       {

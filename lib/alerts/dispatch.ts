@@ -137,15 +137,35 @@ export class Dispatcher {
     this.save()
   }
 
-  /** Sends one message now, outside the queue (a channel's test); answers the error text or null. */
-  async sendNow(channel: { target: Target; name: string }, alert: Alert): Promise<string | null> {
+  /** Sends one message now, outside the queue (a channel's test); answers the error text or null. Its result is the channel's status too. */
+  async sendNow(id: string, channel: { target: Target; name: string }, alert: Alert): Promise<string | null> {
     const signal = AbortSignal.any([AbortSignal.timeout(this.o.timeoutMs ?? 20_000), this.stopping.signal])
+    let error: string | null = null
     try {
       await send(channel.target, this.message([alert], alert.id), { signal, done: new Set(), fetch: this.o.fetch })
-      return null
     } catch (err) {
-      return (err as Error).message
+      error = (err as Error).message
     }
+    this.note(id, error)
+    return error
+  }
+
+  /** A try's result as the channel's status. */
+  private note(id: string, error: string | null): void {
+    const s = this.channelStatus(id)
+    const at = new Date(this.now()).toISOString()
+    this.status.set(
+      id,
+      error === null
+        ? { ...s, state: "ok", last_success: at, consecutive_failures: 0 }
+        : {
+            ...s,
+            state: "failing",
+            last_failure: at,
+            last_error: error,
+            consecutive_failures: s.consecutive_failures + 1,
+          },
+    )
   }
 
   /** Resolves when nothing is being sent and nothing is due within `ms` (tests). */
@@ -266,21 +286,10 @@ export class Dispatcher {
       failure = err as SendError
     }
     if (this.stopping.signal.aborted) return // kept in the outbox: tried again after the restart
-    const at = new Date(this.now()).toISOString()
-    const s = this.channelStatus(b.channel)
-    if (!failure) {
-      this.status.set(b.channel, { ...s, state: "ok", last_success: at, consecutive_failures: 0 })
-      return this.finish(b, channel.name, "sent", null)
-    }
+    this.note(b.channel, failure ? failure.message : null)
+    if (!failure) return this.finish(b, channel.name, "sent", null)
     b.done = [...done]
     b.last_error = failure.message
-    this.status.set(b.channel, {
-      ...s,
-      state: "failing",
-      last_failure: at,
-      last_error: failure.message,
-      consecutive_failures: s.consecutive_failures + 1,
-    })
     const backoff = this.o.backoff ?? BACKOFF_MS
     if (failure.permanent || b.attempts > backoff.length) return this.finish(b, channel.name, "failed", failure.message)
     // The wait the service asked for (429 Retry-After) when it said one, else the backoff.
