@@ -1,7 +1,8 @@
 // `bun run build`: one executable, dist/harbormaster (or the path given as the first argument), with
 // the source revision baked in (BUILD_SHA) and the UI page bundled through its HTML import, so it runs
-// from any directory. The worker threads (the MP3 encoder's, the YAML parser's) are entrypoints of their
-// own (workers are not followed from `new Worker(...)` by the bundler).
+// from any directory. The worker threads (the MP3 encoder's, the YAML parser's, the audit log's
+// reader's) are entrypoints of their own (workers are not followed from `new Worker(...)` by the
+// bundler).
 // The code ships as bytecode: otherwise parsing it is most of what a start spends its time on. What
 // is loaded by a dynamic import() (the MCP SDK, the Prometheus client, the speech workers' parts) is
 // split into chunks of its own, read only when first imported: an idle service holds less memory.
@@ -27,6 +28,7 @@ const build = Bun.spawnSync(
     join(root, "server.ts"),
     join(root, "lib/tts/encoder-worker.ts"),
     join(root, "lib/stacks/yaml-worker.ts"),
+    join(root, "lib/auth/audit-worker.ts"),
   ],
   { cwd: root, stdout: "inherit", stderr: "inherit" },
 )

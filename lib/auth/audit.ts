@@ -2,47 +2,13 @@
 // closed, per MCP tool call and per token's first use in a minute, under <data>/audit/. Bounded: past
 // `maxBytes` the file is rotated (audit.log -> audit.log.1 -> ...), `files` files in all. An entry
 // names the route's pattern and its path parameters, never a body, a query or a header's value.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync } from "node:fs"
+import { appendFileSync, existsSync, mkdirSync, renameSync, statSync, unlinkSync } from "node:fs"
 import { join } from "node:path"
+import { AuditReader, type AuditEntry, type AuditPage, type AuditQuery } from "./audit-read.ts"
 
-export interface AuditEntry {
-  /** Sortable and unique: the cursor of a query. */
-  id: string
-  time: string
-  /** What happened besides a request: login, logout, setup, shell.open, shell.close, mcp.tool. */
-  action?: string
-  user: string | null
-  source: string | null
-  role: string | null
-  method: string
-  /** The route's pattern, such as /api/stacks/:name/env. */
-  route: string
-  /** Its path parameters. */
-  target: Record<string, string>
-  status: number
-  result: "ok" | "denied" | "failed"
-  peer: string | null
-  token: string | null
-  /** The MCP tool called. */
-  tool?: string
-  /** The control plane (its server_id) whose gateway forwarded the call of `user`, signed in there. */
-  via?: string
-}
+export type { AuditEntry, AuditPage, AuditQuery }
 
 export type AuditInput = Omit<AuditEntry, "id" | "time" | "result"> & { result?: AuditEntry["result"] }
-
-export interface AuditQuery {
-  user?: string
-  route?: string
-  action?: string
-  status_min?: number
-  status_max?: number
-  since?: number
-  until?: number
-  /** The id of the last entry of the page before. */
-  cursor?: string
-  limit: number
-}
 
 const resultOf = (status: number): AuditEntry["result"] =>
   status === 401 || status === 403 ? "denied" : status >= 400 ? "failed" : "ok"
@@ -50,6 +16,7 @@ const resultOf = (status: number): AuditEntry["result"] =>
 export class AuditLog {
   private size: number | undefined
   private seq = 0
+  private reader = new AuditReader()
   readonly file: string
 
   constructor(
@@ -95,34 +62,13 @@ export class AuditLog {
     return entry
   }
 
-  /** Entries newest first, filtered, a page at a time; `next` is the cursor of the page after, if any. */
-  query(q: AuditQuery): { entries: AuditEntry[]; next: string | null } {
-    const entries: AuditEntry[] = []
-    for (let i = 0; i < this.bounds.files && entries.length <= q.limit; i++) {
-      const name = i ? `${this.file}.${i}` : this.file
-      if (!existsSync(name)) continue
-      const lines = readFileSync(name, "utf8").split("\n")
-      for (let j = lines.length - 1; j >= 0 && entries.length <= q.limit; j--) {
-        if (!lines[j]) continue
-        const e = JSON.parse(lines[j]!) as AuditEntry
-        if (matches(e, q)) entries.push(e)
-      }
-    }
-    const page = entries.slice(0, q.limit)
-    return { entries: page, next: entries.length > q.limit ? page.at(-1)!.id : null }
+  /**
+   * Entries newest first, filtered, a page at a time; `next` is the cursor of the page after, if any.
+   * Read and parsed on a worker thread (audit-read.ts): a query over every file (tens of megabytes of
+   * JSON lines) never holds up the event loop.
+   */
+  query(q: AuditQuery): Promise<AuditPage> {
+    const files = Array.from({ length: this.bounds.files }, (_, i) => (i ? `${this.file}.${i}` : this.file))
+    return this.reader.read(files, q)
   }
-}
-
-function matches(e: AuditEntry, q: AuditQuery): boolean {
-  const time = Date.parse(e.time)
-  return (
-    (q.cursor === undefined || e.id < q.cursor) &&
-    (q.user === undefined || e.user === q.user) &&
-    (q.route === undefined || e.route === q.route || e.route.startsWith(`${q.route.replace(/\/$/, "")}/`)) &&
-    (q.action === undefined || e.action === q.action) &&
-    (q.status_min === undefined || e.status >= q.status_min) &&
-    (q.status_max === undefined || e.status <= q.status_max) &&
-    (q.since === undefined || time >= q.since) &&
-    (q.until === undefined || time <= q.until)
-  )
 }

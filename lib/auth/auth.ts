@@ -1,25 +1,30 @@
 // The front door: who a request comes from (an API token, a session cookie, a trusted proxy's
-// headers), whether their role may call a route, sign-in and sign-out, the one-time setup token and
-// the audit log. Off (no mode in SVC_AUTH), every route is open as it is without it and nothing is
-// recorded.
+// headers) and from which address, whether their grant may call a route, sign-in and sign-out, the
+// one-time setup token, the event streams and WebSockets each credential holds open (ended when it
+// ends), and the audit log. Off (no mode in SVC_AUTH), every route is open as it is without it and
+// nothing is recorded.
 import { join } from "node:path"
-import { HttpError } from "../http/http-error.ts"
+import { notFound, refused, unauthenticated } from "../errors/errors.ts"
 import { originAllowed } from "../http/guard.ts"
 import { AuditLog, type AuditInput } from "./audit.ts"
 import type { AuthConfig } from "./config.ts"
 import { isUserName, type Identity } from "./identity.ts"
-import { AttemptLimiter } from "./limiter.ts"
+import { addressKey, AttemptLimiter, signInLimits } from "./limiter.ts"
 import { Passwords, type Hasher } from "./passwords.ts"
-import { proxyIdentity, trustList, type Trust } from "./proxy.ts"
-import { permits, type RouteRole } from "./roles.ts"
+import { clientAddress, proxyIdentity, trustList, type Trust } from "./proxy.ts"
+import type { RouteRole } from "./roles.ts"
+import { narrower, reaches } from "./scope.ts"
 import { hashesTo, randomSecret, sha256 } from "./secrets.ts"
-import { Sessions } from "./sessions.ts"
-import { Tokens } from "./tokens.ts"
+import { Sessions, type SessionRecord } from "./sessions.ts"
+import { Tokens, type TokenRecord } from "./tokens.ts"
 import { checkName, checkPassword, Users } from "./users.ts"
 
 export const SESSION_COOKIE = "hm_session"
 
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"])
+
+/** How often what is held open is checked against its credential (milliseconds). */
+export const SWEEP_MS = 250
 
 export interface AuthOptions {
   config: AuthConfig
@@ -28,10 +33,18 @@ export interface AuthOptions {
   hasher?: Hasher
 }
 
-/** What the front door knows of one request: who, from where, and what the audit entry says. */
+/** The credential a request came with, as it can be checked again later. */
+type Credential = { kind: "token"; id: string } | { kind: "session"; key: string }
+
+/** What the front door knows of one request: who, from where, with what, and what the audit entry says. */
 interface Seen {
   identity: Identity | null
+  /** The caller's address (behind a trusted proxy, the one it forwarded). */
   peer: string | undefined
+  credential?: Credential
+  /** What the route it was admitted to needs, and the stack it names. */
+  need?: RouteRole
+  stack?: string
   /** The user name a sign-in named (the entry's user when it failed). */
   claimed?: string
   action?: string
@@ -40,8 +53,13 @@ interface Seen {
   tool?: string
 }
 
-const unauthorized = (message = "sign in, or send Authorization: Bearer <API token>") =>
-  new HttpError(401, "unauthorized", message)
+/** Something held open (an event stream, a WebSocket) and how to end it, with the reason. */
+interface Held {
+  seen: Seen
+  end(reason: string): void
+}
+
+const noCredential = (message = "sign in, or send Authorization: Bearer <API token>") => unauthenticated(message)
 
 function cookieValue(request: Request, name: string): string | undefined {
   for (const part of (request.headers.get("cookie") ?? "").split(";")) {
@@ -62,8 +80,8 @@ export class Auth {
   readonly limiter: AttemptLimiter
   private trust: Trust
   private seen = new WeakMap<Request, Seen>()
-  /** How to close each open WebSocket, by user and by token. */
-  private open = new Map<string, Set<() => void>>()
+  private held = new Set<Held>()
+  private sweeper: ReturnType<typeof setInterval> | undefined
   private setupHash: string | undefined
   private now: () => number
 
@@ -101,11 +119,7 @@ export class Auth {
     checkName(user)
     checkPassword(password)
     if (!this.setupHash || !hashesTo(token, this.setupHash) || this.users.hasAdmin())
-      throw new HttpError(
-        403,
-        "setup_refused",
-        "the setup token is wrong or was used; add users with `user add` on the server",
-      )
+      throw refused("the setup token is wrong or was used; add users with `user add` on the server", "setup_refused")
     this.setupHash = undefined
     this.users.add(user, {
       role: "admin",
@@ -137,39 +151,65 @@ export class Auth {
   /**
    * Who sent the request: an API token (Authorization: Bearer hm_...), a session cookie, or a trusted
    * proxy's headers, in that order; null when none. A token or session of a local user who is gone
-   * counts for nothing; a local user's role is read from their record.
+   * counts for nothing; a local user's role and stacks are read from their record, and a token's
+   * are met with its owner's.
    */
   async identify(request: Request, peer?: string): Promise<Identity | null> {
     const known = this.seen.get(request)
     if (known?.identity) return known.identity
+    const address = clientAddress(request, peer, this.trust)
     let identity: Identity | null = null
+    let credential: Credential | undefined
     let tokenFirstUse: boolean | undefined
     const token = bearer(request)
     const cookie = cookieValue(request, SESSION_COOKIE)
     if (token) {
       const used = this.tokens.use(token)
-      if (used && this.current(used.identity)) {
-        identity = used.identity
-        tokenFirstUse = used.firstUse
+      identity = used ? this.ofToken(used.record) : null
+      if (identity) {
+        credential = { kind: "token", id: used!.record.id }
+        tokenFirstUse = used!.firstUse
       }
     } else {
       const session = cookie ? this.sessions.get(cookie) : undefined
-      identity = session ? this.current(session) : null
-      if (identity) this.checkSameSite(request)
-      else if (this.config.modes.has("proxy")) identity = proxyIdentity(request, peer, this.trust, this.config.roleMap)
+      identity = session ? this.ofSession(session) : null
+      if (identity) {
+        credential = { kind: "session", key: session!.key }
+        this.checkSameSite(request)
+      } else if (this.config.modes.has("proxy"))
+        identity = proxyIdentity(request, peer, this.trust, this.config.roleMap)
     }
-    this.note(request, { identity, peer, tokenFirstUse })
+    this.note(request, { identity, peer: address, credential, tokenFirstUse })
     return identity
   }
 
-  /** The identity with a local user's current role and stacks; null when the local user is gone. */
-  private current(identity: Identity): Identity | null {
-    if (identity.source !== "local") return identity
+  /** A local user's grant now; null when they are gone. Any other user's is what their credential says. */
+  private owner(identity: Pick<Identity, "user" | "source" | "role" | "stacks">) {
+    if (identity.source !== "local") return { role: identity.role, ...(identity.stacks && { stacks: identity.stacks }) }
     const user = this.users.get(identity.user)
-    if (!user) return null
-    const { created: _c, seen: _s, ...rest } = identity as Identity & { created?: number; seen?: number }
-    if (identity.token) return rest
-    return { ...rest, role: user.role, ...(user.stacks ? { stacks: user.stacks } : {}) }
+    return user ? { role: user.role, ...(user.stacks && { stacks: user.stacks }) } : null
+  }
+
+  /** What a token stands for now: its grant met with its owner's; null when the owner is gone. */
+  private ofToken(t: TokenRecord): Identity | null {
+    const owner = this.owner(t)
+    if (!owner) return null
+    const grant = narrower(t, owner)
+    return {
+      user: t.user,
+      source: t.source,
+      role: grant.role,
+      ...(grant.stacks && { stacks: [...grant.stacks] }),
+      token: t.id,
+      mcpConfirm: t.mcp_confirm,
+    }
+  }
+
+  /** What a session stands for now: a local user's current role and stacks; null when they are gone. */
+  private ofSession(s: SessionRecord): Identity | null {
+    const owner = this.owner(s)
+    if (!owner) return null
+    return { user: s.user, source: s.source, ...owner }
   }
 
   /**
@@ -185,15 +225,11 @@ export class Auth {
       (site !== null && site !== "same-origin" && site !== "none") ||
       !originAllowed(origin, request.headers.get("host"), { corsOrigins: [], allowedHosts: [], listenHost: "" })
     if (foreign)
-      throw new HttpError(
-        403,
-        "cross_site",
-        "a session cookie is not accepted on a change or a WebSocket from another site",
-      )
+      throw refused("a session cookie is not accepted on a change or a WebSocket from another site", "cross_site")
   }
 
   /**
-   * Lets the request through when its caller's role may call a route that needs `need`: 401 without a
+   * Lets the request through when its caller's grant reaches a route that needs `need`: 401 without a
    * credential, 403 for a role too low or a stack outside the caller's. `stack` is the stack the route
    * names, if any.
    */
@@ -204,16 +240,14 @@ export class Auth {
       return this.identify(request, peer).catch(() => null)
     }
     const identity = await this.identify(request, peer)
-    if (!identity) throw unauthorized()
-    if (!permits(identity.role, need))
-      throw new HttpError(403, "forbidden", `this needs the ${need} role; ${identity.user} has ${identity.role}`)
-    if (identity.stacks) {
-      if (stack === undefined ? need !== "viewer" : !identity.stacks.includes(stack))
-        throw new HttpError(
-          403,
-          "forbidden",
-          `${identity.user} may act only on the stacks ${identity.stacks.join(", ")}`,
-        )
+    if (!identity) throw noCredential()
+    this.note(request, { need, stack })
+    if (!reaches(identity, need, stack)) {
+      if (!reaches({ role: identity.role }, need))
+        throw refused(`this needs the ${need} role; ${identity.user} has ${identity.role}`)
+      throw refused(
+        `${identity.user} may act only on the stacks ${identity.stacks!.join(", ") || "(none)"}${stack === undefined ? ", and elsewhere only read" : ""}`,
+      )
     }
     return identity
   }
@@ -225,7 +259,7 @@ export class Auth {
 
   /** A new session for `identity`: the Set-Cookie value that carries it. */
   async startSession(identity: Identity, request: Request): Promise<{ cookie: string }> {
-    const id = this.sessions.start({
+    const id = await this.sessions.start({
       user: identity.user,
       role: identity.role,
       source: identity.source,
@@ -236,16 +270,23 @@ export class Auth {
   }
 
   /**
-   * Ends the request's session, if it was found through it (so not from another site): the
-   * Set-Cookie value that clears the cookie.
+   * Ends the request's session, if it was found through it (so not from another site), and what was
+   * opened with it: the Set-Cookie value that clears the cookie.
    */
   async endSession(request: Request): Promise<{ cookie: string }> {
     const id = cookieValue(request, SESSION_COOKIE)
-    if (id && this.who(request)) this.sessions.end(id)
+    if (id && this.who(request)) {
+      this.sessions.end(id)
+      this.sweep()
+    }
     return { cookie: this.cookie(request, "", 0) }
   }
 
-  /** Signs a local user in: rate-limited per user and per peer; a wrong user costs what a wrong password costs. */
+  /**
+   * Signs a local user in. Limited per (user, caller's address) and per address before any password
+   * is checked, the check waiting in the caller's address's lane; a wrong user costs what a wrong
+   * password costs.
+   */
   async login(
     user: string,
     password: string,
@@ -253,14 +294,20 @@ export class Auth {
     peer: string | undefined,
   ): Promise<{ identity: Identity; cookie: string }> {
     if (!this.config.modes.has("local"))
-      throw new HttpError(404, "local_sign_in_off", "local sign-in is off (SVC_AUTH does not name local)")
-    this.note(request, { claimed: isUserName(user) ? user : undefined, action: "login" })
-    const keys = [`user:${user.toLowerCase()}`, `peer:${peer ?? "-"}`] as const
-    this.limiter.begin([...keys])
+      throw notFound("local sign-in is off (SVC_AUTH does not name local)", "local_sign_in_off")
+    const address = clientAddress(request, peer, this.trust)
+    this.note(request, { claimed: isUserName(user) ? user : undefined, action: "login", peer: address })
+    const limits = signInLimits(user, address)
+    this.limiter.begin(limits)
     const record = isUserName(user) ? this.users.get(user) : undefined
-    if (!(await this.passwords.check(password, record?.hash)) || !record)
-      throw new HttpError(401, "sign_in_failed", "wrong user name or password")
-    this.limiter.succeeded(...keys)
+    const checked = this.passwords.check(password, record?.hash, addressKey(address))
+    const right = await checked.catch((err) => {
+      // Refused before its check (its address's lane, or the queue, full): no failure of the password.
+      this.limiter.takeBack(limits)
+      throw err
+    })
+    if (!right || !record) throw unauthenticated("wrong user name or password", "sign_in_failed")
+    this.limiter.succeeded(limits)
     const identity: Identity = {
       user,
       role: record.role,
@@ -271,35 +318,81 @@ export class Auth {
   }
 
   /**
-   * Holds an open WebSocket's way to close under who opened it, until `release` (it closed): a user
-   * forgotten or a token revoked closes theirs.
+   * Holds something opened by the request (an event stream, a WebSocket) until `release`: it is ended
+   * with the reason once the credential it was opened with ends (a session signed out or expired, a
+   * token revoked or expired, the user removed, here or from the command line) or no longer reaches
+   * the route (a role lowered, a stack taken away). Checked every SWEEP_MS, and at once after such a
+   * change made here.
    */
-  hold(identity: Identity, close: () => void): () => void {
-    const keys = [`user:${identity.source}:${identity.user}`, ...(identity.token ? [`token:${identity.token}`] : [])]
-    for (const key of keys) this.open.set(key, (this.open.get(key) ?? new Set()).add(close))
+  keep(request: Request, end: (reason: string) => void): () => void {
+    const seen = this.seen.get(request)
+    if (!seen?.identity) return () => {}
+    const held: Held = { seen, end }
+    this.held.add(held)
+    this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS)
+    ;(this.sweeper as { unref?: () => void }).unref?.()
     return () => {
-      for (const key of keys) {
-        this.open.get(key)?.delete(close)
-        if (!this.open.get(key)?.size) this.open.delete(key)
+      this.held.delete(held)
+      if (!this.held.size) {
+        clearInterval(this.sweeper)
+        this.sweeper = undefined
       }
     }
   }
 
-  private closeHeld(key: string): void {
-    for (const close of this.open.get(key) ?? []) close()
+  /** Why what was opened with `seen` must end now, or undefined. */
+  private ended({ identity, credential, need, stack }: Seen): string | undefined {
+    if (!identity) return undefined
+    if (identity.source === "local" && !this.users.get(identity.user)) return "user removed"
+    let now: Identity | null = identity
+    if (credential?.kind === "token") {
+      const t = this.tokens.find(credential.id)
+      if (!t) return this.tokens.expired(credential.id) ? "token expired" : "token revoked"
+      now = this.ofToken(t)
+    } else if (credential?.kind === "session") {
+      const s = this.sessions.find(credential.key)
+      if (!s) return this.sessions.expired(credential.key) ? "session expired" : "signed out"
+      now = this.ofSession(s)
+    }
+    if (!now) return "user removed"
+    if (need && !reaches(now, need, stack)) return "role changed"
   }
 
-  /** Ends every session, token and open WebSocket of a local user (removed, or their password or role changed). */
+  /** Ends what is held open by a credential that ended. */
+  sweep(): void {
+    for (const held of this.held) {
+      const reason = this.ended(held.seen)
+      if (reason === undefined) continue
+      this.held.delete(held)
+      try {
+        held.end(reason)
+      } catch (err) {
+        console.error("auth: ending a stream:", err instanceof Error ? err.message : err)
+      }
+    }
+  }
+
+  /** Ends every session and token of a local user (removed, or their password changed), and what they opened. */
   forget(user: string): void {
     this.sessions.endAll(user)
     this.tokens.revokeAll(user)
-    this.closeHeld(`user:local:${user}`)
+    this.sweep()
   }
 
-  /** Revokes one API token and closes the WebSockets opened with it. */
+  /** A local user's role or stacks changed: their sessions and tokens follow at once, and what no longer reaches its route ends. */
+  changed(_user: string): void {
+    this.sweep()
+  }
+
+  /** Writes when each token and session was last used (at the service's stop). */
+  async flush(): Promise<void> {
+    await Promise.all([this.tokens.flush(), this.sessions.flush()])
+  }
+
+  /** Revokes one API token and ends what was opened with it. */
   revoke(id: string): void {
     this.tokens.revoke(id)
-    this.closeHeld(`token:${id}`)
+    this.sweep()
   }
 
   /**
@@ -326,7 +419,11 @@ export class Auth {
   /** Writes one audit entry for the request, with who made it. */
   write(
     request: Request,
-    entry: Pick<AuditInput, "method" | "route" | "target" | "status"> & { action?: string; peer?: string },
+    entry: Pick<AuditInput, "method" | "route" | "target" | "status"> & {
+      action?: string
+      peer?: string
+      reason?: string
+    },
   ): void {
     const s = this.seen.get(request)
     const who = s?.identity
@@ -339,10 +436,11 @@ export class Auth {
       route: entry.route,
       target: entry.target,
       status: entry.status,
-      peer: entry.peer ?? s?.peer ?? null,
+      peer: s?.peer ?? entry.peer ?? null,
       token: who?.token ?? null,
       ...(s?.tool ? { tool: s.tool } : {}),
       ...(who?.via ? { via: who.via } : {}),
+      ...(entry.reason ? { reason: entry.reason } : {}),
     }
     this.audit.write(input)
   }

@@ -1,17 +1,20 @@
-// `server user add|passwd|del|list`: local users from the command line (the first admin, a reset),
-// on the data directory the service uses. A password is read from standard input; a changed or
-// removed user's sessions and tokens end, and the running service sees it at its next request.
-import { HttpError } from "../http/http-error.ts"
+// `server user add|passwd|role|stacks|del|list`: local users from the command line (the first admin, a
+// reset), on the data directory the service uses. A password is read from standard input. A new
+// password or a removal ends the user's sessions and tokens; a role or stacks changed, their sessions
+// and tokens follow at once (a token is never more than its owner). The running service sees each
+// change at its next request, and within a second ends what the user holds open that no longer may be.
+import { join } from "node:path"
+import { DomainError, invalid } from "../errors/errors.ts"
 import { Passwords } from "./passwords.ts"
 import { isRole } from "./roles.ts"
 import { Sessions } from "./sessions.ts"
 import { Tokens } from "./tokens.ts"
 import { checkPassword, Users } from "./users.ts"
-import { join } from "node:path"
 
 export const USAGE = `usage: user add NAME --role viewer|operator|admin [--stacks a,b]   (password on stdin)
        user passwd NAME                                            (password on stdin)
        user role NAME viewer|operator|admin
+       user stacks NAME a,b                                        ("" for all)
        user del NAME
        user list`
 
@@ -21,10 +24,14 @@ export interface CliIo {
   out(line: string): void
 }
 
+const usage = (message = USAGE) => invalid(message, "usage")
+
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name)
   return i >= 0 ? args[i + 1] : undefined
 }
+
+const stackList = (text: string | undefined) => text?.split(",").filter(Boolean)
 
 /** Runs one command; returns the exit status. */
 export async function userCommand(
@@ -50,11 +57,11 @@ export async function userCommand(
       for (const u of users.list()) io.out(`${u.name}\t${u.role}${u.stacks ? `\t${u.stacks.join(",")}` : ""}`)
       return 0
     }
-    if (!name) throw new HttpError(400, "usage", USAGE)
+    if (!name) throw usage()
     if (command === "add") {
       const role = flag(args, "--role")
-      if (!isRole(role)) throw new HttpError(400, "usage", "--role must be viewer, operator or admin")
-      const stacks = flag(args, "--stacks")?.split(",").filter(Boolean)
+      if (!isRole(role)) throw usage("--role must be viewer, operator or admin")
+      const stacks = stackList(flag(args, "--stacks"))
       users.add(name, {
         role,
         ...(stacks?.length && { stacks }),
@@ -68,18 +75,24 @@ export async function userCommand(
       io.out(`password of ${name} changed; their sessions and tokens ended`)
     } else if (command === "role") {
       const role = args[2]
-      if (!isRole(role)) throw new HttpError(400, "usage", "the role must be viewer, operator or admin")
+      if (!isRole(role)) throw usage("the role must be viewer, operator or admin")
       users.change(name, { role })
-      forget(name)
-      io.out(`${name} is ${role}; their sessions and tokens ended`)
+      io.out(`${name} is ${role}; their sessions and tokens follow`)
+    } else if (command === "stacks") {
+      if (args[2] === undefined) throw usage()
+      const stacks = stackList(args[2])
+      users.change(name, { stacks: stacks?.length ? stacks : null })
+      io.out(
+        `${name} is limited to ${stacks?.length ? `the stacks ${stacks.join(", ")}` : "no stacks"}; their sessions and tokens follow`,
+      )
     } else if (command === "del") {
       users.remove(name)
       forget(name)
       io.out(`user ${name} removed; their sessions and tokens ended`)
-    } else throw new HttpError(400, "usage", USAGE)
+    } else throw usage()
     return 0
   } catch (err) {
-    if (!(err instanceof HttpError)) throw err
+    if (!(err instanceof DomainError)) throw err
     io.out(err.message)
     return err.code === "usage" ? 2 : 1
   }

@@ -3,7 +3,7 @@
 // nonce) and RP-initiated logout. What a sign-in under way needs (the PKCE verifier, state, nonce)
 // stays in this process, found again by a short-lived cookie that carries only its random key.
 import type { Configuration } from "openid-client"
-import { HttpError } from "../http/http-error.ts"
+import { invalid, notFound, unauthenticated, upstream } from "../errors/errors.ts"
 
 export interface OidcConfig {
   /** SVC_AUTH_OIDC_ISSUER: the provider's issuer URL (its discovery document is read from it). */
@@ -76,7 +76,7 @@ export function oidcSettings(env: Record<string, string | undefined>): OidcConfi
 
 /** The context's single sign-on; 404 while SVC_AUTH does not name oidc. */
 export function oidcOf(ctx: { oidc: Oidc | null }): Oidc {
-  if (!ctx.oidc) throw new HttpError(404, "oidc_off", "single sign-on is off (SVC_AUTH does not name oidc)")
+  if (!ctx.oidc) throw notFound("single sign-on is off (SVC_AUTH does not name oidc)", "oidc_off")
   return ctx.oidc
 }
 
@@ -129,10 +129,9 @@ export class Oidc {
       })
       .catch((err) => {
         this.discovered = undefined
-        throw new HttpError(
-          502,
-          "oidc_unavailable",
+        throw upstream(
           `the identity provider's discovery at ${issuer} failed: ${err instanceof Error ? err.message : err}`,
+          "oidc_unavailable",
         )
       })
     return this.discovered
@@ -181,10 +180,9 @@ export class Oidc {
     const flow = key && this.pending.get(key)
     if (key) this.pending.delete(key)
     if (!flow || flow.expires <= this.now())
-      throw new HttpError(
-        400,
-        "oidc_no_sign_in",
+      throw invalid(
         "no sign-in is under way in this browser (or it took more than 10 minutes); start again",
+        "oidc_no_sign_in",
       )
     const { client, provider } = await this.provider()
     const current = new URL(flow.redirectUri)
@@ -198,7 +196,7 @@ export class Oidc {
         idTokenExpected: true,
       })
     } catch (err) {
-      throw new HttpError(401, "oidc_sign_in_failed", `the sign-in was refused: ${reason(client, err)}`)
+      throw unauthenticated(`the sign-in was refused: ${reason(client, err)}`, "oidc_sign_in_failed")
     }
     const claims = tokens.claims()!
     const values = claims[this.config.roleClaim]

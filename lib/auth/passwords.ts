@@ -2,6 +2,15 @@
 // event loop), one at a time, so that a burst of sign-ins takes one core at most and the rest of the
 // service keeps its share. A sign-in with an unknown user checks a hash all the same, so it costs
 // what a wrong password costs.
+//
+// The checks wait in fair queues, one per lane (a sign-in's lane is its caller's address): the next
+// check is taken from the lane that asked for the fewest lately (its demand, halved every minute),
+// so a person signing in now and then waits for the check under way and no more, however many
+// attempts a flood from other addresses has queued; lanes alike take turns. A lane holds at most
+// LANE_WAITING checks; an attempt beyond them is refused before it costs a hash, as one beyond
+// QUEUE_WAITING in all is.
+import { rateLimited, unavailable } from "../errors/errors.ts"
+
 export interface Hasher {
   hash(password: string): Promise<string>
   verify(password: string, hash: string): Promise<boolean>
@@ -16,29 +25,120 @@ export const argon2id: Hasher = {
 export const MIN_PASSWORD = 8
 /** Longest password accepted (argon2 takes any length; a megabyte of it is only work). */
 export const MAX_PASSWORD = 1024
+/** Checks one lane may have waiting. */
+export const LANE_WAITING = 2
+/** Checks all lanes may have waiting. */
+export const QUEUE_WAITING = 256
+
+/** Lanes remembered with nothing waiting: what each asked for lately decides whose turn comes. */
+const LANES = 4096
+/** How fast a lane's demand is forgotten: halved every so many milliseconds. */
+const DEMAND_HALF_LIFE = 60_000
+
+/** The lane of work that is no sign-in (a password set by an admin, the setup). */
+const OWN_LANE = "-"
+
+interface Lane {
+  waiting: (() => void)[]
+  /** Checks it asked for lately (refused ones too), halved every DEMAND_HALF_LIFE. */
+  demand: number
+  /** When `demand` was last brought up to date. */
+  at: number
+  /** When it was last served (a count of checks started). */
+  served: number
+}
 
 export class Passwords {
   private dummy: Promise<string> | undefined
-  private last: Promise<unknown> = Promise.resolve()
+  private lanes = new Map<string, Lane>()
+  private running = false
+  private started = 0
+  private waiting = 0
 
-  constructor(private hasher: Hasher = argon2id) {}
+  constructor(
+    private hasher: Hasher = argon2id,
+    private now: () => number = Date.now,
+  ) {}
 
-  /** Runs after the work queued before it, whether that failed or not. */
-  private inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const turn = this.last.then(work, work)
-    this.last = turn.catch(() => {})
-    return turn
+  /** The lane, its demand brought up to date and counting one more ask. */
+  private ask(name: string): Lane {
+    const now = this.now()
+    let lane = this.lanes.get(name)
+    if (!lane) this.lanes.set(name, (lane = { waiting: [], demand: 0, at: now, served: -1 }))
+    lane.demand = this.demandOf(lane, now) + 1
+    lane.at = now
+    return lane
+  }
+
+  /** Runs `work` when its lane's turn comes; refused at once when its lane, or the queue, is full. */
+  private inTurn<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const lane = this.ask(name)
+    if (lane.waiting.length >= LANE_WAITING)
+      throw rateLimited(
+        "sign-in attempts from this address are still being checked; retry in a second",
+        "too_many_attempts",
+        {
+          retryAfter: 1,
+        },
+      )
+    if (this.waiting >= QUEUE_WAITING)
+      throw unavailable("too many sign-ins are being checked; retry in a second", "sign_in_busy", { retryAfter: 1 })
+    this.waiting++
+    return new Promise<void>((resolve) => {
+      lane.waiting.push(resolve)
+      this.next()
+    }).then(() =>
+      work().finally(() => {
+        this.running = false
+        this.next()
+      }),
+    )
+  }
+
+  /** A lane's demand as of `now`. */
+  private demandOf = (lane: Lane, now: number) => lane.demand * 0.5 ** (Math.max(0, now - lane.at) / DEMAND_HALF_LIFE)
+
+  /** Starts the first waiting check of the lane that asked least lately (of those alike, the one served longest ago). */
+  private next(): void {
+    if (this.running) return
+    const now = this.now()
+    let pick: { lane: Lane; demand: number } | undefined
+    for (const lane of this.lanes.values()) {
+      if (!lane.waiting.length) continue
+      const demand = this.demandOf(lane, now)
+      if (!pick || demand < pick.demand || (demand === pick.demand && lane.served < pick.lane.served))
+        pick = { lane, demand }
+    }
+    if (!pick) return
+    this.running = true
+    this.waiting--
+    pick.lane.served = this.started++
+    pick.lane.waiting.shift()!()
+    this.forget()
+  }
+
+  /** Past LANES, the idle lanes that asked least are forgotten (a lane not known asks nothing yet). */
+  private forget(): void {
+    if (this.lanes.size <= LANES) return
+    const now = this.now()
+    const idle = [...this.lanes]
+      .filter(([, l]) => !l.waiting.length)
+      .sort(([, a], [, b]) => this.demandOf(a, now) - this.demandOf(b, now))
+    for (const [name] of idle.slice(0, this.lanes.size - LANES / 2)) this.lanes.delete(name)
   }
 
   hash(password: string): Promise<string> {
-    return this.inTurn(() => this.hasher.hash(password))
+    return this.inTurn(OWN_LANE, () => this.hasher.hash(password))
   }
 
-  /** Checks `password` against `hash`, or against a hash of nothing when there is no user (same cost, always false). */
-  async check(password: string, hash: string | undefined): Promise<boolean> {
-    if (hash !== undefined) return this.inTurn(() => this.hasher.verify(password, hash))
-    const dummy = await (this.dummy ??= this.hash(crypto.randomUUID()))
-    await this.inTurn(() => this.hasher.verify(password, dummy))
+  /**
+   * Checks `password` against `hash`, or against a hash of nothing when there is no user (same cost,
+   * always false), in `lane`'s turn.
+   */
+  async check(password: string, hash: string | undefined, lane = OWN_LANE): Promise<boolean> {
+    if (hash !== undefined) return this.inTurn(lane, () => this.hasher.verify(password, hash))
+    const dummy = await (this.dummy ??= this.hasher.hash(crypto.randomUUID()))
+    await this.inTurn(lane, () => this.hasher.verify(password, dummy))
     return false
   }
 }

@@ -1,7 +1,8 @@
-// `proxy` mode: a reverse proxy that signed the caller in says who they are in Remote-User,
-// Remote-Groups and Remote-Email. Those headers are believed only from a peer address in
-// SVC_AUTH_TRUSTED_PROXIES, and the groups give a role only through SVC_AUTH_ROLE_MAP.
-import { HttpError } from "../http/http-error.ts"
+// The proxies in SVC_AUTH_TRUSTED_PROXIES: from their addresses the caller's own address is read from
+// X-Forwarded-For (for the sign-in limits and the audit log, in every mode), and in `proxy` mode who
+// the caller is from Remote-User, Remote-Groups and Remote-Email, the groups giving a role only
+// through SVC_AUTH_ROLE_MAP.
+import { refused, unauthenticated } from "../errors/errors.ts"
 import { roleFor, type RoleRule } from "./config.ts"
 import { isUserName, type Identity } from "./identity.ts"
 
@@ -31,6 +32,21 @@ export function trustList(cidrs: readonly string[]): Trust {
 }
 
 /**
+ * The caller's address: the peer's, or behind trusted proxies the last address of X-Forwarded-For
+ * that is not one of theirs (each proxy appends the address it was called from; what a client wrote
+ * there itself comes before, and is never taken while a proxy's entry follows it).
+ */
+export function clientAddress(request: Request, peer: string | undefined, trust: Trust): string | undefined {
+  if (!trust(peer)) return peer
+  const hops = (request.headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean)
+  for (let i = hops.length - 1; i >= 0; i--) if (!trust(hops[i])) return hops[i]
+  return hops[0] ?? peer
+}
+
+/**
  * The identity the proxy's headers give, or null when the request has none or its peer is not
  * trusted. Headers from a trusted proxy that name no valid user, or groups no rule maps, are refused.
  */
@@ -42,12 +58,12 @@ export function proxyIdentity(
 ): Identity | null {
   const user = request.headers.get("remote-user")
   if (user === null || !trust(peer)) return null
-  if (!isUserName(user)) throw new HttpError(401, "unauthorized", "the proxy's Remote-User is not a valid user name")
+  if (!isUserName(user)) throw unauthenticated("the proxy's Remote-User is not a valid user name")
   const groups = (request.headers.get("remote-groups") ?? "")
     .split(",")
     .map((g) => g.trim())
     .filter(Boolean)
   const role = roleFor(groups, map)
-  if (!role) throw new HttpError(403, "no_role", `user "${user}" is in no group SVC_AUTH_ROLE_MAP gives a role`)
+  if (!role) throw refused(`user "${user}" is in no group SVC_AUTH_ROLE_MAP gives a role`, "no_role")
   return { user, role, source: "proxy" }
 }

@@ -69,4 +69,12 @@ export const auditEntrySchema = v.object({
       v.description("the control plane (its server_id) whose gateway forwarded the call of `user`, signed in there"),
     ),
   ),
+  reason: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        "why a WebSocket or an event stream was ended (ws.ended, stream.ended): user removed, signed out, session expired, token revoked, token expired, role changed",
+      ),
+    ),
+  ),
 })

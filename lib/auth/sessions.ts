@@ -1,67 +1,109 @@
-// Signed-in sessions in <data>/auth/sessions.json, by the SHA-256 of their random id (the cookie's
-// value): who, with which role, since when and last seen when. A session ends at sign-out, after
-// `idle` seconds unused or `max` seconds after it began, and when its user is removed or changed.
+// Signed-in sessions under <data>/auth/sessions/, one file each (records.ts), named by the SHA-256 of
+// their random id (the cookie's value): who, with which role, since when; when each was last seen is
+// kept apart (sessions-seen.json, written at most once a minute). A session ends at sign-out, after
+// `idle` seconds unused or `max` seconds after it began, when its user is removed or their password
+// changes; a user keeps at most MAX_SESSIONS_PER_USER, the oldest ending first.
 import { join } from "node:path"
-import type { Identity } from "./identity.ts"
-import { JsonFile } from "./json-file.ts"
+import type { Identity, Source } from "./identity.ts"
+import { RecordFolder, Uses } from "./records.ts"
 import { randomSecret, sha256 } from "./secrets.ts"
 
 export interface SessionRecord extends Identity {
   created: number
+  /** When it was last seen (kept apart since; a record of an earlier version carries it). */
   seen: number
 }
 
-/** How often a session's last-seen time is written (milliseconds). */
+export const MAX_SESSIONS_PER_USER = 50
+
+/** How often a session's last-seen time is marked (milliseconds). */
 const SEEN_EVERY = 60_000
+const KEY = /^[0-9a-f]{64}$/
 
 export class Sessions {
-  private file: JsonFile<Record<string, SessionRecord>>
+  private folder: RecordFolder<SessionRecord>
+  private seen: Uses
 
   constructor(
     dir: string,
     private limits: { idle: number; max: number },
     private now: () => number,
   ) {
-    this.file = new JsonFile(join(dir, "sessions.json"), () => ({}))
+    this.folder = new RecordFolder(join(dir, "sessions"), KEY, join(dir, "sessions.json"))
+    this.seen = new Uses(join(dir, "sessions-seen.json"), (key) => this.folder.get(key) !== undefined)
   }
 
-  private live(s: SessionRecord, now: number): boolean {
-    return now - s.seen < this.limits.idle * 1000 && now - s.created < this.limits.max * 1000
+  /** The key a session is kept under: the SHA-256 of its id. */
+  static key = (id: string) => sha256(id)
+
+  private lastSeen = (key: string, s: SessionRecord) => Math.max(this.seen.get(key) ?? 0, s.seen)
+
+  private live(key: string, s: SessionRecord, now: number): boolean {
+    return now - this.lastSeen(key, s) < this.limits.idle * 1000 && now - s.created < this.limits.max * 1000
   }
 
-  /** A new session for `identity`; returns its id (the cookie's value). */
-  start(identity: Identity): string {
+  /** A new session for `identity`; returns its id (the cookie's value). Dead sessions go, and the user's oldest past the bound. */
+  async start(identity: Identity): Promise<string> {
     const id = randomSecret()
     const now = this.now()
-    this.file.update((all) => {
-      for (const [key, s] of Object.entries(all)) if (!this.live(s, now)) delete all[key]
-      all[sha256(id)] = { ...identity, created: now, seen: now }
-    })
+    const mine: [string, SessionRecord][] = []
+    for (const [key, s] of this.folder.entries()) {
+      if (!this.live(key, s, now)) this.folder.remove(key)
+      else if (s.user === identity.user && s.source === identity.source) mine.push([key, s])
+    }
+    mine.sort(([, a], [, b]) => a.created - b.created)
+    for (const [key] of mine.slice(0, Math.max(0, mine.length - MAX_SESSIONS_PER_USER + 1))) this.folder.remove(key)
+    await this.folder.add(Sessions.key(id), { ...identity, created: now, seen: now })
     return id
   }
 
-  /** The live session with this id, marked as seen (written at most once a minute). */
-  get(id: string): SessionRecord | undefined {
-    const key = sha256(id)
-    const all = this.file.read()
-    const s = Object.hasOwn(all, key) ? all[key] : undefined
+  /** The live session kept under `key`, not marked as seen: what an open stream is checked against. */
+  find(key: string): SessionRecord | undefined {
+    const s = this.folder.get(key)
+    return s && this.live(key, s, this.now()) ? s : undefined
+  }
+
+  /** Whether a session is still kept under `key` but no longer live (unused too long, or too old). */
+  expired(key: string): boolean {
+    return this.folder.get(key) !== undefined && !this.find(key)
+  }
+
+  /** The live session with this id and its key, marked as seen (at most once a minute). */
+  get(id: string): (SessionRecord & { key: string }) | undefined {
+    const key = Sessions.key(id)
+    const s = this.find(key)
+    if (!s) return undefined
     const now = this.now()
-    if (!s || !this.live(s, now)) return undefined
-    if (now - s.seen >= SEEN_EVERY) this.file.update((a) => void (a[key] && (a[key].seen = now)))
-    return s
+    if (now - this.lastSeen(key, s) >= SEEN_EVERY) this.seen.set(key, now)
+    return { ...s, key }
+  }
+
+  /** Ends the session kept under `key`. */
+  endKey(key: string): void {
+    this.folder.remove(key)
   }
 
   end(id: string): void {
-    const key = sha256(id)
-    if (Object.hasOwn(this.file.read(), key)) this.file.update((all) => void delete all[key])
+    this.endKey(Sessions.key(id))
   }
 
-  /** Ends every session of a user (removed, or their password or role changed). */
-  endAll(user: string, source = "local"): void {
-    const all = this.file.read()
-    if (!Object.values(all).some((s) => s.user === user && s.source === source)) return
-    this.file.update((a) => {
-      for (const [key, s] of Object.entries(a)) if (s.user === user && s.source === source) delete a[key]
-    })
+  /** A user's live sessions, oldest first, with their keys. */
+  of(user: string, source: Source = "local"): (SessionRecord & { key: string })[] {
+    const now = this.now()
+    return this.folder
+      .entries()
+      .filter(([key, s]) => s.user === user && s.source === source && this.live(key, s, now))
+      .map(([key, s]) => ({ ...s, key, seen: this.lastSeen(key, s) }))
+      .sort((a, b) => a.created - b.created)
+  }
+
+  /** Ends every session of a user (removed, or their password changed). */
+  endAll(user: string, source: Source = "local"): void {
+    for (const [key, s] of this.folder.entries()) if (s.user === user && s.source === source) this.folder.remove(key)
+  }
+
+  /** Writes the last-seen times now (at a stop). */
+  flush(): Promise<void> {
+    return this.seen.flush()
   }
 }

@@ -1,7 +1,7 @@
 // Local users in <data>/auth/users.json: name, role, the stacks they are limited to, the argon2id
 // hash of their password.
 import { join } from "node:path"
-import { HttpError } from "../http/http-error.ts"
+import { conflict, invalid, notFound } from "../errors/errors.ts"
 import { isUserName } from "./identity.ts"
 import { JsonFile } from "./json-file.ts"
 import { MAX_PASSWORD, MIN_PASSWORD } from "./passwords.ts"
@@ -31,24 +31,20 @@ export const view = (name: string, u: UserRecord): UserView => ({
 
 export function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD)
-    throw new HttpError(400, "weak_password", `a password has at least ${MIN_PASSWORD} characters`)
+    throw invalid(`a password has at least ${MIN_PASSWORD} characters`, "weak_password")
   if (password.length > MAX_PASSWORD)
-    throw new HttpError(400, "invalid_password", `a password has at most ${MAX_PASSWORD} characters`)
+    throw invalid(`a password has at most ${MAX_PASSWORD} characters`, "invalid_password")
 }
 
 export function checkName(name: string): void {
   if (!isUserName(name))
-    throw new HttpError(
-      400,
-      "invalid_user",
-      "a user name has 1 to 64 letters, digits and ._@+- and starts with a letter or digit",
-    )
+    throw invalid("a user name has 1 to 64 letters, digits and ._@+- and starts with a letter or digit", "invalid_user")
 }
 
 /** The last admin stays: without one, nobody could manage users until the next start's setup token. */
 function keepAnAdmin(all: Record<string, UserRecord>): void {
   if (!Object.values(all).some((u) => u.role === "admin"))
-    throw new HttpError(409, "last_admin", "this would leave no admin; make another admin first")
+    throw conflict("this would leave no admin; make another admin first", "last_admin")
 }
 
 export class Users {
@@ -77,18 +73,20 @@ export class Users {
   add(name: string, user: UserRecord): void {
     checkName(name)
     this.file.update((all) => {
-      if (Object.hasOwn(all, name)) throw new HttpError(409, "user_exists", `user "${name}" exists`)
+      if (Object.hasOwn(all, name)) throw conflict(`user "${name}" exists`, "user_exists")
       all[name] = user
     })
   }
 
   /** Changes a user's role, stacks or hash; 404 when there is none, 409 when it would leave no admin. */
-  change(name: string, change: Partial<Pick<UserRecord, "role" | "stacks" | "hash">>): UserView {
+  change(name: string, change: Partial<Pick<UserRecord, "role" | "hash">> & { stacks?: string[] | null }): UserView {
     return this.file.update((all) => {
       const user = Object.hasOwn(all, name) ? all[name] : undefined
-      if (!user) throw new HttpError(404, "user_not_found", `no user "${name}"`)
-      Object.assign(user, change)
-      if (change.stacks === null) delete user.stacks
+      if (!user) throw notFound(`no user "${name}"`, "user_not_found")
+      const { stacks, ...rest } = change
+      Object.assign(user, rest)
+      if (stacks === null) delete user.stacks
+      else if (stacks) user.stacks = stacks
       keepAnAdmin(all)
       return view(name, user)
     })
@@ -97,7 +95,7 @@ export class Users {
   /** Removes a user; 404 when there is none, 409 for the last admin. */
   remove(name: string): void {
     this.file.update((all) => {
-      if (!Object.hasOwn(all, name)) throw new HttpError(404, "user_not_found", `no user "${name}"`)
+      if (!Object.hasOwn(all, name)) throw notFound(`no user "${name}"`, "user_not_found")
       delete all[name]
       keepAnAdmin(all)
     })

@@ -1,6 +1,6 @@
 // Files under the data directory: every write is atomic (temp file, fsync, rename, fsync of the folder).
 import { closeSync, constants as C, mkdirSync, openSync, readdirSync, unlinkSync } from "node:fs"
-import { readFile } from "node:fs/promises"
+import { mkdir, open, readFile, rename, unlink } from "node:fs/promises"
 import { basename, dirname } from "node:path"
 import { at, openFolder, replaceIn, TEMP } from "./beneath.ts"
 
@@ -11,6 +11,35 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     replaceIn(dir, basename(path), data, mode)
   } finally {
     closeSync(dir)
+  }
+}
+
+/**
+ * `writeFileAtomic` off the event loop (the runtime's file threads do the writing and the fsyncs):
+ * for a store written often while requests are served. The temp file is of the same kind, swept at
+ * start when its process is gone.
+ */
+export async function writeFileAtomicAsync(path: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+  await mkdir(dirname(path), { recursive: true })
+  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`
+  try {
+    const file = await open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode)
+    try {
+      await file.writeFile(data)
+      await file.sync()
+    } finally {
+      await file.close()
+    }
+    await rename(tmp, path)
+  } catch (err) {
+    await unlink(tmp).catch(() => {})
+    throw err
+  }
+  const dir = await open(dirname(path), C.O_RDONLY | C.O_DIRECTORY)
+  try {
+    await dir.sync()
+  } finally {
+    await dir.close()
   }
 }
 

@@ -142,11 +142,14 @@ export function createMcpServer(mode: McpMode, all: BoundTool[], fetch: AppFetch
     }
     return runTool(caller.fetchFor(tool.name), tool, args, extra.signal)
   })
+  // The resources read the API as the caller too (while sign-in is on): a caller limited to some
+  // stacks lists and reads theirs only.
+  const read = caller ? caller.fetchFor("stack-compose") : fetch
   server.registerResource(
     "stack-compose",
     new ResourceTemplate("stack://{name}/compose", {
       list: async () => {
-        const stacks = (await callApi(fetch, { method: "GET", path: "/api/stacks" })) as {
+        const stacks = (await callApi(read, { method: "GET", path: "/api/stacks" })) as {
           name: string
           managed: boolean
         }[]
@@ -159,7 +162,7 @@ export function createMcpServer(mode: McpMode, all: BoundTool[], fetch: AppFetch
     }),
     { description: "The compose file of a stack managed by this server", mimeType: YAML },
     async (uri, { name }) => {
-      const { content } = (await callApi(fetch, {
+      const { content } = (await callApi(read, {
         method: "GET",
         path: `/api/stacks/${segment(String(name))}/compose`,
       })) as { content: string }

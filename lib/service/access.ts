@@ -13,6 +13,7 @@ import { PROOF_HEADER, proofs, signProof, type ProofSigner } from "../cluster/pr
 import { metricsSecurity, requireMetricsAccess } from "../metrics/metrics.ts"
 import type { Ctx } from "./context.ts"
 import { HttpError } from "../http/http-error.ts"
+import { isDomainError, unauthenticated } from "../errors/errors.ts"
 import { isRole, type RouteRole } from "../auth/roles.ts"
 import { TOKEN_PREFIX } from "../auth/tokens.ts"
 import type { Identity } from "../auth/identity.ts"
@@ -44,9 +45,7 @@ async function fromControlPlane(ctx: Ctx, request: Request, peer: string | undef
   if (m?.role !== "member") return
   try {
     if (!m.control_plane_id)
-      throw new HttpError(
-        401,
-        "unauthorized",
+      throw unauthenticated(
         "the gateway's proof is refused: this member does not know its control plane's server_id; join it again",
       )
     const url = new URL(request.url)
@@ -55,7 +54,7 @@ async function fromControlPlane(ctx: Ctx, request: Request, peer: string | undef
       node: ctx.serverId,
       controlPlane: m.control_plane_id,
     })
-    if (!isRole(who.role)) throw new HttpError(401, "unauthorized", "the gateway's proof is refused: it names no role")
+    if (!isRole(who.role)) throw unauthenticated("the gateway's proof is refused: it names no role")
     ctx.auth.mark(request, {
       identity: { user: who.user, role: who.role, source: "cluster", via: who.controlPlane },
       peer,
@@ -67,12 +66,14 @@ async function fromControlPlane(ctx: Ctx, request: Request, peer: string | undef
 
 /**
  * What the gateway signs each forwarded call with: the caller signed in here and their role, under
- * the cluster token; none while sign-in is off here (a node with sign-in on then refuses the call).
+ * the cluster token; none while sign-in is off here (a node with sign-in on then refuses the call),
+ * and none for a caller limited to some stacks (a proof names a role only, which would widen them;
+ * the gateway's route refuses them before).
  */
 export async function gatewaySigner(ctx: Ctx, request: Request): Promise<ProofSigner | undefined> {
   const identity = ctx.auth.who(request)
   const token = await clusterToken(ctx.config.dataDir)
-  if (!identity || !token) return undefined
+  if (!identity || identity.stacks || !token) return undefined
   return (method, path, node) =>
     signProof(token, method, path, { controlPlane: ctx.serverId, node, user: identity.user, role: identity.role })
 }
@@ -120,7 +121,7 @@ export async function admit(
       await rule.check(ctx, request)
       if (rule.proves(ctx)) return
     } catch (err) {
-      if (!(err instanceof HttpError && err.status === 401)) throw err
+      if (!((err instanceof HttpError && err.status === 401) || isDomainError(err, "unauthenticated"))) throw err
     }
   }
   // A route that forgot its role is an admin's.

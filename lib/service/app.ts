@@ -14,6 +14,7 @@ import { domainErrorResponse, errorResponse, HttpError } from "../http/http-erro
 import { DomainError } from "../errors/errors.ts"
 import { loadRoutes, type RouteDef, type RouteEntry } from "./handler.ts"
 import { admit } from "./access.ts"
+import { heldSocket, heldStream } from "../auth/held.ts"
 import type { McpCaller } from "../mcp/caller.ts"
 import { permits, type RouteRole } from "../auth/roles.ts"
 import type { Responses } from "../http/schemas.ts"
@@ -179,30 +180,6 @@ const GIT_WEBHOOK = /^\/api\/stacks\/[^/]+\/git\/webhook$/
 const stackOf = (path: string, params: Record<string, string> | undefined) =>
   path.startsWith("/api/stacks/:name") ? params?.name : undefined
 
-/**
- * A WebSocket session of a signed-in caller: its opening and closing go to the audit log, and it is
- * closed when its user is forgotten or its token revoked.
- */
-function audited(ctx: Ctx, request: Request, session: SocketSession, write: (action: string) => void): SocketSession {
-  const identity = ctx.auth.who(request)
-  let release = () => {}
-  return {
-    ...session,
-    open: (peer) => {
-      write("ws.open")
-      if (identity) release = ctx.auth.hold(identity, () => peer.close(1008, "signed out"))
-      session.open(peer)
-    },
-    message: (data) => session.message(data),
-    close: (code, reason) => {
-      release()
-      write("ws.close")
-      session.close(code, reason)
-    },
-    ...(session.drain && { drain: () => session.drain!() }),
-  }
-}
-
 /** A WebSocket route: who may open it, its params and query, then the handler's session on the upgraded socket. */
 function socketRoute(entry: RouteEntry, ctx: Ctx): Route {
   const { path } = entry
@@ -226,8 +203,8 @@ function socketRoute(entry: RouteEntry, ctx: Ctx): Route {
         peer,
       })
       const session = ctx.auth.enabled
-        ? audited(ctx, request, opened, (action) =>
-            ctx.auth.write(request, { action, method: "GET", route: path, target: raw, status: 101, peer }),
+        ? heldSocket(ctx.auth, request, opened, (action, reason) =>
+            ctx.auth.write(request, { action, reason, method: "GET", route: path, target: raw, status: 101, peer }),
           )
         : opened
       if (server.upgrade(request, { data: { session }, headers: headersOf(set) })) return UPGRADED
@@ -261,50 +238,16 @@ function httpRoute(entry: RouteEntry, ctx: Ctx): Route {
       )
       if (accepts !== JSON_ONLY) checkBody(request, accepts)
       const answer = await mod.handler({ params, query, body, request, ctx, set, peer })
-      return ctx.auth.enabled ? held(ctx, request, answer) : answer
+      return ctx.auth.enabled ? holdStream(ctx, request, answer, path, raw) : answer
     },
   }
 }
 
-/**
- * A signed-in caller's event stream, ended when its user is forgotten or its token revoked (as their
- * WebSockets are closed); any other answer as it is.
- */
-function held(ctx: Ctx, request: Request, answer: unknown): unknown {
-  const identity = ctx.auth.who(request)
-  if (
-    !(answer instanceof Response) ||
-    !answer.body ||
-    !identity ||
-    !answer.headers.get("content-type")?.startsWith("text/event-stream")
+/** An answer as it goes out while sign-in is on: an event stream is held by its caller's credential (lib/auth/held.ts). */
+const holdStream = (ctx: Ctx, request: Request, answer: unknown, route: string, target: Record<string, string>) =>
+  heldStream(ctx.auth, request, answer, (action, reason) =>
+    ctx.auth.write(request, { action, reason, method: request.method, route, target, status: 200 }),
   )
-    return answer
-  const reader = answer.body.getReader()
-  let release = () => {}
-  let ended = false
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      release = ctx.auth.hold(identity, () => {
-        ended = true
-        controller.close()
-        void reader.cancel().catch(() => {})
-      })
-    },
-    async pull(controller) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
-      if (ended) return
-      if (done) {
-        release()
-        controller.close()
-      } else controller.enqueue(value)
-    },
-    cancel(reason) {
-      release()
-      return reader.cancel(reason)
-    },
-  })
-  return new Response(body, { status: answer.status, headers: answer.headers })
-}
 
 /**
  * Who calls /mcp while sign-in is on (401 without a credential): the tools their role allows, each
@@ -398,11 +341,11 @@ export function createApp(
       path: "/mcp",
       // /mcp's own requests are not entries: each tool call is, with the request it makes.
       audited: false,
-      answer: async ({ request, peer }) =>
-        (await (mcp ??= mcpEndpoint())).handle(
-          request,
-          ctx.auth.enabled ? await mcpCaller(ctx, request, peer, handle) : undefined,
-        ),
+      answer: async ({ request, peer }) => {
+        if (!ctx.auth.enabled) return (await (mcp ??= mcpEndpoint())).handle(request)
+        const caller = await mcpCaller(ctx, request, peer, handle)
+        return holdStream(ctx, request, await (await (mcp ??= mcpEndpoint())).handle(request, caller), "/mcp", {})
+      },
     })
   for (const row of rows)
     table.add(row.method, row.path, row.method === "WS" ? socketRoute(row, ctx) : httpRoute(row, ctx), row.rest)

@@ -110,6 +110,8 @@ export const background: Job<Ctx>[] = [
       return link.run(() => linkTarget(ctx), signal)
     },
   },
+  // When each API token and session was last used is written once a minute, and at the stop.
+  { name: "sign-in's use times", start: () => {}, stop: (ctx) => ctx.auth.enabled && ctx.auth.flush() },
   // Speech is loaded by the first synthesis: a service that never spoke has no workers to stop.
   { name: "speech workers", start: () => {}, stop: (ctx) => made(ctx, "tts") && ctx.tts.close() },
 ]

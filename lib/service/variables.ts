@@ -58,7 +58,7 @@ export const VARIABLES = {
   SVC_AUTH: { default: "off", doc: "sign-in: `local`, `oidc`, `proxy`, comma-separated; see [Sign-in](auth.md)" },
   SVC_AUTH_TRUSTED_PROXIES: {
     shown: "(none; required with `proxy`)",
-    doc: "comma-separated addresses or CIDRs whose `Remote-User`, `Remote-Groups` headers are believed",
+    doc: "comma-separated addresses or CIDRs of the reverse proxies in front: the caller's address is read from their `X-Forwarded-For` (sign-in limits, audit), and with `proxy` their `Remote-User`, `Remote-Groups` are believed",
   },
   SVC_AUTH_ROLE_MAP: {
     shown: "(none: no access)",

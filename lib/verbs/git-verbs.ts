@@ -15,6 +15,7 @@ import type { EventBus } from "../engine/events.ts"
 import { badRequest, conflict, HttpError, notFound } from "../http/http-error.ts"
 import { checkWebhook } from "../git/webhook.ts"
 import { maskUrl } from "../credentials/urls.ts"
+import { refused } from "../errors/errors.ts"
 import {
   credentials,
   publicSource,
@@ -137,13 +138,19 @@ export class GitVerbs {
    * Attaches a git source to stack `name` (or changes it), then syncs; a stack not here yet is created
    * from the repository (with `first`: its environment and orchestrator), and one here without git is
    * taken only with `attach` (else 409 `stack_exists`); with `create` (a deploy of a new stack) any
-   * stack here is. Answers the source without its secrets, the webhook secret when it is new (shown
-   * once), and the sync.
+   * stack here is; with `mayCreate: false` (a caller limited to some stacks) none is created (403).
+   * Answers the source without its secrets, the webhook secret when it is new (shown once), and the
+   * sync.
    */
   async attach(
     name: string,
     input: GitInput,
-    opts: Omit<SyncOptions, "trigger"> & { attach?: boolean; create?: boolean; first?: FirstDeploy },
+    opts: Omit<SyncOptions, "trigger"> & {
+      attach?: boolean
+      create?: boolean
+      mayCreate?: boolean
+      first?: FirstDeploy
+    },
   ) {
     const records = this.o.stacks.records(name)
     const before = this.o.stacks.has(name) ? await readSource(records) : undefined
@@ -159,6 +166,8 @@ export class GitVerbs {
     if (input.schedule) checkSchedule(input.schedule)
     const source = sourceFrom(input, before)
     const created = !this.o.stacks.has(name)
+    if (created && opts.mayCreate === false)
+      throw refused(`${name} is no stack here, and this caller creates none (it is limited to some stacks)`)
     if (created) {
       // The first deploy writes the stack's records; the source follows only when it succeeded.
       const outcome = await this.fetchAndDeploy(name, source, { ...opts, trigger: "api" }, opts.first)

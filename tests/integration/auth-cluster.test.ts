@@ -165,6 +165,41 @@ test("through the gateway the member answers the control plane's signed-in admin
   expect((await replayed.json()).error.message).toBe("the gateway's proof is refused: it was used already")
 })
 
+test("a session signed out on the control plane ends what it opened through the gateway: the shell closes on both servers, the event stream ends", async () => {
+  const cpId = (await call(0, "GET", "/api/cluster")).body.server_id as string
+  const login = await fetch(`${services[0]!.url}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ user: "root", password: PASSWORD }),
+  })
+  const cookie = login.headers.get("set-cookie")!.split(";")[0]!
+  const containers = (await call(0, "GET", "/api/nodes/b/proxy/api/containers")).body as { id: string; name: string }[]
+  const id = containers.find((c) => c.name.includes(NAME))!.id
+  const shell = await terminal(
+    `${services[0]!.url.replace("http:", "ws:")}/api/nodes/b/proxy/api/containers/${id}/shell`,
+    { headers: { cookie, origin: services[0]!.url } },
+  )
+  await shell.prompt()
+  const events = await fetch(`${services[0]!.url}/api/nodes/b/proxy/api/events`, { headers: { cookie } })
+  expect(events.status).toBe(200)
+  const reader = events.body!.getReader()
+  const ended = (async () => {
+    for (;;) if ((await reader.read()).done) return "ended"
+  })()
+  const closes = async () =>
+    ((await call(1, "GET", "/api/audit?user=root&action=ws.close")).body.entries as any[]).filter((e) => e.via === cpId)
+      .length
+  const before = await closes()
+  const out = await fetch(`${services[0]!.url}/api/auth/logout`, { method: "POST", headers: { cookie } })
+  expect(out.status).toBe(200)
+  const closed = await Promise.race([shell.closed, Bun.sleep(10_000).then(() => "still open" as const)])
+  expect(closed === "still open" ? closed : [closed.code, closed.reason]).toEqual([1008, "signed out"])
+  expect(await Promise.race([ended, Bun.sleep(10_000).then(() => "still open")])).toBe("ended")
+  // The member's end of the shell closed too.
+  for (let i = 0; i < 100 && (await closes()) === before; i++) await Bun.sleep(50)
+  expect(await closes()).toBe(before + 1)
+})
+
 test("a member joined outbound with sign-in on: the gateway's calls through its connection, the shell included, come as the control plane's admin", async () => {
   const i = await signedIn("b")
   const cpId = (await call(0, "GET", "/api/cluster")).body.server_id as string

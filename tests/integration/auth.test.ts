@@ -11,6 +11,7 @@ import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 import { terminal } from "../support/terminal.ts"
+import { authFiles } from "../support/users.ts"
 
 const root = join(import.meta.dir, "../..")
 const NAME = "hm-auth-stack"
@@ -171,7 +172,9 @@ test("the audit log shows each: sign-ins, the deploy, the refusals, the shell op
   expect(entries.find((e: any) => e.action === "ws.open").peer).toBe("127.0.0.1")
   const files =
     readFileSync(join(dataDir, "audit", "audit.log"), "utf8") +
-    readFileSync(join(dataDir, "auth", "sessions.json"), "utf8")
+    authFiles(dataDir)
+      .map((f) => f.text)
+      .join("\n")
   expect(files).not.toContain(SECRET)
   expect(files).not.toContain(PASSWORD)
   expect(files).not.toContain(cookies.otto!.split("=")[1]!)

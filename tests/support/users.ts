@@ -74,3 +74,15 @@ export async function newToken(url: string, as: { cookie: string }, body: Record
   if (r.status !== 201) throw new Error(`token answered ${r.status}: ${r.text}`)
   return { token: r.body.token as string, id: r.body.id as string }
 }
+
+/** Every file the front door keeps under `<dataDir>/auth` (users, sessions, tokens, their use times), with its text. */
+export function authFiles(dataDir: string): { path: string; mode: number; text: string }[] {
+  const { readdirSync, readFileSync, statSync } = require("node:fs") as typeof import("node:fs")
+  const dir = join(dataDir, "auth")
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => {
+      const path = join(e.parentPath, e.name)
+      return { path, mode: statSync(path).mode & 0o777, text: readFileSync(path, "utf8") }
+    })
+}

@@ -1,5 +1,6 @@
 import * as v from "valibot"
 import { defineRoute } from "#lib/service/handler.ts"
+import { checkCreatesStacks } from "#lib/auth/caller.ts"
 import { envEntrySchema, stackSchema } from "#lib/stacks/schemas.ts"
 
 const plan = {
@@ -40,7 +41,8 @@ export default defineRoute({
     200: v.object({ ...plan, dry_run: v.literal(true) }),
     201: v.object({ ...plan, dry_run: v.literal(false), stack: stackSchema }),
   },
-  handler: async ({ body, ctx, set }) => {
+  handler: async ({ body, request, ctx, set }) => {
+    checkCreatesStacks(ctx.auth, request)
     const adopted = await ctx.verbs.adoptContainers(body.stack, body.containers, body.dry_run ?? false)
     if (!adopted.dry_run) set.status = 201
     return adopted

@@ -1,4 +1,5 @@
 import { defineRoute } from "#lib/service/handler.ts"
+import { checkCreatesStacks } from "#lib/auth/caller.ts"
 import { importBody } from "#lib/copy/export.ts"
 import { importedStackSchema } from "#lib/copy/schemas.ts"
 
@@ -13,7 +14,8 @@ export default defineRoute({
   },
   body: importBody,
   response: { 201: importedStackSchema },
-  handler: async ({ body, ctx, set }) => {
+  handler: async ({ body, request, ctx, set }) => {
+    checkCreatesStacks(ctx.auth, request)
     const imported = await ctx.verbs.import(body)
     set.status = 201
     return imported

@@ -4,6 +4,7 @@ import { stackFiles } from "#lib/copy/export.ts"
 import { attachedSchema } from "#lib/git/schemas.ts"
 import { gitInputSchema } from "#lib/git/source.ts"
 import { defineRoute } from "#lib/service/handler.ts"
+import { checkCreatesStacks } from "#lib/auth/caller.ts"
 import { stackName } from "#lib/stacks/name.ts"
 import { ORCHESTRATORS } from "#lib/stacks/orchestrator.ts"
 import { watchSeconds } from "#lib/updates/watch-body.ts"
@@ -91,6 +92,7 @@ export default defineRoute({
   ),
   response: { 200: deployed, 201: deployed },
   handler: async ({ body, request, ctx, set }) => {
+    checkCreatesStacks(ctx.auth, request)
     const name = stackName(body.name)
     const { stack, created } = body.git
       ? await ctx.git.deploy(name, body.git, {

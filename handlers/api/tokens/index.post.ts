@@ -2,7 +2,7 @@ import * as v from "valibot"
 import { defineRoute } from "#lib/service/handler.ts"
 import { notFound, refused } from "#lib/errors/errors.ts"
 import { caller } from "#lib/auth/caller.ts"
-import { lesser, rank } from "#lib/auth/roles.ts"
+import { tokenGrant } from "#lib/auth/tokens.ts"
 import { roleSchema, tokenSchema } from "#lib/auth/schemas.ts"
 import { stacksInput } from "#lib/auth/user-input.ts"
 
@@ -11,7 +11,7 @@ export default defineRoute({
   detail: {
     operationId: "createToken",
     summary:
-      "Create an API token (Authorization: Bearer hm_...): for yourself with a role at most your own, or by an admin for any user. The token is in this answer only",
+      "Create an API token (Authorization: Bearer hm_...): for yourself, or by an admin for any local user, with a role and stacks at most its owner's (403 otherwise; at every use it is met with what its owner has then); at most 100 per user (409 too_many_tokens). The token is in this answer only",
     tags: ["auth"],
   },
   body: v.object({
@@ -20,7 +20,12 @@ export default defineRoute({
     user: v.optional(
       v.pipe(v.string(), v.description("the owner (an admin creating a token for a local user); default: the caller")),
     ),
-    stacks: v.optional(stacksInput),
+    stacks: v.optional(
+      v.pipe(
+        stacksInput,
+        v.description("limit the token to these stacks, all of them the owner's; [] or absent: the owner's"),
+      ),
+    ),
     expires_in: v.optional(
       v.pipe(v.number(), v.integer(), v.minValue(60), v.description("seconds until it stops working; default: never")),
     ),
@@ -36,24 +41,21 @@ export default defineRoute({
   response: {
     201: v.object({ ...tokenSchema.entries, token: v.pipe(v.string(), v.description("the token, shown this once")) }),
   },
-  handler: ({ body, request, ctx, set }) => {
+  handler: async ({ body, request, ctx, set }) => {
     const me = caller(ctx.auth, request)
     if (me.token || me.source === "cluster")
       throw refused("only a signed-in user creates tokens (not an API token, not the cluster token)")
     const forOther = body.user !== undefined && body.user !== me.user
     if (forOther && me.role !== "admin") throw refused("only an admin creates tokens for another user")
-    const owner = forOther ? ctx.auth.users.get(body.user!) : undefined
-    if (forOther && !owner) throw notFound(`no local user "${body.user}"`, "user_not_found")
-    const ceiling = owner ? owner.role : me.role
-    if (body.role && rank(body.role) > rank(ceiling))
-      throw refused(`a token's role is at most its owner's (${ceiling})`)
-    const stacks = body.stacks?.length ? body.stacks : (owner ?? me).stacks
-    const { token, record } = ctx.auth.tokens.create({
+    const owner = forOther ? ctx.auth.users.get(body.user!) : me
+    if (!owner) throw notFound(`no local user "${body.user}"`, "user_not_found")
+    const { role, stacks } = tokenGrant(owner, body)
+    const { token, record } = await ctx.auth.tokens.create({
       name: body.name,
       user: forOther ? body.user! : me.user,
       source: forOther ? "local" : me.source,
-      role: lesser(body.role ?? ceiling, ceiling),
-      ...(stacks && { stacks }),
+      role,
+      ...(stacks && { stacks: [...stacks] }),
       ...(body.expires_in && { expires: ctx.now() + body.expires_in * 1000 }),
       mcp_confirm: body.mcp_confirm ?? true,
     })

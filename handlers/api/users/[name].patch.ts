@@ -9,7 +9,7 @@ export default defineRoute({
   detail: {
     operationId: "changeUser",
     summary:
-      "Change a user's password, role or stacks: their sessions and API tokens end; the last admin stays one (409 last_admin)",
+      "Change a user's password, role or stacks: a new password ends their sessions and API tokens; a role or stacks changed, their sessions and tokens follow at once (a token is never more than its owner), and what they hold open that no longer reaches its route ends; the last admin stays one (409 last_admin)",
     tags: ["auth"],
   },
   params: v.object({ name: userName }),
@@ -20,8 +20,9 @@ export default defineRoute({
     const stacks = body.stacks === undefined ? {} : { stacks: body.stacks?.length ? body.stacks : null }
     const hash = body.password === undefined ? {} : { hash: await ctx.auth.passwords.hash(body.password) }
     const change = { ...(body.role && { role: body.role }), ...stacks, ...hash }
-    const user = ctx.auth.users.change(params.name, change as never)
-    if (Object.keys(change).length) ctx.auth.forget(params.name)
+    const user = ctx.auth.users.change(params.name, change)
+    if (body.password !== undefined) ctx.auth.forget(params.name)
+    else ctx.auth.changed(params.name)
     return user
   },
 })

@@ -43,15 +43,15 @@ test("past its size the file rotates; `files` files are kept in all, the oldest 
   expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => `s${200 - kept.length + i}`))
 })
 
-test("a query is newest first, filtered, a page at a time through the cursor, across rotated files", () => {
+test("a query is newest first, filtered, a page at a time through the cursor, across rotated files", async () => {
   dir = mkdtempSync(join(tmpdir(), "hm-audit-"))
   let clock = 1_700_000_000_000
   const log = new AuditLog(dir, { maxBytes: 3000, files: 10 }, () => (clock += 1000))
   for (let i = 0; i < 60; i++) log.write(entry(i))
-  const all = log.query({ limit: 1000 })
+  const all = await log.query({ limit: 1000 })
   expect(all.entries).toHaveLength(60)
   expect(all.next).toBeNull()
-  const denied = log.query({ status_min: 400, status_max: 499, limit: 1000 })
+  const denied = await log.query({ status_min: 400, status_max: 499, limit: 1000 })
   expect(denied.entries.map((e) => e.target.name)).toEqual([
     "s55",
     "s50",
@@ -70,14 +70,27 @@ test("a query is newest first, filtered, a page at a time through the cursor, ac
   const pages: string[] = []
   let cursor: string | undefined
   do {
-    const page = log.query({ user: "u1", limit: 7, cursor })
+    const page = await log.query({ user: "u1", limit: 7, cursor })
     pages.push(...page.entries.map((e) => e.target.name!))
     cursor = page.next ?? undefined
   } while (cursor)
   expect(pages).toEqual(all.entries.filter((e) => e.user === "u1").map((e) => e.target.name!))
   const since = Date.parse(all.entries[9]!.time)
-  expect(log.query({ since, limit: 1000 }).entries).toHaveLength(10)
-  expect(log.query({ until: since, limit: 1000 }).entries).toHaveLength(51)
-  expect(log.query({ route: "/api/stacks", limit: 1000 }).entries).toHaveLength(60)
-  expect(log.query({ route: "/api/stack", limit: 1000 }).entries).toHaveLength(0)
+  expect((await log.query({ since, limit: 1000 })).entries).toHaveLength(10)
+  expect((await log.query({ until: since, limit: 1000 })).entries).toHaveLength(51)
+  expect((await log.query({ route: "/api/stacks", limit: 1000 })).entries).toHaveLength(60)
+  expect((await log.query({ route: "/api/stack", limit: 1000 })).entries).toHaveLength(0)
+})
+
+test("a query over large files is read off the event loop: timers keep firing while it runs", async () => {
+  dir = mkdtempSync(join(tmpdir(), "hm-audit-"))
+  const log = new AuditLog(dir, { maxBytes: 4 << 20, files: 3 }, () => 1_700_000_000_000)
+  for (let i = 0; i < 40_000; i++) log.write(entry(i))
+  let ticks = 0
+  const ticking = setInterval(() => ticks++, 1)
+  const page = await log.query({ user: "nobody", limit: 10 })
+  clearInterval(ticking)
+  expect(page.entries).toEqual([])
+  // Each of the 40,000 lines was parsed on the worker while the loop went on turning.
+  expect(ticks).toBeGreaterThan(1)
 })

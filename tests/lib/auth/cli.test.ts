@@ -23,7 +23,7 @@ async function run(args: string[], stdin = "") {
   return { code, out: lines.join("\n") }
 }
 
-test("add, list, passwd, role and del; a change ends the user's sessions and tokens", async () => {
+test("add, list, role, stacks, passwd and del: a role or stacks changed keep the sessions and tokens, a new password or a removal ends them", async () => {
   dir = mkdtempSync(join(tmpdir(), "hm-cli-"))
   expect(await run(["add", "alice", "--role", "admin"], "a long password\n")).toEqual({
     code: 0,
@@ -36,17 +36,26 @@ test("add, list, passwd, role and del; a change ends the user's sessions and tok
   const auth = join(dir, "auth")
   const sessions = new Sessions(auth, { idle: 3600, max: 3600 }, Date.now)
   const tokens = new Tokens(auth, Date.now)
-  const session = sessions.start({ user: "bob", role: "viewer", source: "local" })
-  const { token } = tokens.create({ name: "t", user: "bob", source: "local", role: "viewer", mcp_confirm: true })
+  const session = await sessions.start({ user: "bob", role: "viewer", source: "local" })
+  const { token } = await tokens.create({ name: "t", user: "bob", source: "local", role: "viewer", mcp_confirm: true })
   expect(await run(["role", "bob", "operator"])).toEqual({
     code: 0,
-    out: "bob is operator; their sessions and tokens ended",
+    out: "bob is operator; their sessions and tokens follow",
   })
-  expect(sessions.get(session)).toBeUndefined()
-  expect(tokens.use(token)).toBeUndefined()
+  expect(await run(["stacks", "bob", "shop"])).toEqual({
+    code: 0,
+    out: "bob is limited to the stacks shop; their sessions and tokens follow",
+  })
+  expect(new Users(auth).get("bob")).toMatchObject({ role: "operator", stacks: ["shop"] })
+  expect(sessions.get(session)).toBeDefined()
+  expect(tokens.use(token)).toBeDefined()
+  expect((await run(["stacks", "bob", ""])).out).toBe("bob is limited to no stacks; their sessions and tokens follow")
+  expect(new Users(auth).get("bob")!.stacks).toBeUndefined()
   const hash = new Users(auth).get("bob")!.hash
   expect((await run(["passwd", "bob"], "a new password")).code).toBe(0)
   expect(new Users(auth).get("bob")!.hash).not.toBe(hash)
+  expect(sessions.get(session)).toBeUndefined()
+  expect(tokens.use(token)).toBeUndefined()
   expect((await run(["del", "bob"])).code).toBe(0)
   expect((await run(["list"])).out).toBe("alice\tadmin")
 })
@@ -64,6 +73,8 @@ test("a weak password, a taken name, an unknown user or role: a message and a no
     out: 'user "alice" exists',
   })
   expect(await run(["del", "nobody"])).toEqual({ code: 1, out: 'no user "nobody"' })
+  expect(await run(["stacks", "nobody", "a"])).toEqual({ code: 1, out: 'no user "nobody"' })
+  expect((await run(["stacks", "alice"])).code).toBe(2)
   expect(await run(["add", "a b", "--role", "viewer"], "a long password")).toMatchObject({ code: 1 })
   expect((await run(["frobnicate", "x"])).out).toStartWith("usage:")
   expect((await run([])).code).toBe(2)

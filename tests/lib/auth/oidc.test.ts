@@ -3,7 +3,8 @@
 // and issuer (openid-client's checks), and the end-session address.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Oidc, oidcSettings } from "#lib/auth/oidc.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
+import { STATUS_OF } from "#lib/http/http-error.ts"
 import { authorize, startProvider, type IdentityProvider } from "../../support/oidc.ts"
 
 const SERVICE = "http://127.0.0.1:9"
@@ -35,13 +36,13 @@ async function signedIn(account: string): Promise<{ callback: string; cookie: st
 
 const finish = (callback: string, cookie: string) => oidc.finish(new Request(callback, { headers: { cookie } }))
 
-async function refusal(promise: Promise<unknown>): Promise<HttpError> {
+async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
   const err = await promise.then(
     () => undefined,
     (e) => e,
   )
-  if (!(err instanceof HttpError)) throw new Error(`expected an HttpError, got ${err}`)
-  return err
+  if (!(err instanceof DomainError)) throw new Error(`expected a DomainError, got ${err}`)
+  return { status: STATUS_OF[err.kind], code: err.code, message: err.message }
 }
 
 describe("OIDC sign-in", () => {

@@ -1,5 +1,6 @@
 import * as v from "valibot"
 import { defineRoute } from "#lib/service/handler.ts"
+import { checkCreatesStacks } from "#lib/auth/caller.ts"
 import { errorSchema } from "#lib/http/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { adoptBlockedSchema, adoptResultSchema, filesInput } from "#lib/stacks/schemas.ts"
@@ -58,7 +59,8 @@ export default defineRoute({
     201: adoptResultSchema,
     409: v.union([adoptBlockedSchema, errorSchema]),
   },
-  handler: async ({ params, body, ctx, set }) => {
+  handler: async ({ params, body, request, ctx, set }) => {
+    checkCreatesStacks(ctx.auth, request)
     const adopted = await ctx.verbs.adopt(params.name, body)
     if (!adopted.dry_run) set.status = 201
     return adopted

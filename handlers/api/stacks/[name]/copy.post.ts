@@ -1,6 +1,7 @@
 import * as v from "valibot"
 import { copyStack } from "#lib/copy/copy.ts"
 import { defineRoute } from "#lib/service/handler.ts"
+import { checkCreatesStacks } from "#lib/auth/caller.ts"
 import { copyBlockedSchema, copyResultSchema } from "#lib/copy/schemas.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 
@@ -35,7 +36,8 @@ export default defineRoute({
     {},
   ),
   response: { 200: copyResultSchema, 201: copyResultSchema, 409: copyBlockedSchema },
-  handler: async ({ params, body, ctx, set }) => {
+  handler: async ({ params, body, request, ctx, set }) => {
+    checkCreatesStacks(ctx.auth, request)
     const { plan, copied, started } = await copyStack(ctx, params.name, body)
     if (copied) set.status = 201
     return { ...plan, dry_run: !copied, started }

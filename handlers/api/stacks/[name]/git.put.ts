@@ -2,6 +2,7 @@ import * as v from "valibot"
 import { attachedSchema } from "#lib/git/schemas.ts"
 import { gitInputSchema } from "#lib/git/source.ts"
 import { defineRoute } from "#lib/service/handler.ts"
+import { createsStacks } from "#lib/auth/scope.ts"
 import { stackParams } from "#lib/stacks/name.ts"
 import { watchSeconds } from "#lib/updates/watch-body.ts"
 
@@ -29,7 +30,8 @@ export default defineRoute({
   response: { 200: attachedSchema, 201: attachedSchema },
   handler: async ({ params, body, request, ctx, set }) => {
     const { watch, attach, ...input } = body
-    const attached = await ctx.git.attach(params.name, input, { watch, attach, signal: request.signal })
+    const mayCreate = createsStacks(ctx.auth.who(request))
+    const attached = await ctx.git.attach(params.name, input, { watch, attach, mayCreate, signal: request.signal })
     if (attached.created) set.status = 201
     return attached
   },

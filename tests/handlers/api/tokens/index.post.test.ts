@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test"
-import { readFileSync } from "node:fs"
 import { authApp, type AuthTestApp } from "../../../support/auth.ts"
+import { authFiles } from "../../../support/users.ts"
 
 let t: AuthTestApp
 afterEach(() => t.close())
@@ -16,7 +16,9 @@ test("a token is shown once, kept as its SHA-256, and opens the API with its own
   const created = await res.json()
   expect(created.token).toMatch(/^hm_[A-Za-z0-9_-]{43}$/)
   expect(created).toMatchObject({ name: "ci", user: "ann", role: "viewer", mcp_confirm: true })
-  const stored = readFileSync(`${t.dataDir}/auth/tokens.json`, "utf8")
+  const stored = authFiles(t.dataDir)
+    .map((f) => f.text)
+    .join("\n")
   expect(stored).not.toContain(created.token)
   expect(stored).toContain(new Bun.CryptoHasher("sha256").update(created.token).digest("hex"))
   expect((await t.call("GET", "/api/containers", undefined, bearer(created.token))).status).toBe(200)

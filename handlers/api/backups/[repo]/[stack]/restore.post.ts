@@ -1,5 +1,6 @@
 import * as v from "valibot"
 import { defineRoute } from "#lib/service/handler.ts"
+import { checkCreatesStacks } from "#lib/auth/caller.ts"
 import { repoParams, restoreBlockedSchema, restoreInput, restoreResultSchema } from "#lib/backups/schemas.ts"
 
 export default defineRoute({
@@ -14,6 +15,7 @@ export default defineRoute({
   body: v.optional(restoreInput, {}),
   response: { 200: restoreResultSchema, 201: restoreResultSchema, 409: restoreBlockedSchema },
   handler: async ({ params, body, request, ctx, set }) => {
+    checkCreatesStacks(ctx.auth, request)
     const result = await ctx.backups.restore(params.repo, params.stack, body, { signal: request.signal })
     if (result.restored) set.status = 201
     return result

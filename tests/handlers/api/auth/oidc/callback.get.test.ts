@@ -46,7 +46,7 @@ test("begins the session with the first role the map gives the user's groups, cl
     role: "admin",
     source: "oidc",
   })
-  const [entry] = t.ctx.auth.audit.query({ action: "login", limit: 1 }).entries
+  const [entry] = (await t.ctx.auth.audit.query({ action: "login", limit: 1 })).entries
   expect(entry).toMatchObject({
     user: "ada",
     source: "oidc",
@@ -63,7 +63,7 @@ test("a user no rule maps is refused with 403 no_role, gets no session, and the 
   expect(res.status).toBe(403)
   expect((await res.json()).error.code).toBe("no_role")
   expect(res.headers.getSetCookie().some((c) => c.startsWith("hm_session="))).toBe(false)
-  const [entry] = t.ctx.auth.audit.query({ action: "login", limit: 1 }).entries
+  const [entry] = (await t.ctx.auth.audit.query({ action: "login", limit: 1 })).entries
   expect(entry).toMatchObject({ user: "nora", role: null, status: 403, result: "denied" })
 })
 
