@@ -1,14 +1,14 @@
 // Passwords hashed with argon2id (Bun.password: hashing and checking run on a worker thread, off the
-// event loop), one at a time, so that a burst of sign-ins takes one core at most and the rest of the
-// service keeps its share. A sign-in with an unknown user checks a hash all the same, so it costs
-// what a wrong password costs.
+// event loop). A sign-in with an unknown user checks a hash all the same, so it costs what a wrong
+// password costs.
 //
-// The checks wait in fair queues, one per lane (a sign-in's lane is its caller's address): the next
-// check is taken from the lane that asked for the fewest lately (its demand, halved every minute),
-// so a person signing in now and then waits for the check under way and no more, however many
-// attempts a flood from other addresses has queued; lanes alike take turns. A lane holds at most
-// LANE_WAITING checks; an attempt beyond them is refused before it costs a hash, as one beyond
-// QUEUE_WAITING in all is.
+// The checks wait in fair queues, one per lane (a sign-in's lane is its caller's address), and run
+// in two slots: one takes the lane that asked for the fewest lately (its demand, halved every
+// minute; lanes alike take turns), the other only a lane that asked for few (LIGHT). So a flood of
+// sign-ins from addresses that keep asking takes one core at most and the rest of the service keeps
+// its share, while a person signing in now and then goes at once into the second slot instead of
+// waiting for the flood's check under way (two checks at most run at once). A lane holds at most LANE_WAITING checks; an attempt
+// beyond them is refused before it costs a hash, as one beyond QUEUE_WAITING in all is.
 import { rateLimited, unavailable } from "../errors/errors.ts"
 
 export interface Hasher {
@@ -34,12 +34,15 @@ export const QUEUE_WAITING = 256
 const LANES = 4096
 /** How fast a lane's demand is forgotten: halved every so many milliseconds. */
 const DEMAND_HALF_LIFE = 60_000
+/** The demand up to which a lane may use the second slot: a few sign-ins a minute. */
+export const LIGHT = 6
 
 /** The lane of work that is no sign-in (a password set by an admin, the setup). */
 const OWN_LANE = "-"
 
 interface Lane {
-  waiting: (() => void)[]
+  /** Each waiting check's start, given the slot it runs in. */
+  waiting: ((slot: number) => void)[]
   /** Checks it asked for lately (refused ones too), halved every DEMAND_HALF_LIFE. */
   demand: number
   /** When `demand` was last brought up to date. */
@@ -51,7 +54,8 @@ interface Lane {
 export class Passwords {
   private dummy: Promise<string> | undefined
   private lanes = new Map<string, Lane>()
-  private running = false
+  /** What runs in each slot: the first any lane's, the second a light lane's only. */
+  private slots: [boolean, boolean] = [false, false]
   private started = 0
   private waiting = 0
 
@@ -84,12 +88,12 @@ export class Passwords {
     if (this.waiting >= QUEUE_WAITING)
       throw unavailable("too many sign-ins are being checked; retry in a second", "sign_in_busy", { retryAfter: 1 })
     this.waiting++
-    return new Promise<void>((resolve) => {
+    return new Promise<number>((resolve) => {
       lane.waiting.push(resolve)
       this.next()
-    }).then(() =>
+    }).then((slot) =>
       work().finally(() => {
-        this.running = false
+        this.slots[slot] = false
         this.next()
       }),
     )
@@ -98,22 +102,28 @@ export class Passwords {
   /** A lane's demand as of `now`. */
   private demandOf = (lane: Lane, now: number) => lane.demand * 0.5 ** (Math.max(0, now - lane.at) / DEMAND_HALF_LIFE)
 
-  /** Starts the first waiting check of the lane that asked least lately (of those alike, the one served longest ago). */
+  /**
+   * Starts waiting checks while a slot is free: in the light slot the light lane that asked least
+   * lately, in the other any lane that did (of lanes alike, the one served longest ago).
+   */
   private next(): void {
-    if (this.running) return
-    const now = this.now()
-    let pick: { lane: Lane; demand: number } | undefined
-    for (const lane of this.lanes.values()) {
-      if (!lane.waiting.length) continue
-      const demand = this.demandOf(lane, now)
-      if (!pick || demand < pick.demand || (demand === pick.demand && lane.served < pick.lane.served))
-        pick = { lane, demand }
+    for (const slot of [1, 0]) {
+      if (this.slots[slot]) continue
+      const now = this.now()
+      let pick: { lane: Lane; demand: number } | undefined
+      for (const lane of this.lanes.values()) {
+        if (!lane.waiting.length) continue
+        const demand = this.demandOf(lane, now)
+        if (slot === 1 && demand > LIGHT) continue
+        if (!pick || demand < pick.demand || (demand === pick.demand && lane.served < pick.lane.served))
+          pick = { lane, demand }
+      }
+      if (!pick) continue
+      this.slots[slot] = true
+      this.waiting--
+      pick.lane.served = this.started++
+      pick.lane.waiting.shift()!(slot)
     }
-    if (!pick) return
-    this.running = true
-    this.waiting--
-    pick.lane.served = this.started++
-    pick.lane.waiting.shift()!()
     this.forget()
   }
 

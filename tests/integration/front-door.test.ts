@@ -398,6 +398,8 @@ test(
     once((e) => e.user === "otto" && e.action === "ws.ended" && e.reason === "user removed")
     once((e) => e.user === "otto" && e.action === "stream.ended" && e.reason === "user removed")
     once((e) => e.user === "carl" && e.route === "/api/tokens" && e.status === 409)
+    // The stranger's two attempts during the wait, each refused once, with the name it tried.
+    times(2, (e) => e.user === "lena" && e.action === "login" && e.status === 429 && e.peer === "198.51.100.7")
     const text = readdirSync(join(dataDir, "audit"))
       .map((f) => readFileSync(join(dataDir, "audit", f), "utf8"))
       .join("")

@@ -72,7 +72,8 @@ test("a burst of sign-ins at once from one address is refused before the passwor
     Array.from({ length: 50 }, (_, i) => login(i % 2 ? "ann" : `u${i}`, "wrong password").then((r) => r.status)),
   )
   const checked = statuses.filter((s) => s === 401).length
-  expect(checked).toBe(1 + LANE_WAITING)
+  // Two checks run at once while the address asks little, and its lane holds LANE_WAITING more.
+  expect(checked).toBe(2 + LANE_WAITING)
   expect(statuses.filter((s) => s === 429).length).toBe(50 - checked)
   expect(t.calls.verify - verified).toBe(checked)
 })
