@@ -306,7 +306,10 @@ export class Auth {
       this.limiter.takeBack(limits)
       throw err
     })
-    if (!right || !record) throw unauthenticated("wrong user name or password", "sign_in_failed")
+    if (!right || !record) {
+      this.limiter.failed(limits)
+      throw unauthenticated("wrong user name or password", "sign_in_failed")
+    }
     this.limiter.succeeded(limits)
     const identity: Identity = {
       user,

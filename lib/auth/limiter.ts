@@ -1,7 +1,8 @@
 // Sign-in attempts, counted per key: a few failures are free, then each attempt waits twice as long
-// as the one before (1 s, 2 s, ... up to 15 minutes). An attempt is counted when it begins, so a burst
-// of them at once is refused before any password is checked, and one made while its key waits is
-// refused without counting: nobody lengthens a wait but by trying after it ended. A count is forgotten
+// as the one before (1 s, 2 s, ... up to 15 minutes, from the moment the failure was judged). An
+// attempt is counted when it begins, so a burst of them at once is refused before any password is
+// checked, and one made while its key waits is refused without counting: nobody lengthens a wait but
+// by trying after it ended. A count is forgotten
 // a day after its last attempt; the table is bounded, the oldest entries giving way.
 //
 // A sign-in is counted under two keys (`signInLimits`): the user name from the caller's address (5
@@ -99,6 +100,18 @@ export class AttemptLimiter {
     for (const oldest of this.entries.keys()) {
       if (this.entries.size <= MAX_ENTRIES) break
       this.entries.delete(oldest)
+    }
+  }
+
+  /**
+   * An attempt that failed, once judged: its wait runs from now (a check that took longer than the
+   * wait does not leave the next attempt free).
+   */
+  failed(limits: Limit[]): void {
+    const now = this.now()
+    for (const { key } of limits) {
+      const e = this.entries.get(key)
+      if (e) e.until = Math.max(e.until, now + this.wait(e))
     }
   }
 

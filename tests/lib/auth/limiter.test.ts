@@ -90,3 +90,15 @@ test("an address is keyed as one party holds it: IPv4 whole, IPv4-mapped as IPv4
   expect(retryAfter(() => limiter.begin(signInLimits("v", "2001:db8:1:2:ffff::1")))).toBe(1)
   expect(retryAfter(() => limiter.begin(signInLimits("v", "2001:db8:1:3::1")))).toBeUndefined()
 })
+
+test("a failure's wait runs from when it was judged: a check slower than the wait leaves the next attempt waiting", () => {
+  let now = 0
+  const limiter = new AttemptLimiter(() => now)
+  const limits = signInLimits("ann", "198.51.100.7")
+  for (let i = 0; i < PAIR_FREE - 1; i++) limiter.begin(limits)
+  limiter.begin(limits)
+  now += 3000
+  limiter.failed(limits)
+  now += 500
+  expect(retryAfter(() => limiter.begin(limits))).toBe(1)
+})
