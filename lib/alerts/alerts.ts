@@ -81,6 +81,10 @@ export class Alerts {
         const c = this.channelList.find((x) => x.id === cid)
         return c && { target: this.target(c), name: c.name }
       },
+      kindOf: (cid) => {
+        const c = this.channelList.find((x) => x.id === cid)
+        return c && this.target(c).kind
+      },
       events: o.events,
       now: o.now,
       fetch: o.fetch,
@@ -132,8 +136,13 @@ export class Alerts {
     this.dispatch.stop()
   }
 
+  /** Each channel's address read once (a channel's URL is replaced, never changed in place). */
+  private readonly targets = new WeakMap<Channel, Target>()
+
   private target(c: Channel): Target {
-    return parseChannelUrl(c.url, this.o.apiBases)
+    let t = this.targets.get(c)
+    if (!t) this.targets.set(c, (t = parseChannelUrl(c.url, this.o.apiBases)))
+    return t
   }
 
   private view(c: Channel): ChannelView {

@@ -76,8 +76,9 @@ export class Conditions {
       count,
       sent,
     })
-    this.persist()
+    // Sent first: the record of it is written right after, off the alert's way.
     if (sent) this.host.emit(rule, "firing", r)
+    this.persist()
     return count
   }
 
@@ -100,7 +101,6 @@ export class Conditions {
     const c = this.active.get(key)
     if (!c) return
     this.active.delete(key)
-    this.persist()
     const rule = this.host.rule(c.rule)
     if (rule && c.sent && rule.recovery && !muted(rule, this.host.now()))
       this.host.emit(rule, "resolved", {
@@ -109,6 +109,7 @@ export class Conditions {
         stack: c.stack,
         severity: "resolved",
       })
+    this.persist()
   }
 
   /**
@@ -165,6 +166,7 @@ export class Conditions {
   stop(): void {
     for (const t of this.clearing.values()) clearTimeout(t)
     this.clearing.clear()
+    this.persist(true)
   }
 
   private stopClearing(key: string): void {
@@ -173,7 +175,19 @@ export class Conditions {
     this.clearing.delete(key)
   }
 
-  private persist(): void {
-    this.host.save(this.list())
+  private saveTimer: ReturnType<typeof setTimeout> | undefined
+
+  /** Writes the raised conditions soon (many changes at once are one write), and at once when stopping. */
+  private persist(now = false): void {
+    if (now) {
+      if (!this.saveTimer) return
+      clearTimeout(this.saveTimer)
+      this.saveTimer = undefined
+      return this.host.save(this.list())
+    }
+    this.saveTimer ??= setTimeout(() => {
+      this.saveTimer = undefined
+      this.host.save(this.list())
+    }, 50)
   }
 }

@@ -49,6 +49,8 @@ export interface DispatchOptions {
   server: string
   /** The channel's target and name, or undefined when it was removed. */
   channel: (id: string) => Promise<{ target: Target; name: string } | undefined>
+  /** The channel's kind, for its rate (undefined when it was removed). */
+  kindOf: (id: string) => Target["kind"] | undefined
   events?: {
     publish(e: { type: string; action: string; name?: string; level?: "info" | "error"; message?: string }): void
   }
@@ -57,11 +59,28 @@ export interface DispatchOptions {
   /** Waits between tries, ms. */
   backoff?: number[]
   timeoutMs?: number
+  /** One rate for every channel instead of RATES (tests). */
   rate?: { burst: number; everyMs: number }
 }
 
 export const BACKOFF_MS = [2_000, 5_000, 15_000, 60_000, 300_000]
-export const RATE = { burst: 5, everyMs: 10_000 }
+/**
+ * Messages a channel of each kind takes at once (burst) and one more every `everyMs`: within what
+ * each service documents for one webhook, chat or topic (Discord 5 per 2 s, Slack and Telegram about
+ * one a second, ntfy.sh a burst of 60 then one per 5 s, Pushover's monthly quota), and e-mail held
+ * to a few a minute. Beyond it, alerts wait and go out grouped.
+ */
+export const RATES: Record<Target["kind"], { burst: number; everyMs: number }> = {
+  webhook: { burst: 60, everyMs: 1_000 },
+  gotify: { burst: 60, everyMs: 1_000 },
+  matrix: { burst: 20, everyMs: 1_000 },
+  ntfy: { burst: 30, everyMs: 5_000 },
+  discord: { burst: 5, everyMs: 400 },
+  slack: { burst: 3, everyMs: 1_000 },
+  telegram: { burst: 3, everyMs: 3_000 },
+  pushover: { burst: 5, everyMs: 30_000 },
+  smtp: { burst: 3, everyMs: 60_000 },
+}
 /** Alerts in one message at most; more wait for the next. */
 const MAX_GROUP = 50
 const RANK: Record<Severity, number> = { critical: 3, warning: 2, resolved: 1, info: 0 }
@@ -197,8 +216,8 @@ export class Dispatcher {
   }
 
   /** Takes a token of the channel's bucket, or answers how long until one comes. */
-  private take(channel: string): number {
-    const rate = this.o.rate ?? RATE
+  private take(channel: string, kind: Target["kind"]): number {
+    const rate = this.o.rate ?? RATES[kind]
     const now = this.now()
     const b = this.buckets.get(channel) ?? { tokens: rate.burst, at: now }
     b.tokens = Math.min(rate.burst, b.tokens + (now - b.at) / rate.everyMs)
@@ -230,7 +249,9 @@ export class Dispatcher {
     const now = this.now()
     const due = queue.find((b) => b.next_at <= now)
     if (!due) return this.later(channel, Math.min(...queue.map((b) => b.next_at)) - now)
-    const wait = this.take(channel)
+    const kind = this.o.kindOf(channel)
+    if (!kind) return void this.deliver(due) // removed meanwhile: dropped by deliver
+    const wait = this.take(channel, kind)
     if (wait > 0) return this.later(channel, wait)
     due.sealed = true
     this.busy.add(channel)

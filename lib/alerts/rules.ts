@@ -32,7 +32,10 @@ export interface Scope {
   stacks?: string[]
   /** Container labels, `key` or `key=value` (any when absent). */
   labels?: string[]
-  /** Registered nodes a node rule watches (all when absent). */
+  /**
+   * Registered nodes: those a node rule watches (all when absent); for a container rule on a control
+   * plane, the nodes whose containers it watches besides this server's (`*` for all).
+   */
   nodes?: string[]
 }
 
@@ -75,9 +78,14 @@ export interface Subject {
   stack?: string | null
   labels?: Record<string, string>
   node?: string | null
+  /** A container of a node (its events followed by this control plane): covered only by rules naming the node. */
+  remote?: boolean
 }
 
-/** Whether a rule covers the subject (a scope part the subject does not have never excludes it). */
+/**
+ * Whether a rule covers the subject (a scope part the subject does not have never excludes it); a
+ * node's container only when the scope names its node.
+ */
 export function covers(scope: Scope, s: Subject): boolean {
   if (scope.stacks?.length && (s.stack === undefined || !scope.stacks.includes(s.stack ?? ""))) return false
   if (scope.labels?.length) {
@@ -88,8 +96,8 @@ export function covers(scope: Scope, s: Subject): boolean {
     })
     if (!ok) return false
   }
-  if (scope.nodes?.length && s.node !== undefined && !scope.nodes.includes(s.node ?? "")) return false
-  return true
+  if (s.node === undefined || s.node === null) return true
+  return scope.nodes?.length ? scope.nodes.includes(s.node) || scope.nodes.includes("*") : !s.remote
 }
 
 export const muted = (r: Rule, now: number) => r.muted_until !== null && Date.parse(r.muted_until) > now

@@ -39,6 +39,12 @@ export interface Sources {
   swarm?: () => Promise<{ name: string; stack: string | null; desired: number; running: number }[] | null>
   /** Registered nodes after a probe of those reached directly. */
   nodes?: () => Promise<{ name: string; status: string; error: string | null }[]>
+  /** The event streams of the nodes `wanted` names, each event handed to `onEvent` with its node, until the signal aborts. */
+  nodeEvents?: (
+    wanted: () => string[] | "*",
+    onEvent: (node: string, e: ServiceEvent) => void,
+    signal: AbortSignal,
+  ) => Promise<void>
 }
 
 const STACK_LABEL = "com.docker.compose.project"
@@ -79,7 +85,23 @@ export class Watch {
   /** Follows the sources until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
     signal.addEventListener("abort", () => clearTimeout(this.stackCheck), { once: true })
-    await Promise.all([this.follow(signal), this.polls(signal), this.thresholds(signal)])
+    await Promise.all([
+      this.follow(signal),
+      this.polls(signal),
+      this.thresholds(signal),
+      this.o.sources.nodeEvents?.(
+        () => this.nodesWanted(),
+        (node, e) => e.source === "engine" && e.type === "container" && this.container(e, node),
+        signal,
+      ),
+    ])
+  }
+
+  /** The nodes whose containers a container rule names (`*`: all of them). */
+  private nodesWanted(): string[] | "*" {
+    const kinds = new Set<RuleKind>(["container_died", "container_oom", "container_unhealthy", "restart_loop"])
+    const names = this.o.rules().flatMap((r) => (kinds.has(r.kind) ? (r.scope.nodes ?? []) : []))
+    return names.includes("*") ? "*" : [...new Set(names)]
   }
 
   private async follow(signal: AbortSignal): Promise<void> {
@@ -91,11 +113,13 @@ export class Watch {
     }
   }
 
-  /** An engine event about a container. */
-  container(e: ServiceEvent): void {
+  /** An engine event about a container: this server's, or (`node`) a node's. */
+  container(e: ServiceEvent, node?: string): void {
     const a = e.attributes ?? {}
-    const name = e.name ?? e.id?.slice(0, 12) ?? "?"
-    const subject: Subject = { stack: a[STACK_LABEL] ?? null, labels: a }
+    const container = e.name ?? e.id?.slice(0, 12) ?? "?"
+    // A node's container is named with its node, in messages and in its conditions' keys.
+    const name = node ? `${container} on node ${node}` : container
+    const subject: Subject = { stack: a[STACK_LABEL] ?? null, labels: a, ...(node && { node, remote: true }) }
     const c = this.o.conditions
     const raise = (kind: RuleKind, r: (rule: Rule) => Raise | undefined, count?: (rule: Rule) => number) => {
       for (const rule of this.of(kind)) {
@@ -137,7 +161,7 @@ export class Watch {
         },
         (rule) => this.deaths.get(`${rule.id}:${name}`)?.length ?? 1,
       )
-      this.soon(stack)
+      if (!node) this.soon(stack)
     } else if (action === "oom") {
       raise("container_oom", () => ({
         title: `container ${name} ran out of memory`,
@@ -155,7 +179,7 @@ export class Watch {
           severity: "warning",
         }))
       else if (status === "healthy") settle("container_unhealthy", () => 0, `${name} is healthy again`)
-      this.soon(stack)
+      if (!node) this.soon(stack)
     } else if (action === "start") {
       const hold = this.o.settleMs ?? SETTLE_MS
       settle("container_died", () => hold, `${name} has been running again for ${hold / 1000} s`)
@@ -165,15 +189,15 @@ export class Watch {
         (rule) => (rule.minutes ?? DEFAULTS.loopMinutes) * 60_000,
         `${name} has stopped restarting`,
       )
-      this.soon(stack)
+      if (!node) this.soon(stack)
     } else if (action === "destroy") {
       for (const kind of ["container_died", "container_oom", "container_unhealthy", "restart_loop"] as const)
         for (const rule of this.of(kind)) {
           this.deaths.delete(`${rule.id}:${name}`)
           c.end(`${rule.id}:${name}`, `${name} was removed`)
         }
-      this.soon(stack)
-    } else if (action === "stop" || action === "kill") this.soon(stack)
+      if (!node) this.soon(stack)
+    } else if ((action === "stop" || action === "kill") && !node) this.soon(stack)
   }
 
   /** The service's own events: a stack stopped or started through the service, an outbound node. */

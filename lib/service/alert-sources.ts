@@ -3,7 +3,10 @@
 import { existsSync } from "node:fs"
 import { statfs } from "node:fs/promises"
 import { join } from "node:path"
+import { setTimeout as pause } from "node:timers/promises"
 import type { Sources } from "../alerts/watch.ts"
+import type { ServiceEvent } from "../engine/events.ts"
+import type { NodeEntry } from "../cluster/nodes.ts"
 import { stackDirs } from "../stacks/name.ts"
 import type { Ctx } from "./context.ts"
 
@@ -14,6 +17,26 @@ async function space(path: string) {
     return { path, total_bytes: fs.blocks * fs.bsize, used_bytes: (fs.blocks - fs.bfree) * fs.bsize }
   } catch {
     return null
+  }
+}
+
+/** Follows one node's `/api/events` with the cluster token until the signal aborts, again 2 s after each end. */
+async function follow(ctx: Ctx, node: NodeEntry, onEvent: (e: ServiceEvent) => void, signal: AbortSignal) {
+  const [{ NodeClient }, { sseMessages }] = await Promise.all([
+    import("../cluster/node-client.ts"),
+    import("../http/sse-read.ts"),
+  ])
+  while (!signal.aborted) {
+    try {
+      const token = (await ctx.cluster.read())?.token
+      const res = await new NodeClient(node.url, { token, who: `node ${node.name}` }).fetch("/api/events", {
+        signal,
+        headers: { accept: "text/event-stream" },
+      })
+      if (res.ok && res.body) for await (const { data } of sseMessages(res.body)) onEvent(data as ServiceEvent)
+      else await res.body?.cancel()
+    } catch {}
+    await pause(2000, undefined, { signal }).catch(() => {})
   }
 }
 
@@ -49,6 +72,26 @@ export function alertSources(ctx: Ctx): Sources {
         desired: s.replicas.desired,
         running: s.replicas.running,
       }))
+    },
+    // Each node a container rule names, followed while one does (looked at every SVC_ALERT_POLL seconds).
+    nodeEvents: async (wanted, onEvent, signal) => {
+      const followed = new Map<string, AbortController>()
+      signal.addEventListener("abort", () => followed.forEach((c) => c.abort()), { once: true })
+      while (!signal.aborted) {
+        const want = wanted()
+        const nodes = (want === "*" || want.length) && existsSync(join(ctx.config.dataDir, "nodes.json"))
+        const list = nodes
+          ? (await ctx.nodes.list().catch(() => [])).filter((n) => want === "*" || want.includes(n.name))
+          : []
+        for (const [name, c] of followed) if (!list.some((n) => n.name === name)) c.abort(), followed.delete(name)
+        for (const n of list)
+          if (!followed.has(n.name)) {
+            const c = new AbortController()
+            followed.set(n.name, c)
+            void follow(ctx, n, (e) => onEvent(n.name, e), AbortSignal.any([signal, c.signal]))
+          }
+        await pause(ctx.config.alerts.pollSeconds * 1000, undefined, { signal }).catch(() => {})
+      }
     },
     // Nodes reached directly are probed (an outbound node's state is its connection's).
     nodes: async () => {

@@ -1,6 +1,7 @@
 // Alerts from what the real engine does, through the real service, to a webhook stand-in: a
 // container that crashes, one that restarts in a loop, one that goes unhealthy, one killed for
-// memory, the data directory's disk (a small tmpfs) filling, and a member node going offline.
+// memory, the data directory's disk (a small tmpfs) filling, a member node's container crashing
+// (its events followed by the control plane) and the member going offline.
 // Each alert arrives once, its recovery arrives, a muted rule sends nothing, and /api/health
 // answers throughout.
 import { afterAll, beforeAll, expect, test } from "bun:test"
@@ -212,6 +213,22 @@ test(
       body: JSON.stringify({ control_plane_url: service.url, token, name: "m1" }),
     })
     expect(joined.status).toBe(200)
+    // A container rule naming the node covers its containers: their events are followed here.
+    await api("POST", "/alerts/rules", {
+      name: "m1 crashes",
+      kind: "container_died",
+      scope: { nodes: ["m1"], labels: ["hm.alerts=1"] },
+      channels: [main],
+    })
+    await Bun.sleep(2500)
+    const b = realEngine("b")
+    await runContainer(b, "hm-alert-remote", "exit 3", labels)
+    await until(
+      () => titled("/hook/main", "hm-alert-remote on node m1 exited with code 3").length === 1,
+      30_000,
+      "the node's crash",
+    )
+    await cleanup(b)
     const { port } = member
     await member.stop().catch(() => {})
     member = undefined

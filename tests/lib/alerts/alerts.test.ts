@@ -277,3 +277,130 @@ test("channels: a name taken, a channel in use, a removed one; the URL shown mas
   expect(await a.channels()).toEqual([])
   expect(a.addRule({ name: "y", kind: "cpu", channels: [] })).rejects.toThrow("needs its threshold")
 })
+
+test("polled conditions: a degraded stack (not one stopped through the service), an overdue backup, a swarm service short of replicas, a node", async () => {
+  const a = make()
+  const ch = await a.addChannel({ name: "hook", url: channelUrls(r).webhook })
+  for (const kind of ["stack_degraded", "backup_overdue", "swarm_replicas", "node_offline"])
+    await a.addRule({ name: kind, kind: kind as never, minutes: 0, channels: [ch.id] })
+  const state = {
+    stacks: [
+      { name: "shop", health: "degraded" as const, reason: "1 of 2 containers running" },
+      { name: "old", health: "stopped" as const, reason: "2 containers stopped" },
+      { name: "db", health: "running" as const, reason: null },
+    ],
+    overdue: [{ repository: "nas", stack: "shop", due: "2026-01-01T00:00:00.000Z" }],
+    swarm: [{ name: "web", stack: "shop", desired: 3, running: 1 }],
+    nodes: [{ name: "m1", status: "offline", error: "no answer within 5000 ms" as string | null }],
+  }
+  void a.run(
+    {
+      events: { subscribe: (s) => bus.subscribe(s) },
+      stacks: async () => state.stacks,
+      overdue: async () => state.overdue,
+      swarm: async () => state.swarm,
+      nodes: async () => state.nodes,
+    },
+    stop.signal,
+  )
+  const titles = () => hooks().flatMap((h) => (h.body.alerts as { title: string }[]).map((x) => x.title))
+  await until(() => titles().length >= 4)
+  expect(titles().sort()).toEqual([
+    "backup of shop to nas is overdue",
+    "node m1 is offline",
+    "stack shop is degraded",
+    "swarm service web runs 1 of 3 replicas",
+  ])
+  // "old" was stopped at the first look: taken as meant. "db" stopped through the service: no alert either.
+  bus.publish({ seq: ++seq, time: "", source: "service", type: "stack", action: "stop", name: "db" })
+  state.stacks = [
+    { name: "shop", health: "running", reason: null },
+    { name: "old", health: "stopped", reason: "2 containers stopped" },
+    { name: "db", health: "stopped", reason: "1 container stopped" },
+  ]
+  state.overdue = []
+  state.swarm = [{ name: "web", stack: "shop", desired: 3, running: 3 }]
+  state.nodes = [{ name: "m1", status: "online", error: null }]
+  await Bun.sleep(50) // the stop event read by the watch
+  // The polls run every pollSeconds (an hour here): ask them now.
+  const w = (
+    a as unknown as {
+      watch: {
+        checkStacks(): Promise<void>
+        checkBackups(): Promise<void>
+        checkSwarm(): Promise<void>
+        checkNodes(): Promise<void>
+      }
+    }
+  ).watch
+  await Promise.all([w.checkStacks(), w.checkBackups(), w.checkSwarm(), w.checkNodes()])
+  await until(() => titles().filter((t) => t.startsWith("resolved: ")).length === 4)
+  expect(titles().filter((t) => !t.startsWith("resolved: "))).toHaveLength(4)
+})
+
+test("the events that already notify reach the event rules naming them, once each", async () => {
+  const a = make()
+  const ch = await a.addChannel({ name: "hook", url: channelUrls(r).webhook })
+  await a.addRule({ name: "updates", kind: "event", events: ["rolled_back", "rollback_failed"], channels: [ch.id] })
+  await a.load()
+  a.notification({
+    event: "rolled_back",
+    stack: "shop",
+    message: "update of shop: rolled_back: service web: exited with code 3",
+  })
+  a.notification({
+    event: "rolled_back",
+    stack: "shop",
+    message: "update of shop: rolled_back: service web: exited with code 3",
+  })
+  a.notification({ event: "updated", stack: "shop", message: "update of shop: updated" })
+  await until(() => hooks().length === 1)
+  await Bun.sleep(100)
+  expect(hooks().flatMap((h) => h.body.alerts)).toHaveLength(1)
+  expect(hooks()[0]!.body).toMatchObject({
+    title: "rolled back (shop)",
+    message: "update of shop: rolled_back: service web: exited with code 3",
+  })
+})
+
+test("a control plane's container rules cover the nodes their scope names, and only those", async () => {
+  const a = make()
+  const ch = await a.addChannel({ name: "hook", url: channelUrls(r).webhook })
+  await a.addRule({ name: "m1 crashes", kind: "container_died", scope: { nodes: ["m1"] }, channels: [ch.id] })
+  await a.addRule({ name: "local crashes", kind: "container_died", channels: [ch.id] })
+  const asked: (string[] | "*")[] = []
+  let deliver: (node: string, e: ServiceEvent) => void = () => {}
+  void a.run(
+    {
+      events: { subscribe: (s) => bus.subscribe(s) },
+      nodeEvents: async (wanted, onEvent) => {
+        asked.push(wanted())
+        deliver = onEvent
+      },
+    },
+    stop.signal,
+  )
+  await until(() => asked.length === 1)
+  expect(asked[0]).toEqual(["m1"])
+  const die = (name: string) => ({
+    seq: ++seq,
+    time: "",
+    source: "engine" as const,
+    type: "container",
+    action: "die",
+    name,
+    attributes: { exitCode: "2" },
+  })
+  deliver("m1", die("api-1"))
+  deliver("m2", die("api-2"))
+  event("die", "local-1", { exitCode: "2" })
+  await until(() => hooks().reduce((n, h) => n + h.body.alerts.length, 0) === 3)
+  await Bun.sleep(100)
+  const alerts = hooks().flatMap((h) => h.body.alerts as { rule: string; title: string }[])
+  // A rule naming m1 covers this server's containers and m1's; one naming no node, this server's only.
+  expect(alerts.map((x) => [x.rule, x.title]).sort()).toEqual([
+    ["local crashes", "container local-1 exited with code 2"],
+    ["m1 crashes", "container api-1 on node m1 exited with code 2"],
+    ["m1 crashes", "container local-1 exited with code 2"],
+  ])
+})
