@@ -15,7 +15,8 @@ import index from "./ui/index.html"
 export async function start(env: Record<string, string | undefined> = process.env) {
   const config = loadConfig(env)
   // The engine is asked what /api/health reports while the service starts: the first health request takes that answer.
-  const engine = dockerEngine(config.dockerHost, config.dockerApiVersion)
+  // Its pulls and pushes carry the credentials of the kept registries (the context's, made by the first pull).
+  const engine = dockerEngine(config.dockerHost, config.dockerApiVersion, (ref) => ctx.registries.engineAuth(ref))
   const health = engineHealth(engine)
   const launched = health.get()
   removeStaleTemps(config.dataDir)

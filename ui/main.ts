@@ -12,6 +12,7 @@ import { newStackPage, stackPage, stacksPage } from "./pages/stacks.ts"
 import { auditPage } from "./pages/audit.ts"
 import { backupsPage } from "./pages/backups.ts"
 import { alertsPage } from "./pages/alerts.ts"
+import { registriesPage } from "./pages/registries.ts"
 import { swarmPage, swarmServicePage } from "./pages/swarm.ts"
 import { signInPage } from "./pages/signin.ts"
 import { tokensPage } from "./pages/tokens.ts"
@@ -35,6 +36,7 @@ const routes: [RegExp, Page][] = [
   [/^\/swarm$/, swarmPage],
   [/^\/backups$/, backupsPage],
   [/^\/alerts$/, alertsPage],
+  [/^\/registries$/, registriesPage],
   [/^\/swarm\/services\/(?<id>[^/]+)$/, swarmServicePage],
   [/^\/speech$/, speechPage],
   [/^\/tokens$/, tokensPage],

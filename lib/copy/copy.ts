@@ -4,6 +4,9 @@
 // the images the destination lacks and each volume's data from source to destination, imports the
 // stack there and optionally starts it. Anything that fails after the destination was written to is
 // undone there; what cannot be undone is named in an error event. The source is only ever read.
+// A node the copy goes to is given the credentials of the kept registries the stack's images need
+// (sent with the cluster token, kept there as secrets; a registry the node's own admin keeps at the
+// same address stays its own), so that it pulls them at start and on later updates.
 import { STACK_LABEL } from "../engine/containers.ts"
 import type { ContainerInspect, ContainerSummary, Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
@@ -17,6 +20,7 @@ import { COPY_DEFAULTS, plan, type CopyFlags, type Plan, type SideFacts } from "
 import { exportModel, exportStack, importStack, type StackExport } from "./export.ts"
 import { stackName } from "../stacks/name.ts"
 import { importVolume, openVolume, type ImportResult, type VolumeArchive } from "../volumes/transfer.ts"
+import type { RegistryCredentials, Registries } from "../registries/registries.ts"
 
 export interface Inventory extends SideFacts {
   server_id: string
@@ -31,6 +35,8 @@ export interface CopyDeps {
   nodes: NodeRegistry
   cluster: Cluster
   config: { transferImage: string }
+  /** The kept registries whose credentials a node the copy goes to is given (none sent without). */
+  registries?: Pick<Registries, "forImages">
 }
 
 /**
@@ -93,6 +99,9 @@ export interface Side {
   exportImages(refs: string[]): Promise<ReadableStream<Uint8Array>>
   importImages(tar: ReadableStream<Uint8Array>): Promise<unknown>
   removeImage(ref: string): Promise<unknown>
+  /** Keeps registry credentials sent for the copy (a node only: this server has its own); answers the names stored. */
+  receiveRegistries(sent: RegistryCredentials[]): Promise<{ stored: string[] }>
+  removeRegistry(name: string): Promise<unknown>
 }
 
 export function localSide(ctx: CopyDeps): Side {
@@ -110,6 +119,8 @@ export function localSide(ctx: CopyDeps): Side {
     exportImages: (refs) => ctx.engine.saveImages(refs),
     importImages: (tar) => ctx.engine.loadImages(tar),
     removeImage: (ref) => ctx.engine.removeImage(ref, { force: true }),
+    receiveRegistries: async () => ({ stored: [] }),
+    removeRegistry: async () => undefined,
   }
 }
 
@@ -139,6 +150,8 @@ export function nodeSide(node: { name: string; url: string }, token: string): Si
     exportImages: (refs) => tar(`/api/move/images?names=${seg(refs.join(","))}`),
     importImages: (body) => json("POST", "/api/move/images", body),
     removeImage: (ref) => json("DELETE", `/api/images/${seg(ref)}`),
+    receiveRegistries: (registries) => json("POST", "/api/move/registries", { registries }),
+    removeRegistry: (name) => json("DELETE", `/api/registries/${seg(name)}`),
   }
 }
 
@@ -200,6 +213,10 @@ export async function copyStack(ctx: CopyDeps, name: string, req: CopyRequest): 
     sameServer: srcInv.server_id === dstInv.server_id,
     flags,
   })
+  // The registries the images need go to a node; on this server they are kept already.
+  const toNode = req.to !== undefined && srcInv.server_id !== dstInv.server_id
+  const credentials = (await ctx.registries?.forImages(thePlan.images.map((i) => i.ref))) ?? []
+  thePlan.registries = credentials.map((r) => ({ name: r.name, address: r.address, send: toNode }))
   if (req.dry_run) return { plan: thePlan, copied: false, started: false }
   if (thePlan.blockers.length)
     throw conflict(`the copy is blocked: ${thePlan.blockers.map((b) => b.message).join("; ")}`, "copy_blocked", {
@@ -208,6 +225,9 @@ export async function copyStack(ctx: CopyDeps, name: string, req: CopyRequest): 
 
   const undo: { what: string; run: () => Promise<unknown> }[] = []
   try {
+    if (toNode && credentials.length)
+      for (const name of (await dst.receiveRegistries(credentials)).stored)
+        undo.push({ what: `registry ${name}`, run: () => dst.removeRegistry(name) })
     const images = thePlan.images.filter((i) => i.send).map((i) => i.ref)
     // Undo steps are registered before each transfer: a destination that dies in the middle cannot
     // clean up after itself, and none of these images or volumes was on it before (the plan sends

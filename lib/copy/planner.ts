@@ -96,6 +96,8 @@ export interface Plan {
   ports: PublishedPort[]
   warnings: string[]
   blockers: { code: BlockerCode; message: string }[]
+  /** The kept registries the images need (set by the copy, lib/copy/copy.ts); `send`: given to the destination node. */
+  registries?: { name: string; address: string; send: boolean }[]
 }
 
 const ANY_ADDRESS = new Set(["", "0.0.0.0", "::"])

@@ -44,6 +44,14 @@ export const planSchema = v.object({
   ports: v.array(publishedPort),
   warnings: v.array(v.string()),
   blockers: v.array(v.object({ code: v.string(), message: v.string() })),
+  registries: v.optional(
+    v.pipe(
+      v.array(v.object({ name: v.string(), address: v.string(), send: v.boolean() })),
+      v.description(
+        "the kept registries the images need; send: their credentials go to the destination node (kept there as secrets), for its pulls at start and on later updates",
+      ),
+    ),
+  ),
 })
 
 /** A copy's answer: the plan, whether it only planned, and whether the copy was started. */

@@ -58,7 +58,8 @@ export async function readJson<T>(path: string, fallback: T): Promise<T> {
   return JSON.parse(text) as T
 }
 
-const alive = (pid: number) => {
+/** Whether the process `pid` still runs (one of another user's counts). */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0)
     return true

@@ -5,6 +5,8 @@ import type { SocketHandler } from "bun"
 import { hijack, type Hijacked } from "./exec.ts"
 import { demux, jsonLines, lines, raw, splitTimestamp, type StreamName } from "./frames.ts"
 import { HttpError } from "../http/http-error.ts"
+import { registryOf } from "./reference.ts"
+import { registryError } from "./registry-errors.ts"
 import {
   splitDetails,
   type NodeSpec,
@@ -185,8 +187,15 @@ export interface Engine {
   listImages(): Promise<ImageSummary[]>
   inspectImage(ref: string): Promise<Record<string, any> & { Id: string; RepoTags: string[]; RepoDigests: string[] }>
   removeImage(id: string, opts?: { force?: boolean }): Promise<Record<string, string>[]>
+  /** Pulls with the credentials `registryAuth` finds for the reference; a registry's refusal is an error naming it. */
   pullImage(ref: string, onProgress?: (line: string) => void): Promise<void>
+  /** Pushes as `pullImage` pulls. */
   pushImage(ref: string, onProgress?: (line: string) => void): Promise<void>
+  /**
+   * What the registry serves for `ref`, asked by the engine with the reference's credentials as a
+   * pull would be (`GET /distribution/{name}/json`); a refusal is an error naming the registry.
+   */
+  distributionInspect(ref: string): Promise<{ Descriptor: { digest: string } }>
   tagImage(source: string, repo: string, tag: string): Promise<void>
   /** Makes an image of a container's filesystem, tagged repo:tag; `changes` are Dockerfile instructions (ENTRYPOINT, ENV ...). */
   commitContainer(id: string, repo: string, tag: string, changes?: string[]): Promise<{ Id: string }>
@@ -547,21 +556,49 @@ function containerCalls(c: Connection) {
   } satisfies Partial<Engine>
 }
 
-function imageCalls(c: Connection) {
+/**
+ * The credentials that go with a pull or push of a reference: the value of `X-Registry-Auth`
+ * (base64url JSON, lib/registries), or undefined for none (anonymous).
+ */
+export type RegistryAuthFor = (ref: string) => Promise<string | undefined>
+
+/** A pull's or push's failure: the registry's refusal named (lib/engine/registry-errors.ts), else the engine's error as it was. */
+function registryFailure(ref: string, err: unknown): unknown {
+  const registry = registryOf(ref)
+  if (!registry || !(err instanceof HttpError) || (err.status < 500 && err.status !== 404)) return err
+  return registryError(registry, err.message) ?? err
+}
+
+function imageCalls(c: Connection, auth: RegistryAuthFor) {
+  /** POST `path` with the reference's credentials, its progress read to the end. */
+  const transfer = async (ref: string, path: string, onProgress?: (line: string) => void) => {
+    try {
+      const header = (await auth(ref)) ?? btoa("{}")
+      const res = await c.call("POST", path, { headers: { "X-Registry-Auth": header } })
+      await progress(res.body, onProgress)
+    } catch (err) {
+      throw registryFailure(ref, err)
+    }
+  }
   return {
     listImages: () => c.json("GET", "/images/json"),
     inspectImage: (ref) => c.json("GET", `/images/${seg(ref)}/json`),
     removeImage: (id, o = {}) => c.json("DELETE", `/images/${seg(id)}${query({ force: o.force })}`),
-    async pullImage(ref, onProgress) {
-      const res = await c.call(
-        "POST",
+    pullImage: (ref, onProgress) =>
+      transfer(
+        ref,
         `/images/create${query({ fromImage: ref, ...(ref.includes("@") || /:[^/]+$/.test(ref) ? {} : { tag: "latest" }) })}`,
-      )
-      await progress(res.body, onProgress)
-    },
-    async pushImage(ref, onProgress) {
-      const res = await c.call("POST", `/images/${seg(ref)}/push`, { headers: { "X-Registry-Auth": btoa("{}") } })
-      await progress(res.body, onProgress)
+        onProgress,
+      ),
+    pushImage: (ref, onProgress) => transfer(ref, `/images/${seg(ref)}/push`, onProgress),
+    async distributionInspect(ref) {
+      try {
+        const header = (await auth(ref)) ?? btoa("{}")
+        const res = await c.call("GET", `/distribution/${seg(ref)}/json`, { headers: { "X-Registry-Auth": header } })
+        return (await res.json()) as { Descriptor: { digest: string } }
+      } catch (err) {
+        throw registryFailure(ref, err)
+      }
     },
     tagImage: (source, repo, tag) => c.done("POST", `/images/${seg(source)}/tag${query({ repo, tag })}`),
     saveImages: async (names) =>
@@ -620,8 +657,21 @@ function swarmCalls(c: Connection) {
   } satisfies Partial<Engine>
 }
 
-/** The engine at DOCKER_HOST `host`, speaking `pinned` (DOCKER_API_VERSION) or a negotiated version. */
-export function dockerEngine(host: string, pinned?: string): Engine {
+/**
+ * The engine at DOCKER_HOST `host`, speaking `pinned` (DOCKER_API_VERSION) or a negotiated version;
+ * every pull and push carries the credentials `registryAuth` finds for its reference.
+ */
+export function dockerEngine(
+  host: string,
+  pinned?: string,
+  registryAuth: RegistryAuthFor = async () => undefined,
+): Engine {
   const c = new Connection(host, pinned)
-  return { ...systemCalls(c), ...containerCalls(c), ...imageCalls(c), ...volumeAndNetworkCalls(c), ...swarmCalls(c) }
+  return {
+    ...systemCalls(c),
+    ...containerCalls(c),
+    ...imageCalls(c, registryAuth),
+    ...volumeAndNetworkCalls(c),
+    ...swarmCalls(c),
+  }
 }

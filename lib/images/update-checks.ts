@@ -5,7 +5,10 @@ import { join } from "node:path"
 import { readJson, writeJson } from "../data/datadir.ts"
 import type { Engine } from "../engine/client.ts"
 import { HttpError } from "../http/http-error.ts"
-import { localDigests, parseRef, remoteDigest, type RegistryOptions } from "./registry.ts"
+import { localDigests, parseRef, type ImageRef } from "../engine/reference.ts"
+
+/** The digest a registry serves now for a reference's tag (lib/registries asks it, with the credentials it keeps). */
+export type RemoteDigest = (ref: ImageRef) => Promise<string>
 
 export interface UpdateRecord {
   ref: string
@@ -42,7 +45,7 @@ export class ImageUpdates {
   constructor(
     dataDir: string,
     private readonly engine: Engine,
-    private readonly registry: RegistryOptions,
+    private readonly remoteDigest: RemoteDigest,
     private readonly now: () => number = Date.now,
   ) {
     this.file = join(dataDir, "updates.json")
@@ -71,7 +74,7 @@ export class ImageUpdates {
       return { ...base, remote_digest: null, update_available: null, error: "the image is not present locally" }
     let remote: string
     try {
-      remote = await remoteDigest(parsed, this.registry)
+      remote = await this.remoteDigest(parsed)
     } catch (err) {
       return { ...base, remote_digest: null, update_available: null, error: message(err) }
     }

@@ -415,6 +415,47 @@ export const tools: Tool[] = [
     description:
       "Ask each image's registry for the current digest of its tag; answers which images have a newer version (and records it).",
   },
+  {
+    name: "list_registries",
+    route: "GET /api/registries",
+    description:
+      "The private registries this server keeps credentials for: name, address (host and path prefix), user, whether a password is kept (never the password), CA, insecure, the last test's result and the pull quota it reported.",
+  },
+  {
+    name: "docker_hub_quota",
+    route: "GET /api/images/pull-quota",
+    description:
+      "Docker Hub's pull quota now (remaining pulls in its window) for the kept Docker Hub credentials, or anonymous.",
+  },
+  {
+    name: "test_registry",
+    route: "POST /api/registries/:name/test",
+    changes: true,
+    description:
+      "Log in to a kept registry and report what it answered: ok, how it authenticates (basic, bearer), or why not (refused credentials, an untrusted certificate, unreachable); the result is kept as its last_test.",
+  },
+  {
+    name: "add_registry",
+    route: "POST /api/registries",
+    changes: true,
+    description:
+      "Keep a registry's credentials (name, address such as ghcr.io/my-org, username, password or access token, optional CA certificate, insecure for plain http): every pull, deploy, swarm deploy, update check and scan of its images uses them. The password is kept as a secret and never shown again. Admins only.",
+  },
+  {
+    name: "remove_registry",
+    route: "DELETE /api/registries/:name",
+    changes: true,
+    destructive: true,
+    description:
+      "Forget a kept registry and its password; its images are pulled anonymously from then on. Admins only.",
+  },
+  {
+    name: "pull_image",
+    route: "POST /api/images/pull",
+    changes: true,
+    description:
+      "Pull an image (ref) through the engine with its kept registry's credentials; answers the image id, the credentials used and Docker Hub's quota before the pull. A registry's refusal is an error naming it.",
+  },
 ]
 
 export const toolsFor = (mode: McpMode): Tool[] => tools.filter((t) => mode === "full" || !t.changes)

@@ -22,6 +22,7 @@ import type { Metrics } from "../metrics/types.ts"
 import type { ScanQueue } from "../images/scan-queue.ts"
 import type { Scanner } from "../images/scanner.ts"
 import type { ImageUpdates } from "../images/update-checks.ts"
+import type { Registries } from "../registries/registries.ts"
 import type { UpdateGuard } from "../updates/guard.ts"
 import type { Notifier } from "../updates/notify.ts"
 import type { UpdateRecords } from "../updates/records.ts"
@@ -63,6 +64,8 @@ export interface Ctx {
   scanner: Scanner
   /** The scan queue and the stored results (<dataDir>/scans). */
   scans: ScanQueue
+  /** The private registries this server keeps credentials for, used by every pull, compose run and registry request (lib/registries). */
+  registries: Registries
   /** Registry update checks of images and their records (updates.json); not the guarded updates (`guard`). */
   imageUpdates: ImageUpdates
   /** Guarded updates: pin, watch, rollback, verdicts (lib/updates/guard.ts). */
@@ -123,7 +126,9 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   // The parts made later count their schedules from here (git's on the wall clock, as its schedules are).
   const started = now()
   const startedWall = Date.now()
-  const engine = o.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion)
+  // Every pull and push through the engine carries the credentials of the reference's kept registry.
+  const engine =
+    o.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion, (ref) => ctx.registries.engineAuth(ref))
   const ctx = {
     config,
     engine,
@@ -143,13 +148,24 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   const part = <K extends Exclude<keyof Ctx, "config">>(key: K, make: () => Ctx[K]) =>
     lazily(ctx, key, () => (o[key] as Ctx[K] | undefined) ?? make())
   const timeouts = config.composeTimeouts
+  // Each compose and `docker stack` call gets a DOCKER_CONFIG of its own with the credentials its images need.
+  const credentials = (images: string[]) => ctx.registries.runConfig(images)
 
+  part("registries", () => {
+    const { Registries } = require("../registries/registries.ts") as typeof import("../registries/registries.ts")
+    return new Registries(config.dataDir, {
+      insecure: config.insecureRegistries,
+      dockerConfig: config.toolEnv.DOCKER_CONFIG || join(config.toolEnv.HOME ?? "/root", ".docker"),
+      now,
+    })
+  })
   part("compose", () =>
     (require("../stacks/compose.ts") as typeof import("../stacks/compose.ts")).composeRunner({
       host: engine.host,
       toolEnv: config.toolEnv,
       events: ctx.events,
       timeouts,
+      credentials,
     }),
   )
   part("scanner", () =>
@@ -183,6 +199,8 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
         events: ctx.events,
         cli: config.dockerCli,
         timeouts,
+        credentials,
+        resolve: (images) => ctx.registries.resolvable(engine, images),
       }),
       swarm: engineSwarm(engine),
       timeout: timeouts.run,
@@ -201,7 +219,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
       new (require("../images/update-checks.ts") as typeof import("../images/update-checks.ts")).ImageUpdates(
         config.dataDir,
         engine,
-        { insecure: config.insecureRegistries },
+        (ref) => ctx.registries.digest(ref),
         now,
       ),
   )

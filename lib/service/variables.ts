@@ -23,7 +23,7 @@ export const VARIABLES = {
   DOCKER_API_VERSION: { shown: "(negotiated)", doc: "the Engine API version to speak (`1.45`), as for the docker CLI" },
   DOCKER_CONFIG: {
     shown: "`~/.docker`",
-    doc: "where the docker CLI (and so compose) finds its plugins and registry credentials",
+    doc: "where the docker CLI finds its plugins (each compose run gets a configuration of its own, linked to them) and the `config.json` an import of registries reads once; see [Registries](registries.md)",
   },
   SVC_LOGS_TAIL: { default: 100, doc: "lines a log stream starts with; the `tail` query overrides it" },
   SVC_CORS_ORIGINS: { doc: "comma-separated browser origins allowed besides the server's own; `*` for any" },
@@ -118,7 +118,7 @@ export const VARIABLES = {
     doc: "comma-separated name patterns (`*` any run of characters, case-insensitive) of environment keys that an adoption flags secret",
   },
   SVC_INSECURE_REGISTRIES: {
-    doc: "comma-separated registries (`host:port`) the update check speaks plain http to; loopback registries always get http",
+    doc: "comma-separated registries (`host:port`) the update check speaks plain http to, among those not kept as [private registries](registries.md) (a kept one's own `insecure` counts); loopback registries always get http",
   },
   SVC_UPDATE_INTERVAL: {
     default: 0,

@@ -6,10 +6,16 @@
 // `redact` hides its longer lines there); the whole output, redacted as one text, is returned.
 // Every call has a deadline (SVC_COMPOSE_TIMEOUT for `run`, SVC_COMPOSE_CONFIG_TIMEOUT for `config` and
 // `merge`): past it compose's process group is stopped (lib/engine/spawn.ts) and the call answers 504
-// `compose_timeout` with compose's output so far.
+// `compose_timeout` with compose's output so far. With `credentials`, every call gets a DOCKER_CONFIG
+// of its own (lib/registries): the credentials of the registries its images need, for a call that
+// may pull, and none for the others; the host's own configuration is never read. A call that failed
+// on a registry (refused credentials, a pull limit, an untrusted certificate, a registry down) is an
+// error naming that registry instead of compose's output.
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { envRecord, redact, secretValues, type EnvVar } from "./env.ts"
 import type { EventBus } from "../engine/events.ts"
+import { registryFailureIn } from "../engine/registry-errors.ts"
 import { spawnBounded, type Stopped } from "../engine/spawn.ts"
 import { HttpError } from "../http/http-error.ts"
 
@@ -155,6 +161,90 @@ export async function eachLine(stream: ReadableStream<Uint8Array>, onLine: (line
   if (pending.trim()) onLine(pending)
 }
 
+/** A DOCKER_CONFIG of its own for one call (lib/registries/runs.ts): its folder, removed by `close`. */
+export interface RunConfig {
+  dir: string
+  close(): void
+}
+
+/** Opens the DOCKER_CONFIG of a call that may pull `images` (none for a call that pulls nothing). */
+export type RunCredentials = (images: string[]) => Promise<RunConfig>
+
+/** The commands of compose and `docker stack` that may pull images. */
+const PULLING = new Set(["pull", "up", "create", "run", "deploy"])
+
+/** The images a run file names (the checked model as JSON: `services.*.image`); none for a file that is no such JSON. */
+export function runImages(file: string | undefined): string[] {
+  try {
+    const model = JSON.parse(readFileSync(file ?? "", "utf8"))
+    return Object.values<{ image?: unknown }>(model?.services ?? {}).flatMap((s) =>
+      typeof s?.image === "string" ? [s.image.replaceAll("$$", "$")] : [],
+    )
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Runs `fn` with the environment a call of `args` gets: `base` with a DOCKER_CONFIG of its own when
+ * there are `credentials`, holding what the images of `project`'s run file need if the call may pull;
+ * a failure on a registry is thrown as the registry's error. Answers what `fn` answered.
+ */
+export async function withCredentials<T extends { code: number; output: string }>(
+  credentials: RunCredentials | undefined,
+  project: Pick<ComposeProject, "file">,
+  args: string[],
+  base: Record<string, string>,
+  fn: (env: Record<string, string>) => Promise<T>,
+): Promise<T> {
+  const images = PULLING.has(args[0] ?? "") ? runImages(project.file) : []
+  const config = await credentials?.(images)
+  try {
+    const result = await fn(config ? { ...base, DOCKER_CONFIG: config.dir } : base)
+    if (result.code !== 0 && images.length) {
+      const failure = registryFailureIn(result.output, images)
+      if (failure) throw failure
+    }
+    return result
+  } finally {
+    config?.close()
+  }
+}
+
+/**
+ * Runs `argv` in the project's folder with `env`, each line of its output published as the stack's
+ * `<action>.output` event as it comes, the stack's secrets redacted; stopped at `timeout` seconds or
+ * by `signal` (504 / 503 naming `command`). Answers the exit code and the whole output, redacted.
+ */
+export async function streamed(
+  argv: string[],
+  project: ComposeProject,
+  env: Record<string, string>,
+  o: { action: string; events: EventBus; timeout: number; signal?: AbortSignal; command: string },
+): Promise<ComposeResult> {
+  const secrets = secretValues(project.env)
+  const lines: string[] = []
+  const onLine = (line: string) => {
+    lines.push(line)
+    o.events.publish({
+      type: "stack",
+      action: `${o.action}.output`,
+      name: project.name,
+      message: redact(line, secrets),
+    })
+  }
+  const { proc, exited, stopped } = spawnBounded(
+    argv,
+    { cwd: project.dir, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+    { timeout: o.timeout, signal: o.signal },
+  )
+  await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
+  const result = { code: await exited, output: redact(lines.join("\n"), secrets) }
+  const why = stopped()
+  if (why) throw stoppedError(why, o.command, o.timeout, result.output)
+  return result
+}
+
 export interface ComposeRunnerOptions {
   /** The engine's DOCKER_HOST. */
   host: string
@@ -163,6 +253,8 @@ export interface ComposeRunnerOptions {
   events: EventBus
   probe?: Probe
   timeouts?: ComposeTimeouts
+  /** Each call's own DOCKER_CONFIG with the registry credentials it needs (lib/registries); without, the tool environment's. */
+  credentials?: RunCredentials
 }
 
 /** The answer to a call (`command`, e.g. "compose up -d") stopped before it ended: 504 at its deadline, 503 when its caller gave up. */
@@ -186,6 +278,7 @@ export function composeRunner({
   events,
   probe = exitCode,
   timeouts = COMPOSE_TIMEOUTS,
+  credentials,
 }: ComposeRunnerOptions): ComposeRunner {
   const base: Record<string, string> = { ...toolEnv, DOCKER_HOST: host }
   /** A config run's result, its stderr (redacted) published as the stack's `config.output` event. */
@@ -208,56 +301,47 @@ export function composeRunner({
     flavour: async () => (await cli()).flavour,
     async run(project, args, action, { signal, timeout = timeouts.run } = {}) {
       const { argv } = await binary()
-      const secrets = secretValues(project.env)
-      const lines: string[] = []
-      const onLine = (line: string) => {
-        lines.push(line)
-        events.publish({
-          type: "stack",
-          action: `${action}.output`,
-          name: project.name,
-          message: redact(line, secrets),
-        })
-      }
-      const { proc, exited, stopped } = spawnBounded(
-        [...argv, ...globalArgs(project), ...args],
-        {
-          cwd: project.dir,
-          env: { ...envRecord(project.env), ...base },
-          stdin: "ignore",
-          stdout: "pipe",
-          stderr: "pipe",
-        },
-        { timeout, signal },
+      return withCredentials(credentials, project, args, base, (env) =>
+        streamed(
+          [...argv, ...globalArgs(project), ...args],
+          project,
+          { ...envRecord(project.env), ...env },
+          {
+            action,
+            events,
+            timeout,
+            signal,
+            command: `compose ${args.join(" ")}`,
+          },
+        ),
       )
-      await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
-      const result = { code: await exited, output: redact(lines.join("\n"), secrets) }
-      const why = stopped()
-      if (why) throw stoppedError(why, `compose ${args.join(" ")}`, timeout, result.output)
-      return result
     },
     async config(project, candidate) {
       const { argv, flavour } = await binary()
-      const print = async (args: string[]) => {
-        const { proc, exited, stopped } = spawnBounded(
-          [...argv, ...globalArgs(project, candidate), ...args],
-          {
-            cwd: candidate.cwd,
-            env: { ...envRecord(project.env), ...base },
-            stdin: "ignore",
-            stdout: "pipe",
-            stderr: "pipe",
-          },
-          { timeout: timeouts.config },
-        )
-        const secrets = secretValues(project.env)
-        const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
-        const output = redact(stderr.trim(), secrets)
-        const code = await exited
-        const why = stopped()
-        if (why) throw stoppedError(why, "compose config", timeouts.config, output)
-        return { code, stdout, output }
-      }
+      const print = (args: string[]) =>
+        withCredentials(credentials, {}, args, base, async (env) => {
+          const { proc, exited, stopped } = spawnBounded(
+            [...argv, ...globalArgs(project, candidate), ...args],
+            {
+              cwd: candidate.cwd,
+              env: { ...envRecord(project.env), ...env },
+              stdin: "ignore",
+              stdout: "pipe",
+              stderr: "pipe",
+            },
+            { timeout: timeouts.config },
+          )
+          const secrets = secretValues(project.env)
+          const [stdout, stderr] = await Promise.all([
+            new Response(proc.stdout).text(),
+            new Response(proc.stderr).text(),
+          ])
+          const output = redact(stderr.trim(), secrets)
+          const code = await exited
+          const why = stopped()
+          if (why) throw stoppedError(why, "compose config", timeouts.config, output)
+          return { code, stdout, output }
+        })
       if (flavour === "v1") return { flavour, format: "yaml", ...published(project, await print(["config"])) }
       const json = await print(["--profile", "*", "config", "--format", "json"])
       // Compose's JSON printer fails on some models it reads and runs (2.26: a build's `ssh` key);

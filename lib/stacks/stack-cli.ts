@@ -7,15 +7,21 @@
 // The CLI is found once, on first use: SVC_DOCKER_CLI, else a `docker` on PATH that has `stack
 // config` (Debian 12's 20.10 has not), else the copy the set-up installs (BUNDLED_DOCKER_CLI).
 // Output is streamed into the event bus line by line with the stack's secret values redacted, and
-// every call has a deadline and the caller's signal (lib/engine/spawn.ts), as compose's.
+// every call has a deadline and the caller's signal (lib/engine/spawn.ts), as compose's. With
+// `credentials`, each call gets a DOCKER_CONFIG of its own as compose's do: `stack deploy
+// --with-registry-auth` sends the credentials of its images' registries to the swarm, whose nodes
+// pull with them.
 import {
-  eachLine,
+  runImages,
   stoppedError,
+  streamed,
+  withCredentials,
   type ComposeCandidate,
   type ComposeConfigResult,
   type ComposeProject,
   type ComposeResult,
   type ComposeTimeouts,
+  type RunCredentials,
   type RunOptions,
 } from "./compose.ts"
 import { envRecord, redact, secretValues } from "./env.ts"
@@ -92,9 +98,26 @@ export interface StackCliOptions {
   cli?: string
   probe?: HelpProbe
   timeouts: ComposeTimeouts
+  /** Each call's own DOCKER_CONFIG with the registry credentials it needs (lib/registries). */
+  credentials?: RunCredentials
+  /**
+   * Checked before a deploy with the images of its run file: the engine resolves each image of a kept
+   * registry with its credentials, so that a refusal is an error naming the registry before anything
+   * is deployed (the swarm's nodes would only report "No such image").
+   */
+  resolve?: (images: string[]) => Promise<void>
 }
 
-export function stackCli({ host, toolEnv, events, cli, probe, timeouts }: StackCliOptions): StackCli {
+export function stackCli({
+  host,
+  toolEnv,
+  events,
+  cli,
+  probe,
+  timeouts,
+  credentials,
+  resolve,
+}: StackCliOptions): StackCli {
   const base: Record<string, string> = { ...toolEnv, DOCKER_HOST: host }
   let found: Promise<string> | undefined
   const binary = () => {
@@ -107,54 +130,44 @@ export function stackCli({ host, toolEnv, events, cli, probe, timeouts }: StackC
     flavour: async () => "v2" as const,
     async config(project, candidate) {
       const argv = [await binary(), "stack", "config", "-c", candidate.file]
-      const { proc, exited, stopped } = spawnBounded(
-        argv,
-        {
-          cwd: candidate.cwd,
-          env: { ...envRecord(project.env), ...base },
-          stdin: "ignore",
-          stdout: "pipe",
-          stderr: "pipe",
-        },
-        { timeout: timeouts.config },
-      )
-      const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
-      const output = redact(stderr.trim(), secretValues(project.env))
-      if (output) events.publish({ type: "stack", action: "config.output", name: project.name, message: output })
-      const code = await exited
-      const why = stopped()
-      if (why) throw stoppedError(why, "docker stack config", timeouts.config, output)
-      return { flavour: "v2", format: "yaml", code, stdout, output }
+      return withCredentials(credentials, {}, ["config"], base, async (env) => {
+        const { proc, exited, stopped } = spawnBounded(
+          argv,
+          {
+            cwd: candidate.cwd,
+            env: { ...envRecord(project.env), ...env },
+            stdin: "ignore",
+            stdout: "pipe",
+            stderr: "pipe",
+          },
+          { timeout: timeouts.config },
+        )
+        const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+        const output = redact(stderr.trim(), secretValues(project.env))
+        if (output) events.publish({ type: "stack", action: "config.output", name: project.name, message: output })
+        const code = await exited
+        const why = stopped()
+        if (why) throw stoppedError(why, "docker stack config", timeouts.config, output)
+        return { flavour: "v2" as const, format: "yaml" as const, code, stdout, output }
+      })
     },
     async run(project, args, action, { signal, timeout = timeouts.run } = {}) {
       const argv = [await binary(), "stack", ...args]
-      const secrets = secretValues(project.env)
-      const lines: string[] = []
-      const onLine = (line: string) => {
-        lines.push(line)
-        events.publish({
-          type: "stack",
-          action: `${action}.output`,
-          name: project.name,
-          message: redact(line, secrets),
-        })
-      }
-      const { proc, exited, stopped } = spawnBounded(
-        argv,
-        {
-          cwd: project.dir,
-          env: { ...envRecord(project.env), ...base },
-          stdin: "ignore",
-          stdout: "pipe",
-          stderr: "pipe",
-        },
-        { timeout, signal },
+      if (args[0] === "deploy") await resolve?.(runImages(project.file))
+      return withCredentials(credentials, project, args, base, (env) =>
+        streamed(
+          argv,
+          project,
+          { ...envRecord(project.env), ...env },
+          {
+            action,
+            events,
+            timeout,
+            signal,
+            command: `docker stack ${args[0]}`,
+          },
+        ),
       )
-      await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
-      const result = { code: await exited, output: redact(lines.join("\n"), secrets) }
-      const why = stopped()
-      if (why) throw stoppedError(why, `docker stack ${args[0]}`, timeout, result.output)
-      return result
     },
   }
 }

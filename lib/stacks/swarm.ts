@@ -5,7 +5,8 @@
 // it doubled so that the CLI's second interpolation gives back the values checked, and each secret
 // and config from a file named after its content (the swarm changes none in place). Images are
 // resolved in their registry when they changed (`--resolve-image changed`; always on a pull, which
-// is how a guarded update moves a tag's digest). A deploy waits
+// is how a guarded update moves a tag's digest), and the credentials of their registries go with the
+// services (`--with-registry-auth`: every node pulls with them). A deploy waits
 // until the stack's services converge: every task the swarm keeps running is running at the
 // service's new container spec; a task of theirs that failed or was rejected since the deploy began,
 // or an update the swarm paused or rolled back, is a 502 with the tasks' errors. `down` is `stack
@@ -263,7 +264,16 @@ export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Dat
       const since = now() - 1000
       await must(
         project,
-        ["deploy", "-c", project.file!, "--prune", "--resolve-image", pull ? "always" : "changed", project.name],
+        [
+          "deploy",
+          "-c",
+          project.file!,
+          "--prune",
+          "--resolve-image",
+          pull ? "always" : "changed",
+          "--with-registry-auth",
+          project.name,
+        ],
         action,
         signal,
       )

@@ -18,7 +18,7 @@ import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { Engine } from "../engine/client.ts"
 import type { EnvVar } from "../stacks/env.ts"
 import { HttpError } from "../http/http-error.ts"
-import { localDigests, parseRef } from "../images/registry.ts"
+import { localDigests, parseRef } from "../engine/reference.ts"
 import type { Stacks } from "../stacks/store.ts"
 
 export interface PinnedService {

@@ -10,6 +10,7 @@ import type {
   ImageSummary,
   LogLine,
   Network,
+  RegistryAuthFor,
   Volume,
 } from "#lib/engine/client.ts"
 import type {
@@ -60,6 +61,8 @@ export class FakeEngine implements Engine {
   archives = new Map<string, Uint8Array>()
   /** Not in a swarm until a test calls `swarm.seed()` (or the swarm routes init one). */
   swarm = new FakeSwarm()
+  /** The credentials of a pull or push, as the real client is given them (a test sets the context's); recorded with the call. */
+  registryAuth?: RegistryAuthFor
   private listeners = new Set<(e: EngineEvent) => void>()
   private history: EngineEvent[] = []
 
@@ -328,11 +331,18 @@ export class FakeEngine implements Engine {
     return [{ Deleted: i.Id }]
   }
   async pullImage(ref: string) {
-    this.record("pullImage", ref)
+    const auth = await this.registryAuth?.(ref)
+    this.record("pullImage", ref, ...(auth ? [auth] : []))
     if (![...this.images.values()].some((i) => i.RepoTags?.includes(ref))) this.addImage([ref])
   }
+  async distributionInspect(ref: string) {
+    const auth = await this.registryAuth?.(ref)
+    this.record("distributionInspect", ref, ...(auth ? [auth] : []))
+    return { Descriptor: { digest: `sha256:${new Bun.CryptoHasher("sha256").update(ref).digest("hex")}` } }
+  }
   async pushImage(ref: string) {
-    this.record("pushImage", ref)
+    const auth = await this.registryAuth?.(ref)
+    this.record("pushImage", ref, ...(auth ? [auth] : []))
   }
   async commitContainer(id: string, repo: string, tag: string, changes: string[] = []) {
     this.record("commitContainer", id, repo, tag, changes)

@@ -102,3 +102,99 @@ test("a volume prune asks for named volumes too where the API would skip them", 
   expect(pruneFilters("images", "1.45")).toEqual({ dangling: ["false"] })
   expect(pruneFilters("containers", "1.45")).toBeUndefined()
 })
+
+// An engine that answers a pull as Docker does: progress lines, or the registry's refusal inside the 200
+// stream (Docker 20.10) or as a 500 (the containerd store), in the words real engines used.
+function pullingEngine(answer: (ref: string) => Response) {
+  const seen: { path: string; auth: string | null }[] = []
+  const socket = join(dir, `pull-${seen.length}-${Math.random()}.sock`)
+  const server = Bun.serve({
+    unix: socket,
+    fetch(req) {
+      const url = new URL(req.url)
+      if (url.pathname === "/_ping") return new Response("OK", { headers: { "API-Version": "1.45" } })
+      seen.push({ path: url.pathname + url.search, auth: req.headers.get("x-registry-auth") })
+      return answer(url.searchParams.get("fromImage") ?? url.pathname)
+    },
+  })
+  return { host: `unix://${socket}`, seen, stop: () => server.stop(true) }
+}
+
+test("a pull and a push carry the X-Registry-Auth the resolver finds for the reference; none is {}", async () => {
+  const e = pullingEngine(() => new Response('{"status":"Pulling"}\n{"status":"Digest: sha256:1"}\n'))
+  const asked: string[] = []
+  const engine = dockerEngine(e.host, undefined, async (ref) => {
+    asked.push(ref)
+    return ref.startsWith("registry.lan") ? "eyJ1c2VybmFtZSI6ImEifQ==" : undefined
+  })
+  const lines: string[] = []
+  await engine.pullImage("registry.lan:5000/team/app:1", (l) => lines.push(l))
+  await engine.pullImage("busybox")
+  await engine.pushImage("registry.lan:5000/team/app:1")
+  expect(asked).toEqual(["registry.lan:5000/team/app:1", "busybox", "registry.lan:5000/team/app:1"])
+  expect(e.seen.map((s) => s.auth)).toEqual(["eyJ1c2VybmFtZSI6ImEifQ==", btoa("{}"), "eyJ1c2VybmFtZSI6ImEifQ=="])
+  expect(e.seen[1]!.path).toBe("/v1.45/images/create?fromImage=busybox&tag=latest")
+  expect(lines).toEqual(["Pulling", "Digest: sha256:1"])
+  e.stop()
+})
+
+test("a registry's refusal of a pull is an error naming the registry, whichever way the engine reports it", async () => {
+  const said: Record<string, Response> = {
+    "registry.lan:5000/a": new Response(
+      '{"errorDetail":{"message":"unauthorized: authentication required"},"error":"unauthorized: authentication required"}\n',
+    ),
+    "registry.lan:5000/b": Response.json(
+      { message: 'Head "https://registry.lan:5000/v2/b/manifests/latest": no basic auth credentials' },
+      { status: 500 },
+    ),
+    "docker.io/library/c": Response.json(
+      {
+        message:
+          "toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading",
+      },
+      { status: 500 },
+    ),
+    "registry.lan:5000/d": Response.json(
+      {
+        message:
+          'failed to resolve reference "registry.lan:5000/d:latest": failed to do request: Head "https://registry.lan:5000/v2/d/manifests/latest": tls: failed to verify certificate: x509: certificate signed by unknown authority',
+      },
+      { status: 500 },
+    ),
+    "registry.lan:5000/e": Response.json(
+      { message: 'Get "https://registry.lan:5000/v2/": dial tcp 10.0.0.1:5000: connect: connection refused' },
+      { status: 500 },
+    ),
+    "registry.lan:5000/f": Response.json(
+      { message: "manifest for registry.lan:5000/f:latest not found: manifest unknown: manifest unknown" },
+      { status: 404 },
+    ),
+    "registry.lan:5000/g": Response.json({ message: "some other failure" }, { status: 500 }),
+  }
+  const e = pullingEngine((ref) => said[ref]!.clone())
+  const engine = dockerEngine(e.host)
+  const failure = (ref: string) =>
+    engine.pullImage(ref).then(
+      () => undefined,
+      (err) => err,
+    )
+  expect(await failure("registry.lan:5000/a")).toMatchObject({
+    kind: "upstream",
+    code: "registry_unauthorized",
+    message: expect.stringMatching(/^registry registry\.lan:5000 refused the credentials/),
+  })
+  expect(await failure("registry.lan:5000/b")).toMatchObject({ code: "registry_unauthorized" })
+  expect(await failure("docker.io/library/c")).toMatchObject({
+    kind: "rate_limited",
+    code: "registry_rate_limited",
+    message: expect.stringMatching(/^registry docker\.io refused: too many requests/),
+  })
+  expect(await failure("registry.lan:5000/d")).toMatchObject({
+    code: "registry_tls",
+    message: expect.stringContaining("/etc/docker/certs.d/registry.lan:5000/ca.crt"),
+  })
+  expect(await failure("registry.lan:5000/e")).toMatchObject({ code: "registry_unreachable" })
+  expect(await failure("registry.lan:5000/f")).toMatchObject({ kind: "not_found", code: "image_not_found" })
+  expect(await failure("registry.lan:5000/g")).toMatchObject({ status: 502, code: "engine_error" })
+  e.stop()
+})

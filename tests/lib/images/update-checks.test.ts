@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { FakeEngine } from "../../support/fake-engine.ts"
 import { ImageUpdates } from "#lib/images/update-checks.ts"
+import { Registries } from "#lib/registries/registries.ts"
 
 const digest = (c: string) => `sha256:${c.repeat(64)}`
 let dataDir: string
@@ -24,7 +25,8 @@ function setup() {
   const host = `127.0.0.1:${registry.port}`
   engine.addImage([`${host}/pulled:1`], { RepoDigests: [`${host}/pulled@${digest("a")}`] })
   engine.addImage(["built-here:1"])
-  return { engine, host, updates: new ImageUpdates(dataDir, engine, { insecure: [] }) }
+  const registries = new Registries(dataDir)
+  return { engine, host, updates: new ImageUpdates(dataDir, engine, (ref) => registries.digest(ref)) }
 }
 
 test("the check of pulled images looks at every tag of images that came from a registry and records it", async () => {

@@ -143,6 +143,27 @@ describe("tools", () => {
     expect(JSON.parse(textOf(result)).map((c: any) => c.name)).toEqual(["web"])
   })
 
+  test("a registry kept through its tool: no tool's answer, nor an error, ever holds its password", async () => {
+    const { connect } = await mcpApp()
+    const { client } = await connect()
+    const secret = "mcp-registry-pw-41d7"
+    const calls = [
+      ["add_registry", { name: "lan", address: "http://127.0.0.1:9", username: "u", password: secret }],
+      ["add_registry", { name: "lan", address: "127.0.0.1:9", username: "u", password: secret }],
+      ["list_registries", {}],
+      ["test_registry", { name: "lan" }],
+      ["pull_image", { ref: "127.0.0.1:9/app:1" }],
+      ["remove_registry", { name: "lan" }],
+    ] as const
+    const texts = []
+    for (const [name, args] of calls) texts.push(textOf(await client.callTool({ name, arguments: { ...args } })))
+    expect(JSON.parse(texts[0]!)).toMatchObject({ name: "lan", has_password: true, insecure: true })
+    expect(texts[1]).toStartWith("registry_exists:")
+    expect(JSON.parse(texts[3]!)).toMatchObject({ ok: false, code: "registry_unreachable" })
+    expect(JSON.parse(texts[4]!)).toMatchObject({ credentials: "lan" })
+    for (const text of texts) expect(text).not.toContain(secret)
+  })
+
   test("an error of the API comes back as a tool error with its message", async () => {
     const { connect } = await mcpApp()
     const { client } = await connect()

@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { composeRunner, detectCompose, globalArgs } from "#lib/stacks/compose.ts"
 import { renderEnvFile, type EnvVar } from "#lib/stacks/env.ts"
 import { EventBus } from "#lib/engine/events.ts"
+import { Registries } from "#lib/registries/registries.ts"
 
 // docker-compose v1 is a Python program: seconds to start on a loaded machine.
 setDefaultTimeout(30_000)
@@ -54,6 +55,63 @@ echo ran
     `args=compose version ${env} STACK=`,
     `args=compose --ansi never -p demo -f ${dir}/compose.yaml --project-directory ${dir} --env-file ${dir}/.env ps ${env} STACK=mine`,
   ])
+})
+
+// The same plugin stand-in, printing the DOCKER_CONFIG it was given and its config.json, failing as
+// compose does when the registry refuses.
+test("each call gets a DOCKER_CONFIG of its own: a pull's holds its images' kept credentials, others none; it goes afterwards", async () => {
+  const config = join(dir, "service-docker-config")
+  mkdirSync(join(config, "cli-plugins"), { recursive: true })
+  writeFileSync(join(config, "config.json"), '{"auths":{"registry.lan":{"auth":"aG9zdDpyb290LXB3"}}}')
+  const plugin = join(config, "cli-plugins", "docker-compose")
+  writeFileSync(
+    plugin,
+    `#!/bin/sh
+[ "$1" = docker-cli-plugin-metadata ] && exec echo '{"SchemaVersion":"0.1.0","Vendor":"test","Version":"v2.99.0","ShortDescription":"stand-in"}'
+[ "$2" = version ] && exit 0
+echo "config=$DOCKER_CONFIG"
+tr -d '[:space:]' < "$DOCKER_CONFIG/config.json"; echo
+[ -n "$FAIL" ] && { echo "Error response from daemon: Head \"https://registry.lan/v2/team/app/manifests/1\": unauthorized: authentication required" >&2; exit 1; }
+exit 0
+`,
+  )
+  chmodSync(plugin, 0o755)
+  const data = join(dir, "data")
+  const registries = new Registries(data, { dockerConfig: config })
+  await registries.add({ name: "team", address: "registry.lan/team", username: "u", password: "team-pw" })
+  await registries.add({ name: "other", address: "other.lan", username: "o", password: "other-pw" })
+  const runner = composeRunner({
+    host: "unix:///nonexistent.sock",
+    toolEnv: { PATH: process.env.PATH!, HOME: dir, DOCKER_CONFIG: config },
+    events: new EventBus(),
+    credentials: (images) => registries.runConfig(images),
+  })
+  const file = join(dir, "run.json")
+  writeFileSync(
+    file,
+    JSON.stringify({ services: { a: { image: "registry.lan/team/app:1" }, b: { image: "busybox" } } }),
+  )
+  const project = { name: "demo", dir, file, env: [] }
+  const pulled = await runner.run(project, ["pull"], "pull")
+  const [line, json] = pulled.output.split("\n")
+  const own = line!.slice("config=".length)
+  expect(own).toStartWith(join(data, "secrets", "docker", `${process.pid}-`))
+  expect(JSON.parse(json!)).toEqual({
+    auths: { "registry.lan": { auth: Buffer.from("u:team-pw").toString("base64") } },
+  })
+  expect(existsSync(own)).toBe(false)
+  const down = await runner.run(project, ["down"], "down")
+  expect(JSON.parse(down.output.split("\n")[1]!)).toEqual({ auths: {} })
+
+  const failed = runner.run({ ...project, env: [{ key: "FAIL", value: "1", secret: false }] }, ["up", "-d"], "up")
+  await expect(failed).rejects.toMatchObject({
+    code: "registry_unauthorized",
+    message: expect.stringMatching(/^registry registry\.lan refused the credentials/),
+  })
+  expect(
+    existsSync(join(data, "secrets", "docker")) &&
+      Bun.spawnSync(["ls", join(data, "secrets", "docker")]).stdout.toString(),
+  ).toBe("")
 })
 
 test("every call names the project, its file, its folder and its env file", () => {

@@ -215,7 +215,9 @@ test("a swarm stack deploys the model the CLI printed, its $ doubled, and record
   const { stack } = await stacks.deploy("web", compose, env, { "s.txt": "secret file" }, { orchestrator: "swarm" })
   expect(stack.state.orchestrator).toBe("swarm")
   const run = join(dataDir, "records/web/run.json")
-  expect(deploys).toEqual([["deploy", "-c", run, "--prune", "--resolve-image", "changed", "web"]])
+  expect(deploys).toEqual([
+    ["deploy", "-c", run, "--prune", "--resolve-image", "changed", "--with-registry-auth", "web"],
+  ])
   const model = JSON.parse(readFileSync(run, "utf8"))
   expect(model.services.app.environment.PASS).toBe("pa$$$$w$$rd")
   // relative paths as they resolve in the stack's folder

@@ -80,3 +80,23 @@ test("an unknown image is 404, and so is the result of an image never scanned", 
   expect(res.status).toBe(404)
   expect((await res.json()).error.code).toBe("not_scanned")
 })
+
+test("pull=true: an image not here is pulled first with its kept registry's credentials, then scanned; without it, 404", async () => {
+  const engine = new FakeEngine()
+  t = await testApp({ engine, scanner: standInScanner(engine) })
+  engine.registryAuth = (ref) => t.ctx.registries.engineAuth(ref)
+  await t.call("POST", "/api/registries", { name: "lan", address: "registry.lan", username: "u", password: "pw-scan" })
+  const ref = encodeURIComponent("registry.lan/app:1")
+  expect((await t.call("POST", `/api/images/${ref}/scan`)).status).toBe(404)
+  const res = await t.call("POST", `/api/images/${ref}/scan?pull=true`)
+  expect(res.status).toBe(202)
+  expect(await res.json()).toMatchObject({ ref: "registry.lan/app:1", state: "queued" })
+  const pulls = engine.calls.filter((c) => c.op === "pullImage")
+  expect(pulls).toHaveLength(1)
+  expect(pulls[0]!.args[0]).toBe("registry.lan/app:1")
+  expect(pulls[0]!.args[1]).toBeString()
+  // Present now: a second scan pulls nothing.
+  await t.call("POST", `/api/images/${ref}/scan?pull=true`)
+  expect(engine.calls.filter((c) => c.op === "pullImage")).toHaveLength(1)
+  await t.ctx.scans.idle()
+})

@@ -1,7 +1,8 @@
 import { afterEach, expect, test } from "bun:test"
 import { HttpError } from "#lib/http/http-error.ts"
 import { stackApp, type FakeCompose } from "../../../../support/compose.ts"
-import type { TestApp } from "../../../../support/app.ts"
+import { serveApp, type TestApp } from "../../../../support/app.ts"
+import { withToken } from "../../../../support/token.ts"
 
 let t: TestApp & { compose: FakeCompose }
 afterEach(() => t.close())
@@ -145,4 +146,48 @@ test("an empty body copies with the defaults (blocked here: same server, same na
   await app()
   const res = await t.call("POST", "/api/stacks/web/copy")
   expect(res.status).toBe(409)
+})
+
+test("a copy to a node gives it the kept registries the images need, as its secrets; a failed copy takes them back", async () => {
+  await app(`services:\n  app:\n    image: registry.lan/team/app:1\n`)
+  t.engine.addImage(["registry.lan/team/app:1"])
+  withToken(t.dataDir)
+  await t.call("POST", "/api/registries", {
+    name: "lan",
+    address: "registry.lan/team",
+    username: "u",
+    password: "copy-pw-77",
+  })
+  await t.call("POST", "/api/registries", { name: "other", address: "other.lan", username: "o", password: "other-pw" })
+  const node = await stackApp()
+  withToken(node.dataDir)
+  const served = serveApp(node)
+  try {
+    await t.ctx.nodes.register({ server_id: node.ctx.serverId, name: "n1", url: served.url })
+    const dry = await t.call("POST", "/api/stacks/web/copy", { to: "n1", dry_run: true })
+    expect((await dry.json()).registries).toEqual([{ name: "lan", address: "registry.lan/team", send: true }])
+    expect(await node.ctx.registries.list()).toEqual([])
+
+    node.compose.failures.set("up", "boom")
+    const failed = await t.call("POST", "/api/stacks/web/copy", { to: "n1", start: true })
+    expect(failed.status).toBe(502)
+    expect(await node.ctx.registries.list()).toEqual([])
+
+    node.compose.failures.clear()
+    const res = await t.call("POST", "/api/stacks/web/copy", { to: "n1", start: true })
+    expect(res.status).toBe(201)
+    expect(await res.text()).not.toContain("copy-pw-77")
+    expect((await node.ctx.registries.list()).map((r) => [r.name, r.address, r.origin, r.has_password])).toEqual([
+      ["lan", "registry.lan/team", "control_plane", true],
+    ])
+    expect(await node.ctx.registries.engineAuth("registry.lan/team/app:1")).toBe(
+      await t.ctx.registries.engineAuth("registry.lan/team/app:1"),
+    )
+    // On this server the registries are kept already: nothing is sent.
+    const local = await t.call("POST", "/api/stacks/web/copy", { as: "web2", dry_run: true })
+    expect((await local.json()).registries).toEqual([{ name: "lan", address: "registry.lan/team", send: false }])
+  } finally {
+    served.stop()
+    node.close()
+  }
 })
