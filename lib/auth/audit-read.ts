@@ -1,9 +1,9 @@
-// Reading the audit log for a query, on a worker thread (audit-worker.ts): the files newest first,
-// each line parsed and filtered until a page and one more are found. One query at a time on the one
-// worker, within a deadline (a worker past it is stopped, and a new one takes the next query); past
-// QUERIES_WAITING queries waiting, 503.
+// Reading the audit log for a query, on a worker thread (audit-worker.ts, lib/threads): the files
+// newest first, each line parsed and filtered until a page and one more are found. One query at a
+// time, within a deadline; past QUERIES_WAITING queries waiting, 503.
 import { existsSync, readFileSync } from "node:fs"
-import { timedOut, unavailable } from "../errors/errors.ts"
+import { internal, timedOut, unavailable } from "../errors/errors.ts"
+import { type ThreadFailure, WorkerThread, workerUrl } from "../threads/worker.ts"
 
 export interface AuditEntry {
   /** Sortable and unique: the cursor of a query. */
@@ -84,80 +84,24 @@ export function readAudit(files: string[], q: AuditQuery): AuditPage {
 }
 
 export interface AuditRequest {
-  id: number
   files: string[]
   query: AuditQuery
 }
-export type AuditReply = { id: number; page: AuditPage } | { id: number; error: string }
 
-/**
- * The worker module. A compiled binary (`bun build --compile`, which must list this file as an
- * entrypoint) keeps it under its own root, where import.meta.url names the binary itself.
- */
-const WORKER = import.meta.url.startsWith("file:///$bunfs/")
-  ? new URL("lib/auth/audit-worker.ts", import.meta.url)
-  : new URL("./audit-worker.ts", import.meta.url)
-
-type Thread = Worker & { ref(): void; unref(): void }
-
-interface Job {
-  files: string[]
-  query: AuditQuery
-  resolve(page: AuditPage): void
-  reject(err: Error): void
-}
-
-/** The one worker that reads the audit log, one query at a time. */
+/** The one thread the audit log is read on (audit-worker.ts). */
 export class AuditReader {
-  private worker: Thread | undefined
-  private queue: Job[] = []
-  private busy = false
-  private nextId = 1
+  private thread = new WorkerThread<AuditRequest, AuditPage>(
+    workerUrl(import.meta, "lib/auth/audit-worker.ts"),
+    QUERIES_WAITING,
+  )
 
   read(files: string[], query: AuditQuery): Promise<AuditPage> {
-    if (this.queue.length >= QUERIES_WAITING)
-      return Promise.reject(
-        unavailable("too many audit queries are being read; retry in a second", "audit_busy", { retryAfter: 1 }),
-      )
-    return new Promise((resolve, reject) => {
-      this.queue.push({ files, query, resolve, reject })
-      this.next()
+    return this.thread.run({ files, query }, QUERY_DEADLINE_MS).catch((err: ThreadFailure) => {
+      if (err.reason === "busy")
+        throw unavailable("too many audit queries are being read; retry in a second", "audit_busy", { retryAfter: 1 })
+      if (err.reason === "deadline")
+        throw timedOut(`reading the audit log took longer than ${QUERY_DEADLINE_MS / 1000} s`)
+      throw internal(`reading the audit log failed: ${err.message}`)
     })
-  }
-
-  private next(): void {
-    const job = this.busy ? undefined : this.queue.shift()
-    if (!job) return this.worker?.unref()
-    this.busy = true
-    const worker = (this.worker ??= new Worker(WORKER) as Thread)
-    worker.ref()
-    const id = this.nextId++
-    const done = (settle: () => void) => {
-      clearTimeout(timer)
-      worker.removeEventListener("message", onMessage)
-      worker.removeEventListener("error", onError)
-      this.busy = false
-      settle()
-      this.next()
-    }
-    const onMessage = ({ data }: MessageEvent<AuditReply>) => {
-      if (data.id === id) done(() => ("error" in data ? job.reject(new Error(data.error)) : job.resolve(data.page)))
-    }
-    const onError = (event: ErrorEvent) => {
-      this.stop(worker)
-      done(() => job.reject(new Error(event.message || "reading the audit log failed")))
-    }
-    const timer = setTimeout(() => {
-      this.stop(worker)
-      done(() => job.reject(timedOut(`reading the audit log took longer than ${QUERY_DEADLINE_MS / 1000} s`)))
-    }, QUERY_DEADLINE_MS)
-    worker.addEventListener("message", onMessage)
-    worker.addEventListener("error", onError)
-    worker.postMessage({ id, files: job.files, query: job.query } satisfies AuditRequest)
-  }
-
-  private stop(worker: Thread): void {
-    worker.terminate()
-    if (this.worker === worker) this.worker = undefined
   }
 }

@@ -1,7 +1,8 @@
 // Worker thread of the YAML parser (lib/stacks/yaml.ts): text in, the parsed value (or the volume
 // entries of a compose file, with where they are written) out, or the parser's message.
 import { isMap, isScalar, isSeq, parse, parseDocument, type Scalar } from "yaml"
-import { YAML_OPTIONS, yamlOptions, type VolumeEntryAt, type YamlReply, type YamlRequest } from "./yaml.ts"
+import type { ThreadReply } from "../threads/worker.ts"
+import { YAML_OPTIONS, yamlOptions, type VolumeEntryAt, type YamlRequest } from "./yaml.ts"
 
 declare const self: Worker
 
@@ -31,8 +32,11 @@ self.onmessage = ({ data }: MessageEvent<YamlRequest>) => {
     self.postMessage({
       id: data.id,
       value: data.task === "parse" ? parse(data.text, yamlOptions(data.version)) : volumes(data.text),
-    } satisfies YamlReply)
+    } satisfies ThreadReply<unknown>)
   } catch (err) {
-    self.postMessage({ id: data.id, error: err instanceof Error ? err.message : String(err) } satisfies YamlReply)
+    self.postMessage({
+      id: data.id,
+      error: err instanceof Error ? err.message : String(err),
+    } satisfies ThreadReply<unknown>)
   }
 }

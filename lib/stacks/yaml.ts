@@ -12,6 +12,7 @@
 // on every view of the stack): the values of the last texts the worker parsed are kept for it.
 import { FILE_MAX_BYTES } from "./files.ts"
 import { HttpError } from "../http/http-error.ts"
+import { type ThreadFailure, WorkerThread, workerUrl } from "../threads/worker.ts"
 
 /** The YAML library on this thread, loaded by its first use: loaded, it holds about 7 MiB that an idle service need not. */
 export const yamlLibrary = (): typeof import("yaml") => require("yaml")
@@ -49,7 +50,6 @@ export interface YamlRequest {
   text: string
   version?: YamlLimits["version"]
 }
-export type YamlReply = { id: number; value: unknown } | { id: number; error: string }
 
 /** Refuses with 413 `compose_too_large` a text over `maxBytes`. */
 export function checkYamlSize(
@@ -82,74 +82,8 @@ export function checkTopKeys(doc: unknown, what = "the compose file"): void {
 const invalid = (what: string, message: string) =>
   new HttpError(400, "invalid_compose", `${what} does not parse: ${message}`)
 
-/**
- * The worker module. A compiled binary (`bun build --compile`, which must list this file as an
- * entrypoint) keeps it under its own root, where import.meta.url names the binary itself.
- */
-const WORKER = import.meta.url.startsWith("file:///$bunfs/")
-  ? new URL("lib/stacks/yaml-worker.ts", import.meta.url)
-  : new URL("./yaml-worker.ts", import.meta.url)
-
-type Thread = Worker & { ref(): void; unref(): void }
-interface Job {
-  request: Omit<YamlRequest, "id">
-  what: string
-  deadlineMs: number
-  resolve(value: unknown): void
-  reject(err: Error): void
-}
-
-/** One worker thread, one text at a time: a text is given its deadline when the worker takes it. */
-class YamlThread {
-  private worker: Thread | undefined
-  private queue: Job[] = []
-  private busy = false
-  private nextId = 1
-
-  run(job: Job): void {
-    this.queue.push(job)
-    this.next()
-  }
-
-  private next(): void {
-    const job = this.busy ? undefined : this.queue.shift()
-    if (!job) return this.worker?.unref()
-    this.busy = true
-    const worker = (this.worker ??= new Worker(WORKER) as Thread)
-    worker.ref()
-    const id = this.nextId++
-    const done = (settle: () => void) => {
-      clearTimeout(timer)
-      worker.removeEventListener("message", onMessage)
-      worker.removeEventListener("error", onError)
-      this.busy = false
-      settle()
-      this.next()
-    }
-    const onMessage = ({ data }: MessageEvent<YamlReply>) => {
-      if (data.id === id)
-        done(() => ("error" in data ? job.reject(invalid(job.what, data.error)) : job.resolve(data.value)))
-    }
-    const onError = (event: ErrorEvent) => {
-      this.stop(worker)
-      done(() => job.reject(invalid(job.what, event.message || "the parser failed")))
-    }
-    const timer = setTimeout(() => {
-      this.stop(worker)
-      done(() => job.reject(invalid(job.what, `parsing took longer than ${job.deadlineMs} ms`)))
-    }, job.deadlineMs)
-    worker.addEventListener("message", onMessage)
-    worker.addEventListener("error", onError)
-    worker.postMessage({ id, ...job.request } satisfies YamlRequest)
-  }
-
-  private stop(worker: Thread): void {
-    worker.terminate()
-    if (this.worker === worker) this.worker = undefined
-  }
-}
-
-const thread = new YamlThread()
+/** The one thread texts from requests are parsed on (yaml-worker.ts). */
+const thread = new WorkerThread<Omit<YamlRequest, "id">, unknown>(workerUrl(import.meta, "lib/stacks/yaml-worker.ts"))
 
 /** The values of the texts last parsed on the worker (YAML 1.2), most recent last. */
 const parsed = new Map<string, unknown>()
@@ -164,7 +98,9 @@ function keep(text: string, value: unknown): void {
 async function onThread(request: Omit<YamlRequest, "id">, limits: YamlLimits): Promise<unknown> {
   checkYamlSize(request.text, limits)
   const { what = "the compose file", deadlineMs = YAML_DEADLINE_MS } = limits
-  return new Promise((resolve, reject) => thread.run({ request, what, deadlineMs, resolve, reject }))
+  return thread.run(request, deadlineMs).catch((err: ThreadFailure) => {
+    throw invalid(what, err.reason === "deadline" ? `parsing took longer than ${deadlineMs} ms` : err.message)
+  })
 }
 
 /**

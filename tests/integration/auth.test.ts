@@ -11,9 +11,8 @@ import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 import { terminal } from "../support/terminal.ts"
-import { authFiles } from "../support/users.ts"
+import { authFiles, userCli as runUserCli } from "../support/users.ts"
 
-const root = join(import.meta.dir, "../..")
 const NAME = "hm-auth-stack"
 const SECRET = "auth-s3cret-value"
 const PASSWORD = "a long enough password"
@@ -38,16 +37,7 @@ let dataDir: string
 const cookies: Record<string, string> = {}
 
 /** `server user ...` on the service's data directory, the password on stdin. */
-async function userCli(args: string[], stdin = "") {
-  const proc = Bun.spawn(["bun", join(root, "server.ts"), "user", ...args], {
-    env: { ...process.env, SVC_DATA: dataDir },
-    stdin: new TextEncoder().encode(stdin),
-    stdout: "pipe",
-    stderr: "pipe",
-  })
-  const out = await new Response(proc.stdout).text()
-  return { code: await proc.exited, out }
-}
+const userCli = (args: string[], stdin = "") => runUserCli(dataDir, args, stdin)
 
 /** The service's standard output until a line matches. */
 async function lineOf(stream: ReadableStream<Uint8Array>, re: RegExp): Promise<RegExpMatchArray> {
