@@ -13,7 +13,7 @@ import { addressKey, AttemptLimiter, signInLimits } from "./limiter.ts"
 import { Passwords, type Hasher } from "./passwords.ts"
 import { clientAddress, proxyIdentity, trustList, type Trust } from "./proxy.ts"
 import type { RouteRole } from "./roles.ts"
-import { narrower, reaches } from "./scope.ts"
+import { narrower, reaches, type Grant } from "./scope.ts"
 import { hashesTo, randomSecret, sha256 } from "./secrets.ts"
 import { Sessions, type SessionRecord } from "./sessions.ts"
 import { Tokens, type TokenRecord } from "./tokens.ts"
@@ -184,7 +184,7 @@ export class Auth {
   }
 
   /** A local user's grant now; null when they are gone. Any other user's is what their credential says. */
-  private owner(identity: Pick<Identity, "user" | "source" | "role" | "stacks">) {
+  private owner(identity: Pick<Identity, "user" | "source" | "role" | "stacks">): Grant | null {
     if (identity.source !== "local") return { role: identity.role, ...(identity.stacks && { stacks: identity.stacks }) }
     const user = this.users.get(identity.user)
     return user ? { role: user.role, ...(user.stacks && { stacks: user.stacks }) } : null
@@ -209,7 +209,7 @@ export class Auth {
   private ofSession(s: SessionRecord): Identity | null {
     const owner = this.owner(s)
     if (!owner) return null
-    return { user: s.user, source: s.source, ...owner }
+    return { user: s.user, source: s.source, role: owner.role, ...(owner.stacks && { stacks: [...owner.stacks] }) }
   }
 
   /**
@@ -383,7 +383,7 @@ export class Auth {
   }
 
   /** A local user's role or stacks changed: their sessions and tokens follow at once, and what no longer reaches its route ends. */
-  changed(_user: string): void {
+  changed(): void {
     this.sweep()
   }
 

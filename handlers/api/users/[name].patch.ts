@@ -22,7 +22,7 @@ export default defineRoute({
     const change = { ...(body.role && { role: body.role }), ...stacks, ...hash }
     const user = ctx.auth.users.change(params.name, change)
     if (body.password !== undefined) ctx.auth.forget(params.name)
-    else ctx.auth.changed(params.name)
+    else ctx.auth.changed()
     return user
   },
 })
