@@ -1,6 +1,6 @@
 // Writes routes.gen.ts beside server.ts, the static route manifest that lets a compiled binary find
 // its handlers. Only the entry points import it: lib/ never imports a handler. Each handler file is
-// imported here to read the `role` and `access` of its default export, which the manifest carries so that the service
+// imported here to read the `role`, `access` and `browserGuard` of its default export, which the manifest carries so that the service
 // loads the file itself only when its route is first asked for.
 import { join } from "node:path"
 import { renderManifest, type FrontDoor } from "#lib/http/manifest.ts"
@@ -15,8 +15,8 @@ export async function manifest(root: string): Promise<string> {
   const files = await handlerFiles(root)
   const doors: Record<string, FrontDoor> = {}
   for (const f of files) {
-    const { role, access } = ((await import(join(root, f))) as { default: FrontDoor }).default
-    doors[f] = { role, access }
+    const { role, access, browserGuard } = ((await import(join(root, f))) as { default: FrontDoor }).default
+    doors[f] = { role, access, browserGuard }
   }
   return renderManifest(files, doors)
 }

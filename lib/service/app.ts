@@ -1,56 +1,36 @@
-// The HTTP application: one route table (router.ts) for every route of the manifest, served by
-// Bun.serve (WebSocket routes through its `websocket` handlers, the bundled UI's pages as its static
-// routes). Every request goes the same way: the browser-safety guard and CORS, the route, who may
-// call it (access.ts, with the role and access the manifest copied from the handler file), the
-// handler file loaded (once, by the route's first request), its params, query and body checked
-// against the file's valibot schemas, the handler, the one error shape, the request metrics and,
-// when asked (tests, SVC_RESPONSE_DRIFT_LOG), the check of the answer against its route's `response`
-// schema. /openapi serves the document built from the manifest (openapi.ts), built on its first request.
+// The HTTP application on Elysia: every route of the manifest (routes.gen.ts) is an Elysia route with
+// its handler file's valibot schemas as Standard Schemas, and what applies to a route is a hook of its
+// own, declared where it belongs: the browser guard (a route may declare `browserGuard: false`), the
+// front door with the role and access the manifest copied from the handler file (the stack scope of
+// the /api/stacks/:name group), the body read only then, the revocation of a signed-in caller's event
+// stream, the audit log, the request metrics and, when asked (tests, SVC_RESPONSE_DRIFT_LOG), the
+// check of the answer against its route's `response` schema. A handler file is loaded by its route's
+// first request that the front door let through: its schemas reach Elysia through a Standard Schema
+// that loads it (bench/startup.ts: loading all of them at start costs start-up and idle memory).
+// Every path answers OPTIONS and, for a method it does not serve, 405 with Allow; Elysia answers HEAD
+// on a GET route. /openapi serves the document built from the routes' schemas (openapi.ts), /mcp the
+// MCP endpoint (mcp-route.ts).
+import { Elysia, ValidationError } from "elysia"
 import type { Ctx } from "./context.ts"
 import { checkJsonDepth, readLimited } from "../http/body-limit.ts"
 import { checkBody, checkRequest, corsHeaders, hasBody, type GuardOptions } from "../http/guard.ts"
-import type { SocketSession } from "../http/socket.ts"
+import type { Peer, SocketSession } from "../http/socket.ts"
 import { domainErrorResponse, errorResponse, HttpError } from "../http/http-error.ts"
-import { DomainError } from "../errors/errors.ts"
-import { loadRoutes, type RouteDef, type RouteEntry } from "./handler.ts"
+import { DomainError, invalid } from "../errors/errors.ts"
+import { loadRoutes, type RouteDef, type RouteEntry, type ResponseSet } from "./handler.ts"
 import { admit } from "./access.ts"
 import { heldSocket, heldStream } from "../auth/held.ts"
-import type { McpCaller } from "../mcp/caller.ts"
-import { permits, type RouteRole } from "../auth/roles.ts"
 import type { Responses } from "../http/schemas.ts"
 import { version } from "../data/build-info.ts"
-import { Router } from "./router.ts"
+import { mcpRoute } from "./mcp-route.ts"
 
 const JSON_ONLY = ["application/json"]
 
-interface StandardIssue {
-  message: string
-  path?: readonly (PropertyKey | { key: PropertyKey })[]
-}
-type StandardResult = { value?: unknown; issues?: readonly StandardIssue[] }
-type StandardSchema = { "~standard": { validate(value: unknown): StandardResult | Promise<StandardResult> } }
-
-/**
- * What `schema` makes of a request's `part`, or the 400 naming the first thing wrong with it:
- * "body.n.k: Invalid type: ...". A bad path parameter is `invalid_<parameter>` (invalid_name, invalid_path).
- */
-async function validated(part: "params" | "query" | "body", schema: unknown, value: unknown): Promise<any> {
-  if (!schema) return value
-  const result = await (schema as StandardSchema)["~standard"].validate(value)
-  if (!result.issues) return result.value
-  const issue = result.issues[0]
-  const keys = (issue?.path ?? []).map((p) => String(typeof p === "object" ? p.key : p))
-  const code = part === "params" && keys[0] ? `invalid_${keys[0]}` : "invalid_request"
-  throw new HttpError(
-    400,
-    code,
-    `${keys.length ? `${part}.${keys.join(".")}` : part}: ${issue?.message ?? "invalid value"}`,
-  )
-}
-
+/** The one error shape: a domain error's or an HttpError's status, a full disk's 507, else a logged 500. */
 function toResponse(error: unknown): Response {
   if (error instanceof HttpError) return errorResponse(error.status, error.code, error.message, error.extras)
   if (error instanceof DomainError) return domainErrorResponse(error)
+  if (error instanceof ValidationError) return validationError(error)
   if (["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException)?.code ?? ""))
     return errorResponse(
       507,
@@ -59,6 +39,15 @@ function toResponse(error: unknown): Response {
     )
   console.error("internal error:", error instanceof Error ? (error.stack ?? error.message) : error)
   return errorResponse(500, "internal", "internal error; see the service log")
+}
+
+/** Elysia's validation error as the 400 naming the first thing wrong: "body.n.k: Invalid type: ...", `invalid_<param>` for a path parameter. */
+function validationError(error: ValidationError): Response {
+  const issue = error.valueError as { message?: string; path?: { key: PropertyKey }[] } | undefined
+  const keys = (issue?.path ?? []).map((p) => String(p.key))
+  const code = error.type === "params" && keys[0] ? `invalid_${keys[0]}` : "invalid_request"
+  const where = keys.length ? `${error.type}.${keys.join(".")}` : error.type
+  return errorResponse(400, code, `${where}: ${issue?.message ?? "invalid value"}`)
 }
 
 /** A JSON route's body: the right content type (415), at most `limit` bytes (413), not nested too deep, valid JSON (400). */
@@ -71,90 +60,8 @@ async function jsonBody(request: Request, limit: number): Promise<unknown> {
   try {
     return JSON.parse(text)
   } catch {
-    throw new HttpError(400, "invalid_json", "the request body is not valid JSON")
+    throw invalid("the request body is not valid JSON", "invalid_json")
   }
-}
-
-/** The query string as an object; a name given twice has its values in an array. */
-function queryOf(url: URL): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {}
-  for (const [name, value] of url.searchParams) {
-    const had = query[name]
-    query[name] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value]
-  }
-  return query
-}
-
-/** A handler's status and headers. */
-type Set = { status?: number | string; headers: Record<string, string | number> }
-
-const headersOf = (set: Set) => Object.fromEntries(Object.entries(set.headers).map(([k, v]) => [k, String(v)]))
-
-/** A handler's answer as a Response: a value as JSON, a Response with the headers `set` adds (CORS, a cookie). */
-function toHttp(answer: unknown, set: Set): Response {
-  const status = Number(set.status ?? 200)
-  if (answer instanceof Response) {
-    if (!Object.keys(set.headers).length && status === 200) return answer
-    const headers = new Headers(answer.headers)
-    for (const [k, v] of Object.entries(headersOf(set)))
-      if (k === "set-cookie") headers.append(k, v)
-      else if (!headers.has(k)) headers.set(k, v)
-    return new Response(answer.body, {
-      status: answer.status === 200 ? status : answer.status,
-      statusText: answer.statusText,
-      headers,
-    })
-  }
-  if (answer === undefined || answer === null) return new Response(null, { status, headers: headersOf(set) })
-  if (typeof answer !== "object") return new Response(String(answer), { status, headers: headersOf(set) })
-  return Response.json(answer, { status, headers: headersOf(set) })
-}
-
-type Check = (request: Request, response: Response, declared: Responses | undefined) => Promise<void>
-
-/** Checks an answer against its route's `response` schema and tells `onDrift` what does not fit (the schemas' module loaded only then). */
-function responseCheck(onDrift: (message: string) => void): Check {
-  return async (request, response, declared) => {
-    const { drift } = await import("../http/schemas.ts")
-    // A WebSocket upgrade answers no route's schema (a GET of the same path declares its own answer).
-    if (!declared || request.headers.get("upgrade")?.toLowerCase() === "websocket") return
-    const contentType = response.headers.get("content-type")
-    const json = contentType?.startsWith("application/json") ? await response.clone().json() : undefined
-    const why = drift(declared, response.status, contentType, () => json)
-    if (why)
-      onDrift(`${request.method} ${new URL(request.url).pathname} answered ${response.status} off its schema: ${why}`)
-  }
-}
-
-/** A WebSocket's session, handed from the upgrade to the socket's handlers. */
-interface Upgraded {
-  session: SocketSession
-}
-type Server = Bun.Server<Upgraded>
-
-/** One request on its way through a route. */
-interface Call {
-  request: Request
-  url: URL
-  server: Server | undefined
-  /** The path's parameters, decoded, before their schema. */
-  params: Record<string, string>
-  set: Set
-  /** The connection's peer address as the server saw it (none without a server). */
-  peer: string | undefined
-}
-
-/** A route of the table: its path as the manifest writes it (the metrics' and the audit log's label). */
-interface Route {
-  path: string
-  /** The handler's answer (a value or a Response), or UPGRADED once a WebSocket is handed over. */
-  answer(call: Call): Promise<unknown>
-  /** Whether its answers go to the audit log (its refusals always do). */
-  audited: boolean
-  /** A public route's read: its own 401 (GET /api/auth/me while nobody is signed in) is an answer, not a refused attempt. */
-  quiet?: boolean
-  /** What its handler file declares it answers (the file loaded, if it was not). */
-  response?: () => Promise<Responses | undefined>
 }
 
 /** The handler file of `entry`, imported by the first call and kept (a failed import is tried again by the next). */
@@ -171,76 +78,86 @@ function loader(entry: RouteEntry): () => Promise<RouteDef> {
   return () => (loading ??= load())
 }
 
-const UPGRADED = Symbol("upgraded")
+type Validate = (value: unknown) => unknown
+/**
+ * A route's `part` schema as Elysia takes it, a Standard Schema: the handler file's own valibot schema,
+ * loaded by the first value it checks; without one, the value as it came. Elysia names a catch-all `*`:
+ * it is handed on under the route's name for it (`rest`).
+ */
+function schemaOf(load: () => Promise<RouteDef>, part: "params" | "query" | "body", rest?: string) {
+  const validate: Validate = async (value) => {
+    let input = value
+    if (rest && value && typeof value === "object" && "*" in value) {
+      const { "*": tail, ...named } = value as Record<string, unknown>
+      input = { ...named, [rest]: tail }
+    }
+    const schema = (await load())[part]
+    return schema ? schema["~standard"].validate(input) : { value: input }
+  }
+  return { "~standard": { version: 1, vendor: "harbormaster", validate } }
+}
 
-/** A stack's git webhook (handlers/api/stacks/[name]/git/webhook.post.ts), exempt from the browser guard. */
-const GIT_WEBHOOK = /^\/api\/stacks\/[^/]+\/git\/webhook$/
-
-/** The stack a route under /api/stacks/:name names. */
-const stackOf = (path: string, params: Record<string, string> | undefined) =>
-  path.startsWith("/api/stacks/:name") ? params?.name : undefined
-
-/** A WebSocket route: who may open it, its params and query, then the handler's session on the upgraded socket. */
-function socketRoute(entry: RouteEntry, ctx: Ctx): Route {
-  const { path } = entry
-  const load = loader(entry)
+/** The JSON of an answer, whether the handler returned a value or a Response (read from a clone). */
+async function answerOf(
+  response: unknown,
+  status: number,
+): Promise<{ status: number; contentType: string | null; json: unknown }> {
+  if (!(response instanceof Response))
+    return { status, contentType: "application/json", json: JSON.parse(JSON.stringify(response ?? null)) }
+  const contentType = response.headers.get("content-type")
   return {
-    path,
-    audited: true,
-    response: async () => (await load()).response as Responses | undefined,
-    async answer({ request, url, server, params: raw, set, peer }) {
-      await admit(ctx, entry, request, peer, stackOf(path, raw))
-      const mod = await load()
-      const params = await validated("params", mod.params, raw)
-      const query = await validated("query", mod.query, queryOf(url))
-      if (!server || request.headers.get("upgrade")?.toLowerCase() !== "websocket")
-        throw new HttpError(400, "websocket_expected", "this route is a WebSocket: send an upgrade request")
-      const opened = await (mod.handler as (input: unknown) => Promise<SocketSession>)({
-        params,
-        query,
-        request,
-        ctx,
-        peer,
-      })
-      const session = ctx.auth.enabled
-        ? heldSocket(ctx.auth, request, opened, (action, reason) =>
-            ctx.auth.write(request, { action, reason, method: "GET", route: path, target: raw, status: 101, peer }),
-          )
-        : opened
-      if (server.upgrade(request, { data: { session }, headers: headersOf(set) })) return UPGRADED
-      opened.close()
-      throw new HttpError(400, "websocket_expected", "the WebSocket upgrade failed")
-    },
+    status: response.status,
+    contentType,
+    json: contentType?.startsWith("application/json") ? await response.clone().json() : undefined,
   }
 }
 
-/** An HTTP route: who may call it, then its params, query and body (read and checked only then), then the handler. */
-function httpRoute(entry: RouteEntry, ctx: Ctx): Route {
-  const { path } = entry
-  const load = loader(entry)
-  const guarded = !!entry.access || ctx.auth.enabled
-  return {
-    path,
-    audited: true,
-    quiet: entry.role === "public" && entry.method === "GET",
-    response: async () => (await load()).response as Responses | undefined,
-    async answer({ request, url, params: raw, set, peer }) {
-      if (guarded) await admit(ctx, entry, request, peer, stackOf(path, raw))
-      const mod = await load()
-      const accepts = mod.accepts ?? JSON_ONLY
-      const params = await validated("params", mod.params, raw)
-      const query = await validated("query", mod.query, queryOf(url))
-      const reads = accepts === JSON_ONLY && request.method !== "GET" && request.method !== "HEAD"
-      const body = await validated(
-        "body",
-        mod.body,
-        reads ? await jsonBody(request, ctx.config.maxJsonBody) : undefined,
-      )
-      if (accepts !== JSON_ONLY) checkBody(request, accepts)
-      const answer = await mod.handler({ params, query, body, request, ctx, set, peer })
-      return ctx.auth.enabled ? holdStream(ctx, request, answer, path, raw) : answer
-    },
+type Check = (request: Request, response: unknown, status: number, declared: Responses | undefined) => Promise<void>
+
+/** Checks an answer against its route's `response` schema and tells `onDrift` what does not fit (the schemas' module loaded only then). */
+function responseCheck(onDrift: (message: string) => void): Check {
+  return async (request, response, status, declared) => {
+    if (!declared) return
+    const { drift } = await import("../http/schemas.ts")
+    const answer = await answerOf(response, status)
+    const why = drift(declared, answer.status, answer.contentType, () => answer.json)
+    if (why)
+      onDrift(`${request.method} ${new URL(request.url).pathname} answered ${answer.status} off its schema: ${why}`)
   }
+}
+
+/** Elysia reads a text frame that looks like JSON (or a number) into a value: the session gets text back. */
+const frame = (message: unknown): string | Uint8Array =>
+  typeof message === "string"
+    ? message
+    : message instanceof Uint8Array
+      ? message
+      : ArrayBuffer.isView(message)
+        ? new Uint8Array(message.buffer)
+        : JSON.stringify(message)
+
+/** What Elysia hands a route's hooks and handler, as far as the app reads it. */
+interface Context {
+  request: Request
+  params: Record<string, string>
+  query: Record<string, unknown>
+  body: unknown
+  set: ResponseSet
+  server?: { requestIP(request: Request): { address: string } | null } | null
+  route: string
+}
+
+/** HEAD's answer: GET's status and headers, its body left unread (an event stream or a volume's tar would never end or cost the whole read). */
+function headOf(answer: unknown, set: ResponseSet): Response {
+  if (answer instanceof Response) {
+    void answer.body?.cancel().catch(() => {})
+    return new Response(null, answer)
+  }
+  const json = Response.json(answer ?? null, {
+    status: Number(set.status ?? 200),
+    headers: set.headers as Record<string, string>,
+  })
+  return new Response(null, { status: json.status, headers: json.headers })
 }
 
 /** An answer as it goes out while sign-in is on: an event stream is held by its caller's credential (lib/auth/held.ts). */
@@ -249,57 +166,39 @@ const holdStream = (ctx: Ctx, request: Request, answer: unknown, route: string, 
     ctx.auth.write(request, { action, reason, method: request.method, route, target, status: 200 }),
   )
 
-/**
- * Who calls /mcp while sign-in is on (401 without a credential): the tools their role allows, each
- * call made as them and audited with the tool's name, changing ones planned first unless their token
- * says otherwise.
- */
-async function mcpCaller(
-  ctx: Ctx,
-  request: Request,
-  peer: string | undefined,
-  handle: (req: Request) => Promise<Response>,
-): Promise<McpCaller> {
-  const identity = await ctx.auth.identify(request, peer)
-  if (!identity) throw new HttpError(401, "unauthorized", "/mcp needs Authorization: Bearer <API token> (or a session)")
-  return {
-    id: identity.token ?? `${identity.source}:${identity.user}`,
-    allows: (role) => permits(identity.role, (role ?? "admin") as RouteRole),
-    confirm: identity.mcpConfirm !== false,
-    fetchFor: (tool) => (req) => {
-      ctx.auth.mark(req, { identity, tool, action: "mcp.tool" })
-      return handle(req)
-    },
-    planned: (tool) => {
-      ctx.auth.mark(request, { tool, action: "mcp.plan" })
-      ctx.auth.write(request, { method: request.method, route: "/mcp", target: {}, status: 200 })
-    },
-  }
+const peerOf = (c: Context) => c.server?.requestIP(c.request)?.address
+
+/** The methods a path answers, for Allow. */
+function allowed(methods: Set<string>): string {
+  const named = [...methods].flatMap((m) =>
+    m === "WS" ? ["GET"] : m === "ALL" ? ["GET", "POST", "PUT", "PATCH", "DELETE"] : [m],
+  )
+  if (named.includes("GET")) named.push("HEAD")
+  return [...new Set([...named, "OPTIONS"])].join(", ")
 }
 
 export interface App {
-  /** Answers one request as the server does, without a server (tests, the MCP tools' calls): no peer address, no WebSocket. */
+  /** Answers one request in-process, as the server does, without a server (tests, the MCP tools' calls, an outbound node's carried calls): no peer address, no WebSocket. */
   fetch(request: Request): Promise<Response>
-  /** Serves the app with Bun.serve: the pages as its static routes, the WebSocket sessions. */
+  /** Serves the app: the pages as the server's static routes, the WebSocket sessions. */
   listen(options: {
     hostname: string
     port: number
     maxRequestBodySize?: number
     idleTimeout?: number
     development?: boolean
-  }): Server
+  }): Bun.Server<unknown>
 }
 
 /**
- * The app over `rows`, the route manifest (routes.gen.ts) that the entry point hands in: a route's
- * handler file is loaded by its first request, and /openapi and /mcp load them all on their first. `pages`
+ * The app over `entries`, the route manifest (routes.gen.ts) that the entry point hands in. `pages`
  * are HTML imports served by Bun itself (the bundled UI), as static routes of the server.
  * `onDrift` is called with a description of every answer that does not fit its route's `response`
  * schema; without it nothing is checked.
  */
 export function createApp(
   ctx: Ctx,
-  rows: readonly RouteEntry[],
+  entries: readonly RouteEntry[],
   pages: Record<string, Bun.HTMLBundle> = {},
   onDrift?: (message: string) => void,
 ): App {
@@ -314,104 +213,182 @@ export function createApp(
     listenHost: ctx.config.addr.host,
   }
   const check = onDrift && responseCheck(onDrift)
-  const handle = (request: Request) => answer(request) as Promise<Response>
-  let document: Promise<unknown> | undefined
-  // /mcp answers to its own Host and Origin allowlists instead of the API's guard; its tools call this app.
-  // The MCP SDK is loaded only when SVC_MCP names a mode, and then on the first call of /mcp.
-  const mode = ctx.config.mcp
-  let mcp: ReturnType<typeof mcpEndpoint> | undefined
-  const mcpEndpoint = async () =>
-    (await import("../mcp/endpoint.ts")).mcpEndpoint(mode!, await loadRoutes(rows), handle, ctx.now)
-  const isMcp = (url: URL) => !!mode && url.pathname === "/mcp"
-  // A git server calls a stack's webhook from its own host, proving itself with the stack's secret.
-  const ownGuard = (request: Request, url: URL) =>
-    isMcp(url) || (request.method === "POST" && GIT_WEBHOOK.test(url.pathname))
+  const started = new WeakMap<Request, number>()
+  const observe = (request: Request, route: string | undefined, status: number) =>
+    ctx.metrics.observeRequest(
+      route || "unmatched",
+      request.method,
+      status,
+      (performance.now() - (started.get(request) ?? performance.now())) / 1000,
+    )
 
-  const table = new Router<Route>()
-  table.add("GET", "/openapi", {
-    path: "/openapi",
-    audited: true,
-    answer: async ({ url }) =>
-      (document ??= Promise.all([import("./openapi.ts"), loadRoutes(rows)]).then(([m, loaded]) =>
-        m.openapiDocument(loaded, info, url.origin, ctx.auth.enabled),
-      )),
-  })
-  if (mode)
-    table.add("ALL", "/mcp", {
-      path: "/mcp",
-      // /mcp's own requests are not entries: each tool call is, with the request it makes.
-      audited: false,
-      answer: async ({ request, peer }) => {
-        if (!ctx.auth.enabled) return (await (mcp ??= mcpEndpoint())).handle(request)
-        const caller = await mcpCaller(ctx, request, peer, handle)
-        return holdStream(ctx, request, await (await (mcp ??= mcpEndpoint())).handle(request, caller), "/mcp", {})
-      },
-    })
-  for (const row of rows)
-    table.add(row.method, row.path, row.method === "WS" ? socketRoute(row, ctx) : httpRoute(row, ctx), row.rest)
+  /** The browser guard: DNS-rebinding Host names and foreign Origins refused, CORS headers for an allowed one. */
+  const browserGuard = ({ request, set }: Context) => {
+    Object.assign(set.headers, corsHeaders(request.headers.get("origin"), guard))
+    checkRequest(request, guard)
+  }
 
-  const observe = (request: Request, route: string | undefined, status: number, started: number) =>
-    ctx.metrics.observeRequest(route || "unmatched", request.method, status, (performance.now() - started) / 1000)
+  /** The route a request is on, from its first hook (an error's answer is counted, audited and checked as the route's). */
+  const on = new WeakMap<Request, { path: string; quiet: boolean; declared: () => Promise<Responses | undefined> }>()
 
-  /** The answer to `request`: none once it is upgraded to a WebSocket. */
-  async function answer(request: Request, server?: Server): Promise<Response | undefined> {
-    const started = performance.now()
-    const url = new URL(request.url)
-    const set: Set = { headers: {} }
-    let route: Route | undefined
-    let params: Record<string, string> = {}
-    let response: Response
-    try {
-      if (!ownGuard(request, url)) {
-        const cors = corsHeaders(request.headers.get("origin"), guard)
-        Object.assign(set.headers, cors)
-        checkRequest(request, guard)
-        if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
-      }
-      const upgrade = request.method === "GET" && request.headers.get("upgrade")?.toLowerCase() === "websocket"
-      const found = table.find(upgrade ? ["WS", "GET", "ALL"] : [request.method, "ALL"], url.pathname)
-      if (!found) throw new HttpError(404, "not_found", "no such route")
-      ;({ route, params } = found)
-      const answered = await route.answer({
-        request,
-        url,
-        server,
-        params,
-        set,
-        peer: server?.requestIP(request)?.address,
-      })
-      if (answered === UPGRADED) {
-        observe(request, route.path, 101, started)
-        ctx.auth.record(request, route.path, params, 101)
-        return undefined
-      }
-      response = toHttp(answered, set)
-      observe(request, route.path, response.status, started)
-      if (route.audited) ctx.auth.record(request, route.path, params, response.status, undefined, route.quiet)
-    } catch (error) {
-      response = toResponse(error)
-      observe(request, route?.path, response.status, started)
-      if (route) ctx.auth.record(request, route.path, params, response.status, undefined, route.quiet)
+  const app = new Elysia({ serve: { routes: pages } as object })
+    .onRequest(({ request }) => void started.set(request, performance.now()))
+    .onError(async ({ error, code, request, set, params }) => {
+      const route = on.get(request)
+      const response = code === "NOT_FOUND" ? errorResponse(404, "not_found", "no such route") : toResponse(error)
       for (const [k, v] of Object.entries(set.headers))
         if (k.startsWith("access-control-") || k === "vary") response.headers.set(k, String(v))
+      observe(request, route?.path, response.status)
+      if (route) ctx.auth.record(request, route.path, params ?? {}, response.status, undefined, route.quiet)
+      if (request.method === "HEAD") return new Response(null, response)
+      if (route && check) await check(request, response, response.status, await route.declared())
+      return response
+    })
+
+  let document: Promise<unknown> | undefined
+  app.get(
+    "/openapi",
+    ({ request }) =>
+      (document ??= Promise.all([import("./openapi.ts"), loadRoutes(entries)]).then(([m, loaded]) =>
+        m.openapiDocument(loaded, info, new URL(request.url).origin, ctx.auth.enabled),
+      )),
+    { afterHandle: ({ request }) => observe(request, "/openapi", 200) },
+  )
+  const handle = (request: Request) => app.handle(request)
+  if (ctx.config.mcp)
+    mcpRoute(
+      app,
+      ctx,
+      ctx.config.mcp,
+      () => loadRoutes(entries),
+      handle,
+      (request, answer) => holdStream(ctx, request, answer, "/mcp", {}),
+    )
+
+  const paths = new Map<string, Set<string>>()
+  for (const entry of entries) {
+    const { method, path, rest } = entry
+    if (!paths.has(path)) paths.set(path, new Set())
+    paths.get(path)!.add(method)
+    const load = loader(entry)
+    const stack = path.startsWith("/api/stacks/:name") ? (c: Context) => c.params.name : () => undefined
+    const frontDoor = (c: Context) => admit(ctx, entry, c.request, peerOf(c), stack(c))
+    const guards = entry.browserGuard === false ? [] : [browserGuard]
+    const schemas = {
+      params: schemaOf(load, "params", rest),
+      query: schemaOf(load, "query"),
     }
-    if (check && route) await check(request, response, await route.response?.())
-    return response
+    if (method === "WS") {
+      const session = (ws: { data: { session?: SocketSession } }) => ws.data.session!
+      app.ws(path, {
+        ...schemas,
+        // Called once, before the upgrade.
+        async upgrade(c: Context & { session?: SocketSession }) {
+          on.set(c.request, { path, quiet: false, declared: async () => undefined })
+          for (const g of guards) g(c)
+          const peer = peerOf(c)
+          await frontDoor(c)
+          const opened = (await (
+            await load()
+          ).handler({
+            params: c.params,
+            query: c.query,
+            request: c.request,
+            ctx,
+            peer,
+          })) as SocketSession
+          c.session = ctx.auth.enabled
+            ? heldSocket(ctx.auth, c.request, opened, (action, reason) =>
+                ctx.auth.write(c.request, {
+                  action,
+                  reason,
+                  method: "GET",
+                  route: path,
+                  target: c.params ?? {},
+                  status: 101,
+                  peer,
+                }),
+              )
+            : opened
+          ctx.auth.record(c.request, path, c.params ?? {}, 101)
+          observe(c.request, path, 101)
+        },
+        open: (ws: { raw: Peer; data: { session?: SocketSession } }) => session(ws).open(ws.raw),
+        message: (ws: { data: { session?: SocketSession } }, message: unknown) => session(ws).message(frame(message)),
+        close: (ws: { data: { session?: SocketSession } }, code?: number, reason?: string) =>
+          session(ws).close(code, reason),
+        drain: (ws: { data: { session?: SocketSession } }) => session(ws).drain?.(),
+      } as never)
+      continue
+    }
+    const declared = async () => (await load()).response
+    const quiet = entry.role === "public" && method === "GET"
+    const guarded = !!entry.access || ctx.auth.enabled
+    const run = async (c: Context) => {
+      const answer = await (await load()).handler({ ...c, ctx, peer: peerOf(c) })
+      if (c.request.method === "HEAD") return headOf(answer, c.set)
+      return ctx.auth.enabled ? holdStream(ctx, c.request, answer, path, c.params ?? {}) : answer
+    }
+    // A GET route answers HEAD through the same hooks (Elysia's own HEAD reads the whole body to count it).
+    for (const m of method === "GET" ? ["GET", "HEAD"] : [method])
+      app.route(
+        m,
+        path,
+        run as never,
+        {
+          ...schemas,
+          body: schemaOf(load, "body"),
+          // The body is read once the caller is admitted (transform), not by Elysia's parser.
+          parse: () => null,
+          transform: [
+            (c: Context) => void on.set(c.request, { path, quiet, declared }),
+            ...guards,
+            ...(guarded ? [frontDoor] : []),
+            async (c: Context) => {
+              const accepts = (await load()).accepts
+              c.body = undefined
+              if (accepts) checkBody(c.request, accepts)
+              else if (c.request.method !== "GET" && c.request.method !== "HEAD")
+                c.body = await jsonBody(c.request, ctx.config.maxJsonBody)
+            },
+          ],
+          afterHandle: async ({ request, set, response, params }: Context & { response: unknown }) => {
+            const status = response instanceof Response ? response.status : Number(set.status ?? 200)
+            observe(request, path, status)
+            ctx.auth.record(request, path, params ?? {}, status, undefined, quiet)
+            if (check && request.method !== "HEAD") await check(request, response, status, await declared())
+          },
+        } as never,
+      )
+  }
+  // Every path answers OPTIONS with what it allows (and CORS), and a method it does not serve with 405.
+  for (const [path, methods] of paths) {
+    const allow = allowed(methods)
+    app.options(path, (c: Context) => {
+      browserGuard(c)
+      return new Response(null, { status: 204, headers: { ...(c.set.headers as Record<string, string>), allow } })
+    })
+    if (methods.has("ALL")) continue
+    // A WebSocket route's GET without an upgrade is refused as such.
+    const socketOnly = methods.has("WS") && !methods.has("GET")
+    app.all(path, ({ request }: Context) => {
+      const get = request.method === "GET" || request.method === "HEAD"
+      const answer =
+        socketOnly && get
+          ? errorResponse(400, "websocket_expected", "this route is a WebSocket: send an upgrade request")
+          : errorResponse(405, "method_not_allowed", `${request.method} is not a method of ${path}: ${allow}`, {
+              headers: { allow },
+            })
+      observe(request, path, answer.status)
+      return request.method === "HEAD" ? new Response(null, answer) : answer
+    })
   }
 
   return {
     fetch: handle,
-    listen: (options) =>
-      Bun.serve<Upgraded>({
-        ...options,
-        routes: pages,
-        fetch: (request, server) => answer(request, server) as Promise<Response>,
-        websocket: {
-          open: (ws) => ws.data.session.open(ws),
-          message: (ws, message) => ws.data.session.message(message),
-          close: (ws, code, reason) => ws.data.session.close(code, reason),
-          drain: (ws) => ws.data.session.drain?.(),
-        },
-      }),
+    listen: (options) => {
+      app.listen(options)
+      return app.server!
+    },
   }
 }

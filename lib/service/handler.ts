@@ -63,6 +63,8 @@ type Query<Q> = Out<Q, Record<string, string | string[]>>
 export interface RouteSpec<P, Q, B, R> extends Declared<P, Q, R> {
   body?: B
   accepts?: string[]
+  /** `false` for a route other programs call from their own host (a git server's webhook), proving themselves otherwise: no Host or Origin check. */
+  browserGuard?: false
   handler: (input: HandlerInput<Params<P>, Query<Q>, Out<B, undefined>>) => unknown
 }
 
@@ -103,6 +105,7 @@ export interface RouteDef {
   body?: Schema
   response?: Responses
   accepts?: string[]
+  browserGuard?: false
   message?: Schema
   handler: (input: any) => unknown
 }
@@ -118,6 +121,8 @@ export interface RouteEntry {
   role?: RouteRole
   /** The handler file's `access`, copied by the generator. */
   access?: Access
+  /** The handler file's `browserGuard`, copied by the generator. */
+  browserGuard?: false
   /** Imports the handler file. */
   load: () => Promise<{ default: RouteDef }>
 }

@@ -17,6 +17,8 @@ export default defineRoute({
   params: stackParams,
   /** Git servers send JSON or a form; the signature covers the raw bytes. */
   accepts: ["*"],
+  /** A git server calls it from its own host. */
+  browserGuard: false,
   response: { 202: v.object({ accepted: v.literal(true) }) },
   handler: async ({ params, request, ctx, set }) => {
     const body = Buffer.from(await readLimited(request, WEBHOOK_BODY_MAX), "utf8")
