@@ -163,10 +163,12 @@ test("two deploys of one stack run one after the other; another stack is not hel
   const first = stacks.deploy("web", twoServices, secret)
   const second = stacks.deploy("web", twoServices, [{ key: "TOKEN", value: "t0ken-two", secret: true }])
   const other = stacks.deploy("api", twoServices)
-  const ups = () => compose.calls.filter((c) => c.args[0] === "up").length
-  for (let i = 0; i < 500 && ups() < 2; i++) await Bun.sleep(10)
-  await Bun.sleep(20)
+  // Until the other stack's deploy, asked after the second, is at its up (however slow the machine):
+  // the second, held by the lock, has not reached compose meanwhile.
+  const ups = (project: string) => compose.calls.filter((c) => c.project === project && c.args[0] === "up").length
+  while (ups("web") < 1 || ups("api") < 1) await Bun.sleep(1)
   expect(compose.calls.filter((c) => c.project === "web").map((c) => c.args[0])).toEqual(["up"])
+  expect(compose.configCalls.filter((c) => c.project === "web").length).toBe(1)
   expect(compose.calls.filter((c) => c.project === "api").map((c) => c.args[0])).toEqual(["up"])
   release()
   await Promise.all([first, second, other])
