@@ -144,8 +144,11 @@ describe("swarm engine calls", () => {
     expect(await lone.swarmLeave().catch((e) => e.code)).toBe("conflict")
     await lone.swarmLeave({ force: true })
     expect((await lone.info()).Swarm.LocalNodeState).toBe("inactive")
-    // The bridge a swarm made stays after leaving: engine b goes back as the other tests know it.
-    await lone.removeNetwork("docker_gwbridge")
+    // The bridge a swarm made may stay after leaving (in one run on a loaded machine Docker 20.10 had
+    // none left to remove): engine b goes back as the other tests know it.
+    await lone.removeNetwork("docker_gwbridge").catch((err) => {
+      if (err.code !== "not_found") throw err
+    })
   })
 })
 
