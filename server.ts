@@ -1,6 +1,8 @@
 // Entry point: `bun server.ts` or the compiled binary. Reads the environment once, builds the
 // context, serves the API, the UI and the WebSocket routes on one port.
-import { appendFileSync } from "node:fs"
+import { appendFileSync, existsSync } from "node:fs"
+import { join } from "node:path"
+import { staticPlugin } from "@elysiajs/static"
 import { createApp } from "#lib/service/app.ts"
 import { ConfigError, loadConfig } from "#lib/service/config.ts"
 import { createContext } from "#lib/service/context.ts"
@@ -10,7 +12,20 @@ import { removeStaleTemps } from "#lib/data/datadir.ts"
 import { background } from "#lib/service/background.ts"
 import { link } from "#lib/cluster/link.ts"
 import { routes } from "./routes.gen.ts"
-import index from "./ui/index.html"
+
+/**
+ * The web UI's bundle (scripts/ui.ts): public/ beside this file, from the source or, in the compiled
+ * binary, embedded with it (scripts/build.ts). Files are revalidated by their ETag on each load, so an
+ * upgraded service is seen at once.
+ */
+async function uiFiles() {
+  const assets = join(import.meta.dir, "public")
+  if (!existsSync(join(assets, "index.html"))) {
+    console.log(`the web UI is not built (${assets}): bun scripts/ui.ts writes it; serving the API only`)
+    return undefined
+  }
+  return staticPlugin({ assets, prefix: "/", alwaysStatic: true, directive: "no-cache", maxAge: null })
+}
 
 export async function start(env: Record<string, string | undefined> = process.env) {
   const config = loadConfig(env)
@@ -25,15 +40,11 @@ export async function start(env: Record<string, string | undefined> = process.en
   const app = createApp(
     ctx,
     routes,
-    { "/": index },
+    await uiFiles(),
     driftLog ? (drift) => appendFileSync(driftLog, `${drift}\n`) : undefined,
   )
-  // A member behind NAT carries its control plane's calls to the app in this process; the UI's files
-  // are Bun's own routes of the server, reached over loopback.
-  link.api = (req) =>
-    /^\/(api\/|metrics$|openapi$|mcp$)/.test(new URL(req.url).pathname)
-      ? app.fetch(req)
-      : fetch(req, { decompress: false } as RequestInit)
+  // A member behind NAT carries its control plane's calls to the app in this process.
+  link.api = app.fetch
   const setup = ctx.auth.setupToken()
   if (setup)
     console.log(

@@ -62,13 +62,12 @@ const cell = (s: unknown) =>
     .replace(/\s*\n\s*/g, " ")
 const METHOD_ORDER = ["get", "post", "put", "patch", "delete"]
 
-export function apiDocument(): Json {
-  return openapiDocument(
-    routes,
-    { title: "Harbormaster API", version: "docs", description: "" },
-    "http://localhost:8080",
-  ) as Json
-}
+/** The document /openapi answers, which the route reference is written from. */
+const apiDocument: Json = await openapiDocument(
+  routes,
+  { title: "Harbormaster API", version: "docs", description: "" },
+  "http://localhost:8080",
+)
 
 function parametersOf(op: Json): string {
   const params = ((op.parameters ?? []) as Json[]).map((p) => (p.in === "path" ? `\`${p.name}\`` : `\`?${p.name}\``))
@@ -83,7 +82,7 @@ function parametersOf(op: Json): string {
 }
 
 function routesReference(): string {
-  const doc = apiDocument()
+  const doc = apiDocument
   const byTag = new Map<string, string[]>()
   for (const path of Object.keys(doc.paths).sort()) {
     const ops = doc.paths[path] as Json
@@ -256,13 +255,10 @@ function shownParts(schema: Json | undefined, value: unknown, path: string, out:
       )
 }
 
-let document: Json | undefined
 /** The JSON Schema of a route's answer with that status, from /openapi. */
 function answerSchema(row: (typeof routes)[number], status: number): Json | undefined {
   const key = routeOf(row.file).path.replace(/:([^/]+)/g, "{$1}")
-  const op = (document ??= apiDocument()).paths[key]?.[row.method === "WS" ? "get" : row.method.toLowerCase()] as
-    | Json
-    | undefined
+  const op = apiDocument.paths[key]?.[row.method === "WS" ? "get" : row.method.toLowerCase()] as Json | undefined
   return op?.responses?.[String(status)]?.content?.["application/json"]?.schema
 }
 

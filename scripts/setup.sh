@@ -25,3 +25,4 @@ stack_cli=/usr/local/lib/harbormaster/docker
 command -v bun >/dev/null 2>&1 || npm install -g bun >/dev/null
 bun install --frozen-lockfile >/dev/null
 bun scripts/routes.ts
+bun scripts/ui.ts

@@ -1,15 +1,17 @@
 // The HTTP application on Elysia: every route of the manifest (routes.gen.ts) is an Elysia route with
 // its handler file's valibot schemas as Standard Schemas, and what applies to a route is a hook of its
 // own, declared where it belongs: the browser guard (a route may declare `browserGuard: false`), the
-// front door with the role and access the manifest copied from the handler file (the stack scope of
-// the /api/stacks/:name group), the body read only then, the revocation of a signed-in caller's event
-// stream, the audit log, the request metrics and, when asked (tests, SVC_RESPONSE_DRIFT_LOG), the
-// check of the answer against its route's `response` schema. A handler file is loaded by its route's
-// first request that the front door let through: its schemas reach Elysia through a Standard Schema
-// that loads it (bench/startup.ts: loading all of them at start costs start-up and idle memory).
-// Every path answers OPTIONS and, for a method it does not serve, 405 with Allow; Elysia answers HEAD
-// on a GET route. /openapi serves the document built from the routes' schemas (openapi.ts), /mcp the
-// MCP endpoint (mcp-route.ts).
+// front door with the role and access the manifest copied from the handler file, the body read only
+// then, the revocation of a signed-in caller's event stream, the audit log, the request metrics and,
+// when asked (tests, SVC_RESPONSE_DRIFT_LOG), the check of the answer against its route's `response`
+// schema. A handler file is loaded by its route's first request that the front door let through: its
+// schemas reach Elysia through a Standard Schema that loads it (bench/startup.ts: loading all of them
+// at start costs start-up and idle memory).
+// The routes under /api/stacks/:name are a group that names its stack to the front door (a caller
+// limited to some stacks reaches only theirs). Every path answers OPTIONS and, for a method it does
+// not serve, 405 with Allow; a GET route answers HEAD through its own hooks. /openapi serves the
+// document @elysiajs/openapi makes of the routes' declarations and /openapi/reference its rendered
+// page (openapi.ts), /mcp the MCP endpoint (mcp-route.ts); the web UI's files are a plugin of their own.
 import { Elysia, ValidationError } from "elysia"
 import type { Ctx } from "./context.ts"
 import { checkJsonDepth, readLimited } from "../http/body-limit.ts"
@@ -25,6 +27,10 @@ import { version } from "../data/build-info.ts"
 import { mcpRoute } from "./mcp-route.ts"
 
 const JSON_ONLY = ["application/json"]
+/** The stack group's path: its routes are about the stack they name. */
+const STACK = "/api/stacks/:name"
+
+type Router = Elysia<any, any, any, any, any, any, any>
 
 /** The one error shape: a domain error's or an HttpError's status, a full disk's 507, else a logged 500. */
 function toResponse(error: unknown): Response {
@@ -180,7 +186,7 @@ function allowed(methods: Set<string>): string {
 export interface App {
   /** Answers one request in-process, as the server does, without a server (tests, the MCP tools' calls, an outbound node's carried calls): no peer address, no WebSocket. */
   fetch(request: Request): Promise<Response>
-  /** Serves the app: the pages as the server's static routes, the WebSocket sessions. */
+  /** Serves the app, its WebSocket sessions with it. */
   listen(options: {
     hostname: string
     port: number
@@ -191,15 +197,15 @@ export interface App {
 }
 
 /**
- * The app over `entries`, the route manifest (routes.gen.ts) that the entry point hands in. `pages`
- * are HTML imports served by Bun itself (the bundled UI), as static routes of the server.
- * `onDrift` is called with a description of every answer that does not fit its route's `response`
- * schema; without it nothing is checked.
+ * The app over `entries`, the route manifest (routes.gen.ts) that the entry point hands in. `ui` is
+ * the web UI's files (@elysiajs/static over the bundle, server.ts). `onDrift` is called with a
+ * description of every answer that does not fit its route's `response` schema; without it nothing is
+ * checked.
  */
 export function createApp(
   ctx: Ctx,
   entries: readonly RouteEntry[],
-  pages: Record<string, Bun.HTMLBundle> = {},
+  ui?: Router,
   onDrift?: (message: string) => void,
 ): App {
   const info = {
@@ -231,7 +237,7 @@ export function createApp(
   /** The route a request is on, from its first hook (an error's answer is counted, audited and checked as the route's). */
   const on = new WeakMap<Request, { path: string; quiet: boolean; declared: () => Promise<Responses | undefined> }>()
 
-  const app = new Elysia({ serve: { routes: pages } as object })
+  const app = new Elysia()
     .onRequest(({ request }) => void started.set(request, performance.now()))
     .onError(async ({ error, code, request, set, params }) => {
       const route = on.get(request)
@@ -245,15 +251,17 @@ export function createApp(
       return response
     })
 
-  let document: Promise<unknown> | undefined
-  app.get(
-    "/openapi",
-    ({ request }) =>
-      (document ??= Promise.all([import("./openapi.ts"), loadRoutes(entries)]).then(([m, loaded]) =>
-        m.openapiDocument(loaded, info, new URL(request.url).origin, ctx.auth.enabled),
-      )),
-    { afterHandle: ({ request }) => observe(request, "/openapi", 200) },
-  )
+  // The document and its rendered page: the plugin's app over every route's declarations, made by the first ask.
+  let docs: Promise<{ handle(request: Request): Promise<Response> }> | undefined
+  const reference = async ({ request }: { request: Request }) => {
+    docs ??= Promise.all([import("./openapi.ts"), loadRoutes(entries)]).then(([m, loaded]) =>
+      m.openapiApp(loaded, info, new URL(request.url).origin, ctx.auth.enabled),
+    )
+    const answer = await (await docs).handle(request)
+    observe(request, new URL(request.url).pathname, answer.status)
+    return answer
+  }
+  app.get("/openapi", reference).get("/openapi/reference", reference)
   const handle = (request: Request) => app.handle(request)
   if (ctx.config.mcp)
     mcpRoute(
@@ -265,14 +273,11 @@ export function createApp(
       (request, answer) => holdStream(ctx, request, answer, "/mcp", {}),
     )
 
-  const paths = new Map<string, Set<string>>()
-  for (const entry of entries) {
+  /** Mounts the route of `entry` on `target` at `at` (its path within the target's group); `scope` names the stack a request is about. */
+  const mount = (target: Router, entry: RouteEntry, at: string, scope: (c: Context) => string | undefined) => {
     const { method, path, rest } = entry
-    if (!paths.has(path)) paths.set(path, new Set())
-    paths.get(path)!.add(method)
     const load = loader(entry)
-    const stack = path.startsWith("/api/stacks/:name") ? (c: Context) => c.params.name : () => undefined
-    const frontDoor = (c: Context) => admit(ctx, entry, c.request, peerOf(c), stack(c))
+    const frontDoor = (c: Context) => admit(ctx, entry, c.request, peerOf(c), scope(c))
     const guards = entry.browserGuard === false ? [] : [browserGuard]
     const schemas = {
       params: schemaOf(load, "params", rest),
@@ -280,7 +285,7 @@ export function createApp(
     }
     if (method === "WS") {
       const session = (ws: { data: { session?: SocketSession } }) => ws.data.session!
-      app.ws(path, {
+      target.ws(at, {
         ...schemas,
         // Called once, before the upgrade.
         async upgrade(c: Context & { session?: SocketSession }) {
@@ -319,7 +324,7 @@ export function createApp(
           session(ws).close(code, reason),
         drain: (ws: { data: { session?: SocketSession } }) => session(ws).drain?.(),
       } as never)
-      continue
+      return
     }
     const declared = async () => (await load()).response
     const quiet = entry.role === "public" && method === "GET"
@@ -331,9 +336,9 @@ export function createApp(
     }
     // A GET route answers HEAD through the same hooks (Elysia's own HEAD reads the whole body to count it).
     for (const m of method === "GET" ? ["GET", "HEAD"] : [method])
-      app.route(
+      target.route(
         m,
-        path,
+        at,
         run as never,
         {
           ...schemas,
@@ -361,28 +366,53 @@ export function createApp(
         } as never,
       )
   }
-  // Every path answers OPTIONS with what it allows (and CORS), and a method it does not serve with 405.
-  for (const [path, methods] of paths) {
-    const allow = allowed(methods)
-    app.options(path, (c: Context) => {
-      browserGuard(c)
-      return new Response(null, { status: 204, headers: { ...(c.set.headers as Record<string, string>), allow } })
-    })
-    if (methods.has("ALL")) continue
-    // A WebSocket route's GET without an upgrade is refused as such.
-    const socketOnly = methods.has("WS") && !methods.has("GET")
-    app.all(path, ({ request }: Context) => {
-      const get = request.method === "GET" || request.method === "HEAD"
-      const answer =
-        socketOnly && get
-          ? errorResponse(400, "websocket_expected", "this route is a WebSocket: send an upgrade request")
-          : errorResponse(405, "method_not_allowed", `${request.method} is not a method of ${path}: ${allow}`, {
-              headers: { allow },
-            })
-      observe(request, path, answer.status)
-      return request.method === "HEAD" ? new Response(null, answer) : answer
-    })
+
+  /** Every path of `entries` answers OPTIONS with what it allows (and CORS), and a method it does not serve with 405. */
+  const methodRoutes = (target: Router, entries: readonly RouteEntry[], at: (path: string) => string) => {
+    const paths = Map.groupBy(entries, (e) => e.path)
+    for (const [path, rows] of paths) {
+      const methods = new Set(rows.map((r) => r.method))
+      const allow = allowed(methods)
+      const options = (c: Context) => {
+        browserGuard(c)
+        return new Response(null, { status: 204, headers: { ...(c.set.headers as Record<string, string>), allow } })
+      }
+      target.options(at(path), options as never)
+      if (methods.has("ALL")) continue
+      // A WebSocket route's GET without an upgrade is refused as such.
+      const socketOnly = methods.has("WS") && !methods.has("GET")
+      const refuse = ({ request }: Context) => {
+        const get = request.method === "GET" || request.method === "HEAD"
+        const answer =
+          socketOnly && get
+            ? errorResponse(400, "websocket_expected", "this route is a WebSocket: send an upgrade request")
+            : errorResponse(405, "method_not_allowed", `${request.method} is not a method of ${path}: ${allow}`, {
+                headers: { allow },
+              })
+        observe(request, path, answer.status)
+        return request.method === "HEAD" ? new Response(null, answer) : answer
+      }
+      target.all(at(path), refuse as never)
+    }
   }
+
+  // The stack group: its routes name a stack to the front door, so that a caller limited to some
+  // stacks reaches only theirs there (and, elsewhere, only what a viewer reads).
+  const inGroup = (e: RouteEntry) => e.path === STACK || e.path.startsWith(`${STACK}/`)
+  const stackRoutes = entries.filter(inGroup)
+  const others = entries.filter((e) => !inGroup(e))
+  app.group(STACK, (group) => {
+    const local = group.derive(({ params }) => ({ stack: (params as { name: string }).name }))
+    const at = (path: string) => path.slice(STACK.length)
+    for (const entry of stackRoutes)
+      mount(local, entry, at(entry.path), (c) => (c as Context & { stack: string }).stack)
+    methodRoutes(local, stackRoutes, at)
+    return local
+  })
+  for (const entry of others) mount(app, entry, entry.path, () => undefined)
+  methodRoutes(app, others, (path) => path)
+
+  if (ui) app.use(ui)
 
   return {
     fetch: handle,

@@ -1,8 +1,16 @@
-// The OpenAPI 3.1 document served at /openapi, built from the route manifest: each handler file's
-// `params`, `query`, `body` and `response` schemas (valibot, converted to JSON Schema), its `detail`
-// (summary, operationId, tags, security), its `role` (x-role) and `accepts`. Every route answers the
-// one error envelope for 4xx and 5xx. Event streams are `text/event-stream` with the schema of one message; WebSocket
-// routes are their upgrade request (101), with the schema of their control text frame (`message`); the gateway's catch-all is one path with one operation per method.
+// The OpenAPI 3.1 document at /openapi and its rendered reference at /openapi/reference, made by
+// @elysiajs/openapi. The plugin documents an Elysia app of the routes' declarations, built once every
+// handler file is loaded: each route with its `params`, `query` and `body` (valibot, handed to the
+// plugin as Standard JSON Schemas, so that it asks for a request's input form and an answer's output
+// form), its `detail`, and what the plugin has no words for: the route's security and role (x-role),
+// its answers (an event stream is `text/event-stream` with the schema of one message, every route
+// answers the one error envelope for 4xx and 5xx), a body other than JSON (`accepts`) or an optional
+// one, and a WebSocket's upgrade (101) with the schema of its control text frame (x-text-frame). The
+// gateway's catch-all is one path with one operation per method. The document's own parts (servers,
+// tags, the roles' table x-roles, the security schemes, the error envelope) are the plugin's
+// `documentation`.
+import { Elysia } from "elysia"
+import { openapi } from "@elysiajs/openapi"
 import { toJsonSchema } from "@valibot/to-json-schema"
 import { ACCESS } from "./access.ts"
 import { SESSION_COOKIE } from "../auth/auth.ts"
@@ -13,8 +21,10 @@ import { routeOf } from "../http/manifest.ts"
 import { errorSchema, isStream, statusesOf, type Body, type Responses } from "../http/schemas.ts"
 
 type Json = Record<string, unknown>
+type Schema = v.GenericSchema | v.GenericSchemaAsync
 
-const jsonSchema = (schema: unknown, typeMode: "input" | "output"): Json => {
+/** JSON Schema of `schema` as a request's input or an answer's output (what no JSON Schema can say, a check or a custom schema, left out). */
+const jsonSchema = (schema: Schema, typeMode: "input" | "output"): Json => {
   const { $schema: _, ...rest } = toJsonSchema(schema as v.GenericSchema, {
     target: "draft-2020-12",
     typeMode,
@@ -23,7 +33,18 @@ const jsonSchema = (schema: unknown, typeMode: "input" | "output"): Json => {
   return rest
 }
 
-const GATEWAY_METHODS = ["get", "post", "put", "patch", "delete"]
+/** `schema` as a Standard JSON Schema: the plugin asks it for the form it documents (a query's strings, an answer's values). */
+const described = (schema: Schema) => ({
+  "~standard": {
+    ...schema["~standard"],
+    jsonSchema: {
+      input: () => jsonSchema(schema, "input"),
+      output: () => jsonSchema(schema, "output"),
+    },
+  },
+})
+
+const GATEWAY_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 const STATUS_TEXT: Record<number, string> = { 200: "OK", 201: "Created", 202: "Accepted", 409: "Conflict" }
 
 const TAGS: Record<string, string> = {
@@ -100,45 +121,22 @@ function responses(declared: Responses | undefined, ws: boolean): Json {
   return out
 }
 
-function parameters(row: RouteRow, rest: string | undefined): Json[] {
-  const fields = (schema: unknown, where: string) => {
-    if (!schema) return []
-    const json = jsonSchema(schema, "input")
-    const required = (json.required as string[] | undefined) ?? []
-    return Object.entries((json.properties ?? {}) as Record<string, Json>).map(([name, s]) => ({
-      name,
-      in: where,
-      required: where === "path" || required.includes(name),
-      ...(typeof s.description === "string" ? { description: s.description } : {}),
-      schema: s,
-    }))
-  }
-  const declared = fields(row.mod.params, "path")
-  const named = [...routeOf(row.file).path.matchAll(/:([^/]+)/g)].map((m) => m[1]!).concat(rest ? [rest] : [])
-  const path = named.map(
-    (name) => declared.find((p) => p.name === name) ?? { name, in: "path", required: true, schema: { type: "string" } },
-  )
-  return [...path, ...fields(row.mod.query, "query")]
-}
-
+/** A request body the plugin does not describe: another type than JSON, or an optional JSON one. */
 function requestBody(row: RouteRow): Json | undefined {
   if (row.mod.accepts)
     return {
       required: true,
       content: Object.fromEntries(row.mod.accepts.map((type) => [type === "*" ? "*/*" : type, {}])),
     }
-  if (!row.mod.body) return undefined
-  const schema = jsonSchema(row.mod.body, "input")
-  const { examples, ...rest } = schema
-  const optional = (row.mod.body as { type?: string }).type === "optional"
-  return {
-    required: !optional,
-    content: { "application/json": { schema: rest, ...(Array.isArray(examples) ? { example: examples[0] } : {}) } },
-  }
+  if (!optional(row)) return undefined
+  return { required: false, content: { "application/json": { schema: jsonSchema(row.mod.body!, "input") } } }
 }
 
-function operation(row: RouteRow, rest: string | undefined, operationId: string, signIn: boolean): Json {
-  const { summary, description, tags } = row.mod.detail ?? ({} as Partial<Detail>)
+const optional = (row: RouteRow) => (row.mod.body as { type?: string } | undefined)?.type === "optional"
+
+/** The route's operation beyond its input, as the plugin takes it: `detail`. */
+function detailOf(row: RouteRow, operationId: string, signIn: boolean): Json {
+  const { summary, description, tags } = row.mod.detail as Detail
   const body = requestBody(row)
   return {
     operationId,
@@ -147,54 +145,78 @@ function operation(row: RouteRow, rest: string | undefined, operationId: string,
     tags,
     security: security(row, signIn),
     "x-role": row.mod.role ?? "admin",
-    parameters: parameters(row, rest),
     ...(body ? { requestBody: body } : {}),
     responses: responses(row.mod.response as Responses | undefined, row.method === "WS"),
     ...(row.mod.message ? { "x-text-frame": jsonSchema(row.mod.message, "input") } : {}),
   }
 }
 
+/** The documented routes are never called: the app serves the real ones. */
+const noop = (() => undefined) as never
+
 /**
- * The whole document; `serverUrl` is where this server answers. Each operation says the role it
+ * The plugin on an app of `rows`' declarations: /openapi answers the document, /openapi/reference
+ * the page that renders it. `serverUrl` is where this server answers. Each operation says the role it
  * needs (`x-role`: public, viewer, operator, admin), and `x-roles` what each role may do; with
  * `signIn` (SVC_AUTH on) an operation's security lists the session cookie and API tokens.
  */
-export function openapiDocument(
+export function openapiApp(
   rows: readonly RouteRow[],
   info: { title: string; version: string; description: string },
   serverUrl: string,
   signIn = false,
-): Json {
-  const paths: Record<string, Json> = {}
-  const tags = new Set<string>()
-  for (const row of rows) {
-    const { path, rest } = routeOf(row.file)
-    const key = path.replace(/:([^/]+)/g, "{$1}").replace("*", `{${rest}}`)
-    const detail = row.mod.detail ?? ({} as Partial<Detail>)
-    if (!detail.operationId) continue
-    for (const tag of detail.tags ?? []) tags.add(tag)
-    const entry = (paths[key] ??= {})
-    if (row.method === "ALL")
-      for (const m of GATEWAY_METHODS)
-        entry[m] = operation(row, rest, `${detail.operationId}${m[0]!.toUpperCase()}${m.slice(1)}`, signIn)
-    else
-      entry[row.method === "WS" ? "get" : row.method.toLowerCase()] = operation(row, rest, detail.operationId, signIn)
-  }
-  return {
-    openapi: "3.1.0",
-    info,
-    servers: [{ url: serverUrl }],
-    tags: [...tags].sort().map((name) => ({ name, description: TAGS[name] ?? name })),
-    "x-roles": MAY,
-    paths,
-    components: {
-      securitySchemes,
-      responses: {
-        Error: {
-          description: "The error envelope",
-          content: { "application/json": { schema: jsonSchema(errorSchema, "output") } },
+) {
+  const tags = [...new Set(rows.flatMap((r) => r.mod.detail?.tags ?? []))].sort()
+  const app = new Elysia().use(
+    openapi({
+      path: "/openapi/reference",
+      specPath: "/openapi",
+      // The page (Scalar's renderer, from its CDN at a pinned version) reads the document from its
+      // absolute path: the plugin's default is relative to the page.
+      scalar: { url: "/openapi", version: "1.72.1" },
+      openapiVersion: "3.1.0",
+      documentation: {
+        info,
+        servers: [{ url: serverUrl }],
+        tags: tags.map((name) => ({ name, description: TAGS[name] ?? name })),
+        "x-roles": MAY,
+        components: {
+          securitySchemes,
+          responses: {
+            Error: {
+              description: "The error envelope",
+              content: { "application/json": { schema: jsonSchema(errorSchema, "output") } },
+            },
+          },
         },
-      },
-    },
+      } as never,
+    }),
+  )
+  for (const row of rows) {
+    if (!row.mod.detail?.operationId) continue
+    const { path, rest } = routeOf(row.file)
+    const at = path.replace("*", `:${rest}`)
+    const input = {
+      ...(row.mod.params && { params: described(row.mod.params) }),
+      ...(row.mod.query && { query: described(row.mod.query) }),
+      ...(row.mod.body && !optional(row) && { body: described(row.mod.body), parse: "json" }),
+    }
+    const { operationId } = row.mod.detail
+    if (row.method === "ALL")
+      for (const m of GATEWAY_METHODS) {
+        const id = `${operationId}${m[0]}${m.slice(1).toLowerCase()}`
+        app.route(m, at, noop, { ...input, detail: detailOf(row, id, signIn) } as never)
+      }
+    else
+      app.route(row.method === "WS" ? "GET" : row.method, at, noop, {
+        ...input,
+        detail: detailOf(row, operationId, signIn),
+      } as never)
   }
+  return app
+}
+
+/** The document /openapi answers (the docs' reference is written from it). */
+export async function openapiDocument(...args: Parameters<typeof openapiApp>): Promise<Json> {
+  return (await openapiApp(...args).handle(new Request(`${args[2]}/openapi`))).json()
 }

@@ -109,3 +109,14 @@ test("each operation says the role it needs, and with sign-in on its security na
     signedIn.close()
   }
 })
+
+test("/openapi/reference is the page that renders the document: Scalar's renderer, pinned, reading /openapi", async () => {
+  const res = await t.call("GET", "/openapi/reference")
+  expect(res.status).toBe(200)
+  expect(res.headers.get("content-type")).toStartWith("text/html")
+  const page = await res.text()
+  const config = JSON.parse(/data-configuration='([^']*)'/.exec(page)![1]!)
+  expect(config.url).toBe("/openapi")
+  expect(page).toContain('<script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser/')
+  expect(page).toContain("<title>Harbormaster API</title>")
+})

@@ -105,3 +105,30 @@ describe.each(rows.map((r) => [`${r.method} ${routeOf(r.file).path}`, r] as cons
     expect({ role, status: refused ? status : "through" }).toEqual({ role, status: expected })
   })
 })
+
+test("a user limited to some stacks reaches only theirs under /api/stacks/:name, and elsewhere only what a viewer reads", async () => {
+  await t.addUser("shopkeeper", "operator", ["shop"])
+  const cookie = await t.signIn("shopkeeper")
+  const answer = async (method: string, path: string) => {
+    const res = await t.call(method, path, method === "POST" ? {} : undefined, { cookie })
+    return { path: `${method} ${path}`, status: res.status, code: (await res.json().catch(() => ({}))).error?.code }
+  }
+  const refused = (method: string, path: string) => ({ path: `${method} ${path}`, status: 403, code: "forbidden" })
+  // Their own stack: past the front door, to the route's own 404 (there is no such stack).
+  for (const [method, path] of [
+    ["GET", "/api/stacks/shop"],
+    ["GET", "/api/stacks/shop/env"],
+    ["POST", "/api/stacks/shop/restart"],
+  ] as const)
+    expect(await answer(method, path)).toEqual({ path: `${method} ${path}`, status: 404, code: expect.any(String) })
+  for (const [method, path] of [
+    ["GET", "/api/stacks/other"],
+    ["GET", "/api/stacks/other/env"],
+    ["POST", "/api/stacks/other/restart"],
+    ["POST", "/api/stacks"],
+    ["POST", "/api/prune/images"],
+  ] as const)
+    expect(await answer(method, path)).toEqual(refused(method, path))
+  expect((await t.call("HEAD", "/api/stacks/other", undefined, { cookie })).status).toBe(403)
+  expect((await answer("GET", "/api/containers")).status).toBe(200)
+})

@@ -1,6 +1,7 @@
 // The compiled binary: built by scripts/build.ts, started from another directory, it answers
-// /api/health with the build's source revision and serves the UI page; the handler files and the
-// rooms that it loads by their first use (split into chunks of their own) are found in it.
+// /api/health with the build's source revision and serves the UI page with its files (embedded) and
+// the API's rendered reference; the handler files and the rooms that it loads by their first use
+// (split into chunks of their own) are found in it.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -33,11 +34,24 @@ test("answers /api/health with the sha of the build and a reachable engine", asy
   expect(health).toMatchObject({ status: "ok", sha: head, engine: { reachable: true } })
 })
 
-test("serves the UI page at / and the API beside it", async () => {
+test("serves the UI page at / with its script and styles, the API reference and the API beside it", async () => {
   const page = await fetch(`${svc.url}/`)
   expect(page.status).toBe(200)
   expect(page.headers.get("content-type")).toContain("text/html")
-  expect(await page.text()).toContain("<title>Harbormaster</title>")
+  const html = await page.text()
+  expect(html).toContain("<title>Harbormaster</title>")
+  // The bundle's files, embedded in the binary and served by the static plugin, revalidated by their ETag.
+  const files = [...html.matchAll(/(?:src|href)="\.?\/?([^"]+\.(?:js|css))"/g)].map((m) => m[1]!)
+  expect(files.map((f) => f.split(".").pop()).sort()).toEqual(["css", "js"])
+  for (const file of files) {
+    const res = await fetch(`${svc.url}/${file}`)
+    expect([file, res.status, res.headers.get("cache-control")]).toEqual([file, 200, "no-cache"])
+    expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1000)
+    const again = await fetch(`${svc.url}/${file}`, { headers: { "if-none-match": res.headers.get("etag")! } })
+    expect([file, again.status]).toEqual([file, 304])
+  }
+  const reference = await fetch(`${svc.url}/openapi/reference`)
+  expect([reference.status, reference.headers.get("content-type")]).toEqual([200, "text/html; charset=utf8"])
   const dashboard = await fetch(`${svc.url}/api/dashboard`)
   expect(dashboard.status).toBe(200)
   expect((await dashboard.json()).engine.version).toEqual(expect.any(String))

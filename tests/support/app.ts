@@ -11,7 +11,7 @@ import { FakeEngine } from "./fake-engine.ts"
 import { routes } from "../../routes.gen.ts"
 
 /** The app over the real route manifest, as server.ts builds it; `onDrift` hears of every answer off its route's schema. */
-export const appFor = (ctx: Ctx, onDrift?: (message: string) => void) => createApp(ctx, routes, {}, onDrift)
+export const appFor = (ctx: Ctx, onDrift?: (message: string) => void) => createApp(ctx, routes, undefined, onDrift)
 
 /** Throws with the answers off their schema seen so far, if any. */
 function failOnDrift(drifts: string[]): void {

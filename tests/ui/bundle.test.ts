@@ -1,7 +1,11 @@
-// The page weight: builds ui/index.html the way the server bundles it and prints the sizes.
-import { expect, test } from "bun:test"
+// The page weight: builds the UI's bundle as the service ships it (scripts/ui.ts) and prints the sizes;
+// and public/, which `bun server.ts` serves, holds that very bundle (else: bun scripts/ui.ts).
+import { afterAll, expect, test } from "bun:test"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
+import { buildUi } from "../../scripts/ui.ts"
 
 /**
  * Everything the browser loads for the first page, minified (xterm.js, the terminal, and uPlot, the
@@ -10,20 +14,30 @@ import { gzipSync } from "node:zlib"
  */
 const BUDGET = 560_000
 
-test("the UI bundle stays small", async () => {
-  const build = await Bun.build({ entrypoints: [join(import.meta.dir, "../../ui/index.html")], minify: true })
-  expect(build.success).toBe(true)
+const dir = mkdtempSync(join(tmpdir(), "hm-ui-"))
+await buildUi(dir)
+const files = readdirSync(dir).sort()
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+test("the UI bundle stays small", () => {
   let total = 0
   let gzipped = 0
-  for (const out of build.outputs) {
-    const bytes = new Uint8Array(await out.arrayBuffer())
+  for (const name of files) {
+    const bytes = readFileSync(join(dir, name))
     total += bytes.length
     gzipped += gzipSync(bytes).length
     console.log(
-      `${out.path.padEnd(28)} ${String(bytes.length).padStart(8)} B  ${String(gzipSync(bytes).length).padStart(7)} B gzip`,
+      `${name.padEnd(28)} ${String(bytes.length).padStart(8)} B  ${String(gzipSync(bytes).length).padStart(7)} B gzip`,
     )
   }
   console.log(`${"total".padEnd(28)} ${String(total).padStart(8)} B  ${String(gzipped).padStart(7)} B gzip`)
-  expect(build.outputs.some((o) => o.path.endsWith(".js"))).toBe(true)
+  expect(files.some((f) => f.endsWith(".js"))).toBe(true)
   expect(total).toBeLessThan(BUDGET)
+})
+
+test("public/ is the bundle of ui/ as it is (bun scripts/ui.ts writes it)", () => {
+  const served = join(import.meta.dir, "../../public")
+  expect(readdirSync(served).sort()).toEqual(files)
+  for (const name of files)
+    expect([name, readFileSync(join(served, name)).equals(readFileSync(join(dir, name)))]).toEqual([name, true])
 })

@@ -127,7 +127,7 @@ describe("web UI", () => {
     await page.locator(".events li", { hasText: "hm-ui-dash" }).first().waitFor()
     // The summary follows the events: the new container is counted without a reload.
     await page.locator("main .states a.state-running").waitFor()
-    await shot("dashboard")
+    await shot("dashboard-events")
   })
 
   test(
