@@ -70,8 +70,11 @@ export interface BenchService {
   stop(): Promise<void>
 }
 
-export async function startService(env: Record<string, string>): Promise<BenchService> {
-  const binary = join(root, "dist/harbormaster")
+/** The service with `env`: `binary` when given, else the one `bun run build` made, else the source. */
+export async function startService(
+  env: Record<string, string>,
+  binary = join(root, "dist/harbormaster"),
+): Promise<BenchService> {
   const compiled = existsSync(binary)
   const dataDir = mkdtempSync(join(tmpdir(), "hm-bench-data-"))
   const port = await freePort()
@@ -101,6 +104,42 @@ export async function startService(env: Record<string, string>): Promise<BenchSe
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+function run(cmd: string[], cwd = root): void {
+  const done = Bun.spawnSync(cmd, { cwd, stdout: "ignore", stderr: "inherit" })
+  if (done.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed`)
+}
+
+/**
+ * The commit the budgets of the HTTP layer on Elysia are measured against (the service before it):
+ * BENCH_BASELINE names another.
+ */
+export const BASELINE = process.env.BENCH_BASELINE ?? "039e8fa"
+
+/** The compiled binary of this tree (scripts/build.ts), written into `dir`. */
+export function binaryHere(dir: string): string {
+  const out = join(dir, "harbormaster")
+  run(["bun", join(root, "scripts/build.ts"), out])
+  return out
+}
+
+/**
+ * The compiled binary of `commit`, built as that commit builds itself (a git worktree of it with its
+ * packages, its route manifest and its scripts/build.ts), written into `dir`.
+ */
+export function binaryAt(commit: string, dir: string): string {
+  const tree = join(dir, `tree-${commit}`)
+  const out = join(dir, `harbormaster-${commit}`)
+  run(["git", "worktree", "add", "--detach", tree, commit])
+  try {
+    run(["bun", "install", "--frozen-lockfile"], tree)
+    run(["bun", "scripts/routes.ts"], tree)
+    run(["bun", "scripts/build.ts", out], tree)
+  } finally {
+    run(["git", "worktree", "remove", "--force", tree])
+  }
+  return out
 }
 
 export const ratio = (label: string, value: number, baseline: number, unit = "") =>
