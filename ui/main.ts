@@ -8,6 +8,8 @@ import { dashboardPage } from "./pages/dashboard.ts"
 import { imagesPage } from "./pages/images.ts"
 import { networksPage, prunePage, volumesPage } from "./pages/resources.ts"
 import { speechPage } from "./pages/speech.ts"
+import { volumeFilesPage } from "./pages/files.ts"
+import { hostPage } from "./pages/host.ts"
 import { newStackPage, stackPage, stacksPage } from "./pages/stacks.ts"
 import { auditPage } from "./pages/audit.ts"
 import { backupsPage } from "./pages/backups.ts"
@@ -24,12 +26,14 @@ export type Page = (main: HTMLElement, params: Record<string, string>, signal: A
 const routes: [RegExp, Page][] = [
   [/^\/$/, dashboardPage],
   [/^\/containers$/, containersPage],
-  [/^\/containers\/(?<id>[^/]+)(?:\/(?<tab>logs|shell|stats))?$/, containerPage],
+  [/^\/containers\/(?<id>[^/]+)(?:\/(?<tab>logs|shell|stats|files|changes))?$/, containerPage],
   [/^\/stacks$/, stacksPage],
   [/^\/stacks-new$/, newStackPage],
   [/^\/stacks\/(?<name>[^/]+)(?:\/(?<tab>[a-z]+))?$/, stackPage],
   [/^\/images$/, imagesPage],
   [/^\/volumes$/, volumesPage],
+  [/^\/volumes\/(?<name>[^/]+)\/files$/, volumeFilesPage],
+  [/^\/host$/, hostPage],
   [/^\/networks$/, networksPage],
   [/^\/prune$/, prunePage],
   [/^\/cluster$/, clusterPage],

@@ -1,11 +1,12 @@
-// The container shell: xterm.js over the shell WebSocket. Keystrokes go out as binary frames (raw
+// A terminal: xterm.js over a shell WebSocket (a container's, or the host's). Keystrokes go out as binary frames (raw
 // bytes for the PTY); a resize goes out as a text frame {"type":"resize","cols","rows"}.
 import { FitAddon } from "@xterm/addon-fit"
 import { Terminal } from "@xterm/xterm"
 import { socketUrl } from "./api.ts"
 import { h } from "./dom.ts"
 
-export function terminal(containerId: string, signal: AbortSignal): HTMLElement {
+/** The terminal of the socket at the API path `path` (/containers/{id}/shell, /host/shell). */
+export function terminal(path: string, signal: AbortSignal): HTMLElement {
   const host = h("div", { class: "term-host" })
   const status = h("p", { class: "term-status", role: "status" }, "Connecting…")
   const term = new Terminal({
@@ -34,9 +35,7 @@ export function terminal(containerId: string, signal: AbortSignal): HTMLElement 
     term.open(host)
     resize()
     observer.observe(host)
-    ws = new WebSocket(
-      `${socketUrl(`/containers/${encodeURIComponent(containerId)}/shell`)}?cols=${term.cols}&rows=${term.rows}`,
-    )
+    ws = new WebSocket(`${socketUrl(path)}?cols=${term.cols}&rows=${term.rows}`)
     ws.binaryType = "arraybuffer"
     ws.onopen = () => {
       status.textContent = "Connected"

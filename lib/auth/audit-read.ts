@@ -25,6 +25,8 @@ export interface AuditEntry {
   token: string | null
   /** The MCP tool called. */
   tool?: string
+  /** How long a WebSocket session (a shell, a terminal on the host) was open, on its `ws.close`. */
+  seconds?: number
   /** The control plane (its server_id) whose gateway forwarded the call of `user`, signed in there. */
   via?: string
   /** Why something held open was ended (`stream.ended`, `ws.ended`): user removed, signed out, token revoked, role changed... */

@@ -422,7 +422,7 @@ export class Auth {
   /** Writes one audit entry for the request, with who made it. */
   write(
     request: Request,
-    entry: Pick<AuditInput, "method" | "route" | "target" | "status"> & {
+    entry: Pick<AuditInput, "method" | "route" | "target" | "status" | "seconds"> & {
       action?: string
       peer?: string
       reason?: string
@@ -444,6 +444,7 @@ export class Auth {
       ...(s?.tool ? { tool: s.tool } : {}),
       ...(who?.via ? { via: who.via } : {}),
       ...(entry.reason ? { reason: entry.reason } : {}),
+      ...(entry.seconds === undefined ? {} : { seconds: entry.seconds }),
     }
     this.audit.write(input)
   }

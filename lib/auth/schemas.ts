@@ -63,6 +63,9 @@ export const auditEntrySchema = v.object({
   peer: v.nullable(v.string()),
   token: v.nullable(v.string()),
   tool: v.optional(v.string()),
+  seconds: v.optional(
+    v.pipe(v.number(), v.description("how long a WebSocket session was open (on its ws.close entry)")),
+  ),
   via: v.optional(
     v.pipe(
       v.string(),

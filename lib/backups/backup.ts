@@ -1,7 +1,7 @@
 // A stack's backup: one restic run, made of one snapshot per piece, all tagged alike — the stack's
 // export document (lib/copy/export.ts: compose, files, environment with secrets, versions; restic
 // encrypts it) as stack.json, and each named volume's data. When the engine keeps its volumes on this
-// host (proved, lib/backups/folder.ts), restic reads the volume's own folder, confined there, as the
+// host (proved, lib/volumes/folder.ts), restic reads the volume's own folder, confined there, as the
 // piece volumes/<volume>: restic's own walk, with the previous snapshot of that folder as its parent,
 // so unchanged files are not even read again. Otherwise the volume goes as a tar stream from the
 // engine (lib/volumes) into `restic backup --stdin` as volumes/<volume>.tar: a tar stream of unchanged
@@ -16,7 +16,7 @@ import { exportStack, type StackExport, type StackHost } from "../copy/export.ts
 import { measureVolumes, openVolume } from "../volumes/transfer.ts"
 import { realPath, within } from "../stacks/host-paths.ts"
 import type { Deadline } from "../engine/spawn.ts"
-import { volumeFolder } from "./folder.ts"
+import { volumeFolder } from "../volumes/folder.ts"
 import { runExecHook, whileStopped, type Hooks } from "./hooks.ts"
 import type { Keep, Repo } from "./repos.ts"
 import { jsonLines, restic } from "./restic.ts"
@@ -136,7 +136,7 @@ const text = (s: string) => new Blob([s]).stream()
 /**
  * A folder backed up by restic itself (no stream through this process) as the piece `name`, found by
  * its extra tag: a bind's host path (its absolute path), or a volume's own folder, read from inside
- * as "." in its confinement (lib/backups/folder.ts), so the snapshot holds the volume's tree as it is
+ * as "." in its confinement (lib/volumes/folder.ts), so the snapshot holds the volume's tree as it is
  * (`restic dump <id> /` gives it back as a tar) and its paths the folder's, which stays the same for
  * the volume: restic finds the previous snapshot of it as its parent, and forget groups it alone.
  */

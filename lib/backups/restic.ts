@@ -5,7 +5,7 @@
 import { spawnBounded, type Deadline } from "../engine/spawn.ts"
 import { HttpError } from "../http/http-error.ts"
 import { hideIn } from "../credentials/urls.ts"
-import { confined } from "./folder.ts"
+import { confined } from "../volumes/folder.ts"
 import type { Repo } from "./repos.ts"
 
 export const RESTIC = process.env.SVC_RESTIC ?? "restic"
@@ -43,7 +43,7 @@ export interface ResticIo {
   onLine?: (line: string) => void
   /** More of restic's environment (RESTIC_PROGRESS_FPS). */
   env?: Record<string, string>
-  /** A volume's folder restic runs in, confined there (lib/backups/folder.ts); written only when `write`. */
+  /** A volume's folder restic runs in, confined there (lib/volumes/folder.ts); written only when `write`. */
   folder?: { path: string; write: boolean }
   /** Bookkeeping beside a transfer (a listing, the records): run at a lower CPU priority than the data's restic. */
   aside?: boolean

@@ -3,7 +3,7 @@
 // (lib/copy/planner.ts), with the backup as the source: a taken name, a port in use, a volume that
 // exists (unless `force`, which unpacks into it) refuse it; `dry_run` answers the plan and changes
 // nothing. A volume's folder snapshot (volumes/<volume>) is restored by restic straight into a volume
-// created for it when the engine is local (lib/backups/folder.ts); otherwise, and for a volume's tar
+// created for it when the engine is local (lib/volumes/folder.ts); otherwise, and for a volume's tar
 // (volumes/<volume>.tar, older backups), each volume is unpacked from `restic dump` into the engine
 // (lib/volumes), a folder snapshot dumped as a tar of its tree. The stack's records are written
 // meanwhile; anything that fails removes what the restore created, never a volume that was there before.
@@ -23,7 +23,7 @@ import type { Backup } from "./snapshots.ts"
 import type { Repo } from "./repos.ts"
 import { restic, resticStream } from "./restic.ts"
 import { holdsData, restoreBind } from "./binds.ts"
-import { isLocal, volumeFolder } from "./folder.ts"
+import { isLocal, volumeFolder } from "../volumes/folder.ts"
 import { realPath, within } from "../stacks/host-paths.ts"
 
 export interface RestoreRequest {
@@ -102,7 +102,7 @@ class Dumps {
 }
 
 /**
- * A volume's folder snapshot restored by restic, confined to a folder (lib/backups/folder.ts), into a
+ * A volume's folder snapshot restored by restic, confined to a folder (lib/volumes/folder.ts), into a
  * volume of a random name of its own while the restore reads the backup's records and plans; `into`
  * moves its entries into the restore's new volume (the same file system, and a folder nothing else
  * mounts or writes). Dropped, the volume goes.
@@ -160,7 +160,7 @@ class Ahead {
 
 /**
  * A volume's folder snapshot restored by restic straight into a volume created for it, confined to
- * its folder (lib/backups/folder.ts), or moved there from `ahead`; false, having changed nothing, when
+ * its folder (lib/volumes/folder.ts), or moved there from `ahead`; false, having changed nothing, when
  * the engine is not local, the new volume's folder is not this host's, or the volume exists: force
  * unpacks into it through the stream, whose extraction replaces an entry of another kind (a symlink
  * where the backup has a folder) as it always did, where restic 0.14's restore stops at it. A failure

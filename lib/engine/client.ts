@@ -203,13 +203,22 @@ export interface Engine {
   loadImages(tar: ReadableStream<Uint8Array> | Uint8Array): Promise<void>
   listVolumes(filters?: Filters): Promise<Volume[]>
   inspectVolume(name: string): Promise<Volume>
-  createVolume(name: string, labels?: Record<string, string>): Promise<Volume>
+  /** A volume of the local driver, or of `driver` with its options (`{ type: "tmpfs", device: "tmpfs" }`). */
+  createVolume(
+    name: string,
+    labels?: Record<string, string>,
+    driver?: { Driver?: string; DriverOpts?: Record<string, string> },
+  ): Promise<Volume>
   removeVolume(name: string, opts?: { force?: boolean }): Promise<void>
   listNetworks(): Promise<Network[]>
   removeNetwork(id: string): Promise<void>
   prune(kind: PruneKind): Promise<Record<string, unknown>>
-  getArchive(container: string, path: string): Promise<ReadableStream<Uint8Array>>
-  putArchive(container: string, path: string, tar: ReadableStream<Uint8Array> | Uint8Array): Promise<void>
+  /** A path of the container's filesystem as a tar (`path` as text, or as bytes when its names are not UTF-8). */
+  getArchive(container: string, path: string | Uint8Array): Promise<ReadableStream<Uint8Array>>
+  /** Unpacks a tar into the folder `path` of the container's filesystem. */
+  putArchive(container: string, path: string | Uint8Array, tar: ReadableStream<Uint8Array> | Uint8Array): Promise<void>
+  /** What changed in the container's filesystem against its image: `Kind` 0 modified, 1 added, 2 deleted. */
+  containerChanges(id: string): Promise<{ Path: string; Kind: number }[] | null>
   // The swarm: every call but init, join and leave needs a manager (409 not_swarm_manager elsewhere).
   swarmInspect(): Promise<SwarmInspect>
   /** Makes this engine a swarm's first manager; answers its node id. */
@@ -256,6 +265,17 @@ export function seg(id: string): string {
   if (!id || id.length > 512 || id.split("/").some((p) => p === "." || p === "..") || /[\x00-\x1f\x7f\\]/.test(id))
     throw new HttpError(400, "invalid_id", `"${id.slice(0, 80)}" is not a valid id or name`)
   return encodeURIComponent(id)
+}
+
+/** The archive routes' `?path=`, its bytes percent-encoded one by one (a name need not be UTF-8). */
+export function archivePath(path: string | Uint8Array): string {
+  const bytes = typeof path === "string" ? new TextEncoder().encode(path) : path
+  let out = "?path="
+  for (const b of bytes)
+    out += /[A-Za-z0-9_.~/-]/.test(String.fromCharCode(b))
+      ? String.fromCharCode(b)
+      : `%${b.toString(16).toUpperCase().padStart(2, "0")}`
+  return out
 }
 
 function query(params: Record<string, unknown> = {}): string {
@@ -545,10 +565,11 @@ function containerCalls(c: Connection) {
       return c.json("POST", `/commit?${q}`)
     },
     getArchive: async (container, path) =>
-      (await c.call("GET", `/containers/${seg(container)}/archive${query({ path })}`)).body!,
+      (await c.call("GET", `/containers/${seg(container)}/archive${archivePath(path)}`)).body!,
+    containerChanges: (id) => c.json("GET", `/containers/${seg(id)}/changes`),
     putArchive: (container, path, tar) =>
       c
-        .call("PUT", `/containers/${seg(container)}/archive${query({ path })}`, {
+        .call("PUT", `/containers/${seg(container)}/archive${archivePath(path)}`, {
           body: tar,
           headers: { "content-type": "application/x-tar" },
         })
@@ -618,7 +639,8 @@ function volumeAndNetworkCalls(c: Connection) {
     listVolumes: async (filters) =>
       (await c.json<{ Volumes: Volume[] | null }>("GET", `/volumes${query({ filters })}`)).Volumes ?? [],
     inspectVolume: (name) => c.json("GET", `/volumes/${seg(name)}`),
-    createVolume: (name, labels) => c.json("POST", "/volumes/create", { Name: name, Labels: labels ?? {} }),
+    createVolume: (name, labels, driver) =>
+      c.json("POST", "/volumes/create", { Name: name, Labels: labels ?? {}, ...driver }),
     removeVolume: (name, o = {}) => c.done("DELETE", `/volumes/${seg(name)}${query({ force: o.force })}`),
     listNetworks: () => c.json("GET", "/networks"),
     removeNetwork: (id) => c.done("DELETE", `/networks/${seg(id)}`),

@@ -77,6 +77,34 @@ export const tools: Tool[] = [
     description: "Volumes with driver, mount point, labels and the stack they belong to.",
   },
   {
+    name: "list_volume_files",
+    route: "GET /api/volumes/:name/files",
+    description:
+      "A folder of a volume (path relative to its root; empty for the root): entries with name, kind (file, folder, link, other), size, mode, uid, gid, modified time and a link's target, folders first, sorted and paged (offset, limit; total counts them all). A name that is not UTF-8 comes with name64 (its bytes, base64url): pass path64 to name such a path.",
+  },
+  {
+    name: "read_volume_file",
+    route: "GET /api/volumes/:name/files/text",
+    description:
+      "A text file of a volume: its text and the version to pass to write_volume_file (refused above 2 MiB or when not UTF-8). Links are never followed.",
+  },
+  {
+    name: "list_container_files",
+    route: "GET /api/containers/:id/files",
+    description:
+      "A folder of a container's filesystem (running or stopped), listed as list_volume_files lists a volume's; a folder near the root costs as much as everything below it.",
+  },
+  {
+    name: "read_container_file",
+    route: "GET /api/containers/:id/files/text",
+    description: "A text file of a container's filesystem: its text and the version to pass to write_container_file.",
+  },
+  {
+    name: "container_changes",
+    route: "GET /api/containers/:id/changes",
+    description: "What changed in a container's filesystem against its image: each path added, modified or deleted.",
+  },
+  {
     name: "list_networks",
     route: "GET /api/networks",
     description: "Networks with driver, scope, labels and the stack they belong to.",
@@ -247,6 +275,20 @@ export const tools: Tool[] = [
     changes: true,
     description:
       "Create or redeploy a stack: compose checks the file (with its other files), they are written, brought up, and a version is added. A file compose rejects changes nothing and the error carries compose's message. With `git` (repository URL, ref, compose file's path, token or ssh key) instead of `content`, a new stack is deployed from a repository; a name already taken is refused unless `attach` is true.",
+  },
+  {
+    name: "write_volume_file",
+    route: "PUT /api/volumes/:name/files/text",
+    changes: true,
+    description:
+      "Write a text file of a volume, whole (owner and mode kept, a new file owned as its folder). Pass the version read_volume_file gave: a file changed since is not overwritten (file_changed); without it the file is replaced whatever it holds.",
+  },
+  {
+    name: "write_container_file",
+    route: "PUT /api/containers/:id/files/text",
+    changes: true,
+    description:
+      "Write a text file of a container's filesystem, with the version read_container_file gave (file_changed when it changed since).",
   },
   {
     name: "write_stack_file",

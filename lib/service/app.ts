@@ -302,8 +302,11 @@ export function createApp(
             ctx,
             peer,
           })) as SocketSession
+          let openedAt = 0
           c.session = ctx.auth.enabled
-            ? heldSocket(ctx.auth, c.request, opened, (action, reason) =>
+            ? heldSocket(ctx.auth, c.request, opened, (action, reason) => {
+                // The closing entry says how long the socket was open (by the context's clock).
+                if (action === "ws.open") openedAt = ctx.now()
                 ctx.auth.write(c.request, {
                   action,
                   reason,
@@ -312,8 +315,9 @@ export function createApp(
                   target: c.params ?? {},
                   status: 101,
                   peer,
-                }),
-              )
+                  ...(action === "ws.close" && { seconds: Math.round((ctx.now() - openedAt) / 1000) }),
+                })
+              })
             : opened
           ctx.auth.record(c.request, path, c.params ?? {}, 101)
           observe(c.request, path, 101)

@@ -8,6 +8,7 @@ import { AUTH_MODES, type AuthConfig, type AuthMode, type RoleRule } from "../au
 import { trustList } from "../auth/proxy.ts"
 import { oidcSettings } from "../auth/oidc.ts"
 import { isRole } from "../auth/roles.ts"
+import type { HostShellConfig } from "../host/terminal.ts"
 import { defaultOf, VARIABLES, type NumberVariable, type Variable, type VariableName } from "./variables.ts"
 
 type Env = Record<string, string | undefined>
@@ -26,6 +27,8 @@ export interface Config {
   /** The environment a scanner binary runs with: the service's own, whole (its TRIVY_* or GRYPE_* settings, proxies, PATH). */
   scannerEnv: Record<string, string | undefined>
   logsTail: number
+  /** SVC_HOST_SHELL*: the host terminal (lib/host), off without a user. */
+  hostShell: HostShellConfig
   corsOrigins: string[]
   allowedHosts: string[]
   transferImage: string
@@ -254,6 +257,16 @@ function authConfig(env: Record<string, string | undefined>): AuthConfig {
   }
 }
 
+function hostShellConfig(env: Env): HostShellConfig {
+  const user = env.SVC_HOST_SHELL || undefined
+  if (user && !/^[a-z_][a-z0-9_.-]{0,31}\$?$/i.test(user))
+    throw new ConfigError(`SVC_HOST_SHELL must be a user name, not ${JSON.stringify(user)}`)
+  const transcripts = env.SVC_HOST_SHELL_TRANSCRIPTS || undefined
+  if (transcripts && !transcripts.startsWith("/"))
+    throw new ConfigError("SVC_HOST_SHELL_TRANSCRIPTS must be an absolute path")
+  return { user, idleSeconds: positiveInt(env, "SVC_HOST_SHELL_IDLE"), transcripts }
+}
+
 export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
   const addr = parseAddr(env.SVC_ADDR || defaultOf("SVC_ADDR"))
   return {
@@ -264,6 +277,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     toolEnv: toolEnv(env),
     scannerEnv: env,
     logsTail: positiveInt(env, "SVC_LOGS_TAIL"),
+    hostShell: hostShellConfig(env),
     corsOrigins: list(env.SVC_CORS_ORIGINS),
     allowedHosts: list(env.SVC_ALLOWED_HOSTS),
     transferImage: env.SVC_TRANSFER_IMAGE || defaultOf("SVC_TRANSFER_IMAGE"),

@@ -33,6 +33,7 @@ import type { StackVerbs } from "../verbs/stack-verbs.ts"
 import type { GitVerbs } from "../verbs/git-verbs.ts"
 import type { BackupVerbs } from "../verbs/backup-verbs.ts"
 import type { Alerts } from "../alerts/alerts.ts"
+import type { FileTrees } from "../files/trees.ts"
 import { Jobs } from "./jobs.ts"
 import { Auth } from "../auth/auth.ts"
 import type { Oidc } from "../auth/oidc.ts"
@@ -96,6 +97,8 @@ export interface Ctx {
   auth: Auth
   /** Single sign-on with the OIDC provider (lib/auth/oidc.ts); null without `oidc` in SVC_AUTH. */
   oidc: Oidc | null
+  /** A volume's or a container's files, browsed and changed (lib/files). */
+  files: FileTrees
 }
 
 /** Whether `ctx[key]` was made (or given): what was never made needs no stopping. */
@@ -367,6 +370,13 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
         30_000,
         now,
       ),
+  )
+  part("files", () =>
+    (require("../files/trees.ts") as typeof import("../files/trees.ts")).fileTrees(
+      engine,
+      config.transferImage,
+      config.dataDir,
+    ),
   )
   part("oidc", () =>
     config.auth.oidc

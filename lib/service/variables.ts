@@ -39,6 +39,15 @@ export const VARIABLES = {
     default: "alpine:3",
     doc: "image of the throwaway container that moves volume data (pulled on first use; needs `du` for `?sizes=true`)",
   },
+  SVC_HOST_SHELL: {
+    shown: "(unset: off)",
+    doc: "turns the host terminal on (`WS /api/host/shell`, admins only, and only with sign-in on unless the service listens on loopback only): the user its login shell runs as (`root` only when written); see [Files and the host](files.md)",
+  },
+  SVC_HOST_SHELL_IDLE: { default: 900, doc: "seconds a host terminal may go without a keystroke before it is closed" },
+  SVC_HOST_SHELL_TRANSCRIPTS: {
+    shown: "(unset: none kept)",
+    doc: "a folder where each host terminal session's transcript (what it showed) is written, one file each, mode 0600",
+  },
   SVC_PROBE_TIMEOUT_MS: {
     default: 5000,
     doc: "deadline of a node probe (both its calls) and of a leave call to the control plane; a join waits three times as long (the control plane probes back before it answers)",

@@ -1,7 +1,7 @@
 // A small pool of speech worker processes (lib/tts/worker.ts), so that nothing a synthesis does can
 // crash, block or bloat the service: each worker is its own process (Bun.spawn), started with a cap
 // on its address space (`ulimit -v`) and a lower CPU priority, and talks frames over stdin/stdout
-// (lib/tts/protocol.ts). One request at a time per worker, each with a deadline: past it the worker
+// (lib/http/worker-frames.ts). One request at a time per worker, each with a deadline: past it the worker
 // is killed and the request answers 504 `tts_timeout`; a worker that dies mid-request (a native
 // crash, the memory cap) answers 502 `tts_engine_crashed`. Either way the next request gets a fresh
 // worker. Workers are started on demand, retired when their memory has grown past a bound, and
@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs"
 import { setPriority } from "node:os"
 import { HttpError } from "../http/http-error.ts"
-import { encodeFrame, FrameReader, type Frame } from "./protocol.ts"
+import { encodeFrame, FrameReader, type Frame } from "../http/worker-frames.ts"
 import type { WorkerReply, WorkerRequest } from "./worker.ts"
 
 export interface PoolOptions {

@@ -1,7 +1,7 @@
 // A speech worker process: the service's pool (lib/tts/pool.ts) starts a few of these, and all the
 // work that could crash, hang or balloon happens here, never in the service's own process: Markdown
 // parsing and normalisation ("prepare") and native synthesis with flite or espeak-ng plus MP3
-// encoding ("speak"). Requests and replies are frames (lib/tts/protocol.ts) on stdin and stdout, one
+// encoding ("speak"). Requests and replies are frames (lib/http/worker-frames.ts) on stdin and stdout, one
 // request at a time. When this process dies (espeak-ng's stack smashing, the memory cap), the pool
 // answers that one request with 502 `tts_engine_crashed` and starts another.
 import { HttpError } from "../http/http-error.ts"
@@ -10,7 +10,7 @@ import type { OfflineChoice, SpeechBackend } from "./types.ts"
 import { offlineBackend } from "./offline.ts"
 import { loadDetector } from "./detect.ts"
 import { prepare } from "./prepare.ts"
-import { encodeFrame, FrameReader } from "./protocol.ts"
+import { encodeFrame, FrameReader } from "../http/worker-frames.ts"
 import type { Voice } from "./voice.ts"
 
 export type WorkerRequest =

@@ -630,13 +630,14 @@ export interface TarGuard {
 }
 
 /**
- * The bytes unchanged; the stream fails on the first unsafe entry, before that entry is passed on,
+ * The bytes unchanged; the stream fails on the first entry `check` refuses (by default one outside
+ * the volume or of a type the engine does not unpack), before that entry is passed on,
  * and at the end when the archive stops in the middle of an entry. A pull source with no queue of
  * its own (not a TransformStream, whose queue an upload drains as fast as it can), so memory stays
  * flat in the size of the archive.
  */
-export function tarGuard(source: ReadableStream<Uint8Array>): TarGuard {
-  const scanner = new TarScanner(checkEntry)
+export function tarGuard(source: ReadableStream<Uint8Array>, check: (e: TarEntry) => void = checkEntry): TarGuard {
+  const scanner = new TarScanner(check)
   const reader = source.getReader()
   let error: unknown
   const stream = new ReadableStream<Uint8Array>(

@@ -18,7 +18,8 @@ export const TRANSFER_LABEL = "harbormaster.transfer"
 
 const isNotFound = (err: unknown) => err instanceof HttpError && err.status === 404
 
-async function ensureImage(engine: Engine, image: string): Promise<void> {
+/** Pulls `image` unless the engine has it. */
+export async function ensureImage(engine: Engine, image: string): Promise<void> {
   try {
     await engine.inspectImage(image)
   } catch (err) {
@@ -89,7 +90,7 @@ async function withThrowaway<T>(
 }
 
 /** The stream as it comes; `finish` runs once when it ends, fails or is cancelled. */
-function whenDone(stream: ReadableStream<Uint8Array>, finish: () => Promise<void>): ReadableStream<Uint8Array> {
+export function whenDone(stream: ReadableStream<Uint8Array>, finish: () => Promise<void>): ReadableStream<Uint8Array> {
   const reader = stream.getReader()
   let finished: Promise<void> | undefined
   const end = () => (finished ??= finish())

@@ -59,6 +59,8 @@ export class FakeEngine implements Engine {
   volumes = new Map<string, Volume>()
   networks = new Map<string, Network>()
   archives = new Map<string, Uint8Array>()
+  /** What `containerChanges` answers per container id (a test sets it). */
+  changes = new Map<string, { Path: string; Kind: number }[]>()
   /** Not in a swarm until a test calls `swarm.seed()` (or the swarm routes init one). */
   swarm = new FakeSwarm()
   /** The credentials of a pull or push, as the real client is given them (a test sets the context's); recorded with the call. */
@@ -406,11 +408,16 @@ export class FakeEngine implements Engine {
     }
     return { SpaceReclaimed: 0 }
   }
-  async getArchive(container: string, path: string) {
+  async containerChanges(id: string) {
+    this.record("containerChanges", id)
+    this.find(id)
+    return this.changes.get(id) ?? null
+  }
+  async getArchive(container: string, path: string | Uint8Array) {
     this.record("getArchive", container, path)
     return new Response((this.archives.get(container) ?? new Uint8Array(0)) as BodyInit).body!
   }
-  async putArchive(container: string, path: string, tar: ReadableStream<Uint8Array> | Uint8Array) {
+  async putArchive(container: string, path: string | Uint8Array, tar: ReadableStream<Uint8Array> | Uint8Array) {
     this.record("putArchive", container, path)
     this.archives.set(container, new Uint8Array(await new Response(tar as BodyInit).arrayBuffer()))
   }

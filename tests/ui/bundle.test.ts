@@ -14,15 +14,43 @@ import { buildUi } from "../../scripts/ui.ts"
  */
 const BUDGET = 560_000
 
+/**
+ * The editor's page (ui/editor.html: CodeMirror 6 with its YAML, JSON and properties modes, lint,
+ * completion and the merge view, the yaml parser, a JSON schema validator and the compose
+ * specification's schema), loaded only when an editor opens: not part of the first page.
+ */
+const EDITOR_BUDGET = 720_000
+
+/** The files a page of the bundle loads: the page and the scripts and styles it names. */
+const pageFiles = (page: string) => [
+  page,
+  ...[...readFileSync(join(dir, page), "utf8").matchAll(/(?:src|href)="\.?\/?([^"]+\.(?:js|css))"/g)].map((m) => m[1]!),
+]
+
 const dir = mkdtempSync(join(tmpdir(), "hm-ui-"))
 await buildUi(dir)
 const files = readdirSync(dir).sort()
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+test("the editor is a page of its own, loaded when an editor opens: the first page does not carry it", () => {
+  const editor = pageFiles("editor.html")
+  const size = editor.reduce((n, f) => n + readFileSync(join(dir, f)).length, 0)
+  console.log(`editor.html and its script: ${size} B`)
+  expect(size).toBeLessThan(EDITOR_BUDGET)
+  const js = (page: string) =>
+    pageFiles(page)
+      .filter((f) => f.endsWith(".js"))
+      .map((f) => readFileSync(join(dir, f), "utf8"))
+      .join("")
+  // CodeMirror's view (its class names) is in the editor's page and not in the first page.
+  expect(js("editor.html")).toContain("cm-content")
+  expect(js("index.html")).not.toContain("cm-content")
+})
+
 test("the UI bundle stays small", () => {
   let total = 0
   let gzipped = 0
-  for (const name of files) {
+  for (const name of pageFiles("index.html")) {
     const bytes = readFileSync(join(dir, name))
     total += bytes.length
     gzipped += gzipSync(bytes).length

@@ -151,8 +151,10 @@ describe("web UI", () => {
       const name = stackFor("editor")
       await go("/stacks-new")
       await page.locator("#stack-name").fill(name)
+      // The editor (CodeMirror, loaded when it opens) takes the place of the textarea, with the text.
+      await page.locator(".cm-content").waitFor()
       await page.getByLabel("Compose file").fill(COMPOSE)
-      expect(await page.locator(".yaml-highlight .y-key", { hasText: "services:" }).count()).toBe(1)
+      expect(await page.locator(".cm-content .cm-line", { hasText: "services:" }).count()).toBe(1)
       await shot("stack-editor")
       await page.getByRole("button", { name: "Deploy" }).click()
       await page.waitForURL(`**/#/stacks/${name}`)

@@ -301,6 +301,16 @@ const PAGES: [name: string, hash: () => Promise<string>][] = [
   ["stack-new", async () => "/stacks-new"],
   ["images", async () => "/images"],
   ["volumes", async () => "/volumes"],
+  [
+    "volume-files",
+    async () => {
+      await realEngine().createVolume("demo-files", { [TEST_LABEL]: "1" })
+      return "/volumes/demo-files/files"
+    },
+  ],
+  ["container-files", async () => `/containers/${PLAIN[0]}/files`],
+  ["container-changes", async () => `/containers/${PLAIN[0]}/changes`],
+  ["host", async () => "/host"],
   ["networks", async () => "/networks"],
   ["prune", async () => "/prune"],
   ["backups", async () => "/backups"],

@@ -1,6 +1,7 @@
 // Containers: the list with state, image, ports, stack and CPU/memory sparklines; actions; delete
 // with confirmation; one container's live logs, its shell and its resource charts.
 import { del, enc, get, post, reloadOnChange } from "../api.ts"
+import { containerChanges, fileBrowser } from "./files.ts"
 import { action, badge, errorBox, h, load, render, table, toast } from "../dom.ts"
 import { logView } from "../logs.ts"
 import { container, shortId, type Container, type ContainerDetail, type DashboardAnswer } from "../model.ts"
@@ -194,7 +195,13 @@ export function containersPage(main: HTMLElement, _: Record<string, string>, sig
   feed.start(signal, () => paintSparks(view.body, feed))
 }
 
-const TAB_NAMES: Record<string, string> = { logs: "Logs", shell: "Terminal", stats: "Resources" }
+const TAB_NAMES: Record<string, string> = {
+  logs: "Logs",
+  shell: "Terminal",
+  stats: "Resources",
+  files: "Files",
+  changes: "Changes",
+}
 
 export function containerPage(main: HTMLElement, params: Record<string, string>, signal: AbortSignal): void {
   const id = params.id!
@@ -208,7 +215,7 @@ export function containerPage(main: HTMLElement, params: Record<string, string>,
     h(
       "div",
       { class: "tabs", role: "navigation", "aria-label": "Container views" },
-      ["logs", "shell", "stats"].map((t) =>
+      ["logs", "shell", "stats", "files", "changes"].map((t) =>
         h(
           "a",
           {
@@ -237,11 +244,14 @@ export function containerPage(main: HTMLElement, params: Record<string, string>,
       ),
   )
   if (tab === "stats") return containerResources(pane, id, signal)
+  if (tab === "files")
+    return render(pane, fileBrowser({ base: `/containers/${enc(id)}/files`, changes: false, title: id }, signal))
+  if (tab === "changes") return containerChanges(pane, id, signal)
   if (tab !== "shell") return render(pane, logView(`/containers/${enc(id)}/logs?follow=true`, signal))
   // xterm.js is most of the page weight: loaded only when a terminal is opened.
   render(pane, h("p", { class: "loading" }, "Loading the terminal…"))
   import("../terminal.ts").then(
-    ({ terminal }) => signal.aborted || render(pane, terminal(id, signal)),
+    ({ terminal }) => signal.aborted || render(pane, terminal(`/containers/${enc(id)}/shell`, signal)),
     (err) => render(pane, errorBox(err)),
   )
 }

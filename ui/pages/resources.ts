@@ -41,7 +41,12 @@ export function volumesPage(main: HTMLElement, _: Record<string, string>, signal
     noun: "volumes",
     spec: volumeSpec,
     columns: [
-      { title: "Name", sort: "name", cell: (v) => h("span", { class: "mono" }, v.name) },
+      {
+        title: "Name",
+        sort: "name",
+        cell: (v) =>
+          h("a", { class: "mono", href: `#/volumes/${enc(v.name)}/files`, "aria-label": `Files of ${v.name}` }, v.name),
+      },
       { title: "Driver", cell: (v) => v.driver },
       { title: "Stack", sort: "stack", cell: (v) => stackOf(v) || "—" },
       { title: "Created", sort: "created", cell: (v) => when(v.created ?? undefined) },

@@ -1,7 +1,7 @@
 // Stacks: the list with state; a new stack from the compose editor; one stack's services, compose
 // file with its other files (a list beside the editor), environment (secrets hidden, "pending" until applied), versions and merged logs; copy.
 import { currentNode, del, enc, get, post, put, reloadOnChange } from "../api.ts"
-import { action, badge, bytes, empty, errorBox, h, load, modal, render, table, toast, when } from "../dom.ts"
+import { action, badge, bytes, empty, errorBox, errorText, h, load, modal, render, table, toast, when } from "../dom.ts"
 import { logView } from "../logs.ts"
 import {
   stack,
@@ -24,7 +24,7 @@ import {
   type UpdateHistory,
   type UpdateOutcome,
 } from "../model.ts"
-import { yamlEditor } from "../yaml-editor.ts"
+import { diffView, editor as codeEditor } from "../code-editor.ts"
 import { containerTable } from "./containers.ts"
 import { adoptProjectDialog } from "./adopt.ts"
 import { swarmServices } from "./swarm.ts"
@@ -321,7 +321,7 @@ export function newStackPage(main: HTMLElement): void {
     autocomplete: "off",
     placeholder: "my-app",
   })
-  const editor = yamlEditor(TEMPLATE, "Compose file")
+  const editor = codeEditor(TEMPLATE, "Compose file", "compose")
   const problems = h("div")
   const deploy = action(
     "Deploy",
@@ -337,6 +337,7 @@ export function newStackPage(main: HTMLElement): void {
       try {
         await post("/stacks", { name: name.value, content: editor.value() })
       } catch (err) {
+        editor.refused(errorText(err))
         return render(problems, errorBox(err))
       }
       toast(`Deployed ${name.value}`)
@@ -615,7 +616,7 @@ function composeView(pane: HTMLElement, name: string, signal: AbortSignal, refre
         }
       }
       const composeEditor = (text: string) => {
-        const editor = yamlEditor(text, "Compose file")
+        const editor = codeEditor(text, "Compose file", "compose")
         return [
           h("h2", { class: "mono" }, "compose.yaml"),
           editor.el,
@@ -631,6 +632,7 @@ function composeView(pane: HTMLElement, name: string, signal: AbortSignal, refre
                   toast(`Deployed ${name}`)
                   refreshHead()
                 } catch (err) {
+                  editor.refused(errorText(err))
                   render(problems, errorBox(err))
                 }
               },
@@ -640,7 +642,7 @@ function composeView(pane: HTMLElement, name: string, signal: AbortSignal, refre
         ]
       }
       const fileEditor = (path: string, text: string) => {
-        const editor = yamlEditor(text, `File ${path}`)
+        const editor = codeEditor(text, `File ${path}`, { file: path })
         return [
           h("h2", { class: "mono" }, path),
           editor.el,
@@ -893,6 +895,24 @@ function envView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHe
   )
 }
 
+/** A version's compose file beside the current one, the changes marked. */
+async function compareVersions(name: string, n: number, signal: AbortSignal): Promise<void> {
+  const box = h("div", { class: "diff-box" }, h("p", { class: "loading" }, "Loading…"))
+  const closed = modal(`Version ${n} and the current compose file`, box, (close) => [
+    h("button", { type: "button", onclick: () => close("") }, "Close"),
+  ])
+  try {
+    const [old, now] = await Promise.all([
+      get<{ content: string }>(`/stacks/${enc(name)}/versions/${enc(String(n))}/compose`, { signal }),
+      get<{ content: string }>(`/stacks/${enc(name)}/compose`, { signal }),
+    ])
+    render(box, await diffView(old.content, now.content, [`Version ${n}`, "Current"], "compose"))
+  } catch (err) {
+    render(box, errorBox(err))
+  }
+  await closed
+}
+
 function versionsView(pane: HTMLElement, name: string, signal: AbortSignal, refreshHead: () => void): void {
   const reload = load(
     pane,
@@ -924,6 +944,16 @@ function versionsView(pane: HTMLElement, name: string, signal: AbortSignal, refr
               return h(
                 "div",
                 { class: "actions" },
+                h(
+                  "button",
+                  {
+                    type: "button",
+                    class: "small",
+                    "aria-label": `Compare version ${n} with the current one`,
+                    onclick: () => void compareVersions(name, n, signal),
+                  },
+                  "Compare",
+                ),
                 action("Roll back", () => post(`/stacks/${enc(name)}/rollback/${enc(String(n))}`), {
                   confirm: `Roll ${name} back to version ${n}? It is redeployed with that version's compose file, environment and files.`,
                   done: () => (toast(`Rolled back to version ${n}`), done()),

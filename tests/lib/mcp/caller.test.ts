@@ -4,6 +4,10 @@
 import { afterEach, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { localFiles } from "#lib/files/local.ts"
 import { appFor } from "../../support/app.ts"
 import { authApp, type AuthTestApp } from "../../support/auth.ts"
 
@@ -11,8 +15,8 @@ const HOST = "127.0.0.1:8080"
 let t: AuthTestApp
 afterEach(() => t.close())
 
-async function setUp() {
-  t = await authApp({ SVC_MCP: "full", SVC_ADDR: HOST })
+async function setUp(overrides: Parameters<typeof authApp>[1] = {}) {
+  t = await authApp({ SVC_MCP: "full", SVC_ADDR: HOST }, overrides)
   const app = appFor(t.ctx)
   const fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const req = new Request(input, init)
@@ -145,4 +149,46 @@ test("a dry run needs no confirmation: the copy tool plans with the route's own 
   })
   expect(real.isError).toBe(true)
   expect(textOf(real)).toContain("not_found")
+})
+
+test("volume files: a viewer lists and reads them and cannot write; an operator's write plans first, then writes on confirm; no tool opens the host terminal", async () => {
+  const root = mkdtempSync(join(tmpdir(), "hm-mcp-volume-"))
+  writeFileSync(join(root, "app.ini"), "[a]\nx=1\n")
+  try {
+    const { connect } = await setUp({
+      files: { volume: async () => localFiles(root), container: async () => localFiles(root) },
+    })
+    const viewer = await connect((await t.token(await t.signIn("viewer"))).token)
+    const names = (await viewer.listTools()).tools.map((tool) => tool.name)
+    expect(names).toEqual(
+      expect.arrayContaining(["list_volume_files", "read_volume_file", "list_container_files", "container_changes"]),
+    )
+    expect(names).not.toContain("write_volume_file")
+    expect(names.some((n) => /shell|terminal/.test(n))).toBe(false)
+    const listed = await viewer.callTool({ name: "list_volume_files", arguments: { name: "data" } })
+    expect(JSON.parse(textOf(listed)).entries.map((e: any) => e.name)).toEqual(["app.ini"])
+    const read = JSON.parse(
+      textOf(await viewer.callTool({ name: "read_volume_file", arguments: { name: "data", path: "app.ini" } })),
+    )
+    expect(read.text).toBe("[a]\nx=1\n")
+    expect(
+      (await viewer.callTool({ name: "write_volume_file", arguments: { name: "data", path: "app.ini", text: "x" } }))
+        .isError,
+    ).toBe(true)
+    const operator = await connect((await t.token(await t.signIn("operator"))).token)
+    const args = { name: "data", path: "app.ini", text: "[a]\nx=2\n", version: read.version }
+    const planned = JSON.parse(textOf(await operator.callTool({ name: "write_volume_file", arguments: args })))
+    expect(planned.confirm).toContain("confirm: true")
+    expect(readFileSync(join(root, "app.ini"), "utf8")).toBe("[a]\nx=1\n")
+    const done = await operator.callTool({ name: "write_volume_file", arguments: { ...args, confirm: true } })
+    expect(done.isError).toBeFalsy()
+    expect(readFileSync(join(root, "app.ini"), "utf8")).toBe("[a]\nx=2\n")
+    const stale = await operator.callTool({
+      name: "write_volume_file",
+      arguments: { ...args, text: "y", confirm: true },
+    })
+    expect(textOf(stale)).toContain("file_changed")
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
 })

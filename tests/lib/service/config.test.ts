@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { loadConfig } from "#lib/service/config.ts"
+import { ConfigError, loadConfig } from "#lib/service/config.ts"
 
 test("scan, update and metrics settings: defaults and parsing", () => {
   const d = loadConfig({})
@@ -77,4 +77,19 @@ test("SVC_AUTH: off by default, modes combined with commas, proxies as CIDRs, gr
   expect(() => loadConfig({ SVC_AUTH: "local", SVC_AUTH_ROLE_MAP: "admins=root" })).toThrow(
     "SVC_AUTH_ROLE_MAP takes group=role",
   )
+})
+
+test("the host terminal is off unless SVC_HOST_SHELL names a user; a name that is no user name and a relative transcript folder stop the start", () => {
+  expect(loadConfig({}).hostShell).toEqual({ user: undefined, idleSeconds: 900, transcripts: undefined })
+  expect(
+    loadConfig({ SVC_HOST_SHELL: "ops", SVC_HOST_SHELL_IDLE: "60", SVC_HOST_SHELL_TRANSCRIPTS: "/var/log/t" })
+      .hostShell,
+  ).toEqual({
+    user: "ops",
+    idleSeconds: 60,
+    transcripts: "/var/log/t",
+  })
+  for (const bad of ["ops; rm -rf /", "-root", "a b"])
+    expect(() => loadConfig({ SVC_HOST_SHELL: bad })).toThrow(ConfigError)
+  expect(() => loadConfig({ SVC_HOST_SHELL: "ops", SVC_HOST_SHELL_TRANSCRIPTS: "logs" })).toThrow(ConfigError)
 })

@@ -42,3 +42,23 @@ test("versions list what changed without values; rollback moves to a version; th
   expect(await (await t.call("DELETE", "/api/stacks/demo/versions/2")).json()).toEqual({ deleted: 2 })
   expect((await (await t.call("GET", "/api/stacks/demo/versions")).json()).map((v: any) => v.version)).toEqual([1])
 })
+
+test("a version's compose file is read back to compare it, without the environment", async () => {
+  t = await stackApp()
+  const second = twoServices.replace("services:", "services:\n  # second")
+  await t.call("POST", "/api/stacks", {
+    name: "demo",
+    content: twoServices,
+    env: [{ key: "TOKEN", value: "a-secret", secret: true }],
+  })
+  await t.call("POST", "/api/stacks", { name: "demo", content: second })
+  const res = await t.call("GET", "/api/stacks/demo/versions/1/compose")
+  const text = await res.text()
+  expect(JSON.parse(text)).toEqual({ version: 1, content: twoServices })
+  expect(text).not.toContain("a-secret")
+  expect(await (await t.call("GET", "/api/stacks/demo/versions/2/compose")).json()).toEqual({
+    version: 2,
+    content: second,
+  })
+  expect((await t.call("GET", "/api/stacks/demo/versions/7/compose")).status).toBe(404)
+})

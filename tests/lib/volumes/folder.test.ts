@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { confined, isLocal, provesLocal, type Probe } from "#lib/backups/folder.ts"
+import { confined, isLocal, provesLocal, type Probe } from "#lib/volumes/folder.ts"
 import { FakeEngine } from "../../support/fake-engine.ts"
 
 let dir: string

@@ -1,5 +1,5 @@
-// The framed protocol between the service and its speech worker processes (lib/tts/pool.ts,
-// lib/tts/worker.ts), over the worker's stdin and stdout. One frame:
+// The framed protocol between the service and its worker processes (speech: lib/tts/pool.ts and
+// lib/tts/worker.ts; the host terminal: lib/host), over the worker's stdin and stdout. One frame:
 //   [u32 LE: header bytes][u32 LE: payload bytes][header: UTF-8 JSON][payload: raw bytes]
 // The payload carries audio, so no base64 and no structured clone on the way (Bun's IPC with
 // `serialization: "advanced"` blocked the event loop for ~350 ms on a 20 MB array; a pipe does not).

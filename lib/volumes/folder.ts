@@ -20,7 +20,7 @@ import { randomBytes } from "node:crypto"
 import { lstatSync } from "node:fs"
 import type { Engine, Volume } from "../engine/client.ts"
 import { spawnBounded } from "../engine/spawn.ts"
-import { TRANSFER_LABEL } from "../volumes/transfer.ts"
+import { TRANSFER_LABEL } from "./transfer.ts"
 
 /**
  * The command that runs `cmd` inside `dir`, confined as the module's comment says. The path goes to

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { encodeFrame, FrameError, FrameReader } from "#lib/tts/protocol.ts"
+import { encodeFrame, FrameError, FrameReader } from "#lib/http/worker-frames.ts"
 
 test("frames cut anywhere come back whole, header and payload", () => {
   const payload = new Uint8Array(100_000).map((_, i) => i % 251)

@@ -1,0 +1,24 @@
+import * as v from "valibot"
+import { engineRef } from "#lib/engine/schemas.ts"
+import { defineRoute } from "#lib/service/handler.ts"
+import * as s from "valibot"
+import { parsePath, pathOf } from "#lib/files/paths.ts"
+import { pathFields, writtenSchema } from "#lib/files/schemas.ts"
+
+export default defineRoute({
+  role: "operator",
+  detail: {
+    operationId: "makeContainerFolder",
+    summary: "Make a folder in the container's files (owned as the folder holding it); 409 when the name is taken",
+    tags: ["containers"],
+  },
+  params: v.object({ id: engineRef }),
+  body: s.object(pathFields),
+  response: { 201: writtenSchema },
+  handler: async ({ params, body, ctx, set }) => {
+    const path = parsePath(body)
+    await (await ctx.files.container(params.id)).mkdir(path)
+    set.status = 201
+    return pathOf(path)
+  },
+})

@@ -1,0 +1,20 @@
+import { volumeParams } from "#lib/volumes/schemas.ts"
+import { defineRoute } from "#lib/service/handler.ts"
+import { archiveResponse } from "#lib/files/answers.ts"
+import { parsePath } from "#lib/files/paths.ts"
+import { pathQuery } from "#lib/files/schemas.ts"
+import { tarStream } from "#lib/http/schemas.ts"
+
+export default defineRoute({
+  role: "viewer",
+  detail: {
+    operationId: "downloadVolumeArchive",
+    summary: "A file or a folder of the volume's files with everything below it, as an uncompressed tar named after it",
+    tags: ["volumes"],
+  },
+  params: volumeParams,
+  query: pathQuery,
+  response: tarStream("the path's entries, named from its last name"),
+  handler: async ({ params, query, request, ctx }) =>
+    archiveResponse(await ctx.files.volume(params.name), parsePath(query), request.signal),
+})
