@@ -421,7 +421,9 @@ export function createApp(
   return {
     fetch: handle,
     listen: (options) => {
-      app.listen(options)
+      // Not Elysia's default of sharing the port: a second service started on it is refused, not
+      // handed half of the connections.
+      app.listen({ ...options, reusePort: false })
       return app.server!
     },
   }

@@ -84,3 +84,13 @@ test("a route's handler file is loaded by its first request, once, and not at al
   expect(await answers[0]!.json()).toEqual({ ok: true })
   expect(loads).toBe(1)
 })
+
+test("a second app served on a port in use is refused, not handed part of its connections", async () => {
+  t = await testApp()
+  const first = createApp(t.ctx, []).listen({ hostname: "127.0.0.1", port: 0 })
+  try {
+    expect(() => createApp(t.ctx, []).listen({ hostname: "127.0.0.1", port: first.port! })).toThrow()
+  } finally {
+    void first.stop(true)
+  }
+})
