@@ -5,7 +5,7 @@
 import type { Engine } from "../engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { Deadline } from "../engine/spawn.ts"
-import { conflict, HttpError } from "../http/http-error.ts"
+import { canceled, conflict, upstream } from "../errors/errors.ts"
 
 export interface Hooks {
   /** A command run in the service's running container before the snapshot; it must exit 0. */
@@ -49,17 +49,12 @@ export async function runExecHook(
     session.close()
   }
   if (signal?.aborted)
-    throw new HttpError(
-      499,
-      "backup_aborted",
-      `the backup's hook in service ${hook.service} was left: its caller went away`,
-    )
+    throw canceled(`the backup's hook in service ${hook.service} was left: its caller went away`, "backup_aborted")
   const { ExitCode, Running } = await engine.execInspect(session.id)
   if (Running || ExitCode !== 0)
-    throw new HttpError(
-      502,
-      "hook_failed",
+    throw upstream(
       `the backup's hook in service ${hook.service} ${Running ? `ran past ${timeout} s` : `exited ${ExitCode}`}`,
+      "hook_failed",
     )
 }
 

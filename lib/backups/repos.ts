@@ -4,7 +4,7 @@
 // environment. Each repository's last `restic check` is kept beside them (checks.json).
 import { join } from "node:path"
 import { readJson, writeJson } from "../data/datadir.ts"
-import { conflict, notFound } from "../http/http-error.ts"
+import { conflict, notFound } from "../errors/errors.ts"
 import { maskUrl } from "../credentials/urls.ts"
 import type { Hooks } from "./hooks.ts"
 

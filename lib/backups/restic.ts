@@ -1,9 +1,9 @@
 // restic run under a deadline (lib/engine/spawn.ts): the repository and its password go in restic's
 // environment, never on its command line, and no answer repeats the repository string (a rest: URL
-// may carry credentials). What restic says on failure becomes an HttpError: a refused password 409,
-// a full repository 507, a deadline 504, the rest 502 with restic's last words.
+// may carry credentials). What restic says on failure becomes a domain error: a refused password a
+// conflict, a full repository no_space, a deadline timed_out, the rest upstream with restic's last words.
 import { spawnBounded, type Deadline } from "../engine/spawn.ts"
-import { HttpError } from "../http/http-error.ts"
+import { canceled, conflict, DomainError, noSpace, notFound, timedOut, upstream } from "../errors/errors.ts"
 import { hideIn } from "../credentials/urls.ts"
 import { confined } from "../volumes/folder.ts"
 import type { Repo } from "./repos.ts"
@@ -20,20 +20,19 @@ function env(repo: Repo, more: Record<string, string> = {}): Record<string, stri
   }
 }
 
-function failure(stderr: string, code: number, stopped: string | undefined, what: string): HttpError {
-  if (stopped === "timeout")
-    return new HttpError(504, "backup_timeout", `${what} ran past its deadline and was stopped`)
-  if (stopped === "aborted") return new HttpError(499, "backup_aborted", `${what} was stopped: its caller went away`)
+function failure(stderr: string, code: number, stopped: string | undefined, what: string): DomainError {
+  if (stopped === "timeout") return timedOut(`${what} ran past its deadline and was stopped`, "backup_timeout")
+  if (stopped === "aborted") return canceled(`${what} was stopped: its caller went away`, "backup_aborted")
   if (/wrong password|no key found/i.test(stderr))
-    return new HttpError(409, "repository_password", `${what}: the repository refused the password`)
+    return conflict(`${what}: the repository refused the password`, "repository_password")
   if (/no space left on device/i.test(stderr))
-    return new HttpError(507, "repository_full", `${what}: the repository's disk is full`)
+    return noSpace(`${what}: the repository's disk is full`, "repository_full")
   if (
     /Is there a repository at the following location|repository does not exist|unable to open config file/i.test(stderr)
   )
-    return new HttpError(404, "repository_missing", `${what}: no restic repository there (add it with init: true)`)
+    return notFound(`${what}: no restic repository there (add it with init: true)`, "repository_missing")
   const last = stderr.trim().split("\n").slice(-3).join(" | ")
-  return new HttpError(502, "restic_failed", `${what} failed (restic exited ${code}): ${last}`)
+  return upstream(`${what} failed (restic exited ${code}): ${last}`, "restic_failed")
 }
 
 export interface ResticIo {

@@ -16,7 +16,7 @@ import { exportModel, importBody, type StackExport } from "../copy/export.ts"
 import { COPY_DEFAULTS, plan, type Plan } from "../copy/planner.ts"
 import type { Engine } from "../engine/client.ts"
 import type { Deadline } from "../engine/spawn.ts"
-import { badRequest, conflict, HttpError } from "../http/http-error.ts"
+import { conflict, invalid, isDomainError } from "../errors/errors.ts"
 import { stackName } from "../stacks/name.ts"
 import { importVolume, TRANSFER_LABEL } from "../volumes/transfer.ts"
 import type { Backup } from "./snapshots.ts"
@@ -63,7 +63,7 @@ async function readDoc(repo: Repo, b: Backup, deadline: Deadline): Promise<Stack
     await restic(repo, ["dump", snapshotOf(b, "stack.json")!, "/stack.json"], deadline, { aside: true }),
   )
   const checked = v.safeParse(importBody, doc)
-  if (!checked.success) throw badRequest(`backup ${b.run} holds no stack document this server reads`, "invalid_backup")
+  if (!checked.success) throw invalid(`backup ${b.run} holds no stack document this server reads`, "invalid_backup")
   return doc as StackExport
 }
 
@@ -178,7 +178,7 @@ async function restoreFolder(
   const exists = await engine.inspectVolume(name).then(
     () => true,
     (err) => {
-      if (err instanceof HttpError && err.status === 404) return false
+      if (isDomainError(err, "not_found")) return false
       throw err
     },
   )
@@ -224,12 +224,12 @@ export async function restoreStack(
   guess?: Backup,
 ): Promise<RestoreResult> {
   if (req.to !== undefined && req.force)
-    throw badRequest(
+    throw invalid(
       "force unpacks into existing volumes on this server only; restore to a node into volumes that do not exist there",
       "force_local_only",
     )
   if (req.to !== undefined && req.binds)
-    throw badRequest("bind mounts are restored to their host paths on this server only", "binds_local_only")
+    throw invalid("bind mounts are restored to their host paths on this server only", "binds_local_only")
   // The destination first: an unknown node, or no cluster token, refuses the restore before restic runs.
   const dst = await sideOf(ctx, req.to)
   const local = req.to === undefined && !req.dry_run && (await isLocal(ctx.engine))
@@ -313,7 +313,7 @@ async function restoreWith(
   if (req.dry_run) return { plan: thePlan, restored: false }
   if (thePlan.blockers.length)
     throw conflict(`the restore is blocked: ${thePlan.blockers.map((b) => b.message).join("; ")}`, "restore_blocked", {
-      body: { plan: thePlan },
+      fields: { plan: thePlan },
     })
 
   const undo: (() => unknown)[] = []

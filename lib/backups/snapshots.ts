@@ -1,7 +1,7 @@
 // The backups of a stack in a repository: restic's snapshots of this server and stack, grouped by
 // their run tag, newest first.
 import type { Deadline } from "../engine/spawn.ts"
-import { notFound } from "../http/http-error.ts"
+import { notFound } from "../errors/errors.ts"
 import { BIND_TAG, FOLDER_TAG, tags } from "./backup.ts"
 import type { Repo } from "./repos.ts"
 import { restic } from "./restic.ts"

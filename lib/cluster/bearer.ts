@@ -3,7 +3,7 @@
 import { statSync } from "node:fs"
 import { join } from "node:path"
 import { readJson } from "../data/datadir.ts"
-import { unauthorized } from "../http/http-error.ts"
+import { unauthenticated } from "../errors/errors.ts"
 
 export const clusterFile = (dataDir: string) => join(dataDir, "cluster.json")
 
@@ -37,5 +37,6 @@ export const clusterSecurity: Record<string, string[]>[] = [{ clusterToken: [] }
 export async function requireBearer(deps: { config: { dataDir: string } }, req: Request): Promise<void> {
   const expected = await clusterToken(deps.config.dataDir)
   const given = /^Bearer\s+(.+)$/i.exec(req.headers.get("authorization") ?? "")?.[1]?.trim()
-  if (!expected || !given || !sameSecret(given, expected)) throw unauthorized()
+  if (!expected || !given || !sameSecret(given, expected))
+    throw unauthenticated("a valid Authorization: Bearer <cluster token> is required")
 }

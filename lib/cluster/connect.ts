@@ -4,7 +4,7 @@
 // taken off it (tunnel.ts). Its coming and going are events: online (info) and offline (error) with
 // why, unless another connection of the same node replaced it.
 import type { Peer, SocketSession } from "../http/socket.ts"
-import { badRequest, notFound } from "../http/http-error.ts"
+import { invalid, notFound } from "../errors/errors.ts"
 import type { NodeRegistry } from "./nodes.ts"
 import { outboundUrl, tunnels } from "./tunnel.ts"
 
@@ -16,7 +16,7 @@ export async function accept(
   ctx: { nodes: NodeRegistry; events: { publish(event: NodeEvent): void } },
   serverId: string | null,
 ): Promise<SocketSession> {
-  if (!serverId) throw badRequest("the X-Server-Id header is required")
+  if (!serverId) throw invalid("the X-Server-Id header is required", "bad_request")
   const node = (await ctx.nodes.list()).find((n) => n.server_id === serverId && n.url === outboundUrl(serverId))
   if (!node) throw notFound(`server ${serverId} is not registered as an outbound node`, "node_not_found")
   let peer: Peer | undefined

@@ -6,7 +6,8 @@
 // signer. A node's Set-Cookie does not come back (its sessions are its own); a node that does not
 // answer is a 502.
 import type { Peer, SocketSession } from "../http/socket.ts"
-import { HttpError } from "../http/http-error.ts"
+import { DomainError } from "../errors/errors.ts"
+import { kindOf } from "../http/http-error.ts"
 import { failure, NodeClient, NodeUnreachable } from "./node-client.ts"
 import type { NodeEntry } from "./nodes.ts"
 import { PROOF_HEADER, type ProofSigner } from "./proof.ts"
@@ -42,12 +43,12 @@ function strip(headers: Headers, extra: string[]): Headers {
 const who = (node: NodeEntry) => `node "${node.name}" at ${node.url}`
 const unreachable = (node: NodeEntry, err: unknown) => new NodeUnreachable(who(node), "node_unreachable", failure(err))
 
-/** A failed WebSocket connect: the node's own refusal (a 4xx keeps its status), or no answer. */
-function connectFailed(node: NodeEntry, e: ErrorEvent): HttpError {
+/** A failed WebSocket connect: the node's own refusal (a 4xx keeps its kind), or no answer. */
+function connectFailed(node: NodeEntry, e: ErrorEvent): DomainError {
   const status = Number(/Expected 101 status code: (\d{3})/.exec(e.message)?.[1])
   if (!status) return unreachable(node, e.error ?? e.message)
-  return new HttpError(
-    status >= 400 && status < 500 ? status : 502,
+  return new DomainError(
+    status >= 400 && status < 500 ? kindOf(status) : "upstream",
     "upgrade_refused",
     `node "${node.name}" answered the WebSocket upgrade with HTTP ${status}`,
   )

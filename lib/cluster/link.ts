@@ -3,6 +3,8 @@
 // answers heartbeats and notices a silent peer, carries out each stream it is told to open against
 // its own API (in this process when it is given, so a call crosses no loopback hop), and reconnects with jittered exponential backoff. A connection replaced by another
 // of the same server_id, or closed because the node was removed, waits until it is woken (a join).
+import { upstream } from "../errors/errors.ts"
+import { domainErrorResponse } from "../http/http-error.ts"
 import { CLOSE, frame, INLINE_MAX, packHeaders, unframe, unpackHeaders } from "./tunnel.ts"
 
 export interface LinkTarget {
@@ -181,10 +183,7 @@ async function carry(
     ? api(request)
     : fetch(request, { decompress: false, timeout: false } as RequestInit)
   ).catch((err: Error) =>
-    Response.json(
-      { error: { code: "node_unreachable", message: `the node's own API did not answer: ${err.message}` } },
-      { status: 502 },
-    ),
+    domainErrorResponse(upstream(`the node's own API did not answer: ${err.message}`, "node_unreachable")),
   )
   const body = await whole(answer.body)
   if (body instanceof Uint8Array && control.readyState === WebSocket.OPEN) {

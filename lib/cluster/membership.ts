@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto"
 import { rmSync } from "node:fs"
 import { clusterFile } from "./bearer.ts"
 import { readJson, writeJson } from "../data/datadir.ts"
-import { conflict, HttpError } from "../http/http-error.ts"
+import { conflict, invalid } from "../errors/errors.ts"
 import { errorOf, NodeClient, refusal } from "./node-client.ts"
 import { link, type LinkTarget } from "./link.ts"
 import { CLOSE, tunnels } from "./tunnel.ts"
@@ -67,14 +67,10 @@ export function baseUrl(input: string, field: string): string {
   try {
     url = new URL(input)
   } catch {
-    throw new HttpError(400, "invalid_request", `body.${field}: not a URL`)
+    throw invalid(`body.${field}: not a URL`, "invalid_request")
   }
   if (!/^https?:$/.test(url.protocol) || url.search || url.hash || url.username)
-    throw new HttpError(
-      400,
-      "invalid_request",
-      `body.${field}: must be an http(s) URL without query, fragment or credentials`,
-    )
+    throw invalid(`body.${field}: must be an http(s) URL without query, fragment or credentials`, "invalid_request")
   return url.href.replace(/\/+$/, "")
 }
 

@@ -1,8 +1,9 @@
 // The one client for calls to another server of the cluster: its base URL, the cluster token as a
 // bearer, a deadline per call, JSON or streamed bodies both ways, and the peer's error envelope read
-// into an HttpError (the peer's 4xx kept, anything else a 502). A peer that does not answer is a 502
-// saying why, never with the token.
-import { HttpError } from "../http/http-error.ts"
+// into a domain error (the kind of the peer's 4xx kept, anything else upstream). A peer that does not
+// answer is upstream saying why, never with the token.
+import { DomainError } from "../errors/errors.ts"
+import { kindOf } from "../http/http-error.ts"
 import { outboundId, tunnels } from "./tunnel.ts"
 
 export interface NodeCall {
@@ -29,14 +30,14 @@ export interface NodeClientOptions {
   unreachableCode?: string
 }
 
-/** A peer that gave no answer: a 502 whose `reason` says why in a few words. */
-export class NodeUnreachable extends HttpError {
+/** A peer that gave no answer: upstream, its `reason` saying why in a few words. */
+export class NodeUnreachable extends DomainError {
   constructor(
     who: string,
     code: string,
     readonly reason: string,
   ) {
-    super(502, code, `${who} did not answer: ${reason}`)
+    super("upstream", code, `${who} did not answer: ${reason}`)
   }
 }
 
@@ -57,11 +58,11 @@ export async function errorOf(res: Response): Promise<{ code?: string; message?:
   }
 }
 
-/** A refusal as this server's error: the peer's 4xx kept (a 5xx is a 502), its code, and its message after `prefix`. */
-export async function refusal(res: Response, prefix: string, fallbackCode: string): Promise<HttpError> {
+/** A refusal as this server's error: the kind of the peer's 4xx kept (a 5xx is upstream), its code, and its message after `prefix`. */
+export async function refusal(res: Response, prefix: string, fallbackCode: string): Promise<DomainError> {
   const e = await errorOf(res)
-  return new HttpError(
-    res.status >= 500 ? 502 : res.status,
+  return new DomainError(
+    res.status >= 500 ? "upstream" : kindOf(res.status),
     e?.code ?? fallbackCode,
     `${prefix}: ${e?.message ?? `HTTP ${res.status}`}`,
   )

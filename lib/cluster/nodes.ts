@@ -4,7 +4,7 @@
 import { join } from "node:path"
 import { baseUrl } from "./membership.ts"
 import { readJson, writeJson } from "../data/datadir.ts"
-import { badRequest, conflict, notFound } from "../http/http-error.ts"
+import { conflict, invalid, notFound } from "../errors/errors.ts"
 import { outboundId, tunnels } from "./tunnel.ts"
 
 export type NodeStatus = "online" | "offline" | "unauthorized" | "unknown"
@@ -40,7 +40,7 @@ export const defaultName = (serverId: string) =>
  */
 export function nodeUrl(advertise: string | undefined, peer: string | undefined, port = 8080): string {
   if (advertise) return baseUrl(advertise, "advertise")
-  if (!peer) throw badRequest("body.advertise: required when the connection's address is unknown")
+  if (!peer) throw invalid("body.advertise: required when the connection's address is unknown", "bad_request")
   const host = peer.replace(/^::ffff:(?=\d+\.)/, "")
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`
 }

@@ -6,7 +6,7 @@
 // travels. A node admits a proof that matches its token, names it and its control plane, is at most
 // PROOF_WINDOW_MS old (or early), and whose nonce it has not seen in that window.
 import { sameSecret } from "./bearer.ts"
-import { HttpError, unauthorized } from "../http/http-error.ts"
+import { unauthenticated, unavailable } from "../errors/errors.ts"
 
 export const PROOF_HEADER = "x-hm-proof"
 /** How far a proof's timestamp may be from the node's clock, either way. */
@@ -57,7 +57,7 @@ export function signProof(
   return `v1.${encoded}.${mac(token, method, path, encoded).toString("base64url")}`
 }
 
-const refused = (why: string) => unauthorized(`the gateway's proof is refused: ${why}`)
+const refused = (why: string) => unauthenticated(`the gateway's proof is refused: ${why}`)
 
 function parse(header: string): { encoded: string; signature: string; payload: Payload } {
   const [version, encoded, signature, ...rest] = header.split(".")
@@ -105,11 +105,10 @@ export class ProofCheck {
     this.sweep(now)
     if (this.nonces.has(payload.n)) throw refused("it was used already")
     if (this.nonces.size >= this.max)
-      throw new HttpError(
-        503,
-        "too_many_calls",
+      throw unavailable(
         `more than ${this.max} calls came through the gateway within ${PROOF_WINDOW_MS / 1000} s`,
-        { headers: { "retry-after": "1" } },
+        "too_many_calls",
+        { retryAfter: 1 },
       )
     this.nonces.set(payload.n, payload.t + PROOF_WINDOW_MS)
     return { controlPlane: payload.cp, node: payload.node, user: payload.user, role: payload.role }

@@ -11,7 +11,7 @@
 // status its API refused the upgrade with). One control socket per server_id: a second one replaces
 // the first.
 import type { Peer, SocketSession } from "../http/socket.ts"
-import { HttpError, notFound } from "../http/http-error.ts"
+import { conflict, notFound } from "../errors/errors.ts"
 
 /** The URL a registry entry of an outbound node holds: how it is reached, not an address to dial. */
 export const outboundUrl = (serverId: string) => `outbound://${serverId}`
@@ -213,7 +213,7 @@ export class Tunnels {
   /** The request of a stream, for the node to carry out: once. */
   take(id: string, serverId: string | null): Response {
     const s = this.stream(id, serverId)
-    if (s.taken) throw new HttpError(409, "stream_taken", "the stream's request was fetched already")
+    if (s.taken) throw conflict("the stream's request was fetched already", "stream_taken")
     s.taken = true
     return new Response(s.body ?? null, { headers: { "content-type": "application/octet-stream" } })
   }
@@ -221,7 +221,7 @@ export class Tunnels {
   /** The node's answer: handed to the caller; settles once its body has been read to the end or dropped. */
   answer(id: string, serverId: string | null, req: Request): Promise<void> {
     const s = this.stream(id, serverId)
-    if (!s.taken) throw new HttpError(409, "stream_not_taken", "the stream's request was not fetched yet")
+    if (!s.taken) throw conflict("the stream's request was not fetched yet", "stream_not_taken")
     this.streams.delete(id)
     const counters = this.count(serverId!)
     if (s.socket) {
@@ -297,8 +297,7 @@ export class Tunnels {
   /** The node's end of a WebSocket stream, joined to the socket the gateway bridges. */
   adopt(id: string, serverId: string | null): SocketSession {
     const s = this.stream(id, serverId)
-    if (!s.socket || !s.taken)
-      throw new HttpError(409, "stream_not_socket", "the stream is not a WebSocket fetched already")
+    if (!s.socket || !s.taken) throw conflict("the stream is not a WebSocket fetched already", "stream_not_socket")
     this.streams.delete(id)
     s.resolve(new Response(null, { status: 204 }))
     const session = s.socket.session()

@@ -13,7 +13,7 @@ import type { EventBus } from "../engine/events.ts"
 import type { Cluster } from "../cluster/membership.ts"
 import { NodeClient } from "../cluster/node-client.ts"
 import type { NodeRegistry } from "../cluster/nodes.ts"
-import { conflict, HttpError } from "../http/http-error.ts"
+import { conflict, isDomainError } from "../errors/errors.ts"
 import type { PublishedPort } from "../stacks/model.ts"
 import type { Stacks } from "../stacks/store.ts"
 import { COPY_DEFAULTS, plan, type CopyFlags, type Plan, type SideFacts } from "./planner.ts"
@@ -220,7 +220,7 @@ export async function copyStack(ctx: CopyDeps, name: string, req: CopyRequest): 
   if (req.dry_run) return { plan: thePlan, copied: false, started: false }
   if (thePlan.blockers.length)
     throw conflict(`the copy is blocked: ${thePlan.blockers.map((b) => b.message).join("; ")}`, "copy_blocked", {
-      body: { plan: thePlan },
+      fields: { plan: thePlan },
     })
 
   const undo: { what: string; run: () => Promise<unknown> }[] = []
@@ -255,7 +255,7 @@ export async function copyStack(ctx: CopyDeps, name: string, req: CopyRequest): 
   return { plan: thePlan, copied: true, started: req.start ?? false }
 }
 
-const gone = (err: unknown) => err instanceof HttpError && err.status === 404
+const gone = (err: unknown) => isDomainError(err, "not_found")
 
 /** Runs the undo steps (newest first); what fails is named in an error event for removal by hand. */
 async function rollBack(

@@ -4,7 +4,7 @@
 import type { SocketHandler } from "bun"
 import { hijack, type Hijacked } from "./exec.ts"
 import { demux, jsonLines, lines, raw, splitTimestamp, type StreamName } from "./frames.ts"
-import { HttpError } from "../http/http-error.ts"
+import { conflict, DomainError, invalid, isDomainError, notFound, unavailable, upstream } from "../errors/errors.ts"
 import { registryOf } from "./reference.ts"
 import { registryError } from "./registry-errors.ts"
 import {
@@ -263,7 +263,7 @@ export function parseDockerHost(host: string): Target {
  */
 export function seg(id: string): string {
   if (!id || id.length > 512 || id.split("/").some((p) => p === "." || p === "..") || /[\x00-\x1f\x7f\\]/.test(id))
-    throw new HttpError(400, "invalid_id", `"${id.slice(0, 80)}" is not a valid id or name`)
+    throw invalid(`"${id.slice(0, 80)}" is not a valid id or name`, "invalid_id")
   return encodeURIComponent(id)
 }
 
@@ -289,19 +289,19 @@ function query(params: Record<string, unknown> = {}): string {
 }
 
 /**
- * Maps an engine error status to the service's own: the engine's message is kept. The engine's 403
+ * Maps an engine error status to a domain error: the engine's message is kept. The engine's 403
  * (a pre-defined network, a network with containers attached) is a conflict with the resource's state.
  */
-export function engineError(status: number, message: string): HttpError {
-  if (status === 404) return new HttpError(404, "not_found", message)
-  if (status === 409 || status === 403) return new HttpError(409, "conflict", message)
-  if (status === 304) return new HttpError(409, "not_modified", message || "already in that state")
-  if (status === 400) return new HttpError(400, "bad_request", message)
+export function engineError(status: number, message: string): DomainError {
+  if (status === 404) return notFound(message)
+  if (status === 409 || status === 403) return conflict(message)
+  if (status === 304) return conflict(message || "already in that state", "not_modified")
+  if (status === 400) return invalid(message, "bad_request")
   // The swarm's refusals: not a manager (503, 406 before 1.24), a manager leaving, a stale object version.
-  if (/not a swarm manager|not part of a swarm/i.test(message)) return new HttpError(409, "not_swarm_manager", message)
+  if (/not a swarm manager|not part of a swarm/i.test(message)) return conflict(message, "not_swarm_manager")
   if (((status === 503 || status === 406) && /swarm/i.test(message)) || /update out of sequence/i.test(message))
-    return new HttpError(409, "conflict", message)
-  return new HttpError(502, "engine_error", message || `engine answered ${status}`)
+    return conflict(message)
+  return upstream(message || `engine answered ${status}`, "engine_error")
 }
 
 /** Orders two API versions ("1.9" < "1.41"). */
@@ -312,10 +312,9 @@ export function compareApi(a: string, b: string): number {
 }
 
 const tooOld = (engineNewest: string) =>
-  new HttpError(
-    503,
-    "engine_unsupported",
+  unavailable(
     `the Docker engine speaks API ${engineNewest} at most; this service needs ${API_OLDEST} to ${API_NEWEST} (Docker 20.10 or newer)`,
+    "engine_unsupported",
   )
 
 /**
@@ -329,13 +328,12 @@ export function negotiate(engineNewest: string): string {
 }
 
 /** The engine's answer to a version it does not serve ("client version 1.41 is too old. Minimum supported API version is 1.44"). */
-export function refusedVersion(status: number, message: string, spoken: string): HttpError | undefined {
+export function refusedVersion(status: number, message: string, spoken: string): DomainError | undefined {
   if (status !== 400 || !/client version .* is too (old|new)/i.test(message)) return undefined
   const floor = /minimum supported API version is ([\d.]+)/i.exec(message)?.[1]
-  return new HttpError(
-    503,
-    "engine_unsupported",
+  return unavailable(
     `the Docker engine refused API ${spoken}${floor ? ` (it serves ${floor} and newer)` : ""}; this service speaks ${API_OLDEST} to ${API_NEWEST}: ${message}`,
+    "engine_unsupported",
   )
 }
 
@@ -346,9 +344,9 @@ export function pruneFilters(kind: PruneKind, version: string): Filters | undefi
   return undefined
 }
 
-export function unreachable(host: string, cause: unknown): HttpError {
+export function unreachable(host: string, cause: unknown): DomainError {
   const why = cause instanceof Error ? cause.message : String(cause)
-  return new HttpError(503, "engine_unavailable", `the Docker engine at ${host} is unreachable: ${why}`)
+  return unavailable(`the Docker engine at ${host} is unreachable: ${why}`, "engine_unavailable")
 }
 
 async function* iterate(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
@@ -375,7 +373,7 @@ async function progress(body: ReadableStream<Uint8Array> | null, onProgress?: (l
     error?: string
     stream?: string
   }>(iterate(body))) {
-    if (msg.error) throw new HttpError(502, "engine_error", msg.error)
+    if (msg.error) throw upstream(msg.error, "engine_error")
     const text = msg.stream?.trim() || [msg.id, msg.status, msg.progress].filter(Boolean).join(" ")
     if (text) onProgress?.(text)
   }
@@ -421,10 +419,9 @@ class Connection {
     }
     const newest = res.headers.get("api-version")
     if (!res.ok || !newest)
-      throw new HttpError(
-        502,
-        "engine_error",
+      throw upstream(
         `the Docker engine at ${this.host} answered its ping with ${res.status} and no API-Version`,
+        "engine_error",
       )
     return negotiate(newest)
   }
@@ -586,7 +583,7 @@ export type RegistryAuthFor = (ref: string) => Promise<string | undefined>
 /** A pull's or push's failure: the registry's refusal named (lib/engine/registry-errors.ts), else the engine's error as it was. */
 function registryFailure(ref: string, err: unknown): unknown {
   const registry = registryOf(ref)
-  if (!registry || !(err instanceof HttpError) || (err.status < 500 && err.status !== 404)) return err
+  if (!registry || !isDomainError(err, "upstream", "not_found")) return err
   return registryError(registry, err.message) ?? err
 }
 

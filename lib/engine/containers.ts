@@ -1,6 +1,6 @@
 // The service's own container records, mapped from the engine's list and inspect answers.
 import type { ContainerAction, ContainerInspect, ContainerSummary, Engine, Port } from "./client.ts"
-import { conflict } from "../http/http-error.ts"
+import { conflict } from "../errors/errors.ts"
 
 export const STACK_LABEL = "com.docker.compose.project"
 export const SERVICE_LABEL = "com.docker.compose.service"

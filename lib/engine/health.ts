@@ -4,7 +4,7 @@
 // takes that answer instead of beginning its own. An engine that does not answer within the
 // deadline (a hung daemon) is reported as such, and the requests made to it are given up.
 import type { Engine, EngineVersion } from "./client.ts"
-import { HttpError } from "../http/http-error.ts"
+import { isDomainError } from "../errors/errors.ts"
 import { Reused } from "./reused.ts"
 
 export type EngineHealth =
@@ -35,6 +35,6 @@ export const engineHealth = (engine: Engine, deadlineMs = HEALTH_DEADLINE_MS): R
           reachable: false,
           error: `the Docker engine at ${engine.host} did not answer GET /version within ${deadlineMs / 1000} s`,
         }
-      return { reachable: false, error: err instanceof HttpError ? err.message : String(err) }
+      return { reachable: false, error: isDomainError(err) ? err.message : String(err) }
     }
   }, 0)

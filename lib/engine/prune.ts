@@ -1,6 +1,6 @@
 // Pruning: what the engine removed and the space it reclaimed, in the service's own shape.
 import type { Engine, PruneKind } from "./client.ts"
-import { notFound } from "../http/http-error.ts"
+import { notFound } from "../errors/errors.ts"
 
 export const PRUNE_KINDS: readonly PruneKind[] = ["containers", "images", "volumes", "networks"]
 

@@ -3,7 +3,7 @@
 // {"type":"resize","cols":C,"rows":R} resizes the terminal, any other text frame is typed as input.
 import type { Engine, ExecSession } from "./client.ts"
 import type { Peer, SocketSession } from "../http/socket.ts"
-import { conflict } from "../http/http-error.ts"
+import { conflict } from "../errors/errors.ts"
 
 /**
  * Typed when the client goes: the engine keeps an exec running after its client disconnects, so a

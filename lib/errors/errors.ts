@@ -88,6 +88,21 @@ export const noSpace = make("no_space", "insufficient_storage")
 export const canceled = make("canceled", "canceled")
 export const internal = make("internal", "internal")
 
+/** The kinds that refuse the request as it was sent (its input, its caller, the state it meets), not a failure on the way. */
+export const REFUSALS: readonly ErrorKind[] = [
+  "invalid",
+  "unauthenticated",
+  "refused",
+  "not_found",
+  "conflict",
+  "too_large",
+  "unsupported",
+  "rate_limited",
+]
+
 /** Whether `err` is a domain error of `kind` (of any kind when none is given). */
 export const isDomainError = (err: unknown, ...kinds: ErrorKind[]): err is DomainError =>
   err instanceof DomainError && (kinds.length === 0 || kinds.includes(err.kind))
+
+/** Whether `err` refuses the request as it was sent (one of REFUSALS). */
+export const isRefusal = (err: unknown): err is DomainError => isDomainError(err, ...REFUSALS)

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, posix } from "node:path"
 import { serverId } from "../data/identity.ts"
-import { conflict, HttpError } from "../http/http-error.ts"
+import { conflict, upstream } from "../errors/errors.ts"
 import { lastLine, mustGit, protocolOf, runGit, type GitRun } from "./run.ts"
 import { credentials, type GitSource } from "./source.ts"
 import { DEFAULT_LIMITS } from "./tree.ts"
@@ -71,7 +71,7 @@ export async function pushChange(
       ],
       { ...run, fileBytes: DEFAULT_LIMITS.fetchBytes },
     )
-    if (fetched.code !== 0) throw new HttpError(502, "git_failed", `git fetch failed: ${lastLine(fetched.stderr)}`)
+    if (fetched.code !== 0) throw upstream(`git fetch failed: ${lastLine(fetched.stderr)}`, "git_failed")
     const parent = await text(["rev-parse", "--verify", "FETCH_HEAD^{commit}"])
     if (parent !== source.deployed_commit)
       throw refused(
@@ -102,7 +102,7 @@ export async function pushChange(
     if (pushed.code !== 0) {
       if (/rejected|non-fast-forward|fetch first/.test(pushed.stderr))
         throw refused(source, "someone pushed to the branch meanwhile")
-      throw new HttpError(502, "git_failed", `git push failed: ${lastLine(pushed.stderr)}`)
+      throw upstream(`git push failed: ${lastLine(pushed.stderr)}`, "git_failed")
     }
     return commit
   } finally {

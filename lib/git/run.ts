@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { spawnBounded } from "../engine/spawn.ts"
-import { HttpError } from "../http/http-error.ts"
+import { canceled, invalid, timedOut, upstream } from "../errors/errors.ts"
 
 /** The protocols a repository may be fetched with; `file` serves a local path (tests, a mirror on the host). */
 export const PROTOCOLS = ["https", "http", "ssh", "file"] as const
@@ -62,10 +62,9 @@ export function protocolOf(url: string): Protocol {
   if (scp) return "ssh"
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase()
   if (scheme && (PROTOCOLS as readonly string[]).includes(scheme)) return scheme as Protocol
-  throw new HttpError(
-    400,
-    "invalid_git_url",
+  throw invalid(
     "the repository URL must be https://, http://, ssh://, user@host:path or an absolute path",
+    "invalid_git_url",
   )
 }
 
@@ -154,9 +153,8 @@ export async function runGit(args: string[], run: GitRun): Promise<GitResult> {
       bounded.exited,
     ])
     const stopped = bounded.stopped()
-    if (stopped === "timeout") throw new HttpError(504, "git_timeout", `git ${args[0]} took too long`)
-    if (stopped === "aborted")
-      throw new HttpError(503, "git_aborted", `git ${args[0]} was stopped: its caller went away`)
+    if (stopped === "timeout") throw timedOut(`git ${args[0]} took too long`, "git_timeout")
+    if (stopped === "aborted") throw canceled(`git ${args[0]} was stopped: its caller went away`, "git_aborted")
     if (ssh && sshDir && !ssh.knownHosts.trim()) {
       const learned = readFileSync(join(sshDir, "known_hosts"), "utf8")
       if (learned.trim()) await ssh.learned?.(learned)
@@ -170,7 +168,7 @@ export async function runGit(args: string[], run: GitRun): Promise<GitResult> {
 /** Runs `git args`; a non-zero exit is 502 `git_failed` with git's last line (a URL in it without its user part). */
 export async function mustGit(args: string[], run: GitRun): Promise<Uint8Array> {
   const r = await runGit(args, run)
-  if (r.code !== 0) throw new HttpError(502, "git_failed", `git ${args[0]} failed: ${lastLine(r.stderr)}`)
+  if (r.code !== 0) throw upstream(`git ${args[0]} failed: ${lastLine(r.stderr)}`, "git_failed")
   return r.stdout
 }
 

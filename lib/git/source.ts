@@ -8,7 +8,7 @@ import { existsSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import * as v from "valibot"
 import { readJson, writeJson } from "../data/datadir.ts"
-import { HttpError } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 import { keptFor, maskUrl } from "../credentials/urls.ts"
 import { protocolOf, type SshAuth } from "./run.ts"
 import { composePath } from "./tree.ts"
@@ -129,11 +129,7 @@ export const publicSource = (s: GitSource): v.InferOutput<typeof publicSourceSch
 export function sourceFrom(input: GitInput, before?: GitSource): GitSource {
   protocolOf(input.url)
   if (/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(input.url) && !input.url.startsWith("ssh://"))
-    throw new HttpError(
-      400,
-      "invalid_git_url",
-      "the repository URL must not carry a user or password: give the token as `token`",
-    )
+    throw invalid("the repository URL must not carry a user or password: give the token as `token`", "invalid_git_url")
   composePath(input.path)
   const was = (credential: string | undefined) => before && { url: before.url, credential }
   const token = keptFor(was(before?.token), { url: input.url, given: input.token })

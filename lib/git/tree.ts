@@ -13,7 +13,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, posix } from "node:path"
-import { HttpError } from "../http/http-error.ts"
+import { DomainError, invalid, isDomainError, upstream } from "../errors/errors.ts"
 import { lastLine, mustGit, protocolOf, runGit, type GitRun, type SshAuth } from "./run.ts"
 
 export interface TreeLimits {
@@ -63,12 +63,12 @@ interface Entry {
 }
 
 /** A refusal of what the repository holds; with the commit (beside `error` in the answer) once it is known. */
-const refused = (message: string, status = 400, commit?: string) =>
-  new HttpError(status, "git_refused", message, commit ? { body: { commit } } : {})
+const refused = (message: string, kind: "invalid" | "too_large", commit?: string) =>
+  new DomainError(kind, "git_refused", message, commit ? { fields: { commit } } : {})
 
 /** The commit a refusal of fetchTree names, if it got that far. */
 export const refusedCommit = (err: unknown): string | null => {
-  const commit = err instanceof HttpError ? err.extras.body?.commit : undefined
+  const commit = isDomainError(err) ? err.fields?.commit : undefined
   return typeof commit === "string" ? commit : null
 }
 
@@ -76,10 +76,9 @@ export const refusedCommit = (err: unknown): string | null => {
 export function composePath(path: string): string {
   const parts = path.split("/")
   if (!path || path.startsWith("/") || parts.some((p) => !p || p === "." || p === ".." || p.includes("\\")))
-    throw new HttpError(
-      400,
-      "invalid_git_path",
+    throw invalid(
       `the compose file's path ${JSON.stringify(path.slice(0, 200))} must be relative to the repository's root, without '.' or '..' parts`,
+      "invalid_git_path",
     )
   return path
 }
@@ -156,12 +155,12 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
       if (packCapped(dir, limits.fetchBytes))
         throw refused(
           `the commit's objects are over the ${limits.fetchBytes}-byte limit of a fetch (the server sent files over the file limit too)`,
-          413,
+          "too_large",
         )
-      throw new HttpError(502, "git_failed", `git fetch failed: ${lastLine(fetch.stderr)}`)
+      throw upstream(`git fetch failed: ${lastLine(fetch.stderr)}`, "git_failed")
     }
     const [commit] = await lines(["rev-parse", "--verify", "FETCH_HEAD^{commit}"])
-    if (!commit) throw new HttpError(502, "git_failed", "git fetch found no commit")
+    if (!commit) throw upstream("git fetch found no commit", "git_failed")
     // Blobs the server left out (over the cap): listed, never fetched (GIT_NO_LAZY_FETCH).
     const missing = new Set(
       (await lines(["rev-list", "--objects", "--missing=print", commit]))
@@ -183,10 +182,10 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
       if (e.mode === "120000")
         throw refused(
           `${e.path} is a symbolic link; a stack's files are read from the repository as plain files, never through a link`,
-          400,
+          "invalid",
           commit,
         )
-      if (e.type === "commit") throw refused(`${e.path} is a submodule; submodules are not fetched`, 400, commit)
+      if (e.type === "commit") throw refused(`${e.path} is a submodule; submodules are not fetched`, "invalid", commit)
       if (rel.split("/").some((s) => s.startsWith("."))) {
         skipped.push(`${e.path} (hidden)`)
         continue
@@ -194,7 +193,7 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
       if (missing.has(e.oid))
         throw refused(
           `${e.path} is over the ${limits.fileBytes}-byte limit of a stack's file (the server left it out of the fetch)`,
-          413,
+          "too_large",
           commit,
         )
       present.push(e)
@@ -207,26 +206,27 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
       if (e.size > limits.fileBytes)
         throw refused(
           `${e.path} is ${e.size} bytes, over the ${limits.fileBytes}-byte limit of a stack's file`,
-          413,
+          "too_large",
           commit,
         )
     const compose = wanted.find((e) => e.path === path)
     if (!compose)
-      throw new HttpError(
-        400,
-        "git_compose_missing",
-        `${path} is not a file in the repository at ${commit.slice(0, 12)}`,
-        { body: { commit } },
-      )
+      throw invalid(`${path} is not a file in the repository at ${commit.slice(0, 12)}`, "git_compose_missing", {
+        fields: { commit },
+      })
     if (wanted.length - 1 > limits.files)
       throw refused(
         `the folder of ${path} holds ${wanted.length - 1} files, over the limit of ${limits.files}`,
-        413,
+        "too_large",
         commit,
       )
     const total = wanted.reduce((n, e) => n + e.size, 0)
     if (total > limits.totalBytes)
-      throw refused(`the folder of ${path} holds ${total} bytes, over the limit of ${limits.totalBytes}`, 413, commit)
+      throw refused(
+        `the folder of ${path} holds ${total} bytes, over the limit of ${limits.totalBytes}`,
+        "too_large",
+        commit,
+      )
     const blobs = parseBatch(
       await mustGit(["cat-file", "--batch"], {
         ...run,
@@ -242,8 +242,7 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
       try {
         content = text.decode(blobs[i])
       } catch {
-        if (e === compose)
-          throw new HttpError(400, "invalid_compose", `${path} is not UTF-8 text`, { body: { commit } })
+        if (e === compose) throw invalid(`${path} is not UTF-8 text`, "invalid_compose", { fields: { commit } })
         return void skipped.push(`${e.path} (binary)`)
       }
       if (e === compose) composeText = content

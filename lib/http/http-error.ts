@@ -60,6 +60,13 @@ export function kindOf(status: number): ErrorKind {
   return status >= 500 ? "upstream" : "invalid"
 }
 
+/** Any error as the status, code and message of its answer (a stream's failure, told in a message of the stream). */
+export function errorFields(err: unknown): { status: number; code: string; message: string } {
+  if (err instanceof DomainError) return { status: STATUS_OF[err.kind], code: err.code, message: err.message }
+  if (err instanceof HttpError) return { status: err.status, code: err.code, message: err.message }
+  return { status: 500, code: "internal", message: err instanceof Error ? err.message : String(err) }
+}
+
 /** A domain error's answer: its kind's status, `{error: {code, message}}` with its fields beside, Retry-After. */
 export function domainErrorResponse(error: DomainError): Response {
   const headers = error.retryAfter === undefined ? undefined : { "retry-after": String(Math.ceil(error.retryAfter)) }

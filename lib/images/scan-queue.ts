@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { readJson, writeJson } from "../data/datadir.ts"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
-import { HttpError } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 import { SEVERITIES, type Cve, type Report, type Severity } from "./scanner.ts"
 
 export interface ScanJob {
@@ -39,7 +39,7 @@ const ID = /^sha256:([a-f0-9]{64})$/
 /** The file name of an image's result; anything but a full image id is refused before touching the disk. */
 export function resultName(image: string): string {
   const hex = ID.exec(image)?.[1]
-  if (!hex) throw new HttpError(400, "invalid_id", `"${image.slice(0, 80)}" is not a full image id`)
+  if (!hex) throw invalid(`"${image.slice(0, 80)}" is not a full image id`, "invalid_id")
   return `${hex}.json`
 }
 

@@ -2,7 +2,7 @@
 // binary on PATH when there is one, else as a container of the scanner's image through the engine,
 // with the scanner's database cached in a named volume. Both reports become one CVE record shape.
 import { parseDockerHost, type ContainerSpec, type Engine } from "../engine/client.ts"
-import { HttpError } from "../http/http-error.ts"
+import { timedOut, upstream } from "../errors/errors.ts"
 import { spawnBounded } from "../engine/spawn.ts"
 
 export const SEVERITIES = ["critical", "high", "medium", "low", "negligible", "unknown"] as const
@@ -92,7 +92,7 @@ export function readReport(name: ScannerName, via: Report["via"], stdout: string
   try {
     report = JSON.parse(stdout)
   } catch {
-    throw new HttpError(502, "scan_failed", `${name} printed no JSON report: ${tail(stdout)}`)
+    throw upstream(`${name} printed no JSON report: ${tail(stdout)}`, "scan_failed")
   }
   return { scanner: name, version: versionOf[name](report), via, vulnerabilities: parsers[name](report) }
 }
@@ -130,8 +130,8 @@ function chooseScanner(o: ScannerOptions): { name: ScannerName; binary?: string 
   return found ? { name: found, binary: which(found) } : { name: "trivy" }
 }
 
-const timedOut = (name: string, timeout: number) =>
-  new HttpError(504, "scan_timeout", `${name} did not finish within ${timeout} s`)
+const scanTimeout = (name: string, timeout: number) =>
+  timedOut(`${name} did not finish within ${timeout} s`, "scan_timeout")
 
 /** The scanner's binary run against the engine; stopped at the timeout or when the service exits (the queue runs it again after a restart). */
 async function runBinary(o: ScannerOptions, name: ScannerName, binary: string, ref: string): Promise<Report> {
@@ -145,8 +145,8 @@ async function runBinary(o: ScannerOptions, name: ScannerName, binary: string, r
     new Response(proc.stderr).text(),
     exited,
   ])
-  if (stopped()) throw timedOut(name, o.timeout)
-  if (code !== 0) throw new HttpError(502, "scan_failed", `${name} exited with ${code}: ${tail(stderr || stdout)}`)
+  if (stopped()) throw scanTimeout(name, o.timeout)
+  if (code !== 0) throw upstream(`${name} exited with ${code}: ${tail(stderr || stdout)}`, "scan_failed")
   return readReport(name, "binary", stdout)
 }
 
@@ -178,18 +178,14 @@ async function runContainer(o: ScannerOptions, name: ScannerName, ref: string): 
   try {
     await o.engine.containerAction(Id, "start")
     const expired = new Promise<never>(
-      (_, reject) => (timer = setTimeout(() => reject(timedOut(name, o.timeout)), o.timeout * 1000)),
+      (_, reject) => (timer = setTimeout(() => reject(scanTimeout(name, o.timeout)), o.timeout * 1000)),
     )
     const { StatusCode } = await Promise.race([o.engine.waitContainer(Id), expired])
     const out: Record<string, string[]> = { stdout: [], stderr: [] }
     for await (const l of o.engine.logs(Id, { follow: false, tail: "all" })) out[l.stream]?.push(l.line)
     const stdout = out.stdout!.join("\n")
     if (StatusCode !== 0)
-      throw new HttpError(
-        502,
-        "scan_failed",
-        `${name} exited with ${StatusCode}: ${tail(out.stderr!.join("\n") || stdout)}`,
-      )
+      throw upstream(`${name} exited with ${StatusCode}: ${tail(out.stderr!.join("\n") || stdout)}`, "scan_failed")
     return readReport(name, "container", stdout)
   } finally {
     clearTimeout(timer)

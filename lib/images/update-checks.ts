@@ -4,7 +4,7 @@
 import { join } from "node:path"
 import { readJson, writeJson } from "../data/datadir.ts"
 import type { Engine } from "../engine/client.ts"
-import { HttpError } from "../http/http-error.ts"
+import { isDomainError } from "../errors/errors.ts"
 import { localDigests, parseRef, type ImageRef } from "../engine/reference.ts"
 
 /** The digest a registry serves now for a reference's tag (lib/registries asks it, with the credentials it keeps). */
@@ -60,7 +60,7 @@ export class ImageUpdates {
     const checked_at = new Date(this.now()).toISOString()
     const parsed = parseRef(ref)
     const local = await this.engine.inspectImage(ref).catch((err) => {
-      if (err instanceof HttpError && err.status === 404) return undefined
+      if (isDomainError(err, "not_found")) return undefined
       throw err
     })
     const base = {

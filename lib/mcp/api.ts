@@ -1,6 +1,7 @@
 // A tool's way into the service: a request to the app's own routes, made in-process, so a tool does
 // exactly what the API does, with the same validation and the same error messages.
-import { HttpError } from "../http/http-error.ts"
+import { DomainError, upstream } from "../errors/errors.ts"
+import { kindOf } from "../http/http-error.ts"
 import { sseMessages } from "../http/sse-read.ts"
 
 export type AppFetch = (req: Request) => Promise<Response>
@@ -28,7 +29,7 @@ export async function sseData(body: ReadableStream<Uint8Array>): Promise<unknown
   for await (const { event, data } of sseMessages(body)) {
     const failed = data as { error?: { code?: string; message?: string } } | null
     if (event === "error")
-      throw new HttpError(502, failed?.error?.code ?? "stream_failed", failed?.error?.message ?? "the stream failed")
+      throw upstream(failed?.error?.message ?? "the stream failed", failed?.error?.code ?? "stream_failed")
     events.push(data)
   }
   return events
@@ -36,7 +37,7 @@ export async function sseData(body: ReadableStream<Uint8Array>): Promise<unknown
 
 /**
  * Calls one route and returns its answer: JSON parsed, an event stream as the list of its events,
- * other text as it came. An error answer throws an HttpError with the API's own code and message.
+ * other text as it came. An error answer throws a domain error of its status's kind with the API's own code and message.
  */
 export async function callApi(fetch: AppFetch, call: ApiCall, signal?: AbortSignal): Promise<unknown> {
   const init: RequestInit = { method: call.method, signal }
@@ -52,8 +53,8 @@ export async function callApi(fetch: AppFetch, call: ApiCall, signal?: AbortSign
     const error = type.includes("json")
       ? (JSON.parse(text) as { error?: { code?: string; message?: string } }).error
       : undefined
-    throw new HttpError(
-      res.status,
+    throw new DomainError(
+      kindOf(res.status),
       error?.code ?? "error",
       error?.message ?? (text || `the API answered ${res.status}`),
     )

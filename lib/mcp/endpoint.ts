@@ -5,6 +5,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { McpConfig } from "./config.ts"
 import type { AppFetch } from "./api.ts"
 import type { McpCaller } from "./caller.ts"
+import { domainErrorResponse } from "../http/http-error.ts"
 import { mcpCorsHeaders, mcpRefusal } from "./guard.ts"
 import { createMcpServer } from "./server.ts"
 import { bindTools, type RouteRow } from "./schemas.ts"
@@ -66,7 +67,7 @@ export function mcpEndpoint(
     sessions,
     async handle(req, caller) {
       const refused = mcpRefusal(req, config)
-      if (refused) return refused
+      if (refused) return domainErrorResponse(refused)
       const cors = mcpCorsHeaders(req.headers.get("origin"))
       if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: cors })
       const id = req.headers.get("mcp-session-id")

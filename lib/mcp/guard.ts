@@ -2,7 +2,7 @@
 // request (the API's CORS policy does not apply here). A request without Origin is not a browser's.
 import type { McpConfig } from "./config.ts"
 import { hostname } from "../http/guard.ts"
-import { errorResponse } from "../http/http-error.ts"
+import { refused, type DomainError } from "../errors/errors.ts"
 
 export type McpGuard = Pick<McpConfig, "allowedHosts" | "allowedOrigins">
 
@@ -23,21 +23,19 @@ export function mcpOriginAllowed(origin: string | null, allowed: string[]): bool
   return origin === null || allowed.includes("*") || allowed.includes(origin)
 }
 
-/** The 403 that refuses the request, or null when it may pass. */
-export function mcpRefusal(req: Request, guard: McpGuard): Response | null {
+/** The refusal of the request, or null when it may pass. */
+export function mcpRefusal(req: Request, guard: McpGuard): DomainError | null {
   const host = req.headers.get("host")
   if (!mcpHostAllowed(host, guard.allowedHosts))
-    return errorResponse(
-      403,
-      "host_not_allowed",
+    return refused(
       `host "${host ?? ""}" is not allowed to use /mcp; add it to SVC_MCP_ALLOWED_HOSTS`,
+      "host_not_allowed",
     )
   const origin = req.headers.get("origin")
   if (!mcpOriginAllowed(origin, guard.allowedOrigins))
-    return errorResponse(
-      403,
-      "origin_not_allowed",
+    return refused(
       `origin "${origin}" is not allowed to use /mcp; add it to SVC_MCP_ALLOWED_ORIGINS`,
+      "origin_not_allowed",
     )
   return null
 }

@@ -5,7 +5,7 @@
 import type { Tool as ToolDefinition } from "@modelcontextprotocol/sdk/types.js"
 import { toJsonSchema } from "@valibot/to-json-schema"
 import * as v from "valibot"
-import { badRequest } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 import { isStream, statusesOf, type Responses } from "../http/schemas.ts"
 import { routeOf as fileRoute } from "../http/manifest.ts"
 import { routeOf, splitArgs, type Tool } from "./tools.ts"
@@ -128,7 +128,7 @@ export function bindTools(tools: Tool[], rows: readonly RouteRow[]): BoundTool[]
 function refusal(part: string, issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]) {
   const path = v.getDotPath(issues[0])
   const code = part === "params" && path ? `invalid_${path.split(".")[0]}` : "invalid_request"
-  return badRequest(`${path ? `${part}.${path}` : part}: ${issues[0].message}`, code)
+  return invalid(`${path ? `${part}.${path}` : part}: ${issues[0].message}`, code)
 }
 
 /**

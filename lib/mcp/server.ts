@@ -11,7 +11,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { version } from "../data/build-info.ts"
 import type { McpMode } from "./config.ts"
-import { HttpError } from "../http/http-error.ts"
+import { isDomainError } from "../errors/errors.ts"
 import { callApi, segment, type AppFetch } from "./api.ts"
 import { checkArgs, type BoundTool } from "./schemas.ts"
 import { apiCall } from "./tools.ts"
@@ -37,10 +37,9 @@ export async function runTool(
     if (!tool.outputSchema) return { content }
     return { content, structuredContent: (tool.wrap ? { [tool.wrap]: answer } : answer) as Record<string, unknown> }
   } catch (error) {
-    const message =
-      error instanceof HttpError
-        ? `${error.code}: ${error.message}`
-        : `internal: ${error instanceof Error ? error.message : String(error)}`
+    const message = isDomainError(error)
+      ? `${error.code}: ${error.message}`
+      : `internal: ${error instanceof Error ? error.message : String(error)}`
     return { isError: true, content: [{ type: "text", text: message }] }
   }
 }
@@ -101,10 +100,9 @@ async function plan(
     }
     return { content: [{ type: "text", text: JSON.stringify(answer) }] }
   } catch (error) {
-    const message =
-      error instanceof HttpError
-        ? `${error.code}: ${error.message}`
-        : `internal: ${error instanceof Error ? error.message : String(error)}`
+    const message = isDomainError(error)
+      ? `${error.code}: ${error.message}`
+      : `internal: ${error instanceof Error ? error.message : String(error)}`
     return { isError: true, content: [{ type: "text", text: message }] }
   }
 }

@@ -1,7 +1,7 @@
 // Metrics as the rest of the service sees them: observations that cost nothing while SVC_METRICS is
 // off, and the Prometheus registry (lib/metrics/prometheus.ts, prom-client) loaded only when it is on.
 import { sameSecret } from "../cluster/bearer.ts"
-import { HttpError } from "../http/http-error.ts"
+import { notFound, unauthenticated } from "../errors/errors.ts"
 import type { NodeEntry } from "../cluster/nodes.ts"
 import { outboundId } from "../cluster/tunnel.ts"
 import type { Metrics } from "./types.ts"
@@ -12,7 +12,7 @@ export const metricsSecurity: Record<string, string[]>[] = [{ metricsToken: [] }
 const off: Metrics = {
   observeRequest() {},
   observeProbe() {},
-  render: () => Promise.reject(new HttpError(404, "not_found", "no such route")),
+  render: () => Promise.reject(notFound("no such route")),
 }
 
 export async function createMetrics(enabled: boolean): Promise<Metrics> {
@@ -24,12 +24,12 @@ export function requireMetricsAccess(
   deps: { config: { metrics: boolean; metricsToken?: string } },
   req: Request,
 ): void {
-  if (!deps.config.metrics) throw new HttpError(404, "not_found", "no such route")
+  if (!deps.config.metrics) throw notFound("no such route")
   const expected = deps.config.metricsToken
   if (!expected) return
   const given = /^Bearer\s+(.+)$/i.exec(req.headers.get("authorization") ?? "")?.[1]?.trim()
   if (!given || !sameSecret(given, expected))
-    throw new HttpError(401, "unauthorized", "a valid Authorization: Bearer <SVC_METRICS_TOKEN> is required")
+    throw unauthenticated("a valid Authorization: Bearer <SVC_METRICS_TOKEN> is required")
 }
 
 export interface TargetGroup {

@@ -12,7 +12,6 @@ import { clusterSecurity, clusterToken, requireBearer } from "../cluster/bearer.
 import { PROOF_HEADER, proofs, signProof, type ProofSigner } from "../cluster/proof.ts"
 import { metricsSecurity, requireMetricsAccess } from "../metrics/metrics.ts"
 import type { Ctx } from "./context.ts"
-import { HttpError } from "../http/http-error.ts"
 import { isDomainError, unauthenticated } from "../errors/errors.ts"
 import { isRole, type RouteRole } from "../auth/roles.ts"
 import { TOKEN_PREFIX } from "../auth/tokens.ts"
@@ -121,7 +120,7 @@ export async function admit(
       await rule.check(ctx, request)
       if (rule.proves(ctx)) return
     } catch (err) {
-      if (!((err instanceof HttpError && err.status === 401) || isDomainError(err, "unauthenticated"))) throw err
+      if (!isDomainError(err, "unauthenticated")) throw err
     }
   }
   // A route that forgot its role is an admin's.

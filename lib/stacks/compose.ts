@@ -17,7 +17,7 @@ import { envRecord, redact, secretValues, type EnvVar } from "./env.ts"
 import type { EventBus } from "../engine/events.ts"
 import { registryFailureIn } from "../engine/registry-errors.ts"
 import { spawnBounded, type Stopped } from "../engine/spawn.ts"
-import { HttpError } from "../http/http-error.ts"
+import { canceled, DomainError, internal, timedOut } from "../errors/errors.ts"
 
 export type ComposeFlavour = "v1" | "v2"
 
@@ -258,14 +258,13 @@ export interface ComposeRunnerOptions {
 }
 
 /** The answer to a call (`command`, e.g. "compose up -d") stopped before it ended: 504 at its deadline, 503 when its caller gave up. */
-export function stoppedError(why: Stopped, command: string, timeout: number, output: string): HttpError {
+export function stoppedError(why: Stopped, command: string, timeout: number, output: string): DomainError {
   const said = output.split("\n").slice(-20).join("\n") || "no output"
   if (why === "aborted")
-    return new HttpError(503, "compose_aborted", `${command} was stopped: its caller gave up; its output: ${said}`)
-  return new HttpError(
-    504,
-    "compose_timeout",
+    return canceled(`${command} was stopped: its caller gave up; its output: ${said}`, "compose_aborted")
+  return timedOut(
     `${command} did not finish within ${timeout} s and was stopped; its output: ${said}`,
+    "compose_timeout",
   )
 }
 
@@ -293,7 +292,7 @@ export function composeRunner({
   const binary = async () => {
     const { cmd, flavour } = await cli()
     const path = Bun.which(cmd[0]!, { PATH: base.PATH ?? "" })
-    if (!path) throw new HttpError(500, "compose_missing", `the compose CLI (${cmd[0]}) is not installed`)
+    if (!path) throw internal(`the compose CLI (${cmd[0]}) is not installed`, "compose_missing")
     return { argv: [path, ...cmd.slice(1)], flavour }
   }
   return {

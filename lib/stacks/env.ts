@@ -2,7 +2,7 @@
 // a null value on write keeps the stored one, and the .env file compose reads is rendered here.
 import * as v from "valibot"
 import type { Redactor } from "../engine/containers.ts"
-import { badRequest } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 
 export interface EnvVar {
   key: string
@@ -33,11 +33,11 @@ export const publicEnv = (env: EnvVar[]) =>
 export function mergeEnv(stored: EnvVar[], input: EnvInput): EnvVar[] {
   const seen = new Set<string>()
   return input.map(({ key, value, secret }) => {
-    if (seen.has(key)) throw badRequest(`environment key ${key} appears twice`, "invalid_env")
+    if (seen.has(key)) throw invalid(`environment key ${key} appears twice`, "invalid_env")
     seen.add(key)
     const old = stored.find((e) => e.key === key)
     if (value === null && !old)
-      throw badRequest(`environment key ${key} has no stored value to keep (value null)`, "invalid_env")
+      throw invalid(`environment key ${key} has no stored value to keep (value null)`, "invalid_env")
     return { key, value: value ?? old!.value, secret: secret ?? old?.secret ?? false }
   })
 }

@@ -25,7 +25,7 @@ import {
   TEMP,
   writeBeneath,
 } from "../data/beneath.ts"
-import { HttpError } from "../http/http-error.ts"
+import { conflict, invalid, tooLarge } from "../errors/errors.ts"
 
 export const FILE_MAX_BYTES = 1024 * 1024
 export const FILES_MAX = 64
@@ -38,30 +38,29 @@ const RESERVED = new Set(["compose.yaml", ".env", "env.json", "state.json"])
 /** Relative path → text content. */
 export type StackFiles = Record<string, string>
 
-const invalid = (p: string, why: string) =>
-  new HttpError(400, "invalid_path", `invalid file path ${JSON.stringify(p.slice(0, 200))}: ${why}`)
+const badPath = (p: string, why: string) =>
+  invalid(`invalid file path ${JSON.stringify(p.slice(0, 200))}: ${why}`, "invalid_path")
 
 /** A stack file's path, checked (400 `invalid_path`, 400 `reserved_path`). */
 export function filePath(p: unknown): string {
   if (typeof p !== "string" || !p)
-    throw invalid(String(p ?? ""), "a relative path such as nginx.conf or conf/site.conf")
-  if (p.length > FILE_PATH_MAX) throw invalid(p, `longer than ${FILE_PATH_MAX} characters`)
-  if (p.startsWith("/")) throw invalid(p, "absolute; paths are relative to the stack's folder")
+    throw badPath(String(p ?? ""), "a relative path such as nginx.conf or conf/site.conf")
+  if (p.length > FILE_PATH_MAX) throw badPath(p, `longer than ${FILE_PATH_MAX} characters`)
+  if (p.startsWith("/")) throw badPath(p, "absolute; paths are relative to the stack's folder")
   const segments = p.split("/")
-  if (segments.length > DEPTH_MAX) throw invalid(p, `more than ${DEPTH_MAX} folders deep`)
+  if (segments.length > DEPTH_MAX) throw badPath(p, `more than ${DEPTH_MAX} folders deep`)
   for (const s of segments) {
-    if (s === "..") throw invalid(p, "it leaves the stack's folder")
+    if (s === "..") throw badPath(p, "it leaves the stack's folder")
     if (!SEGMENT.test(s))
-      throw invalid(
+      throw badPath(
         p,
         "each part must start with a letter, digit or _ and hold only letters, digits, '.', '_' and '-' (no empty, hidden or '..' parts)",
       )
   }
   if (RESERVED.has(p) || segments[0] === "versions" || TEMP.test(p))
-    throw new HttpError(
-      400,
-      "reserved_path",
+    throw invalid(
       `${p} is kept by the service itself (compose.yaml, .env, env.json, state.json, versions/): change it through its own route`,
+      "reserved_path",
     )
   return p
 }
@@ -72,7 +71,7 @@ export function filePathParam(raw: string | undefined): string {
   try {
     p = decodeURIComponent(raw ?? "")
   } catch {
-    throw invalid(raw ?? "", "not a well-formed URL path")
+    throw badPath(raw ?? "", "not a well-formed URL path")
   }
   return filePath(p)
 }
@@ -81,26 +80,22 @@ export function filePathParam(raw: string | undefined): string {
 export function checkFiles(files: StackFiles): StackFiles {
   const paths = Object.keys(files)
   if (paths.length > FILES_MAX)
-    throw new HttpError(400, "too_many_files", `a stack holds at most ${FILES_MAX} files besides its compose file`)
+    throw invalid(`a stack holds at most ${FILES_MAX} files besides its compose file`, "too_many_files")
   let total = 0
   for (const p of paths) {
     filePath(p)
-    if (typeof files[p] !== "string") throw new HttpError(400, "invalid_file", `${p}: the content must be text`)
+    if (typeof files[p] !== "string") throw invalid(`${p}: the content must be text`, "invalid_file")
     const size = Buffer.byteLength(files[p]!)
     if (size > FILE_MAX_BYTES)
-      throw new HttpError(413, "file_too_large", `${p} is ${size} bytes; a stack file holds at most ${FILE_MAX_BYTES}`)
+      throw tooLarge(`${p} is ${size} bytes; a stack file holds at most ${FILE_MAX_BYTES}`, "file_too_large")
     total += size
   }
   if (total > FILES_MAX_TOTAL)
-    throw new HttpError(
-      413,
-      "files_too_large",
-      `the stack's files hold ${total} bytes together; at most ${FILES_MAX_TOTAL}`,
-    )
+    throw tooLarge(`the stack's files hold ${total} bytes together; at most ${FILES_MAX_TOTAL}`, "files_too_large")
   const set = new Set(paths)
   for (const p of paths)
     for (let d = dirname(p); d !== "."; d = dirname(d))
-      if (set.has(d)) throw invalid(p, `${d} is a file of the stack, not a folder`)
+      if (set.has(d)) throw badPath(p, `${d} is a file of the stack, not a folder`)
   return files
 }
 
@@ -114,12 +109,11 @@ export function checkOnDisk(dir: string, files: StackFiles, own: readonly string
   const mine = new Set(own)
   for (const p of Object.keys(files)) {
     const kind = beneath(p, () => kindBeneath(dir, p))
-    if (kind === "link") throw invalid(p, "it is a symlink in the stack's folder")
+    if (kind === "link") throw badPath(p, "it is a symlink in the stack's folder")
     if (kind !== "absent" && (kind !== "file" || !mine.has(p)))
-      throw new HttpError(
-        409,
-        "path_taken",
+      throw conflict(
         `${p} already exists in the stack's folder and is not one of its files (its data is left alone)`,
+        "path_taken",
       )
   }
 }
@@ -152,7 +146,7 @@ function beneath<T>(p: string, op: () => T): T {
   try {
     return op()
   } catch (err) {
-    if (err instanceof Refused) throw invalid(p, `${err.message} in the stack's folder`)
+    if (err instanceof Refused) throw badPath(p, `${err.message} in the stack's folder`)
     throw err
   }
 }

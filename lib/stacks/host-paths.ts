@@ -7,7 +7,7 @@
 // already exist on disk are followed (the realpath of the longest existing prefix).
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { basename, dirname, isAbsolute, join, resolve } from "node:path"
-import { HttpError } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 import { interpolate } from "./interpolate.ts"
 import { checkTopKeys, parseYaml } from "./yaml.ts"
 
@@ -72,16 +72,14 @@ export function checkHostPaths(
   const allowed = allowedIn(projectDir, roots, dataDir)
   for (const { where, path } of paths) {
     if (!isAbsolute(path))
-      throw new HttpError(
-        400,
-        "host_path_refused",
+      throw invalid(
         `${where}: the host path "${path.slice(0, 200)}" is left relative by compose: the engine would resolve it against its own folder`,
+        "host_path_refused",
       )
     if (!allowed(path))
-      throw new HttpError(
-        400,
-        "host_path_refused",
+      throw invalid(
         `${where}: the host path "${path.slice(0, 200)}" is outside the stack's folder and SVC_BIND_ROOTS, or in the service's data directory`,
+        "host_path_refused",
       )
   }
 }

@@ -2,7 +2,7 @@
 // and those its containers run (found by the compose project label), each once.
 import { STACK_LABEL } from "../engine/containers.ts"
 import type { Engine } from "../engine/client.ts"
-import { notFound } from "../http/http-error.ts"
+import { notFound } from "../errors/errors.ts"
 import { stackName } from "./name.ts"
 import type { Stacks } from "./store.ts"
 

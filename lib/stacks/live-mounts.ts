@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs"
 import type { ContainerInspect, Engine, Mount } from "../engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { EventBus, ServiceEvent } from "../engine/events.ts"
-import { HttpError } from "../http/http-error.ts"
+import { isDomainError } from "../errors/errors.ts"
 import { redact } from "./env.ts"
 import { realPath, within } from "./host-paths.ts"
 
@@ -232,7 +232,7 @@ export class LiveMounts {
 
   private async inspectAndCheck(stack: string, id: string, allowed: (hostPath: string) => boolean): Promise<Escape[]> {
     const c = await this.o.engine.inspectContainer(id).catch((err) => {
-      if (err instanceof HttpError && err.status === 404) return undefined
+      if (isDomainError(err, "not_found")) return undefined
       throw err
     })
     if (!c) this.refused.delete(id)
@@ -258,11 +258,7 @@ export class LiveMounts {
       step.then(
         () => undefined,
         (err) =>
-          err instanceof HttpError && (err.status === 404 || err.status === 409)
-            ? undefined
-            : err instanceof Error
-              ? err.message
-              : String(err),
+          isDomainError(err, "not_found", "conflict") ? undefined : err instanceof Error ? err.message : String(err),
       )
     const killFailed = await attempt(this.o.engine.killContainer(id))
     const policyFailed = await attempt(this.o.engine.updateContainer(id, { RestartPolicy: { Name: "no" } }))

@@ -46,7 +46,7 @@ import {
   within,
   type HostPath,
 } from "./host-paths.ts"
-import { badRequest, HttpError } from "../http/http-error.ts"
+import { invalid, upstream } from "../errors/errors.ts"
 import { parseMount, type BindEntry, type VolumeEntry } from "./mounts.ts"
 import { checkTopKeys, parseYaml, parseYamlSync } from "./yaml.ts"
 import type { StackFiles } from "./files.ts"
@@ -417,10 +417,9 @@ function checkLoadedFiles(
     const rel = path.slice(projectDir.length + 1)
     // `.env` is the stack's environment as the service renders it (`env_file: .env`), laid out with the candidate.
     if (rel !== ".env" && !Object.hasOwn(files, rel))
-      throw new HttpError(
-        400,
-        "host_path_refused",
+      throw invalid(
         `${where}: "${rel.slice(0, 200)}" is not one of the stack's files; compose would read it from the stack's folder, which its containers can change: send it as one of the stack's files`,
+        "host_path_refused",
       )
   }
 }
@@ -464,12 +463,11 @@ export async function candidateModel(
       const message = result.output.split(scratch).join(project.dir)
       const outside = outsideFilesIn(message, allowed)
       if (outside.length)
-        throw new HttpError(
-          400,
-          "host_path_refused",
+        throw invalid(
           `compose read ${outside[0]!.slice(0, 200)}, outside the stack's folder and SVC_BIND_ROOTS (its message is withheld)`,
+          "host_path_refused",
         )
-      throw badRequest(
+      throw invalid(
         `compose refused the file: ${message.split("\n").slice(-20).join("\n") || "no output"}`,
         "invalid_compose",
       )
@@ -482,7 +480,7 @@ export async function candidateModel(
           ? JSON.parse(result.stdout)
           : await parseYaml(result.stdout, { what: "compose's model", maxBytes: MODEL_MAX_BYTES, version: "1.1" })
     } catch {
-      throw new HttpError(502, "compose_failed", "compose config printed a model that does not parse")
+      throw upstream("compose config printed a model that does not parse", "compose_failed")
     }
     if (result.flavour === "v2" && result.format === "yaml") raw = sshFromYaml(raw)
     raw = movePaths(raw, scratch, project.dir)
@@ -517,7 +515,7 @@ const MODEL_MAX_BYTES = 64 * 1024 * 1024
 
 function composeMapping(doc: unknown): Record<string, any> {
   if (!doc || typeof doc !== "object" || Array.isArray(doc))
-    throw badRequest("the compose file must be a YAML mapping", "invalid_compose")
+    throw invalid("the compose file must be a YAML mapping", "invalid_compose")
   return doc as Record<string, any>
 }
 

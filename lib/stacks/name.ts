@@ -2,7 +2,7 @@
 // touches the disk: lowercase letters, digits, "-" and "_", starting with a letter or digit.
 import { join } from "node:path"
 import * as v from "valibot"
-import { badRequest } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 
 /** Under the data directory: the stacks' folders (compose's project directories) and what the service keeps of each. */
 export const stackDirs = (dataDir: string) => ({ folders: join(dataDir, "stacks"), records: join(dataDir, "records") })
@@ -19,7 +19,7 @@ const RULE = `use at most ${STACK_NAME_MAX} lowercase letters, digits, "-" and "
 /** The name itself, or a 400 naming the rule. */
 export function stackName(name: unknown): string {
   if (isStackName(name)) return name
-  throw badRequest(`invalid stack name ${JSON.stringify(String(name).slice(0, 80))}: ${RULE}`, "invalid_name")
+  throw invalid(`invalid stack name ${JSON.stringify(String(name).slice(0, 80))}: ${RULE}`, "invalid_name")
 }
 
 /** The same rule as a schema, for a path parameter (a bad one answers 400 invalid_name). */

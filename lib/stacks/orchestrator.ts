@@ -5,7 +5,7 @@
 // change) is the store's own and the same for both.
 import type { ComposeProject, ComposeRunner } from "./compose.ts"
 import { candidateModel, type CandidateInput, type CheckedModel } from "./model.ts"
-import { HttpError } from "../http/http-error.ts"
+import { upstream } from "../errors/errors.ts"
 
 export const ORCHESTRATORS = ["compose", "swarm"] as const
 export type OrchestratorName = (typeof ORCHESTRATORS)[number]
@@ -30,7 +30,7 @@ export interface DownOptions {
 export interface Orchestrator {
   /** The candidate's model, checked (400 for what may not run), and the run file that deploys exactly it. */
   check(input: CandidateInput): Promise<CheckedModel>
-  /** Brings the project's run file (`project.file`) up; an HttpError when it did not come up. */
+  /** Brings the project's run file (`project.file`) up; a domain error when it did not come up. */
   up(project: ComposeProject, opts?: UpOptions): Promise<void>
   /** Takes the project down. */
   down(project: ComposeProject, opts?: DownOptions): Promise<void>
@@ -43,7 +43,7 @@ export const tailOf = (output: string) => output.split("\n").slice(-20).join("\n
 export function composeOrchestrator(runner: ComposeRunner): Orchestrator {
   const must = async (project: ComposeProject, args: string[], action: string, signal?: AbortSignal) => {
     const { code, output } = await runner.run(project, args, action, { signal })
-    if (code !== 0) throw new HttpError(502, "compose_failed", `compose ${args[0]} failed: ${tailOf(output)}`)
+    if (code !== 0) throw upstream(`compose ${args[0]} failed: ${tailOf(output)}`, "compose_failed")
   }
   return {
     check: (input) => candidateModel(runner, input),

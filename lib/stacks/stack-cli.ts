@@ -27,7 +27,7 @@ import {
 import { envRecord, redact, secretValues } from "./env.ts"
 import type { EventBus } from "../engine/events.ts"
 import { spawnBounded } from "../engine/spawn.ts"
-import { HttpError } from "../http/http-error.ts"
+import { internal } from "../errors/errors.ts"
 
 /** Where `scripts/setup.sh` installs Debian 13's docker CLI, which has `stack config`. */
 export const BUNDLED_DOCKER_CLI = "/usr/local/lib/harbormaster/docker/docker"
@@ -82,10 +82,9 @@ export async function findDockerCli(
   const candidates = [Bun.which("docker", { PATH: env.PATH ?? "" }), bundled].filter((c): c is string => !!c)
   for (const cli of candidates)
     if ((await probe([cli, "stack", "config", "--help"], env))?.includes("stack config")) return cli
-  throw new HttpError(
-    500,
-    "stack_cli_missing",
+  throw internal(
     `no docker CLI with \`stack config\` was found (tried ${candidates.join(", ") || "none"}): set SVC_DOCKER_CLI or run scripts/setup.sh, which installs one in ${bundled}`,
+    "stack_cli_missing",
   )
 }
 

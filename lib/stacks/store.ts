@@ -48,7 +48,7 @@ import { composeOrchestrator, tailOf, type Orchestrator, type OrchestratorName }
 import { readJson, writeFileAtomic, writeJson } from "../data/datadir.ts"
 import { envChanges, mergeEnv, renderEnvFile, sameEnv, secretValues, type EnvInput, type EnvVar } from "./env.ts"
 import { allowedIn, readIfFile, within } from "./host-paths.ts"
-import { badRequest, conflict, HttpError, notFound } from "../http/http-error.ts"
+import { conflict, invalid, notFound, upstream } from "../errors/errors.ts"
 import { isStackName, stackDirs, stackName } from "./name.ts"
 import type { Engine } from "../engine/client.ts"
 import { STACK_LABEL } from "../engine/containers.ts"
@@ -504,7 +504,7 @@ export class Stacks {
       if (this.taken(name)) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
       const current = s.versions.find((v) => v.version === s.current_version)
       if (s.current_version !== null && !current)
-        throw badRequest(`current_version ${s.current_version} is not among the versions`, "invalid_import")
+        throw invalid(`current_version ${s.current_version} is not among the versions`, "invalid_import")
       const files = checkFiles(s.files ?? {})
       for (const v of s.versions) checkFiles(v.files ?? {})
       const { model, run } = await this.check(name, s.compose, s.env, files, s.orchestrator)
@@ -538,19 +538,12 @@ export class Stacks {
   }
 
   /**
-   * Runs a compose command (stopped at its deadline, or when `run.signal` fires: 504, 503); a
-   * non-zero exit is an HttpError carrying compose's own (redacted) message.
+   * Runs a compose command (stopped at its deadline, or when `run.signal` fires: timed_out,
+   * canceled); a non-zero exit is an upstream `compose_failed` carrying compose's own (redacted) message.
    */
-  async must(
-    project: ComposeProject,
-    args: string[],
-    action: string,
-    run: Run = {},
-    status = 502,
-    code = "compose_failed",
-  ): Promise<string> {
-    const { code: exit, output } = await this.compose.run(project, args, action, { signal: run.signal })
-    if (exit !== 0) throw new HttpError(status, code, `compose ${args[0]} failed: ${tailOf(output)}`)
+  async must(project: ComposeProject, args: string[], action: string, run: Run = {}): Promise<string> {
+    const { code, output } = await this.compose.run(project, args, action, { signal: run.signal })
+    if (code !== 0) throw upstream(`compose ${args[0]} failed: ${tailOf(output)}`, "compose_failed")
     return output
   }
 
@@ -559,10 +552,9 @@ export class Stacks {
     const name = (typeof which === "string" ? which : which?.orchestrator) ?? "compose"
     if (name === "compose") return this.composeOrchestrator
     if (!this.o.swarm)
-      throw new HttpError(
-        409,
-        "swarm_unavailable",
+      throw conflict(
         "swarm stacks are not available here: the service's engine is no swarm manager it can deploy to",
+        "swarm_unavailable",
       )
     return this.o.swarm
   }
@@ -733,10 +725,9 @@ export class Stacks {
     const escaped = (await this.o.liveMounts?.(name, this.allows(name))) ?? []
     if (!escaped.length) return
     const e = escaped[0]!
-    throw new HttpError(
-      400,
-      "host_path_refused",
+    throw invalid(
       `service ${e.service}: its bind at ${e.destination} reached ${e.path.slice(0, 200)}, outside the stack's folder and SVC_BIND_ROOTS (a link in the stack's folder); the container was taken down`,
+      "host_path_refused",
     )
   }
 

@@ -19,7 +19,7 @@ import { candidateModel, readCompose } from "./model.ts"
 import { tailOf, type Orchestrator } from "./orchestrator.ts"
 import type { StackCli } from "./stack-cli.ts"
 import type { Engine } from "../engine/client.ts"
-import { HttpError } from "../http/http-error.ts"
+import { canceled, invalid, timedOut, upstream } from "../errors/errors.ts"
 import { setTimeout as sleep } from "node:timers/promises"
 
 /** The label the docker CLI puts on a swarm stack's services, networks, secrets, configs and volumes. */
@@ -192,10 +192,9 @@ export function escapeDollars(v: unknown): unknown {
 }
 
 const buildRefused = (service: string) =>
-  new HttpError(
-    400,
-    "build_not_supported",
+  invalid(
     `service ${service}: \`build:\` is not supported on a swarm (docker stack deploy ignores it): build and push the image, and name it in \`image:\``,
+    "build_not_supported",
   )
 
 export interface Polling {
@@ -215,8 +214,8 @@ async function until(
 ): Promise<void> {
   const deadline = now() + timeout * 1000
   while (!(await look())) {
-    if (signal?.aborted) throw new HttpError(503, "compose_aborted", `${what} was stopped: its caller gave up`)
-    if (now() > deadline) throw new HttpError(504, "compose_timeout", `${what} did not happen within ${timeout} s`)
+    if (signal?.aborted) throw canceled(`${what} was stopped: its caller gave up`, "compose_aborted")
+    if (now() > deadline) throw timedOut(`${what} did not happen within ${timeout} s`, "compose_timeout")
     await sleep(pollMs, undefined, { signal }).catch(() => {})
   }
 }
@@ -240,13 +239,13 @@ export async function converged(
     polling,
   )
   if (errors.length)
-    throw new HttpError(502, "stack_failed", `stack ${stack} did not converge: ${errors.slice(0, 10).join("; ")}`)
+    throw upstream(`stack ${stack} did not converge: ${errors.slice(0, 10).join("; ")}`, "stack_failed")
 }
 
 export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Date.now }: SwarmOptions): Orchestrator {
   const must = async (project: ComposeProject, args: string[], action: string, signal?: AbortSignal) => {
     const { code, output } = await cli.run(project, args, action, { signal })
-    if (code !== 0) throw new HttpError(502, "stack_failed", `docker stack ${args[0]} failed: ${tailOf(output)}`)
+    if (code !== 0) throw upstream(`docker stack ${args[0]} failed: ${tailOf(output)}`, "stack_failed")
   }
   return {
     async check(input) {
@@ -283,7 +282,7 @@ export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Dat
       const rm = () => cli.run(project, ["rm", project.name], action, { signal })
       const first = await rm()
       if (first.code !== 0 && (await swarm.services(project.name)).length)
-        throw new HttpError(502, "stack_failed", `docker stack rm failed: ${tailOf(first.output)}`)
+        throw upstream(`docker stack rm failed: ${tailOf(first.output)}`, "stack_failed")
       const polling = { timeout, pollMs, now, signal }
       // `stack rm` leaves a network a task's container still holds (it goes a moment after its
       // service): it is asked again, every few seconds, until nothing of the stack is left.

@@ -11,7 +11,7 @@
 // for text the service has already accepted through `parseYaml` (a stack's stored compose file, read
 // on every view of the stack): the values of the last texts the worker parsed are kept for it.
 import { FILE_MAX_BYTES } from "./files.ts"
-import { HttpError } from "../http/http-error.ts"
+import { invalid, tooLarge } from "../errors/errors.ts"
 import { type ThreadFailure, WorkerThread, workerUrl } from "../threads/worker.ts"
 
 /** The YAML library on this thread, loaded by its first use: loaded, it holds about 7 MiB that an idle service need not. */
@@ -59,7 +59,7 @@ export function checkYamlSize(
   // UTF-8 takes at most 3 bytes per UTF-16 unit: only a text near the bound is measured.
   if (text.length * 3 <= maxBytes) return
   const size = Buffer.byteLength(text)
-  if (size > maxBytes) throw new HttpError(413, "compose_too_large", `${what} is ${size} bytes; at most ${maxBytes}`)
+  if (size > maxBytes) throw tooLarge(`${what} is ${size} bytes; at most ${maxBytes}`, "compose_too_large")
 }
 
 /** The parser's options, read by `version`. */
@@ -76,11 +76,10 @@ export const TOP_KEYS_MAX = 256
 export function checkTopKeys(doc: unknown, what = "the compose file"): void {
   const keys = doc && typeof doc === "object" ? Object.keys(doc).length : 0
   if (keys > TOP_KEYS_MAX)
-    throw new HttpError(400, "invalid_compose", `${what} has ${keys} top-level keys; at most ${TOP_KEYS_MAX}`)
+    throw invalid(`${what} has ${keys} top-level keys; at most ${TOP_KEYS_MAX}`, "invalid_compose")
 }
 
-const invalid = (what: string, message: string) =>
-  new HttpError(400, "invalid_compose", `${what} does not parse: ${message}`)
+const unparsed = (what: string, message: string) => invalid(`${what} does not parse: ${message}`, "invalid_compose")
 
 /** The one thread texts from requests are parsed on (yaml-worker.ts). */
 const thread = new WorkerThread<Omit<YamlRequest, "id">, unknown>(workerUrl(import.meta, "lib/stacks/yaml-worker.ts"))
@@ -99,7 +98,7 @@ async function onThread(request: Omit<YamlRequest, "id">, limits: YamlLimits): P
   checkYamlSize(request.text, limits)
   const { what = "the compose file", deadlineMs = YAML_DEADLINE_MS } = limits
   return thread.run(request, deadlineMs).catch((err: ThreadFailure) => {
-    throw invalid(what, err.reason === "deadline" ? `parsing took longer than ${deadlineMs} ms` : err.message)
+    throw unparsed(what, err.reason === "deadline" ? `parsing took longer than ${deadlineMs} ms` : err.message)
   })
 }
 
@@ -130,6 +129,6 @@ export function parseYamlSync(text: string, limits: YamlLimits = {}): unknown {
   try {
     return yamlLibrary().parse(text, yamlOptions(limits.version))
   } catch (err) {
-    throw invalid(limits.what ?? "the compose file", (err as Error).message)
+    throw unparsed(limits.what ?? "the compose file", (err as Error).message)
   }
 }

@@ -3,7 +3,7 @@
 // forced update (every task replaced), the swarm's own rollback to the spec before the last update.
 import type { Engine } from "../engine/client.ts"
 import type { ServiceSpec, SwarmService, SwarmTask } from "../engine/swarm.ts"
-import { conflict } from "../http/http-error.ts"
+import { conflict } from "../errors/errors.ts"
 import { swarmEvent, type SwarmEvents } from "./events.ts"
 import { runningTasks } from "./nodes.ts"
 import type { SwarmServiceDetail, SwarmServiceRecord, SwarmTaskRecord } from "./schemas.ts"

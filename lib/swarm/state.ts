@@ -1,7 +1,7 @@
 // This engine's place in a swarm, read from GET /info's `Swarm` (no manager needed, no secret in
 // it); init, join and leave; the join tokens, for the one route that shows them.
 import type { Engine } from "../engine/client.ts"
-import { HttpError } from "../http/http-error.ts"
+import { conflict, isDomainError } from "../errors/errors.ts"
 import { swarmEvent, type SwarmEvents } from "./events.ts"
 import type { SwarmState } from "./schemas.ts"
 
@@ -63,8 +63,7 @@ export async function joinSwarm(
       ...(o.advertise_addr ? { AdvertiseAddr: o.advertise_addr } : {}),
     })
   } catch (err) {
-    if (err instanceof HttpError)
-      throw new HttpError(err.status, err.code, err.message.replaceAll(o.join_token, "<join token>"))
+    if (isDomainError(err)) throw err.withMessage(err.message.replaceAll(o.join_token, "<join token>"))
     throw err
   }
   const state = await readSwarm(engine)
@@ -79,7 +78,7 @@ export async function joinSwarm(
 
 export async function leaveSwarm(engine: Engine, events: SwarmEvents, force: boolean): Promise<SwarmState> {
   const before = await readSwarm(engine)
-  if (before.state === "inactive") throw new HttpError(409, "not_in_swarm", "this engine is not part of a swarm")
+  if (before.state === "inactive") throw conflict("this engine is not part of a swarm", "not_in_swarm")
   await engine.swarmLeave({ force })
   swarmEvent(events, "leave", `this engine left the swarm${force ? " (forced)" : ""}`, {
     id: before.node_id ?? undefined,

@@ -3,7 +3,7 @@
 // deadline (the library waits forever on a connection that stalls); word boundaries from the service
 // time the cues, and each chunk's cues are shifted by the measured length of the audio before it.
 import { UniversalCommunicate } from "edge-tts-universal"
-import { HttpError } from "../http/http-error.ts"
+import { upstream } from "../errors/errors.ts"
 import type { Cue, SpeechBackend } from "./types.ts"
 import { mp3Info } from "./mp3.ts"
 import { signed, type Voice } from "./voice.ts"
@@ -108,7 +108,7 @@ async function speakChunk(
   } catch (err) {
     socket?.close()
     const reason = (err as { message?: string } | undefined)?.message || String(err)
-    throw new HttpError(502, "tts_engine_failed", `the Edge voice service failed: ${reason}`)
+    throw upstream(`the Edge voice service failed: ${reason}`, "tts_engine_failed")
   }
 }
 

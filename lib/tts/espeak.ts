@@ -4,7 +4,7 @@
 // pieces is synthesised in one synchronous call; the back end's word events (with their sample
 // positions) time the pieces.
 import { dlopen, FFIType, JSCallback, read, toArrayBuffer, type Pointer } from "bun:ffi"
-import { HttpError, badRequest } from "../http/http-error.ts"
+import { invalid, unavailable } from "../errors/errors.ts"
 import type { Mp3Encoder } from "./encoder.ts"
 import type { SpeechBackend } from "./types.ts"
 import { pcmBackend, type PcmVoice, type SpokenRun } from "./pcm.ts"
@@ -77,7 +77,7 @@ class Espeak implements PcmVoice {
     if (key === this.voiceKey) return
     const name = espeakVoice(voice.lang)
     if (!name || this.lib.symbols.espeak_SetVoiceByName(Buffer.from(`${name}\0`)) !== 0) {
-      throw badRequest(`no offline voice speaks the language "${voice.lang}"`, "unsupported_language")
+      throw invalid(`no offline voice speaks the language "${voice.lang}"`, "unsupported_language")
     }
     const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.round(n)))
     this.lib.symbols.espeak_SetParameter(PARAM.rate, clamp(175 * (1 + voice.rate / 100), 80, 450), 0)
@@ -107,10 +107,9 @@ function espeak(): Espeak {
   try {
     return (loaded ??= new Espeak())
   } catch (err) {
-    throw new HttpError(
-      503,
-      "tts_unavailable",
+    throw unavailable(
       `espeak-ng cannot be used: ${err instanceof Error ? err.message : String(err)} (Debian packages espeak-ng, libespeak-ng1)`,
+      "tts_unavailable",
     )
   }
 }

@@ -5,7 +5,7 @@
 // daughters) with each word's segments gives the back end's own start time of every token, and so of
 // every piece.
 import { dlopen, FFIType, read, toArrayBuffer, type Pointer } from "bun:ffi"
-import { HttpError } from "../http/http-error.ts"
+import { unavailable } from "../errors/errors.ts"
 import type { Mp3Encoder } from "./encoder.ts"
 import type { SpeechBackend } from "./types.ts"
 import { pcmBackend, type PcmVoice, type SpokenRun } from "./pcm.ts"
@@ -122,10 +122,9 @@ export function flite(): Flite {
   try {
     return (loaded ??= new Flite())
   } catch (err) {
-    throw new HttpError(
-      503,
-      "tts_unavailable",
+    throw unavailable(
       `flite cannot be used: ${err instanceof Error ? err.message : String(err)} (Debian packages flite, libflite1)`,
+      "tts_unavailable",
     )
   }
 }

@@ -2,7 +2,7 @@
 // detected from the text, else the default voice's locale), and which offline voice speaks it:
 // flite's cmu_us_slt for English, espeak-ng's voices for the rest. Tags are taken the way people write
 // them (`zh`, `zh-CN`, `pt-BR`, `EN_us`); a language no offline voice speaks is a 400 naming it.
-import { badRequest } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 
 /** espeak-ng 1.51's voices (Debian), from `espeak-ng --voices`. */
 const ESPEAK_VOICES = new Set(
@@ -89,7 +89,7 @@ export const primary = (tag: string) => canonicalTag(tag).split("-")[0]!
 /** Throws the 400 that names a language no offline voice speaks. */
 export function checkSpoken(tag: string): void {
   if (!espeakVoice(tag))
-    throw badRequest(
+    throw invalid(
       `no offline voice speaks the language "${tag}"; languages spoken: English (flite), and espeak-ng's (de, fr, es, zh, ja, ar, pt-BR, ...)`,
       "unsupported_language",
     )

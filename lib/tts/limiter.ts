@@ -1,17 +1,7 @@
 // Bounds concurrent syntheses: `limit` run at once, up to `queue` more wait their turn in order, and
-// a request beyond that is refused with 503 `tts_busy` at once (with a Retry-After estimated from the
-// recent syntheses), so a burst cannot exhaust memory.
-import { HttpError } from "../http/http-error.ts"
-
-export class BusyError extends HttpError {
-  constructor(
-    message: string,
-    /** Seconds after which a retry has a fair chance. */
-    readonly retryAfter: number,
-  ) {
-    super(503, "tts_busy", message, { headers: { "retry-after": String(retryAfter) } })
-  }
-}
+// a request beyond that is refused as unavailable, `tts_busy`, at once (with a retry delay estimated
+// from the recent syntheses), so a burst cannot exhaust memory.
+import { unavailable } from "../errors/errors.ts"
 
 export class Limiter {
   private running = 0
@@ -32,9 +22,10 @@ export class Limiter {
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.running >= this.limit) {
       if (this.waiting.length >= this.queue)
-        throw new BusyError(
+        throw unavailable(
           `${this.running} syntheses are running and ${this.waiting.length} waiting; try again shortly`,
-          this.retryAfter(),
+          "tts_busy",
+          { retryAfter: this.retryAfter() },
         )
       await new Promise<void>((resolve) => this.waiting.push(resolve))
     } else {

@@ -12,7 +12,7 @@
 import { decodeHTML } from "entities"
 import frontMatter from "front-matter"
 import { Marked, type Token, type Tokens } from "marked"
-import { badRequest } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 
 export interface Document {
   /** The front matter's keys as written (an empty object when there is none). */
@@ -203,11 +203,11 @@ function splitFrontMatter(text: string): { attributes: Record<string, unknown>; 
     parsed = frontMatter(text)
   } catch (err) {
     const reason = err instanceof Error ? err.message.split("\n")[0] : String(err)
-    throw badRequest(`the front matter is not valid YAML: ${reason}`, "invalid_front_matter")
+    throw invalid(`the front matter is not valid YAML: ${reason}`, "invalid_front_matter")
   }
   const attributes = parsed.attributes ?? {}
   if (typeof attributes !== "object" || Array.isArray(attributes))
-    throw badRequest("the front matter must be a mapping of keys to values", "invalid_front_matter")
+    throw invalid("the front matter must be a mapping of keys to values", "invalid_front_matter")
   return { attributes: attributes as Record<string, unknown>, body: parsed.body }
 }
 
@@ -216,7 +216,7 @@ function titleSentence(title: unknown): string {
   if (title === undefined || title === null) return ""
   if (title instanceof Date && !Number.isNaN(title.getTime())) return asSentence(title.toISOString().slice(0, 10))
   if (typeof title !== "string" && typeof title !== "number" && typeof title !== "boolean")
-    throw badRequest("front matter title must be text", "invalid_front_matter")
+    throw invalid("front matter title must be text", "invalid_front_matter")
   return asSentence(String(title))
 }
 

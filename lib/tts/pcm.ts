@@ -18,7 +18,7 @@ export interface SpokenRun {
 export interface PcmVoice {
   readonly name: string
   readonly sampleRate: number
-  /** Speaks `pieces` (joined with spaces) in one call. Throws HttpError 400 for a language it lacks. */
+  /** Speaks `pieces` (joined with spaces) in one call. Throws an invalid error for a language it lacks. */
   speak(pieces: readonly string[], voice: Voice): SpokenRun
 }
 

@@ -8,7 +8,7 @@
 // leave after a minute without work, so an idle service holds none.
 import { readFileSync } from "node:fs"
 import { setPriority } from "node:os"
-import { HttpError } from "../http/http-error.ts"
+import { DomainError, isDomainError, timedOut, upstream } from "../errors/errors.ts"
 import { encodeFrame, FrameReader, type Frame } from "../http/worker-frames.ts"
 import type { WorkerReply, WorkerRequest } from "./worker.ts"
 
@@ -111,11 +111,10 @@ class WorkerProcess {
       const how = this.proc.signalCode ? `signal ${this.proc.signalCode}` : `exit code ${this.proc.exitCode}`
       job.reject(
         this.killedFor === "deadline"
-          ? new HttpError(504, "tts_timeout", "the synthesis took longer than its deadline and was stopped")
-          : new HttpError(
-              502,
-              "tts_engine_crashed",
+          ? timedOut("the synthesis took longer than its deadline and was stopped", "tts_timeout")
+          : upstream(
               `the speech back end's process died (${this.killedFor ?? how}); the service is fine, and other texts can be spoken`,
+              "tts_engine_crashed",
             ),
       )
     }
@@ -175,20 +174,20 @@ export class WorkerPool {
 
   constructor(readonly options: PoolOptions) {}
 
-  /** Runs one request on a worker; a failed reply becomes its HttpError. */
+  /** Runs one request on a worker; a failed reply becomes its domain error. */
   async run(request: WorkerRequest, timeoutMs: number): Promise<Frame<WorkerReply & { ok: true }>> {
     const worker = await this.acquire()
     let frame: Frame<WorkerReply>
     try {
       frame = await worker.send(request, timeoutMs)
     } catch (err) {
-      if (err instanceof HttpError && err.code === "tts_engine_crashed") this.crashes++
+      if (isDomainError(err) && err.code === "tts_engine_crashed") this.crashes++
       throw err
     } finally {
       this.release(worker)
     }
     const reply = frame.header
-    if (!reply.ok) throw new HttpError(reply.status, reply.code, reply.message)
+    if (!reply.ok) throw new DomainError(reply.kind, reply.code, reply.message)
     return frame as Frame<WorkerReply & { ok: true }>
   }
 

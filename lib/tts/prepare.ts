@@ -4,7 +4,7 @@
 // split into sentences and cue pieces by that language's rules, and each piece gets the words an
 // back end should say for it (normalised: numbers, dates, URLs, ...), while the cue keeps what was
 // written.
-import { badRequest } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 import { detectLanguage } from "./detect.ts"
 import { checkSpoken, primary } from "./lang.ts"
 import { readDocument } from "./markdown.ts"
@@ -40,4 +40,4 @@ export async function prepare(text: string, defaultVoice: string): Promise<Plan>
   return { voice, sentences: sentences.filter((s) => s.length > 0) }
 }
 
-export const emptyText = () => badRequest("text has nothing to read aloud (it is empty, or only code)", "empty_text")
+export const emptyText = () => invalid("text has nothing to read aloud (it is empty, or only code)", "empty_text")

@@ -2,7 +2,7 @@
 // pieces (in a worker process), spoken by the back end (a bounded number at a time; offline back ends in
 // worker processes too), and returned as MP3 and WebVTT. The service's own process only moves bytes:
 // a crash, a hang or a memory blow-up of parsing or synthesis ends one worker, never the service.
-import { badRequest } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 import type { BackendChoice, SpeechBackend } from "./types.ts"
 import { Limiter } from "./limiter.ts"
 import { WorkerPool } from "./pool.ts"
@@ -114,11 +114,11 @@ export class Speaker {
   async speak(text: string): Promise<Spoken> {
     const length = codePoints(text)
     if (length > this.config.maxChars)
-      throw badRequest(`text has ${length} characters; the limit is ${this.config.maxChars}`, "text_too_long")
+      throw invalid(`text has ${length} characters; the limit is ${this.config.maxChars}`, "text_too_long")
     return this.limiter.run(async () => {
       const plan = await this.plan(text)
       if (plan.sentences.length === 0)
-        throw badRequest("text has nothing to read aloud (it is empty, or only code)", "empty_text")
+        throw invalid("text has nothing to read aloud (it is empty, or only code)", "empty_text")
       const backend = await this.loadBackend()
       const speech = await backend.synthesize(
         plan.sentences.map((s) => s.map((p) => p.spoken)),

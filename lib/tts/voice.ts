@@ -1,5 +1,5 @@
 // How a text is spoken: the voice and prosody keys of its front matter over the service defaults.
-import { badRequest } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 import { canonicalTag } from "./lang.ts"
 
 export interface Voice {
@@ -30,7 +30,7 @@ function prosody(key: keyof typeof PROSODY, value: unknown): number {
   const m = typeof value === "string" ? new RegExp(`^([+-]?\\d{1,3})${unit}$`).exec(value.trim()) : null
   const n = m ? Number(m[1]) : NaN
   if (!(n >= min && n <= max))
-    throw badRequest(
+    throw invalid(
       `front matter ${key} must look like ${example} (from ${min}${unit} to +${max}${unit}), got ${JSON.stringify(value)}`,
       "invalid_front_matter",
     )
@@ -50,12 +50,12 @@ export function voiceLocale(voice: string): string {
 export function voiceOf(attributes: Record<string, unknown>, defaultVoice: string, detected?: string): Voice {
   const { voice = defaultVoice, lang, rate, pitch, volume } = attributes
   if (typeof voice !== "string" || !isVoiceName(voice))
-    throw badRequest(
+    throw invalid(
       `front matter voice must be an Edge voice name such as "en-US-AriaNeural", got ${JSON.stringify(voice)}`,
       "invalid_front_matter",
     )
   if (lang !== undefined && (typeof lang !== "string" || !LANG.test(lang)))
-    throw badRequest(
+    throw invalid(
       `front matter lang must be a language tag such as "en-GB" or "de", got ${JSON.stringify(lang)}`,
       "invalid_front_matter",
     )

@@ -4,7 +4,7 @@
 // encoding ("speak"). Requests and replies are frames (lib/http/worker-frames.ts) on stdin and stdout, one
 // request at a time. When this process dies (espeak-ng's stack smashing, the memory cap), the pool
 // answers that one request with 502 `tts_engine_crashed` and starts another.
-import { HttpError } from "../http/http-error.ts"
+import { isDomainError, type ErrorKind } from "../errors/errors.ts"
 import { Mp3Encoder } from "./encoder.ts"
 import type { OfflineChoice, SpeechBackend } from "./types.ts"
 import { offlineBackend } from "./offline.ts"
@@ -20,7 +20,7 @@ export type WorkerRequest =
 
 export type WorkerReply =
   | { ok: true; [key: string]: unknown }
-  | { ok: false; status: number; code: string; message: string }
+  | { ok: false; kind: ErrorKind; code: string; message: string }
 
 let encoder: Mp3Encoder | undefined
 const backends = new Map<OfflineChoice, SpeechBackend>()
@@ -75,17 +75,16 @@ export async function serve(): Promise<never> {
       try {
         reply = await handle(frame.header as WorkerRequest)
       } catch (err) {
-        reply =
-          err instanceof HttpError
-            ? { header: { ok: false, status: err.status, code: err.code, message: err.message } }
-            : {
-                header: {
-                  ok: false,
-                  status: 500,
-                  code: "tts_failed",
-                  message: `speech failed: ${err instanceof Error ? err.message : String(err)}`,
-                },
-              }
+        reply = isDomainError(err)
+          ? { header: { ok: false, kind: err.kind, code: err.code, message: err.message } }
+          : {
+              header: {
+                ok: false,
+                kind: "internal",
+                code: "tts_failed",
+                message: `speech failed: ${err instanceof Error ? err.message : String(err)}`,
+              },
+            }
       }
       out.write(encodeFrame({ id, ...reply.header }, reply.payload))
       await out.flush()

@@ -23,7 +23,7 @@
 import type { EventBus } from "../engine/events.ts"
 import type { Engine } from "../engine/client.ts"
 import { redact, sameEnv, secretValues } from "../stacks/env.ts"
-import { conflict, HttpError } from "../http/http-error.ts"
+import { conflict, isDomainError } from "../errors/errors.ts"
 import { converged, engineSwarm, rollbackServices } from "../stacks/swarm.ts"
 import { imageChanges, serviceImages, watchSwarmStack } from "./swarm-watch.ts"
 import type { Stacks } from "../stacks/store.ts"
@@ -274,7 +274,7 @@ export class UpdateGuard {
     try {
       await change()
     } catch (err) {
-      if (!(err instanceof HttpError && err.code === "stack_failed")) throw err
+      if (!(isDomainError(err) && err.code === "stack_failed")) throw err
       failure = redact(err.message, secrets)
       restored = action !== "update"
     }

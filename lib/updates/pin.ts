@@ -17,7 +17,7 @@
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { Engine } from "../engine/client.ts"
 import type { EnvVar } from "../stacks/env.ts"
-import { HttpError } from "../http/http-error.ts"
+import { isDomainError } from "../errors/errors.ts"
 import { localDigests, parseRef } from "../engine/reference.ts"
 import type { Stacks } from "../stacks/store.ts"
 
@@ -114,7 +114,7 @@ export async function localImageId(engine: Engine, ref: string): Promise<string 
   return engine.inspectImage(ref).then(
     (i) => i.Id,
     (err) => {
-      if (err instanceof HttpError && err.status === 404) return null
+      if (isDomainError(err, "not_found")) return null
       throw err
     },
   )

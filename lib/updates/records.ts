@@ -10,7 +10,7 @@ import { Cron } from "croner"
 import { join } from "node:path"
 import * as v from "valibot"
 import { readJson, writeJson } from "../data/datadir.ts"
-import { badRequest } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 import type { Stacks } from "../stacks/store.ts"
 
 export const VERDICTS = ["updated", "rolled_back", "rollback_failed", "unchanged"] as const
@@ -83,13 +83,13 @@ export function intervalSeconds(schedule: string): number | null {
 export function checkSchedule(schedule: string): void {
   const seconds = intervalSeconds(schedule)
   if (seconds !== null) {
-    if (seconds < 1) throw badRequest(`schedule ${schedule}: an interval is at least 1s`, "invalid_policy")
+    if (seconds < 1) throw invalid(`schedule ${schedule}: an interval is at least 1s`, "invalid_policy")
     return
   }
   try {
     new Cron(schedule, { paused: true })
   } catch (err) {
-    throw badRequest(
+    throw invalid(
       `schedule "${schedule.slice(0, 100)}" is neither an interval (30s, 15m, 6h, 1d) nor a cron expression: ${err instanceof Error ? err.message : err}`,
       "invalid_policy",
     )

@@ -4,7 +4,7 @@
 // what the adoption made goes and the old containers that ran start again.
 import type { Engine } from "../engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
-import { badRequest, conflict, HttpError, notFound } from "../http/http-error.ts"
+import { conflict, invalid, isDomainError, notFound, upstream } from "../errors/errors.ts"
 import { looksSecret, publicEnv } from "../stacks/env.ts"
 import { fromContainers, serviceName, type Generated, type InspectedContainer } from "../stacks/from-containers.ts"
 import { stackName } from "../stacks/name.ts"
@@ -32,12 +32,10 @@ async function inspectAll(engine: Engine, refs: string[]): Promise<InspectedCont
   const found: InspectedContainer[] = []
   for (const ref of refs) {
     const c = (await engine.inspectContainer(ref).catch((err) => {
-      throw err instanceof HttpError && err.status === 404
-        ? notFound(`no container ${JSON.stringify(ref)}`, "no_container")
-        : err
+      throw isDomainError(err, "not_found") ? notFound(`no container ${JSON.stringify(ref)}`, "no_container") : err
     })) as unknown as InspectedContainer
     if (found.some((f) => f.Id === c.Id))
-      throw badRequest(`container ${serviceName(c)} is named twice`, "duplicate_container")
+      throw invalid(`container ${serviceName(c)} is named twice`, "duplicate_container")
     const project = c.Config.Labels?.[STACK_LABEL]
     if (project)
       throw conflict(
@@ -104,13 +102,12 @@ async function replace(
         plan.services.map((s) => s.service),
       ))
     )
-      throw new HttpError(
-        502,
-        "adopt_failed",
+      throw upstream(
         `the stack ${name} came up but not all of its containers kept running; the old containers run again`,
+        "adopt_failed",
       )
   } catch (err) {
-    const taken = err instanceof HttpError && err.code === "stack_exists"
+    const taken = isDomainError(err) && err.code === "stack_exists"
     if (!taken) await undo(d, name, written)
     for (const id of ran) await d.engine.containerAction(id, "start").catch(() => {})
     throw err

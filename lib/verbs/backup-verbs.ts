@@ -18,7 +18,7 @@ import {
 import { restic } from "../backups/restic.ts"
 import { restoreStack, type RestoreRequest, type RestoreResult } from "../backups/restore.ts"
 import { findBackup, listBackups, newestBackups, type Backup } from "../backups/snapshots.ts"
-import { HttpError } from "../http/http-error.ts"
+import { errorFields } from "../http/http-error.ts"
 import { stackName } from "../stacks/name.ts"
 import { nextDue } from "../updates/records.ts"
 
@@ -237,13 +237,7 @@ export class BackupVerbs {
     }
     void this.backup(repo, stack, { ...run, progress: (p) => push({ type: "progress", ...p }) }).then(
       (result) => push({ type: "done", result }),
-      (err: unknown) => {
-        const e =
-          err instanceof HttpError
-            ? err
-            : new HttpError(500, "internal", err instanceof Error ? err.message : String(err))
-        push({ type: "failed", error: { status: e.status, code: e.code, message: e.message } })
-      },
+      (err: unknown) => push({ type: "failed", error: errorFields(err) }),
     )
     for (;;) {
       if (!queue.length) await new Promise<void>((resolve) => (wake = resolve))

@@ -12,7 +12,7 @@
 import { setTimeout as pause } from "node:timers/promises"
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
-import { badRequest, conflict, HttpError, notFound } from "../http/http-error.ts"
+import { conflict, DomainError, invalid, isRefusal, notFound, unauthenticated } from "../errors/errors.ts"
 import { checkWebhook } from "../git/webhook.ts"
 import { maskUrl } from "../credentials/urls.ts"
 import { refused } from "../errors/errors.ts"
@@ -160,8 +160,9 @@ export class GitVerbs {
         "stack_exists",
       )
     if (this.o.stacks.has(name) && (opts.first?.env || opts.first?.orchestrator))
-      throw badRequest(
+      throw invalid(
         `${name} runs here already: its environment is changed with PUT /api/stacks/${name}/env, and its orchestrator stays its own`,
+        "bad_request",
       )
     if (input.schedule) checkSchedule(input.schedule)
     const source = sourceFrom(input, before)
@@ -172,8 +173,8 @@ export class GitVerbs {
       // The first deploy writes the stack's records; the source follows only when it succeeded.
       const outcome = await this.fetchAndDeploy(name, source, { ...opts, trigger: "api" }, opts.first)
       if (outcome.verdict !== "applied")
-        throw new HttpError(
-          outcome.verdict === "refused" ? 400 : 502,
+        throw new DomainError(
+          outcome.verdict === "refused" ? "invalid" : "upstream",
           "git_sync_failed",
           `${name} was not created from ${maskUrl(source.url)}: ${outcome.error}`,
         )
@@ -278,7 +279,7 @@ export class GitVerbs {
         "webhook_refused",
         `webhook for ${name} refused: ${proof.kind === "none" ? "no signature" : `wrong ${proof.kind} signature`}`,
       )
-      throw new HttpError(401, "bad_signature", "the webhook's signature does not match this stack's secret")
+      throw unauthenticated("the webhook's signature does not match this stack's secret", "bad_signature")
     }
     this.sync(name, { ...opts, trigger: "webhook" }).catch((err) => console.error(`git sync of ${name}:`, message(err)))
     return { accepted: true }
@@ -368,7 +369,7 @@ export class GitVerbs {
         signal: opts.signal,
       })
     } catch (err) {
-      const refused = err instanceof HttpError && err.status < 500
+      const refused = isRefusal(err)
       return done(
         refused ? "refused" : "failed",
         refusedCommit(err) ?? (refused ? (head ?? null) : null),
@@ -400,12 +401,7 @@ export class GitVerbs {
           : stack.update.verdict
       return done(verdict, commit, stack.update?.reason ?? null, await current())
     } catch (err) {
-      return done(
-        err instanceof HttpError && err.status < 500 ? "refused" : "failed",
-        commit,
-        message(err),
-        await current(),
-      )
+      return done(isRefusal(err) ? "refused" : "failed", commit, message(err), await current())
     }
   }
 

@@ -4,7 +4,7 @@
 // and counts, never a value of the environment). Each verb answers what the API answers.
 import type { Engine } from "../engine/client.ts"
 import type { EventBus } from "../engine/events.ts"
-import { conflict, notFound } from "../http/http-error.ts"
+import { conflict, notFound } from "../errors/errors.ts"
 import { exportStack, importStack, type ImportBody, type StackExport } from "../copy/export.ts"
 import { pushChange, type WriteBack } from "../git/push.ts"
 import { readSource, writeSource } from "../git/source.ts"
@@ -218,7 +218,7 @@ export class StackVerbs {
     const { plan, stack } = await adoptProject(this.o, name, req)
     if (plan.blockers.length && !req.dry_run)
       throw conflict(`adopting ${plan.name} is blocked: ${plan.blockers.join("; ")}`, "adopt_blocked", {
-        body: { plan },
+        fields: { plan },
       })
     if (stack) this.publish("adopt", plan.name, `adopted the compose project ${plan.name}`)
     return { ...plan, dry_run: !stack, stack: stack ?? null }

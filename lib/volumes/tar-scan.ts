@@ -18,7 +18,7 @@
 // special files over 1 MiB refused; the end at two zero blocks, at a clean end of input, or in an
 // entry's padding. As the engine decompresses before it reads, a stream that starts like gzip,
 // bzip2, xz or zstd is refused. The bytes pass on unchanged; data is skipped by size, never copied.
-import { badRequest } from "../http/http-error.ts"
+import { invalid } from "../errors/errors.ts"
 
 export interface TarEntry {
   name: string
@@ -32,7 +32,7 @@ export interface TarEntry {
 const BLOCK = 512
 const MAX_SPECIAL = 1 << 20 // Go's maxSpecialFileSize: pax headers, GNU long names and links
 
-const unreadable = (reason: string) => badRequest(`the archive cannot be read: ${reason}`, "invalid_archive")
+const unreadable = (reason: string) => invalid(`the archive cannot be read: ${reason}`, "invalid_archive")
 const TRUNCATED = "Unexpected end of data"
 const invalidHeader = (what: string) => unreadable(`invalid tar header (${what})`)
 
@@ -614,12 +614,11 @@ const UNPACKED = new Set(["0", "1", "2", "3", "4", "5", "6", "g"])
 
 /** Refuses an entry that would land outside the folder it is unpacked into, or of a type the engine does not unpack. */
 export function checkEntry(e: TarEntry): void {
-  if (unsafe(e.name))
-    throw badRequest(`the archive entry ${quoted(e.name)} points outside the volume`, "unsafe_archive")
+  if (unsafe(e.name)) throw invalid(`the archive entry ${quoted(e.name)} points outside the volume`, "unsafe_archive")
   if (e.type === "1" && unsafe(e.linkname))
-    throw badRequest(`the hard link ${quoted(e.name)} points outside the volume`, "unsafe_archive")
+    throw invalid(`the hard link ${quoted(e.name)} points outside the volume`, "unsafe_archive")
   if (!UNPACKED.has(e.type))
-    throw badRequest(`the archive entry ${quoted(e.name)} has a type the import does not unpack`, "unsafe_archive")
+    throw invalid(`the archive entry ${quoted(e.name)} has a type the import does not unpack`, "unsafe_archive")
 }
 
 export interface TarGuard {

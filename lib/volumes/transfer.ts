@@ -7,7 +7,7 @@
 // itself unpacks inside the container's root, so that a symlink can at worst lead into the
 // throwaway container's own root, which is removed with it.
 import type { Engine } from "../engine/client.ts"
-import { badRequest, conflict, HttpError } from "../http/http-error.ts"
+import { conflict, invalid, isDomainError, upstream } from "../errors/errors.ts"
 import { TarScanner, tarGuard } from "./tar-scan.ts"
 
 /** Docker's own rule for volume names. */
@@ -16,7 +16,7 @@ export const VOLUME_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{1,254}$/
 /** Containers and working volumes made here carry this label, so a leftover (after a crash) can be found. */
 export const TRANSFER_LABEL = "harbormaster.transfer"
 
-const isNotFound = (err: unknown) => err instanceof HttpError && err.status === 404
+const isNotFound = (err: unknown) => isDomainError(err, "not_found")
 
 /** Pulls `image` unless the engine has it. */
 export async function ensureImage(engine: Engine, image: string): Promise<void> {
@@ -170,8 +170,8 @@ export interface ImportResult {
 /** The reason an import failed: the guard's refusal first, the engine's refusal of a broken tar as a 400. */
 function refusal(err: unknown, guard: { error: unknown }): unknown {
   if (guard.error) return guard.error
-  if (err instanceof HttpError && /error processing tar file/i.test(err.message))
-    return badRequest(`the engine refused the archive: ${err.message}`, "invalid_archive")
+  if (isDomainError(err) && /error processing tar file/i.test(err.message))
+    return invalid(`the engine refused the archive: ${err.message}`, "invalid_archive")
   return err
 }
 
@@ -228,7 +228,7 @@ export async function measureVolumes(engine: Engine, image: string, names: strin
   return withThrowaway(engine, image, mounts, ["du", "-s", "-b", ...mounts.map((m) => m.at)], async (id) => {
     await engine.containerAction(id, "start")
     const { StatusCode } = await engine.waitContainer(id)
-    if (StatusCode !== 0) throw new HttpError(502, "engine_error", `measuring volumes failed (du exited ${StatusCode})`)
+    if (StatusCode !== 0) throw upstream(`measuring volumes failed (du exited ${StatusCode})`, "engine_error")
     const sizes: Record<string, number> = {}
     for await (const { line } of engine.logs(id, { follow: false, tail: "all" })) {
       const m = /^(\d+)\s+\/v\/(\d+)$/.exec(line.trim())

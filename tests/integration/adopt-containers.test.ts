@@ -219,7 +219,7 @@ test("adopted: the stack's container replaces the old one, keeps the volume's an
   v.parse(adoptRoute.response[201], adopted)
   expect(adopted).toMatchObject({ name: STACK, dry_run: false, stack: { name: STACK, managed: true } })
   expect(JSON.stringify(adopted)).not.toContain(SECRET)
-  await expect(engine.inspectContainer(web)).rejects.toMatchObject({ status: 404 })
+  await expect(engine.inspectContainer(web)).rejects.toMatchObject({ kind: "not_found" })
 
   const [c] = await stackContainers()
   expect(c!.Labels[SERVICE_LABEL]).toBe("hm-web")

@@ -175,7 +175,7 @@ beforeAll(async () => {
   expect(deployed.status).toBe(201)
   // Compose v1 creates every declared volume, v2 only those a service mounts: either way this one
   // stands for a volume the engine never created.
-  await engA.removeVolume("hm-web_never").catch((err) => expect(err.status).toBe(404))
+  await engA.removeVolume("hm-web_never").catch((err) => expect(err.kind).toBe("not_found"))
   expect((await call(a, "POST", "/api/stacks", { name: "hm-solo", content: solo })).status).toBe(201)
   // 200 MiB in 40 files over 5 folders, a symlink, a file of another owner with its own mode.
   await run(

@@ -201,7 +201,7 @@ test("the check reads what the kernel mounted: a bind whose link is a plain fold
     await engine.killContainer(id)
     await engine.waitContainer(id)
     await Bun.sleep(1000)
-    expect(await engine.killContainer(id).catch((err) => err.status)).toBe(409)
+    expect(await engine.killContainer(id).catch((err) => err.kind)).toBe("conflict")
     expect((await engine.inspectContainer(id)).State.Running).toBe(false)
     await engine.updateContainer(id, { RestartPolicy: { Name: "no" } })
     expect((await engine.inspectContainer(id)).HostConfig.RestartPolicy).toMatchObject({ Name: "no" })

@@ -143,7 +143,7 @@ describe("full mode", () => {
 
     const removed = await client.callTool({ name: "remove_container", arguments: { id } })
     expect(removed.isError).toBeFalsy()
-    expect(await engine.inspectContainer(id).catch((e) => e.status)).toBe(404)
+    expect(await engine.inspectContainer(id).catch((e) => e.kind)).toBe("not_found")
   }, 30_000)
 
   test("an agent runs a stack end to end: deploy, status, logs, environment, apply, rollback, pause, copy, delete", async () => {

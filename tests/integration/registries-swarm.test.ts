@@ -72,7 +72,7 @@ const services = (name: string) => manager.listServices({ label: [`${SWARM_STACK
 
 test("a swarm stack of a private image runs on workers that pulled it with the credentials the deploy sent", async () => {
   for (const host of swarmWorkerHosts())
-    await expect(dockerEngine(host).inspectImage(image())).rejects.toMatchObject({ status: 404 })
+    await expect(dockerEngine(host).inspectImage(image())).rejects.toMatchObject({ kind: "not_found" })
   expect(
     (await call("POST", "/api/registries", { name: "swarm", address: reg.basic, ca: reg.ca, ...reg.users.basic }))
       .status,

@@ -196,7 +196,7 @@ test("kept registries log in as the real registries answer: Basic, a token servi
 
 test("a stack whose images are only in the private registries deploys; a push makes its update available, its update pulls it", async () => {
   for (const ref of [`${reg.basic}/hm/app:v1`, `${reg.token}/hm/tok:build-v1`])
-    await expect(engA.inspectImage(ref)).rejects.toMatchObject({ status: 404 })
+    await expect(engA.inspectImage(ref)).rejects.toMatchObject({ kind: "not_found" })
   const deployed = await call(a, "POST", "/api/stacks", {
     name: "hm-priv",
     content: stackOf(`${reg.basic}/hm/app:v1`, `${reg.token}/hm/tok:build-v1`),
@@ -279,7 +279,7 @@ test("wrong credentials, an expired token, a registry down, a 429: each an error
 
 test("a copy to a node that never saw the images gives it the credentials; the node pulls and updates with them", async () => {
   const refs = [`${reg.basic}/hm/app:v1`, `${reg.token}/hm/tok:build-v1`]
-  for (const ref of refs) await expect(engB.inspectImage(ref)).rejects.toMatchObject({ status: 404 })
+  for (const ref of refs) await expect(engB.inspectImage(ref)).rejects.toMatchObject({ kind: "not_found" })
   // Untagged here (its containers keep the image): the copy cannot send it, the node pulls it at start.
   for (const ref of refs) await engA.removeImage(ref, { force: true })
   const copied = await call(a, "POST", "/api/stacks/hm-priv/copy", { to: "b", start: true })

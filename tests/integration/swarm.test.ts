@@ -39,7 +39,7 @@ describe("swarm engine calls", () => {
         () => undefined,
         (e) => e,
       )
-      expect(err).toMatchObject({ status: 409, code: "not_swarm_manager" })
+      expect(err).toMatchObject({ kind: "conflict", code: "not_swarm_manager" })
       expect(await engine.listNodes().catch((e) => e.code)).toBe("not_swarm_manager")
     }
   })
@@ -55,10 +55,10 @@ describe("swarm engine calls", () => {
     const after = await manager.inspectNode(node!.ID)
     expect(after.Spec).toMatchObject({ Labels: { zone: "a" }, Availability: "pause" })
     // The version read before the change is stale now.
-    expect(await manager.updateNode(node!.ID, before.Version.Index, before.Spec).catch((e) => e.status)).toBe(409)
+    expect(await manager.updateNode(node!.ID, before.Version.Index, before.Spec).catch((e) => e.kind)).toBe("conflict")
     await manager.updateNode(node!.ID, after.Version.Index, before.Spec)
     expect((await manager.inspectNode(node!.ID)).Spec.Availability).toBe("active")
-    expect(await manager.inspectNode("nosuchnode").catch((e) => e.status)).toBe(404)
+    expect(await manager.inspectNode("nosuchnode").catch((e) => e.kind)).toBe("not_found")
   })
 
   test("services: create, status counts, tasks spread, scale, force update, rollback, remove", async () => {
@@ -92,7 +92,7 @@ describe("swarm engine calls", () => {
     )
 
     await manager.removeService(ID)
-    expect(await manager.inspectService(ID).catch((e) => e.status)).toBe(404)
+    expect(await manager.inspectService(ID).catch((e) => e.kind)).toBe("not_found")
   })
 
   test("serviceLogs: every line with the task that wrote it", async () => {

@@ -20,7 +20,7 @@ import type {
   SwarmInitRequest,
   SwarmJoinRequest,
 } from "#lib/engine/swarm.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { engineError, unreachable } from "#lib/engine/client.ts"
 import { FakeSwarm } from "./fake-swarm.ts"
 
 export interface FakeContainer {
@@ -80,12 +80,7 @@ export class FakeEngine implements Engine {
   }
 
   private record(op: string, ...args: unknown[]) {
-    if (this.down)
-      throw new HttpError(
-        503,
-        "engine_unavailable",
-        `the Docker engine at ${this.host} is unreachable: connection refused`,
-      )
+    if (this.down) throw unreachable(this.host, new Error("connection refused"))
     this.calls.push({ op, args })
   }
 
@@ -123,7 +118,7 @@ export class FakeEngine implements Engine {
 
   private find(id: string): FakeContainer {
     const c = this.containers.get(id) ?? [...this.containers.values()].find((c) => c.name === id || c.id.startsWith(id))
-    if (!c) throw new HttpError(404, "not_found", `No such container: ${id}`)
+    if (!c) throw engineError(404, `No such container: ${id}`)
     return c
   }
 
@@ -133,7 +128,7 @@ export class FakeEngine implements Engine {
       [...this.images.values()].find(
         (i) => i.Id === `sha256:${ref}` || i.Id.startsWith(`sha256:${ref}`) || i.RepoTags?.includes(ref),
       )
-    if (!image) throw new HttpError(404, "not_found", `No such image: ${ref}`)
+    if (!image) throw engineError(404, `No such image: ${ref}`)
     return image
   }
 
@@ -225,26 +220,22 @@ export class FakeEngine implements Engine {
     this.record("containerAction", id, action)
     const c = this.find(id)
     const next = { start: "running", restart: "running", stop: "exited", pause: "paused", unpause: "running" } as const
-    if (action === "pause" && c.state !== "running")
-      throw new HttpError(409, "conflict", `Container ${id} is not running`)
-    if (action === "unpause" && c.state !== "paused")
-      throw new HttpError(409, "conflict", `Container ${id} is not paused`)
+    if (action === "pause" && c.state !== "running") throw engineError(409, `Container ${id} is not running`)
+    if (action === "unpause" && c.state !== "paused") throw engineError(409, `Container ${id} is not paused`)
     c.state = next[action]
     this.emit("container", action === "stop" ? "die" : action, c.id, { name: c.name, ...c.labels })
   }
   async removeContainer(id: string, o: { force?: boolean; volumes?: boolean } = {}) {
     this.record("removeContainer", id, o)
     const c = this.find(id)
-    if (c.state === "running" && !o.force)
-      throw new HttpError(409, "conflict", `You cannot remove a running container ${c.id}`)
+    if (c.state === "running" && !o.force) throw engineError(409, `You cannot remove a running container ${c.id}`)
     this.containers.delete(c.id)
     this.emit("container", "destroy", c.id, { name: c.name })
   }
   async killContainer(id: string) {
     this.record("killContainer", id)
     const c = this.find(id)
-    if (c.state !== "running" && c.state !== "paused")
-      throw new HttpError(409, "conflict", `Container ${id} is not running`)
+    if (c.state !== "running" && c.state !== "paused") throw engineError(409, `Container ${id} is not running`)
     c.state = "exited"
     this.emit("container", "die", c.id, { name: c.name, ...c.labels })
   }
@@ -370,7 +361,7 @@ export class FakeEngine implements Engine {
   async inspectVolume(name: string) {
     this.record("inspectVolume", name)
     const v = this.volumes.get(name)
-    if (!v) throw new HttpError(404, "not_found", `get ${name}: no such volume`)
+    if (!v) throw engineError(404, `get ${name}: no such volume`)
     return v
   }
   async createVolume(name: string, labels: Record<string, string> = {}) {
@@ -387,7 +378,7 @@ export class FakeEngine implements Engine {
   }
   async removeVolume(name: string, o: { force?: boolean } = {}) {
     this.record("removeVolume", name, o)
-    if (!this.volumes.delete(name)) throw new HttpError(404, "not_found", `get ${name}: no such volume`)
+    if (!this.volumes.delete(name)) throw engineError(404, `get ${name}: no such volume`)
   }
   async listNetworks() {
     this.record("listNetworks")
@@ -396,7 +387,7 @@ export class FakeEngine implements Engine {
   async removeNetwork(id: string) {
     this.record("removeNetwork", id)
     const n = this.networks.get(id) ?? [...this.networks.values()].find((n) => n.Id === id || n.Name === id)
-    if (!n) throw new HttpError(404, "not_found", `network ${id} not found`)
+    if (!n) throw engineError(404, `network ${id} not found`)
     this.networks.delete(n.Name)
   }
   async prune(kind: "containers" | "images" | "volumes" | "networks") {

@@ -1,7 +1,7 @@
 // The fake engine's swarm, in memory: nodes, services and their tasks, rescheduled as a manager
 // would (replicas spread over the ready, active nodes; tasks leave drained and down nodes; a forced
 // update or a rollback replaces every task). Not a manager: the calls fail as the engine's do.
-import type { Filters } from "#lib/engine/client.ts"
+import { engineError, type Filters } from "#lib/engine/client.ts"
 import type {
   NodeSpec,
   PortConfig,
@@ -15,7 +15,6 @@ import type {
   SwarmService,
   SwarmTask,
 } from "#lib/engine/swarm.ts"
-import { HttpError } from "#lib/http/http-error.ts"
 
 let counter = 0
 const id = (prefix: string) => `${prefix}${(++counter).toString(36).padStart(6, "0")}`.padEnd(25, "x")
@@ -105,9 +104,8 @@ export class FakeSwarm {
 
   private manager() {
     if (this.role !== "manager")
-      throw new HttpError(
-        409,
-        "not_swarm_manager",
+      throw engineError(
+        503,
         `This node is not a swarm manager. ${this.role === "worker" ? "Worker nodes can't be used to view or modify cluster state." : 'Use "docker swarm init" or "docker swarm join" to connect this node to swarm and try again.'}`,
       )
   }
@@ -115,17 +113,17 @@ export class FakeSwarm {
     const node =
       this.nodes.get(ref) ??
       [...this.nodes.values()].find((n) => n.Description.Hostname === ref || n.ID.startsWith(ref))
-    if (!node) throw new HttpError(404, "not_found", `node ${ref} not found`)
+    if (!node) throw engineError(404, `node ${ref} not found`)
     return node
   }
   private findService(ref: string): SwarmService {
     const s =
       this.services.get(ref) ?? [...this.services.values()].find((s) => s.Spec.Name === ref || s.ID.startsWith(ref))
-    if (!s) throw new HttpError(404, "not_found", `service ${ref} not found`)
+    if (!s) throw engineError(404, `service ${ref} not found`)
     return s
   }
   private checkVersion(o: { Version: { Index: number }; UpdatedAt: string }, version: number) {
-    if (o.Version.Index !== version) throw new HttpError(409, "conflict", "update out of sequence")
+    if (o.Version.Index !== version) throw engineError(409, "update out of sequence")
     o.Version.Index++
     o.UpdatedAt = now()
   }
@@ -209,9 +207,8 @@ export class FakeSwarm {
   }
   init(_req: SwarmInitRequest): string {
     if (this.role !== "inactive")
-      throw new HttpError(
+      throw engineError(
         409,
-        "conflict",
         'This node is already part of a swarm. Use "docker swarm leave" to leave this swarm and join another one.',
       )
     this.role = "manager"
@@ -220,19 +217,17 @@ export class FakeSwarm {
     return this.selfId
   }
   join(req: SwarmJoinRequest) {
-    if (this.role !== "inactive") throw new HttpError(409, "conflict", "This node is already part of a swarm.")
-    if (![this.tokens.Worker, this.tokens.Manager].includes(req.JoinToken))
-      throw new HttpError(400, "bad_request", "invalid join token")
+    if (this.role !== "inactive") throw engineError(409, "This node is already part of a swarm.")
+    if (![this.tokens.Worker, this.tokens.Manager].includes(req.JoinToken)) throw engineError(400, "invalid join token")
     this.role = req.JoinToken === this.tokens.Manager ? "manager" : "worker"
     this.clusterId = id("cluster")
     this.selfId = this.addNode("joined", this.role === "manager" ? "manager" : "worker").ID
   }
   leave(o: { force?: boolean } = {}) {
-    if (this.role === "inactive") throw new HttpError(409, "not_swarm_manager", "This node is not part of a swarm")
+    if (this.role === "inactive") throw engineError(503, "This node is not part of a swarm")
     if (this.role === "manager" && !o.force)
-      throw new HttpError(
+      throw engineError(
         409,
-        "conflict",
         "You are attempting to leave the swarm on a node that is participating as a manager. Use `--force` to ignore this message.",
       )
     this.role = "inactive"
@@ -261,8 +256,7 @@ export class FakeSwarm {
   removeNode(ref: string, o: { force?: boolean } = {}) {
     this.manager()
     const node = this.findNode(ref)
-    if (node.Status.State !== "down" && !o.force)
-      throw new HttpError(400, "bad_request", `node ${ref} is not down and can't be removed`)
+    if (node.Status.State !== "down" && !o.force) throw engineError(400, `node ${ref} is not down and can't be removed`)
     this.nodes.delete(node.ID)
     this.reconcileAll()
   }
@@ -301,7 +295,7 @@ export class FakeSwarm {
     this.manager()
     const s = this.findService(ref)
     if (o.rollback === "previous" && !s.PreviousSpec)
-      throw new HttpError(400, "bad_request", `service ${s.ID} does not have a previous spec`)
+      throw engineError(400, `service ${s.ID} does not have a previous spec`)
     this.checkVersion(s, version)
     const next = o.rollback === "previous" ? s.PreviousSpec! : structuredClone(spec)
     const replace =

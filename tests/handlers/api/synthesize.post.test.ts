@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test"
 import { loadConfig } from "#lib/service/config.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { upstream, type DomainError } from "#lib/errors/errors.ts"
 import { fallback } from "#lib/tts/backend.ts"
 import type { SpeechBackend } from "#lib/tts/types.ts"
 import { Speaker } from "#lib/tts/speaker.ts"
@@ -18,7 +18,7 @@ let speaker: Speaker | undefined
 const MP3 = new Uint8Array([0xff, 0xf3, 0x60, 0xc4, 1, 2, 3])
 
 /** A back end that records what it was asked and speaks each piece for one second. */
-function fakeBackend(fail?: HttpError, name = "fake") {
+function fakeBackend(fail?: DomainError, name = "fake") {
   const calls: { sentences: string[][]; voice: Voice }[] = []
   const backend: SpeechBackend = {
     name,
@@ -100,8 +100,7 @@ test("missing, non-string, empty and oversized text, and bad front matter, are 4
 test("a back end failure keeps its status: the online back end asked for explicitly is a 502", async () => {
   await app(
     {},
-    fakeBackend(new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms"))
-      .backend,
+    fakeBackend(upstream("the Edge voice service failed: no answer within 5000 ms", "tts_engine_failed")).backend,
   )
   const res = await t.call("POST", "/api/synthesize", { text: "Hello." })
   expect(res.status).toBe(502)
@@ -112,7 +111,7 @@ test("a back end failure keeps its status: the online back end asked for explici
 
 test("auto: the online back end failing, the offline one speaks the same sentences, and the header names it", async () => {
   const online = fakeBackend(
-    new HttpError(502, "tts_engine_failed", "the Edge voice service failed: no answer within 5000 ms"),
+    upstream("the Edge voice service failed: no answer within 5000 ms", "tts_engine_failed"),
     "edge",
   )
   const offline = fakeBackend(undefined, "flite")

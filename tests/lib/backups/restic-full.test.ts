@@ -10,7 +10,7 @@ import { restic } from "#lib/backups/restic.ts"
 const dir = mkdtempSync(join(tmpdir(), "hm-restic-full-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-test("restic retrying a write on a full disk is stopped at its first 'no space left' and answers 507", async () => {
+test("restic retrying a write on a full disk is stopped at its first 'no space left' and is no_space repository_full", async () => {
   const pidFile = join(dir, "pid")
   writeFileSync(
     join(dir, "restic"),
@@ -23,7 +23,7 @@ test("restic retrying a write on a full disk is stopped at its first 'no space l
     { timeout: 600 },
     { env: { PATH: `${dir}:${process.env.PATH}` } },
   ).catch((e) => e)
-  expect([err.status, err.code]).toEqual([507, "repository_full"])
+  expect([err.kind, err.code]).toEqual(["no_space", "repository_full"])
   const pid = Number(await Bun.file(pidFile).text())
   expect(() => process.kill(pid, 0)).toThrow()
 }, 30_000)

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 import { jsonLines, restic, resticStream } from "#lib/backups/restic.ts"
 
 let dir: string
@@ -38,8 +38,8 @@ test("a stream goes in through standard input and comes back out of dump", async
 
 test("a wrong password is 409 repository_password", async () => {
   const err = await restic({ ...repo(), password: "wrong" }, ["cat", "config"], deadline).catch((e) => e)
-  expect(err).toBeInstanceOf(HttpError)
-  expect([err.status, err.code]).toEqual([409, "repository_password"])
+  expect(err).toBeInstanceOf(DomainError)
+  expect([err.kind, err.code]).toEqual(["conflict", "repository_password"])
   expect(err.message).not.toContain("wrong")
 })
 

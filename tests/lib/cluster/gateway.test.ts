@@ -106,7 +106,7 @@ test("SSE arrives event by event, not buffered", async () => {
 
 test("a node that does not answer is a 502 naming it", async () => {
   const err = await forward(entry(`http://127.0.0.1:${await freePort()}`), new Request(gateway("/x"))).catch((e) => e)
-  expect(err).toMatchObject({ status: 502, code: "node_unreachable" })
+  expect(err).toMatchObject({ kind: "upstream", code: "node_unreachable" })
   expect(err.message).toContain('node "n1"')
 })
 
@@ -130,7 +130,7 @@ test("a WebSocket is bridged both ways; a closed node socket closes the client",
 
 test("a WebSocket to a node that does not answer fails before the upgrade with 502", async () => {
   const err = await bridge(entry(`http://127.0.0.1:${await freePort()}`), gateway("/echo")).catch((e) => e)
-  expect(err).toMatchObject({ status: 502, code: "node_unreachable" })
+  expect(err).toMatchObject({ kind: "upstream", code: "node_unreachable" })
 })
 
 test("a client writing faster than the node reads is paused until the node's queue drains", async () => {

@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test"
 import { createHash } from "node:crypto"
 import { NodeClient, NodeUnreachable } from "#lib/cluster/node-client.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 
 const servers: { stop(force?: boolean): void }[] = []
 afterEach(() => servers.splice(0).forEach((s) => s.stop(true)))
@@ -16,7 +16,7 @@ function peer(fetch: (req: Request) => Response | Promise<Response>): string {
 const rejection = (p: Promise<unknown>) =>
   p.then(
     () => expect.unreachable(),
-    (e: unknown) => e as HttpError,
+    (e: unknown) => e as DomainError,
   )
 
 test("the token goes as a bearer and a JSON body as JSON; the answer's JSON comes back", async () => {
@@ -47,7 +47,7 @@ test("a peer that does not answer in time is a 502 naming the deadline, never th
   )
   expect(performance.now() - started).toBeLessThan(2000)
   expect(err).toBeInstanceOf(NodeUnreachable)
-  expect(err).toMatchObject({ status: 502, code: "server_unreachable", reason: "no answer within 100 ms" })
+  expect(err).toMatchObject({ kind: "upstream", code: "server_unreachable", reason: "no answer within 100 ms" })
   expect(err.message).toBe(`${url} did not answer: no answer within 100 ms`)
   expect(err.message).not.toContain("secret-token")
 })
@@ -56,11 +56,11 @@ test("a closed port is a 502 saying why", async () => {
   const url = peer(() => new Response())
   servers.pop()!.stop(true)
   const err = await rejection(new NodeClient(url, { who: "node n1" }).fetch("/x", { timeoutMs: 1000 }))
-  expect(err).toMatchObject({ status: 502, code: "node_unreachable" })
+  expect(err).toMatchObject({ kind: "upstream", code: "node_unreachable" })
   expect(err.message).toStartWith("node n1 did not answer: ")
 })
 
-test("the peer's error envelope becomes this server's error: a 4xx kept, a 5xx a 502, a body without one its status", async () => {
+test("the peer's error envelope becomes this server's error: the kind of a 4xx kept, a 5xx upstream, a body without one its status's kind", async () => {
   const url = peer((req) => {
     const path = new URL(req.url).pathname
     if (path === "/409")
@@ -71,17 +71,17 @@ test("the peer's error envelope becomes this server's error: a 4xx kept, a 5xx a
   })
   const node = new NodeClient(url, { who: "node n1" })
   expect(await rejection(node.json("/409"))).toMatchObject({
-    status: 409,
+    kind: "conflict",
     code: "name_taken",
     message: "node n1: the name is taken",
   })
   expect(await rejection(node.json("/500"))).toMatchObject({
-    status: 502,
+    kind: "upstream",
     code: "engine_error",
     message: "node n1: the engine failed",
   })
   expect(await rejection(node.json("/404"))).toMatchObject({
-    status: 404,
+    kind: "not_found",
     code: "node_error",
     message: "node n1: HTTP 404",
   })
@@ -128,5 +128,5 @@ test("a call ends when its signal is aborted, as a 502", async () => {
   const url = peer(() => new Promise<Response>(() => {}))
   const stop = new AbortController()
   setTimeout(() => stop.abort(), 50)
-  expect(await rejection(new NodeClient(url).fetch("/x", { signal: stop.signal }))).toMatchObject({ status: 502 })
+  expect(await rejection(new NodeClient(url).fetch("/x", { signal: stop.signal }))).toMatchObject({ kind: "upstream" })
 })

@@ -29,7 +29,7 @@ test("a taken name is refused with 409 for another server; the same server may j
   const nodes = registry()
   await nodes.register({ server_id: "s-1", name: "web", url: "http://10.0.0.1:8080" })
   const taken = await nodes.register({ server_id: "s-2", name: "web", url: "http://10.0.0.2:8080" }).catch((e) => e)
-  expect(taken).toMatchObject({ status: 409, code: "name_taken" })
+  expect(taken).toMatchObject({ kind: "conflict", code: "name_taken" })
   const renewed = await nodes.register({ server_id: "s-1", name: "web-1", url: "http://10.0.0.9:8080" })
   expect(renewed.created).toBe(false)
   expect((await nodes.list()).map((n) => [n.name, n.url])).toEqual([["web-1", "http://10.0.0.9:8080"]])
@@ -67,9 +67,12 @@ test("a probe result is recorded, but never brings back a node that left or move
 test("removal by name, optionally only when the name is still that server's", async () => {
   const nodes = registry()
   await nodes.register({ server_id: "s-1", name: "a", url: "http://10.0.0.1:8080" })
-  expect(await nodes.remove("a", "s-other").catch((e) => e)).toMatchObject({ status: 404, code: "node_not_found" })
+  expect(await nodes.remove("a", "s-other").catch((e) => e)).toMatchObject({
+    kind: "not_found",
+    code: "node_not_found",
+  })
   expect((await nodes.remove("a", "s-1")).server_id).toBe("s-1")
-  expect(await nodes.get("a").catch((e) => e)).toMatchObject({ status: 404 })
+  expect(await nodes.get("a").catch((e) => e)).toMatchObject({ kind: "not_found" })
 })
 
 test("a node's URL comes from advertise, else from the peer address and the port it listens on", () => {

@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test"
+import type { DomainError } from "#lib/errors/errors.ts"
 import { PROOF_WINDOW_MS, ProofCheck, signProof, type Forwarded } from "#lib/cluster/proof.ts"
 
 const TOKEN = "the-cluster-token"
@@ -15,7 +16,7 @@ const reason = (f: () => unknown) => {
   try {
     f()
   } catch (err) {
-    return `${(err as { status: number }).status} ${(err as Error).message}`
+    return `${(err as DomainError).kind} ${(err as Error).message}`
   }
   return "admitted"
 }
@@ -39,7 +40,7 @@ test("a proof made at most the window away from the node's clock, either way, is
     reason(() =>
       check.check(signProof(TOKEN, "GET", PATH, who, clock.now - PROOF_WINDOW_MS - 1), "GET", PATH, expectOf),
     ),
-  ).toContain("401 the gateway's proof is refused: its time is more than")
+  ).toContain("unauthenticated the gateway's proof is refused: its time is more than")
   expect(
     reason(() =>
       check.check(signProof(TOKEN, "GET", PATH, who, clock.now + PROOF_WINDOW_MS + 1), "GET", PATH, expectOf),
@@ -52,7 +53,7 @@ test("a proof is used once: replayed within the window it is refused, and its no
   const proof = signProof(TOKEN, "POST", PATH, who, clock.now)
   check.check(proof, "POST", PATH, expectOf)
   expect(reason(() => check.check(proof, "POST", PATH, expectOf))).toBe(
-    "401 the gateway's proof is refused: it was used already",
+    "unauthenticated the gateway's proof is refused: it was used already",
   )
   clock.now += PROOF_WINDOW_MS + 1
   expect(reason(() => check.check(proof, "POST", PATH, expectOf))).toContain("its time is more than")
@@ -68,16 +69,16 @@ test("another token, method, path, query, role, caller, node or control plane is
   const sign = (w: Partial<Forwarded> = {}, token = TOKEN, method = "DELETE") =>
     signProof(token, method, PATH, { ...who, ...w }, clock.now)
   const doesNotMatch =
-    "401 the gateway's proof is refused: it does not match this node's cluster token, the method and the path"
+    "unauthenticated the gateway's proof is refused: it does not match this node's cluster token, the method and the path"
   expect(reason(() => check.check(sign({}, "another-token"), "DELETE", PATH, expectOf))).toBe(doesNotMatch)
   expect(reason(() => check.check(sign(), "GET", PATH, expectOf))).toBe(doesNotMatch)
   expect(reason(() => check.check(sign(), "DELETE", "/api/stacks/db?volumes=true", expectOf))).toBe(doesNotMatch)
   expect(reason(() => check.check(sign(), "DELETE", "/api/stacks/web", expectOf))).toBe(doesNotMatch)
   expect(reason(() => check.check(sign({ node: "node-2" }), "DELETE", PATH, expectOf))).toBe(
-    "401 the gateway's proof is refused: it was made for another node",
+    "unauthenticated the gateway's proof is refused: it was made for another node",
   )
   expect(reason(() => check.check(sign({ controlPlane: "cp-2" }), "DELETE", PATH, expectOf))).toBe(
-    "401 the gateway's proof is refused: it comes from another control plane than this node's",
+    "unauthenticated the gateway's proof is refused: it comes from another control plane than this node's",
   )
   // The payload changed after signing (a viewer made admin, another name): the signature no longer fits.
   const [v1, payload, mac] = sign({ role: "viewer" }).split(".")
@@ -99,18 +100,18 @@ test("a malformed proof is refused without being checked further", () => {
     "v1.a.b.c",
   ])
     expect(reason(() => check.check(header, "GET", PATH, expectOf))).toBe(
-      "401 the gateway's proof is refused: malformed",
+      "unauthenticated the gateway's proof is refused: malformed",
     )
 })
 
-test("past its bound of nonces within the window, the node asks the gateway to wait (503) rather than forget one", () => {
+test("past its bound of nonces within the window, the node asks the gateway to wait (unavailable, retry after 1 s) rather than forget one", () => {
   const clock = { now: 1_000_000 }
   const check = new ProofCheck(() => clock.now, 2)
   check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf)
   check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf)
-  expect(reason(() => check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf))).toContain(
-    "503 more than 2 calls",
-  )
+  const third = () => check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf)
+  expect(reason(third)).toContain("unavailable more than 2 calls")
+  expect(() => third()).toThrow(expect.objectContaining({ retryAfter: 1 }))
   clock.now += PROOF_WINDOW_MS + 1
   expect(check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf).user).toBe("alice")
 })

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { API_NEWEST, compareApi, dockerEngine, negotiate, pruneFilters } from "#lib/engine/client.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 
 test("API versions order by their minor number", () => {
   expect(compareApi("1.9", "1.41")).toBeLessThan(0)
@@ -59,8 +59,8 @@ test("DOCKER_API_VERSION pins the version; an engine refusing it is a 503 naming
   const err = await dockerEngine(e.host, "1.41")
     .version()
     .catch((x) => x)
-  expect(err).toBeInstanceOf(HttpError)
-  expect(err).toMatchObject({ status: 503, code: "engine_unsupported" })
+  expect(err).toBeInstanceOf(DomainError)
+  expect(err).toMatchObject({ kind: "unavailable", code: "engine_unsupported" })
   expect(err.message).toContain("refused API 1.41 (it serves 1.44 and newer)")
   expect(e.seen).not.toContain("/_ping")
   e.stop()
@@ -71,7 +71,7 @@ test("an engine older than the oldest version spoken is a 503, not a stack trace
   const err = await dockerEngine(e.host)
     .info()
     .catch((x) => x)
-  expect(err).toMatchObject({ status: 503, code: "engine_unsupported" })
+  expect(err).toMatchObject({ kind: "unavailable", code: "engine_unsupported" })
   expect(err.message).toContain("speaks API 1.40 at most")
   e.stop()
 })
@@ -81,7 +81,7 @@ test("an engine replaced under the service is asked again", async () => {
   const engine = dockerEngine(old.host)
   expect(await engine.apiVersion()).toBe("1.41")
   old.stop()
-  await expect(engine.version()).rejects.toMatchObject({ status: 503, code: "engine_unavailable" })
+  await expect(engine.version()).rejects.toMatchObject({ kind: "unavailable", code: "engine_unavailable" })
   const socket = old.host.slice("unix://".length)
   rmSync(socket, { force: true })
   const server = Bun.serve({
@@ -195,6 +195,6 @@ test("a registry's refusal of a pull is an error naming the registry, whichever 
   })
   expect(await failure("registry.lan:5000/e")).toMatchObject({ code: "registry_unreachable" })
   expect(await failure("registry.lan:5000/f")).toMatchObject({ kind: "not_found", code: "image_not_found" })
-  expect(await failure("registry.lan:5000/g")).toMatchObject({ status: 502, code: "engine_error" })
+  expect(await failure("registry.lan:5000/g")).toMatchObject({ kind: "upstream", code: "engine_error" })
   e.stop()
 })

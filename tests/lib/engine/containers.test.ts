@@ -146,10 +146,10 @@ test("pause needs a running container and unpause a paused one; neither reaches 
   const engine = new FakeEngine()
   engine.addContainer({ name: "web", state: "exited" })
   await expect(runAction(engine, "web", "pause")).rejects.toMatchObject({
-    status: 409,
+    kind: "conflict",
     message: "cannot pause container web: it is exited, not running",
   })
-  await expect(runAction(engine, "web", "unpause")).rejects.toMatchObject({ status: 409 })
+  await expect(runAction(engine, "web", "unpause")).rejects.toMatchObject({ kind: "conflict" })
   expect(engine.calls.some((c) => c.op === "containerAction")).toBe(false)
   expect(await runAction(engine, "web", "start")).toMatchObject({ action: "start", state: "running" })
   expect(await runAction(engine, "web", "pause")).toMatchObject({ action: "pause", state: "paused" })

@@ -2,7 +2,7 @@
 // a deadline for an engine that never answers, whose requests are then given up.
 import { expect, test } from "bun:test"
 import type { Engine } from "#lib/engine/client.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { unavailable } from "#lib/errors/errors.ts"
 import { engineHealth } from "#lib/engine/health.ts"
 
 const VERSION = { Version: "29.0.0", ApiVersion: "1.52", MinAPIVersion: "1.44", Os: "linux", Arch: "amd64" }
@@ -62,7 +62,7 @@ test("an engine that answers /version but not /info in time is reachable with no
 test("an engine's refusal is said as it is", async () => {
   const { engine: e } = engine({
     version: () =>
-      Promise.reject(new HttpError(503, "engine_unavailable", "the Docker engine is unreachable: connection refused")),
+      Promise.reject(unavailable("the Docker engine is unreachable: connection refused", "engine_unavailable")),
   })
   expect(await engineHealth(e).get()).toEqual({
     reachable: false,

@@ -18,6 +18,6 @@ test("lines carry the compose service, the container's name, the stream and the 
 
 test("an unknown container fails before any stream exists", async () => {
   await expect(containerLogs(new FakeEngine(), "nope", { follow: true, tail: 10 })).rejects.toMatchObject({
-    status: 404,
+    kind: "not_found",
   })
 })

@@ -19,21 +19,24 @@ describe("splitDetails", () => {
 })
 
 describe("the swarm's refusals", () => {
-  test("not a manager is 409 not_swarm_manager; a manager leaving or a stale version is 409 conflict", () => {
+  test("not a manager is a conflict not_swarm_manager; a manager leaving or a stale version a conflict", () => {
     expect(
       engineError(
         503,
         'This node is not a swarm manager. Use "docker swarm init" or "docker swarm join" to connect this node to swarm and try again.',
       ),
-    ).toMatchObject({ status: 409, code: "not_swarm_manager" })
-    expect(engineError(406, "node is not part of a swarm")).toMatchObject({ status: 409, code: "not_swarm_manager" })
+    ).toMatchObject({ kind: "conflict", code: "not_swarm_manager" })
+    expect(engineError(406, "node is not part of a swarm")).toMatchObject({
+      kind: "conflict",
+      code: "not_swarm_manager",
+    })
     expect(
       engineError(503, "You are attempting to leave the swarm on a node that is participating as a manager."),
-    ).toMatchObject({ status: 409, code: "conflict" })
+    ).toMatchObject({ kind: "conflict", code: "conflict" })
     expect(engineError(500, "rpc error: code = Unknown desc = update out of sequence")).toMatchObject({
-      status: 409,
+      kind: "conflict",
       code: "conflict",
     })
-    expect(engineError(503, "something else")).toMatchObject({ status: 502, code: "engine_error" })
+    expect(engineError(503, "something else")).toMatchObject({ kind: "upstream", code: "engine_error" })
   })
 })

@@ -1,6 +1,19 @@
 import { expect, test } from "bun:test"
-import { conflict, DomainError, isDomainError, KINDS, notFound, rateLimited } from "#lib/errors/errors.ts"
-import { domainErrorResponse, kindOf, STATUS_OF } from "#lib/http/http-error.ts"
+import {
+  canceled,
+  conflict,
+  DomainError,
+  invalid,
+  isDomainError,
+  isRefusal,
+  KINDS,
+  noSpace,
+  notFound,
+  rateLimited,
+  timedOut,
+  upstream,
+} from "#lib/errors/errors.ts"
+import { domainErrorResponse, errorFields, kindOf, STATUS_OF } from "#lib/http/http-error.ts"
 
 test("every kind answers a status of its own, and that status reads back as the kind", () => {
   const statuses = KINDS.map((k) => STATUS_OF[k])
@@ -33,4 +46,20 @@ test("isDomainError tells the kind, and withMessage keeps everything but the mes
   const renamed = err.withMessage("gone")
   expect(renamed).toBeInstanceOf(DomainError)
   expect([renamed.kind, renamed.code, renamed.message]).toEqual(["not_found", "stack_not_found", "gone"])
+})
+
+test("a refusal is the request's own fault; a failure on the way, a deadline or a caller gone is none", () => {
+  expect(isRefusal(invalid("bad", "invalid_name"))).toBe(true)
+  expect(isRefusal(conflict("taken"))).toBe(true)
+  for (const err of [upstream("git failed"), timedOut("late"), canceled("gone"), new Error("x")])
+    expect(isRefusal(err)).toBe(false)
+})
+
+test("any error reads as the status, code and message of its answer (a stream's failure message)", () => {
+  expect(errorFields(noSpace("the repository's disk is full", "repository_full"))).toEqual({
+    status: 507,
+    code: "repository_full",
+    message: "the repository's disk is full",
+  })
+  expect(errorFields(new Error("boom"))).toEqual({ status: 500, code: "internal", message: "boom" })
 })

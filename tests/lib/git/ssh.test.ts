@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 import { sshCommand } from "#lib/git/run.ts"
 import { fetchTree, remoteHead } from "#lib/git/tree.ts"
 import { git } from "../../support/git-server.ts"
@@ -34,7 +34,7 @@ afterAll(() => {
 const refusal = (p: Promise<unknown>) =>
   p.then(
     () => undefined,
-    (err) => err as HttpError,
+    (err) => err as DomainError,
   )
 /** The run folders of ssh commands left in the temporary folder. */
 const runFolders = () =>

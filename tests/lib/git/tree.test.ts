@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { symlinkSync } from "node:fs"
 import { join } from "node:path"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 import { fetchTree, refusedCommit, remoteHead } from "#lib/git/tree.ts"
 import { startGitServer, type GitServer } from "../../support/git-server.ts"
 
@@ -21,7 +21,7 @@ afterAll(() => server.stop())
 const refusal = (p: Promise<unknown>) =>
   p.then(
     () => undefined,
-    (err) => err as HttpError,
+    (err) => err as DomainError,
   )
 
 test("the compose file and its folder's files at the ref's commit; hidden files skipped", async () => {
@@ -62,7 +62,7 @@ test("a symlink beside the compose file is refused", async () => {
   const err = await refusal(
     repo.commit({}).then(() => fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: TOKEN })),
   )
-  expect(err?.status).toBe(400)
+  expect(err?.kind).toBe("invalid")
   expect(err?.message).toContain("etc is a symbolic link")
 })
 
@@ -78,7 +78,7 @@ test("a file over the cap is refused by its size, left out by the server", async
       limits: { fileBytes: 4096, totalBytes: 1 << 20, files: 10, fetchBytes: 1 << 20 },
     }),
   )
-  expect(err?.status).toBe(413)
+  expect(err?.kind).toBe("too_large")
   expect(err?.message).toContain("big.txt is over the 4096-byte limit")
 })
 
@@ -92,7 +92,7 @@ test("a submodule beside the compose file is refused, naming the commit", async 
   await repo.git("push", "-q", "origin", "HEAD:main")
   const commit = await repo.git("rev-parse", "HEAD")
   const err = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: TOKEN }))
-  expect([err?.status, err?.code]).toEqual([400, "git_refused"])
+  expect([err?.kind, err?.code]).toEqual(["invalid", "git_refused"])
   expect(err?.message).toContain("vendor is a submodule")
   expect(refusedCommit(err)).toBe(commit)
 })
@@ -103,7 +103,7 @@ test("a 2 GiB file is left out by the server and refused by name; little crosses
   const commit = await repo.commitZeros("huge.bin", 2048)
   const before = server.sent()
   const err = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", token: TOKEN }))
-  expect([err?.status, err?.code]).toEqual([413, "git_refused"])
+  expect([err?.kind, err?.code]).toEqual(["too_large", "git_refused"])
   expect(err?.message).toContain(
     "huge.bin is over the 1048576-byte limit of a stack's file (the server left it out of the fetch)",
   )
@@ -121,7 +121,7 @@ test("from a server that ignores the filter, a fetch over the fetch cap is stopp
     })
     const limits = { fileBytes: 4096, totalBytes: 1 << 20, files: 10, fetchBytes: 32 * 1024 }
     const err = await refusal(fetchTree({ url: repo.url, ref: "main", path: "compose.yaml", limits }))
-    expect([err?.status, err?.code]).toEqual([413, "git_refused"])
+    expect([err?.kind, err?.code]).toEqual(["too_large", "git_refused"])
     expect(err?.message).toContain("over the 32768-byte limit of a fetch")
     // Under the fetch cap, the file's own size refuses it.
     const sized = await refusal(

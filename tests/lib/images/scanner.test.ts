@@ -97,7 +97,7 @@ test("a failing scanner, a report that is not JSON, and a scanner past its deadl
     }),
   )
   await expect(failing.scan("x:1")).rejects.toMatchObject({
-    status: 502,
+    kind: "upstream",
     code: "scan_failed",
     message: expect.stringContaining("trivy exited with 1: FATAL image scan error"),
   })
@@ -110,7 +110,7 @@ test("a failing scanner, a report that is not JSON, and a scanner past its deadl
     options({ PATH, STAND_IN_REPORT: fixture("trivy-alpine-310.json"), STAND_IN_SLEEP: "30" }, { timeout: 1 }),
   )
   await expect(slow.scan("x:1")).rejects.toMatchObject({
-    status: 504,
+    kind: "timed_out",
     code: "scan_timeout",
     message: "trivy did not finish within 1 s",
   })

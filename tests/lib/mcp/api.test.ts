@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import { callApi, sseData } from "#lib/mcp/api.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 
 const body = (text: string) => new Response(text).body!
 
@@ -37,7 +37,9 @@ test("callApi sends the query and a JSON body, and reads the answer by its type"
 test("an error answer throws the API's code and message", async () => {
   const fetch = async () =>
     Response.json({ error: { code: "conflict", message: "stack web is busy" } }, { status: 409 })
-  const error = (await callApi(fetch, { method: "POST", path: "/api/stacks/web/restart" }).catch((e) => e)) as HttpError
-  expect(error).toBeInstanceOf(HttpError)
-  expect([error.status, error.code, error.message]).toEqual([409, "conflict", "stack web is busy"])
+  const error = (await callApi(fetch, { method: "POST", path: "/api/stacks/web/restart" }).catch(
+    (e) => e,
+  )) as DomainError
+  expect(error).toBeInstanceOf(DomainError)
+  expect([error.kind, error.code, error.message]).toEqual(["conflict", "conflict", "stack web is busy"])
 })

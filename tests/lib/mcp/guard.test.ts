@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test"
+import { domainErrorResponse } from "#lib/http/http-error.ts"
 import { mcpHostAllowed, mcpOriginAllowed, mcpRefusal } from "#lib/mcp/guard.ts"
 
 const loopback = ["localhost:8080", "127.0.0.1:8080", "[::1]:8080"]
@@ -30,9 +31,11 @@ test("no Origin passes; a browser Origin only when listed exactly", () => {
   expect(mcpOriginAllowed("http://inspector.test:1", ["http://inspector.test"])).toBe(false)
 })
 
-test("the refusal is a 403 in the API's error shape naming the setting", async () => {
+test("the refusal is refused (403) in the API's error shape naming the setting", async () => {
   const req = new Request("http://x/mcp", { headers: { host: "localhost:8080", origin: "http://evil.example" } })
-  const res = mcpRefusal(req, { allowedHosts: loopback, allowedOrigins: [] })!
+  const refusal = mcpRefusal(req, { allowedHosts: loopback, allowedOrigins: [] })!
+  expect(refusal.kind).toBe("refused")
+  const res = domainErrorResponse(refusal)
   expect(res.status).toBe(403)
   expect(await res.json()).toEqual({
     error: {

@@ -263,7 +263,7 @@ test("a compose call past its deadline is stopped with its processes: 504 compos
       (err: unknown) => err,
     )
   const up = await refused(runner.run(project, ["up", "-d"], "up", { timeout: 1 }))
-  expect(up).toMatchObject({ status: 504, code: "compose_timeout" })
+  expect(up).toMatchObject({ kind: "timed_out", code: "compose_timeout" })
   expect((up as Error).message).toBe(
     "compose up -d did not finish within 1 s and was stopped; its output: Container demo-web-1 Waiting ***",
   )
@@ -271,16 +271,16 @@ test("a compose call past its deadline is stopped with its processes: 504 compos
   const config = await refused(
     runner.config(project, { file: join(dir, "compose.yaml"), envFile: join(dir, ".env"), cwd: dir }),
   )
-  expect(config).toMatchObject({ status: 504, code: "compose_timeout" })
+  expect(config).toMatchObject({ kind: "timed_out", code: "compose_timeout" })
   expect(await left()).toEqual([])
   expect(await refused(runner.merge([join(dir, "a.yaml"), join(dir, "b.yaml")], dir))).toMatchObject({
-    status: 504,
+    kind: "timed_out",
     code: "compose_timeout",
   })
   expect(await left()).toEqual([])
 })
 
-test("a compose run whose caller gives up is stopped at once: 503 compose_aborted", async () => {
+test("a compose run whose caller gives up is stopped at once: canceled compose_aborted", async () => {
   const { toolEnv, started, running, left } = hangingPlugin("abandoned")
   const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus() })
   const abort = new AbortController()
@@ -293,6 +293,6 @@ test("a compose run whose caller gives up is stopped at once: 503 compose_aborte
       () => undefined,
       (err: unknown) => err,
     ),
-  ).toMatchObject({ status: 503, code: "compose_aborted" })
+  ).toMatchObject({ kind: "canceled", code: "compose_aborted" })
   expect(await left()).toEqual([])
 })

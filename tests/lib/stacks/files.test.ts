@@ -21,7 +21,7 @@ import {
   removeFile,
   writeStackFile,
 } from "#lib/stacks/files.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 
 const base = mkdtempSync(join(tmpdir(), "hm-files-"))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
@@ -40,18 +40,18 @@ const code = (fn: () => unknown) => {
   try {
     fn()
   } catch (err) {
-    return err instanceof HttpError ? `${err.status} ${err.code}` : String(err)
+    return err instanceof DomainError ? `${err.kind} ${err.code}` : String(err)
   }
 }
 
 test("a path may be 32 folders deep and 1024 characters long, not more", () => {
   const deep = `${"d/".repeat(31)}f`
   expect(filePath(deep)).toBe(deep)
-  expect(code(() => filePath(`d/${deep}`))).toBe("400 invalid_path")
+  expect(code(() => filePath(`d/${deep}`))).toBe("invalid invalid_path")
   const long = `${Array(10).fill("x".repeat(100)).join("/")}/${"y".repeat(14)}`
   expect(long.length).toBe(1024)
   expect(filePath(long)).toBe(long)
-  expect(code(() => filePath(`${long}z`))).toBe("400 invalid_path")
+  expect(code(() => filePath(`${long}z`))).toBe("invalid invalid_path")
 })
 
 test("a stack file is written with its folders, read back and removed with the folders it leaves empty", () => {
@@ -67,10 +67,10 @@ test("a symlink in the stack's folder: a read leaves the file out, a write or a 
   rmSync(join(dir, "conf"), { recursive: true })
   symlinkSync(host, join(dir, "conf"))
   expect(readStackFile(dir, "conf/app.conf")).toBeUndefined()
-  expect(code(() => writeStackFile(dir, "conf/app.conf", "out"))).toBe("400 invalid_path")
-  expect(code(() => writeStackFile(dir, "conf/new/app.conf", "out"))).toBe("400 invalid_path")
-  expect(code(() => makeFolder(dir, "conf/new"))).toBe("400 invalid_path")
-  expect(code(() => checkOnDisk(dir, { "conf/app.conf": "x" }, ["conf/app.conf"]))).toBe("400 invalid_path")
+  expect(code(() => writeStackFile(dir, "conf/app.conf", "out"))).toBe("invalid invalid_path")
+  expect(code(() => writeStackFile(dir, "conf/new/app.conf", "out"))).toBe("invalid invalid_path")
+  expect(code(() => makeFolder(dir, "conf/new"))).toBe("invalid invalid_path")
+  expect(code(() => checkOnDisk(dir, { "conf/app.conf": "x" }, ["conf/app.conf"]))).toBe("invalid invalid_path")
   removeFile(dir, "conf/app.conf")
   expect(readFileSync(join(host, "app.conf"), "utf8")).toBe("host\n")
   expect(existsSync(join(host, "new"))).toBe(false)
@@ -81,10 +81,10 @@ test("at the file itself: a link, a FIFO or an oversize file is no stack file", 
   execFileSync("mkfifo", [join(dir, "fifo.conf")])
   writeFileSync(join(dir, "big.conf"), "x".repeat(FILE_MAX_BYTES + 1))
   for (const p of ["link.conf", "fifo.conf", "big.conf", "missing.conf"]) expect(readStackFile(dir, p)).toBeUndefined()
-  expect(code(() => writeStackFile(dir, "link.conf", "out"))).toBe("400 invalid_path")
-  expect(code(() => checkOnDisk(dir, { "link.conf": "x" }, ["link.conf"]))).toBe("400 invalid_path")
-  expect(code(() => checkOnDisk(dir, { "fifo.conf": "x" }, ["fifo.conf"]))).toBe("409 path_taken")
-  expect(code(() => checkOnDisk(dir, { "conf/app.conf": "x" }, []))).toBe("409 path_taken")
+  expect(code(() => writeStackFile(dir, "link.conf", "out"))).toBe("invalid invalid_path")
+  expect(code(() => checkOnDisk(dir, { "link.conf": "x" }, ["link.conf"]))).toBe("invalid invalid_path")
+  expect(code(() => checkOnDisk(dir, { "fifo.conf": "x" }, ["fifo.conf"]))).toBe("conflict path_taken")
+  expect(code(() => checkOnDisk(dir, { "conf/app.conf": "x" }, []))).toBe("conflict path_taken")
   expect(code(() => checkOnDisk(dir, { "conf/app.conf": "x", "new/x.conf": "y" }, ["conf/app.conf"]))).toBeUndefined()
   expect(readFileSync(join(host, "app.conf"), "utf8")).toBe("host\n")
 })

@@ -9,7 +9,7 @@ import fc from "fast-check"
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { isAbsolute, join } from "node:path"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 import { within } from "#lib/stacks/host-paths.ts"
 import { candidateModel } from "#lib/stacks/model.ts"
 import { realRunner } from "../../support/host-path-cases.ts"
@@ -139,8 +139,8 @@ for (const flavour of ["v1", "v2"] as const) {
             expect([compose, escaped]).toEqual([compose, []])
             seen.accepted++
           } catch (err) {
-            if (!(err instanceof HttpError)) throw err
-            expect([compose, err.status]).toEqual([compose, 400])
+            if (!(err instanceof DomainError)) throw err
+            expect([compose, err.kind]).toEqual([compose, "invalid"])
             seen.refused++
           }
         }),

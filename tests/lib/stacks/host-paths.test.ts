@@ -171,7 +171,7 @@ test("a file compose would read that does not parse, an alias bomb among them, i
       () => undefined,
       (err: unknown) => err,
     )
-    expect(refused).toMatchObject({ status: 400, code: "invalid_compose" })
+    expect(refused).toMatchObject({ kind: "invalid", code: "invalid_compose" })
     expect((refused as Error).message).toStartWith(join(projectDir, file))
     expect((refused as Error).message).toMatch(message)
   }
@@ -187,6 +187,6 @@ test("a file compose would read with more top-level keys than compose handles in
     () => undefined,
     (err: unknown) => err,
   )
-  expect(refused).toMatchObject({ status: 400, code: "invalid_compose" })
+  expect(refused).toMatchObject({ kind: "invalid", code: "invalid_compose" })
   expect((refused as Error).message).toBe(`${join(projectDir, "wide.yaml")} has 301 top-level keys; at most 256`)
 })

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { EventBus } from "#lib/engine/events.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { engineError } from "#lib/engine/client.ts"
 import { hostPaths, LiveMounts, parseMountinfo, type MountLine } from "#lib/stacks/live-mounts.ts"
 import { allowedIn } from "#lib/stacks/host-paths.ts"
 import { FakeEngine } from "../../support/fake-engine.ts"
@@ -204,17 +204,13 @@ describe("LiveMounts", () => {
   test("a container that refuses the policy change (--rm) is killed all the same; a kill the engine fails is said so", async () => {
     const b = container("b", [{ source: "/etc", destination: "/x" }])
     engine.updateContainer = async () => {
-      throw new HttpError(
-        400,
-        "bad_request",
-        "Restart policy cannot be updated because AutoRemove is enabled for the container",
-      )
+      throw engineError(400, "Restart policy cannot be updated because AutoRemove is enabled for the container")
     }
     await guard().check("web", allowedIn(stack(), []))
     expect(engine.containers.get(b.id)!.state).toBe("exited")
     const c = container("c", [{ source: "/etc", destination: "/x" }])
     engine.killContainer = async () => {
-      throw new HttpError(502, "engine_error", "cannot kill")
+      throw engineError(500, "cannot kill")
     }
     await guard().check("web", allowedIn(stack(), []))
     expect(engine.containers.get(c.id)!.state).toBe("running")

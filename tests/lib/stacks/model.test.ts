@@ -11,12 +11,12 @@ const keys = (n: number) => Array.from({ length: n }, (_, i) => `x-k${i}: 1`).jo
 test("a compose file from a request: a mapping of at most 256 top-level keys", async () => {
   expect(Object.keys(await readCompose(`services: {}\n${keys(255)}`))).toHaveLength(256)
   expect(await refusal(readCompose(`services: {}\n${keys(256)}`))).toMatchObject({
-    status: 400,
+    kind: "invalid",
     code: "invalid_compose",
     message: "the compose file has 257 top-level keys; at most 256",
   })
   expect(await refusal(readCompose("- a list"))).toMatchObject({
-    status: 400,
+    kind: "invalid",
     code: "invalid_compose",
     message: "the compose file must be a YAML mapping",
   })

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 import { isStackName, stackName, STACK_NAME_MAX } from "#lib/stacks/name.ts"
 
 test("valid compose project names pass unchanged", () => {
@@ -31,8 +31,8 @@ test("traversal, separators, encodings, case and length are refused with 400", (
       stackName(name)
       throw new Error(`accepted ${name}`)
     } catch (err) {
-      expect(err).toBeInstanceOf(HttpError)
-      expect((err as HttpError).status).toBe(400)
+      expect(err).toBeInstanceOf(DomainError)
+      expect((err as DomainError).kind).toBe("invalid")
     }
   }
   expect(isStackName(undefined)).toBe(false)

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { findDockerCli, stackCli } from "#lib/stacks/stack-cli.ts"
 import { EventBus } from "#lib/engine/events.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "hm-stack-cli-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -33,7 +33,7 @@ test("the CLI is SVC_DOCKER_CLI when set, else the first of PATH's docker and th
   const onPath = standIn("new/docker", true)
   expect(await findDockerCli(undefined, { PATH: join(dir, "new") }, undefined, bundled)).toBe(onPath)
   const err = await findDockerCli(undefined, { PATH: join(dir, "old") }, undefined, old).catch((e) => e)
-  expect(err).toBeInstanceOf(HttpError)
+  expect(err).toBeInstanceOf(DomainError)
   expect(err.code).toBe("stack_cli_missing")
 })
 
@@ -75,6 +75,6 @@ test("a run past its deadline is stopped: 504 compose_timeout", async () => {
     timeouts: { run: 1, config: 1 },
   })
   const err = await runner.run({ name: "web", dir, env: [] }, ["deploy"], "up").catch((e) => e)
-  expect(err).toBeInstanceOf(HttpError)
-  expect([err.status, err.code]).toEqual([504, "compose_timeout"])
+  expect(err).toBeInstanceOf(DomainError)
+  expect([err.kind, err.code]).toEqual(["timed_out", "compose_timeout"])
 })

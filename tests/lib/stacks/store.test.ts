@@ -14,7 +14,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parse } from "yaml"
 import { FakeEngine } from "../../support/fake-engine.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError, type ErrorKind } from "#lib/errors/errors.ts"
 import { Stacks } from "#lib/stacks/store.ts"
 import { FakeCompose, twoServices } from "../../support/compose.ts"
 
@@ -31,14 +31,14 @@ afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
 
 const secret = [{ key: "TOKEN", value: "t0ken-one", secret: true }]
 const mode = (path: string) => statSync(path).mode & 0o777
-const fails = async (p: Promise<unknown>, status: number) => {
+const fails = async (p: Promise<unknown>, kind: ErrorKind) => {
   const err = await p.then(
     () => undefined,
     (e) => e,
   )
-  expect(err).toBeInstanceOf(HttpError)
-  expect((err as HttpError).status).toBe(status)
-  return err as HttpError
+  expect(err).toBeInstanceOf(DomainError)
+  expect((err as DomainError).kind).toBe(kind)
+  return err as DomainError
 }
 
 test("a deploy writes the files (secrets 0600), checks with config first, and adds version 1", async () => {
@@ -69,10 +69,10 @@ test("a deploy writes the files (secrets 0600), checks with config first, and ad
 })
 
 test("broken YAML and a file compose refuses are 400 and write nothing", async () => {
-  const err = await fails(stacks.deploy("web", "services: [unclosed", secret), 400)
+  const err = await fails(stacks.deploy("web", "services: [unclosed", secret), "invalid")
   expect(err.message).toContain("does not parse")
   compose.failures.set("config", "Unsupported config option for services.app: 'servces'")
-  expect((await fails(stacks.deploy("web", twoServices, secret), 400)).message).toContain("servces")
+  expect((await fails(stacks.deploy("web", twoServices, secret), "invalid")).message).toContain("servces")
   expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
   expect(existsSync(join(dataDir, "stacks")) ? readdirSync(join(dataDir, "stacks")) : []).toEqual([])
 })
@@ -82,7 +82,7 @@ test("a refused redeploy leaves the previous files, environment and version", as
   compose.failures.set("config", "refused")
   await fails(
     stacks.deploy("web", "services:\n  other:\n    image: x\n", [{ key: "TOKEN", value: "two", secret: true }]),
-    400,
+    "invalid",
   )
   const stack = await stacks.read("web")
   expect(stack.compose).toBe(twoServices)
@@ -95,7 +95,7 @@ test("when up fails the previous files come back and the previous version is bro
   compose.failures.set("up", "port is already allocated")
   const err = await fails(
     stacks.deploy("web", "services:\n  other:\n    image: x\n", [{ key: "TOKEN", value: "t0ken-two", secret: true }]),
-    502,
+    "upstream",
   )
   expect(err.message).toContain("port is already allocated")
   compose.failures.clear()
@@ -111,7 +111,7 @@ test("when up fails the previous files come back and the previous version is bro
 
 test("a new stack whose up fails is taken down and leaves no files", async () => {
   compose.failures.set("up", "no such image")
-  await fails(stacks.deploy("web", twoServices, secret), 502)
+  await fails(stacks.deploy("web", twoServices, secret), "upstream")
   expect(compose.calls.at(-1)!.args[0]).toBe("down")
   expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
 })
@@ -146,9 +146,9 @@ test("env, apply, rollback and version deletion follow the version rules", async
   expect(stack.versions.map((v) => v.version)).toEqual([1, 2])
   expect(compose.calls.at(-1)!.env).toEqual({ TOKEN: "t0ken-one" })
 
-  await fails(stacks.deleteVersion("web", 1), 409)
-  await fails(stacks.deleteVersion("web", 7), 404)
-  await fails(stacks.rollback("web", 7), 404)
+  await fails(stacks.deleteVersion("web", 1), "conflict")
+  await fails(stacks.deleteVersion("web", 7), "not_found")
+  await fails(stacks.rollback("web", 7), "not_found")
   await stacks.deleteVersion("web", 2)
   const redeployed = await stacks.deploy("web", twoServices)
   expect(redeployed.created).toBe(false)
@@ -198,11 +198,11 @@ test("an imported stack is written without deploying, and up adds no version", a
   })
   await fails(
     stacks.importStack({ name: "web-copy", compose: twoServices, env: [], versions: [], current_version: null }),
-    409,
+    "conflict",
   )
   await fails(
     stacks.importStack({ name: "other", compose: twoServices, env: [], versions: source.versions, current_version: 4 }),
-    400,
+    "invalid",
   )
   await stacks.up("web-copy")
   expect(compose.calls.slice(before).map((c) => c.args.join(" "))).toEqual(["up -d --remove-orphans"])
@@ -211,7 +211,7 @@ test("an imported stack is written without deploying, and up adds no version", a
 
 test("the guard reads compose's model on deploy, apply, rollback, import and up, before anything is written", async () => {
   const escape = 'services:\n  app:\n    image: x\n    volumes: ["/etc:/x"]\n'
-  const refused = async (p: Promise<unknown>) => expect((await fails(p, 400)).code).toBe("host_path_refused")
+  const refused = async (p: Promise<unknown>) => expect((await fails(p, "invalid")).code).toBe("host_path_refused")
   await refused(stacks.deploy("web", escape))
   expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
   await refused(stacks.importStack({ name: "imp", compose: escape, env: [], versions: [], current_version: null }))
@@ -248,7 +248,7 @@ test("remove takes the stack down (volumes only when asked) and deletes its file
   await stacks.remove("web", { volumes: true })
   expect(compose.calls.at(-1)!.args).toEqual(["down", "--remove-orphans", "--volumes"])
   expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
-  await fails(stacks.read("web"), 404)
+  await fails(stacks.read("web"), "not_found")
 })
 
 test("a stack's files: written on deploy, restored with the previous version when up fails, a bind of one is not data", async () => {
@@ -257,7 +257,7 @@ test("a stack's files: written on deploy, restored with the previous version whe
   await stacks.deploy("web", withFiles, [], { "app.conf": "one\n", "conf/a.conf": "a\n" })
   const dir = join(dataDir, "stacks/web")
   compose.failures.set("up", "boom")
-  await fails(stacks.deploy("web", withFiles, [], { "app.conf": "two\n", "new.conf": "n\n" }), 502)
+  await fails(stacks.deploy("web", withFiles, [], { "app.conf": "two\n", "new.conf": "n\n" }), "upstream")
   compose.failures.clear()
   expect(readFileSync(join(dir, "app.conf"), "utf8")).toBe("one\n")
   expect(readFileSync(join(dir, "conf/a.conf"), "utf8")).toBe("a\n")
@@ -279,10 +279,10 @@ test("adopt writes version 1 with action adopt; a taken name is 409; a failed up
   const stack = await stacks.adopt("shop", twoServices, secret, {})
   expect(stack.versions.map((v) => [v.version, v.action])).toEqual([[1, "adopt"]])
   expect(stack.state).toMatchObject({ current_version: 1, last_version: 1 })
-  expect((await fails(stacks.adopt("shop", twoServices, secret, {}), 409)).code).toBe("stack_exists")
+  expect((await fails(stacks.adopt("shop", twoServices, secret, {}), "conflict")).code).toBe("stack_exists")
   compose.failures.set("up", "boom")
   compose.calls = []
-  await fails(stacks.adopt("other", twoServices, secret, {}), 502)
+  await fails(stacks.adopt("other", twoServices, secret, {}), "upstream")
   expect(compose.calls.map((c) => c.args[0])).toEqual(["up"])
   expect(existsSync(join(dataDir, "stacks/other"))).toBe(false)
 })

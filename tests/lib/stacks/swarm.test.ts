@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { EventBus } from "#lib/engine/events.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError, type ErrorKind } from "#lib/errors/errors.ts"
 import { stackCli, type StackCli } from "#lib/stacks/stack-cli.ts"
 import { Stacks } from "#lib/stacks/store.ts"
 import {
@@ -197,14 +197,14 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
 
-const fails = async (p: Promise<unknown>, status: number, code: string) => {
+const fails = async (p: Promise<unknown>, kind: ErrorKind, code: string) => {
   const err = await p.then(
     () => undefined,
     (e) => e,
   )
-  expect(err).toBeInstanceOf(HttpError)
-  expect([(err as HttpError).status, (err as HttpError).code]).toEqual([status, code])
-  return err as HttpError
+  expect(err).toBeInstanceOf(DomainError)
+  expect([(err as DomainError).kind, (err as DomainError).code]).toEqual([kind, code])
+  return err as DomainError
 }
 
 const app = (extra: string) => `services:\n  app:\n    image: busybox\n${extra}`
@@ -233,13 +233,13 @@ test("a swarm stack deploys the model the CLI printed, its $ doubled, and record
   expect(deploys.length).toBe(3)
   await fails(
     stacks.deploy("web", compose, undefined, undefined, { orchestrator: "compose" }),
-    409,
+    "conflict",
     "orchestrator_mismatch",
   )
   await stacks.deploy("plain", app(""))
   await fails(
     stacks.deploy("plain", app(""), undefined, undefined, { orchestrator: "swarm" }),
-    409,
+    "conflict",
     "orchestrator_mismatch",
   )
   // removal is `stack rm`
@@ -261,14 +261,14 @@ test("hostile models, as the CLI resolves them, are 400 with nothing written", a
     [app("    build: .\n"), "build_not_supported"],
   ]
   for (const [compose, code] of hostile)
-    await fails(stacks.deploy("web", compose, [], undefined, { orchestrator: "swarm" }), 400, code)
+    await fails(stacks.deploy("web", compose, [], undefined, { orchestrator: "swarm" }), "invalid", code)
   expect(deploys).toEqual([])
   expect(readdirSync(dataDir).flatMap((d) => readdirSync(join(dataDir, d)))).toEqual([])
 })
 
 test("without a swarm to deploy to, a swarm stack is refused", async () => {
   const plain = new Stacks(dataDir, new FakeCompose(new FakeEngine()))
-  await fails(plain.deploy("web", app(""), [], undefined, { orchestrator: "swarm" }), 409, "swarm_unavailable")
+  await fails(plain.deploy("web", app(""), [], undefined, { orchestrator: "swarm" }), "conflict", "swarm_unavailable")
 })
 
 test("removal runs stack rm again while a network of the stack is left, until nothing is", async () => {

@@ -32,7 +32,7 @@ test("merge keys and anchors read as compose reads them", async () => {
 
 test("an alias bomb is refused, not expanded", async () => {
   expect(await refusal(parseYaml(aliasBomb()))).toMatchObject({
-    status: 400,
+    kind: "invalid",
     code: "invalid_compose",
     message: expect.stringContaining("alias"),
   })
@@ -49,7 +49,7 @@ test("100,000 keys parse; a duplicate key is left to compose", async () => {
 
 test("text that is not YAML is a 400 invalid_compose with the parser's message, naming the file", async () => {
   expect(await refusal(parseYaml("services: [\n"))).toMatchObject({
-    status: 400,
+    kind: "invalid",
     code: "invalid_compose",
     message: expect.stringMatching(/^the compose file does not parse: /),
   })
@@ -61,7 +61,7 @@ test("text that is not YAML is a 400 invalid_compose with the parser's message, 
 
 test("a text over the size bound is a 413 before it is parsed", async () => {
   const big = "a: " + "x".repeat(YAML_MAX_BYTES)
-  expect(await refusal(parseYaml(big))).toMatchObject({ status: 413, code: "compose_too_large" })
+  expect(await refusal(parseYaml(big))).toMatchObject({ kind: "too_large", code: "compose_too_large" })
   expect(() => checkYamlSize("é".repeat(YAML_MAX_BYTES / 2 + 1))).toThrow(/at most/)
   expect(() => checkYamlSize("é".repeat(YAML_MAX_BYTES / 2))).not.toThrow()
 })
@@ -70,7 +70,7 @@ test("a parse past its deadline is stopped with a 400, and the text queued behin
   const slow = refusal(parseYaml(slowKeys(), { deadlineMs: 200 }))
   const queued = parseYaml("queued: 2")
   expect(await slow).toMatchObject({
-    status: 400,
+    kind: "invalid",
     code: "invalid_compose",
     message: expect.stringContaining("longer than 200 ms"),
   })

@@ -5,7 +5,7 @@ import { afterAll, beforeEach, expect, mock, test } from "bun:test"
 import type { ServerWebSocket, Socket } from "bun"
 import { createRequire } from "node:module"
 import { createMp3Encoder } from "wasm-media-encoders"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 import { mp3Info } from "#lib/tts/mp3.ts"
 import { planSpeech } from "#lib/tts/sentences.ts"
 import { voiceOf } from "#lib/tts/voice.ts"
@@ -127,13 +127,13 @@ const voice = voiceOf(
   "en-US-EmmaMultilingualNeural",
 )
 
-async function failure(promise: Promise<unknown>): Promise<HttpError> {
+async function failure(promise: Promise<unknown>): Promise<DomainError> {
   const err = await promise.then(
     () => new Error("expected a failure"),
     (e) => e,
   )
-  expect(err).toBeInstanceOf(HttpError)
-  return err as HttpError
+  expect(err).toBeInstanceOf(DomainError)
+  return err as DomainError
 }
 
 // ---- tests ------------------------------------------------------------------------------------
@@ -202,7 +202,7 @@ test("long texts go in chunks under the size limit, each chunk's cues shifted by
 test("a 403 from the service is a 502 naming it", async () => {
   mode = "forbidden"
   const err = await failure(edgeBackend(10_000).synthesize([["Hello."]], voice))
-  expect(err.status).toBe(502)
+  expect(err.kind).toBe("upstream")
   expect(err.message).toContain("403")
   expect(err.message).not.toContain("no answer")
 })
@@ -210,7 +210,7 @@ test("a 403 from the service is a 502 naming it", async () => {
 test("a name that does not resolve is a 502 naming the DNS failure", async () => {
   target = "ws://edge-tts.invalid/edge"
   const err = await failure(edgeBackend(10_000).synthesize([["Hello."]], voice))
-  expect(err.status).toBe(502)
+  expect(err.kind).toBe("upstream")
   expect(err.message).toMatch(/ENOTFOUND|EAI_AGAIN|resolve|DNS/i)
   expect(err.message).not.toContain("no answer")
 })
@@ -218,7 +218,7 @@ test("a name that does not resolve is a 502 naming the DNS failure", async () =>
 test("a service that accepts but never answers hits the deadline, and the connection is closed", async () => {
   mode = "silent"
   const err = await failure(edgeBackend(300).synthesize([["Hello."]], voice))
-  expect(err.status).toBe(502)
+  expect(err.kind).toBe("upstream")
   expect(err.message).toBe("the Edge voice service failed: no answer within 300 ms")
   for (let i = 0; i < 100 && closed === 0; i++) await Bun.sleep(10)
   expect(closed).toBe(1)

@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 import { Mp3Encoder } from "#lib/tts/encoder.ts"
 import { espeakBackend } from "#lib/tts/espeak.ts"
 import { readDocument } from "#lib/tts/markdown.ts"
@@ -104,8 +104,8 @@ test("rate changes the speech itself; a language espeak-ng lacks is a 400", asyn
   const missing = await backend
     .synthesize(sentence, voiceOf({ lang: "xx-YY" }, "en-US-EmmaMultilingualNeural"))
     .catch((err) => err)
-  expect(missing).toBeInstanceOf(HttpError)
-  expect(missing.status).toBe(400)
+  expect(missing).toBeInstanceOf(DomainError)
+  expect(missing.kind).toBe("invalid")
   expect(missing.message).toContain('no offline voice speaks the language "xx-YY"')
 }, 60_000)
 

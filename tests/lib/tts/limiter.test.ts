@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 import { Limiter } from "#lib/tts/limiter.ts"
 
 function gate() {
@@ -24,8 +24,8 @@ test("at most `limit` tasks run; the next ones wait in order; beyond the queue a
   await Bun.sleep(5)
   expect(started).toEqual(["a", "b"])
   const refused = await limiter.run(async () => "d").catch((err) => err)
-  expect(refused).toBeInstanceOf(HttpError)
-  expect(refused.status).toBe(503)
+  expect(refused).toBeInstanceOf(DomainError)
+  expect(refused.kind).toBe("unavailable")
   gates.a.open()
   expect(await a).toBe("a")
   await Bun.sleep(5)

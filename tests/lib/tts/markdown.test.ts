@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 import { flattenNesting, readDocument } from "#lib/tts/markdown.ts"
 
 const article = `---
@@ -129,19 +129,19 @@ test("Markdown bombs are read, never to more text than they hold, nesting past 2
   expect(flattenNesting("- ".repeat(5) + "x")).toBe("- ".repeat(5) + "x")
 })
 
-function rejects(text: string): HttpError {
+function rejects(text: string): DomainError {
   try {
     readDocument(text)
   } catch (err) {
-    if (err instanceof HttpError) return err
+    if (err instanceof DomainError) return err
     throw err
   }
-  throw new Error("expected an HttpError")
+  throw new Error("expected a domain error")
 }
 
 test("front matter that does not parse, or is not a mapping, is a 400 with the YAML reason", () => {
   const broken = rejects("---\nvoice: [unclosed\n---\nBody.")
-  expect(broken.status).toBe(400)
+  expect(broken.kind).toBe("invalid")
   expect(broken.code).toBe("invalid_front_matter")
   expect(broken.message).toMatch(/^the front matter is not valid YAML: .+/)
   expect(broken.message).not.toContain("\n")

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 import { signed, voiceOf } from "#lib/tts/voice.ts"
 
 const DEFAULT = "en-US-EmmaMultilingualNeural"
@@ -38,9 +38,9 @@ test("values of the wrong shape or out of range are 400s that say what is expect
     } catch (err) {
       error = err
     }
-    expect(error).toBeInstanceOf(HttpError)
-    expect((error as HttpError).status).toBe(400)
-    expect((error as HttpError).message).toContain(message)
+    expect(error).toBeInstanceOf(DomainError)
+    expect((error as DomainError).kind).toBe("invalid")
+    expect((error as DomainError).message).toContain(message)
   }
 })
 

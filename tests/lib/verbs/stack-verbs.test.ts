@@ -3,7 +3,7 @@
 // when the stack does not come up.
 import { afterEach, expect, test } from "bun:test"
 import { STACK_LABEL } from "#lib/engine/containers.ts"
-import { HttpError } from "#lib/http/http-error.ts"
+import { DomainError } from "#lib/errors/errors.ts"
 import { stackApp, twoServices } from "../../support/compose.ts"
 
 let t: Awaited<ReturnType<typeof stackApp>>
@@ -23,7 +23,7 @@ const verbEvents = () =>
 const failure = (p: Promise<unknown>) =>
   p.then(
     () => undefined,
-    (err: unknown) => err as HttpError,
+    (err: unknown) => err as DomainError,
   )
 
 async function deployed() {
@@ -85,9 +85,9 @@ test("a verb that fails publishes no event", async () => {
   await deployed()
   const before = verbEvents()
   expect((await failure(t.ctx.verbs.deleteVersion("demo", 1)))?.code).toBe("current_version")
-  expect((await failure(t.ctx.verbs.action("nothing", "start")))?.status).toBe(404)
+  expect((await failure(t.ctx.verbs.action("nothing", "start")))?.kind).toBe("not_found")
   t.compose.failures.set("up", "boom")
-  expect((await failure(t.ctx.verbs.apply("demo")))?.status).toBe(502)
+  expect((await failure(t.ctx.verbs.apply("demo")))?.kind).toBe("upstream")
   expect(verbEvents()).toEqual(before)
 })
 
@@ -146,7 +146,7 @@ test("adopting containers whose stack does not come up: the stack's containers g
   const old = t.engine.addContainer({ name: "web", image: "busybox:latest" })
   const stopped = t.engine.addContainer({ name: "worker", image: "busybox:latest", state: "exited" })
   t.compose.failures.set("up", "no room")
-  expect((await failure(t.ctx.verbs.adoptContainers("shop", ["web", "worker"], false)))?.status).toBe(502)
+  expect((await failure(t.ctx.verbs.adoptContainers("shop", ["web", "worker"], false)))?.kind).toBe("upstream")
   expect(t.ctx.stacks.has("shop")).toBe(false)
   expect([...t.engine.containers.values()].filter((c) => c.labels[STACK_LABEL] === "shop")).toEqual([])
   expect([t.engine.containers.get(old.id)?.state, t.engine.containers.get(stopped.id)?.state]).toEqual([
@@ -166,7 +166,7 @@ test("adopting containers whose stack comes up but exits: the stack is removed a
   }, 50)
   const err = await failure(t.ctx.verbs.adoptContainers("shop", ["web"], false))
   clearInterval(exit)
-  expect([err?.status, err?.code]).toEqual([502, "adopt_failed"])
+  expect([err?.kind, err?.code]).toEqual(["upstream", "adopt_failed"])
   expect(t.ctx.stacks.has("shop")).toBe(false)
   expect(t.compose.calls.map((c) => c.args[0])).toEqual(["up", "down"])
   expect([...t.engine.containers.values()].map((c) => [c.name, c.state])).toEqual([["web", "running"]])

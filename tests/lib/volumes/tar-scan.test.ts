@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import type { HttpError } from "#lib/http/http-error.ts"
+import type { DomainError } from "#lib/errors/errors.ts"
 import { TarScanner, tarGuard, type TarEntry } from "#lib/volumes/tar-scan.ts"
 import { makeTar } from "../../support/tar.ts"
 
@@ -41,12 +41,12 @@ function pieces(tar: Uint8Array, chunk: number): ReadableStream<Uint8Array> {
   })
 }
 
-async function guarded(tar: Uint8Array, chunk = 1 << 16): Promise<{ out?: Uint8Array; error?: HttpError }> {
+async function guarded(tar: Uint8Array, chunk = 1 << 16): Promise<{ out?: Uint8Array; error?: DomainError }> {
   const guard = tarGuard(pieces(tar, chunk))
   try {
     return { out: new Uint8Array(await new Response(guard.stream).arrayBuffer()) }
   } catch (err) {
-    return { error: (guard.error ?? err) as HttpError }
+    return { error: (guard.error ?? err) as DomainError }
   }
 }
 
@@ -172,9 +172,9 @@ function archive(...parts: Uint8Array[][]): Uint8Array {
 
 const refusal = async (tar: Uint8Array) => {
   const { error } = await guarded(tar)
-  return { status: error?.status, code: error?.code, message: error?.message }
+  return { kind: error?.kind, code: error?.code, message: error?.message }
 }
-const unsafeArchive = (message: string) => ({ status: 400, code: "unsafe_archive", message })
+const unsafeArchive = (message: string) => ({ kind: "invalid" as const, code: "unsafe_archive", message })
 
 // The pax record gives the entry no data, so the block its ustar size covers is the next header:
 // the engine's Go archive/tar reads it as one, and so must the guard.
@@ -237,7 +237,7 @@ test.each([
 ])("an archive that ends %s is refused at its end", async (_, length) => {
   const tar = (await makeTar([{ name: "a", content: "x".repeat(1000) }])).subarray(0, length)
   expect(await refusal(tar)).toEqual({
-    status: 400,
+    kind: "invalid",
     code: "invalid_archive",
     message: "the archive cannot be read: Unexpected end of data",
   })
@@ -388,7 +388,7 @@ test("more of Go's reading, each checked on the engine", async () => {
 })
 
 const invalidArchive = (reason: string) => ({
-  status: 400,
+  kind: "invalid" as const,
   code: "invalid_archive",
   message: `the archive cannot be read: ${reason}`,
 })

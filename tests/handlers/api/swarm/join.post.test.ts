@@ -43,7 +43,7 @@ test("a token the swarm refuses: the engine's error, with the token taken out", 
   t = await testApp()
   const wrong = "SWMTKN-1-notthisone"
   t.engine.swarmJoin = async () => {
-    throw new (await import("#lib/http/http-error.ts")).HttpError(400, "bad_request", `invalid join token ${wrong}`)
+    throw (await import("#lib/engine/client.ts")).engineError(400, `invalid join token ${wrong}`)
   }
   const res = await t.call("POST", "/api/swarm/join", { remote_addrs: ["10.0.0.10:2377"], join_token: wrong })
   expect(res.status).toBe(400)

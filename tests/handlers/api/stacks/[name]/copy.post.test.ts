@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test"
-import { HttpError } from "#lib/http/http-error.ts"
+import { engineError } from "#lib/engine/client.ts"
 import { stackApp, type FakeCompose } from "../../../../support/compose.ts"
 import { serveApp, type TestApp } from "../../../../support/app.ts"
 import { withToken } from "../../../../support/token.ts"
@@ -119,7 +119,7 @@ test("an undo that fails names what to remove by hand in an error event, without
   t.compose.failures.set("up", "boom")
   const removeVolume = t.engine.removeVolume.bind(t.engine)
   t.engine.removeVolume = async (name: string) => {
-    if (name === "web-staging_data") throw new HttpError(409, "conflict", "volume is in use")
+    if (name === "web-staging_data") throw engineError(409, "volume is in use")
     return removeVolume(name)
   }
   expect((await t.call("POST", "/api/stacks/web/copy", { as: "web-staging", start: true })).status).toBe(502)

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test"
-import { HttpError } from "#lib/http/http-error.ts"
+import { engineError } from "#lib/engine/client.ts"
 import { testApp, type TestApp } from "../../../../support/app.ts"
 import { bearer, withToken } from "../../../../support/token.ts"
 
@@ -37,7 +37,7 @@ test("the container is removed when the archive cannot be read", async () => {
   await app()
   await t.engine.createVolume("data")
   t.engine.getArchive = async () => {
-    throw new HttpError(502, "engine_error", "engine broke")
+    throw engineError(500, "engine broke")
   }
   expect((await t.call("GET", "/api/volumes/data/export", undefined, bearer)).status).toBe(502)
   expect(t.engine.containers.size).toBe(0)

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test"
-import { HttpError } from "#lib/http/http-error.ts"
+import { engineError } from "#lib/engine/client.ts"
 import { testApp, type TestApp } from "../../../../support/app.ts"
 import { makeTar } from "../../../../support/tar.ts"
 import { bearer, withToken } from "../../../../support/token.ts"
@@ -84,7 +84,7 @@ const refusal = "Error processing tar file(exit status 1): unexpected EOF"
 test("an archive the engine refuses (a broken tar) is a 400 and the volume it created is removed", async () => {
   await app()
   t.engine.putArchive = async () => {
-    throw new HttpError(502, "engine_error", refusal)
+    throw engineError(500, refusal)
   }
   const res = await t.call("POST", "/api/volumes/fresh/import", await makeTar([{ name: "ok", content: "1" }]), TAR)
   expect(res.status).toBe(400)
