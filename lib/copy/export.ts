@@ -15,6 +15,7 @@ import { buildsLeftBehind, type PlanModel } from "./planner.ts"
 import { stackName } from "../stacks/name.ts"
 import { filesInput } from "../stacks/schemas.ts"
 import { FILE_PATH_MAX, FILES_MAX, type StackFiles } from "../stacks/files.ts"
+import { NAMED_ORCHESTRATORS, VOLUMES_LIE_ON, type NamedOrchestrator } from "../stacks/orchestrator.ts"
 import type { Stacks, StackVersion } from "../stacks/store.ts"
 import { measureVolumes } from "../volumes/transfer.ts"
 import { checkYamlSize } from "../stacks/yaml.ts"
@@ -41,8 +42,8 @@ export interface StackExport {
   built: string[]
   /** Fixed container names (`container_name:`); absent from an export of an earlier release. */
   container_names?: string[]
-  /** "swarm" for a swarm stack; absent for compose. */
-  orchestrator?: "swarm"
+  /** What runs it; absent for compose. */
+  orchestrator?: NamedOrchestrator
 }
 
 /** Where a stack is read from and written to: the store, and the engine its volumes live in. */
@@ -90,7 +91,7 @@ export function exportModel(doc: StackExport): PlanModel {
     volumes: doc.mounts.volumes,
     binds: doc.mounts.binds,
     files: Object.keys(doc.files ?? {}).sort(),
-    swarm: doc.orchestrator === "swarm",
+    volumesOn: VOLUMES_LIE_ON[doc.orchestrator ?? "compose"],
   }
 }
 
@@ -129,7 +130,9 @@ export const importBody = v.object({
     }),
   ),
   current_version: v.nullable(v.number()),
-  orchestrator: v.optional(v.pipe(v.literal("swarm"), v.description("a swarm stack's; absent for compose"))),
+  orchestrator: v.optional(
+    v.pipe(v.picklist(NAMED_ORCHESTRATORS), v.description("what runs the stack; absent for compose")),
+  ),
 })
 export type ImportBody = v.InferOutput<typeof importBody>
 

@@ -38,8 +38,8 @@ export interface SideFacts {
  */
 export type PlanModel = Pick<StackModel, "images" | "built" | "containerNames" | "ports" | "volumes" | "binds"> & {
   files?: string[]
-  /** A swarm stack: its volumes and bound data lie on whichever nodes its tasks ran on. */
-  swarm?: boolean
+  /** Where its orchestrator keeps its named volumes' data (lib/stacks/orchestrator.ts `VOLUMES_LIE_ON`): on the nodes its tasks ran on, each with data of its own, there is no one copy to carry. */
+  volumesOn?: "engine" | "nodes"
 }
 
 export interface PlanInput {
@@ -147,7 +147,8 @@ export function plan(input: PlanInput): Plan {
   }
 
   // A swarm stack's named volumes (and bound data) are made on each node a task of it ran on: there is no one copy of their data to carry.
-  const spread = model.swarm ? model.volumes.filter((v) => !v.anonymous && !v.external).map((v) => v.key!) : []
+  const spread =
+    model.volumesOn === "nodes" ? model.volumes.filter((v) => !v.anonymous && !v.external).map((v) => v.key!) : []
   if (spread.length && flags.include_volumes)
     block(
       "swarm_volumes",
@@ -173,7 +174,7 @@ export function plan(input: PlanInput): Plan {
     const keepsName = v.external || v.explicit_name
     const name = keepsName ? v.name! : `${target.name}_${key}`
     const exists = target.volumes.includes(name)
-    const transfer = flags.include_volumes && !v.external && !model.swarm
+    const transfer = flags.include_volumes && !v.external && model.volumesOn !== "nodes"
     volumes.push({
       key,
       source: v.name!,

@@ -215,7 +215,7 @@ export class PrometheusMetrics implements Metrics {
       ctx.engine.listImages(),
       ctx.scans.results(),
     ])
-    const views = await stackViews(ctx.stacks, containers, ctx.engine)
+    const views = await stackViews(ctx.stacks, containers)
     countInto(
       this.stacks,
       "status",

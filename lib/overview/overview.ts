@@ -4,7 +4,7 @@
 // scans' summaries and the stats are what their rooms keep in memory. A part other than the engine's
 // own lists that fails is named in `errors` and answered as empty.
 import type { ContainerSummary, Engine, EngineVersion, ImageSummary } from "../engine/client.ts"
-import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
+import { STACK_LABEL } from "../engine/containers.ts"
 import { dashboard } from "../engine/dashboard.ts"
 import type { DiskUsageCache } from "../engine/disk-usage.ts"
 import type { Reused } from "../engine/reused.ts"
@@ -12,13 +12,12 @@ import type { NodeRegistry } from "../cluster/nodes.ts"
 import type { ScanQueue } from "../images/scan-queue.ts"
 import type { ImageUpdates } from "../images/update-checks.ts"
 import { redactorFor } from "../stacks/env.ts"
-import { byProject, stackStatus } from "../stacks/state.ts"
+import { stackHealths } from "../stacks/state.ts"
 import type { Stacks } from "../stacks/store.ts"
 import { hostUse, type StatsSampler } from "../stats/sampler.ts"
 import { listSwarmServices, STACK_NAMESPACE } from "../swarm/services.ts"
-import type { SwarmServiceRecord } from "../swarm/schemas.ts"
 import { readSwarm } from "../swarm/state.ts"
-import type { UpdateOutcome, UpdateRecords } from "../updates/records.ts"
+import type { UpdateRecords } from "../updates/records.ts"
 import type { BackupVerbs } from "../verbs/backup-verbs.ts"
 import type { Health, Overview } from "./schemas.ts"
 
@@ -37,7 +36,6 @@ export interface OverviewParts {
 }
 
 type StackItem = Health["stacks"]["items"][number]
-type Managed = { name: string; orchestrator: "compose" | "swarm"; last: UpdateOutcome | undefined }
 
 /** Points of the host's hour: enough for a sparkline. */
 const HOST_POINTS = 60
@@ -45,78 +43,26 @@ const FAILED = new Set(["rolled_back", "rollback_failed"])
 const ORDER = { failed: 0, degraded: 1, stopped: 2, running: 3 } as const
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
-const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
 const unique = (xs: string[]) => [...new Set(xs)].sort()
 
-/** A compose stack's health from its containers (named by their compose service). */
-export function composeHealth(containers: ContainerSummary[]): Pick<StackItem, "health" | "reason"> {
-  const status = stackStatus(containers)
-  const names = (cs: ContainerSummary[]) =>
-    unique(cs.map((c) => c.Labels?.[SERVICE_LABEL] ?? c.Names[0]?.replace(/^\//, "") ?? c.Id.slice(0, 12))).join(", ")
-  if (!containers.length) return { health: "stopped", reason: "no containers" }
-  if (status === "stopped") return { health: "stopped", reason: `${plural(containers.length, "container")} stopped` }
-  if (status === "paused") return { health: "degraded", reason: "paused" }
-  const unhealthy = containers.filter((c) => c.State === "running" && /\(unhealthy\)/.test(c.Status))
-  const restarting = containers.filter((c) => c.State === "restarting")
-  const reasons = [
-    status === "partly running" &&
-      `${containers.filter((c) => c.State === "running").length} of ${plural(containers.length, "container")} running`,
-    restarting.length && `restarting: ${names(restarting)}`,
-    unhealthy.length && `unhealthy: ${names(unhealthy)}`,
-  ].filter(Boolean)
-  return reasons.length ? { health: "degraded", reason: reasons.join("; ") } : { health: "running", reason: null }
-}
-
-/** A swarm stack's health from its services; null: the services cannot be read here (no swarm manager). */
-export function swarmHealth(services: SwarmServiceRecord[] | null): Pick<StackItem, "health" | "reason"> {
-  if (!services) return { health: "stopped", reason: "this engine manages no swarm: its services cannot be read" }
-  const running = services.reduce((n, s) => n + s.replicas.running, 0)
-  if (!services.length || running === 0)
-    return { health: "stopped", reason: services.length ? "no replica running" : "no services" }
-  const below = services.filter((s) => s.replicas.running < s.replicas.desired)
-  return below.length
-    ? {
-        health: "degraded",
-        reason: below.map((s) => `${s.name}: ${s.replicas.running} of ${s.replicas.desired} replicas`).join("; "),
+/** Every stack by health: the stacks kept here with their last update's failure, then the compose projects made elsewhere. */
+async function stackItems(p: OverviewParts, containers: ContainerSummary[]): Promise<StackItem[]> {
+  const items = await Promise.all(
+    (await stackHealths(p.stacks, containers)).map(async (s) => {
+      const last = s.managed ? (await p.updateRecords.history(s.name))[0] : undefined
+      return {
+        ...s,
+        failed_update:
+          last && FAILED.has(last.verdict)
+            ? {
+                verdict: last.verdict as "rolled_back" | "rollback_failed",
+                reason: last.reason,
+                finished_at: last.finished_at,
+              }
+            : null,
       }
-    : { health: "running", reason: null }
-}
-
-async function managedStacks(p: OverviewParts): Promise<Managed[]> {
-  return Promise.all(
-    p.stacks.names().map(async (name) => {
-      const [state, history] = await Promise.all([p.stacks.state(name), p.updateRecords.history(name)])
-      return { name, orchestrator: state.orchestrator ?? "compose", last: history[0] }
     }),
   )
-}
-
-/** Every stack by health: the stacks kept here, then the compose projects made elsewhere. */
-function stackItems(
-  managed: Managed[],
-  containers: ContainerSummary[],
-  services: SwarmServiceRecord[] | null,
-): StackItem[] {
-  const projects = byProject(containers)
-  const items: StackItem[] = managed.map((m) => {
-    const shown =
-      m.orchestrator === "swarm"
-        ? swarmHealth(services && services.filter((s) => s.stack === m.name))
-        : composeHealth(projects.get(m.name) ?? [])
-    const failed =
-      m.last && FAILED.has(m.last.verdict)
-        ? {
-            verdict: m.last.verdict as "rolled_back" | "rollback_failed",
-            reason: m.last.reason,
-            finished_at: m.last.finished_at,
-          }
-        : null
-    return { name: m.name, managed: true, orchestrator: m.orchestrator, ...shown, failed_update: failed }
-  })
-  const kept = new Set(managed.map((m) => m.name))
-  for (const [name, cs] of projects)
-    if (!kept.has(name))
-      items.push({ name, managed: false, orchestrator: "compose", ...composeHealth(cs), failed_update: null })
   const rank = (s: StackItem) => (s.failed_update ? ORDER.failed : ORDER[s.health])
   return items.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name))
 }
@@ -190,25 +136,23 @@ export async function overview(p: OverviewParts, visible: string[] | null): Prom
   const containers = p.engine.listContainers({ all: true })
   const images = p.engine.listImages()
   const swarm = readSwarm(p.engine)
-  const [summary, swarmState, list, imageList, managed, services, records, scans, nodes, overdue, disk] =
-    await Promise.all([
-      dashboard(p.engine, p.diskUsage, p.engineVersion, redactorFor(p.stacks), { containers, images }),
-      swarm,
-      containers,
-      images,
-      part("stacks", () => managedStacks(p), []),
-      part("swarm services", async () => ((await swarm).role === "manager" ? listSwarmServices(p.engine) : null), null),
-      part("update checks", () => p.imageUpdates.records(), { images: {}, stacks: {} }),
-      part("scans", () => p.scans.summaries(), new Map()),
-      part("nodes", () => p.nodes.list(), []),
-      part("backups", () => p.backups.overdue(), []),
-      part("disk", () => p.stats.disk(), null),
-    ])
+  const [summary, swarmState, list, imageList, services, records, scans, nodes, overdue, disk] = await Promise.all([
+    dashboard(p.engine, p.diskUsage, p.engineVersion, redactorFor(p.stacks), { containers, images }),
+    swarm,
+    containers,
+    images,
+    part("swarm services", async () => ((await swarm).role === "manager" ? listSwarmServices(p.engine) : null), null),
+    part("update checks", () => p.imageUpdates.records(), { images: {}, stacks: {} }),
+    part("scans", () => p.scans.summaries(), new Map()),
+    part("nodes", () => p.nodes.list(), []),
+    part("backups", () => p.backups.overdue(), []),
+    part("disk", () => p.stats.disk(), null),
+  ])
 
   const sees = (stack: string) => !visible || visible.includes(stack)
   const seen = <T extends { stacks: string[] }>(items: T[]) =>
     visible ? items.map((i) => ({ ...i, stacks: i.stacks.filter(sees) })).filter((i) => i.stacks.length) : items
-  const stacks = stackItems(managed, list, services).filter((s) => sees(s.name))
+  const stacks = (await part("stacks", () => stackItems(p, list), [])).filter((s) => sees(s.name))
   const counts = { running: 0, degraded: 0, stopped: 0, failed_update: 0 }
   for (const s of stacks) counts[s.health]++, s.failed_update && counts.failed_update++
   const cves = seen(criticalImages(scans, imageList, list))

@@ -50,16 +50,9 @@ export function alertSources(ctx: Ctx): Sources {
       ctx.engine.host.startsWith("unix://") ? space(String((await ctx.engine.info()).DockerRootDir ?? "")) : null,
     stacks: async () => {
       if (!existsSync(stackDirs(ctx.config.dataDir).records)) return []
-      const { composeHealth } = await import("../overview/overview.ts")
-      const { byProject } = await import("../stacks/state.ts")
-      const projects = byProject(await ctx.engine.listContainers({ all: true }))
-      const names = ctx.stacks.names()
-      const compose = await Promise.all(
-        names.map(async (name) => ((await ctx.stacks.state(name)).orchestrator === "swarm" ? null : name)),
-      )
-      return compose
-        .filter((n): n is string => n !== null)
-        .map((name) => ({ name, ...composeHealth(projects.get(name) ?? []) }))
+      const { stackHealths } = await import("../stacks/state.ts")
+      const healths = await stackHealths(ctx.stacks, await ctx.engine.listContainers({ all: true }))
+      return healths.filter((s) => s.managed).map(({ name, health, reason }) => ({ name, health, reason }))
     },
     overdue: async () => (existsSync(join(ctx.config.dataDir, "backups")) ? ctx.backups.overdue() : []),
     swarm: async () => {

@@ -193,7 +193,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   part("stacks", () => {
     const { Stacks } = require("../stacks/store.ts") as typeof import("../stacks/store.ts")
     const { stackCli } = require("../stacks/stack-cli.ts") as typeof import("../stacks/stack-cli.ts")
-    const { engineSwarm, swarmOrchestrator } = require("../stacks/swarm.ts") as typeof import("../stacks/swarm.ts")
+    const { swarmOrchestrator } = require("../stacks/swarm.ts") as typeof import("../stacks/swarm.ts")
     // Swarm stacks run through the docker CLI's `docker stack` on the same engine, a swarm manager.
     const swarm = swarmOrchestrator({
       cli: stackCli({
@@ -205,7 +205,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
         credentials,
         resolve: (images) => ctx.registries.resolvable(engine, images),
       }),
-      swarm: engineSwarm(engine),
+      engine,
       timeout: timeouts.run,
     })
     return new Stacks(config.dataDir, ctx.compose, {
@@ -256,7 +256,6 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
     "guard",
     () =>
       new (require("../updates/guard.ts") as typeof import("../updates/guard.ts")).UpdateGuard({
-        engine,
         stacks: ctx.stacks,
         events: ctx.events,
         records: ctx.updateRecords,

@@ -23,9 +23,10 @@ import { checkFiles, filePath, type StackFiles } from "./files.ts"
 import { filesComposeReads, readIfFile, within } from "./host-paths.ts"
 import { interpolate } from "./interpolate.ts"
 import { stackName } from "./name.ts"
-import { stackView, type StackView } from "./state.ts"
+import { stackView } from "./state.ts"
+import type { StackView } from "./orchestrator.ts"
 import type { ComposeRunner } from "./compose.ts"
-import type { Stacks } from "./store.ts"
+import type { StackRecords, Stacks } from "./store.ts"
 import { volumeEntries } from "./yaml.ts"
 
 export const CONFIG_FILES_LABEL = "com.docker.compose.project.config_files"
@@ -279,7 +280,7 @@ export async function adoptProject(
   if (needed.length || binds.some((b) => b.action === "refused")) return blocked(plan)
 
   await ctx.stacks.model(name, compose, env, files)
-  plan.services = servicePlans(await configHashes(ctx, name, compose, env, files), containers)
+  plan.services = servicePlans(await configHashes(ctx, name, { compose, env, files }), containers)
   const changed = plan.services
     .filter((s) => s.action !== "keep")
     .map((s) => `${s.action === "recreate" ? "would recreate" : `would ${s.action}`} ${s.name}`)
@@ -288,7 +289,7 @@ export async function adoptProject(
       `${changed.join(", ")}: the file differs from what the containers run (recreate: true goes ahead)`,
     )
   if (req.dry_run || plan.blockers.length) return { plan }
-  await ctx.stacks.adopt(name, compose, env, files)
+  await ctx.stacks.adopt(name, { compose, env, files })
   return { plan, stack: await stackView(ctx.stacks, ctx.engine, name) }
 }
 
@@ -303,13 +304,7 @@ function blocked(plan: AdoptPlan): { plan: AdoptPlan } {
 }
 
 /** Compose's config hash per service for the adopted file, from a private copy laid out as the stack's folder. */
-async function configHashes(
-  ctx: AdoptDeps,
-  name: string,
-  compose: string,
-  env: EnvVar[],
-  files: StackFiles,
-): Promise<string> {
+async function configHashes(ctx: AdoptDeps, name: string, { compose, env, files }: StackRecords): Promise<string> {
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "hm-adopt-")))
   try {
     writeFileSync(join(scratch, "compose.yaml"), compose, { mode: 0o600 })

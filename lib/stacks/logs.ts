@@ -1,9 +1,8 @@
-// A stack's log: every container's lines (lib/engine/logs.ts) merged as they arrive, `tail` per container;
-// a swarm stack's, every service's lines from all its tasks on every node (`container` is the task).
+// A stack's log: every container's lines (lib/engine/logs.ts) merged as they arrive, `tail` per
+// container (a swarm stack's services' lines are merged the same way: lib/stacks/swarm.ts).
 // The merge hands out batches (all lines that arrived since the reader last asked), so that a fast
 // stack goes out in few large chunks rather than one write per line.
 import type { Engine } from "../engine/client.ts"
-import { SWARM_STACK_LABEL } from "./swarm.ts"
 import { containerLogs, type LogLineRecord, type LogQuery } from "../engine/logs.ts"
 
 /** Items waiting before the sources are held back until the reader catches up. */
@@ -67,23 +66,4 @@ export async function stackLogs(
   q: LogQuery,
 ): Promise<AsyncIterable<LogLineRecord[]>> {
   return mergeBatches(await Promise.all(containerIds.map((id) => containerLogs(engine, id, q))))
-}
-
-/** A swarm stack's log: each of its services' lines (the swarm's, from every node), `tail` per service. */
-export async function swarmStackLogs(
-  engine: Pick<Engine, "listServices" | "serviceLogs">,
-  stack: string,
-  q: LogQuery,
-): Promise<AsyncIterable<LogLineRecord[]>> {
-  const services = await engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack}`] })
-  const prefix = `${stack}_`
-  return mergeBatches(
-    services.map((s) =>
-      (async function* () {
-        const service = s.Spec.Name.startsWith(prefix) ? s.Spec.Name.slice(prefix.length) : s.Spec.Name
-        for await (const l of engine.serviceLogs(s.ID, q))
-          yield { service, container: l.task, stream: l.stream, ts: l.ts, line: l.line }
-      })(),
-    ),
-  )
 }

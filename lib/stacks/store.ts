@@ -44,14 +44,20 @@ import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { COMPOSE_FILE, ENV_FILE, type ComposeProject, type ComposeRunner } from "./compose.ts"
 import { parseCompose, type CheckedModel, type StackModel } from "./model.ts"
-import { composeOrchestrator, tailOf, type Orchestrator, type OrchestratorName } from "./orchestrator.ts"
+import { composeOrchestrator } from "./compose-orchestrator.ts"
+import {
+  recordedOrchestrator,
+  tailOf,
+  type NamedOrchestrator,
+  type Orchestrator,
+  type OrchestratorName,
+} from "./orchestrator.ts"
 import { readJson, writeFileAtomic, writeJson } from "../data/datadir.ts"
 import { envChanges, mergeEnv, renderEnvFile, sameEnv, secretValues, type EnvInput, type EnvVar } from "./env.ts"
 import { allowedIn, readIfFile, within } from "./host-paths.ts"
 import { conflict, invalid, notFound, upstream } from "../errors/errors.ts"
 import { isStackName, stackDirs, stackName } from "./name.ts"
 import type { Engine } from "../engine/client.ts"
-import { STACK_LABEL } from "../engine/containers.ts"
 import {
   checkFiles,
   checkOnDisk,
@@ -67,8 +73,8 @@ import {
 } from "./files.ts"
 
 export interface StackState {
-  /** What runs the stack: absent for compose on the service's engine, "swarm" for `docker stack` (lib/stacks/orchestrator.ts). */
-  orchestrator?: "swarm"
+  /** What runs the stack: absent for compose on the service's engine, else its name (lib/stacks/orchestrator.ts). */
+  orchestrator?: NamedOrchestrator
   current_version: number | null
   env_pending: boolean
   /** The stack's files differ from the current version's (changed through writeFile/deleteFile, not yet applied). */
@@ -116,6 +122,13 @@ export interface Stack {
   versions: StackVersion[]
 }
 
+/** What a stack's files are: its compose file, its environment and its other files. */
+export interface StackRecords {
+  compose: string
+  env: EnvVar[]
+  files: StackFiles
+}
+
 /** What `importStack` writes: a whole stack as another server's `read` gave it. */
 export interface StackImport {
   name: string
@@ -124,8 +137,8 @@ export interface StackImport {
   files?: StackFiles
   versions: StackVersion[]
   current_version: number | null
-  /** A swarm stack's; absent for compose. */
-  orchestrator?: "swarm"
+  /** What runs it; absent for compose. */
+  orchestrator?: NamedOrchestrator
 }
 
 const SECRET = 0o600
@@ -139,8 +152,8 @@ export const serviceNames = (text: string): string[] => {
 
 export interface StacksOptions {
   now?: () => number
-  /** The engine, for the volumes a failed first deploy made (without it, they stay). */
-  engine?: Pick<Engine, "listVolumes" | "removeVolume">
+  /** The engine compose runs stacks on: its orchestrator reads and acts on their containers, and the volumes a failed first deploy made are removed from it. */
+  engine: Engine
   /** Host folders besides its own that a stack may mount (SVC_BIND_ROOTS). */
   hostRoots?: readonly string[]
   /**
@@ -177,18 +190,23 @@ export class Stacks {
   private locks = new Map<string, Promise<unknown>>()
   /** Each stack's secret values as last read; the store's own writes of its environment or state forget them. */
   private secretValues = new Map<string, string[]>()
-  private now: () => number
-  private hostRoots: readonly string[]
-  private composeOrchestrator: Orchestrator
+  private readonly now: () => number
+  private readonly engine: Engine
+  private readonly hostRoots: readonly string[]
+  private readonly liveMounts: StacksOptions["liveMounts"]
+  /** What runs a stack, by name: compose always, a swarm where the service can deploy to one. */
+  private readonly orchestrators: Partial<Record<OrchestratorName, Orchestrator>>
 
   constructor(
     readonly dataDir: string,
-    private compose: ComposeRunner,
-    private o: StacksOptions = {},
+    private readonly compose: ComposeRunner,
+    { now = Date.now, engine, hostRoots = [], liveMounts, swarm }: StacksOptions,
   ) {
-    this.now = o.now ?? Date.now
-    this.hostRoots = o.hostRoots ?? []
-    this.composeOrchestrator = composeOrchestrator(compose)
+    this.now = now
+    this.engine = engine
+    this.hostRoots = hostRoots
+    this.liveMounts = liveMounts
+    this.orchestrators = { compose: composeOrchestrator({ runner: compose, engine }), swarm }
   }
 
   get root(): string {
@@ -338,9 +356,7 @@ export class Stacks {
    */
   deploy(
     name: string,
-    compose: string,
-    env?: EnvInput,
-    files?: StackFiles,
+    { compose, env, files }: { compose: string; env?: EnvInput; files?: StackFiles },
     run: DeployRun = {},
   ): Promise<{ stack: Stack; created: boolean }> {
     stackName(name)
@@ -355,20 +371,8 @@ export class Stacks {
           "orchestrator_mismatch",
         )
       const storedEnv = stored?.env ?? []
-      const candidate = files ?? stored?.files ?? {}
-      const orchestrator = stored ? own : (run.orchestrator ?? "compose")
-      return {
-        stack: await this.release(
-          name,
-          compose,
-          env ? mergeEnv(storedEnv, env) : storedEnv,
-          "deploy",
-          candidate,
-          run,
-          orchestrator,
-        ),
-        created,
-      }
+      const records = { compose, env: env ? mergeEnv(storedEnv, env) : storedEnv, files: files ?? stored?.files ?? {} }
+      return { stack: await this.release(name, { ...records, action: "deploy" }, run), created }
     })
   }
 
@@ -376,7 +380,7 @@ export class Stacks {
   apply(name: string, run: Run = {}): Promise<Stack> {
     return this.lock(name, async () => {
       const stack = await this.read(name)
-      return this.release(name, stack.compose, stack.env, "apply", stack.files, run)
+      return this.release(name, { compose: stack.compose, env: stack.env, files: stack.files, action: "apply" }, run)
     })
   }
 
@@ -384,7 +388,7 @@ export class Stacks {
   rollback(name: string, n: number, run: Run = {}): Promise<Stack> {
     return this.lock(name, async () => {
       const v = await this.version(name, n)
-      return this.release(name, v.compose, v.env, n, v.files ?? {}, run)
+      return this.release(name, { compose: v.compose, env: v.env, files: v.files ?? {}, action: n }, run)
     })
   }
 
@@ -434,7 +438,7 @@ export class Stacks {
       const stack = await this.read(name)
       const env = mergeEnv(stack.env, input)
       const current = stack.versions.find((v) => v.version === stack.state.current_version)
-      await this.writeRecords(name, stack.compose, env)
+      await this.writeRecords(name, { compose: stack.compose, env })
       return this.writeState(name, { ...stack.state, env_pending: !current || !sameEnv(env, current.env) })
     })
   }
@@ -449,17 +453,27 @@ export class Stacks {
     })
   }
 
-  /** Brings the stack up as the service keeps it (after a pull with `pull`), adding no version; its model is checked again first. */
-  up(name: string, opts: { pull?: boolean } & Run = {}): Promise<Stack> {
+  /** Brings the stack up as the service keeps it, adding no version; its model is checked again first. */
+  up(name: string, run: Run = {}): Promise<Stack> {
     return this.lock(name, async () => {
-      const stack = await this.read(name)
-      const project = this.project(name, stack.env)
-      const { model, run } = await this.check(name, stack.compose, stack.env, stack.files)
-      writeFileAtomic(project.file!, run, SECRET)
-      this.makeBindSources(name, model)
-      await this.orchestrator(stack.state).up(project, { pull: opts.pull, signal: opts.signal })
+      const { stack, project } = await this.ready(name)
+      await this.orchestratorOf(stack.state).up(project, { signal: run.signal })
       await this.checkMounts(name)
       return stack
+    })
+  }
+
+  /**
+   * An update's pull: newer images for the stack's references, as it is kept here (its model checked
+   * again first). "up" when its orchestrator brought them up too, "pulled" when the stack is still to be
+   * brought up with them (`up`).
+   */
+  pull(name: string, run: Run = {}): Promise<"up" | "pulled"> {
+    return this.lock(name, async () => {
+      const { stack, project } = await this.ready(name)
+      const pulled = await this.orchestratorOf(stack.state).pull(project, { signal: run.signal })
+      if (pulled === "up") await this.checkMounts(name)
+      return pulled
     })
   }
 
@@ -474,7 +488,7 @@ export class Stacks {
       if (known && !this.has(name)) return false
       const stack = await this.read(name)
       await this.runnable(name, stack)
-      await this.orchestrator(stack.state).down(this.project(name, stack.env), {
+      await this.orchestratorOf(stack.state).down(this.project(name, stack.env), {
         volumes: opts.volumes,
         signal: opts.signal,
       })
@@ -488,12 +502,12 @@ export class Stacks {
    * up (compose keeps every container whose config hash is unchanged): version 1, action "adopt". If
    * that fails the files go and the project's containers are left as they are.
    */
-  adopt(name: string, compose: string, env: EnvVar[], files: StackFiles, run: Run = {}): Promise<Stack> {
+  adopt(name: string, records: StackRecords, run: Run = {}): Promise<Stack> {
     stackName(name)
-    checkFiles(files)
+    checkFiles(records.files)
     return this.lock(name, async () => {
       if (this.taken(name)) throw conflict(`a stack named ${name} already has files here`, "stack_exists")
-      return this.release(name, compose, env, "adopt", files, run)
+      return this.release(name, { ...records, action: "adopt" }, run)
     })
   }
 
@@ -507,13 +521,13 @@ export class Stacks {
         throw invalid(`current_version ${s.current_version} is not among the versions`, "invalid_import")
       const files = checkFiles(s.files ?? {})
       for (const v of s.versions) checkFiles(v.files ?? {})
-      const { model, run } = await this.check(name, s.compose, s.env, files, s.orchestrator)
+      const { model, run } = await this.check(name, { compose: s.compose, env: s.env, files }, s.orchestrator)
       for (const v of s.versions) writeJson(join(this.records(name), "versions", `${v.version}.json`), v, SECRET)
-      await this.writeRecords(name, s.compose, s.env, files, [], run)
+      await this.writeRecords(name, { compose: s.compose, env: s.env, files, run })
       const time = new Date(this.now()).toISOString()
       const last = Math.max(0, ...s.versions.map((v) => v.version))
       return this.writeState(name, {
-        ...(s.orchestrator ? { orchestrator: s.orchestrator } : {}),
+        ...recordedOrchestrator(s.orchestrator ?? "compose"),
         current_version: s.current_version,
         env_pending: !current || !sameEnv(s.env, current.env),
         files_pending: !current || !sameFiles(files, current.files ?? {}),
@@ -534,7 +548,7 @@ export class Stacks {
    * write them; without them, the ones the service keeps.
    */
   async model(name: string, compose: string, env: EnvVar[], files?: StackFiles): Promise<StackModel> {
-    return (await this.check(name, compose, env, files)).model
+    return (await this.check(name, { compose, env, files })).model
   }
 
   /**
@@ -547,31 +561,33 @@ export class Stacks {
     return output
   }
 
-  /** The stack's orchestrator (compose unless its state, or a new stack's deploy, names another). */
-  private orchestrator(which: Pick<StackState, "orchestrator"> | OrchestratorName | undefined): Orchestrator {
+  /**
+   * What runs a stack: the one its state names, or the one a new stack's deploy names; compose when
+   * neither names one (a compose project made elsewhere too). A conflict `<name>_unavailable` for one
+   * this service cannot run stacks on.
+   */
+  orchestratorOf(which: Pick<StackState, "orchestrator"> | OrchestratorName | undefined): Orchestrator {
     const name = (typeof which === "string" ? which : which?.orchestrator) ?? "compose"
-    if (name === "compose") return this.composeOrchestrator
-    if (!this.o.swarm)
+    const orchestrator = this.orchestrators[name]
+    if (!orchestrator)
       throw conflict(
-        "swarm stacks are not available here: the service's engine is no swarm manager it can deploy to",
-        "swarm_unavailable",
+        `${name} stacks are not available here: the service's engine is no ${name} manager it can deploy to`,
+        `${name}_unavailable`,
       )
-    return this.o.swarm
+    return orchestrator
   }
 
   /** The model and its run file, checked by the stack's orchestrator (see `model`); `orchestrator` for a stack not yet written. */
   private async check(
     name: string,
-    compose: string,
-    env: EnvVar[],
-    files?: StackFiles,
+    { compose, env, files }: Omit<StackRecords, "files"> & { files?: StackFiles },
     orchestrator?: OrchestratorName,
   ): Promise<CheckedModel> {
     const state = this.has(name)
       ? await readJson<StackState>(join(this.records(name), "state.json"), null as never)
       : undefined
     const candidate = files ?? (await readJson<StackFiles>(join(this.records(name), FILES_FILE), {}))
-    return this.orchestrator(orchestrator ?? state).check({
+    return this.orchestratorOf(orchestrator ?? state).check({
       project: this.project(stackName(name), env),
       compose,
       roots: this.hostRoots,
@@ -584,24 +600,22 @@ export class Stacks {
   /** Checks, writes, brings up; a new version (deploy/apply) or the rollback target (a number) becomes current. */
   private async release(
     name: string,
-    compose: string,
-    env: EnvVar[],
-    action: StackVersion["action"] | number,
-    files: StackFiles,
+    { action, ...records }: StackRecords & { action: StackVersion["action"] | number },
     run: DeployRun,
-    which?: OrchestratorName,
   ): Promise<Stack> {
+    const { compose, env, files } = records
     checkFiles(files)
     const before = this.has(name) ? await this.read(name) : undefined
     checkOnDisk(this.dir(name), files, before?.state.files ?? [])
-    const orchestrator = which ?? before?.state.orchestrator ?? "compose"
-    const checked = await this.check(name, compose, env, files, orchestrator)
+    // An existing stack keeps its own (a deploy naming another was refused); a new one is run by the one its deploy names.
+    const orchestrator = before ? (before.state.orchestrator ?? "compose") : (run.orchestrator ?? "compose")
+    const checked = await this.check(name, records, orchestrator)
     const model = checked.model
     const ranBefore = before ? readIfFile(this.project(name, before.env).file!) : undefined
-    const volumesBefore = before ? undefined : await this.projectVolumes(name)
+    const volumesBefore = before ? undefined : await this.projectVolumes(name, orchestrator)
     const time = new Date(this.now()).toISOString()
     const state = before?.state ?? {
-      ...(orchestrator === "compose" ? {} : { orchestrator }),
+      ...recordedOrchestrator(orchestrator),
       current_version: null,
       env_pending: false,
       files_pending: false,
@@ -612,7 +626,7 @@ export class Stacks {
       updated: time,
     }
     try {
-      await this.writeRecords(name, compose, env, files, before?.state.files, checked.run)
+      await this.writeRecords(name, { ...records, replaced: before?.state.files, run: checked.run })
       // A new stack is one from here on, with no version yet: listed as managed, its name and lock
       // held until its deploy succeeded or its undo is done.
       if (!before) await this.writeState(name, state)
@@ -620,9 +634,7 @@ export class Stacks {
     } catch (err) {
       // A write refused (a full disk, a link in the stack's folder) leaves nothing behind for a stack that had nothing.
       if (before)
-        await this.writeRecords(name, before.compose, before.env, before.files, Object.keys(files), ranBefore).catch(
-          () => {},
-        )
+        await this.writeRecords(name, { ...before, replaced: Object.keys(files), run: ranBefore }).catch(() => {})
       else this.forget(name)
       throw err
     }
@@ -631,10 +643,18 @@ export class Stacks {
       const running =
         before?.versions.find((v) => v.version === before.state.current_version)?.files ?? before?.files ?? {}
       const recreate = before ? this.boundChanges(name, model, running, files) : []
-      await this.orchestrator(orchestrator).up(this.project(name, env), { recreate, signal: run.signal })
+      await this.orchestratorOf(orchestrator).up(this.project(name, env), { recreate, signal: run.signal })
       await this.checkMounts(name)
     } catch (err) {
-      await this.restore(name, env, before, files, ranBefore, action === "adopt", orchestrator, volumesBefore)
+      await this.restore(name, {
+        env,
+        before,
+        written: files,
+        ranBefore,
+        adopted: action === "adopt",
+        orchestrator,
+        volumesBefore,
+      })
       throw err
     }
     let current = typeof action === "number" ? action : state.last_version + 1
@@ -675,54 +695,75 @@ export class Stacks {
 
   /**
    * After a failed `up`: the previous files and model come back and the previous version runs again;
-   * a new stack is taken down with the volumes compose made for it, those of `volumesBefore` left (an
-   * adopted one is not taken down: its containers were there before).
+   * a new stack is taken down with the volumes its orchestrator made for it, those of `volumesBefore`
+   * left (an adopted one is not taken down: its containers were there before).
    */
   private async restore(
     name: string,
-    env: EnvVar[],
-    before: Stack | undefined,
-    written: StackFiles,
-    ranBefore: string | undefined,
-    adopted: boolean,
-    orchestrator: OrchestratorName,
-    volumesBefore?: Set<string>,
+    failed: {
+      /** The environment the failed `up` ran with. */
+      env: EnvVar[]
+      /** The stack before the change; none for a new one. */
+      before: Stack | undefined
+      /** The files the change wrote. */
+      written: StackFiles
+      /** The run file before the change. */
+      ranBefore: string | undefined
+      adopted: boolean
+      orchestrator: OrchestratorName
+      /** The volumes of the project's name there before a new stack's first `up`. */
+      volumesBefore?: Set<string>
+    },
   ): Promise<void> {
+    const { before, orchestrator } = failed
     if (!before) {
-      if (!adopted) {
-        await this.orchestrator(orchestrator)
-          .down(this.project(name, env), { action: "undo" })
+      if (!failed.adopted) {
+        await this.orchestratorOf(orchestrator)
+          .down(this.project(name, failed.env), { action: "undo" })
           .catch(() => {})
-        for (const v of await this.projectVolumes(name))
-          if (!volumesBefore?.has(v)) await this.o.engine?.removeVolume(v).catch(() => {})
+        for (const v of await this.projectVolumes(name, orchestrator))
+          if (!failed.volumesBefore?.has(v)) await this.engine.removeVolume(v).catch(() => {})
       }
       this.forget(name)
       return
     }
-    await this.writeRecords(name, before.compose, before.env, before.files, Object.keys(written), ranBefore)
+    await this.writeRecords(name, { ...before, replaced: Object.keys(failed.written), run: failed.ranBefore })
     if (before.state.current_version === null) return
     await this.runnable(name, before).catch(() => {})
-    await this.orchestrator(orchestrator)
+    await this.orchestratorOf(orchestrator)
       .up(this.project(name, before.env), { action: "undo" })
       .catch(() => {})
   }
 
-  /** The volumes compose made for a project (by its label); none without an engine. */
-  private async projectVolumes(name: string): Promise<Set<string>> {
-    const volumes = (await this.o.engine?.listVolumes({ label: [`${STACK_LABEL}=${name}`] }).catch(() => [])) ?? []
-    return new Set(volumes.map((v) => v.Name))
+  /** The volumes a project's orchestrator made for it on this engine. */
+  private async projectVolumes(name: string, orchestrator: OrchestratorName): Promise<Set<string>> {
+    return new Set(
+      await this.orchestratorOf(orchestrator)
+        .volumes(name)
+        .catch(() => []),
+    )
+  }
+
+  /** The stack with its model checked again, its run file written and its binds' sources made: ready to be brought up. */
+  private async ready(name: string): Promise<{ stack: Stack; project: ComposeProject }> {
+    const stack = await this.read(name)
+    const project = this.project(name, stack.env)
+    const { model, run } = await this.check(name, stack)
+    writeFileAtomic(project.file!, run, SECRET)
+    this.makeBindSources(name, model)
+    return { stack, project }
   }
 
   /** Makes sure the stack has a run file (one kept before stacks had them gets one from its compose file). */
   private async runnable(name: string, stack: Stack): Promise<void> {
     const file = this.project(name, stack.env).file!
     if (existsSync(file)) return
-    writeFileAtomic(file, (await this.check(name, stack.compose, stack.env, stack.files)).run, SECRET)
+    writeFileAtomic(file, (await this.check(name, stack)).run, SECRET)
   }
 
   /** Takes down the stack's containers whose binds reached outside what it may reach (400 `host_path_refused`). */
   private async checkMounts(name: string): Promise<void> {
-    const escaped = (await this.o.liveMounts?.(name, this.allows(name))) ?? []
+    const escaped = (await this.liveMounts?.(name, this.allows(name))) ?? []
     if (!escaped.length) return
     const e = escaped[0]!
     throw invalid(
@@ -760,11 +801,13 @@ export class Stacks {
    */
   private async writeRecords(
     name: string,
-    compose: string,
-    env: EnvVar[],
-    files?: StackFiles,
-    replaced: readonly string[] = [],
-    run?: string,
+    {
+      compose,
+      env,
+      files,
+      replaced = [],
+      run,
+    }: Omit<StackRecords, "files"> & { files?: StackFiles; replaced?: readonly string[]; run?: string },
   ): Promise<void> {
     const rec = this.records(name)
     const dir = this.dir(name)

@@ -1,25 +1,50 @@
-// Swarm stacks: the orchestrator that runs a stack as a swarm stack through the docker CLI
-// (lib/stacks/stack-cli.ts). The model checked is the one `docker stack config` prints, with the same
-// host-path rules as compose's (lib/stacks/model.ts), and `build:` refused (`stack deploy` ignores
-// it); the model deployed is that one (`stack deploy -c <records>/run.json --prune`), every `$` in
-// it doubled so that the CLI's second interpolation gives back the values checked, and each secret
-// and config from a file named after its content (the swarm changes none in place). Images are
-// resolved in their registry when they changed (`--resolve-image changed`; always on a pull, which
-// is how a guarded update moves a tag's digest), and the credentials of their registries go with the
-// services (`--with-registry-auth`: every node pulls with them). A deploy waits
-// until the stack's services converge: every task the swarm keeps running is running at the
+// Swarm stacks: the orchestrator (lib/stacks/orchestrator.ts) that runs a stack as a swarm stack
+// through the docker CLI (lib/stacks/stack-cli.ts). The model checked is the one `docker stack config`
+// prints, with the same host-path rules as compose's (lib/stacks/model.ts), and `build:` refused
+// (`stack deploy` ignores it); the model deployed is that one (`stack deploy -c <records>/run.json
+// --prune`), every `$` in it doubled so that the CLI's second interpolation gives back the values
+// checked, and each secret and config from a file named after its content (the swarm changes none in
+// place). Images are resolved in their registry when they changed (`--resolve-image changed`; always
+// on a pull, which is how a guarded update moves a tag's digest: the pull is the deploy), and the
+// credentials of their registries go with the services (`--with-registry-auth`: every node pulls
+// with them). A deploy
+// waits until the stack's services converge: every task the swarm keeps running is running at the
 // service's new container spec; a task of theirs that failed or was rejected since the deploy began,
-// or an update the swarm paused or rolled back, is a 502 with the tasks' errors. `down` is `stack
-// rm` (again while a network is left), then a wait until the stack's services and networks are gone
-// (and with `volumes`, its named volumes on the manager removed: those on other nodes stay there).
+// or an update the swarm paused or rolled back, is upstream `stack_failed` with the tasks' errors
+// (what the guarded change takes as a watch that failed early). `down` is `stack rm` (again while a
+// network is left), then a wait until the stack's services and networks are gone (and with
+// `volumes`, its named volumes on the manager removed: those on other nodes stay there).
+//
+// What runs is the stack's services, found by the label the CLI puts on them: their replicas and
+// tasks on every node (the view), a restart that replaces every task (the swarm keeps tasks running,
+// so start, stop, pause and unpause have no meaning), their log, and the health watch: for a window,
+// every task of theirs must keep running; one that fails or is rejected, or one made anew (the swarm
+// replaced a task that stopped), or a service with fewer running tasks than it wants at the end,
+// fails it at once. A guarded change pins each service's image as its spec names it
+// (`repo:tag@sha256:...`); an update is brought back by the swarm's own rollback of each service it
+// changed, any other change by the store deploying the pinned version again.
 import type { ComposeProject } from "./compose.ts"
+import { redact } from "./env.ts"
 import type { StackFiles } from "./files.ts"
 import { readIfFile, within } from "./host-paths.ts"
+import { mergeBatches } from "./logs.ts"
 import { candidateModel, readCompose } from "./model.ts"
-import { tailOf, type Orchestrator } from "./orchestrator.ts"
+import {
+  errorMessage,
+  tailOf,
+  type ImageChange,
+  type Kept,
+  type Orchestrator,
+  type ServiceView,
+  type StackView,
+} from "./orchestrator.ts"
 import type { StackCli } from "./stack-cli.ts"
+import { keptState } from "./view.ts"
+import type { WatchResult } from "./watch.ts"
 import type { Engine } from "../engine/client.ts"
-import { canceled, invalid, timedOut, upstream } from "../errors/errors.ts"
+import type { LogLineRecord, LogQuery } from "../engine/logs.ts"
+import type { SwarmNode, SwarmService as EngineService, SwarmTask as EngineTask } from "../engine/swarm.ts"
+import { canceled, conflict, invalid, isDomainError, timedOut, upstream } from "../errors/errors.ts"
 import { setTimeout as sleep } from "node:timers/promises"
 
 /** The label the docker CLI puts on a swarm stack's services, networks, secrets, configs and volumes. */
@@ -60,9 +85,25 @@ export interface SwarmReader {
   removeVolumes(stack: string): Promise<string[]>
 }
 
+/** The engine's calls the swarm orchestrator makes besides the CLI's. */
+export type SwarmEngine = Pick<
+  Engine,
+  | "listServices"
+  | "listTasks"
+  | "listNodes"
+  | "listNetworks"
+  | "listVolumes"
+  | "removeVolume"
+  | "inspectService"
+  | "updateService"
+  | "serviceLogs"
+>
+
 export interface SwarmOptions {
   cli: StackCli
-  swarm: SwarmReader
+  engine: SwarmEngine
+  /** The swarm as `up` and `down` read it; the engine's unless given. */
+  swarm?: SwarmReader
   /** Seconds a deploy may take to converge, or a removal to be gone (SVC_COMPOSE_TIMEOUT). */
   timeout: number
   /** Milliseconds between two looks at the swarm. */
@@ -242,12 +283,39 @@ export async function converged(
     throw upstream(`stack ${stack} did not converge: ${errors.slice(0, 10).join("; ")}`, "stack_failed")
 }
 
-export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Date.now }: SwarmOptions): Orchestrator {
+export function swarmOrchestrator({
+  cli,
+  engine,
+  swarm = engineSwarm(engine),
+  timeout,
+  pollMs = 250,
+  now = Date.now,
+}: SwarmOptions): Orchestrator {
   const must = async (project: ComposeProject, args: string[], action: string, signal?: AbortSignal) => {
     const { code, output } = await cli.run(project, args, action, { signal })
     if (code !== 0) throw upstream(`docker stack ${args[0]} failed: ${tailOf(output)}`, "stack_failed")
   }
+  const up: Orchestrator["up"] = async (project, { pull, action = "up", signal } = {}) => {
+    const since = now() - 1000
+    await must(
+      project,
+      [
+        "deploy",
+        "-c",
+        project.file!,
+        "--prune",
+        "--resolve-image",
+        pull ? "always" : "changed",
+        "--with-registry-auth",
+        project.name,
+      ],
+      action,
+      signal,
+    )
+    await converged(swarm, project.name, since, { timeout, pollMs, now, signal })
+  }
   return {
+    name: "swarm",
     async check(input) {
       // The CLI leaves a build context relative, which the host-path check refuses: the file's own `build:` is named first.
       const built = Object.entries((await readCompose(input.compose)).services ?? {}).find(
@@ -259,25 +327,7 @@ export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Dat
       const model = nameByContent(JSON.parse(checked.run), input.project, input.files ?? {})
       return { ...checked, run: JSON.stringify(escapeDollars(model), null, 2) }
     },
-    async up(project, { pull, action = "up", signal } = {}) {
-      const since = now() - 1000
-      await must(
-        project,
-        [
-          "deploy",
-          "-c",
-          project.file!,
-          "--prune",
-          "--resolve-image",
-          pull ? "always" : "changed",
-          "--with-registry-auth",
-          project.name,
-        ],
-        action,
-        signal,
-      )
-      await converged(swarm, project.name, since, { timeout, pollMs, now, signal })
-    },
+    up,
     async down(project, { volumes, action = "down", signal } = {}) {
       const rm = () => cli.run(project, ["rm", project.name], action, { signal })
       const first = await rm()
@@ -307,7 +357,242 @@ export function swarmOrchestrator({ cli, swarm, timeout, pollMs = 250, now = Dat
           polling,
         )
     },
+    async volumes(name) {
+      return (await engine.listVolumes({ label: [`${SWARM_STACK_LABEL}=${name}`] })).map((v) => v.Name)
+    },
+    async pull(project, { signal } = {}) {
+      await up(project, { pull: true, signal })
+      return "up"
+    },
+    async views(kept) {
+      if (!kept.length) return []
+      const services = await engine.listServices({ label: [SWARM_STACK_LABEL] })
+      const ids = services.filter((s) => kept.some((k) => stackOf(s) === k.name)).map((s) => s.ID)
+      const [tasks, nodes] = ids.length
+        ? await Promise.all([engine.listTasks({ service: ids }), engine.listNodes()])
+        : [[], []]
+      return kept.map((k) =>
+        servicesView(
+          k,
+          services.filter((s) => stackOf(s) === k.name),
+          tasks,
+          nodes,
+        ),
+      )
+    },
+    health(view) {
+      const shown = view.services.filter((s) => s.replicas)
+      if (view.services.length > shown.length)
+        return { health: "stopped", reason: "its services cannot be read on this engine (it is no swarm manager)" }
+      const running = shown.reduce((n, s) => n + s.replicas!.running, 0)
+      if (!shown.length || running === 0)
+        return { health: "stopped", reason: shown.length ? "no replica running" : "no services" }
+      const below = shown.filter((s) => s.replicas!.running < s.replicas!.desired)
+      return below.length
+        ? {
+            health: "degraded",
+            reason: below.map((s) => `${s.name}: ${s.replicas!.running} of ${s.replicas!.desired} replicas`).join("; "),
+          }
+        : { health: "running", reason: null }
+    },
+    async act(name, action) {
+      if (action !== "restart")
+        throw conflict(
+          `${action} is not supported for a swarm stack: the swarm keeps its tasks running (restart replaces them; remove stops them)`,
+          "not_supported",
+        )
+      const restarted = await restartServices(engine, name)
+      return `${restarted} service${restarted === 1 ? "" : "s"}`
+    },
+    stopped: async () => false,
+    logs: (view, q) => serviceLogs(engine, view.name, q),
+    async pin(name, recorded) {
+      const images = await serviceImages(engine, name)
+      return {
+        stack: name,
+        ...recorded,
+        images: [...images].map(([service, image]) => ({ service, ref: image.split("@")[0]!, image, running: true })),
+      }
+    },
+    async changes(pin) {
+      const before = new Map(pin.images.map((i) => [i.service, i.image]))
+      const images = imageChanges(before, await serviceImages(engine, pin.stack).catch(() => new Map()))
+      return { images, moved: images.some((i) => i.to) }
+    },
+    failedToRun: (err) => isDomainError(err) && err.code === "stack_failed",
+    watch: (name, _pin, run) => watchSwarmStack(engine, name, run),
+    async rollBack(pin, way) {
+      try {
+        if (!way.update) await way.redeploy()
+        else {
+          const since = now()
+          await rollbackServices(engine, pin.stack, { timeout: 30, pollMs, now })
+          await converged(swarm, pin.stack, since, {
+            timeout: Math.max(way.window, 60) * 2,
+            pollMs,
+            now,
+            rollback: true,
+          })
+        }
+      } catch (err) {
+        return [
+          `bringing the previous state back failed (${errorMessage(err)}): look at the stack's services and tasks and deploy by hand`,
+        ]
+      }
+      return []
+    },
+    release: async () => {},
   }
+}
+
+/** The stack a service belongs to, by the CLI's label. */
+const stackOf = (s: { Spec: { Labels?: Record<string, string> } }) => s.Spec.Labels?.[SWARM_STACK_LABEL]
+
+/** A service's name within its stack (`web` of `shop_web`). */
+const shortName = (stack: string, s: { Spec: { Name: string } }) =>
+  s.Spec.Name.startsWith(`${stack}_`) ? s.Spec.Name.slice(stack.length + 1) : s.Spec.Name
+
+/** The stack's services by the CLI's label. */
+const stackServices = (engine: Pick<Engine, "listServices">, stack: string) =>
+  engine.listServices({ label: [`${SWARM_STACK_LABEL}=${stack}`] })
+
+/** A swarm stack's view: its services, their replicas, and the tasks the swarm keeps running, on their nodes by hostname. */
+function servicesView(kept: Kept, services: EngineService[], tasks: EngineTask[], nodes: SwarmNode[]): StackView {
+  const hostname = new Map(nodes.map((n) => [n.ID, n.Description?.Hostname]))
+  const shown: ServiceView[] = services.map((s) => {
+    const mine = tasks.filter(
+      (t) => t.ServiceID === s.ID && (t.DesiredState === "running" || t.DesiredState === "ready"),
+    )
+    return {
+      name: shortName(kept.name, s),
+      containers: [],
+      replicas: {
+        desired: s.ServiceStatus?.DesiredTasks ?? mine.length,
+        running: s.ServiceStatus?.RunningTasks ?? mine.filter((t) => t.Status.State === "running").length,
+      },
+      tasks: mine.map((t) => ({
+        id: t.ID,
+        node: (t.NodeID && hostname.get(t.NodeID)) || t.NodeID || "",
+        state: t.Status.State,
+        desired_state: t.DesiredState,
+        ...(t.Status.Err ? { error: t.Status.Err } : {}),
+      })),
+    }
+  })
+  const names = [...new Set([...kept.services, ...shown.map((s) => s.name)])].sort()
+  const replicas = (s: ServiceView) => s.replicas!
+  const running = shown.reduce((n, s) => n + replicas(s).running, 0)
+  const desired = shown.reduce((n, s) => n + replicas(s).desired, 0)
+  return {
+    name: kept.name,
+    managed: true,
+    orchestrator: "swarm",
+    status:
+      running === 0
+        ? "stopped"
+        : running >= desired && shown.every((s) => replicas(s).running >= replicas(s).desired)
+          ? "running"
+          : "partly running",
+    services: names.map(
+      (n) =>
+        shown.find((s) => s.name === n) ?? { name: n, containers: [], replicas: { desired: 0, running: 0 }, tasks: [] },
+    ),
+    ...keptState(kept),
+  }
+}
+
+/** A swarm stack's log: each of its services' lines (the swarm's, from every node), `tail` per service, the task as `container`. */
+async function serviceLogs(
+  engine: Pick<Engine, "listServices" | "serviceLogs">,
+  stack: string,
+  q: LogQuery,
+): Promise<AsyncIterable<LogLineRecord[]>> {
+  const services = await stackServices(engine, stack)
+  return mergeBatches(
+    services.map((s) =>
+      (async function* () {
+        const service = shortName(stack, s)
+        for await (const l of engine.serviceLogs(s.ID, q))
+          yield { service, container: l.task, stream: l.stream, ts: l.ts, line: l.line }
+      })(),
+    ),
+  )
+}
+
+/** Watches a swarm stack's tasks until one fails or the window ends. */
+export async function watchSwarmStack(
+  engine: Pick<Engine, "listServices" | "listTasks">,
+  stack: string,
+  o: { window: number; pollMs?: number; secrets?: string[]; now?: () => number },
+): Promise<WatchResult> {
+  const now = o.now ?? Date.now
+  const start = now()
+  const end = start + o.window * 1000
+  const say = (s: string) => redact(s, o.secrets ?? [])
+  for (;;) {
+    const services = await stackServices(engine, stack)
+    const tasks = services.length ? await engine.listTasks({ service: services.map((s) => s.ID) }) : []
+    const elapsed_ms = now() - start
+    const fail = (service: string, reason: string): WatchResult => ({
+      ok: false,
+      service,
+      reason: say(`service ${service}: ${reason}`),
+      elapsed_ms,
+      containers: [],
+    })
+    for (const s of services) {
+      const mine = tasks.filter((t) => t.ServiceID === s.ID)
+      const bad = mine.find(
+        (t) =>
+          (t.Status.State === "failed" || t.Status.State === "rejected") &&
+          Date.parse(t.UpdatedAt ?? t.CreatedAt) >= start,
+      )
+      if (bad)
+        return fail(
+          shortName(stack, s),
+          `task ${bad.ID.slice(0, 12)} ${bad.Status.State}: ${bad.Status.Err || bad.Status.Message || "no message"}`,
+        )
+      const again = mine.find((t) => Date.parse(t.CreatedAt) > start)
+      if (again)
+        return fail(
+          shortName(stack, s),
+          `task ${again.ID.slice(0, 12)} was made anew in slot ${again.Slot ?? "?"} during the watch (a task stopped)`,
+        )
+    }
+    if (now() >= end) {
+      if (!services.length)
+        return { ok: false, service: "", reason: "no service of the stack is there", elapsed_ms, containers: [] }
+      for (const s of services) {
+        const running = tasks.filter(
+          (t) => t.ServiceID === s.ID && t.DesiredState === "running" && t.Status.State === "running",
+        ).length
+        const wanted = s.ServiceStatus?.DesiredTasks ?? running
+        if (running < wanted)
+          return fail(shortName(stack, s), `${running} of ${wanted} tasks running after ${o.window} s`)
+      }
+      return { ok: true, early: false, elapsed_ms, containers: [] }
+    }
+    await Bun.sleep(Math.min(o.pollMs ?? 250, Math.max(0, end - now())))
+  }
+}
+
+/** Each service's image as its spec names it. */
+async function serviceImages(engine: Pick<Engine, "listServices">, stack: string): Promise<Map<string, string>> {
+  return new Map(
+    (await stackServices(engine, stack)).map((s) => [
+      shortName(stack, s),
+      s.Spec.TaskTemplate.ContainerSpec?.Image ?? "",
+    ]),
+  )
+}
+
+/** What moved between two readings of the services' images (`ref` without its digest). */
+function imageChanges(before: Map<string, string>, after: Map<string, string>): ImageChange[] {
+  return [...before].map(([service, from]) => {
+    const now = after.get(service)
+    const to = now && now !== from ? now : null
+    return { service, ref: from.split("@")[0]!, from, from_id: from, to, to_id: to }
+  })
 }
 
 /** Each of a swarm stack's services updated by force: the swarm replaces every task (a restart); answers how many services. */

@@ -1,49 +1,32 @@
 // Guarded updates: owns the orchestration pin → change → watch → (rollback → watch) → verdict, its
-// events, the stack's record, the counts by verdict and the notifications.
+// events, the stack's record, the counts by verdict and the notifications. Whatever differs between
+// the orchestrators is asked of the stack's (lib/stacks/orchestrator.ts): what it pins, what moved,
+// the watch and the way back.
 //
-// An update pins what runs (lib/updates/pin.ts), pulls under the stack's lock, and compares: when no
-// service's tag names another image than its container runs, the verdict is `unchanged` and nothing
-// is brought up (nothing restarts). Otherwise the stack is brought up without pulling again and
-// watched (lib/updates/watch.ts). A failed watch (or a failed `up`) rolls back: each moved tag is
-// pointed at its pinned image again, the recorded compose file and environment are restored (the
-// same files: brought up as they are; changed by a watched deploy or apply: the pinned version is
-// redeployed), and that is watched too. Verdicts: updated, rolled_back (with the reason), rollback_failed
-// (with the reason and what to fix by hand), unchanged. A deploy, apply or rollback asked to be
-// watched goes through the same path with its own change.
-//
-// A swarm stack goes the same way with the swarm's means (`performSwarm`): the update redeploys
-// with every image resolved again in its registry, a change is brought up when its services
-// converge, the watch reads their tasks on every node (lib/updates/swarm-watch.ts), and the rollback
-// is the store's (a deploy whose tasks fail redeploys the previous version; a watched change that
-// fails afterwards rolls back to the pinned version) or, for an update, the swarm's own `service
-// rollback` of each service it changed. Verdicts, history, events and notifications are the same.
+// An update pins what runs and pulls under the stack's lock, and compares: when no service's image
+// moved, the verdict is `unchanged` and nothing is brought up (nothing restarts). Otherwise the stack
+// is brought up without pulling again (unless the orchestrator's pull brought it up: a swarm resolves
+// and deploys in one) and watched. A failed watch (or a failed `up`, or a change whose orchestrator
+// says what it brought up did not run) rolls back: the orchestrator brings back what ran at the pin
+// (compose points each moved tag at its pinned image again, and the same records are brought up as
+// they are, changed ones redeployed as the pinned version; a swarm rolls an update's services back
+// itself and redeploys the pinned version after any other change), and that is watched too.
+// Verdicts: updated, rolled_back (with the reason), rollback_failed (with the reason and what to fix
+// by hand), unchanged. A deploy, apply or rollback asked to be watched goes through the same path
+// with its own change.
 //
 // One guarded operation per stack at a time (a second is 409 update_in_progress); the stack store's
-// own lock still orders each compose call with the rest of the service.
+// own lock still orders each call of the orchestrator with the rest of the service.
 import type { EventBus } from "../engine/events.ts"
-import type { Engine } from "../engine/client.ts"
+import { conflict } from "../errors/errors.ts"
 import { redact, sameEnv, secretValues } from "../stacks/env.ts"
-import { conflict, isDomainError } from "../errors/errors.ts"
-import { converged, engineSwarm, rollbackServices } from "../stacks/swarm.ts"
-import { imageChanges, serviceImages, watchSwarmStack } from "./swarm-watch.ts"
-import type { Stacks } from "../stacks/store.ts"
-import type { OrchestratorName } from "../stacks/orchestrator.ts"
+import { sameFiles } from "../stacks/files.ts"
+import { errorMessage, type Orchestrator, type OrchestratorName, type Pinned } from "../stacks/orchestrator.ts"
+import type { Stack, Stacks } from "../stacks/store.ts"
 import type { Notifier } from "./notify.ts"
-import {
-  digestRef,
-  holdImages,
-  movedServices,
-  pinStack,
-  releaseImages,
-  restoreImages,
-  sameFiles,
-  type Pin,
-} from "./pin.ts"
-import type { ImageChange, UpdateOutcome, UpdateRecords, Verdict } from "./records.ts"
-import { watchStack, type WatchResult } from "./watch.ts"
+import type { UpdateOutcome, UpdateRecords, Verdict } from "./records.ts"
 
 export interface GuardOptions {
-  engine: Engine
   stacks: Stacks
   events: EventBus
   records: UpdateRecords
@@ -62,16 +45,47 @@ export interface GuardRun {
   trigger?: UpdateOutcome["trigger"]
 }
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
+/** One guarded operation: the stack, what is done, and the change itself. */
+interface Guarded {
+  name: string
+  action: UpdateOutcome["action"]
+  run: GuardRun
+  /** "pulled" when the guard is still to bring the stack up with the new images, "up" when the change did. */
+  change: () => Promise<"pulled" | "up">
+  /** Compare the images before bringing anything up (an update: nothing moved is `unchanged`). */
+  compareFirst: boolean
+}
+
+/** What a verdict adds to the outcome's start. */
+interface Verdicts {
+  verdict: Verdict
+  reason?: string | null
+  fix?: string | null
+  early: boolean
+}
 
 export class UpdateGuard {
   readonly counts: Record<Verdict, number> = { updated: 0, rolled_back: 0, rollback_failed: 0, unchanged: 0 }
   private running = new Set<string>()
+  private readonly stacks: Stacks
+  private readonly events: EventBus
+  private readonly records: UpdateRecords
+  private readonly notifier: Notifier
+  /** Seconds of watch when the caller names none. */
+  private readonly window: number
+  private readonly maxRestarts: number | undefined
+  private readonly pollMs: number | undefined
+  private readonly now: () => number
 
-  constructor(private readonly o: GuardOptions) {}
-
-  private get now() {
-    return this.o.now ?? Date.now
+  constructor(o: GuardOptions) {
+    this.stacks = o.stacks
+    this.events = o.events
+    this.records = o.records
+    this.notifier = o.notifier
+    this.window = o.watch
+    this.maxRestarts = o.maxRestarts
+    this.pollMs = o.pollMs
+    this.now = o.now ?? Date.now
   }
 
   /** Whether a guarded operation runs on the stack now. */
@@ -81,24 +95,7 @@ export class UpdateGuard {
 
   /** Pull, and when an image moved: up, watch, and roll back on failure. */
   update(name: string, run: GuardRun = {}): Promise<UpdateOutcome> {
-    return this.guarded(
-      name,
-      "update",
-      run,
-      async () => {
-        const stack = await this.o.stacks.read(name)
-        if (stack.state.orchestrator === "swarm") {
-          await this.o.stacks.up(name, { pull: true })
-          return "up"
-        }
-        await this.o.stacks.lock(name, async () => {
-          await this.o.stacks.model(name, stack.compose, stack.env)
-          await this.o.stacks.must(this.o.stacks.project(name, stack.env), ["pull"], "pull")
-        })
-        return "changed"
-      },
-      true,
-    )
+    return this.guarded({ name, action: "update", run, change: () => this.stacks.pull(name), compareFirst: true })
   }
 
   /** A deploy, apply or rollback (`change`), watched; rolled back to the pinned state when the watch fails. */
@@ -108,35 +105,30 @@ export class UpdateGuard {
     run: GuardRun,
     change: () => Promise<unknown>,
   ): Promise<UpdateOutcome> {
-    return this.guarded(
+    return this.guarded({
       name,
       action,
       run,
-      async () => {
+      change: async () => {
         await change()
         return "up"
       },
-      false,
-    )
+      compareFirst: false,
+    })
   }
 
-  private async guarded(
-    name: string,
-    action: UpdateOutcome["action"],
-    run: GuardRun,
-    change: () => Promise<"changed" | "up">,
-    compareFirst: boolean,
-  ): Promise<UpdateOutcome> {
+  private async guarded(g: Guarded): Promise<UpdateOutcome> {
+    const { name } = g
     if (this.running.has(name)) throw conflict(`an update of ${name} is already running`, "update_in_progress")
     this.running.add(name)
-    const holder: { pin?: Pin } = {}
+    const held: { pin?: Pinned; orchestrator?: Orchestrator } = {}
     try {
-      const outcome = await this.perform(name, action, run, change, compareFirst, holder)
-      // After rollback_failed the held names stay: the fix by hand can tag from them.
-      if (holder.pin && outcome.verdict !== "rollback_failed") await releaseImages(this.o.engine, holder.pin)
+      const outcome = await this.perform(g, held)
+      // After rollback_failed what the pin holds stays: the fix by hand can use it (tag from the held names).
+      if (held.pin && outcome.verdict !== "rollback_failed") await held.orchestrator!.release(held.pin)
       return outcome
     } catch (err) {
-      if (holder.pin) await releaseImages(this.o.engine, holder.pin)
+      if (held.pin) await held.orchestrator!.release(held.pin)
       throw err
     } finally {
       this.running.delete(name)
@@ -147,41 +139,40 @@ export class UpdateGuard {
     name: string,
     action: string,
     text: string,
-    level: "info" | "error" = "info",
-    attributes?: Record<string, string>,
+    more: { level?: "info" | "error"; attributes?: Record<string, string> } = {},
   ) {
-    this.o.events.publish({ type: "stack", action, name, level, message: text, ...(attributes ? { attributes } : {}) })
+    const { level = "info", attributes } = more
+    this.events.publish({ type: "stack", action, name, level, message: text, ...(attributes ? { attributes } : {}) })
   }
 
-  private async perform(
-    name: string,
-    action: UpdateOutcome["action"],
-    run: GuardRun,
-    change: () => Promise<"changed" | "up">,
-    compareFirst: boolean,
-    holder: { pin?: Pin },
-  ): Promise<UpdateOutcome> {
-    const existing = this.o.stacks.has(name) ? await this.o.stacks.read(name) : undefined
-    if ((existing?.state.orchestrator ?? run.orchestrator) === "swarm")
-      return this.performSwarm(name, action, run, change, compareFirst)
+  private async perform(g: Guarded, held: { pin?: Pinned; orchestrator?: Orchestrator }): Promise<UpdateOutcome> {
+    const { name, action, run } = g
+    const existing = this.stacks.has(name) ? await this.stacks.read(name) : undefined
+    const orchestrator = this.stacks.orchestratorOf(existing?.state ?? run.orchestrator)
     const started = this.now()
-    const window = run.watch ?? this.o.watch
-    const existed = this.o.stacks.has(name)
-    const pin = existed ? await pinStack(this.o.engine, this.o.stacks, name, this.now) : undefined
-    if (pin) {
-      holder.pin = pin
-      await holdImages(this.o.engine, pin)
-    }
+    const window = run.watch ?? this.window
+    const pin = existing ? await orchestrator.pin(name, await this.recorded(existing)) : undefined
+    Object.assign(held, { pin, orchestrator })
     if (pin)
       this.publish(
         name,
         "update.pinned",
-        `pinned ${pin.services.map((s) => `${s.service}=${s.digest_ref ?? s.image_id}`).join(", ") || "no running service"} (version ${pin.version ?? "none"})`,
+        `pinned ${pin.images.map((i) => `${i.service}=${i.image}`).join(", ") || "no running service"} (version ${pin.version ?? "none"})`,
       )
-    const result = await change()
-    const moved = pin ? await movedServices(this.o.engine, pin) : []
-    const images = await this.changes(pin, moved)
-    const base = {
+    const secrets = () => this.secretsOf(name, pin)
+    let failure: string | null = null
+    /** The store brought the previous version back itself (a deploy, apply or rollback whose `up` failed). */
+    let restored = false
+    let brought: "pulled" | "up" = "up"
+    try {
+      brought = await g.change()
+    } catch (err) {
+      if (!orchestrator.failedToRun(err)) throw err
+      failure = redact(errorMessage(err), await secrets())
+      restored = action !== "update"
+    }
+    const { images, moved } = pin ? await orchestrator.changes(pin) : { images: [], moved: false }
+    const outcome = {
       stack: name,
       action,
       trigger: run.trigger ?? "api",
@@ -190,238 +181,99 @@ export class UpdateGuard {
       watch: window,
       started_at: new Date(started).toISOString(),
     }
-    if (compareFirst && pin && !moved.length && pin.services.length)
-      return this.finish(base, started, "unchanged", null, null, false)
-    let failure: string | null = null
-    let early = false
-    if (result === "changed") {
+    const finish = (v: Verdicts) => this.finish(outcome, started, v)
+    if (!failure && g.compareFirst && pin?.images.length && !moved)
+      return finish({ verdict: "unchanged", early: false })
+    if (!failure && brought === "pulled") {
       this.publish(
         name,
         "update.up",
-        `bringing up ${moved.map((m) => m.service.service).join(", ") || name} with the new images`,
+        `bringing up ${
+          images
+            .filter((i) => i.to)
+            .map((i) => i.service)
+            .join(", ") || name
+        } with the new images`,
       )
-      await this.o.stacks.up(name).catch((err) => (failure = `compose up failed: ${message(err)}`))
+      await this.stacks.up(name).catch((err) => (failure = `bringing it up failed: ${errorMessage(err)}`))
     }
-    const secrets = await this.secretsOf(name, pin)
-    if (!failure && window > 0) {
-      this.publish(name, "update.watch", `watching ${name} for up to ${window} s`)
-      const watch = await this.watch(name, window, pin, secrets, started)
-      early = watch.ok ? watch.early : watch.elapsed_ms < window * 1000
-      if (!watch.ok) failure = watch.reason
-    }
-    if (!failure) return this.finish(base, started, "updated", null, null, early)
-    this.publish(name, "update.rollback", `rolling ${name} back: ${failure}`, "error")
-    if (!pin || !pin.services.length)
-      return this.finish(
-        base,
-        started,
-        "rollback_failed",
-        failure,
-        `${name} had nothing running before, so there is nothing to return to: fix the compose file or the image and deploy again`,
-        early,
-      )
-    const problems = await restoreImages(this.o.engine, pin)
-    if (problems.length) return this.finish(base, started, "rollback_failed", failure, problems.join("; "), early)
-    const restored = await this.restoreFiles(name, pin).then(
-      () => null,
-      (err) => message(err),
-    )
-    if (restored)
-      return this.finish(
-        base,
-        started,
-        "rollback_failed",
-        failure,
-        `bringing the previous state back failed (${redact(restored, secrets)}): look at the stack's containers and bring it up by hand`,
-        early,
-      )
-    if (window > 0) {
-      const again = await this.watch(name, window, pin, secrets, this.now())
-      if (!again.ok)
-        return this.finish(
-          base,
-          started,
-          "rollback_failed",
-          failure,
-          `the previous images fail too (${again.reason}): look at the service's logs, fix the image or compose file and deploy`,
-          early,
-        )
-    }
-    return this.finish(base, started, "rolled_back", failure, null, early)
-  }
-
-  /** The guarded path of a swarm stack (see the module's comment). */
-  private async performSwarm(
-    name: string,
-    action: UpdateOutcome["action"],
-    run: GuardRun,
-    change: () => Promise<unknown>,
-    compareFirst: boolean,
-  ): Promise<UpdateOutcome> {
-    const started = this.now()
-    const window = run.watch ?? this.o.watch
-    const version = this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null
-    const before = await serviceImages(this.o.engine, name)
-    this.publish(
-      name,
-      "update.pinned",
-      `pinned ${[...before].map(([s, i]) => `${s}=${i}`).join(", ") || "no service"} (version ${version ?? "none"})`,
-    )
-    const secrets = await this.secretsOf(name, undefined)
-    let failure: string | null = null
-    /** The store deployed the previous version again already (a change whose tasks failed). */
-    let restored = false
-    try {
-      await change()
-    } catch (err) {
-      if (!(isDomainError(err) && err.code === "stack_failed")) throw err
-      failure = redact(err.message, secrets)
-      restored = action !== "update"
-    }
-    const images = imageChanges(before, await serviceImages(this.o.engine, name).catch(() => new Map()))
-    const base = {
-      stack: name,
-      action,
-      trigger: run.trigger ?? "api",
-      version,
-      images,
-      watch: window,
-      started_at: new Date(started).toISOString(),
-    }
-    if (!failure && compareFirst && before.size && !images.some((i) => i.to))
-      return this.finish(base, started, "unchanged", null, null, false)
+    const hidden = await secrets()
     let early = false
     if (!failure && window > 0) {
       this.publish(name, "update.watch", `watching ${name} for up to ${window} s`)
-      const watch = await watchSwarmStack(this.o.engine, name, {
-        window,
-        pollMs: this.o.pollMs,
-        secrets,
-        now: this.now,
+      const watch = await this.watch(orchestrator, name, pin, { window, since: started, secrets: hidden })
+      early = watch.ok ? watch.early : watch.elapsed_ms < window * 1000
+      if (!watch.ok) failure = watch.reason
+    }
+    if (!failure) return finish({ verdict: "updated", early })
+    const reason = failure
+    this.publish(name, "update.rollback", `rolling ${name} back: ${reason}`, { level: "error" })
+    if (!pin?.images.length)
+      return finish({
+        verdict: "rollback_failed",
+        reason,
+        fix: `${name} had nothing running before, so there is nothing to return to: fix the compose file or the image and deploy again`,
+        early,
       })
-      if (!watch.ok) {
-        failure = watch.reason
-        early = watch.elapsed_ms < window * 1000
-      }
-    }
-    if (!failure) return this.finish(base, started, "updated", null, null, early)
-    this.publish(name, "update.rollback", `rolling ${name} back: ${failure}`, "error")
-    if (version === null)
-      return this.finish(
-        base,
-        started,
-        "rollback_failed",
-        failure,
-        `${name} had nothing running before, so there is nothing to return to: fix the compose file or the image and deploy again`,
-        early,
-      )
-    try {
-      if (action === "update") {
-        const since = this.now()
-        await rollbackServices(this.o.engine, name, { timeout: 30, pollMs: this.o.pollMs, now: this.now })
-        await converged(engineSwarm(this.o.engine), name, since, {
-          timeout: Math.max(window, 60) * 2,
-          pollMs: this.o.pollMs,
-          now: this.now,
-          rollback: true,
-        })
-      } else if (!restored) await this.o.stacks.rollback(name, version)
-    } catch (err) {
-      return this.finish(
-        base,
-        started,
-        "rollback_failed",
-        failure,
-        `bringing the previous state back failed (${redact(message(err), secrets)}): look at the stack's services and tasks and deploy by hand`,
-        early,
-      )
-    }
+    const problems = restored ? [] : await orchestrator.rollBack(pin, await this.wayBack(name, pin, action, window))
+    if (problems.length)
+      return finish({ verdict: "rollback_failed", reason, fix: redact(problems.join("; "), hidden), early })
     if (window > 0) {
-      const again = await watchSwarmStack(this.o.engine, name, {
-        window,
-        pollMs: this.o.pollMs,
-        secrets,
-        now: this.now,
-      })
+      const again = await this.watch(orchestrator, name, pin, { window, since: this.now(), secrets: hidden })
       if (!again.ok)
-        return this.finish(
-          base,
-          started,
-          "rollback_failed",
-          failure,
-          `the previous images fail too (${again.reason}): look at the service's logs, fix the image or compose file and deploy`,
+        return finish({
+          verdict: "rollback_failed",
+          reason,
+          fix: `the previous images fail too (${again.reason}): look at the service's logs, fix the image or compose file and deploy`,
           early,
-        )
+        })
     }
-    return this.finish(base, started, "rolled_back", failure, null, early)
+    return finish({ verdict: "rolled_back", reason, early })
   }
 
   private watch(
+    orchestrator: Orchestrator,
     name: string,
-    window: number,
-    pin: Pin | undefined,
-    secrets: string[],
-    since: number,
-  ): Promise<WatchResult> {
-    const ignore = pin?.services.filter((s) => !s.running).map((s) => s.service) ?? []
-    return watchStack(this.o.engine, name, {
-      window,
-      maxRestarts: this.o.maxRestarts,
-      pollMs: this.o.pollMs,
-      secrets,
-      ignore,
-      since,
-      now: this.now,
-    })
+    pin: Pinned | undefined,
+    run: { window: number; since: number; secrets: string[] },
+  ) {
+    return orchestrator.watch(name, pin, { ...run, maxRestarts: this.maxRestarts, pollMs: this.pollMs, now: this.now })
   }
 
-  private async secretsOf(name: string, pin: Pin | undefined): Promise<string[]> {
-    const now = await this.o.stacks.read(name).then(
+  /** What runs is the current version, not the stored records: an environment or file changed since (pending until applied) is what a watched apply is about to try. */
+  private async recorded(stack: Stack): Promise<Omit<Pinned, "stack" | "images">> {
+    const version = stack.state.current_version
+    const running = version === null ? stack : await this.stacks.version(stack.name, version)
+    return { version, compose: running.compose, env: running.env, files: running.files ?? {} }
+  }
+
+  /** The store's steps back to the pin: the same records brought up as they are, or the pinned version deployed again. */
+  private async wayBack(name: string, pin: Pinned, action: Guarded["action"], window: number) {
+    const stack = await this.stacks.read(name)
+    return {
+      update: action === "update",
+      sameRecords: stack.compose === pin.compose && sameEnv(stack.env, pin.env) && sameFiles(stack.files, pin.files),
+      window,
+      up: async () => void (await this.stacks.up(name)),
+      redeploy: async () => {
+        if (pin.version === null) throw new Error("the stack had no deployed version to return to")
+        await this.stacks.rollback(name, pin.version)
+      },
+    }
+  }
+
+  private async secretsOf(name: string, pin: Pinned | undefined): Promise<string[]> {
+    const now = await this.stacks.read(name).then(
       (s) => s.env,
       () => [],
     )
     return [...new Set([...secretValues(now), ...secretValues(pin?.env ?? [])])]
   }
 
-  /** The same compose file, files and environment: up as they are (no pull); others: the pinned version again. */
-  private async restoreFiles(name: string, pin: Pin): Promise<void> {
-    const stack = await this.o.stacks.read(name)
-    const files = (stack as { files?: Record<string, string> }).files ?? {}
-    if (stack.compose === pin.compose && sameEnv(stack.env, pin.env) && sameFiles(files, pin.files))
-      await this.o.stacks.up(name)
-    else if (pin.version !== null) await this.o.stacks.rollback(name, pin.version)
-    else throw new Error("the stack had no deployed version to return to")
-  }
-
-  private async changes(
-    pin: Pin | undefined,
-    moved: Awaited<ReturnType<typeof movedServices>>,
-  ): Promise<ImageChange[]> {
-    if (!pin) return []
-    return Promise.all(
-      pin.services.map(async (s) => {
-        const m = moved.find((x) => x.service === s)
-        const to_id = m ? m.now : null
-        const image = to_id ? await this.o.engine.inspectImage(to_id).catch(() => undefined) : undefined
-        return {
-          service: s.service,
-          ref: s.ref,
-          from: s.digest_ref ?? s.image_id,
-          from_id: s.image_id,
-          to: to_id ? ((image && digestRef(s.ref, image.RepoDigests ?? [])) ?? to_id) : null,
-          to_id,
-        }
-      }),
-    )
-  }
-
   private async finish(
     base: Omit<UpdateOutcome, "verdict" | "reason" | "fix" | "decided_early" | "finished_at" | "duration_ms">,
     started: number,
-    verdict: Verdict,
-    reason: string | null,
-    fix: string | null,
-    early: boolean,
+    { verdict, reason = null, fix = null, early }: Verdicts,
   ): Promise<UpdateOutcome> {
     const finished = this.now()
     const outcome: UpdateOutcome = {
@@ -434,17 +286,16 @@ export class UpdateGuard {
       duration_ms: finished - started,
     }
     this.counts[verdict]++
-    await this.o.records.addHistory(base.stack, outcome).catch((err) => console.error("update history:", message(err)))
+    await this.records
+      .addHistory(base.stack, outcome)
+      .catch((err) => console.error("update history:", errorMessage(err)))
     const text = `${base.action} of ${base.stack}: ${verdict}${reason ? `: ${reason}` : ""}${fix ? `; fix by hand: ${fix}` : ""}`
-    this.publish(
-      base.stack,
-      "update.verdict",
-      text,
-      verdict === "rollback_failed" || verdict === "rolled_back" ? "error" : "info",
-      { verdict },
-    )
+    this.publish(base.stack, "update.verdict", text, {
+      level: verdict === "rollback_failed" || verdict === "rolled_back" ? "error" : "info",
+      attributes: { verdict },
+    })
     if (verdict !== "unchanged")
-      this.o.notifier.notify({
+      this.notifier.notify({
         event: verdict,
         stack: base.stack,
         verdict,

@@ -8,7 +8,7 @@ import { conflict, invalid, isDomainError, notFound, upstream } from "../errors/
 import { looksSecret, publicEnv } from "../stacks/env.ts"
 import { fromContainers, serviceName, type Generated, type InspectedContainer } from "../stacks/from-containers.ts"
 import { stackName } from "../stacks/name.ts"
-import { projectContainers } from "../stacks/state.ts"
+import { projectContainers } from "../stacks/view.ts"
 import type { Stacks } from "../stacks/store.ts"
 
 /** What an adoption of containers uses of the service. */
@@ -93,7 +93,7 @@ async function replace(
   let written = false
   try {
     for (const id of ran) await d.engine.containerAction(id, "stop")
-    await d.stacks.adopt(name, plan.compose, plan.env, {})
+    await d.stacks.adopt(name, { compose: plan.compose, env: plan.env, files: {} })
     written = true
     if (
       !(await keptRunning(

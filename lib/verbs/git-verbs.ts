@@ -31,7 +31,6 @@ import { fetchTree, refusedCommit, remoteHead, type TreeLimits } from "../git/tr
 import type { EnvInput } from "../stacks/env.ts"
 import type { OrchestratorName } from "../stacks/orchestrator.ts"
 import { stackView } from "../stacks/state.ts"
-import { projectContainers } from "../stacks/state.ts"
 import type { Stacks } from "../stacks/store.ts"
 import { checkSchedule, nextDue } from "../updates/records.ts"
 import type { StackVerbs } from "./stack-verbs.ts"
@@ -405,11 +404,9 @@ export class GitVerbs {
     }
   }
 
-  /** Whether the stack has containers and none of them runs (a person stopped it). */
+  /** Whether a person stopped the stack (its orchestrator tells). */
   private async stopped(name: string): Promise<boolean> {
-    if (!this.o.stacks.has(name) || (await this.o.stacks.read(name)).state.orchestrator === "swarm") return false
-    const containers = await projectContainers(this.o.engine, name)
-    return containers.length > 0 && containers.every((c) => c.State === "exited" || c.State === "created")
+    return this.o.stacks.has(name) && this.o.stacks.orchestratorOf(await this.o.stacks.state(name)).stopped(name)
   }
 
   private last(o: SyncOutcome): LastSync {

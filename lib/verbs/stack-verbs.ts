@@ -12,9 +12,8 @@ import { adoptProject, type AdoptPlan, type AdoptRequest } from "../stacks/adopt
 import type { ComposeRunner } from "../stacks/compose.ts"
 import { publicEnv, type EnvInput } from "../stacks/env.ts"
 import { filePath, type StackFiles } from "../stacks/files.ts"
-import type { OrchestratorName } from "../stacks/orchestrator.ts"
-import { restartServices } from "../stacks/swarm.ts"
-import { projectContainers, stackView, type StackView } from "../stacks/state.ts"
+import type { OrchestratorName, StackAction, StackView } from "../stacks/orchestrator.ts"
+import { stackView } from "../stacks/state.ts"
 import type { Run, Stacks } from "../stacks/store.ts"
 import type { UpdateGuard } from "../updates/guard.ts"
 import type { UpdateOutcome } from "../updates/records.ts"
@@ -42,17 +41,6 @@ export interface Watch extends Run {
 
 /** A stack after a change: with `update` when it was watched. */
 export type Changed = StackView & { update?: UpdateOutcome }
-
-export type StackAction = "start" | "stop" | "restart" | "pause" | "unpause"
-
-/** Which containers an action acts on, by their state. */
-const acts: Record<StackAction, (state: string) => boolean> = {
-  start: (s) => s === "created" || s === "exited",
-  stop: (s) => s === "running" || s === "paused" || s === "restarting",
-  restart: (s) => s !== "paused",
-  pause: (s) => s === "running",
-  unpause: (s) => s === "paused",
-}
 
 const past: Record<StackAction, string> = {
   start: "started",
@@ -94,10 +82,11 @@ export class StackVerbs {
         )
     let created = false
     const stack = await this.changed(name, "deploy", opts, async () => {
-      const deployed = await this.o.stacks.deploy(name, compose, opts.env, opts.files, {
-        ...opts,
-        commit: opts.commit ?? pushed,
-      })
+      const deployed = await this.o.stacks.deploy(
+        name,
+        { compose, env: opts.env, files: opts.files },
+        { ...opts, commit: opts.commit ?? pushed },
+      )
       created = deployed.created
       return `${created ? "created" : "deployed"} ${name} as version ${deployed.stack.state.current_version}`
     })
@@ -131,25 +120,17 @@ export class StackVerbs {
   }
 
   /**
-   * An engine action on each of the stack's containers in the state it acts on (by label, under the
-   * stack's lock). A swarm stack's restart updates each of its services by force; the swarm keeps its
-   * tasks running, so start, stop, pause and unpause are 409 `not_supported` there.
+   * An action on what runs the stack, by its orchestrator, under the stack's lock: compose acts on
+   * each of its containers in the state the action acts on (by label); a swarm restarts by updating
+   * each service by force and keeps its tasks running, so the others are 409 `not_supported` there.
    */
   async action(name: string, action: StackAction): Promise<StackView> {
     const { acted, view } = await this.o.stacks.lock(name, async () => {
-      if (this.o.stacks.has(name) && (await this.o.stacks.read(name)).state.orchestrator === "swarm") {
-        if (action !== "restart")
-          throw conflict(
-            `${action} is not supported for a swarm stack: the swarm keeps its tasks running (restart replaces them; remove stops them)`,
-            "not_supported",
-          )
-        return { acted: plural(await restartServices(this.o.engine, name), "service"), view: await this.view(name) }
-      }
-      const containers = await projectContainers(this.o.engine, name)
-      if (!containers.length && !this.o.stacks.has(name)) throw notFound(`no stack named ${name}`)
-      const acted = containers.filter((c) => acts[action](c.State))
-      for (const c of acted) await this.o.engine.containerAction(c.Id, action)
-      return { acted: plural(acted.length, "container"), view: await this.view(name) }
+      const kept = this.o.stacks.has(name)
+      const orchestrator = this.o.stacks.orchestratorOf(kept ? await this.o.stacks.state(name) : undefined)
+      const acted = await orchestrator.act(name, action)
+      if (acted === undefined && !kept) throw notFound(`no stack named ${name}`)
+      return { acted: acted ?? "nothing", view: await this.view(name) }
     })
     this.publish(action, name, `${past[action]} ${acted} of ${name}`)
     return view

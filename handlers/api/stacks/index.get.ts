@@ -16,7 +16,7 @@ export default defineRoute({
   handler: async ({ ctx, request }) => {
     const stacks = visibleTo(
       ctx.auth.who(request),
-      await stackViews(ctx.stacks, await ctx.engine.listContainers({ all: true }), ctx.engine),
+      await stackViews(ctx.stacks, await ctx.engine.listContainers({ all: true })),
       (s) => s.name,
     )
     return Promise.all(stacks.map(async (s) => ({ ...s, git: await ctx.git.marker(s.name) })))

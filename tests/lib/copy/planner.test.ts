@@ -381,7 +381,7 @@ describe("images and ports", () => {
 describe("swarm stacks", () => {
   const swarm = (over: Parameters<typeof input>[0] = {}): PlanInput => {
     const i = input(over)
-    return { ...i, model: { ...i.model, swarm: true } }
+    return { ...i, model: { ...i.model, volumesOn: "nodes" as const } }
   }
 
   test("named volumes, whose data lies on every node a task ran on, block a copy with include_volumes", () => {

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import type { ContainerSummary } from "#lib/engine/client.ts"
-import { byProject, stackStatus } from "#lib/stacks/state.ts"
+import { byProject, stackStatus } from "#lib/stacks/view.ts"
 
 const c = (id: string, state: string, project?: string) =>
   ({

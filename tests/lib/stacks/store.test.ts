@@ -19,13 +19,15 @@ import { Stacks } from "#lib/stacks/store.ts"
 import { FakeCompose, twoServices } from "../../support/compose.ts"
 
 let dataDir: string
+let engine: FakeEngine
 let compose: FakeCompose
 let stacks: Stacks
 
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), "hm-stacks-"))
-  compose = new FakeCompose(new FakeEngine())
-  stacks = new Stacks(dataDir, compose, { now: () => Date.parse("2026-01-01T00:00:00Z") })
+  engine = new FakeEngine()
+  compose = new FakeCompose(engine)
+  stacks = new Stacks(dataDir, compose, { engine, now: () => Date.parse("2026-01-01T00:00:00Z") })
 })
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
 
@@ -42,7 +44,7 @@ const fails = async (p: Promise<unknown>, kind: ErrorKind) => {
 }
 
 test("a deploy writes the files (secrets 0600), checks with config first, and adds version 1", async () => {
-  const { stack, created } = await stacks.deploy("web", twoServices, secret)
+  const { stack, created } = await stacks.deploy("web", { compose: twoServices, env: secret })
   expect(created).toBe(true)
   const dir = join(dataDir, "stacks/web")
   expect(compose.calls.map((c) => c.args[0])).toEqual(["up"])
@@ -69,19 +71,24 @@ test("a deploy writes the files (secrets 0600), checks with config first, and ad
 })
 
 test("broken YAML and a file compose refuses are 400 and write nothing", async () => {
-  const err = await fails(stacks.deploy("web", "services: [unclosed", secret), "invalid")
+  const err = await fails(stacks.deploy("web", { compose: "services: [unclosed", env: secret }), "invalid")
   expect(err.message).toContain("does not parse")
   compose.failures.set("config", "Unsupported config option for services.app: 'servces'")
-  expect((await fails(stacks.deploy("web", twoServices, secret), "invalid")).message).toContain("servces")
+  expect((await fails(stacks.deploy("web", { compose: twoServices, env: secret }), "invalid")).message).toContain(
+    "servces",
+  )
   expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
   expect(existsSync(join(dataDir, "stacks")) ? readdirSync(join(dataDir, "stacks")) : []).toEqual([])
 })
 
 test("a refused redeploy leaves the previous files, environment and version", async () => {
-  await stacks.deploy("web", twoServices, secret)
+  await stacks.deploy("web", { compose: twoServices, env: secret })
   compose.failures.set("config", "refused")
   await fails(
-    stacks.deploy("web", "services:\n  other:\n    image: x\n", [{ key: "TOKEN", value: "two", secret: true }]),
+    stacks.deploy("web", {
+      compose: "services:\n  other:\n    image: x\n",
+      env: [{ key: "TOKEN", value: "two", secret: true }],
+    }),
     "invalid",
   )
   const stack = await stacks.read("web")
@@ -91,10 +98,13 @@ test("a refused redeploy leaves the previous files, environment and version", as
 })
 
 test("when up fails the previous files come back and the previous version is brought up again", async () => {
-  await stacks.deploy("web", twoServices, secret)
+  await stacks.deploy("web", { compose: twoServices, env: secret })
   compose.failures.set("up", "port is already allocated")
   const err = await fails(
-    stacks.deploy("web", "services:\n  other:\n    image: x\n", [{ key: "TOKEN", value: "t0ken-two", secret: true }]),
+    stacks.deploy("web", {
+      compose: "services:\n  other:\n    image: x\n",
+      env: [{ key: "TOKEN", value: "t0ken-two", secret: true }],
+    }),
     "upstream",
   )
   expect(err.message).toContain("port is already allocated")
@@ -111,13 +121,13 @@ test("when up fails the previous files come back and the previous version is bro
 
 test("a new stack whose up fails is taken down and leaves no files", async () => {
   compose.failures.set("up", "no such image")
-  await fails(stacks.deploy("web", twoServices, secret), "upstream")
+  await fails(stacks.deploy("web", { compose: twoServices, env: secret }), "upstream")
   expect(compose.calls.at(-1)!.args[0]).toBe("down")
   expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
 })
 
 test("env, apply, rollback and version deletion follow the version rules", async () => {
-  await stacks.deploy("web", twoServices, secret)
+  await stacks.deploy("web", { compose: twoServices, env: secret })
   let stack = await stacks.setEnv("web", [
     { key: "TOKEN", value: "t0ken-two" },
     { key: "MODE", value: "fast" },
@@ -150,7 +160,7 @@ test("env, apply, rollback and version deletion follow the version rules", async
   await fails(stacks.deleteVersion("web", 7), "not_found")
   await fails(stacks.rollback("web", 7), "not_found")
   await stacks.deleteVersion("web", 2)
-  const redeployed = await stacks.deploy("web", twoServices)
+  const redeployed = await stacks.deploy("web", { compose: twoServices })
   expect(redeployed.created).toBe(false)
   stack = redeployed.stack
   expect(stack.versions.map((v) => v.version)).toEqual([1, 3])
@@ -160,9 +170,12 @@ test("env, apply, rollback and version deletion follow the version rules", async
 test("two deploys of one stack run one after the other; another stack is not held up", async () => {
   let release!: () => void
   compose.gate = new Promise((r) => (release = r))
-  const first = stacks.deploy("web", twoServices, secret)
-  const second = stacks.deploy("web", twoServices, [{ key: "TOKEN", value: "t0ken-two", secret: true }])
-  const other = stacks.deploy("api", twoServices)
+  const first = stacks.deploy("web", { compose: twoServices, env: secret })
+  const second = stacks.deploy("web", {
+    compose: twoServices,
+    env: [{ key: "TOKEN", value: "t0ken-two", secret: true }],
+  })
+  const other = stacks.deploy("api", { compose: twoServices })
   // Until the other stack's deploy, asked after the second, is at its up (however slow the machine):
   // the second, held by the lock, has not reached compose meanwhile.
   const ups = (project: string) => compose.calls.filter((c) => c.project === project && c.args[0] === "up").length
@@ -181,7 +194,7 @@ test("two deploys of one stack run one after the other; another stack is not hel
 })
 
 test("an imported stack is written without deploying, and up adds no version", async () => {
-  const { stack: source } = await stacks.deploy("web", twoServices, secret)
+  const { stack: source } = await stacks.deploy("web", { compose: twoServices, env: secret })
   const before = compose.calls.length
   const imported = await stacks.importStack({
     name: "web-copy",
@@ -212,13 +225,13 @@ test("an imported stack is written without deploying, and up adds no version", a
 test("the guard reads compose's model on deploy, apply, rollback, import and up, before anything is written", async () => {
   const escape = 'services:\n  app:\n    image: x\n    volumes: ["/etc:/x"]\n'
   const refused = async (p: Promise<unknown>) => expect((await fails(p, "invalid")).code).toBe("host_path_refused")
-  await refused(stacks.deploy("web", escape))
+  await refused(stacks.deploy("web", { compose: escape }))
   expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
   await refused(stacks.importStack({ name: "imp", compose: escape, env: [], versions: [], current_version: null }))
   expect(existsSync(join(dataDir, "stacks/imp"))).toBe(false)
 
   // A stack stored before the guard (or by hand) is refused on apply, rollback and up.
-  await stacks.deploy("web", twoServices, secret)
+  await stacks.deploy("web", { compose: twoServices, env: secret })
   const dir = join(dataDir, "records/web")
   const v1 = JSON.parse(readFileSync(join(dir, "versions/1.json"), "utf8"))
   writeFileSync(join(dir, "versions/1.json"), JSON.stringify({ ...v1, compose: escape }))
@@ -232,7 +245,7 @@ test("the guard reads compose's model on deploy, apply, rollback, import and up,
 })
 
 test("the model marks binds inside the stack folder as data", async () => {
-  const model = await new Stacks(dataDir, compose, { hostRoots: ["/srv"] }).model(
+  const model = await new Stacks(dataDir, compose, { engine, hostRoots: ["/srv"] }).model(
     "web",
     'services:\n  app:\n    image: x\n    volumes: ["./data:/data", "/srv/x:/x"]\n',
     [],
@@ -244,7 +257,7 @@ test("the model marks binds inside the stack folder as data", async () => {
 })
 
 test("remove takes the stack down (volumes only when asked) and deletes its files", async () => {
-  await stacks.deploy("web", twoServices)
+  await stacks.deploy("web", { compose: twoServices })
   await stacks.remove("web", { volumes: true })
   expect(compose.calls.at(-1)!.args).toEqual(["down", "--remove-orphans", "--volumes"])
   expect(existsSync(join(dataDir, "stacks/web"))).toBe(false)
@@ -254,10 +267,13 @@ test("remove takes the stack down (volumes only when asked) and deletes its file
 test("a stack's files: written on deploy, restored with the previous version when up fails, a bind of one is not data", async () => {
   const withFiles =
     'services:\n  app:\n    image: x\n    volumes: ["./app.conf:/app.conf:ro", "./conf:/conf", "./data:/data"]\n'
-  await stacks.deploy("web", withFiles, [], { "app.conf": "one\n", "conf/a.conf": "a\n" })
+  await stacks.deploy("web", { compose: withFiles, env: [], files: { "app.conf": "one\n", "conf/a.conf": "a\n" } })
   const dir = join(dataDir, "stacks/web")
   compose.failures.set("up", "boom")
-  await fails(stacks.deploy("web", withFiles, [], { "app.conf": "two\n", "new.conf": "n\n" }), "upstream")
+  await fails(
+    stacks.deploy("web", { compose: withFiles, env: [], files: { "app.conf": "two\n", "new.conf": "n\n" } }),
+    "upstream",
+  )
   compose.failures.clear()
   expect(readFileSync(join(dir, "app.conf"), "utf8")).toBe("one\n")
   expect(readFileSync(join(dir, "conf/a.conf"), "utf8")).toBe("a\n")
@@ -276,13 +292,15 @@ test("a stack's files: written on deploy, restored with the previous version whe
 })
 
 test("adopt writes version 1 with action adopt; a taken name is 409; a failed up removes the files and takes nothing down", async () => {
-  const stack = await stacks.adopt("shop", twoServices, secret, {})
+  const stack = await stacks.adopt("shop", { compose: twoServices, env: secret, files: {} })
   expect(stack.versions.map((v) => [v.version, v.action])).toEqual([[1, "adopt"]])
   expect(stack.state).toMatchObject({ current_version: 1, last_version: 1 })
-  expect((await fails(stacks.adopt("shop", twoServices, secret, {}), "conflict")).code).toBe("stack_exists")
+  expect((await fails(stacks.adopt("shop", { compose: twoServices, env: secret, files: {} }), "conflict")).code).toBe(
+    "stack_exists",
+  )
   compose.failures.set("up", "boom")
   compose.calls = []
-  await fails(stacks.adopt("other", twoServices, secret, {}), "upstream")
+  await fails(stacks.adopt("other", { compose: twoServices, env: secret, files: {} }), "upstream")
   expect(compose.calls.map((c) => c.args[0])).toEqual(["up"])
   expect(existsSync(join(dataDir, "stacks/other"))).toBe(false)
 })
@@ -335,7 +353,7 @@ test("a stack kept in the old layout moves to its records at start; links a cont
 })
 
 test("a stack's secrets for redaction: its environment's and its current version's, which still run until an apply", async () => {
-  await stacks.deploy("web", twoServices, secret)
+  await stacks.deploy("web", { compose: twoServices, env: secret })
   await stacks.setEnv("web", [{ key: "TOKEN", value: "t0ken-two", secret: true }])
   expect(stacks.secrets("web").sort()).toEqual(["t0ken-one", "t0ken-two"])
   await stacks.apply("web")

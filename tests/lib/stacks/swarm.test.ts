@@ -191,8 +191,10 @@ beforeEach(() => {
     timeouts: { run: 30, config: 30 },
   })
   cli = { ...real, run: async (_project, args) => (deploys.push(args), { code: 0, output: "" }) }
-  stacks = new Stacks(dataDir, new FakeCompose(new FakeEngine()), {
-    swarm: swarmOrchestrator({ cli, swarm, timeout: 5, pollMs: 10 }),
+  const engine = new FakeEngine()
+  stacks = new Stacks(dataDir, new FakeCompose(engine), {
+    engine,
+    swarm: swarmOrchestrator({ cli, engine, swarm, timeout: 5, pollMs: 10 }),
   })
 })
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -212,7 +214,11 @@ const app = (extra: string) => `services:\n  app:\n    image: busybox\n${extra}`
 test("a swarm stack deploys the model the CLI printed, its $ doubled, and records its orchestrator", async () => {
   const env = [{ key: "PASS", value: "pa$$w$rd", secret: true }]
   const compose = `${app('    environment:\n      PASS: ${PASS}\n    volumes: ["./data:/data"]\n    secrets: [s]\n')}secrets:\n  s:\n    file: ./s.txt\n`
-  const { stack } = await stacks.deploy("web", compose, env, { "s.txt": "secret file" }, { orchestrator: "swarm" })
+  const { stack } = await stacks.deploy(
+    "web",
+    { compose, env, files: { "s.txt": "secret file" } },
+    { orchestrator: "swarm" },
+  )
   expect(stack.state.orchestrator).toBe("swarm")
   const run = join(dataDir, "records/web/run.json")
   expect(deploys).toEqual([
@@ -226,19 +232,15 @@ test("a swarm stack deploys the model the CLI printed, its $ doubled, and record
   // named after its content: the swarm changes no secret in place
   const name = model.secrets.s.name
   expect(name).toMatch(/^web_s_[0-9a-f]{12}$/)
-  await stacks.deploy("web", compose, undefined, { "s.txt": "another secret" })
+  await stacks.deploy("web", { compose, files: { "s.txt": "another secret" } })
   expect(JSON.parse(readFileSync(run, "utf8")).secrets.s.name).not.toBe(name)
   // a redeploy keeps it; naming compose is a conflict, and so is swarm for a compose stack
-  expect((await stacks.deploy("web", compose, undefined, undefined)).stack.state.orchestrator).toBe("swarm")
+  expect((await stacks.deploy("web", { compose })).stack.state.orchestrator).toBe("swarm")
   expect(deploys.length).toBe(3)
+  await fails(stacks.deploy("web", { compose }, { orchestrator: "compose" }), "conflict", "orchestrator_mismatch")
+  await stacks.deploy("plain", { compose: app("") })
   await fails(
-    stacks.deploy("web", compose, undefined, undefined, { orchestrator: "compose" }),
-    "conflict",
-    "orchestrator_mismatch",
-  )
-  await stacks.deploy("plain", app(""))
-  await fails(
-    stacks.deploy("plain", app(""), undefined, undefined, { orchestrator: "swarm" }),
+    stacks.deploy("plain", { compose: app("") }, { orchestrator: "swarm" }),
     "conflict",
     "orchestrator_mismatch",
   )
@@ -261,14 +263,19 @@ test("hostile models, as the CLI resolves them, are 400 with nothing written", a
     [app("    build: .\n"), "build_not_supported"],
   ]
   for (const [compose, code] of hostile)
-    await fails(stacks.deploy("web", compose, [], undefined, { orchestrator: "swarm" }), "invalid", code)
+    await fails(stacks.deploy("web", { compose, env: [] }, { orchestrator: "swarm" }), "invalid", code)
   expect(deploys).toEqual([])
   expect(readdirSync(dataDir).flatMap((d) => readdirSync(join(dataDir, d)))).toEqual([])
 })
 
 test("without a swarm to deploy to, a swarm stack is refused", async () => {
-  const plain = new Stacks(dataDir, new FakeCompose(new FakeEngine()))
-  await fails(plain.deploy("web", app(""), [], undefined, { orchestrator: "swarm" }), "conflict", "swarm_unavailable")
+  const engine = new FakeEngine()
+  const plain = new Stacks(dataDir, new FakeCompose(engine), { engine })
+  await fails(
+    plain.deploy("web", { compose: app(""), env: [] }, { orchestrator: "swarm" }),
+    "conflict",
+    "swarm_unavailable",
+  )
 })
 
 test("removal runs stack rm again while a network of the stack is left, until nothing is", async () => {
@@ -286,6 +293,7 @@ test("removal runs stack rm again while a network of the stack is left, until no
   let clock = 0
   const orchestrator = swarmOrchestrator({
     cli: rmCli,
+    engine: new FakeEngine(),
     swarm: reader,
     timeout: 60,
     pollMs: 1,

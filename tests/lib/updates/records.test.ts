@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { ComposeRunner } from "#lib/stacks/compose.ts"
 import { Stacks } from "#lib/stacks/store.ts"
+import { FakeEngine } from "../../support/fake-engine.ts"
 import {
   checkSchedule,
   HISTORY_LIMIT,
@@ -28,7 +29,7 @@ test("schedules: intervals and cron expressions (croner); nonsense is a 400", ()
 
 test("history keeps the newest 50 with the stack; policy defaults, set, and state", async () => {
   dir = mkdtempSync(join(tmpdir(), "hm-upd-"))
-  const stacks = new Stacks(dir, {} as ComposeRunner)
+  const stacks = new Stacks(dir, {} as ComposeRunner, { engine: new FakeEngine() })
   mkdirSync(stacks.records("shop"), { recursive: true })
   writeFileSync(join(stacks.records("shop"), "state.json"), "{}")
   const records = new UpdateRecords(stacks, () => Date.parse("2026-03-01T10:00:00Z"))

@@ -3,8 +3,7 @@ import { defineRoute } from "#lib/service/handler.ts"
 import { flag, tail } from "#lib/http/query.ts"
 import { sseBatches } from "#lib/http/sse.ts"
 import { stackParams } from "#lib/stacks/name.ts"
-import { stackLogs, swarmStackLogs } from "#lib/stacks/logs.ts"
-import { stackView } from "#lib/stacks/state.ts"
+import { stackLog } from "#lib/stacks/state.ts"
 import { logLineSchema } from "#lib/engine/schemas.ts"
 import { eventStream } from "#lib/http/schemas.ts"
 
@@ -20,11 +19,7 @@ export default defineRoute({
   query: v.object({ follow: v.optional(flag), tail: v.optional(tail) }),
   response: eventStream(logLineSchema, "one log line per message, every container's merged"),
   handler: async ({ params, query, request, ctx }) => {
-    const view = await stackView(ctx.stacks, ctx.engine, params.name)
     const q = { follow: query.follow ?? true, tail: query.tail ?? ctx.config.logsTail, signal: request.signal }
-    if (view.orchestrator === "swarm")
-      return sseBatches(await swarmStackLogs(ctx.engine, params.name, q), request.signal)
-    const ids = view.services.flatMap((s) => s.containers.map((c) => c.id))
-    return sseBatches(await stackLogs(ctx.engine, ids, q), request.signal)
+    return sseBatches(await stackLog(ctx.stacks, ctx.engine, params.name, q), request.signal)
   },
 })

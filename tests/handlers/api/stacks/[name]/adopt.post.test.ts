@@ -47,7 +47,7 @@ test("files that cannot be read here: the dry run names them; without dry_run 40
 
 test("bad input: a managed stack, an unknown project, traversal in file paths, an invalid name: 4xx, nothing written", async () => {
   await app()
-  await t.ctx.stacks.deploy("web", twoServices, [{ key: "TOKEN", value: "t", secret: true }])
+  await t.ctx.stacks.deploy("web", { compose: twoServices, env: [{ key: "TOKEN", value: "t", secret: true }] })
   t.compose.calls = []
   const cases: [string, unknown, number, string][] = [
     ["web", {}, 409, "stack_exists"],

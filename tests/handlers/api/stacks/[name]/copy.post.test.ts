@@ -21,7 +21,7 @@ async function app(compose = COMPOSE) {
   t = await stackApp()
   t.engine.addImage(["busybox:latest"])
   t.engine.addImage(["alpine:3"])
-  await t.ctx.stacks.deploy("web", compose, [{ key: "PASSWORD", value: "hunter2", secret: true }])
+  await t.ctx.stacks.deploy("web", { compose, env: [{ key: "PASSWORD", value: "hunter2", secret: true }] })
   await t.engine.createVolume("web_data")
   await t.engine.createVolume("web_logs")
   t.compose.calls = []

@@ -19,10 +19,13 @@ volumes:
 async function deployed() {
   t = await stackApp()
   withToken(t.dataDir)
-  await t.ctx.stacks.deploy("web", COMPOSE, [
-    { key: "TAG", value: "1", secret: false },
-    { key: "PREFIX", value: "prod", secret: true },
-  ])
+  await t.ctx.stacks.deploy("web", {
+    compose: COMPOSE,
+    env: [
+      { key: "TAG", value: "1", secret: false },
+      { key: "PREFIX", value: "prod", secret: true },
+    ],
+  })
   await t.ctx.stacks.setEnv("web", [
     { key: "TAG", value: "1", secret: false },
     { key: "PREFIX", value: "prod", secret: true },

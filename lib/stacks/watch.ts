@@ -1,5 +1,6 @@
-// The health watch: owns the decision whether a stack's containers came up well after an update,
-// deploy, apply or rollback. For a window every container of the stack must reach `healthy` where it
+// The health watch of a compose stack (its orchestrator's, lib/stacks/compose-orchestrator.ts): owns
+// the decision whether a stack's containers came up well after an update, deploy, apply or
+// rollback. For a window every container of the stack must reach `healthy` where it
 // has a healthcheck (the image's or the compose file's: the engine reports State.Health for both),
 // and otherwise stay running without restarting or exiting. Everything is read from the engine by
 // polling inspect (State, State.Health, RestartCount), never from events alone: an event missed
@@ -13,7 +14,7 @@
 // `service api: exited with code 1, 3 restarts`), with every secret of the stack replaced by ***.
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { Engine } from "../engine/client.ts"
-import { redact } from "../stacks/env.ts"
+import { redact } from "./env.ts"
 
 export interface WatchOptions {
   /** Seconds to watch. */

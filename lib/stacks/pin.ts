@@ -1,8 +1,9 @@
-// Pinned previous state: owns what a stack ran before a change, and bringing its images back.
-// Before an update pulls, each service's running container is read: the reference it was created
-// from (Config.Image), the image it runs (its id) and that image's digest in the reference's
-// repository (`repo@sha256:...` from RepoDigests, which both image stores keep for a pulled image),
-// with the stack's compose file, files and environment as they lie on disk and its current version.
+// What a compose stack ran before a guarded change, and bringing its images back (the compose
+// orchestrator's pin and way back, lib/stacks/compose-orchestrator.ts). Before an update pulls, each
+// service's running container is read: the reference it was created from (Config.Image), the image it
+// runs (its id) and that image's digest in the reference's repository (`repo@sha256:...` from
+// RepoDigests, which both image stores keep for a pulled image), beside the records of the stack's
+// current version.
 //
 // Bringing images back re-points the service's tag at the pinned image locally (POST
 // /images/{id}/tag), by image id, else by the pinned digest reference; nothing is pulled. Why a
@@ -16,10 +17,9 @@
 // still names it as long as a container uses it.
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { Engine } from "../engine/client.ts"
-import type { EnvVar } from "../stacks/env.ts"
 import { isDomainError } from "../errors/errors.ts"
 import { localDigests, parseRef } from "../engine/reference.ts"
-import type { Stacks } from "../stacks/store.ts"
+import type { ImageChange, Pinned } from "./orchestrator.ts"
 
 export interface PinnedService {
   service: string
@@ -34,16 +34,8 @@ export interface PinnedService {
   hold: string | null
 }
 
-export interface Pin {
-  stack: string
-  version: number | null
-  /** The compose file and environment on disk (kept in memory only: the environment holds secrets). */
-  compose: string
-  env: EnvVar[]
-  /** The stack's other files (relative path → content), where the stack store keeps files. */
-  files: Record<string, string>
+export interface Pin extends Pinned {
   services: PinnedService[]
-  at: number
 }
 
 /** `repo` and `tag` of a tag reference; null for a digest reference or an image id. */
@@ -68,14 +60,8 @@ export function digestRef(ref: string, repoDigests: string[]): string | null {
   }
 }
 
-/** Whether two sets of stack files are the same. */
-export function sameFiles(a: Record<string, string>, b: Record<string, string>): boolean {
-  const keys = Object.keys(a).sort()
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k])
-}
-
-export async function pinStack(engine: Engine, stacks: Stacks, name: string, now = Date.now): Promise<Pin> {
-  const stack = await stacks.read(name)
+/** What each service of the project runs now, beside the records of the version it runs (`recorded`). */
+export async function pinStack(engine: Engine, name: string, recorded: Omit<Pinned, "stack" | "images">): Promise<Pin> {
   const containers = await engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${name}`] } })
   const services = new Map<string, PinnedService>()
   for (const c of containers) {
@@ -93,19 +79,17 @@ export async function pinStack(engine: Engine, stacks: Stacks, name: string, now
       hold: null,
     })
   }
-  // What runs is the current version, not the stored files: an environment or file changed since
-  // (pending until applied) is what a watched apply is about to try.
-  const current = stack.state.current_version
-  const running = current === null ? stack : await stacks.version(name, current)
-  const files = (running as { files?: Record<string, string> }).files ?? {}
+  const pinned = [...services.values()]
   return {
     stack: name,
-    version: current,
-    compose: running.compose,
-    env: running.env,
-    files,
-    services: [...services.values()],
-    at: now(),
+    ...recorded,
+    services: pinned,
+    images: pinned.map((s) => ({
+      service: s.service,
+      ref: s.ref,
+      image: s.digest_ref ?? s.image_id,
+      running: s.running,
+    })),
   }
 }
 
@@ -162,6 +146,26 @@ export async function releaseImages(engine: Engine, pin: Pin): Promise<void> {
     if (still === s.image_id) await engine.removeImage(s.hold).catch(() => {})
     s.hold = null
   }
+}
+
+/** Each pinned service's image and the one its tag names now (null where it did not move, or names none); `moved` when any tag no longer names its pinned image. */
+export async function imageChanges(engine: Engine, pin: Pin): Promise<{ images: ImageChange[]; moved: boolean }> {
+  const moved = await movedServices(engine, pin)
+  const images = await Promise.all(
+    pin.services.map(async (s) => {
+      const to_id = moved.find((m) => m.service === s)?.now ?? null
+      const image = to_id ? await engine.inspectImage(to_id).catch(() => undefined) : undefined
+      return {
+        service: s.service,
+        ref: s.ref,
+        from: s.digest_ref ?? s.image_id,
+        from_id: s.image_id,
+        to: to_id ? ((image && digestRef(s.ref, image.RepoDigests ?? [])) ?? to_id) : null,
+        to_id,
+      }
+    }),
+  )
+  return { images, moved: moved.length > 0 }
 }
 
 /** Points each moved tag back at its pinned image; answers what could not be restored and how to fix it by hand. */

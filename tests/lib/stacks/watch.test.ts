@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import type { Engine } from "#lib/engine/client.ts"
-import { watchStack } from "#lib/updates/watch.ts"
+import { watchStack } from "#lib/stacks/watch.ts"
 
 /** An engine that answers list and inspect from a script of readings that the test changes as time goes. */
 function scripted(containers: Record<string, any>[]): Engine {
