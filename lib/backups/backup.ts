@@ -67,9 +67,25 @@ export const BIND_TAG = "piece:bind"
 export const FOLDER_TAG = "piece:volumes/"
 
 /** What a backup holds beside the stack's records and volumes. */
-export interface BackupOptions {
+/** A stack's backup: into which repository, until when, with which hooks, told to whom. */
+export interface BackupRequest {
+  repo: Repo
+  stack: string
+  deadline: Deadline
+  hooks?: Hooks
+  /** Told as restic reads. */
+  progress?: (p: Progress) => void
   /** The data of its bind mounts under these roots (SVC_BIND_ROOTS), each read by restic from the host path itself. */
   bindRoots?: readonly string[]
+}
+
+/** What every restic of one backup run is told: the repository, this server as its host, the run's tags, the deadline, whom to tell. */
+interface RunInto {
+  repo: Repo
+  host: string
+  tags: string[]
+  deadline: Deadline
+  progress?: (p: Progress) => void
 }
 
 /** The host paths of the stack's data binds that lie under one of `roots` and exist. */
@@ -84,15 +100,10 @@ export function bindPaths(doc: StackExport, roots: readonly string[]): string[] 
 /** Status lines a second that restic prints while it reads, when progress is asked for. */
 const STATUS_FPS = "2"
 
+/** `data` backed up through restic's standard input as the piece `path`; `total` its size measured before, for the progress. */
 async function piece(
-  repo: Repo,
-  path: string,
-  tagList: string[],
-  host: string,
-  data: ReadableStream<Uint8Array>,
-  deadline: Deadline,
-  progress?: (p: Progress) => void,
-  total: number | null = null,
+  { repo, host, tags: tagList, deadline, progress }: RunInto,
+  { path, data, total = null }: { path: string; data: ReadableStream<Uint8Array>; total?: number | null },
 ): Promise<Piece> {
   const args = [
     "backup",
@@ -141,14 +152,12 @@ const text = (s: string) => new Blob([s]).stream()
  * the volume: restic finds the previous snapshot of it as its parent, and forget groups it alone.
  */
 async function folderPiece(
-  repo: Repo,
-  name: string,
-  target: { tag: string; path: string; folder?: string },
-  tagList: string[],
-  host: string,
-  deadline: Deadline,
-  progress?: (p: Progress) => void,
-  total: number | null = null,
+  { repo, host, tags: tagList, deadline, progress }: RunInto,
+  {
+    name,
+    target,
+    total = null,
+  }: { name: string; target: { tag: string; path: string; folder?: string }; total?: number | null },
 ): Promise<Piece> {
   const args = [
     "backup",
@@ -187,40 +196,33 @@ async function folderPiece(
 }
 
 /** The stack backed up, `hooks` run around its snapshot (lib/backups/hooks.ts); `progress` told as restic reads. */
-export async function backupStack(
-  ctx: StackHost & { serverId: string },
-  repo: Repo,
-  name: string,
-  deadline: Deadline,
-  hooks: Hooks = {},
-  progress?: (p: Progress) => void,
-  opts: BackupOptions = {},
-): Promise<BackupResult> {
+export async function backupStack(ctx: StackHost & { serverId: string }, req: BackupRequest): Promise<BackupResult> {
+  const { stack: name, hooks = {} } = req
   const doc = await exportStack(ctx, name)
-  if (hooks.exec) await runExecHook(ctx.engine, name, hooks.exec, deadline)
-  const snapshot = () => snapshotStack(ctx, repo, name, doc, deadline, progress, opts)
+  if (hooks.exec) await runExecHook(ctx.engine, name, hooks.exec, req.deadline)
+  const snapshot = () => snapshotStack(ctx, doc, req)
   return hooks.stop ? whileStopped(ctx.engine, name, snapshot) : snapshot()
 }
 
 async function snapshotStack(
   ctx: StackHost & { serverId: string },
-  repo: Repo,
-  name: string,
   doc: StackExport,
-  deadline: Deadline,
-  progress: ((p: Progress) => void) | undefined,
-  opts: BackupOptions,
+  { repo, stack: name, deadline, progress, bindRoots }: BackupRequest,
 ): Promise<BackupResult> {
   const run = `${new Date().toISOString().replace(/[-:]|\.\d+/g, "")}-${randomBytes(3).toString("hex")}`
-  const tagList = [...tags(ctx.serverId, name), `version:${doc.current_version ?? 0}`, `run:${run}`]
+  const into: RunInto = {
+    repo,
+    host: ctx.serverId,
+    tags: [...tags(ctx.serverId, name), `version:${doc.current_version ?? 0}`, `run:${run}`],
+    deadline,
+    progress,
+  }
   const pieces: Piece[] = []
   // The pieces go in one after another: with the records written beside the data, a backup into a
   // repository whose disk filled up was seen to hang past a minute, where one restic alone fails at once.
   try {
     const json = JSON.stringify(doc)
-    pieces.push(
-      await piece(repo, "stack.json", tagList, ctx.serverId, text(json), deadline, progress, Buffer.byteLength(json)),
-    )
+    pieces.push(await piece(into, { path: "stack.json", data: text(json), total: Buffer.byteLength(json) }))
     const existing = new Set((await ctx.engine.listVolumes()).map((v) => v.Name))
     const names = doc.mounts.volumes.flatMap((v) => (v.name && !v.external && existing.has(v.name) ? [v.name] : []))
     // The volumes' sizes, for the progress's totals (the tar adds its headers to them).
@@ -229,33 +231,24 @@ async function snapshotStack(
       const folder = await volumeFolder(ctx.engine, name)
       if (folder) {
         pieces.push(
-          await folderPiece(
-            repo,
-            `volumes/${name}`,
-            { tag: `${FOLDER_TAG}${name}`, path: ".", folder },
-            tagList,
-            ctx.serverId,
-            deadline,
-            progress,
-            sizes[name] ?? null,
-          ),
+          await folderPiece(into, {
+            name: `volumes/${name}`,
+            target: { tag: `${FOLDER_TAG}${name}`, path: ".", folder },
+            total: sizes[name] ?? null,
+          }),
         )
         continue
       }
       const { tar, release } = await openVolume(ctx.engine, ctx.config.transferImage, name)
       try {
-        pieces.push(
-          await piece(repo, `volumes/${name}.tar`, tagList, ctx.serverId, tar, deadline, progress, sizes[name] ?? null),
-        )
+        pieces.push(await piece(into, { path: `volumes/${name}.tar`, data: tar, total: sizes[name] ?? null }))
       } finally {
         await release()
       }
     }
-    if (opts.bindRoots)
-      for (const path of bindPaths(doc, opts.bindRoots))
-        pieces.push(
-          await folderPiece(repo, `binds${path}`, { tag: BIND_TAG, path }, tagList, ctx.serverId, deadline, progress),
-        )
+    if (bindRoots)
+      for (const path of bindPaths(doc, bindRoots))
+        pieces.push(await folderPiece(into, { name: `binds${path}`, target: { tag: BIND_TAG, path } }))
   } catch (err) {
     // A restic stopped midway may leave its lock behind: unlock removes the locks of restic processes gone.
     // The run's snapshots are found by its tag: a restic that could not read some files of a folder
@@ -279,9 +272,7 @@ async function snapshotStack(
  */
 export async function forget(
   repo: Repo,
-  serverId: string,
-  stack: string,
-  keep: Keep,
+  { serverId, stack, keep }: { serverId: string; stack: string; keep: Keep },
   deadline: Deadline,
 ): Promise<number> {
   const rules = Object.entries(keep).flatMap(([k, n]) => (n ? [`--keep-${k}`, String(n)] : []))

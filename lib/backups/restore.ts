@@ -111,21 +111,29 @@ class Ahead {
   private readonly stop = new AbortController()
   private done: Promise<string> = Promise.resolve("")
 
-  private constructor(
-    private readonly engine: Engine,
-    readonly volume: string,
-    readonly snapshot: string,
-    private readonly name: string,
-    private readonly folder: string,
-  ) {}
+  private readonly engine: Engine
+  /** The backup's volume whose snapshot this is. */
+  readonly volume: string
+  readonly snapshot: string
+  /** The working volume it is restored into, and its folder. */
+  private readonly working: { name: string; folder: string }
 
-  /** The restore started, or undefined when the new volume's folder is not this host's. */
+  private constructor(o: {
+    engine: Engine
+    volume: string
+    snapshot: string
+    working: { name: string; folder: string }
+  }) {
+    this.engine = o.engine
+    this.volume = o.volume
+    this.snapshot = o.snapshot
+    this.working = o.working
+  }
+
+  /** The restore of `volume`'s folder snapshot started, or undefined when the new volume's folder is not this host's. */
   static async start(
     engine: Engine,
-    repo: Repo,
-    volume: string,
-    snapshot: string,
-    deadline: Deadline,
+    { repo, volume, snapshot, deadline }: { repo: Repo; volume: string; snapshot: string; deadline: Deadline },
   ): Promise<Ahead | undefined> {
     const name = `harbormaster-restore-${randomBytes(8).toString("hex")}`
     const folder = await volumeFolder(engine, await engine.createVolume(name, { [TRANSFER_LABEL]: "1" }))
@@ -133,7 +141,7 @@ class Ahead {
       await engine.removeVolume(name, { force: true }).catch(() => {})
       return undefined
     }
-    const ahead = new Ahead(engine, volume, snapshot, name, folder)
+    const ahead = new Ahead({ engine, volume, snapshot, working: { name, folder } })
     const signal = deadline.signal ? AbortSignal.any([deadline.signal, ahead.stop.signal]) : ahead.stop.signal
     ahead.done = restic(
       repo,
@@ -148,13 +156,14 @@ class Ahead {
   /** Waits for the restore and moves what it wrote into `folder` (a new, empty volume's). */
   async into(folder: string): Promise<void> {
     await this.done
-    for (const entry of readdirSync(this.folder)) renameSync(join(this.folder, entry), join(folder, entry))
+    for (const entry of readdirSync(this.working.folder))
+      renameSync(join(this.working.folder, entry), join(folder, entry))
   }
 
   async drop(): Promise<void> {
     this.stop.abort()
     await this.done.catch(() => {})
-    await this.engine.removeVolume(this.name, { force: true }).catch(() => {})
+    await this.engine.removeVolume(this.working.name, { force: true }).catch(() => {})
   }
 }
 
@@ -168,11 +177,13 @@ class Ahead {
  */
 async function restoreFolder(
   engine: Engine,
-  repo: Repo,
-  snapshot: string,
-  name: string,
-  deadline: Deadline,
-  ahead?: Ahead,
+  {
+    repo,
+    snapshot,
+    volume: name,
+    deadline,
+    ahead,
+  }: { repo: Repo; snapshot: string; volume: string; deadline: Deadline; ahead?: Ahead },
 ): Promise<boolean> {
   if (!(await isLocal(engine))) return false
   const exists = await engine.inspectVolume(name).then(
@@ -206,7 +217,7 @@ export type RestoreHost = CopyDeps & { config: { bindRoots: readonly string[] } 
 async function aheadOf(engine: Engine, repo: Repo, b: Backup, deadline: Deadline): Promise<Ahead | undefined> {
   const first = volumesOf(b)[0]
   const piece = first === undefined ? undefined : volumePiece(b, first)
-  return piece?.folder ? Ahead.start(engine, repo, first!, piece.snapshot, deadline) : undefined
+  return piece?.folder ? Ahead.start(engine, { repo, volume: first!, snapshot: piece.snapshot, deadline }) : undefined
 }
 
 /**
@@ -217,11 +228,8 @@ async function aheadOf(engine: Engine, repo: Repo, b: Backup, deadline: Deadline
  */
 export async function restoreStack(
   ctx: RestoreHost,
-  repo: Repo,
-  found: Backup | Promise<Backup>,
   req: RestoreRequest,
-  deadline: Deadline,
-  guess?: Backup,
+  { repo, found, deadline, guess }: { repo: Repo; found: Backup | Promise<Backup>; deadline: Deadline; guess?: Backup },
 ): Promise<RestoreResult> {
   if (req.to !== undefined && req.force)
     throw invalid(
@@ -254,23 +262,20 @@ export async function restoreStack(
   ahead ??= direct ? await aheadOf(ctx.engine, repo, backup, deadline) : undefined
   if (!req.dry_run && first && !direct) dumps.start(first)
   try {
-    return await restoreWith(ctx, dst, repo, backup, req, deadline, dumps, ahead)
+    return await restoreWith(ctx, req, { side: dst, repo, backup, deadline, dumps, ahead })
   } finally {
     await dumps.drop()
     await ahead?.drop()
   }
 }
 
+/** The restore of `backup` to `side` (this server or a node), its data coming from `dumps` or `ahead`. */
 async function restoreWith(
   ctx: RestoreHost,
-  side: Side,
-  repo: Repo,
-  backup: Backup,
   req: RestoreRequest,
-  deadline: Deadline,
-  dumps: Dumps,
-  ahead: Ahead | undefined,
+  from: { side: Side; repo: Repo; backup: Backup; deadline: Deadline; dumps: Dumps; ahead: Ahead | undefined },
 ): Promise<RestoreResult> {
+  const { side, repo, backup, deadline, dumps, ahead } = from
   const [doc, dst] = await Promise.all([readDoc(repo, backup, deadline), side.inventory()])
   const target = stackName(req.as ?? doc.name)
   const held = doc.mounts.volumes.flatMap((v) => (v.name && volumePiece(backup, v.name) ? [v.name] : []))
@@ -326,14 +331,13 @@ async function restoreWith(
       if (
         req.to === undefined &&
         piece.folder &&
-        (await restoreFolder(
-          ctx.engine,
+        (await restoreFolder(ctx.engine, {
           repo,
-          piece.snapshot,
-          vol.target,
+          snapshot: piece.snapshot,
+          volume: vol.target,
           deadline,
-          ahead?.volume === vol.source ? ahead : undefined,
-        ))
+          ahead: ahead?.volume === vol.source ? ahead : undefined,
+        }))
       ) {
         undo.push(() => side.removeVolume(vol.target))
         continue
@@ -341,7 +345,11 @@ async function restoreWith(
       const dump = dumps.take(vol.source)
       const into =
         req.to === undefined
-          ? importVolume(ctx.engine, ctx.config.transferImage, vol.target, dump.stdout, req.force ?? false)
+          ? importVolume(ctx.engine, ctx.config.transferImage, {
+              volume: vol.target,
+              tar: dump.stdout,
+              force: req.force,
+            })
           : side.importVolume(vol.target, dump.stdout)
       const result = await into.catch(async (err) => {
         // The import may have failed before it read the dump: restic would wait on its output forever.

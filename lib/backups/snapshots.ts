@@ -50,11 +50,10 @@ export async function listBackups(repo: Repo, serverId: string, stack: string, d
   return [...runs.values()].sort((a, b) => b.time.localeCompare(a.time))
 }
 
+/** The backup `run` of the stack this server made (its newest without `run`); not_found `backup_not_found` for none. */
 export async function findBackup(
   repo: Repo,
-  serverId: string,
-  stack: string,
-  run: string | undefined,
+  { serverId, stack, run }: { serverId: string; stack: string; run?: string },
   deadline: Deadline,
 ): Promise<Backup> {
   const all = await listBackups(repo, serverId, stack, deadline)

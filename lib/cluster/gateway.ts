@@ -55,8 +55,12 @@ function connectFailed(node: NodeEntry, e: ErrorEvent): DomainError {
 }
 
 /** The gateway's proof for a call to `node`, when it has a signer (its caller is known). */
-function proven(headers: Headers, node: NodeEntry, method: string, path: string, sign?: ProofSigner): Headers {
-  if (sign) headers.set(PROOF_HEADER, sign(method, path, node.server_id))
+function proven(
+  headers: Headers,
+  call: { node: NodeEntry; method: string; path: string },
+  sign?: ProofSigner,
+): Headers {
+  if (sign) headers.set(PROOF_HEADER, sign(call.method, call.path, call.node.server_id))
   return headers
 }
 
@@ -64,7 +68,7 @@ export async function forward(node: NodeEntry, req: Request, sign?: ProofSigner)
   const path = targetPath(req.url)
   const res = await new NodeClient(node.url, { who: who(node) }).fetch(path, {
     method: req.method,
-    headers: proven(strip(req.headers, REQUEST_ONLY), node, req.method, path, sign),
+    headers: proven(strip(req.headers, REQUEST_ONLY), { node, method: req.method, path }, sign),
     stream: req.body,
     redirect: "manual",
     signal: req.signal, // the client going away ends the call to the node
@@ -82,7 +86,7 @@ export async function bridge(node: NodeEntry, requestUrl: string, sign?: ProofSi
   // outbound node's socket through its connection.
   const outbound = outboundId(node.url)
   const path = targetPath(requestUrl)
-  const headers = proven(new Headers(), node, "GET", path, sign)
+  const headers = proven(new Headers(), { node, method: "GET", path }, sign)
   const upstream = (outbound
     ? tunnels.socket(outbound, path, headers)
     : new WebSocket(targetUrl(node, requestUrl).replace(/^http/, "ws"), {

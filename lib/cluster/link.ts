@@ -110,7 +110,10 @@ export class Link {
         const open = whole ? valid(whole.head) : parse(String(e.data))
         // A stream that fails ends on its own: the control plane's caller sees its connection close.
         if (open)
-          (open.type === "socket" ? carrySocket(t, open) : carry(t, open, this.api, ws, whole?.body)).catch(() => {})
+          (open.type === "socket"
+            ? carrySocket(t, open)
+            : carry(t, open, { api: this.api, control: ws, inline: whole?.body })
+          ).catch(() => {})
       }
       ws.onerror = (e) => (this.state.error = (e as ErrorEvent).message ?? "connection failed")
       ws.onclose = (e) => {
@@ -158,9 +161,18 @@ function valid(head: unknown): Open | undefined {
 async function carry(
   t: LinkTarget,
   open: Open,
-  api: LocalApi | undefined,
-  control: WebSocket,
-  inline?: Uint8Array,
+  {
+    api,
+    control,
+    inline,
+  }: {
+    /** This server's API in this process (else called over loopback). */
+    api?: LocalApi
+    /** The control WebSocket, where an answer read whole goes back. */
+    control: WebSocket
+    /** The call's body when it came whole on the control connection. */
+    inline?: Uint8Array
+  },
 ): Promise<void> {
   const url = `${t.controlPlaneUrl}/api/cluster/streams/${open.id}`
   const auth = { authorization: `Bearer ${t.token}`, "x-server-id": t.serverId }

@@ -46,11 +46,13 @@ export type ProofSigner = (method: string, path: string, node: string) => string
 /** The header's value for one call: `path` is the node's path with its query, as the node will see it. */
 export function signProof(
   token: string,
-  method: string,
-  path: string,
-  who: Forwarded,
-  now = Date.now(),
-  nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url"),
+  {
+    method,
+    path,
+    who,
+    now = Date.now(),
+    nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url"),
+  }: { method: string; path: string; who: Forwarded; now?: number; nonce?: string },
 ): string {
   const payload: Payload = { cp: who.controlPlane, node: who.node, user: who.user, role: who.role, t: now, n: nonce }
   const encoded = Buffer.from(JSON.stringify(payload)).toString("base64url")

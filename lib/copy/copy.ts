@@ -114,7 +114,7 @@ export function localSide(ctx: CopyDeps): Side {
     removeStack: (name) => ctx.stacks.remove(name),
     up: (name) => ctx.stacks.up(name),
     exportVolume: (name) => openVolume(ctx.engine, image, name),
-    importVolume: (name, tar) => importVolume(ctx.engine, image, name, tar),
+    importVolume: (name, tar) => importVolume(ctx.engine, image, { volume: name, tar }),
     removeVolume: (name) => ctx.engine.removeVolume(name),
     exportImages: (refs) => ctx.engine.saveImages(refs),
     importImages: (tar) => ctx.engine.loadImages(tar),

@@ -85,11 +85,16 @@ function notFolder(parent: number, name: string, shown: string): Refused {
 
 const refusal = (err: unknown) => errno(err) === "ENOTDIR" || errno(err) === "ELOOP"
 
+/** What a folder that is not there means: make it (`create`), or answer `absent`. */
+type Missing<T> = { create: true } | { absent: T }
+
 /**
  * Runs `fn` with the root and the folders `folders` below it opened, in order, closing them after. A
- * missing folder is made with `create`; without it the answer is `absent`.
+ * missing folder is made, or the answer is `absent`, as `missing` says.
  */
-function inFolders<T>(root: string, folders: string[], create: boolean, absent: T, fn: (fds: number[]) => T): T {
+function inFolders<T>(root: string, folders: string[], missing: Missing<T>, fn: (fds: number[]) => T): T {
+  const create = "create" in missing
+  const absent = "absent" in missing ? missing.absent : (undefined as T)
   const fds: number[] = []
   try {
     try {
@@ -133,20 +138,19 @@ function inFolders<T>(root: string, folders: string[], create: boolean, absent: 
 function inParent<T>(
   root: string,
   rel: string,
-  create: boolean,
-  absent: T,
+  missing: Missing<T>,
   fn: (dir: number, name: string, fds: number[], folders: string[]) => T,
 ): T {
   const segments = parts(rel)
   const folders = segments.slice(0, -1)
-  return inFolders(root, folders, create, absent, (fds) => fn(fds.at(-1)!, segments.at(-1)!, fds, folders))
+  return inFolders(root, folders, missing, (fds) => fn(fds.at(-1)!, segments.at(-1)!, fds, folders))
 }
 
 export type Kind = "absent" | "file" | "folder" | "link" | "other"
 
 /** What lies at `rel` under `root` (absent when a folder on the way is missing); a link or a non-folder on the way is `Refused`. */
 export function kindBeneath(root: string, rel: string): Kind {
-  return inParent<Kind>(root, rel, false, "absent", (dir, name) => {
+  return inParent<Kind>(root, rel, { absent: "absent" }, (dir, name) => {
     const st = lstatSync(at(dir, name), { throwIfNoEntry: false })
     if (!st) return "absent"
     return st.isFile() ? "file" : st.isDirectory() ? "folder" : st.isSymbolicLink() ? "link" : "other"
@@ -159,7 +163,7 @@ export function kindBeneath(root: string, rel: string): Kind {
  * folder: never opened for reading), or more than `maxBytes` is `Refused`.
  */
 export function readBeneath(root: string, rel: string, maxBytes: number): Buffer | undefined {
-  return inParent<Buffer | undefined>(root, rel, false, undefined, (dir, name) => {
+  return inParent<Buffer | undefined>(root, rel, { absent: undefined }, (dir, name) => {
     let handle: number
     try {
       handle = openSync(at(dir, name), O_PATH | C.O_NOFOLLOW)
@@ -194,7 +198,7 @@ export function readBeneath(root: string, rel: string, maxBytes: number): Buffer
  * or a non-folder on the way, or a link or anything but a regular file at the path, is `Refused`.
  */
 export function writeBeneath(root: string, rel: string, data: string | Uint8Array, mode = 0o644): void {
-  inParent(root, rel, true, undefined, (dir, name) => {
+  inParent(root, rel, { create: true }, (dir, name) => {
     const st = lstatSync(at(dir, name), { throwIfNoEntry: false })
     if (st && !st.isFile()) throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a symlink" : "not a regular file"}`)
     try {
@@ -210,7 +214,7 @@ export function writeBeneath(root: string, rel: string, data: string | Uint8Arra
 
 /** Makes the folder `rel` under `root` and those on the way as real folders; a link or a non-folder on the way or at the path is `Refused`. */
 export function makeFoldersBeneath(root: string, rel: string): void {
-  inFolders(root, parts(rel), true, undefined, () => {})
+  inFolders(root, parts(rel), { create: true }, () => {})
 }
 
 /**
@@ -219,7 +223,7 @@ export function makeFoldersBeneath(root: string, rel: string): void {
  * link or a non-folder on the way is `Refused`, a folder at the path too.
  */
 export function removeBeneath(root: string, rel: string, prune = false): boolean {
-  return inParent(root, rel, false, false, (dir, name, fds, folders) => {
+  return inParent(root, rel, { absent: false }, (dir, name, fds, folders) => {
     try {
       unlinkSync(at(dir, name))
     } catch (err) {

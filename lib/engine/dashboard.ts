@@ -28,10 +28,17 @@ const sum = (xs: (number | undefined)[] = []) => xs.reduce<number>((a, x) => a +
  */
 export async function dashboard(
   engine: Engine,
-  disk: DiskUsageCache,
-  engineVersion: Reused<EngineVersion>,
-  redactor?: Redactor,
-  lists: { containers?: Promise<ContainerSummary[]>; images?: Promise<ImageSummary[]> } = {},
+  {
+    disk,
+    engineVersion,
+    redactor,
+    lists = {},
+  }: {
+    disk: DiskUsageCache
+    engineVersion: Reused<EngineVersion>
+    redactor?: Redactor
+    lists?: { containers?: Promise<ContainerSummary[]>; images?: Promise<ImageSummary[]> }
+  },
 ): Promise<Dashboard> {
   const [version, list, images, volumes, networks, df] = await Promise.all([
     engineVersion.get(),

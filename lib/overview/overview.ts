@@ -137,7 +137,12 @@ export async function overview(p: OverviewParts, visible: string[] | null): Prom
   const images = p.engine.listImages()
   const swarm = readSwarm(p.engine)
   const [summary, swarmState, list, imageList, services, records, scans, nodes, overdue, disk] = await Promise.all([
-    dashboard(p.engine, p.diskUsage, p.engineVersion, redactorFor(p.stacks), { containers, images }),
+    dashboard(p.engine, {
+      disk: p.diskUsage,
+      engineVersion: p.engineVersion,
+      redactor: redactorFor(p.stacks),
+      lists: { containers, images },
+    }),
     swarm,
     containers,
     images,

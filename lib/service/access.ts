@@ -74,7 +74,11 @@ export async function gatewaySigner(ctx: Ctx, request: Request): Promise<ProofSi
   const token = await clusterToken(ctx.config.dataDir)
   if (!identity || identity.stacks || !token) return undefined
   return (method, path, node) =>
-    signProof(token, method, path, { controlPlane: ctx.serverId, node, user: identity.user, role: identity.role })
+    signProof(token, {
+      method,
+      path,
+      who: { controlPlane: ctx.serverId, node, user: identity.user, role: identity.role },
+    })
 }
 
 interface Rule {

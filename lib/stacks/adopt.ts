@@ -262,13 +262,12 @@ export async function adoptProject(
   // Files compose reads from the old folder become the stack's own, at the same relative path
   // (entries, not assignments: a file may be named `__proto__`).
   const found: [string, string][] = []
-  for (const { path } of await filesComposeReads(
-    original,
-    envRecord(env),
-    source.working_dir,
+  for (const { path } of await filesComposeReads(original, {
+    env: envRecord(env),
+    dir: source.working_dir,
     allowed,
-    ctx.compose.env,
-  ))
+    runnerEnv: ctx.compose.env,
+  }))
     if (within(path, source.working_dir) && path !== source.working_dir) {
       const rel = relative(source.working_dir, path)
       if (Object.hasOwn(files, rel)) continue

@@ -82,7 +82,7 @@ export function composeOrchestrator({ runner, engine }: ComposeOrchestratorOptio
     },
     async views(kept, containers: ContainerSummary[], redactor) {
       const projects = byProject(containers)
-      return kept.map((k) => containersView(k.name, projects.get(k.name) ?? [], redactor, k))
+      return kept.map((k) => containersView(k.name, projects.get(k.name) ?? [], { redactor, kept: k }))
     },
     health: containersHealth,
     async act(name, action) {

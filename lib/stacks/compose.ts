@@ -191,10 +191,17 @@ export function runImages(file: string | undefined): string[] {
  * a failure on a registry is thrown as the registry's error. Answers what `fn` answered.
  */
 export async function withCredentials<T extends { code: number; output: string }>(
-  credentials: RunCredentials | undefined,
-  project: Pick<ComposeProject, "file">,
-  args: string[],
-  base: Record<string, string>,
+  {
+    credentials,
+    project,
+    args,
+    base,
+  }: {
+    credentials: RunCredentials | undefined
+    project: Pick<ComposeProject, "file">
+    args: string[]
+    base: Record<string, string>
+  },
   fn: (env: Record<string, string>) => Promise<T>,
 ): Promise<T> {
   const images = PULLING.has(args[0] ?? "") ? runImages(project.file) : []
@@ -300,7 +307,7 @@ export function composeRunner({
     flavour: async () => (await cli()).flavour,
     async run(project, args, action, { signal, timeout = timeouts.run } = {}) {
       const { argv } = await binary()
-      return withCredentials(credentials, project, args, base, (env) =>
+      return withCredentials({ credentials, project, args, base }, (env) =>
         streamed(
           [...argv, ...globalArgs(project), ...args],
           project,
@@ -318,7 +325,7 @@ export function composeRunner({
     async config(project, candidate) {
       const { argv, flavour } = await binary()
       const print = (args: string[]) =>
-        withCredentials(credentials, {}, args, base, async (env) => {
+        withCredentials({ credentials, project: {}, args, base }, async (env) => {
           const { proc, exited, stopped } = spawnBounded(
             [...argv, ...globalArgs(project, candidate), ...args],
             {

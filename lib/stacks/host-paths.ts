@@ -119,13 +119,23 @@ export function readIfFile(path: string): string | undefined {
  */
 export async function filesComposeReads(
   text: string,
-  env: Record<string, string>,
-  projectDir: string,
-  allowed: (path: string) => boolean,
-  /** The compose runner's own environment (`ComposeRunner.env`). */
-  runnerEnv: Record<string, string>,
-  /** How a file is read: the candidate's files over the disk (lib/stacks/model.ts). */
-  read: (path: string) => string | undefined = readIfFile,
+  {
+    env,
+    dir: projectDir,
+    allowed,
+    runnerEnv,
+    read = readIfFile,
+  }: {
+    /** The project's environment. */
+    env: Record<string, string>
+    /** The project's folder. */
+    dir: string
+    allowed: (path: string) => boolean
+    /** The compose runner's own environment (`ComposeRunner.env`). */
+    runnerEnv: Record<string, string>
+    /** How a file is read: the candidate's files over the disk (lib/stacks/model.ts). */
+    read?: (path: string) => string | undefined
+  },
 ): Promise<HostPath[]> {
   const vars = interpolationEnv(env, runnerEnv)
   const out: HostPath[] = []

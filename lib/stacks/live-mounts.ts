@@ -172,14 +172,28 @@ export class LiveMounts {
   /** Containers taken down and what they reached, until a check finds them running well or they are gone. */
   private refused = new Map<string, Escape[]>()
 
-  constructor(private readonly o: LiveMountsOptions) {}
+  private readonly engine: LiveMountsOptions["engine"]
+  private readonly events: LiveMountsOptions["events"]
+  private readonly managed: LiveMountsOptions["managed"]
+  private readonly allowedFor: LiveMountsOptions["allowedFor"]
+  private readonly proc: LiveMountsOptions["proc"]
+  private readonly secrets: LiveMountsOptions["secrets"]
+
+  constructor(o: LiveMountsOptions) {
+    this.engine = o.engine
+    this.events = o.events
+    this.managed = o.managed
+    this.allowedFor = o.allowedFor
+    this.proc = o.proc
+    this.secrets = o.secrets
+  }
 
   /**
    * The escapes of a compose project's containers: those running are checked now (and taken down);
    * those stopped are answered with what they were taken down for.
    */
   async check(project: string, allowed: (hostPath: string) => boolean): Promise<Escape[]> {
-    const list = await this.o.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`] } })
+    const list = await this.engine.listContainers({ all: true, filters: { label: [`${STACK_LABEL}=${project}`] } })
     const ids = new Set(list.map((c) => c.Id))
     for (const [id, escapes] of this.refused) if (escapes[0]!.stack === project && !ids.has(id)) this.refused.delete(id)
     const found = await Promise.all(
@@ -198,7 +212,7 @@ export class LiveMounts {
    */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      const heard = this.o.events.subscribe(signal)
+      const heard = this.events.subscribe(signal)
       const first = heard.next() // heard from here on
       await this.sweep().catch(() => {})
       for (let e = await first; !e.done; e = await heard.next()) void this.heard(e.value).catch(() => {})
@@ -212,13 +226,13 @@ export class LiveMounts {
   }
 
   private async sweep(): Promise<void> {
-    for (const c of await this.o.engine.listContainers({ filters: { label: [STACK_LABEL] } }))
+    for (const c of await this.engine.listContainers({ filters: { label: [STACK_LABEL] } }))
       await this.started(c.Labels[STACK_LABEL]!, c.Id).catch(() => {})
   }
 
   /** A container of a compose project started: checked when the project is a managed stack. */
   private async started(stack: string, id: string): Promise<void> {
-    if (this.o.managed(stack)) await this.checkContainer(stack, id, this.o.allowedFor(stack))
+    if (this.managed(stack)) await this.checkContainer(stack, id, this.allowedFor(stack))
   }
 
   private checkContainer(stack: string, id: string, allowed: (hostPath: string) => boolean): Promise<Escape[]> {
@@ -231,13 +245,13 @@ export class LiveMounts {
   }
 
   private async inspectAndCheck(stack: string, id: string, allowed: (hostPath: string) => boolean): Promise<Escape[]> {
-    const c = await this.o.engine.inspectContainer(id).catch((err) => {
+    const c = await this.engine.inspectContainer(id).catch((err) => {
       if (isDomainError(err, "not_found")) return undefined
       throw err
     })
     if (!c) this.refused.delete(id)
     if (!c?.State.Running) return this.refused.get(id) ?? []
-    const escapes = (await escapesOf(this.o.engine, c, allowed, this.o.proc)).map((e) => ({ stack, ...e }))
+    const escapes = (await escapesOf(this.engine, c, allowed, this.proc)).map((e) => ({ stack, ...e }))
     if (!escapes.length) {
       this.refused.delete(id)
       return []
@@ -260,15 +274,15 @@ export class LiveMounts {
         (err) =>
           isDomainError(err, "not_found", "conflict") ? undefined : err instanceof Error ? err.message : String(err),
       )
-    const killFailed = await attempt(this.o.engine.killContainer(id))
-    const policyFailed = await attempt(this.o.engine.updateContainer(id, { RestartPolicy: { Name: "no" } }))
+    const killFailed = await attempt(this.engine.killContainer(id))
+    const policyFailed = await attempt(this.engine.updateContainer(id, { RestartPolicy: { Name: "no" } }))
     const outcome = killFailed
       ? `stopping container ${container} failed: ${killFailed}`
       : `container ${container} was stopped${policyFailed ? ` (its restart policy could not be changed: ${policyFailed})` : ""}`
-    const secrets = this.o.secrets?.(stack) ?? []
+    const secrets = this.secrets?.(stack) ?? []
     for (const e of escapes) {
       const message = `service ${e.service}: its bind at ${e.destination} reached ${e.path}, outside what the stack may reach; ${outcome}`
-      this.o.events.publish({
+      this.events.publish({
         type: "stack",
         action: "mount_refused",
         name: stack,

@@ -342,11 +342,13 @@ const SCRATCH_OWN = new Set(["compose.yaml", ".env"])
  */
 function layOut(
   scratch: string,
-  projectDir: string,
-  compose: string,
-  env: string,
-  files: StackFiles,
-  own: readonly string[],
+  {
+    projectDir,
+    compose,
+    env,
+    files,
+    own,
+  }: { projectDir: string; compose: string; env: string; files: StackFiles; own: readonly string[] },
 ): void {
   writeFileSync(join(scratch, "compose.yaml"), compose, { mode: 0o600 })
   writeFileSync(join(scratch, ".env"), env, { mode: 0o600 })
@@ -448,7 +450,13 @@ export async function candidateModel(
     }
     return readIfFile(path)
   }
-  const loaded = await filesComposeReads(compose, envRecord(project.env), project.dir, allowed, runner.env, read)
+  const loaded = await filesComposeReads(compose, {
+    env: envRecord(project.env),
+    dir: project.dir,
+    allowed,
+    runnerEnv: runner.env,
+    read,
+  })
   checkHostPaths(loaded, project.dir, roots, dataDir)
   checkLoadedFiles(loaded, project.dir, files, read)
 
@@ -457,7 +465,7 @@ export async function candidateModel(
   try {
     const file = join(scratch, "compose.yaml")
     const envFile = join(scratch, ".env")
-    layOut(scratch, project.dir, compose, renderEnvFile(project.env, flavour), files, own)
+    layOut(scratch, { projectDir: project.dir, compose, env: renderEnvFile(project.env, flavour), files, own })
     const result = await runner.config({ ...project, dir: scratch }, { file, envFile, cwd: scratch })
     if (result.code !== 0) {
       const message = result.output.split(scratch).join(project.dir)

@@ -129,7 +129,7 @@ export function stackCli({
     flavour: async () => "v2" as const,
     async config(project, candidate) {
       const argv = [await binary(), "stack", "config", "-c", candidate.file]
-      return withCredentials(credentials, {}, ["config"], base, async (env) => {
+      return withCredentials({ credentials, project: {}, args: ["config"], base }, async (env) => {
         const { proc, exited, stopped } = spawnBounded(
           argv,
           {
@@ -153,7 +153,7 @@ export function stackCli({
     async run(project, args, action, { signal, timeout = timeouts.run } = {}) {
       const argv = [await binary(), "stack", ...args]
       if (args[0] === "deploy") await resolve?.(runImages(project.file))
-      return withCredentials(credentials, project, args, base, (env) =>
+      return withCredentials({ credentials, project, args, base }, (env) =>
         streamed(
           argv,
           project,

@@ -34,7 +34,9 @@ export async function keptViews(
     [...groups].map(async ([orchestrator, group]) => {
       const shown = await orchestrator
         .views(group, containers, redactor)
-        .catch(() => group.map((k) => containersView(k.name, [], redactor, k, orchestrator.name)))
+        .catch(() =>
+          group.map((k) => containersView(k.name, [], { redactor, kept: k, orchestrator: orchestrator.name })),
+        )
       for (const v of shown) views.set(v.name, v)
     }),
   )
@@ -54,7 +56,7 @@ export async function stackHealths(
   const redactor = redactorFor(stacks)
   const others = [...byProject(containers)]
     .filter(([p]) => !stacks.has(p))
-    .map(([p, cs]) => containersView(p, cs, redactor))
+    .map(([p, cs]) => containersView(p, cs, { redactor }))
   return [...(await keptViews(stacks, kept, containers)), ...others].map((v) => ({
     name: v.name,
     managed: v.managed,
@@ -67,7 +69,7 @@ export async function stackHealths(
 export async function stackView(stacks: Stacks, engine: Engine, name: string): Promise<StackView> {
   const containers = await projectContainers(engine, name)
   if (!stacks.has(name)) {
-    if (containers.length) return containersView(name, containers, redactorFor(stacks))
+    if (containers.length) return containersView(name, containers, { redactor: redactorFor(stacks) })
     throw notFound(`no stack named ${name}`)
   }
   const stack = await stacks.read(name)
@@ -82,7 +84,7 @@ export async function stackViews(stacks: Stacks, containers: ContainerSummary[])
   const redactor = redactorFor(stacks)
   const others = [...byProject(containers)]
     .filter(([p]) => !managed.some((m) => m.name === p))
-    .map(([p, cs]) => containersView(p, cs, redactor))
+    .map(([p, cs]) => containersView(p, cs, { redactor }))
   return [...managed, ...others].sort((a, b) => a.name.localeCompare(b.name))
 }
 

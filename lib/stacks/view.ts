@@ -36,9 +36,7 @@ export async function projectContainers(engine: Pick<Engine, "listContainers">, 
 export function containersView(
   name: string,
   containers: ContainerSummary[],
-  redactor: Redactor,
-  kept?: Kept,
-  orchestrator: OrchestratorName = "compose",
+  { redactor, kept, orchestrator = "compose" }: { redactor: Redactor; kept?: Kept; orchestrator?: OrchestratorName },
 ): StackView {
   const services = [
     ...new Set([...(kept?.services ?? []), ...containers.map((c) => c.Labels[SERVICE_LABEL] ?? "")]),

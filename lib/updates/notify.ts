@@ -88,11 +88,21 @@ export class Notifier {
   private pending = new Set<Promise<void>>()
   private readonly taps: ((n: Notification) => void)[] = []
 
-  constructor(
-    urls: string[],
-    private readonly o: NotifierOptions,
-  ) {
+  private readonly serverId: string
+  private readonly events: EventBus | undefined
+  private readonly backoff: number[]
+  private readonly timeoutMs: number
+  private readonly fetch: typeof fetch
+  private readonly now: () => number
+
+  constructor(urls: string[], o: NotifierOptions) {
     this.targets = urls.map(parseTarget)
+    this.serverId = o.serverId
+    this.events = o.events
+    this.backoff = o.backoff ?? [1000, 2000, 4000]
+    this.timeoutMs = o.timeoutMs ?? 5000
+    this.fetch = o.fetch ?? fetch
+    this.now = o.now ?? Date.now
   }
 
   /** Hands every notification to `fn` too (the alert rules), whether or not SVC_NOTIFY_URLS names an address. */
@@ -106,8 +116,8 @@ export class Notifier {
     if (!this.targets.length) return
     const body = {
       event: n.event,
-      time: new Date((this.o.now ?? Date.now)()).toISOString(),
-      server: this.o.serverId,
+      time: new Date(this.now()).toISOString(),
+      server: this.serverId,
       stack: n.stack ?? null,
       verdict: n.verdict ?? null,
       reason: n.reason ?? null,
@@ -129,7 +139,7 @@ export class Notifier {
     t: NotifyTarget,
     body: Record<string, unknown> & { event: NotifyEvent; message: string; stack: string | null },
   ): RequestInit {
-    const signal = AbortSignal.timeout(this.o.timeoutMs ?? 5000)
+    const signal = AbortSignal.timeout(this.timeoutMs)
     if (t.kind === "webhook")
       return { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal }
     const title = `Harbormaster: ${body.event.replace(/_/g, " ")}${body.stack ? ` (${body.stack})` : ""}`
@@ -147,8 +157,8 @@ export class Notifier {
   }
 
   private async deliver(t: NotifyTarget, body: Parameters<Notifier["request"]>[1]): Promise<void> {
-    const doFetch = this.o.fetch ?? fetch
-    const delays = this.o.backoff ?? [1000, 2000, 4000]
+    const doFetch = this.fetch
+    const delays = this.backoff
     let why = ""
     for (let attempt = 0; attempt <= delays.length; attempt++) {
       if (attempt) await Bun.sleep(delays[attempt - 1]!)
@@ -165,7 +175,7 @@ export class Notifier {
       }
     }
     this.counts.failed++
-    this.o.events?.publish({
+    this.events?.publish({
       type: "notify",
       action: "failed",
       name: body.stack ?? undefined,

@@ -34,32 +34,50 @@ export interface SchedulerOptions {
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
 export class PolicyScheduler {
-  constructor(private readonly o: SchedulerOptions) {}
+  private readonly now: () => number
+  private readonly tickMs: SchedulerOptions["tickMs"]
+  private readonly stacks: SchedulerOptions["stacks"]
+  private readonly records: SchedulerOptions["records"]
+  private readonly guard: SchedulerOptions["guard"]
+  private readonly interval: SchedulerOptions["interval"]
+  private readonly events: SchedulerOptions["events"]
+  private readonly imageUpdates: SchedulerOptions["imageUpdates"]
+  private readonly engine: SchedulerOptions["engine"]
+  private readonly notifier: SchedulerOptions["notifier"]
 
-  private get now() {
-    return this.o.now ?? Date.now
+  constructor(o: SchedulerOptions) {
+    this.now = o.now ?? Date.now
+    this.tickMs = o.tickMs
+    this.stacks = o.stacks
+    this.records = o.records
+    this.guard = o.guard
+    this.interval = o.interval
+    this.events = o.events
+    this.imageUpdates = o.imageUpdates
+    this.engine = o.engine
+    this.notifier = o.notifier
   }
 
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       await this.tick().catch((err) => console.error("update policies:", message(err)))
-      await pause(this.o.tickMs ?? 1000, undefined, { signal }).catch(() => {})
+      await pause(this.tickMs ?? 1000, undefined, { signal }).catch(() => {})
     }
   }
 
   /** Runs every stack whose policy is due, one after another. */
   async tick(): Promise<string[]> {
     const ran: string[] = []
-    for (const name of this.o.stacks.names()) {
-      const { policy, state } = await this.o.records.policyFile(name)
-      if (policy.auto_update === "off" || this.o.guard.busy(name)) continue
-      const schedule = policy.schedule ?? (this.o.interval > 0 ? `${this.o.interval}s` : null)
+    for (const name of this.stacks.names()) {
+      const { policy, state } = await this.records.policyFile(name)
+      if (policy.auto_update === "off" || this.guard.busy(name)) continue
+      const schedule = policy.schedule ?? (this.interval > 0 ? `${this.interval}s` : null)
       if (!schedule) continue
       const from = Date.parse(state.last_run ?? state.set_at ?? new Date(this.now()).toISOString())
       const due = nextDue(schedule, from)
       if (due === null || due > this.now()) continue
       await this.runStack(name).catch((err) =>
-        this.o.events.publish({
+        this.events.publish({
           type: "stack",
           action: "policy.failed",
           name,
@@ -74,10 +92,10 @@ export class PolicyScheduler {
 
   /** One run of a stack's policy now. */
   async runStack(name: string): Promise<void> {
-    const { records, notifier } = this.o
+    const { records, notifier } = this
     await records.updateState(name, (s) => void (s.last_run = new Date(this.now()).toISOString()))
     const { policy, state } = await records.policyFile(name)
-    const results = await this.o.imageUpdates.checkAll(await stackImageRefs(this.o.stacks, this.o.engine, name), name)
+    const results = await this.imageUpdates.checkAll(await stackImageRefs(this.stacks, this.engine, name), name)
     const newer = results.filter((r) => r.update_available && r.remote_digest)
     if (!newer.length) return
     const announce = (list: typeof newer, note = "") => {
@@ -94,7 +112,7 @@ export class PolicyScheduler {
         })),
         message: `${name}: a newer image is available for ${fresh.map((r) => r.ref).join(", ")}${note}`,
       })
-      this.o.events.publish({
+      this.events.publish({
         type: "stack",
         action: "update.available",
         name,
@@ -107,7 +125,7 @@ export class PolicyScheduler {
     if (policy.auto_update === "notify") return announce(newer)
     const applicable = newer.filter((r) => state.rejected[r.ref] !== r.remote_digest)
     if (!applicable.length) return announce(newer, " (rolled back before: not applied again automatically)")
-    const outcome = await this.o.guard.update(name, { watch: policy.watch ?? undefined, trigger: "policy" })
+    const outcome = await this.guard.update(name, { watch: policy.watch ?? undefined, trigger: "policy" })
     if (outcome.verdict === "rolled_back" || outcome.verdict === "rollback_failed")
       await records.updateState(name, (s) => {
         for (const r of newer) s.rejected[r.ref] = r.remote_digest!

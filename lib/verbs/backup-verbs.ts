@@ -87,25 +87,28 @@ export class BackupVerbs {
   /** The newest backup of each repository and stack that this process made or listed: a restore's head start (lib/backups/restore.ts). */
   private readonly newest = new Map<string, Backup>()
   private readonly started: number
-  constructor(private readonly o: BackupVerbsOptions) {
-    this.started = o.started ?? this.now()
+  constructor(
+    /** The parts of the service a backup or restore works with (the store, the engine, the cluster and its nodes, the repositories, the event bus) and its settings. */
+    private readonly parts: BackupVerbsOptions,
+  ) {
+    this.started = parts.started ?? this.now()
   }
 
   private deadline(run: Run) {
-    return { timeout: this.o.timeout, signal: run.signal }
+    return { timeout: this.parts.timeout, signal: run.signal }
   }
 
   async repos(): Promise<(RepoView & { last_check: CheckResult | null })[]> {
-    const checks = await this.o.repos.checks()
-    return (await this.o.repos.all()).map((r) => ({ ...view(r), last_check: checks[r.name] ?? null }))
+    const checks = await this.parts.repos.checks()
+    return (await this.parts.repos.all()).map((r) => ({ ...view(r), last_check: checks[r.name] ?? null }))
   }
 
   /** Adds a repository once restic opened it with the password (`init`: creates it first). */
   async addRepo(repo: Repo & { init?: boolean }, run: Run = {}): Promise<RepoView & { last_check: null }> {
     const { init, ...kept } = repo
     await restic(kept, init ? ["init"] : ["cat", "config"], { ...this.deadline(run), timeout: 120 })
-    await this.o.repos.add(kept)
-    this.o.events.publish({
+    await this.parts.repos.add(kept)
+    this.parts.events.publish({
       type: "backup",
       action: "repository_added",
       name: kept.name,
@@ -117,24 +120,24 @@ export class BackupVerbs {
 
   /** Replaces the repository's schedules, stacks, keep rules, hooks and rclone configuration; the schedules follow at once. */
   async editRepo(name: string, settings: RepoSettings): Promise<RepoView & { last_check: CheckResult | null }> {
-    const repo = await this.o.repos.update(name, settings)
-    this.o.events.publish({
+    const repo = await this.parts.repos.update(name, settings)
+    this.parts.events.publish({
       type: "backup",
       action: "repository_changed",
       name,
       level: "info",
       message: `backup repository ${name} changed`,
     })
-    return { ...view(repo), last_check: (await this.o.repos.checks())[name] ?? null }
+    return { ...view(repo), last_check: (await this.parts.repos.checks())[name] ?? null }
   }
 
   /** Each stack's newest backup here in the repository (every stack here, and those with backups), overdue or not. */
   async status(repo: string, run: Run = {}): Promise<StackBackupStatus[]> {
-    const r = await this.o.repos.get(repo)
-    const newest = await newestBackups(r, this.o.serverId, this.deadline(run))
+    const r = await this.parts.repos.get(repo)
+    const newest = await newestBackups(r, this.parts.serverId, this.deadline(run))
     const now = this.now()
-    const scheduled = new Set(r.schedule ? (r.stacks ?? this.o.stacks.names()) : [])
-    return [...new Set([...this.o.stacks.names(), ...newest.keys()])].sort().map((stack) => {
+    const scheduled = new Set(r.schedule ? (r.stacks ?? this.parts.stacks.names()) : [])
+    return [...new Set([...this.parts.stacks.names(), ...newest.keys()])].sort().map((stack) => {
       const last = newest.get(stack) ?? null
       const late =
         r.schedule && scheduled.has(stack)
@@ -154,9 +157,9 @@ export class BackupVerbs {
 
   /** Forgets the repository here (its snapshots stay in it). */
   async removeRepo(name: string): Promise<string> {
-    await this.o.repos.remove(name)
-    await this.o.repos.setCheck(name, null)
-    this.o.events.publish({
+    await this.parts.repos.remove(name)
+    await this.parts.repos.setCheck(name, null)
+    this.parts.events.publish({
       type: "backup",
       action: "repository_removed",
       name,
@@ -167,7 +170,12 @@ export class BackupVerbs {
   }
 
   async backups(repo: string, stack: string, run: Run = {}): Promise<Backup[]> {
-    const all = await listBackups(await this.o.repos.get(repo), this.o.serverId, stackName(stack), this.deadline(run))
+    const all = await listBackups(
+      await this.parts.repos.get(repo),
+      this.parts.serverId,
+      stackName(stack),
+      this.deadline(run),
+    )
     if (all[0]) this.newest.set(`${repo}\t${stackName(stack)}`, all[0])
     return all
   }
@@ -181,7 +189,7 @@ export class BackupVerbs {
     const name = stackName(stack)
     const key = `${repo}\t${name}`
     return this.reported("backup", name, () =>
-      this.o.stacks.lock(name, async () => {
+      this.parts.stacks.lock(name, async () => {
         const last = this.runs.get(key) ?? {
           repository: repo,
           stack: name,
@@ -189,16 +197,15 @@ export class BackupVerbs {
           size: null,
           failures: 0,
         }
-        const r = await this.o.repos.get(repo)
-        const result = await backupStack(
-          this.o,
-          r,
-          name,
-          this.deadline(run),
-          run.hooks ?? r.hooks?.[name],
-          run.progress,
-          (run.binds ?? r.binds) ? { bindRoots: this.o.config.bindRoots } : {},
-        ).catch((err) => {
+        const r = await this.parts.repos.get(repo)
+        const result = await backupStack(this.parts, {
+          repo: r,
+          stack: name,
+          deadline: this.deadline(run),
+          hooks: run.hooks ?? r.hooks?.[name],
+          progress: run.progress,
+          bindRoots: (run.binds ?? r.binds) ? this.parts.config.bindRoots : undefined,
+        }).catch((err) => {
           this.runs.set(key, { ...last, failures: last.failures + 1 })
           throw err
         })
@@ -210,7 +217,9 @@ export class BackupVerbs {
           time: new Date(this.now()).toISOString(),
           pieces: result.pieces.map(({ path, snapshot }) => ({ path, snapshot })),
         })
-        const forgotten = run.keep ? await forget(r, this.o.serverId, name, run.keep, this.deadline(run)) : 0
+        const forgotten = run.keep
+          ? await forget(r, { serverId: this.parts.serverId, stack: name, keep: run.keep }, this.deadline(run))
+          : 0
         return {
           result: { ...result, forgotten },
           message: `backed up ${name} to ${repo} as ${result.run}: ${result.bytes} bytes read, ${result.added} new${forgotten ? `; ${forgotten} older snapshots forgotten` : ""}`,
@@ -261,9 +270,9 @@ export class BackupVerbs {
     const now = this.now()
     const iso = (ms: number) => new Date(ms).toISOString()
     const late: OverdueBackup[] = []
-    for (const repo of await this.o.repos.all()) {
+    for (const repo of await this.parts.repos.all()) {
       if (!repo.schedule) continue
-      for (const stack of repo.stacks ?? this.o.stacks.names()) {
+      for (const stack of repo.stacks ?? this.parts.stacks.names()) {
         const run = this.runs.get(`${repo.name}\t${stack}`)
         const { due, late: isLate } = this.lateness(repo.schedule, run?.last_success ?? this.started, now) ?? {}
         if (isLate && due !== undefined)
@@ -290,14 +299,14 @@ export class BackupVerbs {
 
   /** `restic check` of the repository; its result is kept (across restarts) and shown with the repository. */
   async check(repo: string, run: Run = {}): Promise<CheckResult> {
-    const r = await this.o.repos.get(repo)
+    const r = await this.parts.repos.get(repo)
     const time = new Date(this.now()).toISOString()
     const result = await restic(r, ["check"], this.deadline(run)).then(
       () => ({ time, ok: true, message: "no errors were found" }),
       (err: unknown) => ({ time, ok: false, message: err instanceof Error ? err.message : String(err) }),
     )
-    await this.o.repos.setCheck(repo, result)
-    this.o.events.publish({
+    await this.parts.repos.setCheck(repo, result)
+    this.parts.events.publish({
       type: "backup",
       action: result.ok ? "check" : "check_failed",
       name: repo,
@@ -315,7 +324,7 @@ export class BackupVerbs {
     const last = new Map<string, number>()
     const start = this.now()
     while (!signal.aborted) {
-      for (const repo of await this.o.repos.all()) {
+      for (const repo of await this.parts.repos.all()) {
         for (const [kind, schedule] of [
           ["backup", repo.schedule],
           ["check", repo.check],
@@ -326,7 +335,7 @@ export class BackupVerbs {
           last.set(key, this.now())
           if (kind === "check") await this.check(repo.name, { signal })
           else
-            for (const stack of repo.stacks ?? this.o.stacks.names())
+            for (const stack of repo.stacks ?? this.parts.stacks.names())
               await this.backup(repo.name, stack, { signal, keep: repo.keep }).catch(() => {})
         }
       }
@@ -338,7 +347,7 @@ export class BackupVerbs {
   }
 
   private now(): number {
-    return (this.o.now ?? Date.now)()
+    return (this.parts.now ?? Date.now)()
   }
 
   async restore(
@@ -347,17 +356,22 @@ export class BackupVerbs {
     req: RestoreRequest & { run?: string },
     run: Run = {},
   ): Promise<RestoreResult> {
-    const r = await this.o.repos.get(repo)
+    const r = await this.parts.repos.get(repo)
     const key = `${repo}\t${stackName(stack)}`
-    const finding = findBackup(r, this.o.serverId, stackName(stack), req.run, this.deadline(run))
+    const finding = findBackup(
+      r,
+      { serverId: this.parts.serverId, stack: stackName(stack), run: req.run },
+      this.deadline(run),
+    )
     const target = stackName(req.as ?? stack)
-    if (req.dry_run) return restoreStack(this.o, r, await finding, req, this.deadline(run))
+    if (req.dry_run)
+      return restoreStack(this.parts, req, { repo: r, found: await finding, deadline: this.deadline(run) })
     // The backup is looked up in the repository while the one this process last knew of starts coming.
     const known = this.newest.get(key)
     const guess = req.run === undefined || req.run === known?.run ? known : undefined
     finding.then((b) => req.run === undefined && this.newest.set(key, b)).catch(() => {})
     return this.reported("restore", target, async () => ({
-      result: await restoreStack(this.o, r, finding, req, this.deadline(run), guess),
+      result: await restoreStack(this.parts, req, { repo: r, found: finding, deadline: this.deadline(run), guess }),
       message: `restored ${stack}'s backup ${(await finding).run} from ${repo} as ${target}${req.to === undefined ? "" : ` on node ${req.to}`}`,
     }))
   }
@@ -369,10 +383,10 @@ export class BackupVerbs {
   ): Promise<T> {
     try {
       const { result, message } = await fn()
-      this.o.events.publish({ type: "backup", action, name, level: "info", message })
+      this.parts.events.publish({ type: "backup", action, name, level: "info", message })
       return result
     } catch (err) {
-      this.o.events.publish({
+      this.parts.events.publish({
         type: "backup",
         action: `${action}_failed`,
         name,

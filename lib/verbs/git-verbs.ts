@@ -96,7 +96,22 @@ export class GitVerbs {
   private ran = new Map<string, number>()
   private readonly started: number
 
-  constructor(private readonly o: GitVerbsOptions) {
+  private readonly stacks: GitVerbsOptions["stacks"]
+  private readonly engine: GitVerbsOptions["engine"]
+  private readonly watch: GitVerbsOptions["watch"]
+  private readonly tickMs: GitVerbsOptions["tickMs"]
+  private readonly limits: GitVerbsOptions["limits"]
+  private readonly verbs: GitVerbsOptions["verbs"]
+  private readonly events: GitVerbsOptions["events"]
+
+  constructor(o: GitVerbsOptions) {
+    this.stacks = o.stacks
+    this.engine = o.engine
+    this.watch = o.watch
+    this.tickMs = o.tickMs
+    this.limits = o.limits
+    this.verbs = o.verbs
+    this.events = o.events
     this.started = o.started ?? Date.now()
   }
 
@@ -127,7 +142,7 @@ export class GitVerbs {
 
   /** What the stack list shows of a stack's source: its repository, ref and last verdict; null without one. */
   async marker(name: string): Promise<{ url: string; ref: string; last_verdict: string | null } | null> {
-    const source = this.o.stacks.has(name) ? await readSource(this.o.stacks.records(name)) : undefined
+    const source = this.stacks.has(name) ? await readSource(this.stacks.records(name)) : undefined
     return source
       ? { url: maskUrl(source.url), ref: source.ref, last_verdict: source.last_sync?.verdict ?? null }
       : null
@@ -151,26 +166,26 @@ export class GitVerbs {
       first?: FirstDeploy
     },
   ) {
-    const records = this.o.stacks.records(name)
-    const before = this.o.stacks.has(name) ? await readSource(records) : undefined
-    if (this.o.stacks.has(name) && (!before || opts.create) && !opts.attach)
+    const records = this.stacks.records(name)
+    const before = this.stacks.has(name) ? await readSource(records) : undefined
+    if (this.stacks.has(name) && (!before || opts.create) && !opts.attach)
       throw conflict(
         `a stack named ${name} already runs here${before ? ` from ${maskUrl(before.url)}` : " without git"}: its compose file and files would be replaced by the repository's; ask with attach: true to put it under this repository`,
         "stack_exists",
       )
-    if (this.o.stacks.has(name) && (opts.first?.env || opts.first?.orchestrator))
+    if (this.stacks.has(name) && (opts.first?.env || opts.first?.orchestrator))
       throw invalid(
         `${name} runs here already: its environment is changed with PUT /api/stacks/${name}/env, and its orchestrator stays its own`,
         "bad_request",
       )
     if (input.schedule) checkSchedule(input.schedule)
     const source = sourceFrom(input, before)
-    const created = !this.o.stacks.has(name)
+    const created = !this.stacks.has(name)
     if (created && opts.mayCreate === false)
       throw refused(`${name} is no stack here, and this caller creates none (it is limited to some stacks)`)
     if (created) {
       // The first deploy writes the stack's records; the source follows only when it succeeded.
-      const outcome = await this.fetchAndDeploy(name, source, { ...opts, trigger: "api" }, opts.first)
+      const outcome = await this.fetchAndDeploy(name, source, { ...opts, trigger: "api" }, { first: opts.first })
       if (outcome.verdict !== "applied")
         throw new DomainError(
           outcome.verdict === "refused" ? "invalid" : "upstream",
@@ -201,13 +216,13 @@ export class GitVerbs {
     opts: Omit<SyncOptions, "trigger"> & { attach?: boolean; first?: FirstDeploy },
   ) {
     const git = await this.attach(name, input, { ...opts, create: true })
-    return { created: git.created, stack: { ...(await stackView(this.o.stacks, this.o.engine, name)), git } }
+    return { created: git.created, stack: { ...(await stackView(this.stacks, this.engine, name)), git } }
   }
 
   /** The git source removed; the stack stays as it runs. */
   async detach(name: string): Promise<void> {
     await this.source(name)
-    removeSource(this.o.stacks.records(name))
+    removeSource(this.stacks.records(name))
     this.publish(name, "detach", `detached ${name} from git`)
   }
 
@@ -269,7 +284,7 @@ export class GitVerbs {
     body: Uint8Array,
     opts: Omit<SyncOptions, "trigger" | "signal">,
   ): Promise<{ accepted: true }> {
-    const source = this.o.stacks.has(name) ? await readSource(this.o.stacks.records(name)) : undefined
+    const source = this.stacks.has(name) ? await readSource(this.stacks.records(name)) : undefined
     // A stack without git answers the same as a wrong proof: the route tells a caller nothing more.
     const proof = source ? checkWebhook(headers, body, source.webhook_secret) : { kind: "none", ok: false }
     if (!proof.ok) {
@@ -290,16 +305,16 @@ export class GitVerbs {
    */
   async schedules(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      for (const name of this.o.stacks.names()) {
-        const source = await readSource(this.o.stacks.records(name)).catch(() => undefined)
+      for (const name of this.stacks.names()) {
+        const source = await readSource(this.stacks.records(name)).catch(() => undefined)
         const due = source?.schedule ? nextDue(source.schedule, this.ran.get(name) ?? this.started) : null
         if (due === null || due > Date.now() || signal.aborted) continue
         this.ran.set(name, Date.now())
-        await this.sync(name, { trigger: "schedule", watch: this.o.watch, signal }).catch((err) =>
+        await this.sync(name, { trigger: "schedule", watch: this.watch, signal }).catch((err) =>
           console.error(`git sync of ${name}:`, message(err)),
         )
       }
-      await pause(this.o.tickMs ?? 1000, undefined, { signal }).catch(() => {})
+      await pause(this.tickMs ?? 1000, undefined, { signal }).catch(() => {})
     }
   }
 
@@ -322,11 +337,11 @@ export class GitVerbs {
       return {
         ...last,
         trigger: "schedule",
-        version: this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null,
+        version: this.stacks.has(name) ? (await this.stacks.read(name)).state.current_version : null,
       }
-    const outcome = await this.fetchAndDeploy(name, source, opts, undefined, head ?? undefined, progress)
-    const now = (await readSource(this.o.stacks.records(name))) ?? source
-    writeSource(this.o.stacks.records(name), {
+    const outcome = await this.fetchAndDeploy(name, source, opts, { head: head ?? undefined, progress })
+    const now = (await readSource(this.stacks.records(name))) ?? source
+    writeSource(this.stacks.records(name), {
       ...now,
       deployed_commit: outcome.verdict === "applied" ? outcome.commit : now.deployed_commit,
       last_sync: this.last(outcome),
@@ -339,9 +354,17 @@ export class GitVerbs {
     name: string,
     source: GitSource,
     opts: SyncOptions,
-    first?: FirstDeploy,
-    head?: string,
-    progress?: SyncProgress,
+    {
+      first,
+      head,
+      progress,
+    }: {
+      /** A new stack's first deploy: its environment and orchestrator. */
+      first?: FirstDeploy
+      /** The branch's head as the schedule read it, when it did. */
+      head?: string
+      progress?: SyncProgress
+    } = {},
   ): Promise<SyncOutcome> {
     const time = new Date().toISOString()
     const done = (
@@ -355,8 +378,7 @@ export class GitVerbs {
       this.publish(name, "sync", `sync of ${name} (${opts.trigger})${short}: ${verdict}${error ? `: ${error}` : ""}`)
       return outcome
     }
-    const current = async () =>
-      this.o.stacks.has(name) ? (await this.o.stacks.read(name)).state.current_version : null
+    const current = async () => (this.stacks.has(name) ? (await this.stacks.read(name)).state.current_version : null)
     let fetched
     try {
       fetched = await fetchTree({
@@ -364,7 +386,7 @@ export class GitVerbs {
         ref: source.ref,
         path: source.path,
         ...this.credentials(name, source),
-        limits: this.o.limits,
+        limits: this.limits,
         signal: opts.signal,
       })
     } catch (err) {
@@ -387,7 +409,7 @@ export class GitVerbs {
         await current(),
       )
     try {
-      const { stack } = await this.o.verbs.deploy(name, fetched.compose, {
+      const { stack } = await this.verbs.deploy(name, fetched.compose, {
         ...first,
         files: fetched.files,
         commit,
@@ -406,7 +428,7 @@ export class GitVerbs {
 
   /** Whether a person stopped the stack (its orchestrator tells). */
   private async stopped(name: string): Promise<boolean> {
-    return this.o.stacks.has(name) && this.o.stacks.orchestratorOf(await this.o.stacks.state(name)).stopped(name)
+    return this.stacks.has(name) && this.stacks.orchestratorOf(await this.stacks.state(name)).stopped(name)
   }
 
   private last(o: SyncOutcome): LastSync {
@@ -417,7 +439,7 @@ export class GitVerbs {
   private credentials(name: string, source: GitSource) {
     return credentials(source, (known_hosts) => {
       source.known_hosts ||= known_hosts
-      const records = this.o.stacks.records(name)
+      const records = this.stacks.records(name)
       return readSource(records).then(
         (now) => void (now && !now.known_hosts && writeSource(records, { ...now, known_hosts })),
       )
@@ -425,13 +447,13 @@ export class GitVerbs {
   }
 
   private async source(name: string): Promise<GitSource> {
-    const source = this.o.stacks.has(name) ? await readSource(this.o.stacks.records(name)) : undefined
+    const source = this.stacks.has(name) ? await readSource(this.stacks.records(name)) : undefined
     if (!source) throw notFound(`stack ${name} has no git source`, "no_git_source")
     return source
   }
 
   private publish(name: string, action: string, message: string): void {
-    this.o.events.publish({ type: "git", action, name, message })
+    this.events.publish({ type: "git", action, name, message })
   }
 }
 

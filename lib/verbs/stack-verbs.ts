@@ -56,7 +56,10 @@ const byWhom = (user: string | undefined) => (user ? `by ${user}` : "(sign-in of
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
 
 export class StackVerbs {
-  constructor(private readonly o: VerbsOptions) {}
+  constructor(
+    /** The parts of the service the verbs work with: the store, the engine, the compose runner, the update guard, the event bus and the settings they read. */
+    private readonly parts: VerbsOptions,
+  ) {}
 
   /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack (run by `orchestrator`, compose unless named). */
   async deploy(
@@ -69,8 +72,8 @@ export class StackVerbs {
       : await this.writeBack(
           name,
           async () => {
-            const stored = await this.o.stacks.read(name)
-            await this.o.stacks.model(name, compose, stored.env, opts.files)
+            const stored = await this.parts.stacks.read(name)
+            await this.parts.stacks.model(name, compose, stored.env, opts.files)
             const removed = opts.files ? Object.keys(stored.files).filter((p) => !Object.hasOwn(opts.files!, p)) : []
             return {
               compose,
@@ -82,7 +85,7 @@ export class StackVerbs {
         )
     let created = false
     const stack = await this.changed(name, "deploy", opts, async () => {
-      const deployed = await this.o.stacks.deploy(
+      const deployed = await this.parts.stacks.deploy(
         name,
         { compose, env: opts.env, files: opts.files },
         { ...opts, commit: opts.commit ?? pushed },
@@ -99,22 +102,22 @@ export class StackVerbs {
       name,
       "apply",
       opts,
-      async () => `applied ${name} as version ${(await this.o.stacks.apply(name, opts)).state.current_version}`,
+      async () => `applied ${name} as version ${(await this.parts.stacks.apply(name, opts)).state.current_version}`,
     )
   }
 
   /** Version `version` deployed again; it becomes current. */
   rollback(name: string, version: number, opts: Watch = {}): Promise<Changed> {
     return this.changed(name, "rollback", opts, async () => {
-      await this.o.stacks.rollback(name, version, opts)
+      await this.parts.stacks.rollback(name, version, opts)
       return `rolled ${name} back to version ${version}`
     })
   }
 
   /** The guarded update: pin, pull, and when an image moved: up, watch, and roll back on failure. */
   async update(name: string, opts: Watch = {}): Promise<Changed> {
-    await this.o.stacks.read(name)
-    const update = await this.o.guard.update(name, { watch: opts.watch })
+    await this.parts.stacks.read(name)
+    const update = await this.parts.guard.update(name, { watch: opts.watch })
     this.publish("update", name, `update of ${name}: ${update.verdict}`)
     return { ...(await this.view(name)), update }
   }
@@ -125,9 +128,9 @@ export class StackVerbs {
    * each service by force and keeps its tasks running, so the others are 409 `not_supported` there.
    */
   async action(name: string, action: StackAction): Promise<StackView> {
-    const { acted, view } = await this.o.stacks.lock(name, async () => {
-      const kept = this.o.stacks.has(name)
-      const orchestrator = this.o.stacks.orchestratorOf(kept ? await this.o.stacks.state(name) : undefined)
+    const { acted, view } = await this.parts.stacks.lock(name, async () => {
+      const kept = this.parts.stacks.has(name)
+      const orchestrator = this.parts.stacks.orchestratorOf(kept ? await this.parts.stacks.state(name) : undefined)
       const acted = await orchestrator.act(name, action)
       if (acted === undefined && !kept) throw notFound(`no stack named ${name}`)
       return { acted: acted ?? "nothing", view: await this.view(name) }
@@ -138,20 +141,20 @@ export class StackVerbs {
 
   /** The stack's containers and networks gone (its named volumes too with `volumes`), then its files. */
   async remove(name: string, opts: { volumes?: boolean } & Run = {}): Promise<void> {
-    if (!(await this.o.stacks.remove(name, opts))) return
+    if (!(await this.parts.stacks.remove(name, opts))) return
     this.publish("remove", name, `removed ${name}${opts.volumes ? " with its named volumes" : ""}`)
   }
 
   /** The stack brought up as it lies here, adding no version. */
   async up(name: string, run: Run = {}): Promise<StackView> {
-    await this.o.stacks.up(name, run)
+    await this.parts.stacks.up(name, run)
     this.publish("up", name, `brought ${name} up`)
     return this.view(name)
   }
 
   /** The environment replaced without deploying. */
   async setEnv(name: string, input: EnvInput): Promise<{ env_pending: boolean; env: ReturnType<typeof publicEnv> }> {
-    const stack = await this.o.stacks.setEnv(name, input)
+    const stack = await this.parts.stacks.setEnv(name, input)
     this.publish("set_env", name, `environment of ${name} replaced: ${plural(stack.env.length, "key")}`)
     return { env_pending: stack.state.env_pending, env: publicEnv(stack.env) }
   }
@@ -167,7 +170,7 @@ export class StackVerbs {
       files: { [filePath(path)]: content },
       message: `Write ${path} of ${name} (PUT /api/stacks/${name}/files/${path}) ${byWhom(by)}`,
     }))
-    const { stack, created } = await this.o.stacks.writeFile(name, path, content)
+    const { stack, created } = await this.parts.stacks.writeFile(name, path, content)
     this.publish("write_file", name, `${created ? "added" : "wrote"} ${path} of ${name}`)
     return { path, created, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }
   }
@@ -182,21 +185,21 @@ export class StackVerbs {
       files: { [filePath(path)]: null },
       message: `Remove ${path} of ${name} (DELETE /api/stacks/${name}/files/${path}) ${byWhom(by)}`,
     }))
-    const stack = await this.o.stacks.deleteFile(name, path)
+    const stack = await this.parts.stacks.deleteFile(name, path)
     this.publish("delete_file", name, `removed ${path} of ${name}`)
     return { path, files_pending: stack.state.files_pending ?? false, files: stack.state.files ?? [] }
   }
 
   /** A version deleted; the current one cannot be. */
   async deleteVersion(name: string, version: number): Promise<{ deleted: number }> {
-    await this.o.stacks.deleteVersion(name, version)
+    await this.parts.stacks.deleteVersion(name, version)
     this.publish("delete_version", name, `deleted version ${version} of ${name}`)
     return { deleted: version }
   }
 
   /** The plan to adopt compose project `name`, and unless `dry_run` the adoption; 409 with the plan when it is blocked. */
   async adopt(name: string, req: AdoptRequest): Promise<AdoptPlan & { dry_run: boolean; stack: StackView | null }> {
-    const { plan, stack } = await adoptProject(this.o, name, req)
+    const { plan, stack } = await adoptProject(this.parts, name, req)
     if (plan.blockers.length && !req.dry_run)
       throw conflict(`adopting ${plan.name} is blocked: ${plan.blockers.join("; ")}`, "adopt_blocked", {
         fields: { plan },
@@ -212,7 +215,7 @@ export class StackVerbs {
     dryRun: boolean,
   ): Promise<ContainersPlan & ({ dry_run: true } | { dry_run: false; stack: StackView })> {
     const plan = await adoptContainers(
-      { engine: this.o.engine, stacks: this.o.stacks, secretKeys: this.o.config.secretKeys },
+      { engine: this.parts.engine, stacks: this.parts.stacks, secretKeys: this.parts.config.secretKeys },
       name,
       containers,
       dryRun,
@@ -228,14 +231,14 @@ export class StackVerbs {
 
   /** The whole stack as JSON, secrets in the clear (the event says only that it was exported). */
   async export(name: string, opts: { sizes?: boolean } = {}): Promise<StackExport> {
-    const doc = await exportStack(this.o, name, opts)
+    const doc = await exportStack(this.parts, name, opts)
     this.publish("export", name, `exported ${name}${opts.sizes ? " with its volumes' sizes" : ""}`)
     return doc
   }
 
   /** A stack written from an export document, not started. */
   async import(doc: ImportBody): Promise<Awaited<ReturnType<typeof importStack>>> {
-    const imported = await importStack(this.o, doc)
+    const imported = await importStack(this.parts, doc)
     this.publish(
       "import",
       imported.name,
@@ -255,25 +258,25 @@ export class StackVerbs {
     change: () => Promise<WriteBack>,
     signal?: AbortSignal,
   ): Promise<string | undefined> {
-    const records = this.o.stacks.records(name)
-    const source = this.o.stacks.has(name) ? await readSource(records) : undefined
+    const records = this.parts.stacks.records(name)
+    const source = this.parts.stacks.has(name) ? await readSource(records) : undefined
     if (!source) return undefined
     if (!source.push)
       throw conflict(
         `${name} is deployed from ${source.url} (${source.ref}:${source.path}) with push off: change the repository and sync, or detach git first`,
         "git_managed",
       )
-    const commit = await pushChange(source, await change(), { dataDir: this.o.stacks.dataDir, signal })
+    const commit = await pushChange(source, await change(), { dataDir: this.parts.stacks.dataDir, signal })
     writeSource(records, { ...((await readSource(records)) ?? source), deployed_commit: commit })
     return commit
   }
 
   private view(name: string): Promise<StackView> {
-    return stackView(this.o.stacks, this.o.engine, name)
+    return stackView(this.parts.stacks, this.parts.engine, name)
   }
 
   private publish(action: string, name: string, message: string): void {
-    this.o.events.publish({ type: "stack", action, name, message })
+    this.parts.events.publish({ type: "stack", action, name, message })
   }
 
   /** `change` (answering the event's message), watched through the guard when `watch` is given; then the stack's view. */
@@ -290,7 +293,12 @@ export class StackVerbs {
       this.publish(action, name, message)
       return this.view(name)
     }
-    const update = await this.o.guard.watched(name, action, { watch: opts.watch, orchestrator: opts.orchestrator }, run)
+    const update = await this.parts.guard.watched(
+      name,
+      action,
+      { watch: opts.watch, orchestrator: opts.orchestrator },
+      run,
+    )
     this.publish(action, name, `${message}, watched: ${update.verdict}`)
     return { ...(await this.view(name)), update }
   }

@@ -73,12 +73,10 @@ export async function removeLeftoverThrowaways(engine: Engine): Promise<number> 
   return left.length + volumes.length
 }
 
-/** Runs `fn` with a throwaway container, which is removed afterwards whatever happens. */
+/** Runs `fn` with a throwaway container of `image` mounting `volumes` (`cmd` runs only if started), which is removed afterwards whatever happens. */
 async function withThrowaway<T>(
   engine: Engine,
-  image: string,
-  volumes: Parameters<typeof throwaway>[2],
-  cmd: string[] | undefined,
+  { image, volumes, cmd }: { image: string; volumes: Parameters<typeof throwaway>[2]; cmd?: string[] },
   fn: (id: string) => Promise<T>,
 ): Promise<T> {
   const id = await throwaway(engine, image, volumes, cmd)
@@ -183,9 +181,7 @@ function refusal(err: unknown, guard: { error: unknown }): unknown {
 export async function importVolume(
   engine: Engine,
   image: string,
-  name: string,
-  tar: ReadableStream<Uint8Array>,
-  force = false,
+  { volume: name, tar, force = false }: { volume: string; tar: ReadableStream<Uint8Array>; force?: boolean },
 ): Promise<ImportResult> {
   await ensureImage(engine, image)
   const created = await engine.inspectVolume(name).then(
@@ -199,7 +195,7 @@ export async function importVolume(
   const guard = tarGuard(tar)
   try {
     // The container goes first: a volume still mounted could not be removed below.
-    await withThrowaway(engine, image, [{ name, at: "/v" }], undefined, async (id) => {
+    await withThrowaway(engine, { image, volumes: [{ name, at: "/v" }] }, async (id) => {
       if (!created && !force && (await holdsData(engine, id)))
         throw conflict(
           `volume ${name} already holds data; add ?force=true to unpack into it anyway`,
@@ -225,15 +221,19 @@ export async function measureVolumes(engine: Engine, image: string, names: strin
   const present = names.filter((n) => existing.includes(n))
   if (!present.length) return {}
   const mounts = present.map((name, i) => ({ name, at: `/v/${i}`, readOnly: true }))
-  return withThrowaway(engine, image, mounts, ["du", "-s", "-b", ...mounts.map((m) => m.at)], async (id) => {
-    await engine.containerAction(id, "start")
-    const { StatusCode } = await engine.waitContainer(id)
-    if (StatusCode !== 0) throw upstream(`measuring volumes failed (du exited ${StatusCode})`, "engine_error")
-    const sizes: Record<string, number> = {}
-    for await (const { line } of engine.logs(id, { follow: false, tail: "all" })) {
-      const m = /^(\d+)\s+\/v\/(\d+)$/.exec(line.trim())
-      if (m) sizes[present[Number(m[2])]!] = Number(m[1])
-    }
-    return sizes
-  })
+  return withThrowaway(
+    engine,
+    { image, volumes: mounts, cmd: ["du", "-s", "-b", ...mounts.map((m) => m.at)] },
+    async (id) => {
+      await engine.containerAction(id, "start")
+      const { StatusCode } = await engine.waitContainer(id)
+      if (StatusCode !== 0) throw upstream(`measuring volumes failed (du exited ${StatusCode})`, "engine_error")
+      const sizes: Record<string, number> = {}
+      for await (const { line } of engine.logs(id, { follow: false, tail: "all" })) {
+        const m = /^(\d+)\s+\/v\/(\d+)$/.exec(line.trim())
+        if (m) sizes[present[Number(m[2])]!] = Number(m[1])
+      }
+      return sizes
+    },
+  )
 }

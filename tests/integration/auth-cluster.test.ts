@@ -156,7 +156,7 @@ test("through the gateway the member answers the control plane's signed-in admin
   expect((await direct("/api/stacks")).status).toBe(401)
   const node = (await call(1, "GET", "/api/cluster")).body.server_id as string
   const proof = (path: string) =>
-    signProof(token, "GET", path, { controlPlane: cpId, node, user: "root", role: "admin" })
+    signProof(token, { method: "GET", path, who: { controlPlane: cpId, node, user: "root", role: "admin" } })
   expect((await direct("/api/stacks", proof("/api/volumes"))).status).toBe(401)
   const once = proof("/api/stacks")
   expect((await direct("/api/stacks", once)).status).toBe(200)

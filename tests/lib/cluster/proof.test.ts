@@ -23,34 +23,54 @@ const reason = (f: () => unknown) => {
 
 test("a valid proof names the caller, their role and the control plane", () => {
   const { clock, check } = checker()
-  const proof = signProof(TOKEN, "DELETE", PATH, who, clock.now)
+  const proof = signProof(TOKEN, { method: "DELETE", path: PATH, who, now: clock.now })
   expect(proof).not.toContain(TOKEN)
   expect(check.check(proof, "DELETE", PATH, expectOf)).toEqual(who)
 })
 
 test("a proof made at most the window away from the node's clock, either way, is fresh; past it, stale", () => {
   const { clock, check } = checker()
-  expect(check.check(signProof(TOKEN, "GET", PATH, who, clock.now - PROOF_WINDOW_MS), "GET", PATH, expectOf).user).toBe(
-    "alice",
-  )
-  expect(check.check(signProof(TOKEN, "GET", PATH, who, clock.now + PROOF_WINDOW_MS), "GET", PATH, expectOf).user).toBe(
-    "alice",
-  )
+  expect(
+    check.check(
+      signProof(TOKEN, { method: "GET", path: PATH, who, now: clock.now - PROOF_WINDOW_MS }),
+      "GET",
+      PATH,
+      expectOf,
+    ).user,
+  ).toBe("alice")
+  expect(
+    check.check(
+      signProof(TOKEN, { method: "GET", path: PATH, who, now: clock.now + PROOF_WINDOW_MS }),
+      "GET",
+      PATH,
+      expectOf,
+    ).user,
+  ).toBe("alice")
   expect(
     reason(() =>
-      check.check(signProof(TOKEN, "GET", PATH, who, clock.now - PROOF_WINDOW_MS - 1), "GET", PATH, expectOf),
+      check.check(
+        signProof(TOKEN, { method: "GET", path: PATH, who, now: clock.now - PROOF_WINDOW_MS - 1 }),
+        "GET",
+        PATH,
+        expectOf,
+      ),
     ),
   ).toContain("unauthenticated the gateway's proof is refused: its time is more than")
   expect(
     reason(() =>
-      check.check(signProof(TOKEN, "GET", PATH, who, clock.now + PROOF_WINDOW_MS + 1), "GET", PATH, expectOf),
+      check.check(
+        signProof(TOKEN, { method: "GET", path: PATH, who, now: clock.now + PROOF_WINDOW_MS + 1 }),
+        "GET",
+        PATH,
+        expectOf,
+      ),
     ),
   ).toContain("from this node's clock")
 })
 
 test("a proof is used once: replayed within the window it is refused, and its nonce is forgotten once it would be stale anyway", () => {
   const { clock, check } = checker()
-  const proof = signProof(TOKEN, "POST", PATH, who, clock.now)
+  const proof = signProof(TOKEN, { method: "POST", path: PATH, who, now: clock.now })
   check.check(proof, "POST", PATH, expectOf)
   expect(reason(() => check.check(proof, "POST", PATH, expectOf))).toBe(
     "unauthenticated the gateway's proof is refused: it was used already",
@@ -58,16 +78,30 @@ test("a proof is used once: replayed within the window it is refused, and its no
   clock.now += PROOF_WINDOW_MS + 1
   expect(reason(() => check.check(proof, "POST", PATH, expectOf))).toContain("its time is more than")
   // Another call with the same nonce, later: signed anew it is fresh, and the old nonce was swept.
-  expect(check.check(signProof(TOKEN, "POST", PATH, who, clock.now, "n1"), "POST", PATH, expectOf).user).toBe("alice")
   expect(
-    reason(() => check.check(signProof(TOKEN, "POST", PATH, who, clock.now, "n1"), "POST", PATH, expectOf)),
+    check.check(
+      signProof(TOKEN, { method: "POST", path: PATH, who, now: clock.now, nonce: "n1" }),
+      "POST",
+      PATH,
+      expectOf,
+    ).user,
+  ).toBe("alice")
+  expect(
+    reason(() =>
+      check.check(
+        signProof(TOKEN, { method: "POST", path: PATH, who, now: clock.now, nonce: "n1" }),
+        "POST",
+        PATH,
+        expectOf,
+      ),
+    ),
   ).toContain("used already")
 })
 
 test("another token, method, path, query, role, caller, node or control plane is refused", () => {
   const { clock, check } = checker()
   const sign = (w: Partial<Forwarded> = {}, token = TOKEN, method = "DELETE") =>
-    signProof(token, method, PATH, { ...who, ...w }, clock.now)
+    signProof(token, { method, path: PATH, who: { ...who, ...w }, now: clock.now })
   const doesNotMatch =
     "unauthenticated the gateway's proof is refused: it does not match this node's cluster token, the method and the path"
   expect(reason(() => check.check(sign({}, "another-token"), "DELETE", PATH, expectOf))).toBe(doesNotMatch)
@@ -107,11 +141,14 @@ test("a malformed proof is refused without being checked further", () => {
 test("past its bound of nonces within the window, the node asks the gateway to wait (unavailable, retry after 1 s) rather than forget one", () => {
   const clock = { now: 1_000_000 }
   const check = new ProofCheck(() => clock.now, 2)
-  check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf)
-  check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf)
-  const third = () => check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf)
+  check.check(signProof(TOKEN, { method: "GET", path: PATH, who, now: clock.now }), "GET", PATH, expectOf)
+  check.check(signProof(TOKEN, { method: "GET", path: PATH, who, now: clock.now }), "GET", PATH, expectOf)
+  const third = () =>
+    check.check(signProof(TOKEN, { method: "GET", path: PATH, who, now: clock.now }), "GET", PATH, expectOf)
   expect(reason(third)).toContain("unavailable more than 2 calls")
   expect(() => third()).toThrow(expect.objectContaining({ retryAfter: 1 }))
   clock.now += PROOF_WINDOW_MS + 1
-  expect(check.check(signProof(TOKEN, "GET", PATH, who, clock.now), "GET", PATH, expectOf).user).toBe("alice")
+  expect(
+    check.check(signProof(TOKEN, { method: "GET", path: PATH, who, now: clock.now }), "GET", PATH, expectOf).user,
+  ).toBe("alice")
 })

@@ -13,7 +13,10 @@ test("disk use adds up the engine's counts, skipping the -1 of sizes it did not 
     Volumes: [{ UsageData: { Size: 300 } }, { UsageData: { Size: -1 } }],
     BuildCache: [{ Size: 7 }],
   })
-  const d = await dashboard(engine, new DiskUsageCache(engine), new Reused(() => engine.version()))
+  const d = await dashboard(engine, {
+    disk: new DiskUsageCache(engine),
+    engineVersion: new Reused(() => engine.version()),
+  })
   expect(d.disk).toEqual({ images: 1000, containers: 15, volumes: 300, build_cache: 7, total: 1322 })
 })
 
@@ -33,7 +36,10 @@ test("states the engine reports beyond the usual ones are counted too", async ()
       Labels: {},
     },
   ]
-  const d = await dashboard(engine, new DiskUsageCache(engine), new Reused(() => engine.version()))
+  const d = await dashboard(engine, {
+    disk: new DiskUsageCache(engine),
+    engineVersion: new Reused(() => engine.version()),
+  })
   expect(d.container_states).toEqual({
     total: 1,
     created: 0,

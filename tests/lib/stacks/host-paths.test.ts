@@ -130,7 +130,12 @@ test("a root that is a file or a socket allows exactly that path: neither what w
 test("the files compose reads while loading are found in the file: env_file, extends, include (merge keys, defaults, nested files)", async () => {
   writeFileSync(join(projectDir, "base.yaml"), `services:\n  base:\n    image: x\n    env_file: ../../leak.env\n`)
   const text = `x-e: &e\n  env_file: \${NOPE:-\${ALSO:-/etc/passwd}}\ninclude:\n  - path: ./inc.yaml\n    env_file: [./inc.env]\nservices:\n  app:\n    image: x\n    <<: *e\n    extends: {file: ./base.yaml, service: base}\n  b:\n    image: x\n    env_file: [{path: ~/b.env}]\n`
-  const paths = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), { HOME: "/home/runner" })
+  const paths = await filesComposeReads(text, {
+    env: {},
+    dir: projectDir,
+    allowed: allowedIn(projectDir, []),
+    runnerEnv: { HOME: "/home/runner" },
+  })
   expect(paths.map((p) => [p.where.replace(projectDir, "<dir>"), p.path.replace(projectDir, "<dir>")])).toEqual([
     ["include env_file", "<dir>/inc.env"],
     ["include", "<dir>/inc.yaml"],
@@ -143,7 +148,12 @@ test("the files compose reads while loading are found in the file: env_file, ext
 
 test("an env_file entry with required: false (or a variable that reads false) is marked optional", async () => {
   const text = `services:\n  app:\n    image: x\n    env_file:\n      - path: ./a.env\n        required: false\n      - path: ./b.env\n        required: \${OPT:-false}\n      - path: ./c.env\n        required: true\n      - ./d.env\n`
-  const paths = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), {})
+  const paths = await filesComposeReads(text, {
+    env: {},
+    dir: projectDir,
+    allowed: allowedIn(projectDir, []),
+    runnerEnv: {},
+  })
   expect(paths.map((p) => [p.path.replace(projectDir, "<dir>"), p.optional ?? false])).toEqual([
     ["<dir>/a.env", true],
     ["<dir>/b.env", true],
@@ -167,7 +177,12 @@ test("a file compose would read that does not parse, an alias bomb among them, i
     ["broken.yaml", /does not parse/],
   ] as const) {
     const text = `services:\n  app:\n    image: x\n    extends: {file: ./${file}, service: base}\n`
-    const refused = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), {}).then(
+    const refused = await filesComposeReads(text, {
+      env: {},
+      dir: projectDir,
+      allowed: allowedIn(projectDir, []),
+      runnerEnv: {},
+    }).then(
       () => undefined,
       (err: unknown) => err,
     )
@@ -183,7 +198,12 @@ test("a file compose would read with more top-level keys than compose handles in
     `services:\n  base:\n    image: x\n${Array.from({ length: 300 }, (_, i) => `x-k${i}: 1`).join("\n")}\n`,
   )
   const text = "services:\n  app:\n    image: x\n    extends: {file: ./wide.yaml, service: base}\n"
-  const refused = await filesComposeReads(text, {}, projectDir, allowedIn(projectDir, []), {}).then(
+  const refused = await filesComposeReads(text, {
+    env: {},
+    dir: projectDir,
+    allowed: allowedIn(projectDir, []),
+    runnerEnv: {},
+  }).then(
     () => undefined,
     (err: unknown) => err,
   )

@@ -21,7 +21,11 @@ export default defineRoute({
   handler: async ({ params, query, request, ctx, set }) => {
     const { name } = params
     if (!request.body) throw invalid("the body must be a tar archive", "missing_body")
-    const result = await importVolume(ctx.engine, ctx.config.transferImage, name, request.body, query.force ?? false)
+    const result = await importVolume(ctx.engine, ctx.config.transferImage, {
+      volume: name,
+      tar: request.body,
+      force: query.force,
+    })
     if (result.created) set.status = 201
     return result
   },

@@ -147,7 +147,11 @@ test("with sign-in on both sides, the gateway's calls reach the member as the ca
     expect(madeUp.status).toBe(401)
     expect((await madeUp.json()).error.message).toBe("the gateway's proof is refused: malformed")
     const proof = (role: string, path: string) =>
-      signProof(token, "GET", path, { controlPlane: cp.ctx.serverId, node: member.ctx.serverId, user: "mallory", role })
+      signProof(token, {
+        method: "GET",
+        path,
+        who: { controlPlane: cp.ctx.serverId, node: member.ctx.serverId, user: "mallory", role },
+      })
     const once = proof("admin", "/api/containers")
     expect((await direct("/api/containers", { "x-hm-proof": once })).status).toBe(200)
     const replayed = await direct("/api/containers", { "x-hm-proof": once })
