@@ -18,6 +18,7 @@ import { registriesPage } from "./pages/registries.ts"
 import { swarmPage, swarmServicePage } from "./pages/swarm.ts"
 import { signInPage } from "./pages/signin.ts"
 import { tokensPage } from "./pages/tokens.ts"
+import { accountPage } from "./pages/account.ts"
 import { showUser, whoAmI } from "./session.ts"
 import { keyboard } from "./keys.ts"
 
@@ -44,6 +45,7 @@ const routes: [RegExp, Page][] = [
   [/^\/swarm\/services\/(?<id>[^/]+)$/, swarmServicePage],
   [/^\/speech$/, speechPage],
   [/^\/tokens$/, tokensPage],
+  [/^\/account$/, accountPage],
   [/^\/audit$/, auditPage],
 ]
 

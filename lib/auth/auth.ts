@@ -257,14 +257,19 @@ export class Auth {
     return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? "; Secure" : ""}`
   }
 
-  /** A new session for `identity`: the Set-Cookie value that carries it. */
+  /** A new session for `identity`, with the request's User-Agent and address: the Set-Cookie value that carries it. */
   async startSession(identity: Identity, request: Request): Promise<{ cookie: string }> {
-    const id = await this.sessions.start({
-      user: identity.user,
-      role: identity.role,
-      source: identity.source,
-      ...(identity.stacks && { stacks: identity.stacks }),
-    })
+    const agent = request.headers.get("user-agent") ?? undefined
+    const address = this.seen.get(request)?.peer
+    const id = await this.sessions.start(
+      {
+        user: identity.user,
+        role: identity.role,
+        source: identity.source,
+        ...(identity.stacks && { stacks: identity.stacks }),
+      },
+      { agent, address },
+    )
     this.note(request, { identity })
     return { cookie: this.cookie(request, id, this.config.session.max) }
   }
@@ -321,6 +326,35 @@ export class Auth {
   }
 
   /**
+   * A signed-in local user changes their own password, giving the current one (checked as a sign-in
+   * is, under the same limits): their other sessions and their API tokens end, this session stays.
+   */
+  async changePassword(request: Request, current: string, password: string): Promise<void> {
+    const me = this.who(request)
+    const key = this.sessionKey(request)
+    if (!me || me.source !== "local" || !key)
+      throw refused("only a local user signed in with a session changes their password here", "not_a_session")
+    checkPassword(password)
+    const limits = signInLimits(me.user, this.seen.get(request)?.peer)
+    this.limiter.begin(limits)
+    const right = await this.passwords
+      .check(current, this.users.get(me.user)?.hash, addressKey(this.seen.get(request)?.peer))
+      .catch((err) => {
+        this.limiter.takeBack(limits)
+        throw err
+      })
+    if (!right) {
+      this.limiter.failed(limits)
+      throw refused("the current password is wrong", "wrong_password")
+    }
+    this.limiter.succeeded(limits)
+    this.users.change(me.user, { hash: await this.passwords.hash(password) })
+    this.sessions.endAll(me.user, "local", key)
+    this.tokens.revokeAll(me.user)
+    this.sweep()
+  }
+
+  /**
    * Holds something opened by the request (an event stream, a WebSocket) until `release`: it is ended
    * with the reason once the credential it was opened with ends (a session signed out or expired, a
    * token revoked or expired, the user removed, here or from the command line) or no longer reaches
@@ -373,6 +407,24 @@ export class Auth {
         console.error("auth: ending a stream:", err instanceof Error ? err.message : err)
       }
     }
+  }
+
+  /** The key of the session the request came with; undefined for any other credential. */
+  sessionKey(request: Request): string | undefined {
+    const credential = this.seen.get(request)?.credential
+    return credential?.kind === "session" ? credential.key : undefined
+  }
+
+  /** Ends the session kept under `key` (from a sessions list) and what was opened with it. */
+  endSessionKey(key: string): void {
+    this.sessions.endKey(key)
+    this.sweep()
+  }
+
+  /** Ends a local user's sessions but the request's own (their password or factors changed), and what those opened. */
+  endOtherSessions(user: string, request: Request): void {
+    this.sessions.endAll(user, "local", this.sessionKey(request))
+    this.sweep()
   }
 
   /** Ends every session and token of a local user (removed, or their password changed), and what they opened. */

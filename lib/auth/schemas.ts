@@ -81,3 +81,18 @@ export const auditEntrySchema = v.object({
     ),
   ),
 })
+
+export const sessionSchema = v.object({
+  id: v.pipe(
+    v.string(),
+    v.description("the session's id in this list (the start of its stored digest; never the cookie)"),
+  ),
+  user: v.string(),
+  source,
+  device: v.pipe(v.string(), v.description("the browser and system its User-Agent names, in words")),
+  agent: v.optional(v.pipe(v.string(), v.description("the User-Agent it signed in with"))),
+  address: v.optional(v.pipe(v.string(), v.description("the address it signed in from"))),
+  created: v.number(),
+  last_used: v.number(),
+  current: v.pipe(v.boolean(), v.description("the session this request came with")),
+})

@@ -1,9 +1,12 @@
 // Signed-in sessions under <data>/auth/sessions/, one file each (records.ts), named by the SHA-256 of
 // their random id (the cookie's value): who, with which role, since when; when each was last seen is
-// kept apart (sessions-seen.json, written at most once a minute). A session ends at sign-out, after
-// `idle` seconds unused or `max` seconds after it began, when its user is removed or their password
-// changes; a user keeps at most MAX_SESSIONS_PER_USER, the oldest ending first.
+// kept apart (sessions-seen.json, written at most once a minute), and the User-Agent and address it
+// was begun from, which its owner sees in their list. A session ends at sign-out, when its owner or an
+// admin ends it from the list, after `idle` seconds unused or `max` seconds after it began, when its
+// user is removed or their password or factors change; a user keeps at most MAX_SESSIONS_PER_USER,
+// the oldest ending first.
 import { join } from "node:path"
+import { deviceOf } from "./device.ts"
 import type { Identity, Source } from "./identity.ts"
 import { RecordFolder, Uses } from "./records.ts"
 import { randomSecret, sha256 } from "./secrets.ts"
@@ -12,7 +15,44 @@ export interface SessionRecord extends Identity {
   created: number
   /** When it was last seen (kept apart since; a record of an earlier version carries it). */
   seen: number
+  /** The User-Agent it was begun with (cut at 300 characters) and the caller's address then. */
+  agent?: string
+  address?: string
 }
+
+/** Where a session was begun from. */
+export interface Origin {
+  agent?: string
+  address?: string
+}
+
+/** A session as its list shows it: a short id (the start of its key), never the key or the id. */
+export interface SessionView {
+  id: string
+  user: string
+  source: Identity["source"]
+  device: string
+  agent?: string
+  address?: string
+  created: number
+  last_used: number
+  current: boolean
+}
+
+/** The id a session is listed and ended by: the first 16 hex digits of its key. */
+export const listedId = (key: string) => key.slice(0, 16)
+
+export const sessionView = (s: SessionRecord & { key: string }, currentKey: string | undefined): SessionView => ({
+  id: listedId(s.key),
+  user: s.user,
+  source: s.source,
+  device: deviceOf(s.agent),
+  ...(s.agent && { agent: s.agent }),
+  ...(s.address && { address: s.address }),
+  created: s.created,
+  last_used: s.seen,
+  current: s.key === currentKey,
+})
 
 export const MAX_SESSIONS_PER_USER = 50
 
@@ -42,8 +82,8 @@ export class Sessions {
     return now - this.lastSeen(key, s) < this.limits.idle * 1000 && now - s.created < this.limits.max * 1000
   }
 
-  /** A new session for `identity`; returns its id (the cookie's value). Dead sessions go, and the user's oldest past the bound. */
-  async start(identity: Identity): Promise<string> {
+  /** A new session for `identity`, begun from `origin`; returns its id (the cookie's value). Dead sessions go, and the user's oldest past the bound. */
+  async start(identity: Identity, origin: Origin = {}): Promise<string> {
     const id = randomSecret()
     const now = this.now()
     const mine: [string, SessionRecord][] = []
@@ -53,7 +93,11 @@ export class Sessions {
     }
     mine.sort(([, a], [, b]) => a.created - b.created)
     for (const [key] of mine.slice(0, Math.max(0, mine.length - MAX_SESSIONS_PER_USER + 1))) this.folder.remove(key)
-    await this.folder.add(Sessions.key(id), { ...identity, created: now, seen: now })
+    const from = {
+      ...(origin.agent && { agent: origin.agent.slice(0, 300) }),
+      ...(origin.address && { address: origin.address }),
+    }
+    await this.folder.add(Sessions.key(id), { ...identity, ...from, created: now, seen: now })
     return id
   }
 
@@ -87,19 +131,20 @@ export class Sessions {
     this.endKey(Sessions.key(id))
   }
 
-  /** A user's live sessions, oldest first, with their keys. */
-  of(user: string, source: Source = "local"): (SessionRecord & { key: string })[] {
+  /** The live sessions (a user's, when named), oldest first, with their keys and when each was last seen. */
+  list(user?: { user: string; source: Source }): (SessionRecord & { key: string })[] {
     const now = this.now()
     return this.folder
       .entries()
-      .filter(([key, s]) => s.user === user && s.source === source && this.live(key, s, now))
+      .filter(([key, s]) => (!user || (s.user === user.user && s.source === user.source)) && this.live(key, s, now))
       .map(([key, s]) => ({ ...s, key, seen: this.lastSeen(key, s) }))
       .sort((a, b) => a.created - b.created)
   }
 
-  /** Ends every session of a user (removed, or their password changed). */
-  endAll(user: string, source: Source = "local"): void {
-    for (const [key, s] of this.folder.entries()) if (s.user === user && s.source === source) this.folder.remove(key)
+  /** Ends every session of a user (removed, their password changed) but the one kept under `keep`. */
+  endAll(user: string, source: Source = "local", keep?: string): void {
+    for (const [key, s] of this.folder.entries())
+      if (s.user === user && s.source === source && key !== keep) this.folder.remove(key)
   }
 
   /** Writes the last-seen times now (at a stop). */
