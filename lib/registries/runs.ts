@@ -4,9 +4,10 @@
 // configuration, never a folder a stack's containers may bind: the data directory outside a stack's
 // own folder is refused to them), and the CLI's plugins reached through a link to the folder the
 // service's own DOCKER_CONFIG keeps them in. The folder goes when the run ends; one a killed process
-// left is removed by the next run.
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs"
-import { join } from "node:path"
+// left is removed by the next run. The folders made to hold the runs go with the last one, so that a
+// run (a refused deploy's `compose config` among them) leaves the data directory as it found it.
+import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, symlinkSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { alive, writeJson } from "../data/datadir.ts"
 import { secretsDir } from "./secrets.ts"
 
@@ -28,6 +29,16 @@ function sweep(root: string): void {
   }
 }
 
+/** Removes each of `folders` in turn while it is empty (another run's folder, or a kept registry's password, keeps it). */
+function removeEmpty(...folders: string[]): void {
+  for (const folder of folders)
+    try {
+      rmdirSync(folder)
+    } catch {
+      return
+    }
+}
+
 /** Writes a run's DOCKER_CONFIG with `auths`; `plugins` is the folder of the CLI's plugins, linked when it exists. */
 export function openRunConfig(dataDir: string, auths: Auths, plugins?: string): RunConfig {
   const root = join(secretsDir(dataDir), "docker")
@@ -40,6 +51,9 @@ export function openRunConfig(dataDir: string, auths: Auths, plugins?: string): 
   return {
     dir,
     registries: Object.keys(auths),
-    close: () => rmSync(dir, { recursive: true, force: true }),
+    close: () => {
+      rmSync(dir, { recursive: true, force: true })
+      removeEmpty(root, dirname(root))
+    },
   }
 }

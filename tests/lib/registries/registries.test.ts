@@ -73,6 +73,23 @@ test("a run folder left by a process that is gone is removed by the next run; a 
   run.close()
 })
 
+test("runs leave the data directory as they found it: the folders made for them go with the last one", async () => {
+  // A kept registry's password keeps the secret store; only the runs' folder goes.
+  const k = await kept()
+  const run = await k.runConfig(["busybox"])
+  run.close()
+  expect(readdirSync(join(dir, "data", "secrets"))).toEqual(["registries.json"])
+  // Nothing kept: no folder stays once the last of two runs open at once is closed.
+  const data = join(dir, "bare")
+  mkdirSync(data)
+  const r = new Registries(data)
+  const [a, b] = [await r.runConfig(["busybox"]), await r.runConfig(["busybox"])]
+  a.close()
+  expect(existsSync(b.dir)).toBe(true)
+  b.close()
+  expect(readdirSync(data)).toEqual([])
+})
+
 test("what a copy sends a node: the registries its images need, with their passwords; the node keeps them as its own secrets", async () => {
   const r = await kept()
   const sent = await r.forImages(["registry.lan/team/app", "busybox", "quay.io/x"])
