@@ -188,7 +188,9 @@ export function runImages(file: string | undefined): string[] {
 /**
  * Runs `fn` with the environment a call of `args` gets: `base` with a DOCKER_CONFIG of its own when
  * there are `credentials`, holding what the images of `project`'s run file need if the call may pull;
- * a failure on a registry is thrown as the registry's error. Answers what `fn` answered.
+ * a failure on a registry is thrown as the registry's error, the project's secrets redacted from it
+ * (the registry it names is read from the images, where a secret may have been interpolated). Answers
+ * what `fn` answered.
  */
 export async function withCredentials<T extends { code: number; output: string }>(
   {
@@ -198,7 +200,7 @@ export async function withCredentials<T extends { code: number; output: string }
     base,
   }: {
     credentials: RunCredentials | undefined
-    project: Pick<ComposeProject, "file">
+    project: Pick<ComposeProject, "file"> & Partial<Pick<ComposeProject, "env">>
     args: string[]
     base: Record<string, string>
   },
@@ -210,7 +212,7 @@ export async function withCredentials<T extends { code: number; output: string }
     const result = await fn(config ? { ...base, DOCKER_CONFIG: config.dir } : base)
     if (result.code !== 0 && images.length) {
       const failure = registryFailureIn(result.output, images)
-      if (failure) throw failure
+      if (failure) throw failure.withMessage(redact(failure.message, secretValues(project.env ?? [])))
     }
     return result
   } finally {

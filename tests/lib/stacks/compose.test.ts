@@ -6,6 +6,7 @@ import { composeRunner, detectCompose, globalArgs } from "#lib/stacks/compose.ts
 import { renderEnvFile, type EnvVar } from "#lib/stacks/env.ts"
 import { EventBus } from "#lib/engine/events.ts"
 import { Registries } from "#lib/registries/registries.ts"
+import type { DomainError } from "#lib/errors/errors.ts"
 
 // docker-compose v1 is a Python program: seconds to start on a loaded machine.
 setDefaultTimeout(30_000)
@@ -109,6 +110,17 @@ exit 0
     message: expect.stringMatching(/^registry registry\.lan refused the credentials/),
   })
   expect(existsSync(join(data, "secrets", "docker"))).toBe(false)
+
+  // A registry whose host is one of the stack's secrets: the error names it redacted.
+  writeFileSync(file, JSON.stringify({ services: { a: { image: "hidden-host.lan/app:1" } } }))
+  const env = [
+    { key: "FAIL", value: "1", secret: false },
+    { key: "HOST", value: "hidden-host.lan", secret: true },
+  ]
+  const hidden = (await runner.run({ ...project, env }, ["up", "-d"], "up").catch((err) => err)) as DomainError
+  expect(hidden.code).toBe("registry_unauthorized")
+  expect(hidden.message).toStartWith("registry *** refused the credentials")
+  expect(hidden.message).not.toContain("hidden-host.lan")
 })
 
 test("every call names the project, its file, its folder and its env file", () => {
