@@ -36,6 +36,7 @@ const build = Bun.spawnSync(
     join(root, "lib/tts/encoder-worker.ts"),
     join(root, "lib/stacks/yaml-worker.ts"),
     join(root, "lib/auth/audit-worker.ts"),
+    join(root, "lib/catalog/parse-worker.ts"),
   ],
   { cwd: root, stdout: "inherit", stderr: "inherit" },
 )

@@ -24,3 +24,7 @@ export function checkCreatesStacks(auth: Pick<Auth, "who">, request: Request): v
       `${identity!.user} is limited to the stacks ${identity!.stacks!.join(", ") || "(none)"}: only a caller limited to no stacks creates one`,
     )
 }
+
+/** Whether the caller is an admin (anyone while sign-in is off): what is for admins only is shown to them. */
+export const isAdmin = (auth: Pick<Auth, "enabled" | "who">, request: Request): boolean =>
+  !auth.enabled || auth.who(request)?.role === "admin"

@@ -34,6 +34,11 @@ export interface GitRun {
   ssh?: SshAuth
   /** The largest file (bytes) the command and its children may write: a fetch's pack (prlimit's RLIMIT_FSIZE); past it git is killed. */
   fileBytes?: number
+  /**
+   * `host:port:address` entries git's HTTP transport connects to instead of resolving the host
+   * (`http.curloptResolve`): an address checked before git runs is the one it reaches.
+   */
+  resolve?: string[]
 }
 
 export interface SshAuth {
@@ -69,7 +74,7 @@ export function protocolOf(url: string): Protocol {
 }
 
 /** The locked-down configuration of one run, as GIT_CONFIG_* variables. */
-export function gitEnv(run: Pick<GitRun, "protocol" | "token">): Record<string, string> {
+export function gitEnv(run: Pick<GitRun, "protocol" | "token" | "resolve">): Record<string, string> {
   const config: [string, string][] = [
     ["core.hooksPath", "/dev/null"],
     ["core.symlinks", "false"],
@@ -84,6 +89,7 @@ export function gitEnv(run: Pick<GitRun, "protocol" | "token">): Record<string, 
     // A fetch always keeps one pack (no loose objects), so the bound on the file size bounds it all.
     ["fetch.unpackLimit", "1"],
   ]
+  for (const entry of run.resolve ?? []) config.push(["http.curloptResolve", entry])
   if (run.token)
     config.push([
       "http.extraHeader",

@@ -53,6 +53,8 @@ export interface FetchRequest {
   limits?: TreeLimits
   timeout?: number
   signal?: AbortSignal
+  /** Addresses git connects to instead of resolving the URL's host (GitRun.resolve). */
+  resolve?: string[]
 }
 
 interface Entry {
@@ -115,9 +117,31 @@ function parseBatch(out: Uint8Array, count: number): Uint8Array[] {
   return blobs
 }
 
-/** The commit `ref` names at `url`, and the compose file with the files beside it (see the module's comment). */
-export async function fetchTree(req: FetchRequest): Promise<Fetched> {
-  const path = composePath(req.path)
+/** An entry of the fetched tree that may be read: its path relative to the folder asked for, and its size. */
+interface Present extends Entry {
+  rel: string
+  size: number
+}
+
+/** What `fetched` hands its reader: the commit, the entries that may be read, and the reader of their blobs. */
+interface Listing {
+  commit: string
+  present: Present[]
+  skipped: string[]
+  read(entries: Present[]): Promise<Uint8Array[]>
+}
+
+/**
+ * Fetches `ref` (shallow and partial) into a bare repository of its own, lists `folder` (recursively;
+ * "." for the whole tree, or the one file `only`), refuses a symbolic link, a submodule and a blob
+ * over the cap, leaves hidden files out, and hands the rest to `use`; the repository is removed after.
+ */
+async function fetched<T>(
+  req: Omit<FetchRequest, "path">,
+  folder: string,
+  use: (listing: Listing) => Promise<T>,
+  only?: string,
+): Promise<T> {
   const limits = req.limits ?? DEFAULT_LIMITS
   const dir = mkdtempSync(join(tmpdir(), "hm-git-"))
   const run: GitRun = {
@@ -127,6 +151,7 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
     ssh: req.ssh,
     timeout: req.timeout,
     signal: req.signal,
+    resolve: req.resolve,
   }
   const lines = async (args: string[], stdin?: string) =>
     new TextDecoder()
@@ -167,16 +192,11 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
         .filter((l) => l.startsWith("?"))
         .map((l) => l.slice(1)),
     )
-    const folder = posix.dirname(path)
-    const listed = parseTree(
-      await mustGit(
-        ["ls-tree", "-r", "-z", "--full-tree", commit, ...(folder === "." ? [] : ["--", `${folder}/`])],
-        run,
-      ),
-    )
+    const pathspec = only ? ["--", only] : folder === "." ? [] : ["--", `${folder}/`]
+    const listed = parseTree(await mustGit(["ls-tree", "-r", "-z", "--full-tree", commit, ...pathspec], run))
     const inFolder = (e: Entry) => (folder === "." ? e.path : e.path.slice(folder.length + 1))
     const skipped: string[] = []
-    const present: Entry[] = []
+    const kept: (Entry & { rel: string })[] = []
     for (const e of listed) {
       const rel = inFolder(e)
       if (e.mode === "120000")
@@ -196,19 +216,40 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
           "too_large",
           commit,
         )
-      present.push(e)
+      kept.push({ ...e, rel })
     }
     const sizes = (
-      present.length ? await lines(["cat-file", "--batch-check"], present.map((e) => `${e.oid}\n`).join("")) : []
+      kept.length ? await lines(["cat-file", "--batch-check"], kept.map((e) => `${e.oid}\n`).join("")) : []
     ).map((l) => Number(l.split(" ")[2]))
-    const wanted = present.map((e, i) => ({ ...e, size: sizes[i] ?? 0 }))
-    for (const e of wanted)
+    const present = kept.map((e, i) => ({ ...e, size: sizes[i] ?? 0 }))
+    for (const e of present)
       if (e.size > limits.fileBytes)
         throw refused(
           `${e.path} is ${e.size} bytes, over the ${limits.fileBytes}-byte limit of a stack's file`,
           "too_large",
           commit,
         )
+    const read = async (entries: Present[]) =>
+      entries.length
+        ? parseBatch(
+            await mustGit(["cat-file", "--batch"], {
+              ...run,
+              stdin: new TextEncoder().encode(entries.map((e) => `${e.oid}\n`).join("")),
+            }),
+            entries.length,
+          )
+        : []
+    return await use({ commit, present, skipped, read })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** The commit `ref` names at `url`, and the compose file with the files beside it (see the module's comment). */
+export async function fetchTree(req: FetchRequest): Promise<Fetched> {
+  const path = composePath(req.path)
+  const limits = req.limits ?? DEFAULT_LIMITS
+  return fetched(req, posix.dirname(path), async ({ commit, present: wanted, skipped, read }) => {
     const compose = wanted.find((e) => e.path === path)
     if (!compose)
       throw invalid(`${path} is not a file in the repository at ${commit.slice(0, 12)}`, "git_compose_missing", {
@@ -227,13 +268,7 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
         "too_large",
         commit,
       )
-    const blobs = parseBatch(
-      await mustGit(["cat-file", "--batch"], {
-        ...run,
-        stdin: new TextEncoder().encode(wanted.map((e) => `${e.oid}\n`).join("")),
-      }),
-      wanted.length,
-    )
+    const blobs = await read(wanted)
     const text = new TextDecoder("utf-8", { fatal: true })
     const files: Record<string, string> = {}
     let composeText = ""
@@ -246,12 +281,54 @@ export async function fetchTree(req: FetchRequest): Promise<Fetched> {
         return void skipped.push(`${e.path} (binary)`)
       }
       if (e === compose) composeText = content
-      else files[inFolder(e)] = content
+      else files[e.rel] = content
     })
     return { commit, compose: composeText, files, skipped }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+  })
+}
+
+/** What `fetchFiles` reads: a folder of the repository (recursively; "." for its root), or with `file` that one file. */
+export interface FilesRequest extends Omit<FetchRequest, "path"> {
+  path: string
+  file?: boolean
+}
+
+/**
+ * The text files of a folder of the repository at the commit `ref` names (relative to the folder), or
+ * of the one file `path` with `file` (keyed by its path), under the same refusals as a stack's files:
+ * links and submodules refused, hidden files left out, binary files skipped, the limits held.
+ */
+export async function fetchFiles(req: FilesRequest): Promise<Omit<Fetched, "compose">> {
+  const path = req.path === "." || req.path === "" ? "." : composePath(req.path.replace(/\/$/, ""))
+  const limits = req.limits ?? DEFAULT_LIMITS
+  const folder = req.file ? posix.dirname(path) : path
+  return fetched(
+    req,
+    folder,
+    async ({ commit, present, skipped, read }) => {
+      if (req.file && !present.length)
+        throw invalid(`${path} is not a file in the repository at ${commit.slice(0, 12)}`, "git_file_missing", {
+          fields: { commit },
+        })
+      if (present.length > limits.files)
+        throw refused(`${path} holds ${present.length} files, over the limit of ${limits.files}`, "too_large", commit)
+      const total = present.reduce((n, e) => n + e.size, 0)
+      if (total > limits.totalBytes)
+        throw refused(`${path} holds ${total} bytes, over the limit of ${limits.totalBytes}`, "too_large", commit)
+      const blobs = await read(present)
+      const text = new TextDecoder("utf-8", { fatal: true })
+      const files: Record<string, string> = {}
+      present.forEach((e, i) => {
+        try {
+          files[req.file ? e.path : e.rel] = text.decode(blobs[i])
+        } catch {
+          skipped.push(`${e.path} (binary)`)
+        }
+      })
+      return { commit, files, skipped }
+    },
+    req.file ? path : undefined,
+  )
 }
 
 /** The commit `ref` names at `url` now (`ls-remote`), or null when the remote has no such ref. */

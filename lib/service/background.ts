@@ -74,6 +74,12 @@ export const background: Job<Ctx>[] = [
     start: async (ctx, signal) =>
       (await until(join(ctx.config.dataDir, "backups"), signal)) && ctx.backups.schedules(signal),
   },
+  // From the first source an admin kept (<data>/catalog/sources.json): each read on its schedule.
+  {
+    name: "catalog sources",
+    start: async (ctx, signal) =>
+      (await until(join(ctx.config.dataDir, "catalog", "sources.json"), signal)) && ctx.catalog.schedules(signal),
+  },
   {
     name: "notifier",
     start: (ctx, signal) =>

@@ -34,6 +34,7 @@ import type { GitVerbs } from "../verbs/git-verbs.ts"
 import type { BackupVerbs } from "../verbs/backup-verbs.ts"
 import type { Alerts } from "../alerts/alerts.ts"
 import type { FileTrees } from "../files/trees.ts"
+import type { Catalog } from "../catalog/catalog.ts"
 import { Jobs } from "./jobs.ts"
 import { Auth } from "../auth/auth.ts"
 import type { Oidc } from "../auth/oidc.ts"
@@ -77,6 +78,8 @@ export interface Ctx {
   notifier: Notifier
   /** Alert channels, rules, delivery and history (lib/alerts). */
   alerts: Alerts
+  /** Template sources, the shipped catalog, installs and template updates, saved templates, logos (lib/catalog). */
+  catalog: Catalog
   /** Runs the stacks' update policies (started by server.ts). */
   policies: PolicyScheduler
   /** The Prometheus registry; request and probe durations are observed into it. */
@@ -245,6 +248,21 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
         now,
         pollSeconds: config.alerts.pollSeconds,
         apiBases: config.alerts.apiBases,
+      }),
+  )
+  part(
+    "catalog",
+    () =>
+      new (require("../catalog/catalog.ts") as typeof import("../catalog/catalog.ts")).Catalog({
+        dataDir: config.dataDir,
+        stacks: ctx.stacks,
+        verbs: ctx.verbs,
+        backups: ctx.backups,
+        updateRecords: ctx.updateRecords,
+        events: ctx.events,
+        secretKeys: config.secretKeys,
+        updateWatch: config.updateWatch,
+        now,
       }),
   )
   part(

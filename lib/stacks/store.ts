@@ -181,6 +181,8 @@ export interface DeployRun extends Run {
   orchestrator?: OrchestratorName
   /** The git commit the deployed files came from, recorded in the version. */
   commit?: string
+  /** Only a new stack: a name taken by the time the deploy holds the stack's lock is 409 `stack_exists`. */
+  fresh?: boolean
 }
 
 const RUN_FILE = "run.json"
@@ -363,6 +365,7 @@ export class Stacks {
     if (files) checkFiles(files)
     return this.lock(name, async () => {
       const created = !this.has(name)
+      if (run.fresh && !created) throw conflict(`a stack named ${name} exists here`, "stack_exists")
       const stored = created ? undefined : await this.read(name)
       const own = stored?.state.orchestrator ?? "compose"
       if (stored && run.orchestrator && run.orchestrator !== own)

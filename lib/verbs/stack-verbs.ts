@@ -61,28 +61,30 @@ export class StackVerbs {
     private readonly parts: VerbsOptions,
   ) {}
 
-  /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack (run by `orchestrator`, compose unless named). */
+  /** Compose file, environment (when given) and files (when given) deployed as a new version; `created` for a new stack (run by `orchestrator`, compose unless named); with `fresh` only a new one. */
   async deploy(
     name: string,
     compose: string,
-    opts: { env?: EnvInput; files?: StackFiles; commit?: string; by?: string } & Watch = {},
+    opts: { env?: EnvInput; files?: StackFiles; commit?: string; by?: string; fresh?: boolean } & Watch = {},
   ): Promise<{ stack: Changed; created: boolean }> {
-    const pushed = opts.commit
-      ? undefined
-      : await this.writeBack(
-          name,
-          async () => {
-            const stored = await this.parts.stacks.read(name)
-            await this.parts.stacks.model(name, compose, stored.env, opts.files)
-            const removed = opts.files ? Object.keys(stored.files).filter((p) => !Object.hasOwn(opts.files!, p)) : []
-            return {
-              compose,
-              files: { ...opts.files, ...Object.fromEntries(removed.map((p) => [p, null])) },
-              message: `Deploy ${name} (POST /api/stacks) ${byWhom(opts.by)}`,
-            }
-          },
-          opts.signal,
-        )
+    // A new stack only (`fresh`: a taken name is 409 stack_exists under the lock) has no repository to write back to.
+    const pushed =
+      opts.commit || opts.fresh
+        ? undefined
+        : await this.writeBack(
+            name,
+            async () => {
+              const stored = await this.parts.stacks.read(name)
+              await this.parts.stacks.model(name, compose, stored.env, opts.files)
+              const removed = opts.files ? Object.keys(stored.files).filter((p) => !Object.hasOwn(opts.files!, p)) : []
+              return {
+                compose,
+                files: { ...opts.files, ...Object.fromEntries(removed.map((p) => [p, null])) },
+                message: `Deploy ${name} (POST /api/stacks) ${byWhom(opts.by)}`,
+              }
+            },
+            opts.signal,
+          )
     let created = false
     const stack = await this.changed(name, "deploy", opts, async () => {
       const deployed = await this.parts.stacks.deploy(

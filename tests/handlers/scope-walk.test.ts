@@ -23,6 +23,7 @@ const CREATING = new Set([
   "PUT /api/stacks/:name/git",
   "POST /api/containers/adopt",
   "POST /api/backups/:repo/:stack/restore",
+  "POST /api/catalog/templates/:source/:id/install",
 ])
 /** A body each route would take, so that a refusal is the front door's and not the body's. */
 const BODIES: Record<string, (stack: string) => unknown> = {
@@ -33,6 +34,7 @@ const BODIES: Record<string, (stack: string) => unknown> = {
   "PUT /api/stacks/:name/git": () => ({ url: "/nowhere/repo.git", path: "compose.yaml" }),
   "POST /api/containers/adopt": (stack) => ({ containers: ["c1"], stack }),
   "POST /api/backups/:repo/:stack/restore": () => ({}),
+  "POST /api/catalog/templates/:source/:id/install": (stack) => ({ name: stack }),
   "POST /api/stacks/:name/apply": () => ({}),
   "PUT /api/stacks/:name/env": () => [{ key: "K", value: "v" }],
   "PUT /api/stacks/:name/files/*": () => ({ content: "x" }),
@@ -52,6 +54,8 @@ const pathOf = (r: RouteRow, stack: string) =>
     .path.replace(":name", stack)
     .replace(":stack", stack)
     .replace(":repo", "r")
+    .replace(":source", "curated")
+    .replace(":id", "vaultwarden")
     .replace(":version", "1")
     .replace("*", "x.txt")
 
