@@ -30,8 +30,9 @@ export function apiUrl(path: string, opts: CallOptions = {}): string {
 async function failure(res: Response): Promise<HttpError> {
   const text = await res.text().catch(() => "")
   try {
-    const { error } = JSON.parse(text)
-    if (error?.message) return new HttpError(res.status, error.code ?? "error", error.message)
+    const { error, ...rest } = JSON.parse(text)
+    // Members beside `error` (a form's `fields`, a blocked plan) stay with it.
+    if (error?.message) return new HttpError(res.status, error.code ?? "error", error.message, { body: rest })
   } catch {}
   return new HttpError(res.status, "http_" + res.status, text.slice(0, 300) || res.statusText || `HTTP ${res.status}`)
 }

@@ -15,6 +15,7 @@ import { auditPage } from "./pages/audit.ts"
 import { backupsPage } from "./pages/backups.ts"
 import { alertsPage } from "./pages/alerts.ts"
 import { registriesPage } from "./pages/registries.ts"
+import { catalogPage, templatePage } from "./pages/catalog.ts"
 import { swarmPage, swarmServicePage } from "./pages/swarm.ts"
 import { signInPage } from "./pages/signin.ts"
 import { tokensPage } from "./pages/tokens.ts"
@@ -42,6 +43,8 @@ const routes: [RegExp, Page][] = [
   [/^\/backups$/, backupsPage],
   [/^\/alerts$/, alertsPage],
   [/^\/registries$/, registriesPage],
+  [/^\/catalog$/, catalogPage],
+  [/^\/catalog\/(?<source>[^/]+)\/(?<id>[^/]+)$/, templatePage],
   [/^\/swarm\/services\/(?<id>[^/]+)$/, swarmServicePage],
   [/^\/speech$/, speechPage],
   [/^\/tokens$/, tokensPage],

@@ -492,6 +492,32 @@ export const tools: Tool[] = [
       "Forget a kept registry and its password; its images are pulled anonymously from then on. Admins only.",
   },
   {
+    name: "list_templates",
+    route: "GET /api/catalog/templates",
+    description:
+      "The catalog's templates (the curated apps shipped with the service, the saved ones, and the lists an admin added): source, id, title, description, categories, kind, version. q searches (every word), category and source filter.",
+  },
+  {
+    name: "template_detail",
+    route: "GET /api/catalog/templates/:source/:id",
+    description:
+      "One template: its variables (key, type, default, choices, whether it is a secret generated at install), its note, warnings and compose file (or the repository it is read from).",
+  },
+  {
+    name: "preview_template",
+    route: "POST /api/catalog/templates/:source/:id/preview",
+    description:
+      "What installing a template as stack `name` with `values` (key → value) would do, changing nothing: the compose file, the environment (secrets hidden), what the guard says (services, images, ports, volumes, binds, or why it refuses), blockers, the update policy and backup schedule it would set, the note. A wrong value is named in the error.",
+  },
+  {
+    name: "install_template",
+    route: "POST /api/catalog/templates/:source/:id/install",
+    changes: true,
+    defaults: { dry_run: true },
+    description:
+      "Install a template as a new stack `name` with `values`: checked by the same guard as any deploy, then a guarded update policy (unless update_policy is false) and a backup schedule (backup: a repository, null for none). dry_run is true unless given: pass false only when the user asked for the install. The answer shows the generated secrets once: tell the user to keep them.",
+  },
+  {
     name: "pull_image",
     route: "POST /api/images/pull",
     changes: true,

@@ -29,6 +29,7 @@ import { containerTable } from "./containers.ts"
 import { adoptProjectDialog } from "./adopt.ts"
 import { swarmServices } from "./swarm.ts"
 import { gitCard } from "./stack-git.ts"
+import { templateCard } from "./stack-template.ts"
 import { percent, sparkline, stackResources } from "../stats.ts"
 import { listView, type BulkAction } from "../list-view.ts"
 import type { ListSpec } from "../lists.ts"
@@ -377,6 +378,7 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
     h("p", null, h("a", { href: "#/stacks" }, "← Stacks")),
     head,
     gitCard(name, signal, () => void refreshHead()),
+    templateCard(name, signal, () => void refreshHead()),
     h(
       "div",
       { class: "tabs", role: "navigation", "aria-label": "Stack views" },
