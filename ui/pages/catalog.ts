@@ -16,7 +16,7 @@ import type {
 import { HttpError } from "#lib/http/http-error.ts"
 import { del, enc, get, post } from "../api.ts"
 import { action, copyText, empty, errorBox, h, load, render, table, toast, when } from "../dom.ts"
-import { yamlEditor } from "../yaml-editor.ts"
+import { editorModule } from "../code-editor.ts"
 
 type Summary = v.InferOutput<typeof templateSummary>
 type Detail = v.InferOutput<typeof templateDetail>
@@ -297,8 +297,15 @@ function variableField(v: Detail["variables"][number]) {
 
 function previewView(p: Preview): HTMLElement {
   const g = p.guard
-  const editor = yamlEditor(p.compose, `Compose file of ${p.title}`)
-  editor.textarea.readOnly = true
+  // The compose file as text at once, then in the editor (read only) once its module has loaded.
+  const composeEl = h("pre", { class: "compose-preview", "aria-label": `Compose file of ${p.title}` }, p.compose)
+  void editorModule().then(
+    (m) =>
+      composeEl.replaceWith(
+        m.create({ text: p.compose, label: `Compose file of ${p.title}`, mode: "compose", readOnly: true }).el,
+      ),
+    () => {},
+  )
   return h(
     "section",
     { class: "card", "aria-label": "Preview" },
@@ -348,7 +355,7 @@ function previewView(p: Preview): HTMLElement {
         h("dd", null, p.backup ? `${p.backup.repository}, ${p.backup.schedule}` : "none"),
       ),
     h("h3", null, "Compose file"),
-    editor.el,
+    h("div", { class: "compose-view" }, composeEl),
   )
 }
 
