@@ -138,7 +138,9 @@ function extensions(o: EditorOptions): Extension[] {
       ...completionKeymap,
       ...lintKeymap,
     ]),
-    EditorView.contentAttributes.of({ "aria-label": o.label, "aria-multiline": "true" }),
+    // tabindex: the text is in the tab order already (contenteditable); said so that a checker counts the
+    // scrolled region as reached by keyboard (a long line at a phone's width scrolls it sideways).
+    EditorView.contentAttributes.of({ "aria-label": o.label, "aria-multiline": "true", tabindex: "0" }),
     EditorState.tabSize.of(2),
     EditorState.readOnly.of(!!o.readOnly),
     theme,
