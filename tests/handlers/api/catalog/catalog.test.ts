@@ -3,7 +3,8 @@
 // stack, its record, its policy, its secrets shown once), a second install of the name refused, a
 // Portainer list served on loopback (refused for a source not marked local, read when it is; a
 // malformed one keeps the last good copy and says why), a container template binding / refused by
-// the guard, a stack saved as a template with its secrets left out, and its update with the diff.
+// the guard, a stack saved as a template with its secrets left out, and its update with the diff;
+// with a backup repository kept (restic on a folder), installs join its schedule unless told not to.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { stackApp } from "../../../support/compose.ts"
 import type { TestApp } from "../../../support/app.ts"
@@ -254,5 +255,29 @@ describe("save as template, and its update", () => {
       "EXTRA",
       "MODE",
     ])
+  })
+})
+
+describe("backups from the first minute", () => {
+  test("with a backup repository kept, an install adds the app to its schedule unless told not to", async () => {
+    const added = await t.call("POST", "/api/backups/repos", {
+      name: "local",
+      repository: `${t.dataDir}/restic`,
+      password: "pw-catalog-backup",
+      init: true,
+    })
+    expect(added.status).toBe(201)
+    const stacksOf = async () =>
+      (await call("GET", "/backups/repos")).body.find((r: { name: string }) => r.name === "local")
+    // A repository without a schedule gets a nightly one for the app alone; the next app joins it.
+    const first = await call("POST", "/catalog/templates/curated/vaultwarden/install", { name: "pw" })
+    expect([first.status, first.body.backup]).toEqual([201, { repository: "local", schedule: "0 3 * * *" }])
+    expect(await stacksOf()).toMatchObject({ schedule: "0 3 * * *", stacks: ["pw"] })
+    const second = await call("POST", "/catalog/templates/curated/memos/install", { name: "notes" })
+    expect([second.status, second.body.backup]).toEqual([201, { repository: "local", schedule: "0 3 * * *" }])
+    expect((await stacksOf()).stacks).toEqual(["pw", "notes"])
+    const none = await call("POST", "/catalog/templates/curated/uptime-kuma/install", { name: "up", backup: null })
+    expect([none.status, none.body.backup]).toEqual([201, null])
+    expect((await stacksOf()).stacks).toEqual(["pw", "notes"])
   })
 })
