@@ -6,16 +6,18 @@ import type { ContainerSummary, Engine } from "../engine/client.ts"
 import type { LogLineRecord, LogQuery } from "../engine/logs.ts"
 import { notFound } from "../errors/errors.ts"
 import { redactorFor } from "./env.ts"
-import { serviceNames, type Stack, type Stacks } from "./store.ts"
+import { serviceNames, type Stack, type StackState, type Stacks } from "./store.ts"
 import type { Kept, StackHealth, StackView } from "./orchestrator.ts"
 import { byProject, containersView, projectContainers } from "./view.ts"
 
-/** What a view shows of a stack kept here: its services as recorded on its last deploy, else (a stack kept before they were) read from its compose file. */
-export const keptOf = (stack: Stack): Kept => ({
-  name: stack.name,
-  services: stack.state.services ?? serviceNames(stack.compose),
-  state: stack.state,
-})
+/**
+ * What a view shows of a stack kept here, from the store's memory: its state, and its services as
+ * recorded on its last deploy (its compose file is read only for a stack kept before they were).
+ */
+async function keptOf(stacks: Stacks, name: string): Promise<Kept & { state: StackState }> {
+  const state = await stacks.state(name)
+  return { name, services: state.services ?? serviceNames((await stacks.read(name)).compose), state }
+}
 
 /**
  * The views of stacks kept here, each from its orchestrator (all of one orchestrator's asked at
@@ -44,15 +46,14 @@ export async function keptViews(
 }
 
 /**
- * How each stack fares, as its orchestrator judges its view: every stack kept here (read from their
- * states alone), then every other compose project among the containers (managed: false).
+ * How each stack fares, as its orchestrator judges its view: every stack kept here (from the store's
+ * memory), then every other compose project among the containers (managed: false).
  */
 export async function stackHealths(
   stacks: Stacks,
   containers: ContainerSummary[],
 ): Promise<(StackHealth & Pick<StackView, "name" | "managed" | "orchestrator">)[]> {
-  const states = await Promise.all(stacks.names().map(async (name) => ({ name, state: await stacks.state(name) })))
-  const kept = states.map(({ name, state }) => ({ name, services: state.services ?? [], state }))
+  const kept = await Promise.all(stacks.names().map((name) => keptOf(stacks, name)))
   const redactor = redactorFor(stacks)
   const others = [...byProject(containers)]
     .filter(([p]) => !stacks.has(p))
@@ -72,18 +73,18 @@ export async function stackView(stacks: Stacks, engine: Engine, name: string): P
     if (containers.length) return containersView(name, containers, { redactor: redactorFor(stacks) })
     throw notFound(`no stack named ${name}`)
   }
-  const stack = await stacks.read(name)
-  const [view] = await stacks.orchestratorOf(stack.state).views([keptOf(stack)], containers, redactorFor(stacks))
+  const kept = await keptOf(stacks, name)
+  const [view] = await stacks.orchestratorOf(kept.state).views([kept], containers, redactorFor(stacks))
   return view!
 }
 
 /** Every stack with files here, then every other compose project among the containers, by name. */
 export async function stackViews(stacks: Stacks, containers: ContainerSummary[]): Promise<StackView[]> {
-  const kept = await Promise.all(stacks.names().map(async (name) => keptOf(await stacks.read(name))))
+  const kept = await Promise.all(stacks.names().map((name) => keptOf(stacks, name)))
   const managed = await keptViews(stacks, kept, containers)
   const redactor = redactorFor(stacks)
   const others = [...byProject(containers)]
-    .filter(([p]) => !managed.some((m) => m.name === p))
+    .filter(([p]) => !stacks.has(p))
     .map(([p, cs]) => containersView(p, cs, { redactor }))
   return [...managed, ...others].sort((a, b) => a.name.localeCompare(b.name))
 }

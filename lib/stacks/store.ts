@@ -188,8 +188,19 @@ export interface DeployRun extends Run {
 const RUN_FILE = "run.json"
 const FILES_FILE = "files.json"
 
+/** A state as the store keeps it in memory: shared by every answer, so changed by none. */
+const frozen = (state: StackState): Readonly<StackState> =>
+  Object.freeze({
+    ...state,
+    ...(state.files ? { files: Object.freeze([...state.files]) as string[] } : {}),
+    ...(state.services ? { services: Object.freeze([...state.services]) as string[] } : {}),
+  })
+
 export class Stacks {
   private locks = new Map<string, Promise<unknown>>()
+  /** Each stack's state (see `index`), and the names sorted, made again after a stack comes or goes. */
+  private states: Map<string, Readonly<StackState>> | undefined
+  private sorted: string[] | undefined
   /** Each stack's secret values as last read; the store's own writes of its environment or state forget them. */
   private secretValues = new Map<string, string[]>()
   private readonly now: () => number
@@ -229,16 +240,32 @@ export class Stacks {
     return join(this.kept, stackName(name))
   }
 
+  /** Whether a stack of that name is here (from memory). */
   has(name: string): boolean {
-    return existsSync(join(this.records(name), "state.json"))
+    return this.index().has(stackName(name))
   }
 
-  /** Names of the stacks, sorted. */
+  /** Names of the stacks, sorted (from memory). */
   names(): string[] {
-    if (!existsSync(this.kept)) return []
-    return readdirSync(this.kept)
-      .filter((n) => isStackName(n) && this.has(n))
-      .sort()
+    this.sorted ??= [...this.index().keys()].sort()
+    return [...this.sorted]
+  }
+
+  /**
+   * Each stack's state as the store last wrote it. The records' state.json files are read once, by
+   * the first question about the stacks; from then on the store's own writes keep it (every state a
+   * stack gets, its first included, goes through `writeState`, and a stack goes through `forget`), so
+   * that the lists and `has` read no file. A stack is one while its state.json is there.
+   */
+  private index(): Map<string, Readonly<StackState>> {
+    if (this.states) return this.states
+    const states = new Map<string, Readonly<StackState>>()
+    for (const name of existsSync(this.kept) ? readdirSync(this.kept) : []) {
+      const text = isStackName(name) ? readIfFile(join(this.kept, name, "state.json")) : undefined
+      if (text) states.set(name, frozen(JSON.parse(text) as StackState))
+    }
+    this.states = states
+    return states
   }
 
   /**
@@ -246,7 +273,7 @@ export class Stacks {
    * environment's and its current version's, which run in its containers until the next apply.
    */
   secrets(name: string): string[] {
-    if (!isStackName(name)) return []
+    if (!isStackName(name) || !this.has(name)) return []
     let values = this.secretValues.get(name)
     if (!values) {
       const rec = this.records(name)
@@ -254,11 +281,11 @@ export class Stacks {
         const text = readIfFile(join(rec, file))
         return text ? (JSON.parse(text) as T) : fallback
       }
-      const current = kept<Partial<StackState>>("state.json", {}).current_version
+      const current = this.index().get(name)?.current_version
       const running =
         current == null ? [] : (kept<Partial<StackVersion>>(join("versions", `${current}.json`), {}).env ?? [])
       values = [...new Set([...secretValues(kept<EnvVar[]>("env.json", [])), ...secretValues(running)])]
-      if (this.has(name)) this.secretValues.set(name, values)
+      this.secretValues.set(name, values)
     }
     return values
   }
@@ -304,6 +331,7 @@ export class Stacks {
       renameSync(join(dir, "state.json"), join(rec, "state.json"))
       moved.push(name)
     }
+    if (moved.length) this.states = this.sorted = undefined
     return moved
   }
 
@@ -315,13 +343,14 @@ export class Stacks {
     return next
   }
 
-  /** The whole stack, secrets included: compose file, environment, files, state and every version. 404 if absent. */
-  /** A stack's state alone (what runs it, its version, what is pending), without its files and versions. */
+  /** A stack's state alone (what runs it, its version, what is pending), from memory: no file is read. 404 if absent. */
   async state(name: string): Promise<StackState> {
-    if (!this.has(name)) throw notFound(`no stack named ${name}`)
-    return readJson<StackState>(join(this.records(name), "state.json"), null as never)
+    const state = this.index().get(stackName(name))
+    if (!state) throw notFound(`no stack named ${name}`)
+    return { ...state }
   }
 
+  /** The whole stack, secrets included: compose file, environment, files, state and every version. 404 if absent. */
   async read(name: string): Promise<Stack> {
     const rec = this.records(name)
     if (!this.has(name)) throw notFound(`no stack named ${name}`)
@@ -586,9 +615,7 @@ export class Stacks {
     { compose, env, files }: Omit<StackRecords, "files"> & { files?: StackFiles },
     orchestrator?: OrchestratorName,
   ): Promise<CheckedModel> {
-    const state = this.has(name)
-      ? await readJson<StackState>(join(this.records(name), "state.json"), null as never)
-      : undefined
+    const state = this.index().get(stackName(name))
     const candidate = files ?? (await readJson<StackFiles>(join(this.records(name), FILES_FILE), {}))
     return this.orchestratorOf(orchestrator ?? state).check({
       project: this.project(stackName(name), env),
@@ -795,6 +822,7 @@ export class Stacks {
     rmSync(this.dir(name), { recursive: true, force: true })
     rmSync(this.records(name), { recursive: true, force: true })
     this.secretValues.delete(name)
+    if (this.index().delete(name)) this.sorted = undefined
   }
 
   /**
@@ -849,7 +877,10 @@ export class Stacks {
   }
 
   private async writeState(name: string, state: StackState): Promise<Stack> {
-    writeJson(join(this.records(name), "state.json"), { ...state, updated: new Date(this.now()).toISOString() })
+    const written = frozen({ ...state, updated: new Date(this.now()).toISOString() })
+    writeJson(join(this.records(name), "state.json"), written)
+    if (!this.index().has(name)) this.sorted = undefined
+    this.index().set(name, written)
     this.secretValues.delete(name)
     return this.read(name)
   }

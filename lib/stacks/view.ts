@@ -22,7 +22,10 @@ export function byProject(list: ContainerSummary[]): Map<string, ContainerSummar
   const grouped = new Map<string, ContainerSummary[]>()
   for (const c of list) {
     const p = c.Labels[STACK_LABEL]
-    if (p !== undefined) grouped.set(p, [...(grouped.get(p) ?? []), c])
+    if (p === undefined) continue
+    const group = grouped.get(p)
+    if (group) group.push(c)
+    else grouped.set(p, [c])
   }
   return grouped
 }

@@ -17,6 +17,7 @@ import { FakeEngine } from "../../support/fake-engine.ts"
 import { DomainError, type ErrorKind } from "#lib/errors/errors.ts"
 import { Stacks } from "#lib/stacks/store.ts"
 import { FakeCompose, twoServices } from "../../support/compose.ts"
+import { watchFileReads } from "../../support/file-reads.ts"
 
 let dataDir: string
 let engine: FakeEngine
@@ -360,4 +361,79 @@ test("a stack's secrets for redaction: its environment's and its current version
   expect(stacks.secrets("web")).toEqual(["t0ken-two"])
   expect(stacks.secrets("nope")).toEqual([])
   expect(stacks.secrets("../web")).toEqual([])
+})
+
+test("the stacks' names and states come from memory, and stay what a new store reads from disk through every kind of write", async () => {
+  /** What a store started afresh on the same data directory reads: every stack's name and state. */
+  const onDisk = async () => {
+    const fresh = new Stacks(dataDir, compose, { engine })
+    return Promise.all(fresh.names().map(async (n) => [n, await fresh.state(n)]))
+  }
+  const inMemory = async () => Promise.all(stacks.names().map(async (n) => [n, await stacks.state(n)]))
+  const same = async () => expect(await inMemory()).toEqual(await onDisk())
+
+  expect(stacks.names()).toEqual([])
+  await stacks.deploy("web", { compose: twoServices, env: secret })
+  await stacks.deploy("db", { compose: twoServices })
+  await same()
+  await stacks.setEnv("web", [{ key: "TOKEN", value: "t0ken-two", secret: true }])
+  expect((await stacks.state("web")).env_pending).toBe(true)
+  await same()
+  await stacks.writeFile("web", "conf/site.conf", "a")
+  expect(await stacks.state("web")).toMatchObject({ files_pending: true, files: ["conf/site.conf"] })
+  await same()
+  await stacks.apply("web")
+  expect(await stacks.state("web")).toMatchObject({ env_pending: false, files_pending: false, current_version: 2 })
+  await stacks.deleteFile("web", "conf/site.conf")
+  await same()
+  await stacks.rollback("web", 1)
+  expect((await stacks.state("web")).current_version).toBe(1)
+  await same()
+  // A copy's or a restore's import, and an adoption.
+  const source = await stacks.read("web")
+  await stacks.importStack({ ...source, name: "copy", current_version: 2 })
+  await stacks.adopt("found", { compose: twoServices, env: [], files: {} })
+  expect(stacks.names()).toEqual(["copy", "db", "found", "web"])
+  await same()
+  // A first deploy that fails is undone: the name goes again.
+  compose.failures.set("up", "no such image")
+  await fails(stacks.deploy("broken", { compose: twoServices }), "upstream")
+  compose.failures.delete("up")
+  // A refused redeploy changes nothing.
+  compose.failures.set("config", "refused")
+  await fails(stacks.deploy("db", { compose: `${twoServices}  cache:\n    image: busybox\n` }), "invalid")
+  compose.failures.delete("config")
+  await same()
+  await stacks.deploy("db", { compose: `${twoServices}  cache:\n    image: busybox\n` })
+  expect((await stacks.state("db")).services).toEqual(["web", "db", "cache"])
+  expect(await stacks.remove("copy")).toBe(true)
+  expect(stacks.has("copy")).toBe(false)
+  await fails(stacks.state("copy"), "not_found")
+  expect(stacks.names()).toEqual(["db", "found", "web"])
+  await same()
+  // What a caller does with a state it was given changes none kept.
+  const given = await stacks.state("web")
+  given.current_version = 99
+  expect(() => given.files!.push("x")).toThrow()
+  expect((await stacks.state("web")).current_version).toBe(1)
+})
+
+test("the stacks' states are read from disk once, by the first question: the lists ask no stack's files after", async () => {
+  for (const name of ["a", "b", "c"]) await stacks.deploy(name, { compose: twoServices })
+  const started = new Stacks(dataDir, compose, { engine })
+  const reads = watchFileReads([join(dataDir, "records"), join(dataDir, "stacks")])
+  try {
+    expect(started.names()).toEqual(["a", "b", "c"])
+    expect(new Set(reads.paths().filter((p) => p.endsWith("state.json"))).size).toBe(3)
+    reads.reset()
+    for (let i = 0; i < 3; i++) {
+      expect(started.names()).toEqual(["a", "b", "c"])
+      for (const name of started.names()) expect((await started.state(name)).services).toEqual(["web", "db"])
+      expect(started.has("b")).toBe(true)
+      expect(started.has("nope")).toBe(false)
+    }
+    expect(reads.paths()).toEqual([])
+  } finally {
+    reads.stop()
+  }
 })
