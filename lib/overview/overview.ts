@@ -27,7 +27,7 @@ export interface OverviewParts {
   diskUsage: DiskUsageCache
   engineVersion: Reused<EngineVersion>
   stacks: Stacks
-  updateRecords: Pick<UpdateRecords, "history">
+  updateRecords: Pick<UpdateRecords, "last">
   imageUpdates: Pick<ImageUpdates, "records">
   scans: Pick<ScanQueue, "summaries">
   nodes: Pick<NodeRegistry, "list">
@@ -49,7 +49,7 @@ const unique = (xs: string[]) => [...new Set(xs)].sort()
 async function stackItems(p: OverviewParts, containers: ContainerSummary[]): Promise<StackItem[]> {
   const items = await Promise.all(
     (await stackHealths(p.stacks, containers)).map(async (s) => {
-      const last = s.managed ? (await p.updateRecords.history(s.name))[0] : undefined
+      const last = s.managed ? await p.updateRecords.last(s.name) : undefined
       return {
         ...s,
         failed_update:

@@ -201,6 +201,8 @@ export class Stacks {
   /** Each stack's state (see `index`), and the names sorted, made again after a stack comes or goes. */
   private states: Map<string, Readonly<StackState>> | undefined
   private sorted: string[] | undefined
+  /** Told of each stack that goes: what other rooms keep of it in memory goes with it. */
+  private forgetters: ((name: string) => void)[] = []
   /** Each stack's secret values as last read; the store's own writes of its environment or state forget them. */
   private secretValues = new Map<string, string[]>()
   private readonly now: () => number
@@ -266,6 +268,11 @@ export class Stacks {
     }
     this.states = states
     return states
+  }
+
+  /** Calls `fn` with the name of each stack that goes (removed, or its first deploy undone). */
+  onForget(fn: (name: string) => void): void {
+    this.forgetters.push(fn)
   }
 
   /**
@@ -823,6 +830,7 @@ export class Stacks {
     rmSync(this.records(name), { recursive: true, force: true })
     this.secretValues.delete(name)
     if (this.index().delete(name)) this.sorted = undefined
+    for (const fn of this.forgetters) fn(name)
   }
 
   /**

@@ -10,7 +10,8 @@ import { Cron } from "croner"
 import { join } from "node:path"
 import * as v from "valibot"
 import { readJson, writeJson } from "../data/datadir.ts"
-import { invalid } from "../errors/errors.ts"
+import { invalid, notFound } from "../errors/errors.ts"
+import { StackMemo } from "../stacks/memo.ts"
 import type { Stacks } from "../stacks/store.ts"
 
 export const VERDICTS = ["updated", "rolled_back", "rollback_failed", "unchanged"] as const
@@ -118,11 +119,20 @@ interface PolicyFile {
 
 export class UpdateRecords {
   private writing = new Map<string, Promise<unknown>>()
+  /** Each stack's newest outcome (null: none) and its policy file, read once and kept by the writes here (the lists and the schedule ask them often). */
+  private newest: StackMemo<UpdateOutcome | null>
+  private policies: StackMemo<PolicyFile>
 
   constructor(
     private readonly stacks: Stacks,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.newest = new StackMemo(stacks, async (name) => (await this.history(name))[0] ?? null)
+    this.policies = new StackMemo(stacks, async (name) => {
+      const f = await readJson<Partial<PolicyFile>>(this.file(name, "policy"), {})
+      return { policy: { ...DEFAULT_POLICY, ...f.policy }, state: { ...EMPTY_STATE, ...f.state } }
+    })
+  }
 
   private file(name: string, which: "history" | "policy"): string {
     return join(this.stacks.records(name), `update-${which}.json`)
@@ -140,45 +150,58 @@ export class UpdateRecords {
     return readJson<UpdateOutcome[]>(this.file(name, "history"), [])
   }
 
+  /** The stack's newest outcome, from memory after the first time. */
+  async last(name: string): Promise<UpdateOutcome | undefined> {
+    return (await this.newest.get(name)) ?? undefined
+  }
+
+  /** Adds an outcome to a stack's history; nothing for a stack gone meanwhile. */
   addHistory(name: string, outcome: UpdateOutcome): Promise<void> {
     return this.change(name, async () => {
+      const history = [outcome, ...(await this.history(name))].slice(0, HISTORY_LIMIT)
       if (!this.stacks.has(name)) return
-      writeJson(this.file(name, "history"), [outcome, ...(await this.history(name))].slice(0, HISTORY_LIMIT))
+      writeJson(this.file(name, "history"), history)
+      this.newest.set(name, outcome)
     })
   }
 
-  async policyFile(name: string): Promise<PolicyFile> {
-    const f = await readJson<Partial<PolicyFile>>(this.file(name, "policy"), {})
-    return { policy: { ...DEFAULT_POLICY, ...f.policy }, state: { ...EMPTY_STATE, ...f.state } }
+  /** The stack's policy and its state, from memory after the first time: not to be changed by the caller. */
+  policyFile(name: string): Promise<PolicyFile> {
+    return this.policies.get(name)
+  }
+
+  private writePolicy(name: string, f: PolicyFile): void {
+    writeJson(this.file(name, "policy"), f)
+    this.policies.set(name, f)
   }
 
   async policy(name: string): Promise<Policy> {
     return (await this.policyFile(name)).policy
   }
 
+  /** Sets a stack's policy (404 for a stack gone meanwhile). */
   setPolicy(name: string, input: PolicyInput): Promise<Policy> {
     if (input.schedule) checkSchedule(input.schedule)
     return this.change(name, async () => {
       const f = await this.policyFile(name)
+      if (!this.stacks.has(name)) throw notFound(`no stack named ${name}`)
       const policy: Policy = {
         auto_update: input.auto_update,
         schedule: input.schedule?.trim() || null,
         watch: input.watch ?? null,
       }
-      writeJson(this.file(name, "policy"), {
-        policy,
-        state: { ...f.state, set_at: new Date(this.now()).toISOString() },
-      })
+      this.writePolicy(name, { policy, state: { ...f.state, set_at: new Date(this.now()).toISOString() } })
       return policy
     })
   }
 
+  /** Changes a stack's policy state (nothing for a stack gone). */
   updateState(name: string, fn: (s: PolicyState) => void): Promise<void> {
     return this.change(name, async () => {
+      const f = structuredClone(await this.policyFile(name))
       if (!this.stacks.has(name)) return
-      const f = await this.policyFile(name)
       fn(f.state)
-      writeJson(this.file(name, "policy"), f)
+      this.writePolicy(name, f)
     })
   }
 }

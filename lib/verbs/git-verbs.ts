@@ -31,6 +31,7 @@ import { fetchTree, refusedCommit, remoteHead, type TreeLimits } from "../git/tr
 import type { EnvInput } from "../stacks/env.ts"
 import type { OrchestratorName } from "../stacks/orchestrator.ts"
 import { stackView } from "../stacks/state.ts"
+import { StackMemo } from "../stacks/memo.ts"
 import type { Stacks } from "../stacks/store.ts"
 import { checkSchedule, nextDue } from "../updates/records.ts"
 import type { StackVerbs } from "./stack-verbs.ts"
@@ -84,6 +85,15 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 /** Verdicts a scheduled sync does not try again for the same commit. */
 const TRIED = ["refused", "rolled_back", "rollback_failed"]
 
+/** What the stack list shows of a stack's source, and what the schedules take of it. */
+type Marker = { url: string; ref: string; last_verdict: string | null }
+type Listed = { marker: Marker; schedule: string | null }
+
+const listedOf = (source: GitSource): Listed => ({
+  marker: { url: maskUrl(source.url), ref: source.ref, last_verdict: source.last_sync?.verdict ?? null },
+  schedule: source.schedule ?? null,
+})
+
 /** What a new stack's first deploy takes besides the repository's files. */
 export interface FirstDeploy {
   env?: EnvInput
@@ -103,6 +113,8 @@ export class GitVerbs {
   private readonly limits: GitVerbsOptions["limits"]
   private readonly verbs: GitVerbsOptions["verbs"]
   private readonly events: GitVerbsOptions["events"]
+  /** What the list and the schedules take of each stack's source (null: none): read once, then kept by the writes here (every source is written here). */
+  private readonly listed: StackMemo<Listed | null>
 
   constructor(o: GitVerbsOptions) {
     this.stacks = o.stacks
@@ -113,6 +125,10 @@ export class GitVerbs {
     this.verbs = o.verbs
     this.events = o.events
     this.started = o.started ?? Date.now()
+    this.listed = new StackMemo(o.stacks, async (name) => {
+      const source = o.stacks.has(name) ? await readSource(o.stacks.records(name)) : undefined
+      return source ? listedOf(source) : null
+    })
   }
 
   /** The source without its secrets, the remote's head (null when it could not be read, with `remote_error`) and whether it differs from the deployed commit. */
@@ -140,12 +156,16 @@ export class GitVerbs {
     }
   }
 
-  /** What the stack list shows of a stack's source: its repository, ref and last verdict; null without one. */
-  async marker(name: string): Promise<{ url: string; ref: string; last_verdict: string | null } | null> {
-    const source = this.stacks.has(name) ? await readSource(this.stacks.records(name)) : undefined
-    return source
-      ? { url: maskUrl(source.url), ref: source.ref, last_verdict: source.last_sync?.verdict ?? null }
-      : null
+  /** What the stack list shows of a stack's source: its repository, ref and last verdict; null without one. From memory after the first time. */
+  async marker(name: string): Promise<Marker | null> {
+    return (await this.listed.get(name))?.marker ?? null
+  }
+
+  /** Writes a stack's source; nothing for a stack gone meanwhile (a sync that ended after its stack was removed). */
+  private write(name: string, source: GitSource): void {
+    if (!this.stacks.has(name)) return
+    writeSource(this.stacks.records(name), source)
+    this.listed.set(name, listedOf(source))
   }
 
   /**
@@ -192,8 +212,8 @@ export class GitVerbs {
           "git_sync_failed",
           `${name} was not created from ${maskUrl(source.url)}: ${outcome.error}`,
         )
-      writeSource(records, { ...source, deployed_commit: outcome.commit, last_sync: this.last(outcome) })
-    } else writeSource(records, source)
+      this.write(name, { ...source, deployed_commit: outcome.commit, last_sync: this.last(outcome) })
+    } else this.write(name, source)
     this.publish(
       name,
       "attach",
@@ -223,6 +243,7 @@ export class GitVerbs {
   async detach(name: string): Promise<void> {
     await this.source(name)
     removeSource(this.stacks.records(name))
+    this.listed.set(name, null)
     this.publish(name, "detach", `detached ${name} from git`)
   }
 
@@ -306,8 +327,8 @@ export class GitVerbs {
   async schedules(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       for (const name of this.stacks.names()) {
-        const source = await readSource(this.stacks.records(name)).catch(() => undefined)
-        const due = source?.schedule ? nextDue(source.schedule, this.ran.get(name) ?? this.started) : null
+        const schedule = (await this.listed.get(name).catch(() => null))?.schedule
+        const due = schedule ? nextDue(schedule, this.ran.get(name) ?? this.started) : null
         if (due === null || due > Date.now() || signal.aborted) continue
         this.ran.set(name, Date.now())
         await this.sync(name, { trigger: "schedule", watch: this.watch, signal }).catch((err) =>
@@ -341,7 +362,7 @@ export class GitVerbs {
       }
     const outcome = await this.fetchAndDeploy(name, source, opts, { head: head ?? undefined, progress })
     const now = (await readSource(this.stacks.records(name))) ?? source
-    writeSource(this.stacks.records(name), {
+    this.write(name, {
       ...now,
       deployed_commit: outcome.verdict === "applied" ? outcome.commit : now.deployed_commit,
       last_sync: this.last(outcome),
@@ -441,7 +462,7 @@ export class GitVerbs {
       source.known_hosts ||= known_hosts
       const records = this.stacks.records(name)
       return readSource(records).then(
-        (now) => void (now && !now.known_hosts && writeSource(records, { ...now, known_hosts })),
+        (now) => void (now && !now.known_hosts && this.write(name, { ...now, known_hosts })),
       )
     })
   }

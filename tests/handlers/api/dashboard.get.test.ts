@@ -5,11 +5,13 @@ import { Repos } from "#lib/backups/repos.ts"
 import { overview } from "#lib/overview/overview.ts"
 import { engineError, type Engine } from "#lib/engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
+import { stackDirs } from "#lib/stacks/name.ts"
 import type { Cve, Severity } from "#lib/images/scanner.ts"
 import type { UpdateOutcome, Verdict } from "#lib/updates/records.ts"
 import { testApp, type TestApp } from "../../support/app.ts"
 import { FakeCompose, twoServices } from "../../support/compose.ts"
 import { FakeEngine } from "../../support/fake-engine.ts"
+import { watchFileReads } from "../../support/file-reads.ts"
 
 let t: TestApp
 afterEach(() => t.close())
@@ -317,4 +319,32 @@ test("health: the host's hour from the stats sampler, and the data directory's d
   expect(host.disk.path).toBe(t.dataDir)
   expect(host.disk.used_bytes).toBeGreaterThan(0)
   expect(host.history.disk_used_bytes.every((d: number) => d > 0)).toBe(true)
+})
+
+test("health reads no stack's files: its stacks' states and last updates come from memory, and follow each change", async () => {
+  const engine = new FakeEngine()
+  t = { ...(await testApp({ engine, compose: new FakeCompose(engine) })), engine }
+  const names = Array.from({ length: 10 }, (_, i) => `s${i}`)
+  for (const name of names)
+    expect((await t.call("POST", "/api/stacks", { name, content: twoServices })).status).toBe(201)
+  await t.ctx.updateRecords.addHistory("s1", outcome("s1", "updated"))
+  const health = async () => {
+    const res = await t.call("GET", "/api/dashboard")
+    expect(res.status).toBe(200)
+    return (await res.json()).health.stacks
+  }
+  await health()
+  const reads = watchFileReads(Object.values(stackDirs(t.dataDir)))
+  try {
+    expect((await health()).counts).toEqual({ running: 10, degraded: 0, stopped: 0, failed_update: 0 })
+    await t.ctx.updateRecords.addHistory("s2", outcome("s2", "rolled_back"))
+    expect((await t.call("DELETE", "/api/stacks/s3")).status).toBe(200)
+    reads.reset()
+    const now = await health()
+    expect(reads.paths()).toEqual([])
+    expect(now.counts).toEqual({ running: 9, degraded: 0, stopped: 0, failed_update: 1 })
+    expect(now.items[0]).toMatchObject({ name: "s2", failed_update: { verdict: "rolled_back" } })
+  } finally {
+    reads.stop()
+  }
 })

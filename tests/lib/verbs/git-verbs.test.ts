@@ -7,8 +7,10 @@
 // there; a newer push is applied.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
 import { DEFAULT_LIMITS } from "#lib/git/tree.ts"
+import { stackDirs } from "#lib/stacks/name.ts"
 import { GitVerbs } from "#lib/verbs/git-verbs.ts"
 import { stackApp, twoServices } from "../../support/compose.ts"
+import { watchFileReads } from "../../support/file-reads.ts"
 import { startGitServer, type GitServer } from "../../support/git-server.ts"
 
 const TOKEN = "tok-sched-7c2e"
@@ -129,4 +131,42 @@ test("a commit over the fetch cap is held by the schedule until the branch moves
   const fixed = await repo.commit({ "noise.txt": null })
   await until(async () => (await git.status("s")).deployed_commit === fixed)
   expect((await git.status("s")).schedule_held).toBeNull()
+}, 60_000)
+
+test("the list's git markers are read once and follow every sync, detach, attach and deletion", async () => {
+  t = await stackApp()
+  const options = { stacks: t.ctx.stacks, verbs: t.ctx.verbs, engine: t.engine, events: t.ctx.events, watch: 0 }
+  const git = new GitVerbs(options)
+  const repo = await server.repo("markers")
+  await repo.commit({ "compose.yaml": twoServices })
+  const source = { url: repo.url, ref: "main", path: "compose.yaml", push: false, schedule: null, token: TOKEN }
+  await git.attach("m", source, {})
+  await t.ctx.verbs.deploy("plain", twoServices, {})
+  /** Each stack's marker, and whether a GitVerbs started afresh reads the same from disk. */
+  const markers = async () => {
+    const now = { m: await git.marker("m"), plain: await git.marker("plain") }
+    const fresh = new GitVerbs(options)
+    expect(now).toEqual({ m: await fresh.marker("m"), plain: await fresh.marker("plain") })
+    return now
+  }
+  expect(await markers()).toEqual({ m: { url: repo.url, ref: "main", last_verdict: "applied" }, plain: null })
+  const reads = watchFileReads([stackDirs(t.dataDir).records])
+  /** The markers asked three times once `change` is done, reading no file: the change keeps them. */
+  const after = async (change: () => Promise<unknown>) => {
+    await change()
+    reads.reset()
+    for (let i = 0; i < 3; i++) await git.marker("m"), await git.marker("plain")
+    expect(reads.paths()).toEqual([])
+    return markers()
+  }
+  try {
+    await repo.commit({ "compose.yaml": "services:\n  web: [\n" })
+    expect((await after(() => git.sync("m", { trigger: "api" }))).m?.last_verdict).toBe("refused")
+    expect((await after(() => git.detach("m"))).m).toBeNull()
+    await repo.commit({ "compose.yaml": twoServices })
+    expect((await after(() => git.attach("m", source, { attach: true }))).m?.last_verdict).toBe("applied")
+    expect(await after(() => t.ctx.verbs.remove("m"))).toEqual({ m: null, plain: null })
+  } finally {
+    reads.stop()
+  }
 }, 60_000)
