@@ -5,10 +5,9 @@
 // `GET .../git` every 50 ms until the last sync names the commit. Prints the medians and their ratio.
 // Run: bun bench/git-sync.ts [rounds, default 5]   (as root; BENCH_FLAVOURS picks engines)
 import { createHmac } from "node:crypto"
-import { join } from "node:path"
 import { startGitServer } from "../tests/support/git-server.ts"
 import { startService } from "../tests/support/service.ts"
-import { benchFlavours, median, root, startEngine } from "./support.ts"
+import { benchFlavours, composeTools, median, startEngine } from "./support.ts"
 
 const ROUNDS = Number(process.argv[2] ?? 5)
 const WATCH = 2
@@ -22,15 +21,7 @@ const compose = `services:
 
 for (const flavour of benchFlavours()) {
   const eng = startEngine("git", flavour)
-  const current =
-    flavour === "current"
-      ? Bun.spawnSync(["bash", join(root, "scripts/current-engine.sh")])
-          .stdout.toString()
-          .trim()
-      : ""
-  const tools: Record<string, string> = current
-    ? { PATH: `${current}/usr/bin:${process.env.PATH}`, DOCKER_CONFIG: current }
-    : {}
+  const tools = composeTools(flavour)
   const git = startGitServer({ token: TOKEN })
   const service = await startService({ DOCKER_HOST: eng.host, SVC_UPDATE_WATCH: String(WATCH), ...tools })
   const call = async (

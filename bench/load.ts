@@ -62,7 +62,7 @@ interface Run {
 
 /** The load for `seconds` against `binary` (named `label` in what it prints), on `engine`. */
 async function drive(binary: string, label: string, engine: { host: string }, seconds: number): Promise<Run> {
-  const service = await startService({ DOCKER_HOST: engine.host }, binary)
+  const service = await startService({ DOCKER_HOST: engine.host }, { binary })
   const deadline = Date.now() + seconds * 1000
   const running = () => Date.now() < deadline
   void service.proc.exited.then(

@@ -5,7 +5,6 @@
 // other; prints the median and 99th percentile latency during each input as a ratio of the idle ones
 // (target: the medians within a few times idle, never seconds), on each engine flavour
 // (BENCH_FLAVOURS). Run: bun bench/parsing.ts   (as root)
-import { join } from "node:path"
 import {
   aliasBomb,
   manyKeys,
@@ -16,7 +15,7 @@ import {
   slowKeys,
   tooLarge,
 } from "../tests/support/hostile.ts"
-import { benchFlavours, median, percentile, root, startEngine, startService, type Flavour } from "./support.ts"
+import { benchFlavours, composeTools, type Flavour, median, percentile, startEngine, startService } from "./support.ts"
 
 const IMAGE = "svc-test/busybox:latest"
 const NAME = "bench-parsing"
@@ -49,15 +48,7 @@ const row = (label: string, xs: number[], idle: number[]) =>
   )
 
 async function measure(flavour: Flavour): Promise<void> {
-  const current =
-    flavour === "current"
-      ? Bun.spawnSync(["bash", join(root, "scripts/current-engine.sh")])
-          .stdout.toString()
-          .trim()
-      : ""
-  const tools: Record<string, string> = current
-    ? { PATH: `${current}/usr/bin:${process.env.PATH}`, DOCKER_CONFIG: current }
-    : {}
+  const tools = composeTools(flavour)
   const engine = startEngine("parse", flavour)
   try {
     const svc = await startService({ ...tools, DOCKER_HOST: engine.host, SVC_COMPOSE_TIMEOUT: String(COMPOSE_TIMEOUT) })

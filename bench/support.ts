@@ -21,6 +21,12 @@ export function rssMiB(pid: number): number {
   return Number(line.split(/\s+/)[1]) / 1024
 }
 
+/** CPU seconds (user + system) the process has used. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100 // USER_HZ
+}
+
 export interface BenchEngine {
   host: string
   netns: string
@@ -70,13 +76,26 @@ export interface BenchService {
   stop(): Promise<void>
 }
 
-/** The service with `env`: `binary` when given, else the one `bun run build` made, else the source. */
+/** The compose CLI of a flavour, as scripts/test.sh sets it up: the current flavour's is the v2 plugin beside its engine. */
+export function composeTools(flavour: Flavour): Record<string, string> {
+  if (flavour !== "current") return {}
+  const current = Bun.spawnSync(["bash", join(root, "scripts/current-engine.sh")])
+    .stdout.toString()
+    .trim()
+  return { PATH: `${current}/usr/bin:${process.env.PATH}`, DOCKER_CONFIG: current }
+}
+
+/**
+ * The service with `env`: `binary` when given, else the one `bun run build` made, else the source;
+ * with `dataDir` on that data directory (kept when it stops), else on a new one (removed).
+ */
 export async function startService(
   env: Record<string, string>,
-  binary = join(root, "dist/harbormaster"),
+  opts: { binary?: string; dataDir?: string } = {},
 ): Promise<BenchService> {
+  const binary = opts.binary ?? join(root, "dist/harbormaster")
   const compiled = existsSync(binary)
-  const dataDir = mkdtempSync(join(tmpdir(), "hm-bench-data-"))
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hm-bench-data-"))
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const proc = Bun.spawn(compiled ? [binary] : ["bun", join(root, "server.ts")], {
@@ -101,7 +120,7 @@ export async function startService(
     async stop() {
       proc.kill()
       await proc.exited
-      rmSync(dataDir, { recursive: true, force: true })
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }

@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { dockerEngine, type Engine } from "#lib/engine/client.ts"
 import { startRegistry, veth } from "../tests/support/netns.ts"
 import { startService } from "../tests/support/service.ts"
-import { benchFlavours, median, root, startEngine } from "./support.ts"
+import { benchFlavours, composeTools, median, root, startEngine } from "./support.ts"
 
 const WINDOW = Number(process.argv[2] ?? 60)
 const ROUNDS = 3
@@ -37,16 +37,7 @@ for (const flavour of benchFlavours()) {
   const engine = dockerEngine(eng.host)
   const registry = await startRegistry(eng.netns)
   const link = await veth(eng.netns)
-  // The current flavour's compose is the v2 plugin beside its engine (as scripts/test.sh sets it up).
-  const current =
-    flavour === "current"
-      ? Bun.spawnSync(["bash", join(root, "scripts/current-engine.sh")])
-          .stdout.toString()
-          .trim()
-      : ""
-  const tools: Record<string, string> = current
-    ? { PATH: `${current}/usr/bin:${process.env.PATH}`, DOCKER_CONFIG: current }
-    : {}
+  const tools = composeTools(flavour)
   const service = await startService(
     { DOCKER_HOST: eng.host, ...tools },
     { host: link.inside, cmd: ["ip", "netns", "exec", eng.netns, "bun", join(root, "server.ts")] },
