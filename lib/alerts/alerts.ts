@@ -127,13 +127,15 @@ export class Alerts {
       pollMs: (this.o.pollSeconds ?? 15) * 1000,
       settleMs: this.o.settleMs,
     })
-    signal.addEventListener("abort", () => this.stop(), { once: true })
+    signal.addEventListener("abort", () => void this.stop(), { once: true })
     await this.watch.run(signal)
   }
 
-  stop(): void {
+  /** Stops the timers and resolves once what is pending is written (the conditions, the outbox). */
+  stop(): Promise<void> {
     this.conditions.stop()
     this.dispatch.stop()
+    return this.files.settled()
   }
 
   /** Each channel's address read once (a channel's URL is replaced, never changed in place). */

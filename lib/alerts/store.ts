@@ -3,10 +3,13 @@
 // ended (state.json), the messages not yet delivered (outbox.json, so they survive a restart), and
 // the history of every alert sent or given up (history.jsonl, one JSON line each, newest last,
 // trimmed to the last HISTORY_KEEP). Every file but the history is written whole and atomically.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs"
-import { readFile } from "node:fs/promises"
+// What is written while alerts go out (state.json, outbox.json, the history) is written off the event
+// loop, one write at a time per file in the order asked: a burst's writes and fsyncs never hold up
+// the next event or the next send.
+import { existsSync, readFileSync } from "node:fs"
+import { appendFile, mkdir, readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { readJson, writeFileAtomic, writeJson } from "../data/datadir.ts"
+import { readJson, writeFileAtomicAsync, writeJson } from "../data/datadir.ts"
 import type { Rule } from "./rules.ts"
 
 export interface Channel {
@@ -58,18 +61,45 @@ export class AlertFiles {
   rules = () => readJson<Rule[]>(this.path("rules.json"), [])
   saveRules = (all: Rule[]) => writeJson(this.path("rules.json"), all)
   read = <T>(name: "state.json" | "outbox.json", fallback: T) => readJson<T>(this.path(name), fallback)
-  /** The outbox holds the messages' text and the channels' ids only, never a credential; 0600 all the same. */
-  write = (name: "state.json" | "outbox.json", value: unknown) => writeJson(this.path(name), value, 0o600)
+  private readonly writing = new Map<string, Promise<void>>()
 
-  /** Appends entries to the history, numbering them; trims the file past 1.2 × HISTORY_KEEP. */
+  /**
+   * Writes `value` as it is now, after the writes of the file asked before (a failure is logged, and
+   * the next write carries the whole content again). The outbox holds the messages' text and the
+   * channels' ids only, never a credential; 0600 all the same.
+   */
+  write(name: "state.json" | "outbox.json", value: unknown): Promise<void> {
+    const text = `${JSON.stringify(value, null, 2)}\n`
+    return this.queue(name, () => writeFileAtomicAsync(this.path(name), text, 0o600))
+  }
+
+  private queue(name: string, work: () => Promise<void>): Promise<void> {
+    const done = (this.writing.get(name) ?? Promise.resolve())
+      .then(work)
+      .catch((err) => console.error(`alerts: ${name} not written:`, err instanceof Error ? err.message : err))
+    this.writing.set(name, done)
+    return done
+  }
+
+  /** Resolves when every write asked so far has landed. */
+  async settled(): Promise<void> {
+    await Promise.all(this.writing.values())
+  }
+
+  /** Appends entries to the history (written soon, before any read of it), numbering them; trims the file past 1.2 × HISTORY_KEEP. */
   append(entries: Omit<HistoryEntry, "seq">[]): HistoryEntry[] {
     if (!entries.length) return []
     if (!this.seq) this.loadSeq()
     const numbered = entries.map((e) => ({ seq: ++this.seq, ...e }))
-    mkdirSync(this.dir, { recursive: true })
-    appendFileSync(this.path("history.jsonl"), numbered.map((e) => `${JSON.stringify(e)}\n`).join(""), { mode: 0o600 })
+    const text = numbered.map((e) => `${JSON.stringify(e)}\n`).join("")
     this.lines += numbered.length
-    if (this.lines > HISTORY_KEEP * 1.2) this.trim()
+    const trim = this.lines > HISTORY_KEEP * 1.2
+    if (trim) this.lines = HISTORY_KEEP
+    void this.queue("history.jsonl", async () => {
+      await mkdir(this.dir, { recursive: true })
+      await appendFile(this.path("history.jsonl"), text, { mode: 0o600 })
+      if (trim) await this.trim()
+    })
     return numbered
   }
 
@@ -82,12 +112,10 @@ export class AlertFiles {
     this.seq = last ? (JSON.parse(last) as HistoryEntry).seq : 0
   }
 
-  private trim(): void {
+  private async trim(): Promise<void> {
     const file = this.path("history.jsonl")
-    const all = readFileSync(file, "utf8").trimEnd().split("\n").filter(Boolean)
-    const kept = all.slice(-HISTORY_KEEP)
-    writeFileAtomic(file, `${kept.join("\n")}\n`, 0o600)
-    this.lines = kept.length
+    const all = (await readFile(file, "utf8")).trimEnd().split("\n").filter(Boolean)
+    await writeFileAtomicAsync(file, `${all.slice(-HISTORY_KEEP).join("\n")}\n`, 0o600)
   }
 
   /** Entries newest first, older than `before` (a seq) when given, at most `limit`, those `keep` takes. */
@@ -96,6 +124,7 @@ export class AlertFiles {
     before: number | undefined,
     keep: (e: HistoryEntry) => boolean,
   ): Promise<{ entries: HistoryEntry[]; next: string | null }> {
+    await this.writing.get("history.jsonl")
     let text = ""
     try {
       text = await readFile(this.path("history.jsonl"), "utf8")

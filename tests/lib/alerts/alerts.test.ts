@@ -25,7 +25,7 @@ beforeEach(() => {
 })
 afterEach(async () => {
   stop.abort()
-  for (const a of running.splice(0)) a.stop()
+  await Promise.all(running.splice(0).map((a) => a.stop()))
   r.stop()
   rmSync(dir, { recursive: true, force: true })
 })
@@ -234,7 +234,7 @@ test("alerts not yet delivered survive a restart of the service", async () => {
   await until(() => r.received.some((x) => x.kind === "webhook!"))
   await Bun.sleep(100)
   stop.abort()
-  first.stop()
+  await first.stop()
   expect(hooks()).toHaveLength(0)
   stop = new AbortController()
   const second = make()
