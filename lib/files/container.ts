@@ -6,28 +6,15 @@
 // pax records say). A file is written as a tar of one entry with the owner and mode of the file it
 // replaces; an upload's tar is received whole into a file of the data directory and checked before
 // any of it reaches the engine, which then unpacks it over what is there, as `docker cp` does.
-import { mkdirSync, rmSync } from "node:fs"
-import { join } from "node:path"
 import { Readable } from "node:stream"
-import { randomBytes } from "node:crypto"
 import tar from "tar-stream"
 import type { Engine } from "../engine/client.ts"
 import { conflict, invalid, notFound, unsupported } from "../errors/errors.ts"
 import { tarGuard } from "../volumes/tar-scan.ts"
-import {
-  changed,
-  type Files,
-  type Kind,
-  notRoot,
-  paged,
-  type RawEntry,
-  binary,
-  readAll,
-  TEXT_MAX_BYTES,
-  versionOf,
-} from "./files.ts"
+import { changed, type Files, type Kind, notRoot, paged, type RawEntry, binary, versionOfStream } from "./files.ts"
 import { type FilePath, joinPath, shownPath } from "./paths.ts"
-import { fileHeader, firstEntry } from "./tar.ts"
+import { spooled } from "./spool.ts"
+import { fileHeader, fileTar, firstEntry } from "./tar.ts"
 import { checkUpload } from "./upload.ts"
 
 const KINDS: Record<string, Kind> = { file: "file", directory: "folder", symlink: "link" }
@@ -117,6 +104,29 @@ export function containerFiles(engine: Engine, id: string, spool: string): Files
       throw isNotFound(err) ? notFound(`${shownPath(path)} does not exist in the container`, "file_not_found") : err
     })
 
+  /** The file at `path` replaced by `size` bytes of `body`, with the owner and mode of the one it replaces. */
+  async function replace(
+    path: FilePath,
+    body: ReadableStream<Uint8Array> | Uint8Array,
+    size: number,
+    version: string | undefined,
+  ): Promise<void> {
+    const old = await stat(path)
+    if (old && old.type !== "file") throw invalid(`${shownPath(path)} is a ${old.type}, not a file`, "not_a_file")
+    if (version !== undefined) {
+      if (!old) throw changed(path)
+      const current = (await firstEntry(await archive(path))).body
+      if ((await versionOfStream(current)) !== version) throw changed(path)
+    }
+    const header = headerFor(path.at(-1)!, size, {
+      type: "0",
+      mode: old?.mode ?? 0o644,
+      uid: old?.uid ?? 0,
+      gid: old?.gid ?? 0,
+    })
+    await engine.putArchive(id, absolute(path.slice(0, -1)), fileTar(header, size, body))
+  }
+
   return {
     async list(folder, page) {
       const entries = await childrenOf(await archive(folder)).catch((err) => {
@@ -140,39 +150,21 @@ export function containerFiles(engine: Engine, id: string, spool: string): Files
 
     archive,
 
-    async write(path, body, size, version) {
+    async write(path, body, _size, version) {
       notRoot(path, "replaced")
-      const old = await stat(path)
-      if (old && old.type !== "file") throw invalid(`${shownPath(path)} is a ${old.type}, not a file`, "not_a_file")
-      if (version !== undefined) {
-        if (!old) throw changed(path)
-        const current = await this.read(path)
-        if (versionOf(await readAll(path, current.body, TEXT_MAX_BYTES)) !== version) throw changed(path)
-      }
-      const bytes = body instanceof Uint8Array ? body : await readAll(path, body, size ?? TEXT_MAX_BYTES)
-      const head = headerFor(path.at(-1)!, bytes.length, {
-        type: "0",
-        mode: old?.mode ?? 0o644,
-        uid: old?.uid ?? 0,
-        gid: old?.gid ?? 0,
-      })
-      const pad = Buffer.alloc(((512 - (bytes.length % 512)) % 512) + 1024)
-      await engine.putArchive(id, absolute(path.slice(0, -1)), Buffer.concat([head, bytes, pad]))
+      // The whole body first: the engine writes the file over the old one as the archive arrives.
+      if (!(body instanceof Uint8Array))
+        return spooled(spool, body, (file) => replace(path, file.stream(), file.size, version))
+      await replace(path, body, body.length, version)
     },
 
     async unpack(folder, source) {
-      mkdirSync(spool, { recursive: true, mode: 0o700 })
-      const file = join(spool, `upload-${randomBytes(8).toString("hex")}.tar`)
-      try {
-        const guard = tarGuard(source, checkUpload)
-        await Bun.write(file, new Response(guard.stream)).catch((err) => {
+      const guard = tarGuard(source, checkUpload)
+      await spooled(spool, guard.stream, (file) => engine.putArchive(id, absolute(folder), file.stream())).catch(
+        (err) => {
           throw guard.error ?? err
-        })
-        const stream = Bun.file(file).stream()
-        await engine.putArchive(id, absolute(folder), stream)
-      } finally {
-        rmSync(file, { force: true })
-      }
+        },
+      )
     },
 
     async mkdir(path) {

@@ -99,6 +99,13 @@ export interface Files {
 /** What the editor's version of a text is: the SHA-256 of its bytes. */
 export const versionOf = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
 
+/** The version of a file's bytes as they stream by, never held whole (a version check of a file of any size). */
+export async function versionOfStream(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const hash = createHash("sha256")
+  for await (const part of stream) hash.update(part)
+  return hash.digest("hex")
+}
+
 /** A file's bytes as the editor's text: refused above the limit or when they are not UTF-8. */
 export function textOf(path: FilePath, bytes: Uint8Array): TextFile {
   if (bytes.length > TEXT_MAX_BYTES)

@@ -22,7 +22,8 @@ import { ensureImage, TRANSFER_LABEL } from "../volumes/transfer.ts"
 import { tarGuard } from "../volumes/tar-scan.ts"
 import { changed, type Files, type Kind, notRoot, paged, type RawEntry } from "./files.ts"
 import { type FilePath, joinPath, octal, shownPath } from "./paths.ts"
-import { fileTar } from "./tar.ts"
+import { spooled } from "./spool.ts"
+import { fileHeader, fileTar } from "./tar.ts"
 import { checkUpload } from "./upload.ts"
 
 /** The shell functions every script starts with: `d` decodes an argument into $v, `pin` enters a folder of the volume. */
@@ -127,8 +128,8 @@ export function parseListing(out: Buffer, nonce: string): RawEntry[] {
   return [...entries.values()]
 }
 
-/** The files of the volume `volume` through helper containers of `image`. */
-export function helperFiles(engine: Engine, image: string, volume: string): Files {
+/** The files of the volume `volume` through helper containers of `image`; `spool` is a folder of the data directory for uploads. */
+export function helperFiles(engine: Engine, image: string, volume: string, spool: string): Files {
   /** Runs `fn` with a helper container started, removed afterwards unless `keep` takes it over. */
   async function helper<T>(writes: boolean, fn: (id: string) => Promise<T>): Promise<T> {
     await ensureImage(engine, image)
@@ -156,8 +157,39 @@ export function helperFiles(engine: Engine, image: string, volume: string): File
   async function stage(id: string, tar: ReadableStream<Uint8Array>): Promise<string> {
     const name = `.hm-${randomBytes(8).toString("hex")}`
     await check(run(engine, id, 'mkdir -m 700 "/v/$1"', [name]), [], "staging in")
-    await engine.putArchive(id, `/v/${name}`, tar)
+    await engine.putArchive(id, `/v/${name}`, tar).catch(async (err) => {
+      await run(engine, id, 'rm -rf -- "/v/$1"', [name])
+      throw err
+    })
     return name
+  }
+
+  /** The file at `path` replaced by `size` bytes of `body`, staged beside it in the volume and moved over it. */
+  async function replace(
+    path: FilePath,
+    body: ReadableStream<Uint8Array> | Uint8Array,
+    size: number,
+    version: string | undefined,
+  ): Promise<void> {
+    const script = [
+      'pin "$1"; d "$2"; t=$3; f=./$v',
+      '[ -L "$f" ] || { [ -e "$f" ] && [ ! -f "$f" ]; } && exit 6',
+      `[ -n "$4" ] && { [ -f "$f" ] || exit 5; [ "$(sha256sum < "$f" | cut -c1-64)" = "$4" ] || exit 5; }`,
+      'if [ -e "$f" ]; then o=$(stat -c %u:%g "$f"); m=$(stat -c %a "$f"); else o=$(stat -c %u:%g .); m=644; fi',
+      'chown "$o" "$t" && chmod "$m" "$t" && mv -f -- "$t" "$f"',
+    ].join("\n")
+    await helper(true, async (id) => {
+      const staged = await stage(id, fileTar(fileHeader("f", size), size, body))
+      try {
+        await check(
+          run(engine, id, script, [path.slice(0, -1), path.slice(-1), `/v/${staged}/f`, version ?? ""]),
+          path,
+          "writing",
+        )
+      } finally {
+        await run(engine, id, 'rm -rf -- "/v/$1"', [staged])
+      }
+    })
   }
 
   return {
@@ -194,28 +226,10 @@ export function helperFiles(engine: Engine, image: string, volume: string): File
 
     async write(path, body, size, version) {
       notRoot(path, "replaced")
-      const length = body instanceof Uint8Array ? body.length : size
-      if (length === undefined)
-        throw invalid("a file sent through the engine needs its Content-Length", "length_required")
-      const script = [
-        'pin "$1"; d "$2"; t=$3; f=./$v',
-        '[ -L "$f" ] || { [ -e "$f" ] && [ ! -f "$f" ]; } && exit 6',
-        `[ -n "$4" ] && { [ -f "$f" ] || exit 5; [ "$(sha256sum < "$f" | cut -c1-64)" = "$4" ] || exit 5; }`,
-        'if [ -e "$f" ]; then o=$(stat -c %u:%g "$f"); m=$(stat -c %a "$f"); else o=$(stat -c %u:%g .); m=644; fi',
-        'chown "$o" "$t" && chmod "$m" "$t" && mv -f -- "$t" "$f"',
-      ].join("\n")
-      await helper(true, async (id) => {
-        const staged = await stage(id, fileTar("f", length, body))
-        try {
-          await check(
-            run(engine, id, script, [path.slice(0, -1), path.slice(-1), `/v/${staged}/f`, version ?? ""]),
-            path,
-            "writing",
-          )
-        } finally {
-          await run(engine, id, 'rm -rf -- "/v/$1"', [staged])
-        }
-      })
+      if (body instanceof Uint8Array) return replace(path, body, body.length, version)
+      if (size !== undefined) return replace(path, body, size, version)
+      // Without its length, the body is received whole first: a tar's header says the size before the bytes.
+      return spooled(spool, body, (file) => replace(path, file.stream(), file.size, version))
     },
 
     async unpack(folder, tar) {

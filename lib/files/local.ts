@@ -34,7 +34,7 @@ import { spawnBounded } from "../engine/spawn.ts"
 import { confined } from "../volumes/folder.ts"
 import { tarGuard } from "../volumes/tar-scan.ts"
 import { conflict, invalid, notFound, timedOut, upstream } from "../errors/errors.ts"
-import { changed, type Files, type Kind, notRoot, paged, type RawEntry, versionOf } from "./files.ts"
+import { changed, type Files, type Kind, notRoot, paged, type RawEntry, versionOfStream } from "./files.ts"
 import { type FilePath, octal, shownPath } from "./paths.ts"
 import { checkUpload } from "./upload.ts"
 
@@ -253,7 +253,7 @@ async function replaceFile(
     } finally {
       closeSync(fd)
     }
-    if (version !== undefined && versionOf(await currentBytes(dir, name, path)) !== version) throw changed(path)
+    if (version !== undefined && (await currentVersion(dir, name, path)) !== version) throw changed(path)
     renameSync(at(dir, tmp), at(dir, name))
   } catch (err) {
     try {
@@ -269,17 +269,15 @@ async function writeAll(fd: number, bytes: Uint8Array): Promise<void> {
     done += (await writeAsync(fd, bytes, done, bytes.length - done)).bytesWritten
 }
 
-/** The bytes of `name` in `dir` now, for the version check (a file gone or no longer a file has changed). */
-async function currentBytes(dir: number, name: Buffer, path: FilePath): Promise<Buffer> {
+/** The version of `name` in `dir` now (a file gone or no longer a file has changed). */
+async function currentVersion(dir: number, name: Buffer, path: FilePath): Promise<string> {
   let file: { fd: number; st: Stats }
   try {
     file = openFile(dir, name, path)
   } catch {
     throw changed(path)
   }
-  const parts: Uint8Array[] = []
-  for await (const part of fileStream(file.fd, file.st.size)) parts.push(part)
-  return Buffer.concat(parts)
+  return versionOfStream(fileStream(file.fd, file.st.size))
 }
 
 /** The files of the folder `root` (a volume's Mountpoint on this host). */

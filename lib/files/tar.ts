@@ -36,9 +36,9 @@ export function fileHeader(
   return h
 }
 
-/** A tar holding one regular file: `size` bytes of `body` (fewer or more is refused, the stream failing). */
+/** A tar holding one regular file: its `header`, then `size` bytes of `body` (fewer or more is refused, the stream failing). */
 export function fileTar(
-  name: string,
+  header: Uint8Array,
   size: number,
   body: ReadableStream<Uint8Array> | Uint8Array,
 ): ReadableStream<Uint8Array> {
@@ -51,7 +51,7 @@ export function fileTar(
       async pull(controller) {
         if (stage === "header") {
           stage = "data"
-          return controller.enqueue(fileHeader(name, size))
+          return controller.enqueue(header)
         }
         if (stage === "data") {
           const { done, value } = await reader.read()

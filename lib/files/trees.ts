@@ -1,6 +1,7 @@
 // Where a volume's or a container's files are reached: a volume's own folder when the engine is
 // proved to keep it on this host and its driver is the plain local one (local.ts), else helper
 // containers (helper.ts); a container's filesystem through the archive API (container.ts).
+import { rmSync } from "node:fs"
 import { join } from "node:path"
 import type { Engine } from "../engine/client.ts"
 import { volumeFolder } from "../volumes/folder.ts"
@@ -16,17 +17,20 @@ export interface FileTrees {
   container(id: string): Promise<Files>
 }
 
-/** The trees of `engine`; a container's uploads are received into `<dataDir>/uploads` before they reach it. */
+/** The trees of `engine`; an upload that must arrive whole before it goes on is received into `<dataDir>/uploads`. */
 export function fileTrees(engine: Engine, transferImage: string, dataDir: string): FileTrees {
+  const spool = join(dataDir, "uploads")
+  // Made once, before the first upload: what is there is a killed service's, and goes.
+  rmSync(spool, { recursive: true, force: true })
   return {
     async volume(name) {
       const volume = await engine.inspectVolume(name)
       const folder = await volumeFolder(engine, volume)
-      return folder ? localFiles(folder) : helperFiles(engine, transferImage, volume.Name)
+      return folder ? localFiles(folder) : helperFiles(engine, transferImage, volume.Name, spool)
     },
     async container(id) {
       const info = await engine.inspectContainer(id)
-      return containerFiles(engine, info.Id, join(dataDir, "uploads"))
+      return containerFiles(engine, info.Id, spool)
     },
   }
 }

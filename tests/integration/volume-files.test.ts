@@ -3,12 +3,13 @@
 // helper containers (a volume with driver options, a bind here, which is never read from its folder). A folder
 // of the test's own stands in for the host: no link a container plants may lead the service there.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { createHash } from "node:crypto"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createHash, randomBytes } from "node:crypto"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
+import { cutUpload } from "../support/cut-upload.ts"
 import { startService, type Service } from "../support/service.ts"
 
 let engine: Engine
@@ -30,7 +31,7 @@ afterAll(async () => {
 })
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const json = body !== undefined && !(body instanceof Uint8Array)
+  const json = body !== undefined && !(body instanceof Uint8Array) && !(body instanceof ReadableStream)
   const res = await fetch(`${svc.url}${path}`, {
     method,
     headers: { ...(json && { "content-type": "application/json" }), ...headers },
@@ -60,6 +61,16 @@ async function inVolume(volume: string, script: string): Promise<void> {
   const { StatusCode } = await engine.waitContainer(id)
   expect(StatusCode).toBe(0)
   await engine.removeContainer(id, { force: true })
+}
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
+
+/** What a write leaves while it runs: a file staged in the volume's root (.hm-...), an upload received into the data directory. */
+async function leftovers(base: string): Promise<string[]> {
+  const listed = await jsonOf(await call("GET", base))
+  const staged = listed.body.entries.map((e: any) => e.name as string).filter((n: string) => n.startsWith(".hm-"))
+  const uploads = join(svc.dataDir, "uploads")
+  return [...staged, ...(existsSync(uploads) ? readdirSync(uploads) : [])]
 }
 
 const hostUntouched = () => {
@@ -151,6 +162,28 @@ describe.each(kinds)("a volume through $way", ({ way, make }) => {
     )
     expect(stale).toMatchObject({ status: 409, body: { error: { code: "file_changed" } } })
     expect(await (await call("GET", `${base}/content?path=conf.ini`)).text()).toBe("[a]\nx=1\nx=2\n")
+  })
+
+  test("a file sent without its length is written whole; a client gone before its body ended leaves the old file", async () => {
+    const data = randomBytes(3 * 2 ** 20 + 17)
+    const chunks = Array.from({ length: Math.ceil(data.length / 2 ** 16) }, (_, i) =>
+      data.subarray(i * 2 ** 16, (i + 1) * 2 ** 16),
+    )
+    // A stream for a body: fetch sends it chunked, with no Content-Length.
+    const body = new ReadableStream<Uint8Array>({
+      pull: (c) => (chunks.length ? c.enqueue(chunks.shift()!) : c.close()),
+    })
+    expect((await call("PUT", `${base}/content?path=sent.bin`, body)).status).toBe(200)
+    const back = new Uint8Array(await (await call("GET", `${base}/content?path=sent.bin`)).arrayBuffer())
+    expect(sha256(back)).toBe(sha256(data))
+    for (const length of [undefined, data.length]) {
+      await cutUpload(svc.url, "PUT", `${base}/content?path=sent.bin`, data.subarray(0, 2 ** 20), length)
+      // Done with the cut request once nothing of it is left: no file staged in the volume, none received for it.
+      for (let i = 0; i < 300 && (await leftovers(base)).length; i++) await Bun.sleep(100)
+      expect(await leftovers(base)).toEqual([])
+      const kept = new Uint8Array(await (await call("GET", `${base}/content?path=sent.bin`)).arrayBuffer())
+      expect(sha256(kept)).toBe(sha256(data))
+    }
   })
 
   test("a container racing folders and files against links while they are read and written: nothing outside is read or written", async () => {
