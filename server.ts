@@ -83,6 +83,9 @@ export async function start(env: Record<string, string | undefined> = process.en
 if (import.meta.main && process.env.HM_TTS_WORKER === "1") {
   // A compiled binary's speech workers are the binary itself (lib/tts/pool.ts).
   await (await import("#lib/tts/worker.ts")).serve()
+} else if (import.meta.main && process.env.HM_PTY_WORKER === "1") {
+  // A compiled binary's host terminal workers are the binary itself (lib/host/terminal.ts).
+  await (await import("#lib/host/pty-worker.ts")).serve()
 } else if (import.meta.main && process.argv[2] === "user") {
   // Local users from the command line: `bun server.ts user add NAME --role admin` (password on stdin).
   const { userCommand } = await import("#lib/auth/cli.ts")

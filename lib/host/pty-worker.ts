@@ -86,19 +86,27 @@ export async function serve(): Promise<void> {
   prctl(PR_SET_CHILD_SUBREAPER, 1)
   prctl(PR_SET_PDEATHSIG, SIGTERM)
   const out = Bun.stdout.writer()
-  const send = (header: FromWorker, payload?: Uint8Array) => {
-    out.write(encodeFrame(header, payload))
-    out.flush()
-  }
   let pty: import("bun-pty").IPty | undefined
   let ending: Promise<void> | undefined
   const end = (code: number | null) =>
     (ending ??= (async () => {
       await killTree()
       send({ t: "exit", code })
-      await out.end()
+      await Promise.resolve(out.end()).catch(() => {})
       process.exit(0)
     })())
+  // A write to a service that is gone (killed: its end of the pipe closed) ends the session, tree and
+  // all, instead of failing the worker with the tree left behind.
+  const gone = () => void end(null)
+  const send = (header: FromWorker, payload?: Uint8Array) => {
+    try {
+      out.write(encodeFrame(header, payload))
+      const flushed = out.flush()
+      if (flushed instanceof Promise) flushed.catch(gone)
+    } catch {
+      gone()
+    }
+  }
   process.on("SIGTERM", () => void end(null))
   const encoder = new TextEncoder()
   const input = new TextDecoder()
