@@ -8,7 +8,9 @@ export interface ErrorExtras {
   headers?: Record<string, string>
 }
 
-// The one error type handlers throw; lib/service/app.ts turns it into {"error": {code, message}},
+// The HTTP edge's own refusal, with its status: the browser guard's and the body limit's (before any
+// room runs), and the UI's API client's error. The rooms throw domain errors (lib/errors/errors.ts),
+// which STATUS_OF below maps to a status. lib/service/app.ts turns either into {"error": {code, message}},
 // with its extra members beside `error` and its headers.
 export class HttpError extends Error {
   constructor(
@@ -20,13 +22,6 @@ export class HttpError extends Error {
     super(message)
   }
 }
-
-export const badRequest = (message: string, code = "bad_request") => new HttpError(400, code, message)
-export const notFound = (message: string, code = "not_found") => new HttpError(404, code, message)
-export const conflict = (message: string, code = "conflict", extras?: ErrorExtras) =>
-  new HttpError(409, code, message, extras)
-export const unauthorized = (message = "a valid Authorization: Bearer <cluster token> is required") =>
-  new HttpError(401, "unauthorized", message)
 
 export function errorResponse(status: number, code: string, message: string, extras: ErrorExtras = {}): Response {
   return Response.json({ ...extras.body, error: { code, message } }, { status, headers: extras.headers })
@@ -73,7 +68,7 @@ export function domainErrorResponse(error: DomainError): Response {
   return errorResponse(STATUS_OF[error.kind], error.code, error.message, { body: error.fields, headers })
 }
 
-/** The kind of a thrown error: a domain error's own, an HttpError's read from its status (the rooms still throwing one). */
+/** The kind of a thrown error: a domain error's own, an HttpError's (the edge's refusals) read from its status. */
 export function errorKind(err: unknown): ErrorKind | undefined {
   if (err instanceof DomainError) return err.kind
   return err instanceof HttpError ? kindOf(err.status) : undefined

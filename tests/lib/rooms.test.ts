@@ -90,3 +90,11 @@ test("lib/ imports no handler and not the route manifest; outside lib/, lib is r
     .map(({ f, s }) => `${f}: ${s}`)
   expect(wrong).toEqual([])
 })
+
+test("only the HTTP edge (lib/http, lib/service) and the UI know HttpError: the rooms, the handlers and the command line throw domain errors", () => {
+  const wrong = sources("{lib,handlers}/**/*.ts")
+    .concat("server.ts")
+    .filter((f) => !f.startsWith("lib/http/") && !f.startsWith("lib/service/"))
+    .filter((f) => /\bHttpError\b/.test(readFileSync(join(root, f), "utf8")))
+  expect(wrong).toEqual([])
+})
