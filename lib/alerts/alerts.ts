@@ -72,11 +72,11 @@ export class Alerts {
   private loaded: Promise<void> | undefined
   private watch: Watch | undefined
 
-  constructor(private readonly o: AlertsOptions) {
-    this.files = new AlertFiles(o.dataDir)
+  constructor(private readonly parts: AlertsOptions) {
+    this.files = new AlertFiles(parts.dataDir)
     this.dispatch = new Dispatcher({
       files: this.files,
-      server: o.server,
+      server: parts.server,
       channel: async (cid) => {
         const c = this.channelList.find((x) => x.id === cid)
         return c && { target: this.target(c), name: c.name }
@@ -85,11 +85,11 @@ export class Alerts {
         const c = this.channelList.find((x) => x.id === cid)
         return c && this.target(c).kind
       },
-      events: o.events,
-      now: o.now,
-      fetch: o.fetch,
-      backoff: o.backoff,
-      rate: o.rate,
+      events: parts.events,
+      now: parts.now,
+      fetch: parts.fetch,
+      backoff: parts.backoff,
+      rate: parts.rate,
     })
     this.conditions = new Conditions({
       rule: (rid) => this.ruleList.find((r) => r.id === rid),
@@ -99,7 +99,7 @@ export class Alerts {
     })
   }
 
-  private now = () => (this.o.now ?? Date.now)()
+  private now = () => (this.parts.now ?? Date.now)()
 
   /** Reads what is kept (once) and takes up the deliveries a stopped process left. */
   load(): Promise<void> {
@@ -124,8 +124,8 @@ export class Alerts {
       rules: () => this.ruleList,
       sources,
       now: this.now,
-      pollMs: (this.o.pollSeconds ?? 15) * 1000,
-      settleMs: this.o.settleMs,
+      pollMs: (this.parts.pollSeconds ?? 15) * 1000,
+      settleMs: this.parts.settleMs,
     })
     signal.addEventListener("abort", () => void this.stop(), { once: true })
     await this.watch.run(signal)
@@ -143,7 +143,7 @@ export class Alerts {
 
   private target(c: Channel): Target {
     let t = this.targets.get(c)
-    if (!t) this.targets.set(c, (t = parseChannelUrl(c.url, this.o.apiBases)))
+    if (!t) this.targets.set(c, (t = parseChannelUrl(c.url, this.parts.apiBases)))
     return t
   }
 
@@ -182,7 +182,7 @@ export class Alerts {
   private urlOf(input: ChannelInput): string {
     const url = input.url ?? (input.kind ? urlFromForm(input.kind, input.fields ?? {}) : undefined)
     if (!url) throw invalid("a channel has a url, or a kind with its fields", "invalid_channel")
-    parseChannelUrl(url, this.o.apiBases)
+    parseChannelUrl(url, this.parts.apiBases)
     return url
   }
 
@@ -236,7 +236,7 @@ export class Alerts {
       rule_name: "test",
       state: "test",
       severity: "info",
-      title: `Test from Harbormaster on ${this.o.server}`,
+      title: `Test from Harbormaster on ${this.parts.server}`,
       text: `This is a test of the channel ${c.name}: alerts sent to it will arrive like this.`,
       stack: null,
       time: at,

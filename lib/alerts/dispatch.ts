@@ -98,14 +98,14 @@ export class Dispatcher {
   /** Alerts sent and given up, by rule name, channel name and result. */
   readonly counts = new Map<string, number>()
 
-  constructor(private readonly o: DispatchOptions) {}
+  constructor(private readonly parts: DispatchOptions) {}
 
-  private now = () => (this.o.now ?? Date.now)()
+  private now = () => (this.parts.now ?? Date.now)()
 
   /** Takes up the batches a stopped process left, and sends them. */
   async load(): Promise<void> {
     // Tried again at once: the outage may have ended with the restart (the tries made still count).
-    this.batches = (await this.o.files.read<Batch[]>("outbox.json", [])).map((b) => ({
+    this.batches = (await this.parts.files.read<Batch[]>("outbox.json", [])).map((b) => ({
       ...b,
       sealed: false,
       next_at: 0,
@@ -158,10 +158,10 @@ export class Dispatcher {
 
   /** Sends one message now, outside the queue (a channel's test); answers the error text or null. Its result is the channel's status too. */
   async sendNow(id: string, channel: { target: Target; name: string }, alert: Alert): Promise<string | null> {
-    const signal = AbortSignal.any([AbortSignal.timeout(this.o.timeoutMs ?? 20_000), this.stopping.signal])
+    const signal = AbortSignal.any([AbortSignal.timeout(this.parts.timeoutMs ?? 20_000), this.stopping.signal])
     let error: string | null = null
     try {
-      await send(channel.target, this.message([alert], alert.id), { signal, done: new Set(), fetch: this.o.fetch })
+      await send(channel.target, this.message([alert], alert.id), { signal, done: new Set(), fetch: this.parts.fetch })
     } catch (err) {
       error = (err as Error).message
     }
@@ -203,7 +203,7 @@ export class Dispatcher {
     if (this.saveTimer) {
       clearTimeout(this.saveTimer)
       this.saveTimer = undefined
-      this.o.files.write("outbox.json", this.batches)
+      this.parts.files.write("outbox.json", this.batches)
     }
   }
 
@@ -211,13 +211,13 @@ export class Dispatcher {
     if (this.saveTimer || this.stopping.signal.aborted) return
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined
-      this.o.files.write("outbox.json", this.batches)
+      this.parts.files.write("outbox.json", this.batches)
     }, 50)
   }
 
   /** Takes a token of the channel's bucket, or answers how long until one comes. */
   private take(channel: string, kind: Target["kind"]): number {
-    const rate = this.o.rate ?? RATES[kind]
+    const rate = this.parts.rate ?? RATES[kind]
     const now = this.now()
     const b = this.buckets.get(channel) ?? { tokens: rate.burst, at: now }
     b.tokens = Math.min(rate.burst, b.tokens + (now - b.at) / rate.everyMs)
@@ -249,7 +249,7 @@ export class Dispatcher {
     const now = this.now()
     const due = queue.find((b) => b.next_at <= now)
     if (!due) return this.later(channel, Math.min(...queue.map((b) => b.next_at)) - now)
-    const kind = this.o.kindOf(channel)
+    const kind = this.parts.kindOf(channel)
     if (!kind) return void this.deliver(due) // removed meanwhile: dropped by deliver
     const wait = this.take(channel, kind)
     if (wait > 0) return this.later(channel, wait)
@@ -264,7 +264,7 @@ export class Dispatcher {
   }
 
   private message(alerts: Alert[], id: string): Message {
-    const server = this.o.server
+    const server = this.parts.server
     const severity = alerts.reduce<Severity>((s, a) => (RANK[a.severity] > RANK[s] ? a.severity : s), "info")
     const one = alerts.length === 1 ? alerts[0]! : undefined
     const firing = alerts.filter((a) => a.state === "firing").length
@@ -292,17 +292,17 @@ export class Dispatcher {
   }
 
   private async deliver(b: Batch): Promise<void> {
-    const channel = await this.o.channel(b.channel)
+    const channel = await this.parts.channel(b.channel)
     if (!channel) {
       this.batches = this.batches.filter((x) => x !== b)
       return this.save()
     }
     b.attempts++
     const done = new Set(b.done)
-    const signal = AbortSignal.any([AbortSignal.timeout(this.o.timeoutMs ?? 20_000), this.stopping.signal])
+    const signal = AbortSignal.any([AbortSignal.timeout(this.parts.timeoutMs ?? 20_000), this.stopping.signal])
     let failure: SendError | undefined
     try {
-      await send(channel.target, this.message(b.alerts, b.id), { signal, done, fetch: this.o.fetch })
+      await send(channel.target, this.message(b.alerts, b.id), { signal, done, fetch: this.parts.fetch })
     } catch (err) {
       failure = err as SendError
     }
@@ -311,7 +311,7 @@ export class Dispatcher {
     if (!failure) return this.finish(b, channel.name, "sent", null)
     b.done = [...done]
     b.last_error = failure.message
-    const backoff = this.o.backoff ?? BACKOFF_MS
+    const backoff = this.parts.backoff ?? BACKOFF_MS
     if (failure.permanent || b.attempts > backoff.length) return this.finish(b, channel.name, "failed", failure.message)
     // The wait the service asked for (429 Retry-After) when it said one, else the backoff.
     const wait = Math.min(
@@ -340,13 +340,13 @@ export class Dispatcher {
       stack: a.stack,
       error,
     }))
-    this.o.files.append(entries)
+    this.parts.files.append(entries)
     for (const a of b.alerts) {
       const key = `${a.rule_name}\u0000${channelName}\u0000${result}`
       this.counts.set(key, (this.counts.get(key) ?? 0) + 1)
     }
     if (result === "failed")
-      this.o.events?.publish({
+      this.parts.events?.publish({
         type: "alert",
         action: "failed",
         name: channelName,

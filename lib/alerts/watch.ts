@@ -67,7 +67,7 @@ export class Watch {
   private stackCheck: ReturnType<typeof setTimeout> | undefined
 
   constructor(
-    private readonly o: {
+    private readonly parts: {
       conditions: Conditions
       rules: () => Rule[]
       sources: Sources
@@ -79,7 +79,7 @@ export class Watch {
   ) {}
 
   private of(kind: RuleKind): Rule[] {
-    return this.o.rules().filter((r) => r.kind === kind)
+    return this.parts.rules().filter((r) => r.kind === kind)
   }
 
   /** Follows the sources until the signal aborts. */
@@ -89,7 +89,7 @@ export class Watch {
       this.follow(signal),
       this.polls(signal),
       this.thresholds(signal),
-      this.o.sources.nodeEvents?.(
+      this.parts.sources.nodeEvents?.(
         () => this.nodesWanted(),
         (node, e) => e.source === "engine" && e.type === "container" && this.container(e, node),
         signal,
@@ -100,12 +100,12 @@ export class Watch {
   /** The nodes whose containers a container rule names (`*`: all of them). */
   private nodesWanted(): string[] | "*" {
     const kinds = new Set<RuleKind>(["container_died", "container_oom", "container_unhealthy", "restart_loop"])
-    const names = this.o.rules().flatMap((r) => (kinds.has(r.kind) ? (r.scope.nodes ?? []) : []))
+    const names = this.parts.rules().flatMap((r) => (kinds.has(r.kind) ? (r.scope.nodes ?? []) : []))
     return names.includes("*") ? "*" : [...new Set(names)]
   }
 
   private async follow(signal: AbortSignal): Promise<void> {
-    for await (const e of this.o.sources.events.subscribe(signal)) {
+    for await (const e of this.parts.sources.events.subscribe(signal)) {
       try {
         if (e.source === "engine" && e.type === "container") this.container(e)
         else if (e.source === "service") this.service(e)
@@ -120,7 +120,7 @@ export class Watch {
     // A node's container is named with its node, in messages and in its conditions' keys.
     const name = node ? `${container} on node ${node}` : container
     const subject: Subject = { stack: a[STACK_LABEL] ?? null, labels: a, ...(node && { node, remote: true }) }
-    const c = this.o.conditions
+    const c = this.parts.conditions
     const raise = (kind: RuleKind, r: (rule: Rule) => Raise | undefined, count?: (rule: Rule) => number) => {
       for (const rule of this.of(kind)) {
         if (!covers(rule.scope, subject)) continue
@@ -142,7 +142,7 @@ export class Watch {
           stack,
           severity: "critical",
         }))
-      const now = this.o.now()
+      const now = this.parts.now()
       raise(
         "restart_loop",
         (rule) => {
@@ -181,7 +181,7 @@ export class Watch {
       else if (status === "healthy") settle("container_unhealthy", () => 0, `${name} is healthy again`)
       if (!node) this.soon(stack)
     } else if (action === "start") {
-      const hold = this.o.settleMs ?? SETTLE_MS
+      const hold = this.parts.settleMs ?? SETTLE_MS
       settle("container_died", () => hold, `${name} has been running again for ${hold / 1000} s`)
       settle("container_oom", () => hold, `${name} has been running again for ${hold / 1000} s`)
       settle(
@@ -207,7 +207,7 @@ export class Watch {
       else if (RUNNING.has(e.action)) this.stoppedOnPurpose.delete(e.name)
       if (e.action === "remove")
         for (const rule of this.of("stack_degraded"))
-          this.o.conditions.end(`${rule.id}:${e.name}`, `${e.name} was removed`)
+          this.parts.conditions.end(`${rule.id}:${e.name}`, `${e.name} was removed`)
       this.soon(e.name)
     }
     if (e.type === "node" && e.name) this.node(e.name, e.action === "offline" ? "offline" : "online", e.message ?? null)
@@ -218,13 +218,13 @@ export class Watch {
       if (!covers(rule.scope, { node: name })) continue
       const key = `${rule.id}:${name}`
       if (status === "offline")
-        this.o.conditions.raise(rule, key, {
+        this.parts.conditions.raise(rule, key, {
           title: `node ${name} is offline`,
           text: error ?? `node ${name} does not answer`,
           stack: null,
           severity: "critical",
         })
-      else if (status === "online") this.o.conditions.end(key, `node ${name} is back online`)
+      else if (status === "online") this.parts.conditions.end(key, `node ${name} is back online`)
     }
   }
 
@@ -239,8 +239,8 @@ export class Watch {
 
   async checkStacks(): Promise<void> {
     const rules = this.of("stack_degraded")
-    if (!rules.length || !this.o.sources.stacks) return
-    for (const s of await this.o.sources.stacks()) {
+    if (!rules.length || !this.parts.sources.stacks) return
+    for (const s of await this.parts.sources.stacks()) {
       const first = !this.seenStacks.has(s.name)
       this.seenStacks.add(s.name)
       // A stack found stopped at the first look was stopped before: taken as meant.
@@ -251,14 +251,17 @@ export class Watch {
         const key = `${rule.id}:${s.name}`
         const bad = s.health === "degraded" || (s.health === "stopped" && !this.stoppedOnPurpose.has(s.name))
         if (bad)
-          this.o.conditions.raise(rule, key, {
+          this.parts.conditions.raise(rule, key, {
             title: `stack ${s.name} is ${s.health}`,
             text: `${s.name}: ${s.reason ?? s.health}`,
             stack: s.name,
             severity: s.health === "stopped" ? "critical" : "warning",
           })
         else
-          this.o.conditions.end(key, `${s.name} is ${s.health === "running" ? "running again" : "stopped on purpose"}`)
+          this.parts.conditions.end(
+            key,
+            `${s.name} is ${s.health === "running" ? "running again" : "stopped on purpose"}`,
+          )
       }
     }
   }
@@ -271,7 +274,7 @@ export class Watch {
         ),
       )
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, this.o.pollMs)
+        const t = setTimeout(resolve, this.parts.pollMs)
         signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true })
       })
     }
@@ -279,35 +282,35 @@ export class Watch {
 
   async checkBackups(): Promise<void> {
     const rules = this.of("backup_overdue")
-    if (!rules.length || !this.o.sources.overdue) return
-    const overdue = await this.o.sources.overdue()
+    if (!rules.length || !this.parts.sources.overdue) return
+    const overdue = await this.parts.sources.overdue()
     const now = new Set(overdue.map((b) => `${b.repository}/${b.stack}`))
     for (const rule of rules) {
       for (const b of overdue)
         if (covers(rule.scope, { stack: b.stack }))
-          this.o.conditions.raise(rule, `${rule.id}:${b.repository}/${b.stack}`, {
+          this.parts.conditions.raise(rule, `${rule.id}:${b.repository}/${b.stack}`, {
             title: `backup of ${b.stack} to ${b.repository} is overdue`,
             text: `the scheduled backup of ${b.stack} into ${b.repository} was due at ${b.due}`,
             stack: b.stack,
             severity: "warning",
           })
-      for (const c of this.o.conditions.list())
+      for (const c of this.parts.conditions.list())
         if (c.rule === rule.id && !now.has(c.key.slice(rule.id.length + 1)))
-          this.o.conditions.end(c.key, `${c.key.slice(rule.id.length + 1)} was backed up`)
+          this.parts.conditions.end(c.key, `${c.key.slice(rule.id.length + 1)} was backed up`)
     }
   }
 
   async checkSwarm(): Promise<void> {
     const rules = this.of("swarm_replicas")
-    if (!rules.length || !this.o.sources.swarm) return
-    const services = await this.o.sources.swarm()
+    if (!rules.length || !this.parts.sources.swarm) return
+    const services = await this.parts.sources.swarm()
     if (!services) return
     for (const rule of rules) {
       const hold = (rule.minutes ?? DEFAULTS.replicaMinutes) * 60_000
       for (const s of services) {
         if (!covers(rule.scope, { stack: s.stack })) continue
         // The shortfall as a threshold: above 0 missing replicas for the rule's minutes.
-        this.o.conditions.observe(
+        this.parts.conditions.observe(
           { ...rule, above: 0, below: 0 },
           `${rule.id}:${s.name}`,
           s.desired - s.running,
@@ -327,23 +330,23 @@ export class Watch {
   }
 
   async checkNodes(): Promise<void> {
-    if (!this.of("node_offline").length || !this.o.sources.nodes) return
-    for (const n of await this.o.sources.nodes()) this.node(n.name, n.status, n.error)
+    if (!this.of("node_offline").length || !this.parts.sources.nodes) return
+    for (const n of await this.parts.sources.nodes()) this.node(n.name, n.status, n.error)
   }
 
   async checkDisks(): Promise<void> {
     const rules = this.of("disk")
     if (!rules.length) return
     const [data, engine] = await Promise.all([
-      rules.some((r) => r.target !== "engine") ? this.o.sources.dataDisk?.() : undefined,
-      rules.some((r) => r.target === "engine") ? this.o.sources.engineDisk?.() : undefined,
+      rules.some((r) => r.target !== "engine") ? this.parts.sources.dataDisk?.() : undefined,
+      rules.some((r) => r.target === "engine") ? this.parts.sources.engineDisk?.() : undefined,
     ])
     for (const rule of rules) {
       const disk = rule.target === "engine" ? engine : data
       if (!disk || !disk.total_bytes) continue
       const pct = (disk.used_bytes / disk.total_bytes) * 100
       const which = rule.target === "engine" ? "the engine's disk" : "the data directory's disk"
-      this.o.conditions.observe(
+      this.parts.conditions.observe(
         rule,
         `${rule.id}:${disk.path}`,
         pct,
@@ -360,21 +363,21 @@ export class Watch {
 
   /** Follows the sampler's rounds while a cpu or memory rule exists (checked each poll interval). */
   private async thresholds(signal: AbortSignal): Promise<void> {
-    const want = () => this.o.rules().some((r) => r.kind === "cpu" || r.kind === "memory")
+    const want = () => this.parts.rules().some((r) => r.kind === "cpu" || r.kind === "memory")
     while (!signal.aborted) {
-      if (want() && this.o.sources.rounds) {
+      if (want() && this.parts.sources.rounds) {
         const stop = new AbortController()
         const quit = () => stop.abort()
         signal.addEventListener("abort", quit, { once: true })
-        const check = setInterval(() => !want() && stop.abort(), this.o.pollMs)
+        const check = setInterval(() => !want() && stop.abort(), this.parts.pollMs)
         try {
-          for await (const round of this.o.sources.rounds(stop.signal)) this.round(round)
+          for await (const round of this.parts.sources.rounds(stop.signal)) this.round(round)
         } catch {}
         clearInterval(check)
         signal.removeEventListener("abort", quit)
       }
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, this.o.pollMs)
+        const t = setTimeout(resolve, this.parts.pollMs)
         signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true })
       })
     }
@@ -383,9 +386,9 @@ export class Watch {
   /** One sampler round against the cpu and memory rules. */
   round(r: RoundLike): void {
     const seen = new Set<string>()
-    for (const rule of this.o.rules()) {
+    for (const rule of this.parts.rules()) {
       if (rule.kind !== "cpu" && rule.kind !== "memory") continue
-      if (muted(rule, this.o.now()) && !this.o.conditions.list().some((c) => c.rule === rule.id)) continue
+      if (muted(rule, this.parts.now()) && !this.parts.conditions.list().some((c) => c.rule === rule.id)) continue
       const hold = (rule.minutes ?? DEFAULTS.thresholdMinutes) * 60_000
       const what = rule.kind === "cpu" ? "CPU" : "memory"
       if (rule.target === "host") {
@@ -395,7 +398,7 @@ export class Watch {
             : r.host.memory_bytes
               ? (r.containers.reduce((n, c) => n + c.memory_bytes, 0) / r.host.memory_bytes) * 100
               : 0
-        this.o.conditions.observe(rule, `${rule.id}:host`, value, hold, (v) => ({
+        this.parts.conditions.observe(rule, `${rule.id}:host`, value, hold, (v) => ({
           title: `the containers use ${v.toFixed(0)}% of the host's ${what}`,
           text: `the host's ${what} in use by containers: ${v.toFixed(1)}% (alert above ${rule.above}%)`,
           stack: null,
@@ -408,7 +411,7 @@ export class Watch {
         const key = `${rule.id}:${c.name}`
         seen.add(key)
         const value = rule.kind === "cpu" ? (c.cpu_percent ?? 0) : c.memory_percent
-        this.o.conditions.observe(rule, key, value, hold, (v) => ({
+        this.parts.conditions.observe(rule, key, value, hold, (v) => ({
           title: `container ${c.name} uses ${v.toFixed(0)}% ${what}`,
           text: `${c.name}${c.stack ? ` (stack ${c.stack})` : ""}: ${what} at ${v.toFixed(1)}% (alert above ${rule.above}%${rule.kind === "cpu" ? ", 100% is one core" : ", of its limit"})`,
           stack: c.stack,
@@ -417,10 +420,11 @@ export class Watch {
       }
     }
     // A container that left the rounds (stopped, removed) ends its threshold conditions.
-    for (const c of this.o.conditions.list()) {
-      const rule = this.o.rules().find((r) => r.id === c.rule)
+    for (const c of this.parts.conditions.list()) {
+      const rule = this.parts.rules().find((r) => r.id === c.rule)
       if (!rule || (rule.kind !== "cpu" && rule.kind !== "memory") || rule.target === "host") continue
-      if (!seen.has(c.key)) this.o.conditions.forget(c.key, `${c.key.slice(rule.id.length + 1)} is no longer running`)
+      if (!seen.has(c.key))
+        this.parts.conditions.forget(c.key, `${c.key.slice(rule.id.length + 1)} is no longer running`)
     }
   }
 }

@@ -113,10 +113,10 @@ export class RegistrySession {
 
   constructor(
     readonly endpoint: Endpoint,
-    private readonly o: ClientOptions = {},
+    private readonly parts: ClientOptions = {},
   ) {
-    this.doFetch = o.fetch ?? fetch
-    this.now = o.now ?? Date.now
+    this.doFetch = parts.fetch ?? fetch
+    this.now = parts.now ?? Date.now
   }
 
   private get name() {
@@ -131,7 +131,7 @@ export class RegistrySession {
         ...init,
         // A redirect is not followed: the credentials would go with it to wherever it leads.
         redirect: "manual",
-        signal: AbortSignal.timeout(this.o.timeoutMs ?? 15_000),
+        signal: AbortSignal.timeout(this.parts.timeoutMs ?? 15_000),
         ...(ca ? { tls: { ca } } : {}),
       } as RequestInit)
     } catch (err) {
@@ -143,13 +143,13 @@ export class RegistrySession {
         )
       if ((err as Error)?.name === "TimeoutError")
         throw upstream(
-          `registry ${this.name}: ${what} did not answer within ${(this.o.timeoutMs ?? 15_000) / 1000} s`,
+          `registry ${this.name}: ${what} did not answer within ${(this.parts.timeoutMs ?? 15_000) / 1000} s`,
           "registry_unreachable",
         )
       throw upstream(`registry ${this.name} is unreachable: ${what}: ${message}`, "registry_unreachable")
     }
     const quota = quotaOf(res.headers, this.now())
-    if (quota) this.o.onQuota?.(this.name, quota)
+    if (quota) this.parts.onQuota?.(this.name, quota)
     if (res.status === 429) {
       const retry = Number(res.headers.get("retry-after"))
       throw rateLimited(

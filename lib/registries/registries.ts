@@ -117,20 +117,20 @@ export class Registries {
 
   constructor(
     private readonly dataDir: string,
-    private readonly o: RegistriesOptions = {},
+    private readonly parts: RegistriesOptions = {},
   ) {
     this.file = join(dataDir, "registries.json")
     this.secrets = new RegistrySecrets(dataDir)
-    this.now = o.now ?? Date.now
+    this.now = parts.now ?? Date.now
   }
 
   /** The host's docker CLI configuration an import reads. */
   get dockerConfigFile(): string {
-    return join(this.o.dockerConfig ?? "", "config.json")
+    return join(this.parts.dockerConfig ?? "", "config.json")
   }
 
   private client(): ClientOptions {
-    return { ...this.o, onQuota: (host, q) => this.quotas.set(host, q) }
+    return { ...this.parts, onQuota: (host, q) => this.quotas.set(host, q) }
   }
 
   private all(): Promise<Registry[]> {
@@ -275,7 +275,7 @@ export class Registries {
     if (kept) return this.endpoint(kept)
     return {
       host: ref.registry,
-      insecure: LOOPBACK.test(ref.registry) || (this.o.insecure ?? []).includes(ref.registry),
+      insecure: LOOPBACK.test(ref.registry) || (this.parts.insecure ?? []).includes(ref.registry),
     }
   }
 
@@ -359,7 +359,7 @@ export class Registries {
       const password = (await this.secrets.get(r.name)) ?? ""
       auths[authKey(r.host)] = { auth: Buffer.from(`${r.username}:${password}`).toString("base64") }
     }
-    return openRunConfig(this.dataDir, auths, this.o.dockerConfig && join(this.o.dockerConfig, "cli-plugins"))
+    return openRunConfig(this.dataDir, auths, this.parts.dockerConfig && join(this.parts.dockerConfig, "cli-plugins"))
   }
 
   /** The kept registries `images` need, with their passwords: what a copy gives the node that will pull them. */
