@@ -98,3 +98,18 @@ test("only the HTTP edge (lib/http, lib/service) and the UI know HttpError: the 
     .filter((f) => /\bHttpError\b/.test(readFileSync(join(root, f), "utf8")))
   expect(wrong).toEqual([])
 })
+
+test("no code outside the orchestrator files asks which orchestrator a stack has: it asks the stack's orchestrator", () => {
+  const orchestrators = ["lib/stacks/orchestrator.ts", "lib/stacks/compose-orchestrator.ts", "lib/stacks/swarm.ts"]
+  const names = /[!=]==?\s*["'](compose|swarm)["']|["'](compose|swarm)["']\s*[!=]==?|case\s+["'](compose|swarm)["']/
+  const wrong = sources("{lib,handlers}/**/*.ts")
+    .concat("server.ts")
+    .filter((f) => !orchestrators.includes(f))
+    .flatMap((f) =>
+      readFileSync(join(root, f), "utf8")
+        .split("\n")
+        .map((line, i) => `${f}:${i + 1}: ${line.trim()}`)
+        .filter((line) => names.test(line)),
+    )
+  expect(wrong).toEqual([])
+})
