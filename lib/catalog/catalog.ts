@@ -102,13 +102,13 @@ export class Catalog {
   private readonly now: () => number
   private readonly logoFailed = new Map<string, number>()
 
-  constructor(private readonly o: CatalogOptions) {
-    this.now = o.now ?? Date.now
-    this.sources = new Sources(o.dataDir, this.now)
+  constructor(private readonly parts: CatalogOptions) {
+    this.now = parts.now ?? Date.now
+    this.sources = new Sources(parts.dataDir, this.now)
   }
 
   private get dir(): string {
-    return join(this.o.dataDir, "catalog")
+    return join(this.parts.dataDir, "catalog")
   }
 
   /** Every source's name: the service's own first. */
@@ -186,10 +186,10 @@ export class Catalog {
     const { env } = fill(t.variables, input.values)
     const guard = await this.guard(name, content, env)
     const blockers = [
-      ...(this.o.stacks.has(name) ? [`a stack named ${name} exists here`] : []),
+      ...(this.parts.stacks.has(name) ? [`a stack named ${name} exists here`] : []),
       ...(guard.ok ? [] : [`the guard refuses it: ${guard.message}`]),
     ]
-    const repos = await this.o.backups.repos()
+    const repos = await this.parts.backups.repos()
     const backup = input.backup === null ? null : (input.backup ?? repos[0]?.name ?? null)
     if (backup && !repos.some((r) => r.name === backup))
       throw notFound(`no backup repository named ${backup}`, "repository_not_found")
@@ -220,7 +220,7 @@ export class Catalog {
   private async guard(name: string, content: Content, env: { key: string; value: string; secret: boolean }[]) {
     const warnings = RISKS.filter(([re]) => re.test(content.compose)).map(([, w]) => w)
     try {
-      const model = await this.o.stacks.model(name, content.compose, env, content.files)
+      const model = await this.parts.stacks.model(name, content.compose, env, content.files)
       return {
         ok: true,
         code: null,
@@ -259,11 +259,11 @@ export class Catalog {
     const p = await this.preview(source, id, input, caller)
     const { env_values, content, t, ...preview } = p
     if (input.dry_run) return { ...preview, dry_run: true as const }
-    if (this.o.stacks.has(p.name)) throw conflict(`a stack named ${p.name} exists here`, "stack_exists")
+    if (this.parts.stacks.has(p.name)) throw conflict(`a stack named ${p.name} exists here`, "stack_exists")
     if (!p.guard.ok)
       throw invalid(`the guard refuses ${t.title}: ${p.guard.message}`, p.guard.code ?? "host_path_refused")
     const env: EnvInput = env_values.map(({ key, value, secret }) => ({ key, value, secret }))
-    const { stack } = await this.o.verbs.deploy(p.name, content.compose, {
+    const { stack } = await this.parts.verbs.deploy(p.name, content.compose, {
       env,
       files: content.files,
       fresh: true,
@@ -285,9 +285,9 @@ export class Catalog {
       updated_at: time,
     }
     writeJson(this.recordFile(p.name), record)
-    const policy = p.update_policy ? await this.o.updateRecords.setPolicy(p.name, p.update_policy) : null
+    const policy = p.update_policy ? await this.parts.updateRecords.setPolicy(p.name, p.update_policy) : null
     const backup = p.backup ? await this.scheduleBackup(p.backup.repository, p.name) : null
-    this.o.events.publish({
+    this.parts.events.publish({
       type: "catalog",
       action: "installed",
       name: p.name,
@@ -306,22 +306,22 @@ export class Catalog {
 
   /** Adds the stack to a repository's scheduled backups (a repository without a schedule gets a nightly one for this stack alone). */
   private async scheduleBackup(repository: string, name: string) {
-    const repo = (await this.o.backups.repos()).find((r) => r.name === repository)!
+    const repo = (await this.parts.backups.repos()).find((r) => r.name === repository)!
     const { name: _, repository: __, last_check: ___, ...settings } = repo
     if (repo.schedule && !repo.stacks) return { repository, schedule: repo.schedule }
     const stacks = repo.schedule ? [...new Set([...(repo.stacks ?? []), name])] : [name]
     const schedule = repo.schedule ?? INSTALL_BACKUP_SCHEDULE
-    await this.o.backups.editRepo(repository, { ...settings, schedule, stacks })
+    await this.parts.backups.editRepo(repository, { ...settings, schedule, stacks })
     return { repository, schedule }
   }
 
   private recordFile(name: string): string {
-    return join(this.o.stacks.records(name), "template.json")
+    return join(this.parts.stacks.records(name), "template.json")
   }
 
   /** What stack `name` was installed from (404 `no_template` for a stack that was not). */
   async installedFrom(name: string): Promise<InstalledFrom> {
-    await this.o.stacks.state(name)
+    await this.parts.stacks.state(name)
     const record = await readJson<InstalledFrom | null>(this.recordFile(name), null)
     if (!record) throw notFound(`stack ${name} was not installed from a template`, "no_template")
     return record
@@ -335,7 +335,7 @@ export class Catalog {
    */
   async status(name: string, admin: boolean) {
     const record = await this.installedFrom(name)
-    const stack = await this.o.stacks.read(name)
+    const stack = await this.parts.stacks.read(name)
     const t = await this.template(record.source, record.id, admin).catch(() => null)
     const latest = t ? await this.knownContent(record.source, t) : null
     const update = !!latest && latest.digest !== record.digest
@@ -367,7 +367,7 @@ export class Catalog {
     const latest = await this.content(record.source, t, caller.signal)
     if (latest.digest === record.digest)
       throw conflict(`stack ${name} runs the template's current version already`, "no_update")
-    const stack = await this.o.stacks.read(name)
+    const stack = await this.parts.stacks.read(name)
     const known = new Set(stack.env.map((e) => e.key))
     const added = fill(
       t.variables.filter((v) => !known.has(v.key)),
@@ -377,10 +377,10 @@ export class Catalog {
       ...stack.env.map((e) => ({ key: e.key, value: null, secret: e.secret })),
       ...added.map(({ key, value, secret }) => ({ key, value, secret })),
     ]
-    const { stack: view } = await this.o.verbs.deploy(name, latest.compose, {
+    const { stack: view } = await this.parts.verbs.deploy(name, latest.compose, {
       env,
       files: t.files || t.repository || Object.keys(latest.files).length ? latest.files : undefined,
-      watch: input.watch ?? this.o.updateWatch,
+      watch: input.watch ?? this.parts.updateWatch,
       signal: caller.signal,
       by: caller.by,
     })
@@ -397,7 +397,7 @@ export class Catalog {
           updated_at: new Date(this.now()).toISOString(),
         }
     if (!kept) writeJson(this.recordFile(name), updated)
-    this.o.events.publish({
+    this.parts.events.publish({
       type: "catalog",
       action: "updated",
       name,
@@ -414,7 +414,7 @@ export class Catalog {
   async refresh(name: string, signal?: AbortSignal) {
     const source = await this.sources.refresh(name, signal)
     const read = source.last_read!
-    this.o.events.publish({
+    this.parts.events.publish({
       type: "catalog",
       action: read.ok ? "refreshed" : "refresh_failed",
       name,
@@ -445,7 +445,7 @@ export class Catalog {
 
   /** After a source was read: the repositories of its installed templates read again, so their updates show. */
   async refreshInstalled(source: string): Promise<void> {
-    for (const name of this.o.stacks.names()) {
+    for (const name of this.parts.stacks.names()) {
       const record = await readJson<InstalledFrom | null>(this.recordFile(name), null)
       if (record?.source !== source) continue
       const t = (await this.sources.templates(source)).find((x) => x.id === record.id)
@@ -461,14 +461,14 @@ export class Catalog {
     name: string,
     input: { id?: string; title?: string; description?: string; categories?: string[]; replace?: boolean },
   ) {
-    const stack = await this.o.stacks.read(name)
+    const stack = await this.parts.stacks.read(name)
     await readCompose(stack.compose)
     const id = input.id ?? slug(name, new Set())
     if (!TEMPLATE_ID.test(id)) throw invalid(`${JSON.stringify(id)} is not a template id`, "invalid_id")
     const folder = join(this.sources.savedDir, id)
     if (existsSync(folder) && !input.replace)
       throw conflict(`a saved template ${id} exists: give replace: true to replace it`, "template_exists")
-    const { compose, keys } = await unsecretCompose(stack.compose, this.o.secretKeys)
+    const { compose, keys } = await unsecretCompose(stack.compose, this.parts.secretKeys)
     const files = templateFiles(
       { ...stack, compose },
       keys,
@@ -477,7 +477,7 @@ export class Catalog {
         description: text(input.description, 2000) || `Saved from the stack ${name}.`,
         categories: categoriesOf(input.categories ?? ["saved"]),
       },
-      this.o.secretKeys,
+      this.parts.secretKeys,
     )
     const scratch = `${folder}.tmp-${process.pid}-${this.now()}`
     rmSync(scratch, { recursive: true, force: true })
@@ -487,7 +487,12 @@ export class Catalog {
     }
     rmSync(folder, { recursive: true, force: true })
     renameSync(scratch, folder)
-    this.o.events.publish({ type: "catalog", action: "saved", name, message: `saved ${name} as the template ${id}` })
+    this.parts.events.publish({
+      type: "catalog",
+      action: "saved",
+      name,
+      message: `saved ${name} as the template ${id}`,
+    })
     return { source: "saved", id, files, secrets: keys }
   }
 

@@ -6,6 +6,7 @@
 // A source of this format is a folder of such folders (or one such folder). The manifest is YAML read
 // with the service's parser options (aliases bounded); everything in it goes through template.ts.
 import { parse } from "yaml"
+import { ORCHESTRATORS } from "../stacks/orchestrator.ts"
 import { YAML_OPTIONS } from "../stacks/yaml.ts"
 import { FormatError } from "./portainer.ts"
 import { categories, httpUrl, LIMITS, obj, slug, TEMPLATE_ID, text, variables, type Template } from "./template.ts"
@@ -75,7 +76,7 @@ export function folderTemplate(files: Record<string, string>, name: string, take
       : httpUrl(logoName)
         ? { url: httpUrl(logoName)! }
         : null
-  const kind = manifest.kind === "swarm" ? "swarm" : "compose"
+  const kind = ORCHESTRATORS.find((name) => name === manifest.kind) ?? "compose"
   return {
     id,
     title,
