@@ -9,8 +9,10 @@ import { createContext } from "#lib/service/context.ts"
 import { dockerEngine } from "#lib/engine/client.ts"
 import { engineHealth } from "#lib/engine/health.ts"
 import { removeStaleTemps } from "#lib/data/datadir.ts"
+import { openSecrets } from "#lib/service/secrets.ts"
 import { background } from "#lib/service/background.ts"
 import { link } from "#lib/cluster/link.ts"
+import { isDomainError } from "#lib/errors/errors.ts"
 import { routes } from "./routes.gen.ts"
 
 /**
@@ -35,6 +37,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   const health = engineHealth(engine)
   const launched = health.get()
   removeStaleTemps(config.dataDir)
+  console.log(openSecrets(config.secretKey))
   const ctx = await createContext(config, { engine, engineHealth: health })
   const driftLog = config.responseDriftLog
   const app = createApp(
@@ -95,12 +98,16 @@ if (import.meta.main && process.env.HM_TTS_WORKER === "1") {
       out: (line) => console.log(line),
     }),
   )
+} else if (import.meta.main && process.argv[2] === "secret-key") {
+  // The secret key (docs/operations.md#secrets-at-rest): `bun server.ts secret-key new|rotate`.
+  const { secretKeyCommand } = await import("#lib/service/secrets.ts")
+  process.exit(secretKeyCommand(process.argv.slice(3), loadConfig(process.env).secretKey, (line) => console.log(line)))
 } else if (import.meta.main) {
   try {
     await start()
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err
-    console.error(`configuration error: ${err.message}`)
+    if (!(err instanceof ConfigError) && !isDomainError(err, "invalid")) throw err
+    console.error(`configuration error: ${(err as Error).message}`)
     process.exit(2)
   }
 }

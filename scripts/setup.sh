@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runtime=(docker.io docker-compose git openssh-client espeak-ng libespeak-ng1 flite libflite1 restic rclone)
-testing=(busybox-static python3-aiosmtpd openssl docker-registry chromium caddy lame ffmpeg nginx-light prometheus iproute2 util-linux procps curl pocketsphinx pocketsphinx-en-us)
+testing=(busybox-static python3-aiosmtpd openssl docker-registry chromium caddy lame ffmpeg nginx-light prometheus iproute2 util-linux procps curl pocketsphinx pocketsphinx-en-us strace e2fsprogs)
 packages=("${runtime[@]}")
 [ "${1:-}" = test ] && packages+=("${testing[@]}")
 

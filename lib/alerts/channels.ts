@@ -1,7 +1,7 @@
 // A channel's address: the service URL people already keep for their notifications
 // (`discord://token@id`, `smtp://user:pass@host:587/?from=...&to=...`), read into what a sender
 // needs, built from a form's fields, and shown with every credential masked. The full URL is kept
-// only in <data>/alerts/channels.json (mode 0600); what leaves this module for a person is `masked`
+// only in <data>/alerts/channels.json (sealed, mode 0600); what leaves this module for a person is `masked`
 // (the service's one masking of kept URLs, with the path hidden where it is the credential),
 // and `secrets` lists each credential so that an error text can be scrubbed of it.
 import { maskUrl, MASK } from "../credentials/urls.ts"

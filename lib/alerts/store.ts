@@ -1,5 +1,5 @@
-// What the alerts keep under <data>/alerts: the channels with their full URLs (channels.json, mode
-// 0600: the only place a credential is kept), the rules, the conditions that fired and have not
+// What the alerts keep under <data>/alerts: the channels with their full URLs (channels.json, sealed,
+// mode 0600: the only place a credential is kept), the rules, the conditions that fired and have not
 // ended (state.json), the messages not yet delivered (outbox.json, so they survive a restart), and
 // the history of every alert sent or given up (history.jsonl, one JSON line each, newest last,
 // trimmed to the last HISTORY_KEEP). Every file but the history is written whole and atomically.
@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { appendFile, mkdir, readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { readJson, writeFileAtomicAsync, writeJson } from "../data/datadir.ts"
+import { readJson, writeFileAtomicAsync, writeJson, writeSealedJson } from "../data/datadir.ts"
 import type { Rule } from "./rules.ts"
 
 export interface Channel {
@@ -57,7 +57,7 @@ export class AlertFiles {
   }
 
   channels = () => readJson<Channel[]>(this.path("channels.json"), [])
-  saveChannels = (all: Channel[]) => writeJson(this.path("channels.json"), all, 0o600)
+  saveChannels = (all: Channel[]) => writeSealedJson(this.path("channels.json"), all)
   rules = () => readJson<Rule[]>(this.path("rules.json"), [])
   saveRules = (all: Rule[]) => writeJson(this.path("rules.json"), all)
   read = <T>(name: "state.json" | "outbox.json", fallback: T) => readJson<T>(this.path(name), fallback)

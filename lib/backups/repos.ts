@@ -1,9 +1,9 @@
-// The restic repositories this server backs up to, in <data>/backups/repos.json (mode 0600): a name,
+// The restic repositories this server backs up to, in <data>/backups/repos.json (sealed, 0600): a name,
 // restic's repository string (a local path, sftp:, rest:, rclone:), its password and, for rclone:,
 // the rclone configuration file to use. The password never leaves this module but to restic's
 // environment. Each repository's last `restic check` is kept beside them (checks.json).
 import { join } from "node:path"
-import { readJson, writeJson } from "../data/datadir.ts"
+import { readJson, writeJson, writeSealedJson } from "../data/datadir.ts"
 import { conflict, notFound } from "../errors/errors.ts"
 import { maskUrl } from "../credentials/urls.ts"
 import type { Hooks } from "./hooks.ts"
@@ -86,7 +86,7 @@ export class Repos {
     const all = await this.all()
     if (all.some((r) => r.name === repo.name))
       throw conflict(`a backup repository named ${repo.name} exists`, "repository_exists")
-    writeJson(this.file, [...all, repo], 0o600)
+    writeSealedJson(this.file, [...all, repo])
   }
 
   /** Replaces what the repository's settings say (all but its name, its repository string and its password). */
@@ -95,10 +95,9 @@ export class Repos {
     const old = all.find((r) => r.name === name)
     if (!old) throw notFound(`no backup repository named ${name}`, "repository_not_found")
     const repo: Repo = { name, repository: old.repository, password: old.password, ...settings }
-    writeJson(
+    writeSealedJson(
       this.file,
       all.map((r) => (r.name === name ? repo : r)),
-      0o600,
     )
     return repo
   }
@@ -106,10 +105,9 @@ export class Repos {
   async remove(name: string): Promise<void> {
     const all = await this.all()
     if (!all.some((r) => r.name === name)) throw notFound(`no backup repository named ${name}`, "repository_not_found")
-    writeJson(
+    writeSealedJson(
       this.file,
       all.filter((r) => r.name !== name),
-      0o600,
     )
   }
 }

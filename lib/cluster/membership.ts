@@ -1,11 +1,10 @@
-// This server's place in a cluster, kept in cluster.json (mode 0600) under the data directory. A
+// This server's place in a cluster, kept in cluster.json (sealed, mode 0600) under the data directory. A
 // control plane holds the token it minted; a member holds the token it joined with, the control
 // plane's URL and server_id and the name it was registered under; without the file a server is in
 // no cluster.
 import { randomBytes } from "node:crypto"
-import { rmSync } from "node:fs"
 import { clusterFile } from "./bearer.ts"
-import { readJson, writeJson } from "../data/datadir.ts"
+import { readJson, removeDurably, writeSealedJson } from "../data/datadir.ts"
 import { conflict, invalid } from "../errors/errors.ts"
 import { errorOf, NodeClient, refusal } from "./node-client.ts"
 import { link, type LinkTarget } from "./link.ts"
@@ -51,12 +50,12 @@ export class Cluster {
 
   /** Writes the membership; `since` is now unless given (a failed join puts back what was). */
   save(m: Omit<Membership, "since"> & { since?: string }): void {
-    writeJson(clusterFile(this.dataDir), { since: new Date(this.now()).toISOString(), ...m }, 0o600)
+    writeSealedJson(clusterFile(this.dataDir), { since: new Date(this.now()).toISOString(), ...m })
   }
 
   /** Back to no cluster: the token is forgotten. */
   forget(): void {
-    rmSync(clusterFile(this.dataDir), { force: true })
+    removeDurably(clusterFile(this.dataDir))
     tunnels.closeAll(CLOSE.unauthorized, "unauthorized")
   }
 }

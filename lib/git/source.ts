@@ -1,13 +1,13 @@
-// A stack's git source, kept in its records (`<data>/records/<name>/git.json`, 0600, so it goes when
+// A stack's git source, kept in its records (`<data>/records/<name>/git.json`, sealed, so it goes when
 // the stack goes and never reaches its folder, its versions or its export): the repository, the ref,
 // the compose file's path, push on or off, the credentials (a token, or an ssh private key with the
 // server's known hosts) and the webhook's secret, and what the last sync did. Its public view carries
 // no secret: whether a token or a key is kept, and the known hosts (public keys).
 import { randomBytes } from "node:crypto"
-import { existsSync, rmSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
 import * as v from "valibot"
-import { readJson, writeJson } from "../data/datadir.ts"
+import { readJson, removeDurably, writeSealedJson } from "../data/datadir.ts"
 import { invalid } from "../errors/errors.ts"
 import { keptFor, maskUrl } from "../credentials/urls.ts"
 import { protocolOf, type SshAuth } from "./run.ts"
@@ -161,6 +161,6 @@ export const hasSource = (records: string) => existsSync(join(records, FILE))
 export const readSource = (records: string): Promise<GitSource | undefined> =>
   readJson<GitSource | undefined>(join(records, FILE), undefined)
 
-export const writeSource = (records: string, source: GitSource) => writeJson(join(records, FILE), source, 0o600)
+export const writeSource = (records: string, source: GitSource) => writeSealedJson(join(records, FILE), source)
 
-export const removeSource = (records: string) => rmSync(join(records, FILE), { force: true })
+export const removeSource = (records: string) => removeDurably(join(records, FILE))

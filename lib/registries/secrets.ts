@@ -1,10 +1,10 @@
-// The secret store: `<data>/secrets/` (mode 0700), the one place under the data directory where a
-// registry's password lies in the clear (`registries.json`, mode 0600, name → password), and where
+// The secret store: `<data>/secrets/` (mode 0700), where the registries' passwords are kept
+// (`registries.json`, sealed with the service's secret key, name → password), and where
 // the docker CLI's configuration of one compose run is written for the length of that run
 // (`docker/<pid>-<random>/`, lib/registries/runs.ts). Nothing else of the service reads them.
 import { chmodSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { readJson, writeJson } from "../data/datadir.ts"
+import { readJson, writeSealedJson } from "../data/datadir.ts"
 
 export const SECRETS_DIR = "secrets"
 
@@ -35,6 +35,6 @@ export class RegistrySecrets {
   async set(name: string, password: string | null): Promise<void> {
     const { [name]: _, ...rest } = await this.all()
     secretsDir(this.dataDir)
-    writeJson(this.file, password === null ? rest : { ...rest, [name]: password }, 0o600)
+    writeSealedJson(this.file, password === null ? rest : { ...rest, [name]: password })
   }
 }

@@ -1,5 +1,6 @@
 // Service configuration, read once from the environment. Pure: takes the env, returns the config.
-import { join } from "node:path"
+import { isAbsolute, join } from "node:path"
+import { defaultKeyFile, type KeySettings } from "../data/secret-key.ts"
 import type { TtsConfig } from "../tts/speaker.ts"
 import { isVoiceName } from "../tts/voice.ts"
 import { parseTarget } from "../updates/notify.ts"
@@ -45,6 +46,8 @@ export interface Config {
   dockerCli: string | undefined
   /** Host folders stacks may mount besides their own folder (bind sources, env files, ...), "/" allowing any; a file or a socket allows that path only. */
   bindRoots: string[]
+  /** Where the secret key comes from (SVC_SECRET_KEY, the systemd credential, SVC_SECRET_KEY_FILE): lib/data/secret-key.ts. */
+  secretKey: KeySettings
   /** SVC_SECRET_KEYS: name patterns (`*` any run, case-insensitive) of environment keys an adoption flags secret. */
   secretKeys: string[]
   /** Registries (host or host:port) spoken to over plain http besides loopback ones. */
@@ -267,6 +270,19 @@ function hostShellConfig(env: Env): HostShellConfig {
   return { user, idleSeconds: positiveInt(env, "SVC_HOST_SHELL_IDLE"), transcripts }
 }
 
+/** The secret key's sources (lib/data/secret-key.ts). */
+function keySettings(env: Env, dataDir: string): KeySettings {
+  const file = env.SVC_SECRET_KEY_FILE || defaultKeyFile(dataDir)
+  if (!isAbsolute(file)) throw new ConfigError(`SVC_SECRET_KEY_FILE takes an absolute path, got "${file}"`)
+  return {
+    dataDir,
+    key: env.SVC_SECRET_KEY || undefined,
+    previous: env.SVC_SECRET_KEY_PREVIOUS || undefined,
+    file,
+    credentials: env.CREDENTIALS_DIRECTORY || undefined,
+  }
+}
+
 export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
   const addr = parseAddr(env.SVC_ADDR || defaultOf("SVC_ADDR"))
   return {
@@ -291,6 +307,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     insecureRegistries: list(env.SVC_INSECURE_REGISTRIES),
     bindRoots: absolutePaths("SVC_BIND_ROOTS", env.SVC_BIND_ROOTS),
     secretKeys: env.SVC_SECRET_KEYS ? list(env.SVC_SECRET_KEYS) : [...defaultOf("SVC_SECRET_KEYS")],
+    secretKey: keySettings(env, env.SVC_DATA || join(cwd, ".data")),
     updateInterval: positiveInt(env, "SVC_UPDATE_INTERVAL"),
     updateWatch: positiveInt(env, "SVC_UPDATE_WATCH"),
     gitMaxFileBytes: positiveInt(env, "SVC_GIT_MAX_FILE_BYTES"),

@@ -11,6 +11,7 @@ import type { DiskUsageCache } from "../engine/disk-usage.ts"
 import type { Reused } from "../engine/reused.ts"
 import { engineHealth, type EngineHealth } from "../engine/health.ts"
 import { serverId as identity } from "../data/identity.ts"
+import { makeDirs } from "../data/datadir.ts"
 import type { ComposeRunner } from "../stacks/compose.ts"
 import { isStackName, stackDirs } from "../stacks/name.ts"
 import type { Stacks } from "../stacks/store.ts"
@@ -135,6 +136,8 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   // Every pull and push through the engine carries the credentials of the reference's kept registry.
   const engine =
     o.engine ?? dockerEngine(config.dockerHost, config.dockerApiVersion, (ref) => ctx.registries.engineAuth(ref))
+  // The clear root (lib/engine/clear-room.ts) is part of the data directory's layout from the start.
+  makeDirs(join(config.dataDir, "clear"), 0o700)
   const ctx = {
     config,
     engine,
@@ -156,6 +159,12 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
   const timeouts = config.composeTimeouts
   // Each compose and `docker stack` call gets a DOCKER_CONFIG of its own with the credentials its images need.
   const credentials = (images: string[]) => ctx.registries.runConfig(images)
+  // Where compose and the docker CLI read a stack's secrets in the clear while they run (lib/engine/clear-room.ts).
+  let rooms: import("../engine/clear-room.ts").ClearRooms | undefined
+  const clearRooms = () =>
+    (rooms ??= new (require("../engine/clear-room.ts") as typeof import("../engine/clear-room.ts")).ClearRooms(
+      join(config.dataDir, "clear"),
+    ))
 
   part("registries", () => {
     const { Registries } = require("../registries/registries.ts") as typeof import("../registries/registries.ts")
@@ -170,6 +179,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
       host: engine.host,
       toolEnv: config.toolEnv,
       events: ctx.events,
+      rooms: clearRooms(),
       timeouts,
       credentials,
     }),
@@ -204,6 +214,7 @@ export async function createContext(config: Config, overrides: Partial<Omit<Ctx,
         toolEnv: config.toolEnv,
         events: ctx.events,
         cli: config.dockerCli,
+        rooms: clearRooms(),
         timeouts,
         credentials,
         resolve: (images) => ctx.registries.resolvable(engine, images),

@@ -126,6 +126,18 @@ export const VARIABLES = {
     default: ["*PASSWORD*", "*SECRET*", "*TOKEN*", "*KEY*"],
     doc: "comma-separated name patterns (`*` any run of characters, case-insensitive) of environment keys that an adoption flags secret",
   },
+  SVC_SECRET_KEY: {
+    shown: "(none)",
+    doc: "the secret key that seals the secrets the data directory keeps (stack environments, run files, versions, git credentials, the cluster token, restic passwords, alert channels): 64 hex digits or 32 bytes in base64; outranks the credential and the key file; see [Secrets at rest](operations.md#secrets-at-rest)",
+  },
+  SVC_SECRET_KEY_FILE: {
+    shown: "`<SVC_DATA>.key` (made on first start)",
+    doc: "the key file (0600, never inside the data directory) used when neither SVC_SECRET_KEY nor the systemd credential `secret-key` (`$CREDENTIALS_DIRECTORY/secret-key`) gives the key",
+  },
+  SVC_SECRET_KEY_PREVIOUS: {
+    shown: "(none)",
+    doc: "comma-separated keys of a rotation: files sealed with one are read and sealed again with the current key at start (also the credential `secret-key-previous` and the file `<key file>.previous`)",
+  },
   SVC_INSECURE_REGISTRIES: {
     doc: "comma-separated registries (`host:port`) the update check speaks plain http to, among those not kept as [private registries](registries.md) (a kept one's own `insecure` counts); loopback registries always get http",
   },

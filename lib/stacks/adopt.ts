@@ -12,13 +12,11 @@
 // become the stack's own files. Before anything is written, compose's `config --hash` of the adopted
 // file is compared with each container's `com.docker.compose.config-hash`: a service whose hash
 // differs would be recreated, and adoption waits for `recreate: true`.
-import { mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { dirname, isAbsolute, join, relative } from "node:path"
+import { isAbsolute, join, relative } from "node:path"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { ContainerSummary, Engine } from "../engine/client.ts"
 import { conflict, notFound } from "../errors/errors.ts"
-import { envRecord, looksSecret, publicEnv, renderEnvFile, type EnvVar } from "./env.ts"
+import { envRecord, looksSecret, publicEnv, type EnvVar } from "./env.ts"
 import { checkFiles, filePath, type StackFiles } from "./files.ts"
 import { filesComposeReads, readIfFile, within } from "./host-paths.ts"
 import { interpolate } from "./interpolate.ts"
@@ -26,6 +24,8 @@ import { stackName } from "./name.ts"
 import { stackView } from "./state.ts"
 import type { StackView } from "./orchestrator.ts"
 import type { ComposeRunner } from "./compose.ts"
+import { tailOf } from "./orchestrator.ts"
+import { upstream } from "../errors/errors.ts"
 import type { StackRecords, Stacks } from "./store.ts"
 import { volumeEntries } from "./yaml.ts"
 
@@ -302,18 +302,20 @@ function blocked(plan: AdoptPlan): { plan: AdoptPlan } {
   return { plan }
 }
 
-/** Compose's config hash per service for the adopted file, from a private copy laid out as the stack's folder. */
+/** Compose's config hash per service for the adopted file, from a room laid out as the stack's folder. */
 async function configHashes(ctx: AdoptDeps, name: string, { compose, env, files }: StackRecords): Promise<string> {
-  const scratch = realpathSync(mkdtempSync(join(tmpdir(), "hm-adopt-")))
-  try {
-    writeFileSync(join(scratch, "compose.yaml"), compose, { mode: 0o600 })
-    writeFileSync(join(scratch, ".env"), renderEnvFile(env, await ctx.compose.flavour()), { mode: 0o600 })
-    for (const [p, content] of Object.entries(files)) {
-      mkdirSync(dirname(join(scratch, p)), { recursive: true })
-      writeFileSync(join(scratch, p), content, { mode: 0o600 })
-    }
-    return await ctx.stacks.must({ name, dir: scratch, env }, ["config", "--hash=*"], "adopt")
-  } finally {
-    rmSync(scratch, { recursive: true, force: true })
-  }
+  const layout = [
+    { path: "compose.yaml", content: compose },
+    ...Object.entries(files).map(([path, content]) => ({ path, content })),
+  ]
+  const { code, output } = await ctx.compose.run(
+    { name, dir: ctx.stacks.dir(name), env },
+    ["config", "--hash=*"],
+    "adopt",
+    {
+      layout,
+    },
+  )
+  if (code !== 0) throw upstream(`compose config failed: ${tailOf(output)}`, "compose_failed")
+  return output
 }

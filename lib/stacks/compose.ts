@@ -10,26 +10,28 @@
 // of its own (lib/registries): the credentials of the registries its images need, for a call that
 // may pull, and none for the others; the host's own configuration is never read. A call that failed
 // on a registry (refused credentials, a pull limit, an untrusted certificate, a registry down) is an
-// error naming that registry instead of compose's output.
-import { readFileSync } from "node:fs"
+// error naming that registry instead of compose's output. What compose reads in the clear (the
+// stack's run file, kept sealed in its records, and its env file, rendered from the environment; a
+// candidate laid out for `config`) lies in a room of its own while compose runs
+// (lib/engine/clear-room.ts): a private tmpfs no container can see, gone when compose exits.
 import { join } from "node:path"
-import { envRecord, redact, secretValues, type EnvVar } from "./env.ts"
+import { envRecord, redact, renderEnvFile, secretValues, type EnvVar } from "./env.ts"
 import type { EventBus } from "../engine/events.ts"
 import { registryFailureIn } from "../engine/registry-errors.ts"
-import { spawnBounded, type Stopped } from "../engine/spawn.ts"
+import { spawnBounded, type Bounded, type Deadline, type Stopped } from "../engine/spawn.ts"
+import type { ClearEntry, ClearRooms, Piped } from "../engine/clear-room.ts"
+import { readOpened } from "../data/sealed.ts"
 import { canceled, DomainError, internal, timedOut } from "../errors/errors.ts"
 
 export type ComposeFlavour = "v1" | "v2"
 
-/** A compose project: its name, its folder (the project directory), the file compose runs and its env file. */
+/** A compose project: its name, its folder (the project directory), the file compose runs and its environment. */
 export interface ComposeProject {
   name: string
   dir: string
-  /** The compose file compose runs (default `<dir>/compose.yaml`). */
+  /** The compose file compose runs, sealed or not (default `<dir>/compose.yaml`); opened into the run's room. */
   file?: string
-  /** The env file (default `<dir>/.env`). */
-  envFile?: string
-  /** The stack's environment: handed to the CLI (exact values for interpolation) and redacted from its output. */
+  /** The stack's environment: handed to the CLI (exact values for interpolation), rendered as its env file, and redacted from its output. */
   env: EnvVar[]
 }
 
@@ -46,11 +48,12 @@ export interface ComposeRunner {
   /** Runs `compose <global flags> <args>`; `action` names the event (`<action>.output`). */
   run(project: ComposeProject, args: string[], action: string, options?: RunOptions): Promise<ComposeResult>
   /**
-   * Compose's resolved model of a candidate: `config` on `candidate.file` and `candidate.envFile`
-   * with `--project-directory project.dir` (relative paths resolve there, as they will on deploy,
-   * whether the folder exists yet or not), in `candidate.cwd`. Every profile is enabled (v2), so the
-   * model holds every service the file declares. stdout is returned as printed (JSON with v2, YAML
-   * with v1) and published nowhere: it holds the environment in the clear.
+   * Compose's resolved model of a candidate: its entries (`compose.yaml`, `.env`, the stack's files,
+   * links to its data) laid out in a room that is the project directory and the working folder, so
+   * relative paths resolve there as they will in the stack's folder; the result's `dir` is the room's
+   * path, for the caller to map back. Every profile is enabled (v2), so the model holds every service
+   * the file declares. stdout is returned as printed (JSON with v2, YAML with v1) and published
+   * nowhere: it holds the environment in the clear.
    */
   config(project: ComposeProject, candidate: ComposeCandidate): Promise<ComposeConfigResult>
   /**
@@ -67,6 +70,8 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Seconds, instead of the runner's own deadline. */
   timeout?: number
+  /** The project's folder is a room laid out with these entries (`compose.yaml` among them) instead of `project.dir`. */
+  layout?: ClearEntry[]
 }
 
 /** Seconds a compose call may take. */
@@ -83,16 +88,14 @@ export const COMPOSE_TIMEOUTS: ComposeTimeouts = { run: 15 * 60, config: 60 }
 const PROBE_TIMEOUT = 30
 
 export interface ComposeCandidate {
-  /** The compose file to resolve (absolute). */
-  file: string
-  /** The .env file rendered for this flavour (absolute). */
-  envFile: string
-  /** The working directory compose runs in (v1 resolves a bound volume's relative `device` against it). */
-  cwd: string
+  /** The candidate's folder: `compose.yaml`, `.env`, the stack's files, links to what else lies in its folder. */
+  entries: ClearEntry[]
 }
 
 export interface ComposeConfigResult extends ComposeResult {
   flavour: ComposeFlavour
+  /** Where the candidate lay while compose read it (its paths in the model and the output start there). */
+  dir: string
   /** How the model is printed: JSON (compose v2) or YAML (compose v1, the docker CLI's `stack config`). */
   format: "json" | "yaml"
   /** The model as compose printed it (secrets in the clear: parse it, never log or return it). */
@@ -128,25 +131,9 @@ async function exitCode(cmd: string[], env: Record<string, string>): Promise<num
   }
 }
 
-export function globalArgs(
-  project: ComposeProject,
-  files = {
-    file: project.file ?? join(project.dir, COMPOSE_FILE),
-    envFile: project.envFile ?? join(project.dir, ENV_FILE),
-  },
-): string[] {
-  return [
-    "--ansi",
-    "never",
-    "-p",
-    project.name,
-    "-f",
-    files.file,
-    "--project-directory",
-    project.dir,
-    "--env-file",
-    files.envFile,
-  ]
+/** Every call's flags: the project's name, the file compose runs, its folder and its env file. */
+export function globalArgs(name: string, file: string, dir: string, envFile: string): string[] {
+  return ["--ansi", "never", "-p", name, "-f", file, "--project-directory", dir, "--env-file", envFile]
 }
 
 /** Calls `onLine` with each non-blank line of a stream as it arrives. */
@@ -173,10 +160,10 @@ export type RunCredentials = (images: string[]) => Promise<RunConfig>
 /** The commands of compose and `docker stack` that may pull images. */
 const PULLING = new Set(["pull", "up", "create", "run", "deploy"])
 
-/** The images a run file names (the checked model as JSON: `services.*.image`); none for a file that is no such JSON. */
+/** The images a run file (sealed or not) names (the checked model as JSON: `services.*.image`); none for a file that is no such JSON. */
 export function runImages(file: string | undefined): string[] {
   try {
-    const model = JSON.parse(readFileSync(file ?? "", "utf8"))
+    const model = JSON.parse(readOpened(file ?? "") ?? "")
     return Object.values<{ image?: unknown }>(model?.services ?? {}).flatMap((s) =>
       typeof s?.image === "string" ? [s.image.replaceAll("$$", "$")] : [],
     )
@@ -221,14 +208,14 @@ export async function withCredentials<T extends { code: number; output: string }
 }
 
 /**
- * Runs `argv` in the project's folder with `env`, each line of its output published as the stack's
- * `<action>.output` event as it comes, the stack's secrets redacted; stopped at `timeout` seconds or
- * by `signal` (504 / 503 naming `command`). Answers the exit code and the whole output, redacted.
+ * Runs what `start` spawns (in its room, with the deadline it is given), each line of its output
+ * published as the stack's `<action>.output` event as it comes, the stack's secrets redacted; stopped
+ * at `timeout` seconds or by `signal` (504 / 503 naming `command`). Answers the exit code and the
+ * whole output, redacted.
  */
 export async function streamed(
-  argv: string[],
+  start: (deadline: Deadline) => Promise<Bounded<Piped>>,
   project: ComposeProject,
-  env: Record<string, string>,
   o: { action: string; events: EventBus; timeout: number; signal?: AbortSignal; command: string },
 ): Promise<ComposeResult> {
   const secrets = secretValues(project.env)
@@ -242,11 +229,7 @@ export async function streamed(
       message: redact(line, secrets),
     })
   }
-  const { proc, exited, stopped } = spawnBounded(
-    argv,
-    { cwd: project.dir, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
-    { timeout: o.timeout, signal: o.signal },
-  )
+  const { proc, exited, stopped } = await start({ timeout: o.timeout, signal: o.signal })
   await Promise.all([eachLine(proc.stdout, onLine), eachLine(proc.stderr, onLine)])
   const result = { code: await exited, output: redact(lines.join("\n"), secrets) }
   const why = stopped()
@@ -260,6 +243,8 @@ export interface ComposeRunnerOptions {
   /** PATH, HOME, DOCKER_CONFIG: the same for detection and for every run, so a plugin found once is found again. */
   toolEnv: Record<string, string>
   events: EventBus
+  /** Where compose reads what it must read in the clear. */
+  rooms: ClearRooms
   probe?: Probe
   timeouts?: ComposeTimeouts
   /** Each call's own DOCKER_CONFIG with the registry credentials it needs (lib/registries); without, the tool environment's. */
@@ -277,6 +262,13 @@ export function stoppedError(why: Stopped, command: string, timeout: number, out
   )
 }
 
+/** A run file as compose reads it: opened when sealed (an internal error when it is missing: the stack's records are damaged). */
+export function openedRunFile(path: string): string {
+  const text = readOpened(path)
+  if (text === undefined) throw internal(`the run file ${path} is missing`, "run_file_missing")
+  return text
+}
+
 /** What compose v2 prints when its model cannot be marshalled as JSON (`json: error calling MarshalJSON for type ...`). */
 const JSON_PRINTER_FAILED = /^json: (error calling MarshalJSON|unsupported)/m
 
@@ -284,6 +276,7 @@ export function composeRunner({
   host,
   toolEnv,
   events,
+  rooms,
   probe = exitCode,
   timeouts = COMPOSE_TIMEOUTS,
   credentials,
@@ -307,13 +300,22 @@ export function composeRunner({
   return {
     env: base,
     flavour: async () => (await cli()).flavour,
-    async run(project, args, action, { signal, timeout = timeouts.run } = {}) {
-      const { argv } = await binary()
+    async run(project, args, action, { signal, timeout = timeouts.run, layout } = {}) {
+      const { argv, flavour } = await binary()
+      // The run's room: the run file opened and the env file rendered, or the whole project folder laid out.
+      const room = rooms.room()
+      const dir = layout ? room : project.dir
+      const file = layout || !project.file ? join(dir, COMPOSE_FILE) : join(room, "run.json")
+      const entries: ClearEntry[] = [
+        ...(layout ?? []),
+        ...(!layout && project.file ? [{ path: "run.json", content: openedRunFile(project.file) }] : []),
+        { path: ENV_FILE, content: renderEnvFile(project.env, flavour) },
+      ]
+      const cmd = [...argv, ...globalArgs(project.name, file, dir, join(room, ENV_FILE)), ...args]
       return withCredentials({ credentials, project, args, base }, (env) =>
         streamed(
-          [...argv, ...globalArgs(project), ...args],
+          (deadline) => rooms.spawn(room, entries, cmd, dir, { ...envRecord(project.env), ...env }, deadline),
           project,
-          { ...envRecord(project.env), ...env },
           {
             action,
             events,
@@ -326,17 +328,16 @@ export function composeRunner({
     },
     async config(project, candidate) {
       const { argv, flavour } = await binary()
+      const room = rooms.room()
+      const flags = globalArgs(project.name, join(room, COMPOSE_FILE), room, join(room, ENV_FILE))
       const print = (args: string[]) =>
         withCredentials({ credentials, project: {}, args, base }, async (env) => {
-          const { proc, exited, stopped } = spawnBounded(
-            [...argv, ...globalArgs(project, candidate), ...args],
-            {
-              cwd: candidate.cwd,
-              env: { ...envRecord(project.env), ...env },
-              stdin: "ignore",
-              stdout: "pipe",
-              stderr: "pipe",
-            },
+          const { proc, exited, stopped } = await rooms.spawn(
+            room,
+            candidate.entries,
+            [...argv, ...flags, ...args],
+            room,
+            { ...envRecord(project.env), ...env },
             { timeout: timeouts.config },
           )
           const secrets = secretValues(project.env)
@@ -348,7 +349,7 @@ export function composeRunner({
           const code = await exited
           const why = stopped()
           if (why) throw stoppedError(why, "compose config", timeouts.config, output)
-          return { code, stdout, output }
+          return { code, stdout, output, dir: room }
         })
       if (flavour === "v1") return { flavour, format: "yaml", ...published(project, await print(["config"])) }
       const json = await print(["--profile", "*", "config", "--format", "json"])

@@ -22,20 +22,10 @@
 // left, and compose's error messages are checked for files outside the stack folder before they are
 // passed on (compose quotes what it could not parse: `validating /etc/shadow: Additional property
 // root:$y$... is not allowed`).
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs"
-import { tmpdir } from "node:os"
-import { dirname, isAbsolute, join, relative } from "node:path"
+import { existsSync, readdirSync, statSync } from "node:fs"
+import { isAbsolute, join, relative } from "node:path"
 import type { ComposeFlavour, ComposeProject, ComposeRunner } from "./compose.ts"
+import type { ClearEntry } from "../engine/clear-room.ts"
 import { envRecord, renderEnvFile } from "./env.ts"
 import {
   allowedIn,
@@ -336,31 +326,34 @@ function movePaths(v: unknown, from: string, to: string): unknown {
 const SCRATCH_OWN = new Set(["compose.yaml", ".env"])
 
 /**
- * Lays the candidate out in `scratch` as the stack's folder will be: compose file, .env, the stack's
- * files, and a link to each other thing in the real folder (its data), except the stack's current
- * files (`own`), which the candidate replaces.
+ * The candidate's folder as the stack's folder will be: compose file, .env, the stack's files, and a
+ * link to each other thing in the real folder (its data), except the stack's current files (`own`),
+ * which the candidate replaces. Compose reads it in a room of its own (lib/engine/clear-room.ts).
  */
-function layOut(
-  scratch: string,
-  {
-    projectDir,
-    compose,
-    env,
-    files,
-    own,
-  }: { projectDir: string; compose: string; env: string; files: StackFiles; own: readonly string[] },
-): void {
-  writeFileSync(join(scratch, "compose.yaml"), compose, { mode: 0o600 })
-  writeFileSync(join(scratch, ".env"), env, { mode: 0o600 })
+function layOut({
+  projectDir,
+  compose,
+  env,
+  files,
+  own,
+}: {
+  projectDir: string
+  compose: string
+  env: string
+  files: StackFiles
+  own: readonly string[]
+}): ClearEntry[] {
+  const entries: ClearEntry[] = [
+    { path: "compose.yaml", content: compose },
+    { path: ".env", content: env },
+    ...Object.entries(files).map(([path, content]) => ({ path, content })),
+  ]
   const tops = new Set([...Object.keys(files), ...own].map((p) => p.split("/")[0]!))
-  for (const [p, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(scratch, p)), { recursive: true })
-    writeFileSync(join(scratch, p), content, { mode: 0o600 })
-  }
-  if (!existsSync(projectDir)) return
+  if (!existsSync(projectDir)) return entries
   for (const entry of readdirSync(projectDir))
     if (!SCRATCH_OWN.has(entry) && !tops.has(entry) && !/\.tmp-\d+-[a-z0-9]*$/.test(entry))
-      symlinkSync(join(projectDir, entry), join(scratch, entry))
+      entries.push({ path: entry, link: join(projectDir, entry) })
+  return entries
 }
 
 /** Absolute paths of existing files named in compose's error output that lie outside the allowed folders. */
@@ -461,47 +454,41 @@ export async function candidateModel(
   checkLoadedFiles(loaded, project.dir, files, read)
 
   const flavour = await runner.flavour()
-  const scratch = realpathSync(mkdtempSync(join(tmpdir(), "hm-compose-")))
-  try {
-    const file = join(scratch, "compose.yaml")
-    const envFile = join(scratch, ".env")
-    layOut(scratch, { projectDir: project.dir, compose, env: renderEnvFile(project.env, flavour), files, own })
-    const result = await runner.config({ ...project, dir: scratch }, { file, envFile, cwd: scratch })
-    if (result.code !== 0) {
-      const message = result.output.split(scratch).join(project.dir)
-      const outside = outsideFilesIn(message, allowed)
-      if (outside.length)
-        throw invalid(
-          `compose read ${outside[0]!.slice(0, 200)}, outside the stack's folder and SVC_BIND_ROOTS (its message is withheld)`,
-          "host_path_refused",
-        )
+  const entries = layOut({ projectDir: project.dir, compose, env: renderEnvFile(project.env, flavour), files, own })
+  const result = await runner.config(project, { entries })
+  const scratch = result.dir
+  if (result.code !== 0) {
+    const message = result.output.split(scratch).join(project.dir)
+    const outside = outsideFilesIn(message, allowed)
+    if (outside.length)
       throw invalid(
-        `compose refused the file: ${message.split("\n").slice(-20).join("\n") || "no output"}`,
-        "invalid_compose",
+        `compose read ${outside[0]!.slice(0, 200)}, outside the stack's folder and SVC_BIND_ROOTS (its message is withheld)`,
+        "host_path_refused",
       )
-    }
-    let raw: unknown
-    try {
-      // v1 prints with PyYAML and the docker CLI with go-yaml, YAML 1.1 writers: read it as 1.1 (`'8080:80'`, `'yes'` stay strings).
-      raw =
-        result.format === "json"
-          ? JSON.parse(result.stdout)
-          : await parseYaml(result.stdout, { what: "compose's model", maxBytes: MODEL_MAX_BYTES, version: "1.1" })
-    } catch {
-      throw upstream("compose config printed a model that does not parse", "compose_failed")
-    }
-    if (result.flavour === "v2" && result.format === "yaml") raw = sshFromYaml(raw)
-    raw = movePaths(raw, scratch, project.dir)
-    const model = readModel(raw, result.flavour, {
-      project: project.name,
-      projectDir: project.dir,
-      files: Object.keys(files),
-    })
-    checkHostPaths(model.hostPaths, project.dir, roots, dataDir)
-    return { model, run: JSON.stringify(raw, null, 2) }
-  } finally {
-    rmSync(scratch, { recursive: true, force: true })
+    throw invalid(
+      `compose refused the file: ${message.split("\n").slice(-20).join("\n") || "no output"}`,
+      "invalid_compose",
+    )
   }
+  let raw: unknown
+  try {
+    // v1 prints with PyYAML and the docker CLI with go-yaml, YAML 1.1 writers: read it as 1.1 (`'8080:80'`, `'yes'` stay strings).
+    raw =
+      result.format === "json"
+        ? JSON.parse(result.stdout)
+        : await parseYaml(result.stdout, { what: "compose's model", maxBytes: MODEL_MAX_BYTES, version: "1.1" })
+  } catch {
+    throw upstream("compose config printed a model that does not parse", "compose_failed")
+  }
+  if (result.flavour === "v2" && result.format === "yaml") raw = sshFromYaml(raw)
+  raw = movePaths(raw, scratch, project.dir)
+  const model = readModel(raw, result.flavour, {
+    project: project.name,
+    projectDir: project.dir,
+    files: Object.keys(files),
+  })
+  checkHostPaths(model.hostPaths, project.dir, roots, dataDir)
+  return { model, run: JSON.stringify(raw, null, 2) }
 }
 
 /**

@@ -10,7 +10,9 @@
 // every call has a deadline and the caller's signal (lib/engine/spawn.ts), as compose's. With
 // `credentials`, each call gets a DOCKER_CONFIG of its own as compose's do: `stack deploy
 // --with-registry-auth` sends the credentials of its images' registries to the swarm, whose nodes
-// pull with them.
+// pull with them. The run file (kept sealed) and a candidate lie in a room of their own while the CLI
+// reads them (lib/engine/clear-room.ts), as compose's do.
+import { join } from "node:path"
 import {
   runImages,
   stoppedError,
@@ -27,6 +29,8 @@ import {
 import { envRecord, redact, secretValues } from "./env.ts"
 import type { EventBus } from "../engine/events.ts"
 import { spawnBounded } from "../engine/spawn.ts"
+import type { ClearRooms } from "../engine/clear-room.ts"
+import { readOpened } from "../data/sealed.ts"
 import { internal } from "../errors/errors.ts"
 
 /** Where `scripts/setup.sh` installs Debian 13's docker CLI, which has `stack config`. */
@@ -95,6 +99,8 @@ export interface StackCliOptions {
   events: EventBus
   /** SVC_DOCKER_CLI. */
   cli?: string
+  /** Where the CLI reads what it must read in the clear. */
+  rooms: ClearRooms
   probe?: HelpProbe
   timeouts: ComposeTimeouts
   /** Each call's own DOCKER_CONFIG with the registry credentials it needs (lib/registries). */
@@ -112,6 +118,7 @@ export function stackCli({
   toolEnv,
   events,
   cli,
+  rooms,
   probe,
   timeouts,
   credentials,
@@ -128,17 +135,15 @@ export function stackCli({
     env: base,
     flavour: async () => "v2" as const,
     async config(project, candidate) {
-      const argv = [await binary(), "stack", "config", "-c", candidate.file]
+      const room = rooms.room()
+      const argv = [await binary(), "stack", "config", "-c", join(room, "compose.yaml")]
       return withCredentials({ credentials, project: {}, args: ["config"], base }, async (env) => {
-        const { proc, exited, stopped } = spawnBounded(
+        const { proc, exited, stopped } = await rooms.spawn(
+          room,
+          candidate.entries,
           argv,
-          {
-            cwd: candidate.cwd,
-            env: { ...envRecord(project.env), ...env },
-            stdin: "ignore",
-            stdout: "pipe",
-            stderr: "pipe",
-          },
+          room,
+          { ...envRecord(project.env), ...env },
           { timeout: timeouts.config },
         )
         const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
@@ -147,17 +152,25 @@ export function stackCli({
         const code = await exited
         const why = stopped()
         if (why) throw stoppedError(why, "docker stack config", timeouts.config, output)
-        return { flavour: "v2" as const, format: "yaml" as const, code, stdout, output }
+        return { flavour: "v2" as const, format: "yaml" as const, code, stdout, output, dir: room }
       })
     },
     async run(project, args, action, { signal, timeout = timeouts.run } = {}) {
-      const argv = [await binary(), "stack", ...args]
+      // The run file, opened into the run's room: an argument naming it names its copy there.
+      const room = rooms.room()
+      const file = project.file ? readOpened(project.file) : undefined
+      const inRoom = join(room, "run.json")
+      const argv = [
+        await binary(),
+        "stack",
+        ...args.map((a) => (file !== undefined && a === project.file ? inRoom : a)),
+      ]
+      const entries = file === undefined ? [] : [{ path: "run.json", content: file }]
       if (args[0] === "deploy") await resolve?.(runImages(project.file))
       return withCredentials({ credentials, project, args, base }, (env) =>
         streamed(
-          argv,
+          (deadline) => rooms.spawn(room, entries, argv, project.dir, { ...envRecord(project.env), ...env }, deadline),
           project,
-          { ...envRecord(project.env), ...env },
           {
             action,
             events,

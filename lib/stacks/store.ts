@@ -4,12 +4,14 @@
 // `<dataDir>/records/<name>/`: what the service keeps of a stack. No container reaches it: the host
 // path guard refuses a bind of the data directory outside a stack's own folder.
 //   compose.yaml        the compose file as deployed (or as written by an import)
-//   run.json      0600  compose's own model of it as checked (lib/stacks/model.ts): what compose runs
+//   run.json      sealed  compose's own model of it as checked (lib/stacks/model.ts): what compose runs
 //   files.json          the stack's other files {path: content} as the service wrote them
-//   env.json      0600  the environment [{key, value, secret}], secrets in the clear
-//   .env          0600  the same environment rendered for the compose CLI
+//   env.json      sealed  the environment [{key, value, secret}]
 //   state.json          {orchestrator, current_version, env_pending, files_pending, files, last_version, created, updated}
-//   versions/<n>.json 0600  {version, time, action, compose, env, files, changes}
+//   versions/<n>.json sealed  {version, time, action, compose, env, files, changes}
+// Sealed files are encrypted with the service's secret key (lib/data/sealed.ts); compose reads the run
+// file, and the environment rendered as its env file, in the clear only in a room of its own while it
+// runs (lib/stacks/compose.ts).
 //   update-*.json       guarded updates' policy and history (lib/updates/records.ts)
 //
 // `<dataDir>/stacks/<name>/`: the stack's folder, compose's project directory. It holds a copy of the
@@ -39,7 +41,7 @@
 // `importStack` writes one without deploying, `adopt` writes a compose project made elsewhere and
 // brings it up as version 1 (compose keeps the containers whose config hash is unchanged), `up` brings a stack up without adding a version, and
 // `lock` runs any work of their own under the stack's lock.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs"
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { COMPOSE_FILE, ENV_FILE, type ComposeProject, type ComposeRunner } from "./compose.ts"
@@ -52,8 +54,18 @@ import {
   type Orchestrator,
   type OrchestratorName,
 } from "./orchestrator.ts"
-import { readJson, writeFileAtomic, writeJson } from "../data/datadir.ts"
-import { envChanges, mergeEnv, renderEnvFile, sameEnv, secretValues, type EnvInput, type EnvVar } from "./env.ts"
+import {
+  makeDirs,
+  readJson,
+  removeDurably,
+  renameDurably,
+  writeFileAtomic,
+  writeJson,
+  writeSealed,
+  writeSealedJson,
+} from "../data/datadir.ts"
+import { readOpened } from "../data/sealed.ts"
+import { envChanges, mergeEnv, sameEnv, secretValues, type EnvInput, type EnvVar } from "./env.ts"
 import { allowedIn, readIfFile, within } from "./host-paths.ts"
 import { conflict, invalid, notFound, upstream } from "../errors/errors.ts"
 import { isStackName, stackDirs, stackName } from "./name.ts"
@@ -140,8 +152,6 @@ export interface StackImport {
   /** What runs it; absent for compose. */
   orchestrator?: NamedOrchestrator
 }
-
-const SECRET = 0o600
 
 export { parseCompose }
 
@@ -285,7 +295,7 @@ export class Stacks {
     if (!values) {
       const rec = this.records(name)
       const kept = <T>(file: string, fallback: T): T => {
-        const text = readIfFile(join(rec, file))
+        const text = readOpened(join(rec, file))
         return text ? (JSON.parse(text) as T) : fallback
       }
       const current = this.index().get(name)?.current_version
@@ -319,11 +329,11 @@ export class Stacks {
       const dir = join(this.root, name)
       if (!isStackName(name) || this.has(name) || !plain(join(dir, "state.json"))) continue
       const rec = this.records(name)
-      mkdirSync(rec, { recursive: true })
+      makeDirs(rec)
       for (const f of [COMPOSE_FILE, "env.json", ENV_FILE, "update-policy.json", "update-history.json"])
-        if (plain(join(dir, f))) renameSync(join(dir, f), join(rec, f))
+        if (plain(join(dir, f))) renameDurably(join(dir, f), join(rec, f))
       if (plain(join(dir, "versions"), true)) {
-        renameSync(join(dir, "versions"), join(rec, "versions"))
+        renameDurably(join(dir, "versions"), join(rec, "versions"))
         for (const v of readdirSync(join(rec, "versions")))
           if (!plain(join(rec, "versions", v))) rmSync(join(rec, "versions", v), { recursive: true, force: true })
       }
@@ -335,7 +345,7 @@ export class Stacks {
         }),
       )
       writeJson(join(rec, FILES_FILE), files)
-      renameSync(join(dir, "state.json"), join(rec, "state.json"))
+      renameDurably(join(dir, "state.json"), join(rec, "state.json"))
       moved.push(name)
     }
     if (moved.length) this.states = this.sorted = undefined
@@ -384,7 +394,7 @@ export class Stacks {
   /** The compose project of a stack: its folder as the project directory, and the checked model as the file compose runs. */
   project(name: string, env: EnvVar[]): ComposeProject {
     const rec = this.records(name)
-    return { name, dir: this.dir(name), env, file: join(rec, RUN_FILE), envFile: join(rec, ENV_FILE) }
+    return { name, dir: this.dir(name), env, file: join(rec, RUN_FILE) }
   }
 
   /**
@@ -488,7 +498,7 @@ export class Stacks {
       await this.version(name, n)
       if (stack.state.current_version === n)
         throw conflict(`version ${n} is the current version of ${name}`, "current_version")
-      rmSync(join(this.records(name), "versions", `${n}.json`))
+      removeDurably(join(this.records(name), "versions", `${n}.json`))
     })
   }
 
@@ -561,7 +571,7 @@ export class Stacks {
       const files = checkFiles(s.files ?? {})
       for (const v of s.versions) checkFiles(v.files ?? {})
       const { model, run } = await this.check(name, { compose: s.compose, env: s.env, files }, s.orchestrator)
-      for (const v of s.versions) writeJson(join(this.records(name), "versions", `${v.version}.json`), v, SECRET)
+      for (const v of s.versions) writeSealedJson(join(this.records(name), "versions", `${v.version}.json`), v)
       await this.writeRecords(name, { compose: s.compose, env: s.env, files, run })
       const time = new Date(this.now()).toISOString()
       const last = Math.max(0, ...s.versions.map((v) => v.version))
@@ -648,7 +658,7 @@ export class Stacks {
     const orchestrator = before ? (before.state.orchestrator ?? "compose") : (run.orchestrator ?? "compose")
     const checked = await this.check(name, records, orchestrator)
     const model = checked.model
-    const ranBefore = before ? readIfFile(this.project(name, before.env).file!) : undefined
+    const ranBefore = before ? readOpened(this.project(name, before.env).file!) : undefined
     const volumesBefore = before ? undefined : await this.projectVolumes(name, orchestrator)
     const time = new Date(this.now()).toISOString()
     const state = before?.state ?? {
@@ -703,20 +713,16 @@ export class Stacks {
         env: envChanges(prev?.env ?? [], env),
         files: fileChanges(prev?.files ?? {}, files),
       }
-      writeJson(
-        join(this.records(name), "versions", `${current}.json`),
-        {
-          version: current,
-          time,
-          action,
-          compose,
-          env,
-          files,
-          changes,
-          ...(run.commit ? { commit: run.commit } : {}),
-        } satisfies StackVersion,
-        SECRET,
-      )
+      writeSealedJson(join(this.records(name), "versions", `${current}.json`), {
+        version: current,
+        time,
+        action,
+        compose,
+        env,
+        files,
+        changes,
+        ...(run.commit ? { commit: run.commit } : {}),
+      } satisfies StackVersion)
     }
     await this.writeState(name, {
       ...state,
@@ -786,7 +792,7 @@ export class Stacks {
     const stack = await this.read(name)
     const project = this.project(name, stack.env)
     const { model, run } = await this.check(name, stack)
-    writeFileAtomic(project.file!, run, SECRET)
+    writeSealed(project.file!, run)
     this.makeBindSources(name, model)
     return { stack, project }
   }
@@ -795,7 +801,7 @@ export class Stacks {
   private async runnable(name: string, stack: Stack): Promise<void> {
     const file = this.project(name, stack.env).file!
     if (existsSync(file)) return
-    writeFileAtomic(file, (await this.check(name, stack)).run, SECRET)
+    writeSealed(file, (await this.check(name, stack)).run)
   }
 
   /** Takes down the stack's containers whose binds reached outside what it may reach (400 `host_path_refused`). */
@@ -826,8 +832,8 @@ export class Stacks {
 
   /** Removes both folders of a stack. */
   private forget(name: string): void {
-    rmSync(this.dir(name), { recursive: true, force: true })
-    rmSync(this.records(name), { recursive: true, force: true })
+    removeDurably(this.dir(name))
+    removeDurably(this.records(name))
     this.secretValues.delete(name)
     if (this.index().delete(name)) this.sorted = undefined
     for (const fn of this.forgetters) fn(name)
@@ -850,12 +856,13 @@ export class Stacks {
   ): Promise<void> {
     const rec = this.records(name)
     const dir = this.dir(name)
-    mkdirSync(rec, { recursive: true })
-    mkdirSync(dir, { recursive: true })
+    makeDirs(rec)
+    makeDirs(dir)
     writeFileAtomic(join(rec, COMPOSE_FILE), compose)
-    if (run !== undefined) writeFileAtomic(join(rec, RUN_FILE), run, SECRET)
-    writeJson(join(rec, "env.json"), env, SECRET)
-    writeFileAtomic(join(rec, ENV_FILE), renderEnvFile(env, await this.compose.flavour()), SECRET)
+    if (run !== undefined) writeSealed(join(rec, RUN_FILE), run)
+    writeSealedJson(join(rec, "env.json"), env)
+    // The env file compose reads is rendered into its room when it runs; one an earlier release kept goes.
+    removeDurably(join(rec, ENV_FILE))
     this.secretValues.delete(name)
     if (!files) return
     for (const [p, content] of Object.entries(files)) writeStackFile(dir, p, content)

@@ -229,7 +229,7 @@ test("a second backup adds about what changed; the stack comes back under its na
   expect(same.status).toBe(201)
   expect(await manifest("hm-bk_data")).toBe(before)
   // The environment comes back with its secret's value, kept where the service keeps it.
-  expect(JSON.parse(readFileSync(join(svc.dataDir, "records", "hm-bk", "env.json"), "utf8"))).toEqual([
+  expect(JSON.parse(svc.opened(join(svc.dataDir, "records", "hm-bk", "env.json")))).toEqual([
     { key: "TOKEN", value: SECRET, secret: true },
   ])
 
@@ -571,9 +571,11 @@ test("neither the password nor the stack's secret appears in answers, events or 
   const shown = answers.join("\n")
   expect(shown).not.toContain(PASSWORD)
   expect(shown).not.toContain(SECRET)
-  // The service's data outlives it (its own folder goes with it): the restart below reads a copy.
+  // The service's data outlives it (its own folder goes with it): the restart below reads a copy, with
+  // the secret key that seals it (kept beside it, never in it).
   const kept = join(dir, "data")
   cpSync(svc.dataDir, kept, { recursive: true })
+  cpSync(svc.keyFile, `${kept}.key`)
   const out = await svc
     .stop()
     .then(

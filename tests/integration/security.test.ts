@@ -4,7 +4,7 @@
 // foreign-Host and non-JSON state-changing requests are refused; /mcp keeps its own allowlists; the
 // default listen address is loopback; every token comparison goes through the constant-time one.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { sameSecret } from "#lib/cluster/bearer.ts"
 import { loadConfig } from "#lib/service/config.ts"
@@ -169,17 +169,33 @@ describe("the planted secret and the cluster token", () => {
     }
   })
 
-  test("the files that hold them are readable by the service's user only", () => {
+  test("the files that hold them are sealed with a key outside the data directory and readable by the service's user only", () => {
     const dir = join(svc.dataDir, "records", STACK)
     const secretFiles = [
       join(svc.dataDir, "cluster.json"),
       join(dir, "env.json"),
-      join(dir, ".env"),
       join(dir, "run.json"),
       ...readdirSync(join(dir, "versions")).map((f) => join(dir, "versions", f)),
     ]
-    for (const f of secretFiles) expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600])
-    expect(readFileSync(join(dir, "env.json"), "utf8")).toContain(SECRET)
+    for (const f of secretFiles) {
+      expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600])
+      const text = readFileSync(f, "utf8")
+      if (text.includes(SECRET) || text.includes(token)) throw new Error(`${f} holds a secret in the clear`)
+    }
+    expect(existsSync(join(dir, ".env"))).toBe(false)
+    expect(svc.opened(join(dir, "env.json"))).toContain(SECRET)
+    expect(svc.opened(join(svc.dataDir, "cluster.json"))).toContain(token)
+    // No file of the data directory holds a secret in the clear; the key lies beside it, 0600.
+    const leaks = (readdirSync(svc.dataDir, { recursive: true }) as string[])
+      .map((f) => join(svc.dataDir, f))
+      .filter((f) => statSync(f).isFile())
+      .filter((f) => {
+        const text = readFileSync(f, "utf8")
+        return text.includes(SECRET) || text.includes(token)
+      })
+    expect(leaks).toEqual([])
+    expect(svc.keyFile.startsWith(`${svc.dataDir}/`)).toBe(false)
+    expect(statSync(svc.keyFile).mode & 0o777).toBe(0o600)
   })
 })
 

@@ -1,7 +1,6 @@
 // A fake compose CLI for handler tests: it records each call and acts on the fake engine the way
 // compose would (up creates one labelled container per service, down removes them).
-import { readdirSync, readFileSync } from "node:fs"
-import { isAbsolute, join, relative } from "node:path"
+import { isAbsolute, join } from "node:path"
 import { parse, stringify } from "yaml"
 import type {
   ComposeCandidate,
@@ -9,7 +8,9 @@ import type {
   ComposeProject,
   ComposeResult,
   ComposeRunner,
+  RunOptions,
 } from "#lib/stacks/compose.ts"
+import { readOpened } from "#lib/data/sealed.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "#lib/engine/containers.ts"
 import { interpolate } from "#lib/stacks/interpolate.ts"
 import { FakeEngine } from "./fake-engine.ts"
@@ -38,9 +39,11 @@ export class FakeCompose implements ComposeRunner {
     return "v1" as const
   }
 
-  async run(project: ComposeProject, args: string[]): Promise<ComposeResult> {
-    // The file compose runs: a stack's checked model (JSON, which is YAML), or a scratch folder's compose.yaml.
-    const compose = readFileSync(project.file ?? join(project.dir, "compose.yaml"), "utf8")
+  async run(project: ComposeProject, args: string[], _action?: string, opts: RunOptions = {}): Promise<ComposeResult> {
+    // The file compose runs: a stack's checked model (JSON, which is YAML, kept sealed), or a laid-out compose.yaml.
+    const compose =
+      opts.layout?.find((e) => e.path === "compose.yaml")?.content ??
+      readOpened(project.file ?? join(project.dir, "compose.yaml"))!
     this.calls.push({
       project: project.name,
       args,
@@ -76,24 +79,23 @@ export class FakeCompose implements ComposeRunner {
    * (tests/handlers/bad-input.test.ts).
    */
   async config(project: ComposeProject, candidate: ComposeCandidate): Promise<ComposeConfigResult> {
-    const compose = readFileSync(candidate.file, "utf8")
+    const dir = `/fake-room/${crypto.randomUUID()}`
+    const compose = candidate.entries.find((e) => e.path === "compose.yaml")!.content!
     // The stack's other files as the candidate lays them out (links to the stack's data left out).
     const files = Object.fromEntries(
-      readdirSync(candidate.cwd, { recursive: true, withFileTypes: true })
-        .filter((e) => e.isFile())
-        .map((e) => relative(candidate.cwd, join(e.parentPath, e.name)))
-        .filter((p) => p !== "compose.yaml" && p !== ".env")
-        .map((p) => [p, readFileSync(join(candidate.cwd, p), "utf8")]),
+      candidate.entries
+        .filter((e) => e.link === undefined && e.path !== "compose.yaml" && e.path !== ".env")
+        .map((e) => [e.path, e.content!]),
     )
     this.configCalls.push({
       project: project.name,
-      dir: project.dir,
+      dir,
       env: Object.fromEntries(project.env.map((e) => [e.key, e.value])),
       compose,
       files,
     })
     const failure = this.failures.get("config")
-    if (failure) return { flavour: "v1", format: "yaml", code: 1, output: failure, stdout: "" }
+    if (failure) return { flavour: "v1", format: "yaml", code: 1, output: failure, stdout: "", dir }
     const env = Object.fromEntries(project.env.map((e) => [e.key, e.value]))
     const resolve = (v: unknown): any =>
       typeof v === "string"
@@ -104,7 +106,7 @@ export class FakeCompose implements ComposeRunner {
             ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]))
             : v
     const doc = resolve(parse(compose, { merge: true }) ?? {})
-    const absolute = (p: string) => (isAbsolute(p) ? p : join(project.dir, p))
+    const absolute = (p: string) => (isAbsolute(p) ? p : join(dir, p))
     for (const s of Object.values<any>(doc.services ?? {}))
       if (Array.isArray(s?.volumes))
         s.volumes = s.volumes.map((v: any) => {
@@ -112,7 +114,7 @@ export class FakeCompose implements ComposeRunner {
           const [source, ...rest] = v.split(":")
           return rest.length && /^[./]/.test(source) ? [absolute(source), ...rest].join(":") : v
         })
-    return { flavour: "v1", format: "yaml", code: 0, output: "", stdout: stringify(doc) }
+    return { flavour: "v1", format: "yaml", code: 0, output: "", stdout: stringify(doc), dir }
   }
 }
 

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { composeRunner, type ComposeFlavour, type ComposeRunner } from "#lib/stacks/compose.ts"
 import { EventBus } from "#lib/engine/events.ts"
+import { testRooms } from "./rooms.ts"
 
 export interface CaseDirs {
   /** The stack's folder (not created unless a case's setup does). */
@@ -226,7 +227,15 @@ export function realRunner(
   const HOME = process.env.HOME ?? "/root"
   if (flavour === "v1") {
     if (!Bun.which("docker-compose", { PATH })) return { missing: "docker-compose (v1) is not on PATH" }
-    return { runner: composeRunner({ host, toolEnv: { PATH, HOME }, events: new EventBus(), probe: async () => 1 }) }
+    return {
+      runner: composeRunner({
+        host,
+        toolEnv: { PATH, HOME },
+        events: new EventBus(),
+        probe: async () => 1,
+        rooms: testRooms(),
+      }),
+    }
   }
   const dir = pluginDir()
   if (!dir)
@@ -235,5 +244,12 @@ export function realRunner(
         "no compose v2 plugin: TEST_COMPOSE_PLUGIN_DIR is unset and .engines/current/cli-plugins/docker-compose is missing",
     }
   if (!Bun.which("docker", { PATH })) return { missing: "no docker CLI on PATH to run the v2 plugin" }
-  return { runner: composeRunner({ host, toolEnv: { PATH, HOME, DOCKER_CONFIG: dir }, events: new EventBus() }) }
+  return {
+    runner: composeRunner({
+      host,
+      toolEnv: { PATH, HOME, DOCKER_CONFIG: dir },
+      events: new EventBus(),
+      rooms: testRooms(),
+    }),
+  }
 }

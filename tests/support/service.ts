@@ -4,12 +4,18 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { defaultKeyFile, parseKey, readKeyFile } from "#lib/data/secret-key.ts"
+import { unseal } from "#lib/data/sealed.ts"
 
 export interface Service {
   url: string
   port: number
   dataDir: string
+  /** The service's secret key file (beside its data directory unless SVC_SECRET_KEY_FILE says otherwise). */
+  keyFile: string
   proc: ReturnType<typeof Bun.spawn>
+  /** A file of its data directory as the service reads it: opened with its key when sealed. */
+  opened(path: string): string
   stop(): Promise<void>
 }
 
@@ -72,15 +78,23 @@ export async function startService(
     }
     await Bun.sleep(50)
   }
+  const keyFile = env.SVC_SECRET_KEY_FILE ?? defaultKeyFile(dataDir)
   return {
     url,
     port,
     dataDir,
+    keyFile,
     proc,
+    opened: (path) =>
+      unseal(readFileSync(path, "utf8"), path, {
+        current: env.SVC_SECRET_KEY ? parseKey(env.SVC_SECRET_KEY, "SVC_SECRET_KEY") : readKeyFile(keyFile)!,
+        previous: [],
+      }),
     async stop() {
       proc.kill()
       await proc.exited
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
+      if (!opts.dataDir && !env.SVC_SECRET_KEY_FILE) rmSync(keyFile, { force: true })
       const drifted = existsSync(driftLog) ? readFileSync(driftLog, "utf8").trim() : ""
       rmSync(driftDir, { recursive: true, force: true })
       if (drifted) throw new Error(`answers off their route's response schema:\n${drifted}`)

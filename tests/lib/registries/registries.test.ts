@@ -5,6 +5,7 @@ import { afterEach, expect, test } from "bun:test"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { readOpened } from "#lib/data/sealed.ts"
 import { Registries, xRegistryAuth } from "#lib/registries/registries.ts"
 
 let dir: string
@@ -101,7 +102,7 @@ test("what a copy sends a node: the registries its images need, with their passw
   const node = new Registries(nodeDir)
   await node.add({ name: "team", address: "elsewhere.lan", username: "n", password: "node-pw" })
   expect(await node.receive(sent)).toEqual({ stored: ["team-2", "hub"], kept: [] })
-  expect(JSON.parse(readFileSync(join(nodeDir, "secrets", "registries.json"), "utf8"))).toEqual({
+  expect(JSON.parse(readOpened(join(nodeDir, "secrets", "registries.json"))!)).toEqual({
     team: "node-pw",
     "team-2": "team-pw",
     hub: "hub-pw",

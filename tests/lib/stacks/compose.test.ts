@@ -1,8 +1,19 @@
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { composeRunner, detectCompose, globalArgs } from "#lib/stacks/compose.ts"
+import { ClearRooms } from "#lib/engine/clear-room.ts"
+import { writeSealed } from "#lib/data/datadir.ts"
 import { renderEnvFile, type EnvVar } from "#lib/stacks/env.ts"
 import { EventBus } from "#lib/engine/events.ts"
 import { Registries } from "#lib/registries/registries.ts"
@@ -13,6 +24,7 @@ setDefaultTimeout(30_000)
 
 const dir = mkdtempSync(join(tmpdir(), "hm-compose-"))
 const toolEnv = { PATH: process.env.PATH! }
+const rooms = new ClearRooms(join(dir, "clear"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 test("the plugin is chosen when `docker compose version` exits 0, else docker-compose", async () => {
@@ -42,7 +54,7 @@ echo ran
   chmodSync(plugin, 0o755)
   const toolEnv = { PATH: process.env.PATH!, HOME: dir, DOCKER_CONFIG: config }
   process.env.LEAK = "service-only"
-  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus() })
+  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus(), rooms })
   expect(await runner.flavour()).toBe("v2")
   const res = await runner.run(
     { name: "demo", dir, env: [{ key: "STACK_VAR", value: "mine", secret: false }] },
@@ -52,10 +64,14 @@ echo ran
   delete process.env.LEAK
   expect(res).toEqual({ code: 0, output: "ran" })
   const env = `DOCKER_CONFIG=${config} DOCKER_HOST=unix:///nonexistent.sock LEAK=`
-  expect(readFileSync(record, "utf8").trim().split("\n")).toEqual([
-    `args=compose version ${env} STACK=`,
-    `args=compose --ansi never -p demo -f ${dir}/compose.yaml --project-directory ${dir} --env-file ${dir}/.env ps ${env} STACK=mine`,
-  ])
+  const [version, ps] = readFileSync(record, "utf8").trim().split("\n")
+  expect(version).toBe(`args=compose version ${env} STACK=`)
+  // The env file is rendered into the run's room.
+  expect(ps).toMatch(
+    new RegExp(
+      `^args=compose --ansi never -p demo -f ${dir}/compose.yaml --project-directory ${dir} --env-file ${dir}/clear/room-\\d+-[0-9a-f-]{36}/.env ps ${env} STACK=mine$`,
+    ),
+  )
 })
 
 // The same plugin stand-in, printing the DOCKER_CONFIG it was given and its config.json, failing as
@@ -85,6 +101,7 @@ exit 0
     host: "unix:///nonexistent.sock",
     toolEnv: { PATH: process.env.PATH!, HOME: dir, DOCKER_CONFIG: config },
     events: new EventBus(),
+    rooms,
     credentials: (images) => registries.runConfig(images),
   })
   const file = join(dir, "run.json")
@@ -124,10 +141,71 @@ exit 0
 })
 
 test("every call names the project, its file, its folder and its env file", () => {
-  const args = globalArgs({ name: "web", dir: "/data/stacks/web", env: [] })
+  const args = globalArgs("web", "/room/run.json", "/data/stacks/web", "/room/.env")
   expect(args.join(" ")).toContain(
-    "-p web -f /data/stacks/web/compose.yaml --project-directory /data/stacks/web --env-file /data/stacks/web/.env",
+    "-p web -f /room/run.json --project-directory /data/stacks/web --env-file /room/.env",
   )
+})
+
+// A plugin stand-in that prints the files it was given and what the service's own mount namespace
+// sees of its room meanwhile.
+test("a sealed run file and the env file are read in the clear only in the run's room: no other process sees it, and it is gone after", async () => {
+  const config = join(dir, "room-config")
+  mkdirSync(join(config, "cli-plugins"), { recursive: true })
+  const plugin = join(config, "cli-plugins", "docker-compose")
+  const seen = join(dir, "room-seen")
+  writeFileSync(
+    plugin,
+    `#!/bin/sh
+[ "$1" = docker-cli-plugin-metadata ] && exec echo '{"SchemaVersion":"0.1.0","Vendor":"test","Version":"v2.99.0","ShortDescription":"stand-in"}'
+[ "$2" = version ] && exit 0
+while [ "$1" != -f ]; do shift; done; f=$2
+while [ "$1" != --env-file ]; do shift; done; e=$2
+cat "$f" "$e"; stat -c %a "$f" "$e"; echo done > ${seen}; sleep 1
+`,
+  )
+  chmodSync(plugin, 0o755)
+  const runFile = join(dir, "sealed-run.json")
+  writeSealed(runFile, '{"services":{"app":{"image":"busybox"}}}\n')
+  expect(readFileSync(runFile, "utf8")).not.toContain("busybox")
+  const runner = composeRunner({
+    host: "unix:///nonexistent.sock",
+    toolEnv: { PATH: process.env.PATH!, HOME: dir, DOCKER_CONFIG: config },
+    events: new EventBus(),
+    rooms,
+  })
+  const env = [{ key: "DB_PASSWORD", value: "in-the-room-only", secret: false }]
+  const run = runner.run({ name: "demo", dir, env, file: runFile }, ["up"], "up")
+  for (let i = 0; i < 200 && !existsSync(seen); i++) await Bun.sleep(25)
+  // While it runs, the service's own view of the clear root is empty: the room is another namespace's tmpfs.
+  expect(readdirSync(rooms.root)).toEqual([])
+  const res = await run
+  expect(res.code).toBe(0)
+  expect(res.output).toContain('{"services":{"app":{"image":"busybox"}}}')
+  expect(res.output).toContain("DB_PASSWORD='in-the-room-only'")
+  expect(res.output).toContain("600\n600")
+  expect(readdirSync(rooms.root)).toEqual([])
+  expect(await rooms.isPrivate()).toBe(true)
+})
+
+test("without mount namespaces the room is a folder of its own under the clear root, removed when the run ends", async () => {
+  const folders = new ClearRooms(join(dir, "clear-folders"), false)
+  writeFileSync(join(dir, "compose.yaml"), "services:\n  app:\n    image: busybox\n")
+  const runner = composeRunner({
+    host: "unix:///nonexistent.sock",
+    toolEnv,
+    events: new EventBus(),
+    probe: async () => 1,
+    rooms: folders,
+  })
+  const res = await runner.run(
+    { name: "demo", dir, env: [{ key: "K", value: "v", secret: true }] },
+    ["config", "-q"],
+    "config",
+  )
+  expect(res.code).toBe(0)
+  expect(await folders.isPrivate()).toBe(false)
+  expect(readdirSync(folders.root)).toEqual([])
 })
 
 // A plugin stand-in that prints a multi-line secret as compose prints a value it refuses.
@@ -153,6 +231,7 @@ exit 1
     host: "unix:///nonexistent.sock",
     toolEnv: { PATH: process.env.PATH!, HOME: dir, DOCKER_CONFIG: config },
     events,
+    rooms,
   })
   const res = await runner.run({ name: "demo", dir, env: [{ key: "KEY", value: key, secret: true }] }, ["up"], "up")
   expect(res).toEqual({ code: 1, output: 'starting\ninvalid value "***"' })
@@ -172,7 +251,7 @@ test("the real CLI's output is streamed into events with secret values redacted"
   )
   writeFileSync(join(dir, ".env"), "")
   const events = new EventBus()
-  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events, probe: async () => 1 })
+  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events, probe: async () => 1, rooms })
   expect(await runner.flavour()).toBe("v1")
   const res = await runner.run({ name: "demo", dir, env }, ["config"], "config")
   expect(res.code).toBe(0)
@@ -192,6 +271,7 @@ test("a refused compose file gives a non-zero exit and compose's message", async
     toolEnv,
     events: new EventBus(),
     probe: async () => 1,
+    rooms,
   }).run({ name: "demo", dir, env }, ["config", "-q"], "config")
   expect(res.code).not.toBe(0)
   expect(res.output).toContain("servces")
@@ -264,6 +344,7 @@ test("a compose call past its deadline is stopped with its processes: 504 compos
     toolEnv,
     events: new EventBus(),
     timeouts: { run: 60, config: 1 },
+    rooms,
   })
   const project = { name: "demo", dir, env: [{ key: "KEY", value: "pa55-w0rd-xyz", secret: true }] }
   const refused = (p: Promise<unknown>) =>
@@ -278,7 +359,12 @@ test("a compose call past its deadline is stopped with its processes: 504 compos
   )
   expect(await left()).toEqual([])
   const config = await refused(
-    runner.config(project, { file: join(dir, "compose.yaml"), envFile: join(dir, ".env"), cwd: dir }),
+    runner.config(project, {
+      entries: [
+        { path: "compose.yaml", content: "services: {}\n" },
+        { path: ".env", content: "" },
+      ],
+    }),
   )
   expect(config).toMatchObject({ kind: "timed_out", code: "compose_timeout" })
   expect(await left()).toEqual([])
@@ -291,7 +377,7 @@ test("a compose call past its deadline is stopped with its processes: 504 compos
 
 test("a compose run whose caller gives up is stopped at once: canceled compose_aborted", async () => {
   const { toolEnv, started, running, left } = hangingPlugin("abandoned")
-  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus() })
+  const runner = composeRunner({ host: "unix:///nonexistent.sock", toolEnv, events: new EventBus(), rooms })
   const abort = new AbortController()
   const run = runner.run({ name: "demo", dir, env: [] }, ["up"], "up", { signal: abort.signal })
   await started()

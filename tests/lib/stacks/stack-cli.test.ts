@@ -5,6 +5,7 @@ import { dirname, join } from "node:path"
 import { findDockerCli, stackCli } from "#lib/stacks/stack-cli.ts"
 import { EventBus } from "#lib/engine/events.ts"
 import { DomainError } from "#lib/errors/errors.ts"
+import { testRooms } from "../../support/rooms.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "hm-stack-cli-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -47,6 +48,7 @@ test("a run gets the stack's environment as its process environment under the ru
     events,
     cli,
     timeouts: { run: 30, config: 30 },
+    rooms: testRooms(),
   })
   const env = [
     { key: "TOKEN", value: "t0p-s3cret", secret: true },
@@ -73,6 +75,7 @@ test("a run past its deadline is stopped: 504 compose_timeout", async () => {
     events: new EventBus(),
     cli,
     timeouts: { run: 1, config: 1 },
+    rooms: testRooms(),
   })
   const err = await runner.run({ name: "web", dir, env: [] }, ["deploy"], "up").catch((e) => e)
   expect(err).toBeInstanceOf(DomainError)

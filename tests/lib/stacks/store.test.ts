@@ -18,6 +18,7 @@ import { DomainError, type ErrorKind } from "#lib/errors/errors.ts"
 import { Stacks } from "#lib/stacks/store.ts"
 import { FakeCompose, twoServices } from "../../support/compose.ts"
 import { watchFileReads } from "../../support/file-reads.ts"
+import { isSealed, readOpened } from "#lib/data/sealed.ts"
 
 let dataDir: string
 let engine: FakeEngine
@@ -44,7 +45,7 @@ const fails = async (p: Promise<unknown>, kind: ErrorKind) => {
   return err as DomainError
 }
 
-test("a deploy writes the files (secrets 0600), checks with config first, and adds version 1", async () => {
+test("a deploy writes the files (secrets sealed, 0600), checks with config first, and adds version 1", async () => {
   const { stack, created } = await stacks.deploy("web", { compose: twoServices, env: secret })
   expect(created).toBe(true)
   const dir = join(dataDir, "stacks/web")
@@ -62,10 +63,16 @@ test("a deploy writes the files (secrets 0600), checks with config first, and ad
   const rec = join(dataDir, "records/web")
   expect(readdirSync(dir)).toEqual([])
   expect(readFileSync(join(rec, "compose.yaml"), "utf8")).toBe(twoServices)
-  expect(readFileSync(join(rec, ".env"), "utf8")).toBe("TOKEN='t0ken-one'\n")
-  for (const f of ["env.json", ".env", "run.json", "versions/1.json"]) expect(mode(join(rec, f))).toBe(0o600)
+  // Secrets are sealed at rest; the env file compose reads is rendered into its room, never kept.
+  expect(existsSync(join(rec, ".env"))).toBe(false)
+  for (const f of ["env.json", "run.json", "versions/1.json"]) {
+    expect(mode(join(rec, f))).toBe(0o600)
+    expect(isSealed(readFileSync(join(rec, f), "utf8"))).toBe(true)
+    expect(readFileSync(join(rec, f), "utf8")).not.toContain("t0ken-one")
+  }
+  expect(JSON.parse(readOpened(join(rec, "env.json"))!)).toEqual(secret)
   // compose runs the model it printed on the check, not a file in the stack's folder
-  expect(compose.calls[0]!.compose).toBe(readFileSync(join(rec, "run.json"), "utf8"))
+  expect(compose.calls[0]!.compose).toBe(readOpened(join(rec, "run.json"))!)
   expect(Object.keys(JSON.parse(compose.calls[0]!.compose).services)).toEqual(Object.keys(parse(twoServices).services))
   expect(stack.versions[0]).toMatchObject({ version: 1, action: "deploy", compose: twoServices, env: secret })
   expect(stacks.names()).toEqual(["web"])
@@ -112,7 +119,7 @@ test("when up fails the previous files come back and the previous version is bro
   compose.failures.clear()
   const stack = await stacks.read("web")
   expect(stack.compose).toBe(twoServices)
-  expect(readFileSync(join(dataDir, "records/web/.env"), "utf8")).toBe("TOKEN='t0ken-one'\n")
+  expect(JSON.parse(readOpened(join(dataDir, "records/web/env.json"))!)).toEqual(secret)
   expect(stack.state.current_version).toBe(1)
   const undo = compose.calls.at(-1)!
   expect(undo.args[0]).toBe("up")
@@ -234,7 +241,7 @@ test("the guard reads compose's model on deploy, apply, rollback, import and up,
   // A stack stored before the guard (or by hand) is refused on apply, rollback and up.
   await stacks.deploy("web", { compose: twoServices, env: secret })
   const dir = join(dataDir, "records/web")
-  const v1 = JSON.parse(readFileSync(join(dir, "versions/1.json"), "utf8"))
+  const v1 = JSON.parse(readOpened(join(dir, "versions/1.json"))!)
   writeFileSync(join(dir, "versions/1.json"), JSON.stringify({ ...v1, compose: escape }))
   writeFileSync(join(dir, "compose.yaml"), escape)
   const ups = compose.calls.length

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, setDefaultTimeout, test } from "bun:test"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { EventBus } from "#lib/engine/events.ts"
@@ -16,6 +16,8 @@ import {
 } from "#lib/stacks/swarm.ts"
 import { FakeCompose } from "../../support/compose.ts"
 import { FakeEngine } from "../../support/fake-engine.ts"
+import { testRooms } from "../../support/rooms.ts"
+import { readOpened } from "#lib/data/sealed.ts"
 
 setDefaultTimeout(30_000)
 
@@ -189,6 +191,7 @@ beforeEach(() => {
     toolEnv: { PATH: process.env.PATH!, HOME: "/root" },
     events: new EventBus(),
     timeouts: { run: 30, config: 30 },
+    rooms: testRooms(),
   })
   cli = { ...real, run: async (_project, args) => (deploys.push(args), { code: 0, output: "" }) }
   const engine = new FakeEngine()
@@ -224,7 +227,7 @@ test("a swarm stack deploys the model the CLI printed, its $ doubled, and record
   expect(deploys).toEqual([
     ["deploy", "-c", run, "--prune", "--resolve-image", "changed", "--with-registry-auth", "web"],
   ])
-  const model = JSON.parse(readFileSync(run, "utf8"))
+  const model = JSON.parse(readOpened(run)!)
   expect(model.services.app.environment.PASS).toBe("pa$$$$w$$rd")
   // relative paths as they resolve in the stack's folder
   expect(model.services.app.volumes[0].source).toBe(join(dataDir, "stacks/web/data"))
@@ -233,7 +236,7 @@ test("a swarm stack deploys the model the CLI printed, its $ doubled, and record
   const name = model.secrets.s.name
   expect(name).toMatch(/^web_s_[0-9a-f]{12}$/)
   await stacks.deploy("web", { compose, files: { "s.txt": "another secret" } })
-  expect(JSON.parse(readFileSync(run, "utf8")).secrets.s.name).not.toBe(name)
+  expect(JSON.parse(readOpened(run)!).secrets.s.name).not.toBe(name)
   // a redeploy keeps it; naming compose is a conflict, and so is swarm for a compose stack
   expect((await stacks.deploy("web", { compose })).stack.state.orchestrator).toBe("swarm")
   expect(deploys.length).toBe(3)

@@ -5,6 +5,7 @@ import { afterEach, expect, test } from "bun:test"
 import { statSync } from "node:fs"
 import { join } from "node:path"
 import { testApp, type TestApp } from "../../../support/app.ts"
+import { readOpened } from "#lib/data/sealed.ts"
 
 let t: TestApp
 afterEach(() => t.close())
@@ -61,7 +62,7 @@ test("a repository is added, listed without its password and removed", async () 
   })
   expect((await t.call("PUT", "/api/backups/repos/local", { schedule: "whenever" })).status).toBe(400)
   expect((await t.call("PUT", "/api/backups/repos/nowhere", {})).status).toBe(404)
-  expect(JSON.parse(await Bun.file(join(t.dataDir, "backups", "repos.json")).text())[0]).toMatchObject({
+  expect(JSON.parse(readOpened(join(t.dataDir, "backups", "repos.json"))!)[0]).toMatchObject({
     password: PASSWORD,
     schedule: "6h",
   })

@@ -2,8 +2,8 @@
 // with the cluster token; a registry this server's own admin keeps at the same address stays, one
 // sent before is replaced; the answer names them and holds no password.
 import { afterEach, expect, test } from "bun:test"
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { readOpened } from "#lib/data/sealed.ts"
 import { testApp, type TestApp } from "../../../support/app.ts"
 import { bearer, withToken } from "../../../support/token.ts"
 
@@ -18,7 +18,7 @@ const sent = (name: string, address: string, password: string) => ({
   ca: null,
   insecure: false,
 })
-const secrets = () => JSON.parse(readFileSync(join(t.dataDir, "secrets", "registries.json"), "utf8"))
+const secrets = () => JSON.parse(readOpened(join(t.dataDir, "secrets", "registries.json"))!)
 
 test("sent registries are kept as secrets; the node's own stays; a resend replaces the control plane's", async () => {
   t = await testApp()

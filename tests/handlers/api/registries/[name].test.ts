@@ -1,15 +1,15 @@
 // One registry: read, edited (its password stays unless the host changes, when it must be given
 // again), removed with its password.
 import { afterEach, expect, test } from "bun:test"
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { readOpened } from "#lib/data/sealed.ts"
 import { testApp, type TestApp } from "../../../support/app.ts"
 
 let t: TestApp
 afterEach(() => t.close())
 
 const PASSWORD = "pw-edit-93af"
-const kept = () => JSON.parse(readFileSync(join(t.dataDir, "secrets", "registries.json"), "utf8"))
+const kept = () => JSON.parse(readOpened(join(t.dataDir, "secrets", "registries.json"))!)
 
 test("an edit replaces the address, user, CA and flag; the password stays on the same host, is asked again on another", async () => {
   t = await testApp()

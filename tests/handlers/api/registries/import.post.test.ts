@@ -2,9 +2,10 @@
 // the rest listed with the reason (a credential helper, an identity token, kept already, not a
 // registry's address); the answer holds no password.
 import { afterEach, expect, test } from "bun:test"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { readOpened } from "#lib/data/sealed.ts"
 import { testApp, type TestApp } from "../../../support/app.ts"
 
 let t: TestApp
@@ -59,7 +60,7 @@ test("each entry with credentials becomes a registry; what cannot be is skipped 
         'registry address "not a host": the host is not a host name, an IP address or [IPv6], with an optional :port',
     },
   ])
-  expect(JSON.parse(readFileSync(join(t.dataDir, "secrets", "registries.json"), "utf8"))).toEqual({
+  expect(JSON.parse(readOpened(join(t.dataDir, "secrets", "registries.json"))!)).toEqual({
     "docker.io": "hub-pw-1:with-colon",
     "registry.lan-5000": "lan-pw-2",
   })

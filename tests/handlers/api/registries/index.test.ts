@@ -4,6 +4,7 @@
 import { afterEach, expect, test } from "bun:test"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
+import { readOpened } from "#lib/data/sealed.ts"
 import { testApp, type TestApp } from "../../../support/app.ts"
 import { authApp, type AuthTestApp } from "../../../support/auth.ts"
 
@@ -49,7 +50,7 @@ test("a registry is kept with its password in the secret store alone, listed wit
   const store = join(t.dataDir, "secrets")
   expect(statSync(store).mode & 0o777).toBe(0o700)
   expect(statSync(join(store, "registries.json")).mode & 0o777).toBe(0o600)
-  expect(JSON.parse(readFileSync(join(store, "registries.json"), "utf8"))).toEqual({ "ghcr-mine": PASSWORD })
+  expect(JSON.parse(readOpened(join(store, "registries.json"))!)).toEqual({ "ghcr-mine": PASSWORD })
 })
 
 test("what may not be kept is a 400 naming why; a taken name or address a 409", async () => {

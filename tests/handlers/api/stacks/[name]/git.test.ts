@@ -6,6 +6,8 @@ import { testApp, type TestApp } from "../../../../support/app.ts"
 import { stackApp, twoServices } from "../../../../support/compose.ts"
 import { git } from "../../../../support/git-server.ts"
 import { startSshd } from "../../../../support/sshd.ts"
+import { readOpened } from "#lib/data/sealed.ts"
+import { writeSealedJson } from "#lib/data/datadir.ts"
 
 let t: TestApp
 beforeAll(async () => {
@@ -95,18 +97,19 @@ test("over ssh: the key is kept 0600 and never answered, the server's first key 
       expect(text).not.toContain(keyLine)
     const file = join(app.ctx.stacks.records("overssh"), "git.json")
     expect(statSync(file).mode & 0o777).toBe(0o600)
-    expect(readFileSync(file, "utf8")).toContain(keyLine)
+    expect(readFileSync(file, "utf8")).not.toContain(keyLine)
+    expect(readOpened(file)).toContain(keyLine)
     expect(readdirSync(app.ctx.stacks.dir("overssh"), { recursive: true }).join("\n")).not.toContain("git.json")
 
     // Another key at the same address now is refused: the kept one is checked strictly.
     const other = await startSshd()
     try {
       const moved = {
-        ...JSON.parse(readFileSync(file, "utf8")),
+        ...JSON.parse(readOpened(file)!),
         url: sshd.url(repo).replace(String(sshd.port), String(other.port)),
         known_hosts: JSON.parse(statusText).known_hosts.replace(String(sshd.port), String(other.port)),
       }
-      await Bun.write(file, JSON.stringify(moved))
+      writeSealedJson(file, moved)
       const sync = await (await app.call("POST", "/api/stacks/overssh/git/sync", {})).json()
       expect(sync).toMatchObject({ verdict: "failed", error: expect.stringContaining("Host key verification failed") })
     } finally {
