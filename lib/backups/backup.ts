@@ -201,7 +201,7 @@ export async function backupStack(ctx: StackHost & { serverId: string }, req: Ba
   const doc = await exportStack(ctx, name)
   if (hooks.exec) await runExecHook(ctx.engine, name, hooks.exec, req.deadline)
   const snapshot = () => snapshotStack(ctx, doc, req)
-  return hooks.stop ? whileStopped(ctx.engine, name, snapshot) : snapshot()
+  return hooks.stop ? whileStopped(ctx.engine, ctx.stacks.dataDir, name, snapshot) : snapshot()
 }
 
 async function snapshotStack(

@@ -5,7 +5,8 @@
 import type { Engine } from "../engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { Deadline } from "../engine/spawn.ts"
-import { canceled, conflict, upstream } from "../errors/errors.ts"
+import { canceled, conflict, isDomainError, upstream } from "../errors/errors.ts"
+import { beginIntent, crashPoint, endIntent } from "../data/intents.ts"
 
 export interface Hooks {
   /** A command run in the service's running container before the snapshot; it must exit 0. */
@@ -58,13 +59,48 @@ export async function runExecHook(
     )
 }
 
-/** Runs `fn` with the stack's running containers stopped, and starts them again after, whatever happened. */
-export async function whileStopped<T>(engine: Engine, stack: string, fn: () => Promise<T>): Promise<T> {
+/** What a backup's intent keeps (lib/data/intents.ts): the containers it stops. */
+export interface StopIntent {
+  containers: string[]
+}
+
+/**
+ * Runs `fn` with the stack's running containers stopped, and starts them again after, whatever
+ * happened. The intent written first (in `dataDir`) has a start after a crash start them again
+ * (`startStopped`); it stays when starting them failed here, for the next start to try again.
+ */
+export async function whileStopped<T>(
+  engine: Engine,
+  dataDir: string,
+  stack: string,
+  fn: () => Promise<T>,
+): Promise<T> {
   const ids = (await running(engine, stack)).map((c) => c.Id)
+  const intent = beginIntent<StopIntent>(dataDir, "backup.stop", stack, { containers: ids })
   try {
     for (const id of ids) await engine.containerAction(id, "stop")
+    crashPoint("backup.stopped")
     return await fn()
   } finally {
-    for (const id of ids) await engine.containerAction(id, "start").catch(() => {})
+    await startStopped(engine, ids).then(
+      () => endIntent(dataDir, intent),
+      () => {},
+    )
   }
+}
+
+/** Starts the containers a backup stopped (one gone since is left); the number started. Throws the first failure after trying each. */
+export async function startStopped(engine: Engine, ids: string[]): Promise<number> {
+  let started = 0
+  let failure: unknown
+  for (const id of ids)
+    await engine.containerAction(id, "start").then(
+      () => started++,
+      (err) => {
+        // Gone since, or running already (304): nothing to start.
+        if (!isDomainError(err, "not_found") && !(isDomainError(err) && err.code === "not_modified")) failure ??= err
+      },
+    )
+  if (failure) throw failure
+  return started
 }

@@ -10,6 +10,7 @@ import { made, type Ctx } from "./context.ts"
 import type { Job } from "./jobs.ts"
 import { stackDirs } from "../stacks/name.ts"
 import { clusterFile } from "../cluster/bearer.ts"
+import { INTENTS_DIR } from "../data/intents.ts"
 
 /** Resolves true once `path` exists (looked at every second), false when the signal aborts first. */
 async function until(path: string, signal: AbortSignal): Promise<boolean> {
@@ -34,6 +35,12 @@ export const background: Job<Ctx>[] = [
       for (const name of ctx.stacks.migrate())
         console.log(`stack ${name}: what the service keeps of it moved to its records`)
     },
+  },
+  // Operations a killed process left midway (lib/data/intents.ts): finished or undone, each under its stack's lock.
+  {
+    name: "recovery",
+    start: async (ctx, signal) =>
+      existsSync(join(ctx.config.dataDir, INTENTS_DIR)) && (await import("./recovery.ts")).recoverLeft(ctx, signal),
   },
   { name: "engine events", start: (ctx, signal) => ctx.events.follow(ctx.engine, signal) },
   // Takes down a container whose bind reached outside its stack's paths; it begins by checking the

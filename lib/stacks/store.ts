@@ -65,6 +65,7 @@ import {
   writeSealedJson,
 } from "../data/datadir.ts"
 import { readOpened } from "../data/sealed.ts"
+import { beginIntent, crashPoint, endIntent } from "../data/intents.ts"
 import { envChanges, mergeEnv, sameEnv, secretValues, type EnvInput, type EnvVar } from "./env.ts"
 import { allowedIn, readIfFile, within } from "./host-paths.ts"
 import { conflict, invalid, notFound, upstream } from "../errors/errors.ts"
@@ -196,6 +197,24 @@ export interface DeployRun extends Run {
 }
 
 const RUN_FILE = "run.json"
+
+/** What a release's intent keeps for its undo (lib/data/intents.ts). */
+export interface ReleaseIntent {
+  /** The version the release makes current. */
+  target: number
+  /** The environment it deployed with. */
+  env: EnvVar[]
+  /** The paths of the stack's files it wrote. */
+  written: string[]
+  orchestrator: OrchestratorName
+  adopted: boolean
+  /** The stack as it was; null for a new one. */
+  before: Pick<Stack, "compose" | "env" | "files" | "state"> | null
+  /** The run file as it was. */
+  ran_before: string | null
+  /** The volumes of the project's name before a new stack's release (those made by it go in its undo). */
+  volumes_before: string[] | null
+}
 const FILES_FILE = "files.json"
 
 /** A state as the store keeps it in memory: shared by every answer, so changed by none. */
@@ -672,6 +691,19 @@ export class Stacks {
       created: time,
       updated: time,
     }
+    const current = typeof action === "number" ? action : state.last_version + 1
+    // What the failure path below needs, kept until the release ended: a process killed midway has the
+    // start undo it (`recover`).
+    const intent = beginIntent<ReleaseIntent>(this.dataDir, "release", name, {
+      target: current,
+      env,
+      written: Object.keys(files),
+      orchestrator,
+      adopted: action === "adopt",
+      before: before ? { compose: before.compose, env: before.env, files: before.files, state: before.state } : null,
+      ran_before: ranBefore ?? null,
+      volumes_before: volumesBefore ? [...volumesBefore] : null,
+    })
     try {
       await this.writeRecords(name, { ...records, replaced: before?.state.files, run: checked.run })
       // A new stack is one from here on, with no version yet: listed as managed, its name and lock
@@ -683,8 +715,10 @@ export class Stacks {
       if (before)
         await this.writeRecords(name, { ...before, replaced: Object.keys(files), run: ranBefore }).catch(() => {})
       else this.forget(name)
+      endIntent(this.dataDir, intent)
       throw err
     }
+    crashPoint("release.written")
     try {
       // The running containers were made with the current version's files (those kept may have changed since).
       const running =
@@ -702,9 +736,10 @@ export class Stacks {
         orchestrator,
         volumesBefore,
       })
+      endIntent(this.dataDir, intent)
       throw err
     }
-    let current = typeof action === "number" ? action : state.last_version + 1
+    crashPoint("release.up")
     if (typeof action !== "number") {
       const prev = before?.versions.find((v) => v.version === state.current_version)
       const changes: VersionChanges = {
@@ -733,7 +768,39 @@ export class Stacks {
       services: model.services,
       last_version: Math.max(state.last_version, current),
     })
+    endIntent(this.dataDir, intent)
     return this.read(name)
+  }
+
+  /**
+   * A release whose process died midway (its intent left): done when its version became current,
+   * else undone as its failure path undoes it (the previous records back and the previous version
+   * up, a new stack taken down and forgotten), a version it wrote but never made current removed.
+   * Under the stack's lock; answers what was done, for the event.
+   */
+  recoverRelease(name: string, r: ReleaseIntent): Promise<string> {
+    return this.lock(name, async () => {
+      const state = this.has(name) ? await this.state(name) : undefined
+      if (state?.current_version === r.target && existsSync(join(this.records(name), "versions", `${r.target}.json`)))
+        return `its release of version ${r.target} had finished`
+      if (r.before && state && r.target > state.last_version)
+        removeDurably(join(this.records(name), "versions", `${r.target}.json`))
+      const before = r.before && { name, ...r.before, versions: [] }
+      const volumes = r.volumes_before ? new Set(r.volumes_before) : undefined
+      const written = Object.fromEntries(r.written.map((p) => [p, ""]))
+      await this.restore(name, {
+        env: r.env,
+        before: before ?? undefined,
+        written,
+        ranBefore: r.ran_before ?? undefined,
+        adopted: r.adopted,
+        orchestrator: r.orchestrator,
+        volumesBefore: volumes,
+      })
+      return before
+        ? `its release of version ${r.target} was undone: version ${before.state.current_version ?? "none"} runs again`
+        : "its first deploy was undone: what it made was removed"
+    })
   }
 
   /**
