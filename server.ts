@@ -98,6 +98,14 @@ if (import.meta.main && process.env.HM_TTS_WORKER === "1") {
       out: (line) => console.log(line),
     }),
   )
+} else if (import.meta.main && process.argv[2] === "restore-state") {
+  // The service's state from a restic repository into a new data directory (docs/operations.md#the-services-state).
+  const { restoreStateCommand } = await import("#lib/service/restore-state.ts")
+  process.exit(
+    await restoreStateCommand(process.argv.slice(3), process.env, loadConfig(process.env).dataDir, (line) =>
+      console.log(line),
+    ),
+  )
 } else if (import.meta.main && process.argv[2] === "secret-key") {
   // The secret key (docs/operations.md#secrets-at-rest): `bun server.ts secret-key new|rotate`.
   const { secretKeyCommand } = await import("#lib/service/secrets.ts")

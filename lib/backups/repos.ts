@@ -34,6 +34,8 @@ export interface Repo {
   check?: string
   /** Scheduled backups hold the stacks' bind mounts under SVC_BIND_ROOTS too. */
   binds?: boolean
+  /** The schedule backs up the service's own state too (lib/backups/state.ts). */
+  state?: boolean
 }
 
 /** What an edit of a repository may change. */

@@ -83,7 +83,22 @@ const repoSettings = {
       v.description("scheduled backups also hold the data of the stacks' bind mounts under SVC_BIND_ROOTS"),
     ),
   ),
+  state: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "the schedule also backs up the service's own state (its data directory but the stacks' folders, secrets sealed)",
+      ),
+    ),
+  ),
 }
+
+export const stateBackupSchema = v.object({
+  snapshot: v.string(),
+  time: v.string(),
+  path: v.pipe(v.string(), v.description("the data directory it was taken from")),
+  server: v.nullable(v.string()),
+})
 
 export const repoView = v.object({
   name: v.string(),

@@ -18,6 +18,7 @@ import {
 import { restic } from "../backups/restic.ts"
 import { restoreStack, type RestoreRequest, type RestoreResult } from "../backups/restore.ts"
 import { findBackup, listBackups, newestBackups, type Backup } from "../backups/snapshots.ts"
+import { backupState, stateBackups, type StateBackup } from "../backups/state.ts"
 import { errorFields } from "../http/http-error.ts"
 import { stackName } from "../stacks/name.ts"
 import { nextDue } from "../updates/records.ts"
@@ -256,6 +257,27 @@ export class BackupVerbs {
     }
   }
 
+  /** The service's own state (its data directory but the stacks' folders) backed up into the repository now (lib/backups/state.ts). */
+  backupState(repo: string, run: Run = {}): Promise<{ snapshot: string; bytes: number; added: number }> {
+    return this.reported("state_backup", repo, async () => {
+      const result = await backupState(
+        await this.o.repos.get(repo),
+        this.o.stacks.dataDir,
+        this.o.serverId,
+        this.deadline(run),
+      )
+      return {
+        result,
+        message: `backed up the service's state to ${repo} as ${result.snapshot.slice(0, 8)}: ${result.bytes} bytes read, ${result.added} new`,
+      }
+    })
+  }
+
+  /** The state backups in the repository, newest first. */
+  async stateBackups(repo: string, run: Run = {}): Promise<StateBackup[]> {
+    return stateBackups(await this.o.repos.get(repo), this.deadline(run))
+  }
+
   /** What the metrics show: each stack's backups into each repository since the service started. */
   lastRuns(): LastRun[] {
     return [...this.runs.values()]
@@ -337,6 +359,7 @@ export class BackupVerbs {
           else
             for (const stack of repo.stacks ?? this.parts.stacks.names())
               await this.backup(repo.name, stack, { signal, keep: repo.keep }).catch(() => {})
+          if (kind === "backup" && repo.state) await this.backupState(repo.name, { signal }).catch(() => {})
         }
       }
       await new Promise((done) => {
