@@ -1,7 +1,7 @@
 // Operations cut short by a crash, against the real service, engine, compose CLI and restic: the
 // service is killed (SIGKILL) at a named crash point of an operation (HM_CRASH_AT, lib/data/intents.ts),
 // started again on the same data directory, and what its intent said is finished or undone: a stack a
-// backup stopped for its snapshot runs again; an apply killed after writing the records, or after
+// backup stopped for its snapshot runs again (also when killed at 3 random moments of the backup); an apply killed after writing the records, or after
 // recreating the containers, is undone (the previous version's records back, its containers running
 // the previous environment, no version added, the lock free); a first deploy killed after `up`
 // leaves nothing. Each recovery is the stack's `recovered` event; no intent is left.
@@ -140,6 +140,38 @@ test("a backup with a stop hook killed while the stack is stopped: the restart s
   expect(backup.status).toBe(201)
   expect((await running(NAME))?.state).toBe("running")
 }, 180_000)
+
+test("a backup with a stop hook killed at 3 random moments: after each restart the stack runs and no intent is left", async () => {
+  const report: string[] = []
+  for (let round = 1; round <= 3; round++) {
+    const pending = call("POST", `/backups/local/${NAME}/run`, { hooks: { stop: true } }).catch(() => null)
+    const delay = Math.round(Math.random() * 1500)
+    await Bun.sleep(delay)
+    svc.proc.kill("SIGKILL")
+    await svc.proc.exited
+    const answered = (await pending)?.status ?? "no answer"
+    const left = (await running(NAME))?.state
+    svc = await start()
+    expect(
+      (
+        await eventually(
+          () => running(NAME),
+          (r) => r?.state === "running",
+        )
+      )?.state,
+    ).toBe("running")
+    expect(
+      await eventually(
+        async () => intentsLeft(),
+        (l) => l.length === 0,
+      ),
+    ).toEqual([])
+    report.push(
+      `round ${round}: killed after ${delay} ms (answer: ${answered}, stack ${left}), running after the restart`,
+    )
+  }
+  console.log(report.join("\n"))
+}, 240_000)
 
 for (const point of ["release.written", "release.up"])
   test(`an apply killed at ${point}: the restart undoes it, the previous version runs with its environment`, async () => {
