@@ -129,6 +129,8 @@ export interface Stack {
   external: boolean
   /** What runs it: compose on this engine, or the swarm. */
   orchestrator: StackAnswer["orchestrator"]
+  /** What the start recovered of an operation cut short by a crash. */
+  recovered?: { time: string; message: string }
 }
 
 export function stack(s: StackAnswer): Stack {
@@ -142,6 +144,7 @@ export function stack(s: StackAnswer): Stack {
     currentVersion: s.current_version,
     external: !s.managed,
     orchestrator: s.orchestrator,
+    ...(s.recovered ? { recovered: s.recovered } : {}),
   }
 }
 

@@ -1,7 +1,7 @@
 // What a killed process left midway (lib/data/intents.ts), finished or undone at start, each under its
 // stack's lock, as the operation's own failure path would have: a release undone (or found done), the
 // containers a backup stopped started again. Each recovery is told as the stack's `recovered` event
-// and in the log; one that fails (the engine not answering yet) is tried again every RETRY_MS.
+// and in the log, and noted with the stack until its next release; one that fails (the engine not answering yet) is tried again every RETRY_MS.
 import { setTimeout as pause } from "node:timers/promises"
 import { endIntent, leftIntents, type Intent } from "../data/intents.ts"
 import { startStopped, type StopIntent } from "../backups/hooks.ts"
@@ -38,6 +38,7 @@ export async function recoverLeft(ctx: Ctx, signal: AbortSignal): Promise<void> 
       }
       try {
         const what = await recover(ctx, intent)
+        await ctx.stacks.noteRecovered(intent.stack, what)
         endIntent(ctx.config.dataDir, intent)
         const message = `stack ${intent.stack}: ${what} (recovered at start)`
         ctx.events.publish({ type: "stack", action: "recovered", name: intent.stack, level: "info", message })

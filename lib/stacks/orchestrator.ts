@@ -68,13 +68,21 @@ export interface StackView {
   files_pending: boolean
   /** The stack's files besides its compose file (relative paths). */
   files: string[]
+  /** What the start recovered of an operation a killed process left (lib/service/recovery.ts), until the next release. */
+  recovered?: { time: string; message: string }
 }
 
 /** What a view shows of a stack kept here besides what runs: its name, the services its compose file declares, its state. */
 export interface Kept {
   name: string
   services: string[]
-  state: { current_version: number | null; env_pending: boolean; files_pending?: boolean; files?: string[] }
+  state: {
+    current_version: number | null
+    env_pending: boolean
+    files_pending?: boolean
+    files?: string[]
+    recovered?: { time: string; message: string }
+  }
 }
 
 /** How a stack fares, for the dashboard: running, degraded (with why) or stopped. */

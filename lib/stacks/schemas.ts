@@ -51,6 +51,12 @@ export const stackSchema = v.object({
   env_pending: v.boolean(),
   files_pending: v.boolean(),
   files: v.array(v.string()),
+  recovered: v.optional(
+    v.pipe(
+      v.object({ time: v.string(), message: v.string() }),
+      v.description("what the start recovered of an operation a killed process left, until the next deploy or apply"),
+    ),
+  ),
 })
 export type Stack = v.InferOutput<typeof stackSchema>
 

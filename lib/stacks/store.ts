@@ -100,6 +100,8 @@ export interface StackState {
   last_version: number
   created: string
   updated: string
+  /** What the start recovered of an operation a killed process left (lib/service/recovery.ts), until the next release. */
+  recovered?: { time: string; message: string }
 }
 
 export interface VersionChanges {
@@ -761,6 +763,7 @@ export class Stacks {
     }
     await this.writeState(name, {
       ...state,
+      recovered: undefined,
       current_version: current,
       env_pending: false,
       files_pending: false,
@@ -770,6 +773,15 @@ export class Stacks {
     })
     endIntent(this.dataDir, intent)
     return this.read(name)
+  }
+
+  /** Notes on a kept stack what the start recovered of it (shown with the stack until its next release). */
+  noteRecovered(name: string, message: string): Promise<void> {
+    return this.lock(name, async () => {
+      if (!this.has(name)) return
+      const time = new Date(this.now()).toISOString()
+      await this.writeState(name, { ...(await this.state(name)), recovered: { time, message } })
+    })
   }
 
   /**

@@ -60,11 +60,14 @@ export function containersView(
 }
 
 /** The members of a view that come from what the service keeps. */
-export function keptState(kept?: Kept): Pick<StackView, "current_version" | "env_pending" | "files_pending" | "files"> {
+export function keptState(
+  kept?: Kept,
+): Pick<StackView, "current_version" | "env_pending" | "files_pending" | "files" | "recovered"> {
   return {
     current_version: kept?.state.current_version ?? null,
     env_pending: kept?.state.env_pending ?? false,
     files_pending: kept?.state.files_pending ?? false,
     files: kept?.state.files ?? [],
+    ...(kept?.state.recovered ? { recovered: kept.state.recovered } : {}),
   }
 }

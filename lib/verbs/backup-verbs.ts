@@ -261,9 +261,9 @@ export class BackupVerbs {
   backupState(repo: string, run: Run = {}): Promise<{ snapshot: string; bytes: number; added: number }> {
     return this.reported("state_backup", repo, async () => {
       const result = await backupState(
-        await this.o.repos.get(repo),
-        this.o.stacks.dataDir,
-        this.o.serverId,
+        await this.parts.repos.get(repo),
+        this.parts.stacks.dataDir,
+        this.parts.serverId,
         this.deadline(run),
       )
       return {
@@ -275,7 +275,7 @@ export class BackupVerbs {
 
   /** The state backups in the repository, newest first. */
   async stateBackups(repo: string, run: Run = {}): Promise<StateBackup[]> {
-    return stateBackups(await this.o.repos.get(repo), this.deadline(run))
+    return stateBackups(await this.parts.repos.get(repo), this.deadline(run))
   }
 
   /** What the metrics show: each stack's backups into each repository since the service started. */

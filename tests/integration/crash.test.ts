@@ -4,7 +4,8 @@
 // backup stopped for its snapshot runs again (also when killed at 3 random moments of the backup); an apply killed after writing the records, or after
 // recreating the containers, is undone (the previous version's records back, its containers running
 // the previous environment, no version added, the lock free); a first deploy killed after `up`
-// leaves nothing. Each recovery is the stack's `recovered` event; no intent is left.
+// leaves nothing. Each recovery is the stack's `recovered` event and noted on its page until its next
+// release; no intent is left.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -135,6 +136,10 @@ test("a backup with a stop hook killed while the stack is stopped: the restart s
   ).toEqual([])
   const [event] = await recoveredEvents(NAME)
   expect(event.message).toContain("the backup that stopped it was cut short: 1 container(s) started again")
+  // The stack's page says so.
+  expect((await call("GET", `/stacks/${NAME}`)).body.recovered.message).toBe(
+    "the backup that stopped it was cut short: 1 container(s) started again",
+  )
   // The lock is free: a backup with the stop hook runs through.
   const backup = await call("POST", `/backups/local/${NAME}/run`, { hooks: { stop: true } })
   expect(backup.status).toBe(201)
@@ -206,11 +211,14 @@ for (const point of ["release.written", "release.up"])
     expect(now).toEqual(versions)
     // The edit that was not deployed stays pending, as after a failed apply.
     expect(after.env_pending).toBe(true)
-    const [event] = await recoveredEvents(NAME)
+    const [event] = (await recoveredEvents(NAME)).reverse()
     expect(event.message).toContain(`version ${version} runs again`)
+    expect(after.recovered.message).toContain(`version ${version} runs again`)
     // The lock is free and the stack's records whole: the same apply now goes through.
     const applied = await call("POST", `/stacks/${NAME}/apply`)
     expect(applied.status).toBe(200)
+    // The note goes with the next release.
+    expect((await call("GET", `/stacks/${NAME}`)).body.recovered).toBeUndefined()
     expect((await running(NAME))?.v).toBe(`changed-${point}`)
     expect((await call("PUT", `/stacks/${NAME}/env`, [{ key: "V", value: "1" }])).status).toBe(200)
     expect((await call("POST", `/stacks/${NAME}/apply`)).status).toBe(200)

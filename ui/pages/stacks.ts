@@ -407,6 +407,8 @@ export function stackPage(main: HTMLElement, params: Record<string, string>, sig
         badge(s.state),
         s.envPending && pendingMark(),
         s.filesPending && filesPendingMark(),
+        s.recovered &&
+          h("span", { class: "badge pending", title: `${s.recovered.time}: ${s.recovered.message}` }, "recovered"),
         s.currentVersion !== null && h("span", { class: "muted" }, `version ${s.currentVersion}`),
         stackActions(s, () => void refreshHead(), "page"),
         h(
