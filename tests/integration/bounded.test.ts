@@ -6,7 +6,6 @@
 // the stack's name and lock until it is done: listed as a managed stack meanwhile, a DELETE and a
 // deploy of the same name waiting for it.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
 import { STACK_LABEL } from "#lib/engine/containers.ts"
 import { cleanup, engineHost, realEngine, TEST_LABEL, testImage } from "../support/engine.ts"
@@ -115,12 +114,12 @@ test("a client that goes away stops its deploy's compose run; the deploy is undo
         (err) => (err as Error).name,
       ),
     ).toBe("TimeoutError")
-    // Compose stopped (no process runs the stack's model any more), the new stack taken down and forgotten.
+    // Compose stopped (no process runs the stack's project any more), the new stack taken down and forgotten.
     const composing = () =>
       Bun.spawnSync(["ps", "-eo", "args"])
         .stdout.toString()
         .split("\n")
-        .filter((l) => l.includes(join(patient.dataDir, "records", name)))
+        .filter((l) => l.includes(` -p ${name} `))
     let left: unknown[] = ["not looked yet"]
     for (let i = 0; i < 300 && left.length; i++, await Bun.sleep(200))
       left = [

@@ -4,7 +4,7 @@
 // key, which compose 2.26's JSON printer cannot print (its YAML model is read instead, the key's path
 // still guarded; v1 refuses the key in its own words).
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { readFileSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
 import { STACK_LABEL } from "#lib/engine/containers.ts"
@@ -97,7 +97,7 @@ test("a build's ssh key: compose 2.26 prints its model as YAML only, the key's p
   expect(res.status).toBe(201)
   expect(res.body.status).toBe("running")
   // The file compose runs carries the key in the form compose reads.
-  const run = JSON.parse(readFileSync(join(svc.dataDir, "records", "hm-ssh", "run.json"), "utf8"))
+  const run = JSON.parse(svc.opened(join(svc.dataDir, "records", "hm-ssh", "run.json")))
   expect(run.services.app.build.ssh).toEqual([`deploy=${join(svc.dataDir, "stacks", "hm-ssh", "deploy_key")}`])
   expect((await call("POST", "/stacks/hm-ssh/apply")).status).toBe(200)
 }, 120_000)

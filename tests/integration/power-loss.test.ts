@@ -158,8 +158,8 @@ test(`${ROUNDS} power losses in the middle of writes: every answered write is on
       expect(torn).toEqual([])
       const opened = (f: string) => JSON.parse(unseal(readFileSync(join(records, f), "utf8"), f, keys))
       // The environment and the file: the last answered value, or one sent after it.
-      const env = opened("hm-pl/env.json").find((e: { key: string }) => e.key === "K").value
-      expect(sent.env.indexOf(env)).toBeGreaterThanOrEqual(answered.env)
+      const value = opened("hm-pl/env.json").find((e: { key: string }) => e.key === "K").value
+      expect(sent.env.indexOf(value)).toBeGreaterThanOrEqual(answered.env)
       const file = JSON.parse(readFileSync(join(records, "hm-pl/files.json"), "utf8"))["conf.txt"]
       expect(sent.file.indexOf(file)).toBeGreaterThanOrEqual(answered.file)
       // Stacks answered as created are there with their first version; those answered as removed are gone.
