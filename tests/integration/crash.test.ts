@@ -75,6 +75,20 @@ async function eventually<T>(read: () => Promise<T>, holds: (v: T) => boolean, t
   return value
 }
 
+/** The stack's container once it runs (or as it is when the polls are over). */
+const runningAgain = (stack: string) =>
+  eventually(
+    () => running(stack),
+    (r) => r?.state === "running",
+  )
+
+/** The intents left once the recovery removed them all (or what is left when the polls are over). */
+const settled = () =>
+  eventually(
+    async () => intentsLeft(),
+    (l) => l.length === 0,
+  )
+
 const intentsLeft = () => {
   try {
     return readdirSync(join(dataDir, "intents"))
@@ -120,20 +134,8 @@ test("a backup with a stop hook killed while the stack is stopped: the restart s
   expect(intentsLeft()).toHaveLength(1)
 
   svc = await start()
-  expect(
-    (
-      await eventually(
-        () => running(NAME),
-        (r) => r?.state === "running",
-      )
-    )?.state,
-  ).toBe("running")
-  expect(
-    await eventually(
-      async () => intentsLeft(),
-      (l) => l.length === 0,
-    ),
-  ).toEqual([])
+  expect((await runningAgain(NAME))?.state).toBe("running")
+  expect(await settled()).toEqual([])
   const [event] = await recoveredEvents(NAME)
   expect(event.message).toContain("the backup that stopped it was cut short: 1 container(s) started again")
   // The stack's page says so.
@@ -157,20 +159,8 @@ test("a backup with a stop hook killed at 3 random moments: after each restart t
     const answered = (await pending)?.status ?? "no answer"
     const left = (await running(NAME))?.state
     svc = await start()
-    expect(
-      (
-        await eventually(
-          () => running(NAME),
-          (r) => r?.state === "running",
-        )
-      )?.state,
-    ).toBe("running")
-    expect(
-      await eventually(
-        async () => intentsLeft(),
-        (l) => l.length === 0,
-      ),
-    ).toEqual([])
+    expect((await runningAgain(NAME))?.state).toBe("running")
+    expect(await settled()).toEqual([])
     report.push(
       `round ${round}: killed after ${delay} ms (answer: ${answered}, stack ${left}), running after the restart`,
     )
@@ -190,12 +180,7 @@ for (const point of ["release.written", "release.up"])
     if (point === "release.up") expect((await running(NAME))?.v).toBe(`changed-${point}`)
 
     svc = await start()
-    expect(
-      await eventually(
-        async () => intentsLeft(),
-        (l) => l.length === 0,
-      ),
-    ).toEqual([])
+    expect(await settled()).toEqual([])
     expect(
       await eventually(
         () => running(NAME),
@@ -231,12 +216,7 @@ test("a first deploy killed after its containers came up: the restart removes al
   expect(await containers(FIRST)).toHaveLength(1)
 
   svc = await start()
-  expect(
-    await eventually(
-      async () => intentsLeft(),
-      (l) => l.length === 0,
-    ),
-  ).toEqual([])
+  expect(await settled()).toEqual([])
   expect(
     await eventually(
       () => containers(FIRST),
