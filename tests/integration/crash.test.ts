@@ -44,14 +44,17 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: res.status, body: (await res.json().catch(() => null)) as any }
 }
 
-/** Sends a call the crash point ends: it gets no answer; answers once the process is gone. */
-async function killedBy(method: string, path: string, body?: unknown) {
+/** Sends a call the crash point ends: it gets no answer; answers the killed process's log once it is gone. */
+async function killedBy(method: string, path: string, body?: unknown): Promise<string> {
   const answered = await call(method, path, body).then(
     (r) => r.status,
     () => "no answer",
   )
   expect(answered).toBe("no answer")
   expect(await svc.proc.exited).not.toBe(0)
+  const out = svc.proc.stdout as ReadableStream<Uint8Array>
+  const err = svc.proc.stderr as ReadableStream<Uint8Array>
+  return `${await new Response(out).text()}${await new Response(err).text()}`
 }
 
 const containers = (stack: string) =>
@@ -128,9 +131,9 @@ test("a backup with a stop hook killed while the stack is stopped: the restart s
   await svc.stop()
   svc = await start("backup.stopped")
   expect((await running(NAME))?.state).toBe("running")
-  await killedBy("POST", `/backups/local/${NAME}/run`, { hooks: { stop: true } })
+  const log = await killedBy("POST", `/backups/local/${NAME}/run`, { hooks: { stop: true } })
   // Cut short with the stack stopped, as the operation's in-process `finally` would have left it.
-  expect((await running(NAME))?.state).toBe("exited")
+  expect([(await running(NAME))?.state, log]).toEqual(["exited", expect.any(String)])
   expect(intentsLeft()).toHaveLength(1)
 
   svc = await start()
