@@ -18,6 +18,7 @@ import { errorKind } from "../http/http-error.ts"
 import type { EnvInput } from "../stacks/env.ts"
 import { readCompose } from "../stacks/model.ts"
 import { stackName } from "../stacks/name.ts"
+import { StackMemo } from "../stacks/memo.ts"
 import type { Stacks } from "../stacks/store.ts"
 import { nextDue, type UpdateRecords } from "../updates/records.ts"
 import type { BackupVerbs } from "../verbs/backup-verbs.ts"
@@ -101,10 +102,13 @@ export class Catalog {
   readonly sources: Sources
   private readonly now: () => number
   private readonly logoFailed = new Map<string, number>()
+  /** What each stack was installed from (null: none): read once, then kept by the writes here. */
+  private readonly installed: StackMemo<InstalledFrom | null>
 
   constructor(private readonly parts: CatalogOptions) {
     this.now = parts.now ?? Date.now
     this.sources = new Sources(parts.dataDir, this.now)
+    this.installed = new StackMemo(parts.stacks, (name) => readJson<InstalledFrom | null>(this.recordFile(name), null))
   }
 
   private get dir(): string {
@@ -284,7 +288,7 @@ export class Catalog {
       installed_at: time,
       updated_at: time,
     }
-    writeJson(this.recordFile(p.name), record)
+    this.writeRecord(p.name, record)
     const policy = p.update_policy ? await this.parts.updateRecords.setPolicy(p.name, p.update_policy) : null
     const backup = p.backup ? await this.scheduleBackup(p.backup.repository, p.name) : null
     this.parts.events.publish({
@@ -319,10 +323,17 @@ export class Catalog {
     return join(this.parts.stacks.records(name), "template.json")
   }
 
+  /** Writes what a stack was installed from; nothing for a stack removed meanwhile. */
+  private writeRecord(name: string, record: InstalledFrom): void {
+    if (!this.parts.stacks.has(name)) return
+    writeJson(this.recordFile(name), record)
+    this.installed.set(name, record)
+  }
+
   /** What stack `name` was installed from (404 `no_template` for a stack that was not). */
   async installedFrom(name: string): Promise<InstalledFrom> {
     await this.parts.stacks.state(name)
-    const record = await readJson<InstalledFrom | null>(this.recordFile(name), null)
+    const record = await this.installed.get(name)
     if (!record) throw notFound(`stack ${name} was not installed from a template`, "no_template")
     return record
   }
@@ -396,7 +407,7 @@ export class Catalog {
           commit: latest.commit,
           updated_at: new Date(this.now()).toISOString(),
         }
-    if (!kept) writeJson(this.recordFile(name), updated)
+    if (!kept) this.writeRecord(name, updated)
     this.parts.events.publish({
       type: "catalog",
       action: "updated",
@@ -443,10 +454,10 @@ export class Catalog {
     }
   }
 
-  /** After a source was read: the repositories of its installed templates read again, so their updates show. */
+  /** After a source was read: the repositories of its installed templates read again, so their updates show (what each stack was installed from is kept in memory). */
   async refreshInstalled(source: string): Promise<void> {
     for (const name of this.parts.stacks.names()) {
-      const record = await readJson<InstalledFrom | null>(this.recordFile(name), null)
+      const record = await this.installed.get(name)
       if (record?.source !== source) continue
       const t = (await this.sources.templates(source)).find((x) => x.id === record.id)
       if (t?.repository) await this.content(source, t).catch(() => {})

@@ -6,7 +6,9 @@
 // the guard, a stack saved as a template with its secrets left out, and its update with the diff;
 // with a backup repository kept (restic on a folder), installs join its schedule unless told not to.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { stackDirs } from "#lib/stacks/name.ts"
 import { stackApp } from "../../../support/compose.ts"
+import { watchFileReads } from "../../../support/file-reads.ts"
 import type { TestApp } from "../../../support/app.ts"
 import type { FakeCompose } from "../../../support/compose.ts"
 
@@ -279,5 +281,25 @@ describe("backups from the first minute", () => {
     const none = await call("POST", "/catalog/templates/curated/uptime-kuma/install", { name: "up", backup: null })
     expect([none.status, none.body.backup]).toEqual([201, null])
     expect((await stacksOf()).stacks).toEqual(["pw", "notes"])
+  })
+})
+
+describe("what a stack was installed from", () => {
+  test("is read once: a source's refresh asks no stack's files after; it follows an update and goes with its stack", async () => {
+    list = portainer([{ type: 1, title: "Whoami", description: "echo", image: "traefik/whoami:v1.10" }])
+    expect((await call("POST", "/catalog/sources/near/refresh")).body.last_read.ok).toBe(true)
+    const reads = watchFileReads([stackDirs(t.dataDir).records])
+    try {
+      expect((await call("POST", "/catalog/sources/near/refresh")).body.last_read.ok).toBe(true)
+      expect(reads.paths()).toEqual([])
+      expect((await call("GET", "/stacks/copy/template")).body).toMatchObject({ update_available: false })
+    } finally {
+      reads.stop()
+    }
+    expect((await call("DELETE", "/stacks/copy")).status).toBe(200)
+    const plain = { name: "copy", content: "services:\n  app:\n    image: busybox:1.36\n" }
+    expect((await call("POST", "/stacks", plain)).status).toBe(201)
+    const none = await call("GET", "/stacks/copy/template")
+    expect([none.status, none.body.error.code]).toEqual([404, "no_template"])
   })
 })
