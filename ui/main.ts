@@ -18,6 +18,7 @@ import { registriesPage } from "./pages/registries.ts"
 import { catalogPage, templatePage } from "./pages/catalog.ts"
 import { swarmPage, swarmServicePage } from "./pages/swarm.ts"
 import { signInPage } from "./pages/signin.ts"
+import { enrolPage, secondStepPage } from "./pages/factors.ts"
 import { tokensPage } from "./pages/tokens.ts"
 import { accountPage } from "./pages/account.ts"
 import { showUser, whoAmI } from "./session.ts"
@@ -120,11 +121,17 @@ async function start(): Promise<void> {
   const session = await whoAmI().catch(() => ({ state: "off" }) as const)
   if (session.state === "signed-out") {
     document.body.dataset.signedOut = ""
+    if (session.pending === "second_factor") return secondStepPage(main)
+    if (session.pending === "enrol") return enrolPage(main)
     return signInPage(main, session.modes)
   }
   if (session.state === "signed-in") {
     showUser(document.getElementById("user")!, session.me)
     addEventListener("hm:signed-out", () => location.reload())
+    if (session.me.enrol) {
+      document.body.dataset.signedOut = ""
+      return enrolPage(main)
+    }
   }
   addEventListener("hashchange", route)
   addEventListener("hm:nodes-changed", () => void loadNodes())

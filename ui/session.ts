@@ -10,8 +10,14 @@ import { h, render } from "./dom.ts"
 export type Me = v.InferOutput<typeof meSchema>
 type Mode = Me["modes"][number]
 
-/** Sign-in off, nobody signed in (with the modes to offer), or the signed-in user. */
-export type Session = { state: "off" } | { state: "signed-out"; modes: Mode[] } | { state: "signed-in"; me: Me }
+/** A sign-in waiting for its second step, or for a factor to be set up (SVC_AUTH_MFA). */
+export type Pending = "second_factor" | "enrol"
+
+/** Sign-in off, nobody signed in (with the modes to offer, and a sign-in half done), or the signed-in user. */
+export type Session =
+  | { state: "off" }
+  | { state: "signed-out"; modes: Mode[]; pending?: Pending }
+  | { state: "signed-in"; me: Me }
 
 let signedIn: Me | undefined
 
@@ -24,13 +30,12 @@ export async function whoAmI(): Promise<Session> {
   } catch (err) {
     if (err instanceof HttpError && err.status === 404) return { state: "off" }
     if (err instanceof HttpError && err.status === 401) {
-      const modes = await fetch("/api/auth/me")
+      const body = await fetch("/api/auth/me")
         .then((r) => r.json())
-        .then(
-          (b) => (Array.isArray(b?.modes) ? b.modes : []),
-          () => [],
-        )
-      return { state: "signed-out", modes }
+        .catch(() => ({}))
+      const modes = Array.isArray(body?.modes) ? body.modes : []
+      const pending = body?.pending === "second_factor" || body?.pending === "enrol" ? body.pending : undefined
+      return { state: "signed-out", modes, ...(pending && { pending }) }
     }
     throw err
   }

@@ -4,19 +4,22 @@
 // ends), and the audit log. Off (no mode in SVC_AUTH), every route is open as it is without it and
 // nothing is recorded.
 import { join } from "node:path"
-import { notFound, refused, unauthenticated } from "../errors/errors.ts"
+import { conflict, notFound, refused, unauthenticated } from "../errors/errors.ts"
 import { originAllowed } from "../http/guard.ts"
 import { AuditLog, type AuditInput } from "./audit.ts"
 import type { AuthConfig } from "./config.ts"
+import { Factors, looksLikeRecoveryCode, type Method } from "./factors.ts"
 import { isUserName, type Identity } from "./identity.ts"
 import { addressKey, AttemptLimiter, signInLimits } from "./limiter.ts"
 import { Passwords, type Hasher } from "./passwords.ts"
+import { Pending, PENDING_COOKIE, PENDING_MS, type Stage } from "./pending.ts"
 import { clientAddress, proxyIdentity, trustList, type Trust } from "./proxy.ts"
-import type { RouteRole } from "./roles.ts"
+import type { Role, RouteRole } from "./roles.ts"
 import { narrower, reaches, type Grant } from "./scope.ts"
 import { hashesTo, randomSecret, sha256 } from "./secrets.ts"
 import { Sessions, type SessionRecord } from "./sessions.ts"
 import { Tokens, type TokenRecord } from "./tokens.ts"
+import { matchStep } from "./totp.ts"
 import { checkName, checkPassword, Users } from "./users.ts"
 
 export const SESSION_COOKIE = "hm_session"
@@ -68,6 +71,17 @@ function cookieValue(request: Request, name: string): string | undefined {
   }
 }
 
+/** Who is setting up a factor: a local user signed in with a session, or one sent to enrol after their password. */
+export interface Enrollee {
+  user: string
+  role: Role
+  /** The pending sign-in's cookie value, when the enrolment finishes a sign-in. */
+  pending?: string
+}
+
+/** What a right password leads to: a session, or a second step (with the ways the user can take it). */
+export type SignIn = { cookie: string } & ({ identity: Identity } | { next: Stage; methods: Method[] })
+
 const bearer = (request: Request) => /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1]
 
 export class Auth {
@@ -78,6 +92,8 @@ export class Auth {
   readonly audit: AuditLog
   readonly passwords: Passwords
   readonly limiter: AttemptLimiter
+  readonly factors: Factors
+  readonly pending: Pending
   private trust: Trust
   private seen = new WeakMap<Request, Seen>()
   private held = new Set<Held>()
@@ -95,6 +111,8 @@ export class Auth {
     this.audit = new AuditLog(join(o.dataDir, "audit"), o.config.audit, o.now)
     this.passwords = new Passwords(o.hasher)
     this.limiter = new AttemptLimiter(o.now)
+    this.factors = new Factors(o.dataDir)
+    this.pending = new Pending(o.now)
     this.trust = trustList(o.config.trustedProxies)
   }
 
@@ -242,6 +260,11 @@ export class Auth {
     const identity = await this.identify(request, peer)
     if (!identity) throw noCredential()
     this.note(request, { need, stack })
+    if (this.sessionKey(request) && this.mustEnrol(identity))
+      throw refused(
+        `${identity.user} must set up a second factor first (SVC_AUTH_MFA=${this.config.mfa}): an authenticator app, on the Account page`,
+        "enrolment_required",
+      )
     if (!reaches(identity, need, stack)) {
       if (!reaches({ role: identity.role }, need))
         throw refused(`this needs the ${need} role; ${identity.user} has ${identity.role}`)
@@ -292,12 +315,7 @@ export class Auth {
    * is checked, the check waiting in the caller's address's lane; a wrong user costs what a wrong
    * password costs.
    */
-  async login(
-    user: string,
-    password: string,
-    request: Request,
-    peer: string | undefined,
-  ): Promise<{ identity: Identity; cookie: string }> {
+  async login(user: string, password: string, request: Request, peer: string | undefined): Promise<SignIn> {
     if (!this.config.modes.has("local"))
       throw notFound("local sign-in is off (SVC_AUTH does not name local)", "local_sign_in_off")
     const address = clientAddress(request, peer, this.trust)
@@ -315,7 +333,22 @@ export class Auth {
       this.limiter.failed(limits)
       throw unauthenticated("wrong user name or password", "sign_in_failed")
     }
+    const methods = this.factors.methods(user)
+    if (methods.length) {
+      // The second factor's failures count under the same keys: the password clears none of them.
+      this.limiter.takeBack(limits)
+      return { next: "second_factor", methods, cookie: this.pendingCookie(request, user, "second_factor") }
+    }
     this.limiter.succeeded(limits)
+    if (this.mfaRequired(record.role))
+      return { next: "enrol", methods, cookie: this.pendingCookie(request, user, "enrol") }
+    return this.signedIn(user, request)
+  }
+
+  /** A session for a local user whose sign-in is complete. */
+  private async signedIn(user: string, request: Request): Promise<{ identity: Identity; cookie: string }> {
+    const record = this.users.get(user)
+    if (!record) throw unauthenticated("wrong user name or password", "sign_in_failed")
     const identity: Identity = {
       user,
       role: record.role,
@@ -323,6 +356,128 @@ export class Auth {
       ...(record.stacks && { stacks: record.stacks }),
     }
     return { identity, ...(await this.startSession(identity, request)) }
+  }
+
+  /** A pending sign-in's cookie: sent to the sign-in routes only, never from another site. */
+  private pendingCookie(request: Request, user: string, stage: Stage): string {
+    const secure = this.config.cookieSecure || new URL(request.url).protocol === "https:"
+    const id = this.pending.start(user, stage)
+    return `${PENDING_COOKIE}=${id}; Path=/api/auth; HttpOnly; SameSite=Strict; Max-Age=${PENDING_MS[stage] / 1000}${secure ? "; Secure" : ""}`
+  }
+
+  /** The request's pending sign-in, and its cookie's value. */
+  pendingOf(request: Request): ({ id: string } & NonNullable<ReturnType<Pending["get"]>>) | undefined {
+    const id = cookieValue(request, PENDING_COOKIE)
+    const p = this.pending.get(id)
+    return p && id ? { id, ...p } : undefined
+  }
+
+  /** Whether SVC_AUTH_MFA makes a local user of this role have a second factor. */
+  mfaRequired(role: Role): boolean {
+    return this.config.mfa === "all" || (this.config.mfa === "admins" && role === "admin")
+  }
+
+  /** A local user who must have a second factor and has none: they may only enrol one. */
+  mustEnrol(identity: Pick<Identity, "user" | "role" | "source">): boolean {
+    return identity.source === "local" && this.mfaRequired(identity.role) && !this.factors.has(identity.user)
+  }
+
+  /**
+   * The second step of a sign-in waiting for one: a code from the user's authenticator app (of the
+   * step before, at or after now's, and later than the last one used) or one of their recovery codes
+   * (then gone). Counted under the sign-in's keys; a right one begins the session.
+   */
+  async secondFactor(
+    request: Request,
+    peer: string | undefined,
+    code: string,
+  ): Promise<{ identity: Identity; cookie: string }> {
+    const p = this.pendingOf(request)
+    if (p?.stage !== "second_factor")
+      throw unauthenticated(
+        "no sign-in waits for a second factor here: sign in with your password first (it waits 5 minutes)",
+        "no_pending_sign_in",
+      )
+    const address = clientAddress(request, peer, this.trust)
+    this.note(request, { claimed: p.user, action: "login.second_factor", peer: address })
+    const limits = signInLimits(p.user, address)
+    this.limiter.begin(limits)
+    const used = this.checkCode(p.user, code.trim())
+    if (!used) {
+      this.limiter.failed(limits)
+      throw unauthenticated("wrong code, or a code used already", "second_factor_failed")
+    }
+    this.limiter.succeeded(limits)
+    this.pending.end(p.id)
+    if (used === "recovery_code") this.note(request, { action: "mfa.recovery.used" })
+    return this.signedIn(p.user, request)
+  }
+
+  /** Which of the user's factors `code` is, used now; undefined when it is none (or was used). */
+  private checkCode(user: string, code: string): "totp" | "recovery_code" | undefined {
+    const secret = this.factors.totpSecret(user)
+    if (secret && this.factors.get(user).totp) {
+      const step = matchStep(secret, code, this.now())
+      if (step !== undefined) return this.factors.useStep(user, step) ? "totp" : undefined
+    }
+    if (looksLikeRecoveryCode(code) && this.factors.useRecoveryCode(user, code)) return "recovery_code"
+  }
+
+  /**
+   * Who may set up a factor with this request: a local user signed in with a session, or one whose
+   * password was right and who is sent to enrol (SVC_AUTH_MFA). 401 without either; 403 for an API
+   * token or a single sign-on or proxy user (their provider asks for the second factor).
+   */
+  enrollee(request: Request): Enrollee {
+    const me = this.who(request)
+    if (me) {
+      if (me.source !== "local" || !this.sessionKey(request))
+        throw refused(
+          "second factors are set up by a local user signed in with a session: not with an API token, and a single sign-on's or a proxy's users get theirs from their provider",
+          "not_a_session",
+        )
+      return { user: me.user, role: me.role }
+    }
+    const p = this.pendingOf(request)
+    const record = p?.stage === "enrol" ? this.users.get(p.user) : undefined
+    if (!p || !record) throw noCredential()
+    this.note(request, { claimed: p.user })
+    return { user: p.user, role: record.role, pending: p.id }
+  }
+
+  /**
+   * A factor was set up: the first one brings ten recovery codes (shown once); a sign-in sent to
+   * enrol now begins its session; a signed-in user's other sessions end.
+   */
+  async enrolled(
+    request: Request,
+    who: Enrollee,
+    first: boolean,
+  ): Promise<{ cookie?: string; recovery_codes?: string[] }> {
+    const codes = first ? { recovery_codes: this.factors.newRecoveryCodes(who.user, this.now()) } : {}
+    if (who.pending) {
+      this.pending.end(who.pending)
+      return { ...codes, cookie: (await this.signedIn(who.user, request)).cookie }
+    }
+    this.endOtherSessions(who.user, request)
+    return codes
+  }
+
+  /** Refuses the removal of a user's last factor while SVC_AUTH_MFA requires one. */
+  keepAFactor(who: Enrollee): void {
+    if (this.mfaRequired(who.role))
+      throw conflict(
+        `SVC_AUTH_MFA=${this.config.mfa} requires a second factor of ${who.user}: it cannot be removed (an admin can reset it)`,
+        "factor_required",
+      )
+  }
+
+  /** An admin removes every factor of `user` (a lost phone): their sessions end, and they sign in with the password alone, or enrol again if required. */
+  resetFactors(user: string): void {
+    if (!this.users.get(user)) throw notFound(`no user "${user}"`, "user_not_found")
+    this.factors.reset(user)
+    this.sessions.endAll(user)
+    this.sweep()
   }
 
   /**

@@ -1,10 +1,13 @@
-// `server user add|passwd|role|stacks|del|list`: local users from the command line (the first admin, a
-// reset), on the data directory the service uses. A password is read from standard input. A new
-// password or a removal ends the user's sessions and tokens; a role or stacks changed, their sessions
+// `server user add|passwd|role|stacks|reset-factors|del|list`: local users from the command line (the
+// first admin, a reset), on the data directory the service uses. A password is read from standard
+// input. A new password or a removal ends the user's sessions and tokens (a removal, their second
+// factors too); `reset-factors` removes their second factors and ends their sessions (the one admin
+// who lost their phone); a role or stacks changed, their sessions
 // and tokens follow at once (a token is never more than its owner). The running service sees each
 // change at its next request, and within a second ends what the user holds open that no longer may be.
 import { join } from "node:path"
-import { DomainError, invalid } from "../errors/errors.ts"
+import { DomainError, invalid, notFound } from "../errors/errors.ts"
+import { Factors } from "./factors.ts"
 import { Passwords } from "./passwords.ts"
 import { isRole } from "./roles.ts"
 import { Sessions } from "./sessions.ts"
@@ -15,6 +18,7 @@ export const USAGE = `usage: user add NAME --role viewer|operator|admin [--stack
        user passwd NAME                                            (password on stdin)
        user role NAME viewer|operator|admin
        user stacks NAME a,b                                        ("" for all)
+       user reset-factors NAME                                     (its authenticator app and recovery codes)
        user del NAME
        user list`
 
@@ -85,10 +89,16 @@ export async function userCommand(
       io.out(
         `${name} is limited to ${stacks?.length ? `the stacks ${stacks.join(", ")}` : "no stacks"}; their sessions and tokens follow`,
       )
+    } else if (command === "reset-factors") {
+      if (!users.get(name)) throw notFound(`no user "${name}"`, "user_not_found")
+      new Factors(dataDir).reset(name)
+      new Sessions(dir, { idle: 0, max: 0 }, Date.now).endAll(name)
+      io.out(`second factors of ${name} removed; their sessions ended`)
     } else if (command === "del") {
       users.remove(name)
       forget(name)
-      io.out(`user ${name} removed; their sessions and tokens ended`)
+      new Factors(dataDir).reset(name)
+      io.out(`user ${name} removed; their sessions, tokens and second factors ended`)
     } else throw usage()
     return 0
   } catch (err) {

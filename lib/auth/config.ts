@@ -6,6 +6,10 @@ import type { Role } from "./roles.ts"
 export const AUTH_MODES = ["local", "oidc", "proxy"] as const
 export type AuthMode = (typeof AUTH_MODES)[number]
 
+/** SVC_AUTH_MFA: who must sign in with a second factor (local users; single sign-on's comes from its provider). */
+export const MFA_POLICIES = ["off", "admins", "all"] as const
+export type MfaPolicy = (typeof MFA_POLICIES)[number]
+
 /** A group (or `*`, any caller) and the role it gives; the first entry that matches wins. */
 export interface RoleRule {
   group: string
@@ -25,6 +29,8 @@ export interface AuthConfig {
   session: { idle: number; max: number }
   /** SVC_AUTH_AUDIT_MAX_BYTES and SVC_AUTH_AUDIT_FILES: the size of one audit file, and how many are kept. */
   audit: { maxBytes: number; files: number }
+  /** SVC_AUTH_MFA: `admins` or `all` local users must have a second factor, and are sent to enrol one after their password. */
+  mfa: MfaPolicy
   /** Single sign-on's provider and client (SVC_AUTH_OIDC_*, lib/auth/oidc.ts); null without `oidc` in SVC_AUTH. */
   oidc: OidcConfig | null
 }

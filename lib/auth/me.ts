@@ -1,12 +1,13 @@
 // The current identity as GET /api/auth/me and a sign-in answer it.
+import type { Auth } from "./auth.ts"
 import type { Identity } from "./identity.ts"
-import type { AuthMode } from "./config.ts"
 
-export const me = (identity: Identity, modes: ReadonlySet<AuthMode>) => ({
+export const me = (identity: Identity, auth: Pick<Auth, "config" | "mustEnrol">) => ({
   user: identity.user,
   role: identity.role,
   source: identity.source,
   ...(identity.stacks && { stacks: identity.stacks }),
   ...(identity.token && { token: identity.token }),
-  modes: [...modes],
+  modes: [...auth.config.modes],
+  ...(!identity.token && auth.mustEnrol(identity) && { enrol: true }),
 })

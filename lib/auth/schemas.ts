@@ -26,6 +26,12 @@ export const meSchema = v.object({
   stacks: v.optional(stacks),
   token: v.optional(v.pipe(v.string(), v.description("the id of the API token the request carried"))),
   modes: v.pipe(v.array(v.picklist(AUTH_MODES)), v.description("the sign-in modes on (SVC_AUTH)")),
+  enrol: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description("true: SVC_AUTH_MFA requires a second factor of this user, who has none, and may only set one up"),
+    ),
+  ),
 })
 
 export const userSchema = v.object({
@@ -95,4 +101,28 @@ export const sessionSchema = v.object({
   created: v.number(),
   last_used: v.number(),
   current: v.pipe(v.boolean(), v.description("the session this request came with")),
+})
+
+export const methodSchema = v.picklist(["totp", "recovery_code"])
+
+export const pendingSchema = v.object({
+  next: v.pipe(
+    v.picklist(["second_factor", "enrol"]),
+    v.description(
+      "second_factor: give a code (POST /api/auth/login/code); enrol: set up a factor first (SVC_AUTH_MFA)",
+    ),
+  ),
+  methods: v.pipe(v.array(methodSchema), v.description("the ways this user can give the second factor")),
+})
+
+export const recoveryCodesSchema = v.pipe(
+  v.array(v.string()),
+  v.description("ten single-use recovery codes, shown this once; only their digests are kept"),
+)
+
+export const factorsSchema = v.object({
+  user: v.string(),
+  totp: v.pipe(v.boolean(), v.description("an authenticator app is set up")),
+  recovery_codes: v.pipe(v.number(), v.description("how many unused recovery codes are left")),
+  required: v.pipe(v.boolean(), v.description("SVC_AUTH_MFA requires this user to have a second factor")),
 })

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, symlinkSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { alive, writeJson } from "../data/datadir.ts"
-import { secretsDir } from "./secrets.ts"
+import { secretsDir } from "../data/secrets.ts"
 
 /** A run's DOCKER_CONFIG: its folder, the registries it holds credentials for, and its removal. */
 export interface RunConfig {

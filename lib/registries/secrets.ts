@@ -1,20 +1,9 @@
-// The secret store: `<data>/secrets/` (mode 0700), where the registries' passwords are kept
-// (`registries.json`, sealed with the service's secret key, name → password), and where
-// the docker CLI's configuration of one compose run is written for the length of that run
-// (`docker/<pid>-<random>/`, lib/registries/runs.ts). Nothing else of the service reads them.
-import { chmodSync, mkdirSync } from "node:fs"
+// A registry's password in the secret store (lib/data/secrets.ts): `registries.json` (sealed with the
+// service's secret key, name → password); the docker CLI's configuration of one compose run is
+// written there too for the length of that run (`docker/<pid>-<random>/`, lib/registries/runs.ts).
 import { join } from "node:path"
 import { readJson, writeSealedJson } from "../data/datadir.ts"
-
-export const SECRETS_DIR = "secrets"
-
-/** `<data>/secrets`, made 0700 when missing. */
-export function secretsDir(dataDir: string): string {
-  const dir = join(dataDir, SECRETS_DIR)
-  mkdirSync(dir, { recursive: true, mode: 0o700 })
-  chmodSync(dir, 0o700)
-  return dir
-}
+import { SECRETS_DIR, secretsDir } from "../data/secrets.ts"
 
 /** Each kept registry's password, by the registry's name. */
 export class RegistrySecrets {

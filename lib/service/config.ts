@@ -5,7 +5,7 @@ import type { TtsConfig } from "../tts/speaker.ts"
 import { isVoiceName } from "../tts/voice.ts"
 import { parseTarget } from "../updates/notify.ts"
 import { MCP_MODES, type McpConfig } from "../mcp/config.ts"
-import { AUTH_MODES, type AuthConfig, type AuthMode, type RoleRule } from "../auth/config.ts"
+import { AUTH_MODES, MFA_POLICIES, type AuthConfig, type AuthMode, type RoleRule } from "../auth/config.ts"
 import { trustList } from "../auth/proxy.ts"
 import { oidcSettings } from "../auth/oidc.ts"
 import { isRole } from "../auth/roles.ts"
@@ -256,6 +256,7 @@ function authConfig(env: Record<string, string | undefined>): AuthConfig {
     cookieSecure: oneOf(env, "SVC_AUTH_COOKIE_SECURE", ["off", "on"] as const) === "on",
     session: { idle, max: seconds(env, "SVC_AUTH_SESSION_MAX") },
     audit: { maxBytes: atLeastOne(env, "SVC_AUTH_AUDIT_MAX_BYTES"), files: atLeastOne(env, "SVC_AUTH_AUDIT_FILES") },
+    mfa: oneOf(env, "SVC_AUTH_MFA", MFA_POLICIES),
     oidc: modes.has("oidc") ? oidcConfig(env) : null,
   }
 }

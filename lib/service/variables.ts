@@ -79,6 +79,10 @@ export const VARIABLES = {
   },
   SVC_AUTH_SESSION_IDLE: { default: authDefaults.sessionIdle, doc: "seconds a session lives unused (12 h)" },
   SVC_AUTH_SESSION_MAX: { default: authDefaults.sessionMax, doc: "seconds a session lives at most (7 days)" },
+  SVC_AUTH_MFA: {
+    default: "off",
+    doc: "who must sign in with a second factor: `off`, `admins` or `all` local users; one without a factor is sent to enrol one after the password and can do nothing else; see [Second factors](auth.md#second-factors-an-authenticator-app-recovery-codes)",
+  },
   SVC_AUTH_AUDIT_MAX_BYTES: { default: authDefaults.auditMaxBytes, doc: "size of one audit file" },
   SVC_AUTH_AUDIT_FILES: { default: authDefaults.auditFiles, doc: "how many audit files are kept" },
   SVC_AUTH_OIDC_ISSUER: {

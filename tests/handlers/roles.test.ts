@@ -78,8 +78,15 @@ async function statusOf(row: RouteRow, headers: Record<string, string>): Promise
 
 const need = (row: RouteRow): RouteRole | undefined => row.mod.role
 
-/** Public routes that answer 401 themselves: GET /api/auth/me when nobody is signed in, a stack's git webhook without the stack's signature. */
-const answers401 = (row: RouteRow) => row.file.endsWith("auth/me.get.ts") || row.file.endsWith("git/webhook.post.ts")
+/**
+ * Public routes that answer 401 themselves: GET /api/auth/me when nobody is signed in, a stack's git
+ * webhook without the stack's signature, and second factors' setup (for a session, or a sign-in sent
+ * to enrol, which reaches no other route) unless its body is refused first.
+ */
+const answers401 = (row: RouteRow) =>
+  row.file.endsWith("auth/me.get.ts") ||
+  row.file.endsWith("git/webhook.post.ts") ||
+  (row.file.includes("auth/factors/") && !row.mod.body)
 
 test("every handler file declares its role", () => {
   const without = rows.filter((r) => !["public", ...ROLES].includes(r.mod.role as string)).map((r) => r.file)

@@ -173,7 +173,7 @@ test("the audit log shows each: sign-ins, the deploy, the refusals, the shell op
 test("a user removed from the command line is signed out of the running service", async () => {
   expect((await api("/api/containers", "vera")).status).toBe(200)
   const removed = await userCli(["del", "vera"])
-  expect(removed).toEqual({ code: 0, out: "user vera removed; their sessions and tokens ended\n" })
+  expect(removed).toEqual({ code: 0, out: "user vera removed; their sessions, tokens and second factors ended\n" })
   expect((await api("/api/containers", "vera")).status).toBe(401)
   expect((await userCli(["list"])).out).toBe("otto\toperator\nroot\tadmin\n")
 })

@@ -4,6 +4,7 @@ import { Auth } from "#lib/auth/auth.ts"
 import type { Hasher } from "#lib/auth/passwords.ts"
 import type { Role } from "#lib/auth/roles.ts"
 import type { Ctx } from "#lib/service/context.ts"
+import { codeAt } from "#lib/auth/totp.ts"
 import { testApp, type TestApp } from "./app.ts"
 
 export const PASSWORD = "correct horse"
@@ -31,6 +32,10 @@ export interface AuthTestApp extends TestApp {
   signIn(name: string, password?: string): Promise<string>
   /** A new API token of the user signed in with `cookie`. */
   token(cookie: string, body?: Record<string, unknown>): Promise<{ token: string; id: string }>
+  /** Sets up an authenticator app for the user signed in with `cookie` (or sent to enrol): its secret and the recovery codes. */
+  enrolTotp(cookie: string): Promise<{ secret: string; codes: string[]; res: Response }>
+  /** The password step of a sign-in with a second step: the hm_pending Cookie header. */
+  password(name: string): Promise<string>
 }
 
 export async function authApp(env: Record<string, string> = {}, overrides: Partial<Ctx> = {}): Promise<AuthTestApp> {
@@ -52,6 +57,25 @@ export async function authApp(env: Record<string, string> = {}, overrides: Parti
     async signIn(name: string, password = PASSWORD) {
       const res = await t.call("POST", "/api/auth/login", { user: name, password })
       if (res.status !== 200) throw new Error(`sign-in of ${name} answered ${res.status}: ${await res.text()}`)
+      return res.headers.get("set-cookie")!.split(";")[0]!
+    },
+    async enrolTotp(cookie: string) {
+      const begun = await t.call("POST", "/api/auth/factors/totp", undefined, { cookie })
+      if (begun.status !== 200) throw new Error(`TOTP enrolment answered ${begun.status}: ${await begun.text()}`)
+      const { secret } = (await begun.json()) as { secret: string }
+      const res = await t.call(
+        "POST",
+        "/api/auth/factors/totp/confirm",
+        { code: codeAt(secret, clock.now) },
+        { cookie },
+      )
+      if (res.status !== 200) throw new Error(`TOTP confirmation answered ${res.status}: ${await res.clone().text()}`)
+      const { recovery_codes } = (await res.clone().json()) as { recovery_codes?: string[] }
+      return { secret, codes: recovery_codes ?? [], res }
+    },
+    async password(name: string) {
+      const res = await t.call("POST", "/api/auth/login", { user: name, password: PASSWORD })
+      if (res.status !== 202) throw new Error(`sign-in of ${name} answered ${res.status}: ${await res.text()}`)
       return res.headers.get("set-cookie")!.split(";")[0]!
     },
     async token(cookie: string, body: Record<string, unknown> = {}) {

@@ -1,10 +1,11 @@
-// The signed-in user's account: their sessions (an admin's: everyone's), each ended from here, and a
-// local user's own password.
+// The signed-in user's account: a local user's second factor (ui/pages/factors.ts), their sessions (an
+// admin's: everyone's), each ended from here, and a local user's own password.
 import type * as v from "valibot"
 import type { sessionSchema } from "#lib/auth/schemas.ts"
 import { del, enc, get, post } from "../api.ts"
 import { action, errorBox, h, load, render, table, toast, when } from "../dom.ts"
 import { currentUser, type Me } from "../session.ts"
+import { factorsSection } from "./factors.ts"
 
 type Session = v.InferOutput<typeof sessionSchema>
 const local = { local: true }
@@ -86,6 +87,7 @@ export function accountPage(main: HTMLElement, _: Record<string, string>, signal
     main,
     h("h1", null, "Account"),
     h("p", { class: "muted" }, `Signed in as ${me.user} (${me.role}, ${me.source}).`),
+    me.source === "local" && !me.token && factorsSection(signal),
     sessionsSection(me, signal),
     me.source === "local" && !me.token && passwordForm(),
   )

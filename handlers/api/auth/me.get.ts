@@ -8,7 +8,7 @@ export default defineRoute({
   detail: {
     operationId: "getMe",
     summary:
-      "Who is signed in: user, role, source, stacks and the sign-in modes on; 401 (with `modes`) when nobody is; 404 while sign-in is off",
+      "Who is signed in: user, role, source, stacks, the sign-in modes on, and `enrol` when they must set up a second factor first; 401 (with `modes`, and `pending` with `methods` for a sign-in waiting for its second step) when nobody is; 404 while sign-in is off",
     tags: ["auth"],
   },
   response: meSchema,
@@ -16,7 +16,9 @@ export default defineRoute({
     const modes = [...ctx.auth.config.modes]
     if (!ctx.auth.enabled) throw notFound("sign-in is off (SVC_AUTH)", "auth_off")
     const identity = ctx.auth.who(request)
-    if (!identity) throw unauthenticated("nobody is signed in", "unauthorized", { fields: { modes } })
-    return me(identity, ctx.auth.config.modes)
+    if (identity) return me(identity, ctx.auth)
+    const p = ctx.auth.pendingOf(request)
+    const pending = p && { pending: p.stage, methods: ctx.auth.factors.methods(p.user), user: p.user }
+    throw unauthenticated("nobody is signed in", "unauthorized", { fields: { modes, ...pending } })
   },
 })

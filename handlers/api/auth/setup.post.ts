@@ -18,6 +18,6 @@ export default defineRoute({
     const identity = await ctx.auth.setup(body.token, body.user, body.password)
     set.headers["set-cookie"] = (await ctx.auth.startSession(identity, request)).cookie
     set.status = 201
-    return me(identity, ctx.auth.config.modes)
+    return me(identity, ctx.auth)
   },
 })

@@ -6,7 +6,8 @@ export default defineRoute({
   role: "admin",
   detail: {
     operationId: "deleteUser",
-    summary: "Remove a local user: their sessions and API tokens end; not the last admin (409 last_admin)",
+    summary:
+      "Remove a local user: their sessions, API tokens and second factors end; not the last admin (409 last_admin)",
     tags: ["auth"],
   },
   params: v.object({ name: userName }),
@@ -14,6 +15,7 @@ export default defineRoute({
   handler: ({ params, ctx }) => {
     ctx.auth.users.remove(params.name)
     ctx.auth.forget(params.name)
+    ctx.auth.factors.reset(params.name)
     return { removed: params.name }
   },
 })
