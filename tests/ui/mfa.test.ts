@@ -110,7 +110,9 @@ test("a session ended from another browser is signed out at its next request", a
     await password(other.page, "vic")
     await other.page.locator("#user .user").waitFor()
     await show(other.page, `${svc.url}/#/account`)
+    // The list loads after the page's heading: wait for its row, then count (this session has no button).
     const end = other.page.getByRole("button", { name: /^End the session of vic/ })
+    await end.first().waitFor()
     expect(await end.count()).toBe(1)
     await end.click()
     await other.page.getByRole("button", { name: "Confirm" }).click()
