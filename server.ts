@@ -91,9 +91,14 @@ if (import.meta.main && process.env.HM_TTS_WORKER === "1") {
   await (await import("#lib/host/pty-worker.ts")).serve()
 } else if (import.meta.main && process.argv[2] === "user") {
   // Local users from the command line: `bun server.ts user add NAME --role admin` (password on stdin).
+  // With the service's secret key: a user's second factor is kept sealed with it.
   const { userCommand } = await import("#lib/auth/cli.ts")
+  const { loadKeys } = await import("#lib/data/secret-key.ts")
+  const { useKeys } = await import("#lib/data/sealed.ts")
+  const config = loadConfig(process.env)
+  useKeys(loadKeys(config.secretKey))
   process.exit(
-    await userCommand(process.argv.slice(3), loadConfig(process.env).dataDir, {
+    await userCommand(process.argv.slice(3), config.dataDir, {
       stdin: () => Bun.stdin.text(),
       out: (line) => console.log(line),
     }),

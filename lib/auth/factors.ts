@@ -35,7 +35,7 @@ export class Factors {
 
   constructor(dataDir: string) {
     this.file = new JsonFile(join(dataDir, "auth", "factors.json"), () => ({}))
-    this.secrets = new JsonFile(join(dataDir, SECRETS_DIR, "totp.json"), () => ({}))
+    this.secrets = new JsonFile(join(dataDir, SECRETS_DIR, "totp.json"), () => ({}), true)
   }
 
   get(user: string): FactorRecord {

@@ -15,6 +15,7 @@ export const SEALED_FILES = [
   "backups/repos.json",
   "alerts/channels.json",
   "secrets/registries.json",
+  "secrets/totp.json",
   "records/*/env.json",
   "records/*/run.json",
   "records/*/git.json",

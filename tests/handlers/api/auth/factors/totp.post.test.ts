@@ -3,6 +3,7 @@
 // secret store only. Who may: a local user's session, or a sign-in sent to enrol; not a token.
 import { afterEach, expect, test } from "bun:test"
 import { readFileSync, statSync } from "node:fs"
+import { unseal } from "#lib/data/sealed.ts"
 import { join } from "node:path"
 import { codeAt } from "#lib/auth/totp.ts"
 import { authApp, type AuthTestApp } from "../../../../support/auth.ts"
@@ -48,7 +49,9 @@ test("a secret as text and QR code; a wrong code leaves it off; the right one tu
     required: false,
   })
   const store = join(t.dataDir, "secrets", "totp.json")
-  expect(JSON.parse(readFileSync(store, "utf8"))).toEqual({ ann: secret })
+  // Sealed with the service's secret key: the file alone does not hold the secret.
+  expect(readFileSync(store, "utf8")).not.toContain(secret)
+  expect(JSON.parse(unseal(readFileSync(store, "utf8")))).toEqual({ ann: secret })
   expect(statSync(store).mode & 0o777).toBe(0o600)
   expect(statSync(join(t.dataDir, "secrets")).mode & 0o777).toBe(0o700)
   expect(readFileSync(join(t.dataDir, "auth", "factors.json"), "utf8")).not.toContain(secret)

@@ -4,6 +4,7 @@
 // the audit log has each step and never a code.
 import { afterEach, expect, test } from "bun:test"
 import { readdirSync, readFileSync } from "node:fs"
+import { unseal } from "#lib/data/sealed.ts"
 import { join } from "node:path"
 import { codeAt } from "#lib/auth/totp.ts"
 import { authApp, PASSWORD, type AuthTestApp } from "../../../../support/auth.ts"
@@ -138,7 +139,10 @@ test("no code, secret or recovery code reaches the audit log, the factors file o
     expect(text).not.toContain(secret)
     for (const c of codes) expect(text).not.toContain(c)
   }
-  expect(JSON.parse(readFileSync(join(t.dataDir, "secrets", "totp.json"), "utf8"))).toEqual({ ann: secret })
+  // The secret is in the secret store only, sealed with the service's key.
+  const store = readFileSync(join(t.dataDir, "secrets", "totp.json"), "utf8")
+  expect(store).not.toContain(secret)
+  expect(JSON.parse(unseal(store))).toEqual({ ann: secret })
   const view = await t.call("GET", "/api/auth/factors", undefined, { cookie: session })
   expect(await view.json()).toEqual({ user: "ann", totp: true, recovery_codes: 9, required: false })
 })
