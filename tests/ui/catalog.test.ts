@@ -119,7 +119,7 @@ test("a template's form, preview and install: a wrong value said beside its fiel
   await show(page, `${svc.url}/#/stacks/ui-idler`)
   await page.getByText("Installed from").waitFor()
   expect(await page.content()).not.toContain(pin)
-  await page.getByRole("button", { name: "Save ui-idler as a template" }).click()
+  await page.getByRole("button", { name: "Save as template: ui-idler" }).click()
   await page.getByText("Saved as the template ui-idler").waitFor()
   expect(elsewhere).toEqual([])
 })

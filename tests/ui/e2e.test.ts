@@ -217,7 +217,7 @@ describe("web UI", () => {
       await page.locator(".env-value").last().fill(SECRET)
       await page.locator(".env-secret").last().check()
       expect(await page.locator(".env-value").last().getAttribute("type")).toBe("password")
-      await page.getByRole("button", { name: "Save" }).click()
+      await page.getByRole("button", { name: "Save", exact: true }).click()
       await page.locator("main .badge.pending").first().waitFor()
       expect(await envOf((await stackContainer(name)).Id)).toContain("API_TOKEN=none")
       await shot("stack-env")

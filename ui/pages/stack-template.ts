@@ -15,7 +15,7 @@ export function templateCard(name: string, signal: AbortSignal, changed: () => v
     "Save as template",
     () => post<v.InferOutput<typeof savedSchema>>(`/stacks/${enc(name)}/as-template`, { replace: true }),
     {
-      label: `Save ${name} as a template`,
+      label: `Save as template: ${name}`,
       done: (s) =>
         toast(`Saved as the template ${s.id} (secrets left out${s.secrets.length ? `: ${s.secrets.join(", ")}` : ""})`),
     },
