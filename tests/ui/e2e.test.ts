@@ -135,6 +135,8 @@ describe("web UI", () => {
     async () => {
       await go("/stacks-new")
       await page.locator("#stack-name").fill(stackFor("bad"))
+      // The editor takes the textarea's place when its module loads: fill what stays, not what it replaces.
+      await page.locator(".cm-content").waitFor()
       await page.getByLabel("Compose file").fill("services:\n  app:\n    restart: always\n")
       await page.getByRole("button", { name: "Deploy" }).click()
       const error = page.locator("main .error")
