@@ -4,15 +4,15 @@
 // ends), and the audit log. Off (no mode in SVC_AUTH), every route is open as it is without it and
 // nothing is recorded.
 import { join } from "node:path"
-import { conflict, notFound, refused, unauthenticated } from "../errors/errors.ts"
+import { conflict, invalid, notFound, refused, unauthenticated, type DomainError } from "../errors/errors.ts"
 import { originAllowed } from "../http/guard.ts"
 import { AuditLog, type AuditInput } from "./audit.ts"
 import type { AuthConfig } from "./config.ts"
-import { Factors, looksLikeRecoveryCode, type Method } from "./factors.ts"
+import { Factors, looksLikeRecoveryCode, MAX_PASSKEYS, type Method, type PasskeyRecord } from "./factors.ts"
 import { isUserName, type Identity } from "./identity.ts"
 import { addressKey, AttemptLimiter, signInLimits } from "./limiter.ts"
 import { Passwords, type Hasher } from "./passwords.ts"
-import { Pending, PENDING_COOKIE, PENDING_MS, type Stage } from "./pending.ts"
+import { Pending, PENDING_COOKIE, PENDING_MS, type Purpose, type Stage } from "./pending.ts"
 import { clientAddress, proxyIdentity, trustList, type Trust } from "./proxy.ts"
 import type { Role, RouteRole } from "./roles.ts"
 import { narrower, reaches, type Grant } from "./scope.ts"
@@ -21,6 +21,18 @@ import { Sessions, type SessionRecord } from "./sessions.ts"
 import { Tokens, type TokenRecord } from "./tokens.ts"
 import { matchStep } from "./totp.ts"
 import { checkName, checkPassword, Users } from "./users.ts"
+import {
+  type AuthenticationResponseJSON,
+  authenticationOptions,
+  clientData,
+  counterWentBack,
+  type RegistrationResponseJSON,
+  type RelyingParty,
+  registrationOptions,
+  relyingParty,
+  verifyAssertion,
+  verifyRegistration,
+} from "./webauthn.ts"
 
 export const SESSION_COOKIE = "hm_session"
 
@@ -316,8 +328,7 @@ export class Auth {
    * password costs.
    */
   async login(user: string, password: string, request: Request, peer: string | undefined): Promise<SignIn> {
-    if (!this.config.modes.has("local"))
-      throw notFound("local sign-in is off (SVC_AUTH does not name local)", "local_sign_in_off")
+    this.localOn()
     const address = clientAddress(request, peer, this.trust)
     this.note(request, { claimed: isUserName(user) ? user : undefined, action: "login", peer: address })
     const limits = signInLimits(user, address)
@@ -343,6 +354,11 @@ export class Auth {
     if (this.mfaRequired(record.role))
       return { next: "enrol", methods, cookie: this.pendingCookie(request, user, "enrol") }
     return this.signedIn(user, request)
+  }
+
+  private localOn(): void {
+    if (!this.config.modes.has("local"))
+      throw notFound("local sign-in is off (SVC_AUTH does not name local)", "local_sign_in_off")
   }
 
   /** A session for a local user whose sign-in is complete. */
@@ -415,12 +431,162 @@ export class Auth {
 
   /** Which of the user's factors `code` is, used now; undefined when it is none (or was used). */
   private checkCode(user: string, code: string): "totp" | "recovery_code" | undefined {
-    const secret = this.factors.totpSecret(user)
-    if (secret && this.factors.get(user).totp) {
-      const step = matchStep(secret, code, this.now())
-      if (step !== undefined) return this.factors.useStep(user, step) ? "totp" : undefined
-    }
+    if (this.totpCode(user, code)) return "totp"
     if (looksLikeRecoveryCode(code) && this.factors.useRecoveryCode(user, code)) return "recovery_code"
+  }
+
+  /** Whether `code` is a code of the user's authenticator app of the step before, at or after now's, not used before; used now. */
+  private totpCode(user: string, code: string): boolean {
+    const secret = this.factors.totpSecret(user)
+    const step = secret && this.factors.get(user).totp ? matchStep(secret, code, this.now()) : undefined
+    return step !== undefined && this.factors.useStep(user, step)
+  }
+
+  /** The relying party passkeys are bound to here (SVC_PUBLIC_URL, else the address the request came to). */
+  relyingParty(request: Request): RelyingParty {
+    return relyingParty(this.config.publicUrl, request)
+  }
+
+  /**
+   * Takes, once, the challenge a passkey's answer signed: it must have been given out here for
+   * `purpose` and `user` (none for a sign-in without a password) at most 5 minutes ago, and the answer
+   * must come from the relying party's origin.
+   */
+  private takeChallenge(
+    rp: RelyingParty,
+    response: { response: { clientDataJSON: string } },
+    purpose: Purpose,
+    user: string | undefined,
+    fail: (message: string, code: string) => DomainError,
+  ): void {
+    const { challenge, origin } = clientData(response)
+    const given = this.pending.takeChallenge(challenge)
+    if (!given)
+      throw fail(
+        "the passkey signed a challenge that is unknown, used already or older than 5 minutes: begin again",
+        "challenge_unknown",
+      )
+    if (given.purpose !== purpose || given.user !== user)
+      throw fail("the passkey signed a challenge given to another user or step", "wrong_challenge")
+    if (origin !== rp.origin)
+      throw fail(
+        `the passkey was used on ${origin.slice(0, 200)}, not on ${rp.origin} (SVC_PUBLIC_URL)`,
+        "wrong_origin",
+      )
+  }
+
+  /** Options for a new passkey of `who`, with a challenge given to them (5 minutes). */
+  passkeyOptions(request: Request, who: Enrollee) {
+    const rp = this.relyingParty(request)
+    const keys = this.factors.passkeys(who.user)
+    if (keys.length >= MAX_PASSKEYS)
+      throw conflict(`${who.user} has ${MAX_PASSKEYS} passkeys: remove one first`, "too_many_passkeys")
+    const challenge = this.pending.challenge("register", who.user)
+    return registrationOptions(rp, who.user, this.factors.handle(who.user), challenge, keys)
+  }
+
+  /** Adds the passkey a registration answer holds, under `name` (one name each). */
+  async addPasskey(request: Request, who: Enrollee, name: string, response: RegistrationResponseJSON) {
+    const rp = this.relyingParty(request)
+    this.takeChallenge(rp, response, "register", who.user, invalid)
+    const key = await verifyRegistration(rp, response, invalid)
+    if (this.factors.passkeys(who.user).some((k) => k.name === name))
+      throw conflict(`${who.user} has a passkey named "${name}" already`, "passkey_name_taken")
+    if (this.factors.findPasskey(key.id)) throw conflict("this passkey is registered already", "passkey_exists")
+    const record: PasskeyRecord = { ...key, name, created: this.now() }
+    this.factors.addPasskey(who.user, record)
+    return record
+  }
+
+  /**
+   * Options for a sign-in with a passkey: the second step of the request's pending sign-in (the user's
+   * passkeys), or, with none waiting, a sign-in without a password (any passkey the browser keeps).
+   */
+  passkeySignInOptions(request: Request) {
+    this.localOn()
+    const rp = this.relyingParty(request)
+    const p = this.pendingOf(request)
+    if (p?.stage === "second_factor")
+      return authenticationOptions(rp, this.pending.challenge("second_factor", p.user), this.factors.passkeys(p.user))
+    return authenticationOptions(rp, this.pending.challenge("passwordless"), undefined)
+  }
+
+  /**
+   * A sign-in with a passkey: the second step after the password (a pending sign-in), or instead of
+   * the password (a discoverable passkey, its user verified, its handle the user's). The challenge is
+   * taken once; a counter that did not move past the one kept is refused and audited
+   * (mfa.passkey.counter: a copied authenticator). Counted under the sign-in limits.
+   */
+  async passkeySignIn(
+    request: Request,
+    peer: string | undefined,
+    response: AuthenticationResponseJSON,
+  ): Promise<{ identity: Identity; cookie: string }> {
+    this.localOn()
+    const rp = this.relyingParty(request)
+    const p = this.pendingOf(request)
+    const second = p?.stage === "second_factor" ? p : undefined
+    const found = this.factors.findPasskey(response.id)
+    const user = second?.user ?? found?.user
+    const address = clientAddress(request, peer, this.trust)
+    this.note(request, { claimed: user, action: "login.passkey", peer: address })
+    const limits = signInLimits(user ?? "", address)
+    this.limiter.begin(limits)
+    const owner = await this.checkAssertion(request, rp, response, second?.user, found).catch((err) => {
+      this.limiter.failed(limits)
+      throw err
+    })
+    this.limiter.succeeded(limits)
+    if (second) this.pending.end(second.id)
+    return this.signedIn(owner, request)
+  }
+
+  /** Checks a sign-in's assertion of `found` (for `user`'s second step, or without a password); the owner's name. */
+  private async checkAssertion(
+    request: Request,
+    rp: RelyingParty,
+    response: AuthenticationResponseJSON,
+    user: string | undefined,
+    found: ReturnType<Factors["findPasskey"]>,
+  ): Promise<string> {
+    this.takeChallenge(rp, response, user ? "second_factor" : "passwordless", user, unauthenticated)
+    if (!found || (user ? found.user !== user : response.response.userHandle !== found.handle))
+      throw unauthenticated("this passkey is not registered here for this user", "passkey_unknown")
+    const counter = await verifyAssertion(rp, response, found.key, !user, unauthenticated)
+    if (counterWentBack(found.key.counter, counter)) {
+      this.note(request, { action: "mfa.passkey.counter" })
+      throw unauthenticated(
+        `the passkey "${found.key.name}" sent the counter ${counter}, not past ${found.key.counter}: it may have been copied, so it is refused (remove it and register it again)`,
+        "passkey_counter",
+      )
+    }
+    this.factors.usePasskey(found.user, found.key.id, counter, this.now())
+    return found.user
+  }
+
+  /**
+   * The user proves it is them again before a factor is removed: their password, or a current code of
+   * their authenticator app; counted under the sign-in limits.
+   */
+  async reauthenticate(request: Request, user: string, proof: { password?: string; code?: string }): Promise<void> {
+    if (!proof.password && !proof.code)
+      throw invalid("give your password, or a current code of your authenticator app", "proof_required")
+    const address = this.seen.get(request)?.peer
+    const limits = signInLimits(user, address)
+    this.limiter.begin(limits)
+    const right = proof.code
+      ? this.totpCode(user, proof.code.trim())
+      : await this.passwords.check(proof.password!, this.users.get(user)?.hash, addressKey(address)).catch((err) => {
+          this.limiter.takeBack(limits)
+          throw err
+        })
+    if (!right) {
+      this.limiter.failed(limits)
+      throw proof.code
+        ? refused("that is not a current code of your authenticator app", "wrong_code")
+        : refused("the current password is wrong", "wrong_password")
+    }
+    this.limiter.succeeded(limits)
   }
 
   /**
@@ -465,7 +631,7 @@ export class Auth {
 
   /** Refuses the removal of a user's last factor while SVC_AUTH_MFA requires one. */
   keepAFactor(who: Enrollee): void {
-    if (this.mfaRequired(who.role))
+    if (this.mfaRequired(who.role) && this.factors.count(who.user) <= 1)
       throw conflict(
         `SVC_AUTH_MFA=${this.config.mfa} requires a second factor of ${who.user}: it cannot be removed (an admin can reset it)`,
         "factor_required",
@@ -490,19 +656,7 @@ export class Auth {
     if (!me || me.source !== "local" || !key)
       throw refused("only a local user signed in with a session changes their password here", "not_a_session")
     checkPassword(password)
-    const limits = signInLimits(me.user, this.seen.get(request)?.peer)
-    this.limiter.begin(limits)
-    const right = await this.passwords
-      .check(current, this.users.get(me.user)?.hash, addressKey(this.seen.get(request)?.peer))
-      .catch((err) => {
-        this.limiter.takeBack(limits)
-        throw err
-      })
-    if (!right) {
-      this.limiter.failed(limits)
-      throw refused("the current password is wrong", "wrong_password")
-    }
-    this.limiter.succeeded(limits)
+    await this.reauthenticate(request, me.user, { password: current })
     this.users.change(me.user, { hash: await this.passwords.hash(password) })
     this.sessions.endAll(me.user, "local", key)
     this.tokens.revokeAll(me.user)

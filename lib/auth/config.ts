@@ -31,6 +31,8 @@ export interface AuthConfig {
   audit: { maxBytes: number; files: number }
   /** SVC_AUTH_MFA: `admins` or `all` local users must have a second factor, and are sent to enrol one after their password. */
   mfa: MfaPolicy
+  /** SVC_PUBLIC_URL: the origin people open the service at (passkeys' relying party); undefined: the address a request came to. */
+  publicUrl: string | undefined
   /** Single sign-on's provider and client (SVC_AUTH_OIDC_*, lib/auth/oidc.ts); null without `oidc` in SVC_AUTH. */
   oidc: OidcConfig | null
 }

@@ -1,7 +1,10 @@
-// Each local user's second factor: a TOTP (its secret in the secret store, `<data>/secrets/totp.json`,
-// 0600 in 0700; beside the user only when it was made and the last step whose code was used) and ten
-// recovery codes kept as SHA-256 digests, each usable once. `<data>/auth/factors.json` holds all but the secrets, replaced whole on a change
-// and read again when it changed on disk (the command line's `user reset-factors`).
+// Each local user's second factors: a TOTP (its secret in the secret store, `<data>/secrets/totp.json`,
+// 0600 in 0700; beside the user only when it was made and the last step whose code was used), passkeys
+// (WebAuthn credentials with their names, public keys and counters, and the user's random handle, all
+// in the secret store's `passkeys.json`) and ten recovery codes kept as SHA-256 digests, each usable
+// once. `<data>/auth/factors.json` holds all but the secrets and passkeys, replaced whole on a change
+// and read again when it changed on disk (the command line's `user reset-factors`); the secret store's
+// files are sealed with the service's key.
 import { join } from "node:path"
 import { SECRETS_DIR } from "../data/secrets.ts"
 import { JsonFile } from "./json-file.ts"
@@ -12,7 +15,27 @@ export interface FactorRecord {
   recovery?: { hashes: string[]; created: number }
 }
 
-export type Method = "totp" | "recovery_code"
+/** A passkey: its credential id, the name its owner gave it, its public key (COSE, base64url) and the last counter it sent. */
+export interface PasskeyRecord {
+  id: string
+  name: string
+  public_key: string
+  counter: number
+  transports?: string[]
+  created: number
+  last_used?: number
+}
+
+/** A user's passkeys and the handle (random, base64url) their authenticators keep for them. */
+interface PasskeyOwner {
+  handle: string
+  keys: PasskeyRecord[]
+}
+
+export type Method = "totp" | "passkey" | "recovery_code"
+
+/** At most this many passkeys per user. */
+export const MAX_PASSKEYS = 20
 
 export const RECOVERY_CODES = 10
 const CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
@@ -32,10 +55,12 @@ export const looksLikeRecoveryCode = (code: string) => /^[a-z0-9]{16}$/.test(nor
 export class Factors {
   private file: JsonFile<Record<string, FactorRecord>>
   private secrets: JsonFile<Record<string, string>>
+  private keys: JsonFile<Record<string, PasskeyOwner>>
 
   constructor(dataDir: string) {
     this.file = new JsonFile(join(dataDir, "auth", "factors.json"), () => ({}))
     this.secrets = new JsonFile(join(dataDir, SECRETS_DIR, "totp.json"), () => ({}), true)
+    this.keys = new JsonFile(join(dataDir, SECRETS_DIR, "passkeys.json"), () => ({}), true)
   }
 
   get(user: string): FactorRecord {
@@ -48,13 +73,19 @@ export class Factors {
     const f = this.get(user)
     const methods: Method[] = []
     if (f.totp) methods.push("totp")
+    if (this.passkeys(user).length) methods.push("passkey")
     if (methods.length && f.recovery?.hashes.length) methods.push("recovery_code")
     return methods
   }
 
-  /** Whether `user` has a factor (recovery codes alone are none). */
+  /** How many factors `user` has (recovery codes are none). */
+  count(user: string): number {
+    return (this.get(user).totp ? 1 : 0) + this.passkeys(user).length
+  }
+
+  /** Whether `user` has a factor. */
   has(user: string): boolean {
-    return !!this.get(user).totp
+    return this.count(user) > 0
   }
 
   private change<R>(user: string, change: (f: FactorRecord) => R): R {
@@ -62,7 +93,7 @@ export class Factors {
       const f = (Object.hasOwn(all, user) ? all[user] : undefined) ?? {}
       const result = change(f)
       // Recovery codes stand in for a factor: with the last one gone, they go too.
-      if (!f.totp) delete f.recovery
+      if (!f.totp && !this.passkeys(user).length) delete f.recovery
       if (f.totp || f.recovery) all[user] = f
       else delete all[user]
       return result
@@ -116,21 +147,79 @@ export class Factors {
     })
   }
 
-  /** Removes the factor and recovery codes of `user` (an admin's reset, the user removed); false when there were none. */
+  passkeys(user: string): PasskeyRecord[] {
+    const all = this.keys.read()
+    return (Object.hasOwn(all, user) ? all[user]?.keys : undefined) ?? []
+  }
+
+  /** The handle `user`'s authenticators keep for them (made at their first passkey's options). */
+  handle(user: string): string {
+    const all = this.keys.read()
+    const known = Object.hasOwn(all, user) ? all[user]?.handle : undefined
+    if (known) return known
+    const handle = randomBytes(32).toString("base64url")
+    this.keys.update((all) => void (all[user] = { handle, keys: [] }))
+    return handle
+  }
+
+  /** The passkey with credential id `id`, whoever's it is, with its owner and their handle. */
+  findPasskey(id: string): { user: string; handle: string; key: PasskeyRecord } | undefined {
+    for (const [user, owner] of Object.entries(this.keys.read())) {
+      const key = owner.keys.find((k) => k.id === id)
+      if (key) return { user, handle: owner.handle, key }
+    }
+  }
+
+  addPasskey(user: string, key: PasskeyRecord): void {
+    this.keys.update((all) => {
+      const owner = (Object.hasOwn(all, user) ? all[user] : undefined) ?? {
+        handle: randomBytes(32).toString("base64url"),
+        keys: [],
+      }
+      owner.keys.push(key)
+      all[user] = owner
+    })
+  }
+
+  /** Keeps the counter a passkey's answer carried, and when it was used. */
+  usePasskey(user: string, id: string, counter: number, now: number): void {
+    this.keys.update((all) => {
+      const key = (Object.hasOwn(all, user) ? all[user]?.keys : undefined)?.find((k) => k.id === id)
+      if (key) Object.assign(key, { counter, last_used: now })
+    })
+  }
+
+  /** Removes one passkey of `user` (with the last factor, the recovery codes go); false when there was none. */
+  removePasskey(user: string, id: string): boolean {
+    const removed = this.keys.update((all) => {
+      const owner = Object.hasOwn(all, user) ? all[user] : undefined
+      const before = owner?.keys.length ?? 0
+      if (owner) owner.keys = owner.keys.filter((k) => k.id !== id)
+      return (owner?.keys.length ?? 0) < before
+    })
+    this.change(user, () => {})
+    return removed
+  }
+
+  /** Removes the factors and recovery codes of `user` (an admin's reset, the user removed); false when there were none. */
   reset(user: string): boolean {
+    const hadKeys = this.passkeys(user).length > 0
     this.secrets.update((all) => void delete all[user])
-    return this.file.update((all) => {
+    this.keys.update((all) => void delete all[user])
+    const had = this.file.update((all) => {
       const had = Object.hasOwn(all, user)
       delete all[user]
       return had
     })
+    return had || hadKeys
   }
 }
 
 /** A user's factors as the API shows them: never a secret or a code's digest. */
-export const factorsView = (user: string, f: FactorRecord, required: boolean) => ({
+export const factorsView = (user: string, f: FactorRecord, keys: PasskeyRecord[], required: boolean) => ({
   user,
   totp: !!f.totp,
+  passkeys: keys.map(({ id, name, created, last_used }) => ({ id, name, created, ...(last_used && { last_used }) })),
   recovery_codes: f.recovery?.hashes.length ?? 0,
   required,
 })

@@ -3,7 +3,8 @@
 // session: a pending sign-in reaches no route but the second step's and enrolment's. Found by a
 // cookie carrying a random key (only its SHA-256 is kept), it lives 5 minutes (an enrolment 15) and
 // ends when the session begins. What an enrolment under way needs (a TOTP secret not yet confirmed) is
-// kept here too, by user, for 15 minutes.
+// kept here too, by user, for 15 minutes, and so are the passkey challenges given out: each for one
+// purpose (and user, but for a sign-in without a password), taken once, for 5 minutes.
 import { randomSecret, sha256 } from "./secrets.ts"
 
 export type Stage = "second_factor" | "enrol"
@@ -14,8 +15,17 @@ export interface PendingSignIn {
   expires: number
 }
 
+/** What a passkey challenge was given for: a new passkey, a sign-in's second step, a sign-in without a password. */
+export type Purpose = "register" | "second_factor" | "passwordless"
+
+export interface Challenge {
+  purpose: Purpose
+  user: string | undefined
+  expires: number
+}
+
 export const PENDING_COOKIE = "hm_pending"
-export const PENDING_MS = { second_factor: 5 * 60_000, enrol: 15 * 60_000 }
+export const PENDING_MS = { second_factor: 5 * 60_000, enrol: 15 * 60_000, challenge: 5 * 60_000 }
 const MAX = 10_000
 
 /** A bounded map whose entries expire: the oldest give way past MAX. */
@@ -46,10 +56,26 @@ class Expiring<T extends { expires: number }> {
 export class Pending {
   private signIns: Expiring<PendingSignIn>
   private enrolments: Expiring<{ value: string; expires: number }>
+  private challenges: Expiring<Challenge>
 
   constructor(private now: () => number) {
     this.signIns = new Expiring(now)
     this.enrolments = new Expiring(now)
+    this.challenges = new Expiring(now)
+  }
+
+  /** A new random challenge (base64url) for `purpose`, and `user` when it is known. */
+  challenge(purpose: Purpose, user?: string): string {
+    const challenge = randomSecret()
+    this.challenges.set(challenge, { purpose, user, expires: this.now() + PENDING_MS.challenge })
+    return challenge
+  }
+
+  /** What `challenge` was given for, taken once; undefined when it is unknown, used or expired. */
+  takeChallenge(challenge: string): Challenge | undefined {
+    const c = this.challenges.get(challenge)
+    this.challenges.delete(challenge)
+    return c
   }
 
   /** A new pending sign-in; returns the cookie's value. */

@@ -1,6 +1,6 @@
 // The secret store: `<data>/secrets/` (mode 0700), the one place under the data directory where
 // secrets lie in the clear, each kind in a file of its own (0600): a registry's password
-// (lib/registries), a user's TOTP secret (lib/auth). Nothing else of the service reads them.
+// (lib/registries), a user's TOTP secret and passkeys (lib/auth). Nothing else of the service reads them.
 import { chmodSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 

@@ -232,6 +232,15 @@ function oidcConfig(env: Record<string, string | undefined>): AuthConfig["oidc"]
   }
 }
 
+/** SVC_PUBLIC_URL: an http(s) address; its origin is kept. */
+function publicUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined
+  const url = URL.parse(value)
+  if (!url || !["http:", "https:"].includes(url.protocol) || url.username || url.password)
+    throw new ConfigError(`SVC_PUBLIC_URL must be the http(s):// address people open, got "${value}"`)
+  return url.origin
+}
+
 function authConfig(env: Record<string, string | undefined>): AuthConfig {
   const named = list(env.SVC_AUTH)
   const modes = new Set(named.filter((m) => m !== "off") as AuthMode[])
@@ -257,6 +266,7 @@ function authConfig(env: Record<string, string | undefined>): AuthConfig {
     session: { idle, max: seconds(env, "SVC_AUTH_SESSION_MAX") },
     audit: { maxBytes: atLeastOne(env, "SVC_AUTH_AUDIT_MAX_BYTES"), files: atLeastOne(env, "SVC_AUTH_AUDIT_FILES") },
     mfa: oneOf(env, "SVC_AUTH_MFA", MFA_POLICIES),
+    publicUrl: publicUrl(env.SVC_PUBLIC_URL),
     oidc: modes.has("oidc") ? oidcConfig(env) : null,
   }
 }

@@ -16,6 +16,7 @@ export const SEALED_FILES = [
   "alerts/channels.json",
   "secrets/registries.json",
   "secrets/totp.json",
+  "secrets/passkeys.json",
   "records/*/env.json",
   "records/*/run.json",
   "records/*/git.json",

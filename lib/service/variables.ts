@@ -83,6 +83,10 @@ export const VARIABLES = {
     default: "off",
     doc: "who must sign in with a second factor: `off`, `admins` or `all` local users; one without a factor is sent to enrol one after the password and can do nothing else; see [Second factors](auth.md#second-factors-an-authenticator-app-recovery-codes)",
   },
+  SVC_PUBLIC_URL: {
+    shown: "(unset: the address a request came to)",
+    doc: "the address people open the service at, `https://harbor.example.com` behind a TLS proxy: passkeys are bound to its host name and accepted from its origin only (plain `http://` works on `localhost` and `127.0.0.1` only); see [Passkeys](auth.md#passkeys)",
+  },
   SVC_AUTH_AUDIT_MAX_BYTES: { default: authDefaults.auditMaxBytes, doc: "size of one audit file" },
   SVC_AUTH_AUDIT_FILES: { default: authDefaults.auditFiles, doc: "how many audit files are kept" },
   SVC_AUTH_OIDC_ISSUER: {

@@ -6,6 +6,7 @@ import type { Role } from "#lib/auth/roles.ts"
 import type { Ctx } from "#lib/service/context.ts"
 import { codeAt } from "#lib/auth/totp.ts"
 import { testApp, type TestApp } from "./app.ts"
+import { SoftAuthenticator } from "./webauthn.ts"
 
 export const PASSWORD = "correct horse"
 
@@ -34,6 +35,8 @@ export interface AuthTestApp extends TestApp {
   token(cookie: string, body?: Record<string, unknown>): Promise<{ token: string; id: string }>
   /** Sets up an authenticator app for the user signed in with `cookie` (or sent to enrol): its secret and the recovery codes. */
   enrolTotp(cookie: string): Promise<{ secret: string; codes: string[]; res: Response }>
+  /** Registers a passkey named `name` for the user signed in with `cookie` (or sent to enrol), made by a software authenticator for this app's address. */
+  enrolPasskey(cookie: string, name?: string): Promise<{ authenticator: SoftAuthenticator; res: Response }>
   /** The password step of a sign-in with a second step: the hm_pending Cookie header. */
   password(name: string): Promise<string>
 }
@@ -72,6 +75,16 @@ export async function authApp(env: Record<string, string> = {}, overrides: Parti
       if (res.status !== 200) throw new Error(`TOTP confirmation answered ${res.status}: ${await res.clone().text()}`)
       const { recovery_codes } = (await res.clone().json()) as { recovery_codes?: string[] }
       return { secret, codes: recovery_codes ?? [], res }
+    },
+    async enrolPasskey(cookie: string, name = "laptop") {
+      const authenticator = new SoftAuthenticator("http://127.0.0.1:8080", "127.0.0.1")
+      const options = await t.call("POST", "/api/auth/factors/passkeys/options", undefined, { cookie })
+      if (options.status !== 200) throw new Error(`passkey options answered ${options.status}: ${await options.text()}`)
+      const credential = authenticator.register(await options.json())
+      const res = await t.call("POST", "/api/auth/factors/passkeys", { name, credential }, { cookie })
+      if (res.status !== 201)
+        throw new Error(`passkey registration answered ${res.status}: ${await res.clone().text()}`)
+      return { authenticator, res }
     },
     async password(name: string) {
       const res = await t.call("POST", "/api/auth/login", { user: name, password: PASSWORD })

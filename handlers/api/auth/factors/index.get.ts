@@ -7,12 +7,17 @@ export default defineRoute({
   detail: {
     operationId: "getFactors",
     summary:
-      "Your second factors: whether an authenticator app is set up, how many recovery codes are left, and whether SVC_AUTH_MFA requires one. For a local user signed in with a session, or sent to enrol after the password",
+      "Your second factors: whether an authenticator app is set up, your passkeys, how many recovery codes are left, and whether SVC_AUTH_MFA requires one. For a local user signed in with a session, or sent to enrol after the password",
     tags: ["auth"],
   },
   response: factorsSchema,
   handler: ({ request, ctx }) => {
     const who = ctx.auth.enrollee(request)
-    return factorsView(who.user, ctx.auth.factors.get(who.user), ctx.auth.mfaRequired(who.role))
+    return factorsView(
+      who.user,
+      ctx.auth.factors.get(who.user),
+      ctx.auth.factors.passkeys(who.user),
+      ctx.auth.mfaRequired(who.role),
+    )
   },
 })

@@ -6,7 +6,7 @@ import { readFileSync, statSync } from "node:fs"
 import { unseal } from "#lib/data/sealed.ts"
 import { join } from "node:path"
 import { codeAt } from "#lib/auth/totp.ts"
-import { authApp, type AuthTestApp } from "../../../../support/auth.ts"
+import { authApp, PASSWORD, type AuthTestApp } from "../../../../support/auth.ts"
 
 let t: AuthTestApp
 afterEach(() => t.close())
@@ -45,6 +45,7 @@ test("a secret as text and QR code; a wrong code leaves it off; the right one tu
   expect(await (await t.call("GET", "/api/auth/factors", undefined, { cookie })).json()).toEqual({
     user: "ann",
     totp: true,
+    passkeys: [],
     recovery_codes: 10,
     required: false,
   })
@@ -90,12 +91,17 @@ test("removing it ends the other sessions; recovery codes made again replace the
   const session = await t.call("POST", "/api/auth/login/code", { code: fresh.recovery_codes[0] }, { cookie: pending })
   expect(session.status).toBe(200)
   const other = session.headers.get("set-cookie")!.split(";")[0]!
-  const removed = await t.call("DELETE", "/api/auth/factors/totp", undefined, { cookie })
+  // Removing it asks for the password (or a current code).
+  const unproved = await t.call("DELETE", "/api/auth/factors/totp", {}, { cookie })
+  expect([unproved.status, (await unproved.json()).error.code]).toEqual([400, "proof_required"])
+  const wrong = await t.call("DELETE", "/api/auth/factors/totp", { password: "not the password" }, { cookie })
+  expect([wrong.status, (await wrong.json()).error.code]).toEqual([403, "wrong_password"])
+  const removed = await t.call("DELETE", "/api/auth/factors/totp", { password: PASSWORD }, { cookie })
   expect(removed.status).toBe(200)
   expect((await t.call("GET", "/api/containers", undefined, { cookie: other })).status).toBe(401)
   // With no factor left the password alone signs in, and recovery codes are gone with it.
   await t.signIn("ann")
   expect((await (await t.call("GET", "/api/auth/factors", undefined, { cookie })).json()).recovery_codes).toBe(0)
   expect((await t.call("POST", "/api/auth/factors/recovery-codes", undefined, { cookie })).status).toBe(409)
-  expect((await t.call("DELETE", "/api/auth/factors/totp", undefined, { cookie })).status).toBe(404)
+  expect((await t.call("DELETE", "/api/auth/factors/totp", { password: PASSWORD }, { cookie })).status).toBe(404)
 })

@@ -144,5 +144,11 @@ test("no code, secret or recovery code reaches the audit log, the factors file o
   expect(store).not.toContain(secret)
   expect(JSON.parse(unseal(store))).toEqual({ ann: secret })
   const view = await t.call("GET", "/api/auth/factors", undefined, { cookie: session })
-  expect(await view.json()).toEqual({ user: "ann", totp: true, recovery_codes: 9, required: false })
+  expect(await view.json()).toEqual({
+    user: "ann",
+    totp: true,
+    passkeys: [],
+    recovery_codes: 9,
+    required: false,
+  })
 })
