@@ -1,11 +1,13 @@
-// Second factors in the UI: the second step of a sign-in (a code from the authenticator app or a
-// recovery code), setting up an authenticator app (its QR code, its secret as text, a code to confirm,
-// then the recovery codes shown once), and the Account page's section that shows them, makes new
-// recovery codes and removes the app. A user SVC_AUTH_MFA sends to enrol sees only the setup.
+// Second factors in the UI: the second step of a sign-in (a code from the authenticator app, a
+// recovery code or a passkey), setting up an authenticator app (its QR code, its secret as text, a code
+// to confirm, then the recovery codes shown once) or a passkey (passkeys.ts), and the Account page's
+// section that shows them, makes new recovery codes and removes the app or a passkey. A user
+// SVC_AUTH_MFA sends to enrol sees only the setup.
 import type * as v from "valibot"
 import type { factorsSchema } from "#lib/auth/schemas.ts"
-import { del, get, post } from "../api.ts"
+import { get, post } from "../api.ts"
 import { action, errorBox, h, load, render, toast } from "../dom.ts"
+import { passkeyAdd, passkeyList, passkeySignInButton, removeFactor } from "./passkeys.ts"
 
 type Factors = v.InferOutput<typeof factorsSchema>
 const local = { local: true }
@@ -90,10 +92,15 @@ export function secondStepPage(main: HTMLElement): void {
   const form = h(
     "form",
     { class: "card signin", "aria-labelledby": "second-h" },
-    h("p", null, "Give the code your authenticator app shows, or one of your recovery codes."),
+    h("p", null, "Give the code your authenticator app shows, or one of your recovery codes, or use a passkey."),
     h("div", { class: "field" }, h("label", { for: "signin-code" }, "Code"), code),
     problems,
-    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Sign in")),
+    h(
+      "div",
+      { class: "actions" },
+      h("button", { type: "submit", class: "primary" }, "Sign in"),
+      passkeySignInButton("Use a passkey", problems),
+    ),
   )
   form.addEventListener("submit", async (e) => {
     e.preventDefault()
@@ -115,7 +122,7 @@ export function enrolPage(main: HTMLElement): void {
   const finished = (codes: string[] | undefined) =>
     render(
       card,
-      h("h2", { id: "enrol-h" }, "Authenticator app on"),
+      h("h2", { id: "enrol-h" }, "Second factor on"),
       codes && recoveryCodes(codes),
       h("button", { type: "button", class: "primary", onclick: () => location.assign("/") }, "Continue"),
     )
@@ -124,6 +131,7 @@ export function enrolPage(main: HTMLElement): void {
     h("h2", { id: "enrol-h" }, "Set up a second factor"),
     h("p", null, "This server requires a second factor for your account before anything else."),
     totpSetup(finished),
+    passkeyAdd(finished),
   )
   render(main, h("h1", null, "Second factor required"), card)
 }
@@ -132,6 +140,9 @@ export function enrolPage(main: HTMLElement): void {
 export function factorsSection(signal: AbortSignal): HTMLElement {
   const section = h("section", { class: "card", "aria-labelledby": "factors-h" })
   const shown = h("div", { "aria-live": "polite" })
+  const added = (codes: string[] | undefined) => {
+    void reload().then(() => codes && render(shown, recoveryCodes(codes)))
+  }
   const reload = load(
     section,
     () => get<Factors>("/auth/factors", { ...local, signal }),
@@ -141,32 +152,33 @@ export function factorsSection(signal: AbortSignal): HTMLElement {
         "p",
         null,
         f.totp ? "An authenticator app is on. " : "No authenticator app. ",
-        f.totp && `${f.recovery_codes} recovery codes left. `,
+        `${f.passkeys.length || "No"} passkey${f.passkeys.length === 1 ? "" : "s"}. `,
+        (f.totp || f.passkeys.length > 0) && `${f.recovery_codes} recovery codes left. `,
         f.required && "This server requires a second factor for your account.",
       ),
-      f.totp
-        ? h(
-            "div",
-            { class: "actions" },
-            action(
-              "New recovery codes",
-              () => post<{ recovery_codes: string[] }>("/auth/factors/recovery-codes", undefined, local),
-              {
-                needs: null,
-                confirm: "Make ten new recovery codes? The ones you have stop working.",
-                done: (r) => (render(shown, recoveryCodes(r.recovery_codes)), toast("New recovery codes made")),
-              },
-            ),
-            action("Remove the authenticator app", () => del("/auth/factors/totp", local), {
-              class: "small danger",
+      (f.totp || f.passkeys.length > 0) &&
+        h(
+          "div",
+          { class: "actions" },
+          action(
+            "New recovery codes",
+            () => post<{ recovery_codes: string[] }>("/auth/factors/recovery-codes", undefined, local),
+            {
               needs: null,
-              confirm: "Remove the authenticator app? Your other sessions are signed out.",
-              done: () => void reload(),
-            }),
-          )
-        : totpSetup((codes) => {
-            void reload().then(() => codes && render(shown, recoveryCodes(codes)))
-          }),
+              confirm: "Make ten new recovery codes? The ones you have stop working.",
+              done: (r) => (render(shown, recoveryCodes(r.recovery_codes)), toast("New recovery codes made")),
+            },
+          ),
+          f.totp &&
+            action(
+              "Remove the authenticator app",
+              () => removeFactor("/auth/factors/totp", "Remove the authenticator app"),
+              { class: "small danger", needs: null, done: (removed) => removed && void reload() },
+            ),
+        ),
+      !f.totp && totpSetup(added),
+      passkeyList(f.passkeys, () => void reload()),
+      passkeyAdd(added),
       shown,
     ],
   )

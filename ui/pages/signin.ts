@@ -3,6 +3,7 @@
 import { post } from "../api.ts"
 import { errorBox, h, render } from "../dom.ts"
 import type { Session } from "../session.ts"
+import { passkeySignInButton } from "./passkeys.ts"
 
 export function signInPage(main: HTMLElement, modes: Extract<Session, { state: "signed-out" }>["modes"]): void {
   const problems = h("div")
@@ -21,7 +22,7 @@ export function signInPage(main: HTMLElement, modes: Extract<Session, { state: "
     h("div", { class: "field" }, h("label", { for: "signin-user" }, "User"), user),
     h("div", { class: "field" }, h("label", { for: "signin-password" }, "Password"), password),
     problems,
-    h("div", { class: "actions" }, submit),
+    h("div", { class: "actions" }, submit, passkeySignInButton("Use a passkey", problems)),
   )
   form.addEventListener("submit", async (e) => {
     e.preventDefault()
