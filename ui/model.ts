@@ -129,6 +129,10 @@ export interface Stack {
   external: boolean
   /** What runs it: compose on this engine, or the swarm. */
   orchestrator: StackAnswer["orchestrator"]
+  /** The actions its orchestrator has a meaning for (start, stop, restart, pause, unpause). */
+  actions: StackAnswer["capabilities"]["actions"]
+  /** Where its containers run: this engine (each service's containers, their usage), or the orchestrator's nodes (its services' tasks). */
+  runsOn: StackAnswer["capabilities"]["runs_on"]
   /** What the start recovered of an operation cut short by a crash. */
   recovered?: { time: string; message: string }
 }
@@ -144,6 +148,8 @@ export function stack(s: StackAnswer): Stack {
     currentVersion: s.current_version,
     external: !s.managed,
     orchestrator: s.orchestrator,
+    actions: s.capabilities.actions,
+    runsOn: s.capabilities.runs_on,
     ...(s.recovered ? { recovered: s.recovered } : {}),
   }
 }

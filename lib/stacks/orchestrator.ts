@@ -24,6 +24,23 @@ export type OrchestratorName = (typeof ORCHESTRATORS)[number]
  */
 export const VOLUMES_LIE_ON: Record<OrchestratorName, "engine" | "nodes"> = { compose: "engine", swarm: "nodes" }
 
+/**
+ * What a client may offer for a stack, as its orchestrator says (the API answers it with the stack,
+ * so that no client asks which orchestrator a stack has): the actions it has a meaning for, and where
+ * its containers run: `engine`, on this one (each service's containers, their usage sampled here), or
+ * `nodes`, on the orchestrator's nodes (each service's replicas and tasks).
+ */
+export interface Capabilities {
+  actions: StackAction[]
+  runs_on: "engine" | "nodes"
+}
+
+export const CAPABILITIES: Record<OrchestratorName, Capabilities> = {
+  compose: { actions: ["start", "stop", "restart", "pause", "unpause"], runs_on: "engine" },
+  // The swarm keeps a stack's tasks running: they are replaced (restart), never stopped or paused.
+  swarm: { actions: ["restart"], runs_on: "nodes" },
+}
+
 /** An orchestrator other than the default, as a stack's state and its export name it (compose, the default, by leaving it out). */
 export type NamedOrchestrator = Exclude<OrchestratorName, "compose">
 
@@ -60,6 +77,8 @@ export interface StackView {
   managed: boolean
   /** What runs it. */
   orchestrator: OrchestratorName
+  /** What a client may offer for it (its orchestrator's). */
+  capabilities: Capabilities
   status: StackStatus
   services: ServiceView[]
   current_version: number | null

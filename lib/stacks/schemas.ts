@@ -23,6 +23,21 @@ export const stackSchema = v.object({
     v.picklist(["compose", "swarm"]),
     v.description("what runs the stack: compose on this engine, or a swarm (`docker stack`)"),
   ),
+  capabilities: v.pipe(
+    v.object({
+      actions: v.pipe(
+        v.array(v.picklist(["start", "stop", "restart", "pause", "unpause"])),
+        v.description("the actions (POST /api/stacks/{name}/{action}) its orchestrator has a meaning for"),
+      ),
+      runs_on: v.pipe(
+        v.picklist(["engine", "nodes"]),
+        v.description(
+          "where its containers run: engine, on this one (listed under each service); nodes, on the orchestrator's nodes (each service's replicas and tasks)",
+        ),
+      ),
+    }),
+    v.description("what a client may offer for the stack, as its orchestrator says"),
+  ),
   status: v.picklist(["running", "partly running", "paused", "stopped"]),
   services: v.array(
     v.object({

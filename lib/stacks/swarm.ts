@@ -30,6 +30,7 @@ import { readIfFile, within } from "./host-paths.ts"
 import { mergeBatches } from "./logs.ts"
 import { candidateModel, readCompose } from "./model.ts"
 import {
+  CAPABILITIES,
   errorMessage,
   tailOf,
   type ImageChange,
@@ -396,7 +397,7 @@ export function swarmOrchestrator({
         : { health: "running", reason: null }
     },
     async act(name, action) {
-      if (action !== "restart")
+      if (!CAPABILITIES.swarm.actions.includes(action))
         throw conflict(
           `${action} is not supported for a swarm stack: the swarm keeps its tasks running (restart replaces them; remove stops them)`,
           "not_supported",
@@ -487,6 +488,7 @@ function servicesView(kept: Kept, services: EngineService[], tasks: EngineTask[]
     name: kept.name,
     managed: true,
     orchestrator: "swarm",
+    capabilities: CAPABILITIES.swarm,
     status:
       running === 0
         ? "stopped"

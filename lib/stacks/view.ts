@@ -4,7 +4,7 @@
 // stack's, a compose project's made elsewhere, and what a view keeps of a stack kept here.
 import { containerRecord, SERVICE_LABEL, STACK_LABEL, type Redactor } from "../engine/containers.ts"
 import type { ContainerSummary, Engine } from "../engine/client.ts"
-import type { Kept, OrchestratorName, StackStatus, StackView } from "./orchestrator.ts"
+import { CAPABILITIES, type Kept, type OrchestratorName, type StackStatus, type StackView } from "./orchestrator.ts"
 
 /** running: all running; paused: all paused; stopped: none running or paused (or no containers); else partly running. */
 export function stackStatus(containers: { State: string }[]): StackStatus {
@@ -48,6 +48,7 @@ export function containersView(
     name,
     managed: !!kept,
     orchestrator,
+    capabilities: CAPABILITIES[orchestrator],
     status: stackStatus(containers),
     services: services.map((s) => ({
       name: s,

@@ -103,7 +103,11 @@ test("a swarm stack deploys as the CLI's model, every task running before the an
   expect(await envOf("app")).toContain("GREETING=hello")
   // the list says what runs it
   const list = await (await api("/stacks")).json()
-  expect(list.find((s: any) => s.name === NAME)).toMatchObject({ orchestrator: "swarm", status: "running" })
+  expect(list.find((s: any) => s.name === NAME)).toMatchObject({
+    orchestrator: "swarm",
+    capabilities: { actions: ["restart"], runs_on: "nodes" },
+    status: "running",
+  })
   // and so do the metrics: the stack gauge counts it running
   expect(await (await fetch(`${svc.url}/metrics`)).text()).toMatch(/^harbormaster_stacks\{status="running"\} 1$/m)
   // the secret from the stack's file is the swarm's

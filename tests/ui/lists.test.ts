@@ -91,6 +91,7 @@ const answer = (
   name,
   managed: true,
   orchestrator: "compose",
+  capabilities: { actions: ["start", "stop", "restart", "pause", "unpause"], runs_on: "engine" },
   status,
   services: [{ name: "app", containers }],
   current_version: 1,

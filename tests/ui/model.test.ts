@@ -91,6 +91,7 @@ test("a stack view keeps its services, containers, version and pending flags", (
     name: "web",
     managed: true,
     orchestrator: "compose" as const,
+    capabilities: { actions: ["restart" as const], runs_on: "nodes" as const },
     status: "partly running" as const,
     services: [{ name: "web", containers: [record] }],
     current_version: 2,
@@ -107,6 +108,8 @@ test("a stack view keeps its services, containers, version and pending flags", (
     files: ["nginx.conf"],
     currentVersion: 2,
     external: false,
+    actions: ["restart"],
+    runsOn: "nodes",
   })
   expect(s.services[0]!.containers[0]!.name).toBe("web-1")
   expect(stack({ ...answer, name: "other", managed: false, services: [] }).external).toBe(true)

@@ -95,6 +95,10 @@ test("a swarm stack's page lists its services with their replicas", async () => 
   const row = page.locator('section[aria-label="Swarm services"] tbody tr', { hasText: `${STACK}_web` })
   await row.waitFor()
   expect(await row.textContent()).toContain("2 / 2")
+  // The actions its orchestrator has a meaning for: a restart, but no start, stop or pause.
+  await page.getByRole("button", { name: `Restart ${STACK}` }).waitFor()
+  for (const name of ["Start", "Stop", "Pause", "Unpause"])
+    expect(await page.getByRole("button", { name: `${name} ${STACK}`, exact: true }).count()).toBe(0)
   await row.getByRole("link", { name: `${STACK}_web` }).click()
   await page.getByRole("heading", { name: "Tasks" }).waitFor()
   // In the stack list: the swarm marker, its health, and a kind filter that finds it.

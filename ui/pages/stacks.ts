@@ -63,7 +63,7 @@ const encPath = (p: string) => p.split("/").map(enc).join("/")
 /** The stack-wide operations; each refreshes the view when done. A row of the list offers the frequent ones (its selection has Delete). */
 function stackActions(s: Stack, refresh: () => void, where: "list" | "page"): HTMLElement {
   const page = where === "page"
-  const compose = s.orchestrator === "compose"
+  const can = (a: Stack["actions"][number]) => s.actions.includes(a)
   const op = (label: string, path: string) =>
     action(label, () => post(`/stacks/${enc(s.name)}/${path}`), {
       done: () => (toast(`${label}: ${s.name} done`), refresh()),
@@ -72,13 +72,14 @@ function stackActions(s: Stack, refresh: () => void, where: "list" | "page"): HT
   return h(
     "div",
     { class: "actions" },
-    // The swarm keeps a swarm stack's tasks running: it is restarted, updated or removed only.
-    compose && s.state !== "running" && op("Start", "start"),
-    compose && s.state !== "stopped" && op("Stop", "stop"),
-    op("Restart", "restart"),
+    // Only the actions the stack's orchestrator has a meaning for (a swarm keeps its tasks running).
+    can("start") && s.state !== "running" && op("Start", "start"),
+    can("stop") && s.state !== "stopped" && op("Stop", "stop"),
+    can("restart") && op("Restart", "restart"),
     page &&
-      compose &&
-      (s.state === "paused" ? op("Unpause", "unpause") : s.state !== "stopped" && op("Pause", "pause")),
+      (s.state === "paused"
+        ? can("unpause") && op("Unpause", "unpause")
+        : can("pause") && s.state !== "stopped" && op("Pause", "pause")),
     action("Update", () => post<StackUpdated>(`/stacks/${enc(s.name)}/update`), {
       label: `Update ${s.name}`,
       done: (r) => (
@@ -138,15 +139,7 @@ const stackSpec: ListSpec<StackRow> = {
         ["swarm", "On the swarm"],
       ],
       test: (s, v) =>
-        v === "managed"
-          ? !s.external
-          : v === "unmanaged"
-            ? s.external
-            : v === "git"
-              ? !!s.git
-              : v === "swarm"
-                ? s.orchestrator === "swarm"
-                : true,
+        v === "managed" ? !s.external : v === "unmanaged" ? s.external : v === "git" ? !!s.git : s.orchestrator === v,
     },
     needs: {
       label: "Needs",
@@ -167,7 +160,7 @@ const stackSpec: ListSpec<StackRow> = {
   },
 }
 
-/** The stack's name with its markers: git, swarm, not managed here. */
+/** The stack's name with its markers: git, the orchestrator of one run on its nodes (the swarm), not managed here. */
 const nameCell = (s: StackRow) => [
   h("a", { href: `#/stacks/${enc(s.name)}` }, s.name),
   s.git &&
@@ -179,7 +172,7 @@ const nameCell = (s: StackRow) => [
       },
       "git",
     ),
-  s.orchestrator === "swarm" && h("span", { class: "badge marker" }, "swarm"),
+  s.runsOn === "nodes" && h("span", { class: "badge marker" }, s.orchestrator),
   s.external && h("span", { class: "badge marker" }, "not managed"),
 ]
 
@@ -195,7 +188,7 @@ const imageBadges = (s: StackRow) => {
 }
 
 const usageCell = (s: StackRow, kind: "cpu" | "mem") =>
-  s.health === "stopped" || s.orchestrator === "swarm"
+  s.health === "stopped" || s.runsOn !== "engine"
     ? "—"
     : h(
         "span",
@@ -217,16 +210,21 @@ const stackBulk: BulkAction<StackRow>[] = [
   {
     label: "Start",
     done: "started",
-    applies: (s) => s.orchestrator === "compose" && s.state !== "running",
+    applies: (s) => s.actions.includes("start") && s.state !== "running",
     run: (s) => post(`/stacks/${enc(s.name)}/start`),
   },
   {
     label: "Stop",
     done: "stopped",
-    applies: (s) => s.orchestrator === "compose" && s.state !== "stopped",
+    applies: (s) => s.actions.includes("stop") && s.state !== "stopped",
     run: (s) => post(`/stacks/${enc(s.name)}/stop`),
   },
-  { label: "Restart", done: "restarted", applies: () => true, run: (s) => post(`/stacks/${enc(s.name)}/restart`) },
+  {
+    label: "Restart",
+    done: "restarted",
+    applies: (s) => s.actions.includes("restart"),
+    run: (s) => post(`/stacks/${enc(s.name)}/restart`),
+  },
   {
     label: "Delete",
     done: "deleted",
@@ -563,7 +561,7 @@ function updateText(r: UpdateCheck): string {
 }
 
 function servicesView(s: Stack, refresh: () => void, signal: AbortSignal): HTMLElement {
-  if (s.orchestrator === "swarm") {
+  if (s.runsOn === "nodes") {
     const el = h("section", { class: "card", "aria-label": "Swarm services" })
     swarmServices(el, signal, s.name)
     return el

@@ -47,6 +47,7 @@ test("compose: a stack's view is its containers under their services, its health
     shown,
   )
   expect(view).toMatchObject({ name: "web", managed: true, orchestrator: "compose", status: "partly running" })
+  expect(view!.capabilities).toEqual({ actions: ["start", "stop", "restart", "pause", "unpause"], runs_on: "engine" })
   expect(view!.services.map((s) => [s.name, s.containers.map((c) => c.state)])).toEqual([
     ["cache", []],
     ["db", ["exited"]],
@@ -74,6 +75,8 @@ test("swarm: a stack's view is its services' replicas and tasks by node, its dec
   engine.swarm.addService({ name: "other_web", labels: { [SWARM_STACK_LABEL]: "other" } })
   const [view] = await swarm.views([kept("shop", ["web", "worker"])], [], shown)
   expect(view).toMatchObject({ name: "shop", orchestrator: "swarm", status: "running", current_version: 1 })
+  // A client offers a restart only, and the services' tasks on their nodes.
+  expect(view!.capabilities).toEqual({ actions: ["restart"], runs_on: "nodes" })
   const web = view!.services.find((s) => s.name === "web")!
   expect(web.replicas).toEqual({ desired: 2, running: 2 })
   expect(web.tasks!.map((t) => t.state)).toEqual(["running", "running"])

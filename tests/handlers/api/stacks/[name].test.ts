@@ -18,6 +18,7 @@ test("GET one stack; unknown is 404, bad names 400 (encoded traversal included)"
     name: "demo",
     status: "running",
     current_version: 1,
+    capabilities: { actions: ["start", "stop", "restart", "pause", "unpause"], runs_on: "engine" },
   })
   expect((await t.call("GET", "/api/stacks/nope")).status).toBe(404)
   for (const path of ["..%2Fetc", "%2e%2e%2fetc", "Demo", "a%2Fb", "-x", "a%00b"])
