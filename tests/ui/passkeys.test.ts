@@ -2,8 +2,8 @@
 // internal, keeping discoverable credentials, verifying its user) against the real service with
 // SVC_AUTH=local, opened at http://localhost (browsers allow WebAuthn on plain HTTP there only). A
 // user adds a passkey from the Account page, signs out, signs in with the password and the passkey as
-// the second step, then with the passkey alone; removes it with the password. An event stream a
-// browser holds open ends when its session is ended from another browser. Screenshots of the Account
+// the second step, then with the passkey alone; removes it with the password. A container's shell and
+// an event stream a browser holds open end when its session is ended from another browser. Screenshots of the Account
 // page with a passkey and of the second step go to a temporary folder (printed), or with
 // UPDATE_SCREENSHOTS=1 to docs/screenshots/.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
@@ -11,7 +11,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { CDPSession, Page } from "playwright-core"
-import { engineHost } from "../support/engine.ts"
+import { cleanup, engineHost, realEngine, runContainer } from "../support/engine.ts"
 import { startService, type Service } from "../support/service.ts"
 import { openBrowser, show, type Browser } from "../support/browser.ts"
 import { addUser, USER_PASSWORD } from "../support/users.ts"
@@ -55,6 +55,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   if (!process.env.UPDATE_SCREENSHOTS) console.log(`screenshots: ${SHOTS}`)
+  await cleanup(realEngine())
   await browser?.close()
   await svc?.stop()
 })
@@ -120,11 +121,15 @@ test("a passkey added on the Account page signs in as the second step, then with
   await cdp.send("WebAuthn.clearCredentials", { authenticatorId })
 }, 120_000)
 
-test("a session ended from another browser ends the event stream it held open", async () => {
+test("a session ended from another browser ends the container shell and the event stream it held open", async () => {
+  const id = await runContainer(realEngine(), `hm-pk-shell-${process.pid}`, "sleep 600")
   const other = await openBrowser()
   try {
     await password(page, "vic")
     await signedInAs(page, "vic")
+    await page.goto(`${url}/#/containers/${id}/shell`)
+    const status = page.locator(".term-status")
+    await status.filter({ hasText: "Connected" }).waitFor()
     await page.evaluate(
       () =>
         new Promise<void>((resolve, reject) => {
@@ -142,7 +147,8 @@ test("a session ended from another browser ends the event stream it held open", 
     await end.click()
     await other.page.getByRole("button", { name: "Confirm" }).click()
     await other.page.getByText(/Ended the session/).waitFor()
-    // The stream ends; reconnecting, the browser is refused (401) and gives up: CLOSED.
+    // The shell closes with the reason; the stream ends and, reconnecting, is refused (401): CLOSED.
+    await status.filter({ hasText: "Disconnected: signed out" }).waitFor()
     await page.waitForFunction(() => (window as unknown as { stream: EventSource }).stream.readyState === 2)
     expect(other.pageErrors).toEqual([])
   } finally {
