@@ -175,6 +175,37 @@ async function finished(run: ReturnType<typeof tool>, path: FilePath): Promise<v
   if (code !== 0) throw toolError(stderr, path, run.stopped())
 }
 
+/**
+ * A tool's output as a stream that ends as the tool did: a tool that failed before its first byte is
+ * the caller's error; one that fails after errors the stream (the answer is aborted, never a cut tar
+ * that looks whole).
+ */
+async function outputOf(run: ReturnType<typeof tool>, path: FilePath): Promise<ReadableStream<Uint8Array>> {
+  const done = finished(run, path)
+  done.catch(() => {})
+  const reader = (run.proc.stdout as ReadableStream<Uint8Array>).getReader()
+  const first = await reader.read()
+  if (first.done) await done
+  let held = first.value
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const next = held ? { done: false, value: held } : await reader.read()
+          held = undefined
+          if (!next.done) return controller.enqueue(next.value)
+          await done
+          controller.close()
+        } catch (err) {
+          controller.error(err)
+        }
+      },
+      cancel: (reason) => reader.cancel(reason).catch(() => {}),
+    },
+    { highWaterMark: 0 },
+  )
+}
+
 const FIND_FORMAT = "%y %m %s %U %G %T@\\0%f\\0%l\\0"
 const TYPES: Record<number, Kind> = { 0x66: "file", 0x64: "folder", 0x6c: "link" }
 
@@ -317,9 +348,7 @@ export function localFiles(root: string): Files {
         await inParent(root, path, (dir, name) => {
           if (!lstatAt(dir, name)) throw absent(path)
         })
-      const run = tool(root, false, script, [parent, path.slice(-1)], STREAM_SECONDS, { signal })
-      void run.exited
-      return run.proc.stdout as ReadableStream<Uint8Array>
+      return outputOf(tool(root, false, script, [parent, path.slice(-1)], STREAM_SECONDS, { signal }), path)
     },
 
     async write(path, body, _size, version) {

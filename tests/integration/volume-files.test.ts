@@ -10,6 +10,7 @@ import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
 import { cutUpload } from "../support/cut-upload.ts"
+import { waitForProcess } from "../support/procs.ts"
 import { startService, type Service } from "../support/service.ts"
 
 let engine: Engine
@@ -184,6 +185,17 @@ describe.each(kinds)("a volume through $way", ({ way, make }) => {
       const kept = new Uint8Array(await (await call("GET", `${base}/content?path=sent.bin`)).arrayBuffer())
       expect(sha256(kept)).toBe(sha256(data))
     }
+  })
+
+  test("a folder's tar whose tar fails midway ends the download as an error, never as a tar that looks whole", async () => {
+    await inVolume(volume, "mkdir /v/cut-tar && head -c 268435456 /dev/urandom > /v/cut-tar/big")
+    const res = await call("GET", `${base}/archive?path=cut-tar`)
+    expect(res.status).toBe(200)
+    // tar waits on the answer nobody reads yet; killed there (as the kernel's OOM killer would).
+    process.kill(await waitForProcess("tar", "cut-tar"), "SIGKILL")
+    const body = await received(res)
+    expect(body.cut).toBe(true)
+    await inVolume(volume, "rm -r /v/cut-tar")
   })
 
   test("a container racing folders and files against links while they are read and written: nothing outside is read or written", async () => {
