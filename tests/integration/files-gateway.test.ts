@@ -12,9 +12,10 @@ import { join } from "node:path"
 import type { Engine } from "#lib/engine/client.ts"
 import { signProof } from "#lib/cluster/proof.ts"
 import { cleanup, engineHost, realEngine, runContainer, TEST_LABEL, testImage } from "../support/engine.ts"
-import { waitForProcess } from "../support/procs.ts"
+import { alive, ancestors, waitForProcess } from "../support/procs.ts"
 import { startService, type Service } from "../support/service.ts"
 import { makeTar } from "../support/tar.ts"
+import { terminal } from "../support/terminal.ts"
 import { addUser, signIn } from "../support/users.ts"
 
 let engine: Engine
@@ -41,7 +42,11 @@ const hostUntouched = () => {
   expect(readFileSync(join(host, "secret"), "utf8")).toBe(SECRET)
 }
 
-async function signedIn(which: "a" | "b", users: [string, string][]): Promise<Service> {
+async function signedIn(
+  which: "a" | "b",
+  users: [string, string][],
+  env: Record<string, string> = {},
+): Promise<Service> {
   const dataDir = mkdtempSync(join(tmpdir(), `hm-gwfiles-${which}-`))
   dirs.push(dataDir)
   for (const [name, role] of users) await addUser(dataDir, name, role)
@@ -51,6 +56,7 @@ async function signedIn(which: "a" | "b", users: [string, string][]): Promise<Se
       SVC_AUTH: "local",
       SVC_TRANSFER_IMAGE: testImage(),
       SVC_PROBE_TIMEOUT_MS: "3000",
+      ...env,
     },
     { dataDir },
   )
@@ -65,7 +71,8 @@ beforeAll(async () => {
       ["op", "operator"],
       ["view", "viewer"],
     ]),
-    signedIn("b", [["root", "admin"]]),
+    // The node allows a terminal on its host; the control plane does not.
+    signedIn("b", [["root", "admin"]], { SVC_HOST_SHELL: "root" }),
   ])
   on.admin = (await signIn(cp.url, "root")).cookie
   on.operator = (await signIn(cp.url, "op")).cookie
@@ -342,6 +349,44 @@ describe("a node's container through the gateway", () => {
     hostUntouched()
   })
 })
+
+test("a node's host terminal through the gateway: the admin's command runs on the node, its process tree goes when the socket closes; an operator is refused", async () => {
+  const url = `${cp.url.replace("http:", "ws:")}/api/nodes/m1/proxy/api/host/shell?cols=90&rows=20`
+  const t = await terminal(url, { headers: { cookie: on.admin, origin: cp.url } })
+  await t.prompt()
+  t.type("stty size; echo shell=$$; nohup sleep 600 >/dev/null 2>&1 & echo pid=$!\r")
+  expect((await t.waitFor(/\b20 90\b/))[0]).toBe("20 90")
+  const shell = Number((await t.waitFor(/shell=(\d+)/))[1])
+  const left = Number((await t.waitFor(/pid=(\d+)/))[1])
+  // The node's shell: a process below the member's service, none of the control plane's.
+  expect(ancestors(shell)).toContain(member.proc.pid)
+  expect(ancestors(shell)).not.toContain(cp.proc.pid)
+  expect(alive(left)).toBe(true)
+  t.ws.close()
+  for (let i = 0; i < 200 && alive(left); i++) await Bun.sleep(100)
+  expect(alive(left)).toBe(false)
+  const audit = async () =>
+    (await jsonOf(await call("GET", "/api/audit?user=root", undefined, { cookie: on.member }, member.url))).body.entries
+      .filter((e: any) => e.via === cpId && e.route === "/api/host/shell")
+      .map((e: any) => e.action)
+  for (let i = 0; i < 100 && !(await audit()).includes("ws.close"); i++) await Bun.sleep(50)
+  expect(await audit()).toEqual(expect.arrayContaining(["ws.open", "ws.close"]))
+
+  const upgrade = {
+    connection: "Upgrade",
+    upgrade: "websocket",
+    "sec-websocket-version": "13",
+    "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+    origin: cp.url,
+  }
+  const asOperator = await fetch(`${cp.url}/api/nodes/m1/proxy/api/host/shell`, {
+    headers: { ...upgrade, cookie: on.operator },
+  })
+  expect(asOperator.status).toBe(403)
+  // The control plane's own host allows none.
+  const own = await fetch(`${cp.url}/api/host/shell`, { headers: { ...upgrade, cookie: on.admin } })
+  expect(own.status).toBe(404)
+}, 60_000)
 
 test("1 GiB goes down and up through the gateway streamed: a reader that stops makes neither server hold it", async () => {
   const volume = "hm-gwfiles-large"

@@ -22,3 +22,26 @@ export async function waitForProcess(program: string, marker: string, ms = 30_00
   }
   throw new Error(`no ${program} with an argument ending in ${marker} came within ${ms} ms`)
 }
+
+/** Whether a process is there and not a zombie (dead, waiting to be reaped). */
+export function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))
+  } catch {
+    return false
+  }
+}
+
+/** The parent, its parent and so on up to pid 1. */
+export function ancestors(pid: number): number[] {
+  const up: number[] = []
+  for (let at = pid; at > 1; ) {
+    try {
+      at = Number(readFileSync(`/proc/${at}/stat`, "utf8").split(") ")[1]!.split(" ")[1])
+    } catch {
+      break
+    }
+    up.push(at)
+  }
+  return up
+}
