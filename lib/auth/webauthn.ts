@@ -37,7 +37,7 @@ export function relyingParty(publicUrl: string | undefined, request: Request): R
   const url = new URL(publicUrl ?? request.url)
   if (url.protocol !== "https:" && !(url.protocol === "http:" && LOCAL_HOSTS.has(url.hostname)))
     throw refused(
-      `passkeys need https: ${url.origin} is plain HTTP${publicUrl ? " (SVC_PUBLIC_URL)" : ""}; set SVC_PUBLIC_URL to the https:// address people open (a TLS proxy in front), or use http://localhost on this host`,
+      `passkeys need https: ${url.origin} is plain HTTP${publicUrl ? " (SVC_PUBLIC_URL)" : ""}; set SVC_PUBLIC_URL to the https:// address people open (a TLS proxy in front), or open http://localhost on this host (browsers refuse an IP address as a passkey's host)`,
       "passkeys_need_https",
     )
   return { id: url.hostname, origin: url.origin }

@@ -85,7 +85,7 @@ export const VARIABLES = {
   },
   SVC_PUBLIC_URL: {
     shown: "(unset: the address a request came to)",
-    doc: "the address people open the service at, `https://harbor.example.com` behind a TLS proxy: passkeys are bound to its host name and accepted from its origin only (plain `http://` works on `localhost` and `127.0.0.1` only); see [Passkeys](auth.md#passkeys)",
+    doc: "the address people open the service at, `https://harbor.example.com` behind a TLS proxy: passkeys are bound to its host name and accepted from its origin only (plain `http://` on `localhost` only: browsers refuse an IP address such as `127.0.0.1` as a passkey's host); see [Passkeys](auth.md#passkeys)",
   },
   SVC_AUTH_AUDIT_MAX_BYTES: { default: authDefaults.auditMaxBytes, doc: "size of one audit file" },
   SVC_AUTH_AUDIT_FILES: { default: authDefaults.auditFiles, doc: "how many audit files are kept" },
