@@ -86,14 +86,14 @@ export function composeTools(flavour: Flavour): Record<string, string> {
 }
 
 /**
- * The service with `env`: `binary` when given, else the one `bun run build` made, else the source;
+ * The service with `env`: `binary` when given, else BENCH_BINARY, else the one `bun run build` made, else the source;
  * with `dataDir` on that data directory (kept when it stops), else on a new one (removed).
  */
 export async function startService(
   env: Record<string, string>,
   opts: { binary?: string; dataDir?: string } = {},
 ): Promise<BenchService> {
-  const binary = opts.binary ?? join(root, "dist/harbormaster")
+  const binary = opts.binary ?? process.env.BENCH_BINARY ?? join(root, "dist/harbormaster")
   const compiled = existsSync(binary)
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hm-bench-data-"))
   const port = await freePort()

@@ -68,8 +68,10 @@ export class EventBus {
     return this.add({ ...e, time: e.time ?? new Date().toISOString(), source: "service" })
   }
 
+  /** An event is frozen once numbered: every subscriber gets the same object, and its SSE message is written once. */
   private add(e: Omit<ServiceEvent, "seq">): ServiceEvent {
-    const event = { seq: ++this.seq, ...e }
+    if (e.attributes) Object.freeze(e.attributes)
+    const event = Object.freeze({ seq: ++this.seq, ...e })
     this.ring.push(event)
     if (this.ring.length > HISTORY_LIMIT) this.ring.shift()
     this.subscribers.publish(event)

@@ -2,6 +2,22 @@
 // source closed as soon as the client goes away.
 export const HEARTBEAT_MS = 15_000
 
+const encoder = new TextEncoder()
+const frames = new WeakMap<object, Uint8Array>()
+
+/**
+ * A value's message. A frozen value is one that cannot change, the same object handed to every
+ * subscriber of a bus: its message is written once however many streams send it.
+ */
+export function frame(value: unknown): Uint8Array {
+  const shared = typeof value === "object" && value !== null && Object.isFrozen(value)
+  const known = shared ? frames.get(value) : undefined
+  if (known) return known
+  const bytes = encoder.encode(`data: ${JSON.stringify(value)}\n\n`)
+  if (shared) frames.set(value, bytes)
+  return bytes
+}
+
 export function sse(source: AsyncIterable<unknown>, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): Response {
   return sseBatches(
     (async function* () {
@@ -18,7 +34,6 @@ export function sseBatches(
   signal: AbortSignal,
   heartbeatMs = HEARTBEAT_MS,
 ): Response {
-  const encoder = new TextEncoder()
   const iterator = source[Symbol.asyncIterator]()
   let timer: ReturnType<typeof setInterval> | undefined
   const stop = () => {
@@ -43,7 +58,8 @@ export function sseBatches(
         if (next.done) {
           clearInterval(timer)
           controller.close()
-        } else controller.enqueue(encoder.encode(next.value.map((v) => `data: ${JSON.stringify(v)}\n\n`).join("")))
+        } else if (next.value.length === 1) controller.enqueue(frame(next.value[0]))
+        else controller.enqueue(encoder.encode(next.value.map((v) => `data: ${JSON.stringify(v)}\n\n`).join("")))
       } catch (err) {
         clearInterval(timer)
         const message = err instanceof Error ? err.message : String(err)
