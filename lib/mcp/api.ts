@@ -40,6 +40,15 @@ export async function sseData(body: ReadableStream<Uint8Array>): Promise<unknown
  * other text as it came. An error answer throws a domain error of its status's kind with the API's own code and message.
  */
 export async function callApi(fetch: AppFetch, call: ApiCall, signal?: AbortSignal): Promise<unknown> {
+  return (await answerOf(fetch, call, signal)).value
+}
+
+/** The same, with the answer as text: the route's own JSON as it sent it, the events' data as JSON. */
+export async function answerOf(
+  fetch: AppFetch,
+  call: ApiCall,
+  signal?: AbortSignal,
+): Promise<{ value: unknown; text: string }> {
   const init: RequestInit = { method: call.method, signal }
   if (call.body !== undefined) {
     init.body = JSON.stringify(call.body)
@@ -47,7 +56,10 @@ export async function callApi(fetch: AppFetch, call: ApiCall, signal?: AbortSign
   }
   const res = await fetch(new Request(url(call), init))
   const type = res.headers.get("content-type") ?? ""
-  if (res.ok && type.includes("text/event-stream")) return sseData(res.body!)
+  if (res.ok && type.includes("text/event-stream")) {
+    const events = await sseData(res.body!)
+    return { value: events, text: JSON.stringify(events) }
+  }
   const text = await res.text()
   if (!res.ok) {
     const error = type.includes("json")
@@ -59,6 +71,6 @@ export async function callApi(fetch: AppFetch, call: ApiCall, signal?: AbortSign
       error?.message ?? (text || `the API answered ${res.status}`),
     )
   }
-  if (type.includes("json")) return text ? JSON.parse(text) : null
-  return text
+  if (type.includes("json")) return text ? { value: JSON.parse(text), text } : { value: null, text: "null" }
+  return { value: text, text }
 }

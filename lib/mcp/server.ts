@@ -12,13 +12,12 @@ import {
 import { version } from "../data/build-info.ts"
 import type { McpMode } from "./config.ts"
 import { isDomainError } from "../errors/errors.ts"
-import { callApi, segment, type AppFetch } from "./api.ts"
+import { answerOf, callApi, segment, type AppFetch } from "./api.ts"
 import { checkArgs, type BoundTool } from "./schemas.ts"
 import { apiCall } from "./tools.ts"
 import type { McpCaller } from "./caller.ts"
 
 const YAML = "application/yaml"
-const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value))
 
 /**
  * Runs a tool: the API's answer as text, and as structured content when the route declares its
@@ -32,8 +31,9 @@ export async function runTool(
 ): Promise<CallToolResult> {
   try {
     checkArgs(tool, args)
-    const answer = await callApi(fetch, apiCall(tool, args), signal)
-    const content: CallToolResult["content"] = [{ type: "text", text: text(answer) }]
+    // The text is the route's answer as it sent it: written once, not parsed and written again.
+    const { value: answer, text } = await answerOf(fetch, apiCall(tool, args), signal)
+    const content: CallToolResult["content"] = [{ type: "text", text }]
     if (!tool.outputSchema) return { content }
     return { content, structuredContent: (tool.wrap ? { [tool.wrap]: answer } : answer) as Record<string, unknown> }
   } catch (error) {

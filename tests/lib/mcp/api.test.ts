@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { callApi, sseData } from "#lib/mcp/api.ts"
+import { answerOf, callApi, sseData } from "#lib/mcp/api.ts"
 import { DomainError } from "#lib/errors/errors.ts"
 
 const body = (text: string) => new Response(text).body!
@@ -32,6 +32,22 @@ test("callApi sends the query and a JSON body, and reads the answer by its type"
   expect(await callApi(fetch, { method: "POST", path: "/api/y", body: { a: 1 } })).toEqual({ ok: true })
   expect(seen[1]!.headers.get("content-type")).toBe("application/json")
   expect(await seen[1]!.json()).toEqual({ a: 1 })
+})
+
+test("answerOf gives the route's JSON text as it sent it, beside the value", async () => {
+  const sent = '{"b":[1,2],"a":"x\\u00e9"}'
+  const fetch = async (req: Request) =>
+    req.method === "GET"
+      ? new Response(sent, { headers: { "content-type": "application/json" } })
+      : new Response('data: {"line":"a"}\n\n', { headers: { "content-type": "text/event-stream" } })
+  expect(await answerOf(fetch, { method: "GET", path: "/api/x" })).toEqual({
+    value: { b: [1, 2], a: "x\u00e9" },
+    text: sent,
+  })
+  expect(await answerOf(fetch, { method: "POST", path: "/api/x" })).toEqual({
+    value: [{ line: "a" }],
+    text: '[{"line":"a"}]',
+  })
 })
 
 test("an error answer throws the API's code and message", async () => {
