@@ -7,8 +7,8 @@
 // A tenth of the nodes answer 2 s late (a proxy in front of them that holds each request 2 s before
 // passing it on, their advertised address) and one in twenty is dead (its server stopped after it
 // joined, its port held by a listener that never answers, as a host gone mid-connection).
-// The estate grows through BENCH_NODES (default 1 10 100) and at each size it prints, against the
-// same at one node in the same run: GET /api/nodes and the cluster page's calls (GET /api/cluster,
+// The estate grows through BENCH_NODES (default 1 10 100) and at each size it prints, against a
+// second control plane with one node (the binary on the same engine) asked in the same rounds: GET /api/nodes and the cluster page's calls (GET /api/cluster,
 // /api/cluster/token and /api/nodes at once) p50 and p99 (target: within 1.5 s); the dashboard; a
 // check of every node (POST /api/nodes/check, bounded by the probe deadline, SVC_PROBE_TIMEOUT_MS)
 // and the statuses it found; a stack deployed to the target node through the gateway and deleted
@@ -179,6 +179,9 @@ async function measure(flavour: Flavour) {
   const work = mkdtempSync(join(tmpdir(), "hm-bench-nodes-"))
   const cp = await startService({ DOCKER_HOST: engine.host, SVC_STATS_HISTORY: "off" })
   const target = await startService({ DOCKER_HOST: engine.host, SVC_STATS_HISTORY: "off" })
+  // The baseline, asked in the same rounds: a control plane with one node, the binary on the same engine.
+  const solo = await startService({ DOCKER_HOST: engine.host, SVC_STATS_HISTORY: "off" })
+  const soloNode = await startService({ DOCKER_HOST: engine.host, SVC_STATS_HISTORY: "off" })
   const real: BenchService[] = []
   const sim = spawnSimulator()
   console.log(`\n== ${flavour}: control plane ${cp.compiled ? "compiled binary" : "bun server.ts"}`)
@@ -187,6 +190,12 @@ async function measure(flavour: Flavour) {
     const joinAs = (url: string, name: string, extra: Record<string, string> = {}) =>
       call(url, "POST", "/api/cluster/join", { control_plane_url: cp.url, token, name, ...extra })
     await joinAs(target.url, "target")
+    const soloToken = (await call(solo.url, "POST", "/api/cluster/token")).token as string
+    await call(soloNode.url, "POST", "/api/cluster/join", {
+      control_plane_url: solo.url,
+      token: soloToken,
+      name: "target",
+    })
     let count = 1
     let slow = 0
     let dead = 0
@@ -243,8 +252,11 @@ async function measure(flavour: Flavour) {
         .map(([s, n]) => `${n} ${s}`)
         .join(", ")
 
-      // The reads, each round in a new random order.
-      const calls = reads(cp.url)
+      // The reads of both control planes, each round in a new random order.
+      const calls = {
+        ...reads(cp.url),
+        ...Object.fromEntries(Object.entries(reads(solo.url)).map(([k, fn]) => [`one node: ${k}`, fn])),
+      }
       for (const fn of Object.values(calls)) await fn()
       const times: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((k) => [k, []]))
       for (let r = 0; r < ROUNDS; r++)
@@ -255,25 +267,37 @@ async function measure(flavour: Flavour) {
         figures[`${name} p99`] = p(t, 0.99)
       }
 
-      // A stack to the target node through the gateway, while every node is checked over and over.
+      // A stack to the target node through the gateway while every node is checked over and over,
+      // alternating with the same on the control plane with one node (checked over and over too).
       let probing = true
-      const prober = (async () => {
-        while (probing) await call(cp.url, "POST", "/api/nodes/check")
-      })()
-      const deploys: number[] = []
-      const deletes: number[] = []
-      for (let i = 0; i < CYCLES; i++) {
-        deploys.push(
-          await timed(() =>
-            call(cp.url, "POST", "/api/nodes/target/proxy/api/stacks", { name: "probe", content: composeFile }),
-          ),
-        )
-        deletes.push(await timed(() => call(cp.url, "DELETE", "/api/nodes/target/proxy/api/stacks/probe")))
+      const probers = [cp, solo].map(async (c) => {
+        while (probing) await call(c.url, "POST", "/api/nodes/check")
+      })
+      const cycles = {
+        cp: { deploy: [] as number[], delete: [] as number[] },
+        solo: { deploy: [] as number[], delete: [] as number[] },
       }
+      for (let i = 0; i < CYCLES; i++)
+        for (const [which, c] of [
+          ["cp", cp],
+          ["solo", solo],
+        ] as const) {
+          const name = `probe${i}`
+          cycles[which].deploy.push(
+            await timed(() =>
+              call(c.url, "POST", "/api/nodes/target/proxy/api/stacks", { name, content: composeFile }),
+            ),
+          )
+          cycles[which].delete.push(
+            await timed(() => call(c.url, "DELETE", `/api/nodes/target/proxy/api/stacks/${name}`)),
+          )
+        }
       probing = false
-      await prober
-      figures["deploy to a node"] = p(deploys, 0.5)
-      figures["delete on a node"] = p(deletes, 0.5)
+      await Promise.all(probers)
+      figures["deploy to a node"] = p(cycles.cp.deploy, 0.5)
+      figures["delete on a node"] = p(cycles.cp.delete, 0.5)
+      figures["one node: deploy to a node"] = p(cycles.solo.deploy, 0.5)
+      figures["one node: delete on a node"] = p(cycles.solo.delete, 0.5)
 
       // RSS against a control plane with no nodes that answered the same reads.
       const none = await startService({ DOCKER_HOST: engine.host, SVC_STATS_HISTORY: "off" })
@@ -285,19 +309,16 @@ async function measure(flavour: Flavour) {
       await none.stop()
 
       curve.push({ flavour, size, figures, load: `${started} -> ${load()}`, statuses })
-      const base = curve.find((c) => c.flavour === flavour)!.figures
       console.log(
         `[${flavour}] ${size} node(s) (${slow} slow, ${dead} dead; ${real.length} binaries with no engine, ${size - 1 - real.length} in the simulator), load ${started} -> ${load()}`,
       )
       console.log(`  check all: ${ms(figures["check all"]!)} (${statuses}; probe deadline 5 s)`)
-      for (const name of Object.keys(calls))
-        console.log(
-          `  ${name}: p50 ${ms(figures[`${name} p50`]!)} (${(figures[`${name} p50`]! / base[`${name} p50`]!).toFixed(2)}x one node), p99 ${ms(figures[`${name} p99`]!)} (${(figures[`${name} p99`]! / base[`${name} p99`]!).toFixed(2)}x; target 1.5 s)`,
-        )
+      const vsOne = (name: string) =>
+        `${ms(figures[name]!)} (${(figures[name]! / figures[`one node: ${name}`]!).toFixed(2)}x one node's ${ms(figures[`one node: ${name}`]!)})`
+      for (const name of Object.keys(reads(cp.url)))
+        console.log(`  ${name}: p50 ${vsOne(`${name} p50`)}, p99 ${vsOne(`${name} p99`)} (target: within 1.5 s)`)
       for (const name of ["deploy to a node", "delete on a node"])
-        console.log(
-          `  ${name} while every node is checked: ${ms(figures[name]!)} (${(figures[name]! / base[name]!).toFixed(2)}x one node; target 1.2)`,
-        )
+        console.log(`  ${name} while every node is checked: ${vsOne(name)} (target 1.2)`)
       console.log(
         `  control plane RSS ${figures.RSS!.toFixed(1)} MiB (${(figures.RSS! / figures["RSS no nodes"]!).toFixed(2)}x no nodes: ${figures["RSS no nodes"]!.toFixed(1)} MiB; target 2)`,
       )
@@ -306,6 +327,8 @@ async function measure(flavour: Flavour) {
     sim.proc.kill()
     for (const n of real) await n.stop()
     await target.stop()
+    await soloNode.stop()
+    await solo.stop()
     await cp.stop()
     engine.stop()
     rmSync(work, { recursive: true, force: true })
@@ -313,3 +336,8 @@ async function measure(flavour: Flavour) {
 }
 
 for (const flavour of benchFlavours()) await measure(flavour)
+console.log("\n== the cost curve")
+for (const name of ["check all", "nodes p50", "cluster page p50", "dashboard p50", "deploy to a node", "RSS"]) {
+  console.log(`${name}:`)
+  for (const c of curve) console.log(`  [${c.flavour}] ${String(c.size).padStart(4)}: ${c.figures[name]!.toFixed(1)}`)
+}
