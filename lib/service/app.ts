@@ -8,8 +8,11 @@
 // schemas reach Elysia through a Standard Schema that loads it (bench/startup.ts: loading all of them
 // at start costs start-up and idle memory).
 // The routes under /api/stacks/:name are a group that names its stack to the front door (a caller
-// limited to some stacks reaches only theirs). Every path answers OPTIONS and, for a method it does
-// not serve, 405 with Allow; a GET route answers HEAD through its own hooks. /openapi serves the
+// limited to some stacks reaches only theirs). A GET route answers HEAD through its own hooks; a
+// request no route takes is looked up in the manifest: OPTIONS on a known path answers with Allow, a
+// method the path does not serve 405 with Allow, else 404 (Elysia routes only what was declared: a
+// route of its own for each path's OPTIONS and other methods would double the routes it builds at
+// start, bench/startup.ts). /openapi serves the
 // document @elysiajs/openapi makes of the routes' declarations and /openapi/reference its rendered
 // page (openapi.ts), /mcp the MCP endpoint (mcp-route.ts); the web UI's files are a plugin of their own.
 import { Elysia, ValidationError } from "elysia"
@@ -174,6 +177,28 @@ const holdStream = (ctx: Ctx, request: Request, answer: unknown, route: string, 
 
 const peerOf = (c: Context) => c.server?.requestIP(c.request)?.address
 
+/** What the manifest serves at a request's path: the path of it that matches (the one with the fewest parameters, as routing prefers it) and every method served there (by every path that matches). */
+function methodsByPath(
+  entries: readonly RouteEntry[],
+): (pathname: string) => { path: string; methods: Set<string> } | undefined {
+  const patterns = [...Map.groupBy(entries, (e) => e.path)].map(([path, rows]) => ({
+    path,
+    methods: rows.map((r) => r.method as string),
+    re: new RegExp(
+      `^${path
+        .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+        .replace(/:[^/]+/g, "[^/]+")
+        .replace(/\*$/, ".*")}/?$`,
+    ),
+  }))
+  const params = (path: string) => path.split("/").filter((part) => part.startsWith(":") || part === "*").length
+  patterns.sort((a, b) => params(a.path) - params(b.path))
+  return (pathname) => {
+    const hits = patterns.filter((p) => p.re.test(pathname))
+    return hits.length ? { path: hits[0]!.path, methods: new Set(hits.flatMap((h) => h.methods)) } : undefined
+  }
+}
+
 /** The methods a path answers, for Allow. */
 function allowed(methods: Set<string>): string {
   const named = [...methods].flatMap((m) =>
@@ -229,7 +254,7 @@ export function createApp(
     )
 
   /** The browser guard: DNS-rebinding Host names and foreign Origins refused, CORS headers for an allowed one. */
-  const browserGuard = ({ request, set }: Context) => {
+  const browserGuard = ({ request, set }: Pick<Context, "request" | "set">) => {
     Object.assign(set.headers, corsHeaders(request.headers.get("origin"), guard))
     checkRequest(request, guard)
   }
@@ -237,14 +262,42 @@ export function createApp(
   /** The route a request is on, from its first hook (an error's answer is counted, audited and checked as the route's). */
   const on = new WeakMap<Request, { path: string; quiet: boolean; declared: () => Promise<Responses | undefined> }>()
 
+  const served = methodsByPath(entries)
+  /** A request no route took: OPTIONS on a path of the manifest (204 with Allow, CORS for an allowed origin), a method it does not serve (405 with Allow; a WebSocket route's GET without an upgrade 400), else 404. */
+  const unrouted = (request: Request, set: ResponseSet): { response: Response; path?: string } => {
+    const known = served(new URL(request.url).pathname)
+    if (!known) return { response: errorResponse(404, "not_found", "no such route") }
+    const { path, methods } = known
+    const allow = allowed(methods)
+    if (request.method === "OPTIONS") {
+      try {
+        browserGuard({ request, set })
+      } catch (err) {
+        return { response: toResponse(err), path }
+      }
+      return { response: new Response(null, { status: 204, headers: { allow } }), path }
+    }
+    const get = request.method === "GET" || request.method === "HEAD"
+    const response =
+      methods.has("WS") && !methods.has("GET") && get
+        ? errorResponse(400, "websocket_expected", "this route is a WebSocket: send an upgrade request")
+        : errorResponse(405, "method_not_allowed", `${request.method} is not a method of ${path}: ${allow}`, {
+            headers: { allow },
+          })
+    return { response, path }
+  }
+
   const app = new Elysia()
     .onRequest(({ request }) => void started.set(request, performance.now()))
     .onError(async ({ error, code, request, set, params }) => {
       const route = on.get(request)
-      const response = code === "NOT_FOUND" ? errorResponse(404, "not_found", "no such route") : toResponse(error)
+      const { response, path } =
+        code === "NOT_FOUND"
+          ? unrouted(request, set as ResponseSet)
+          : { response: toResponse(error), path: route?.path }
       for (const [k, v] of Object.entries(set.headers))
         if (k.startsWith("access-control-") || k === "vary") response.headers.set(k, String(v))
-      observe(request, route?.path, response.status)
+      observe(request, path, response.status)
       if (route) ctx.auth.record(request, route.path, params ?? {}, response.status, undefined, route.quiet)
       if (request.method === "HEAD") return new Response(null, response)
       if (route && check) await check(request, response, response.status, await route.declared())
@@ -371,32 +424,14 @@ export function createApp(
       )
   }
 
-  /** Every path of `entries` answers OPTIONS with what it allows (and CORS), and a method it does not serve with 405. */
-  const methodRoutes = (target: Router, entries: readonly RouteEntry[], at: (path: string) => string) => {
-    const paths = Map.groupBy(entries, (e) => e.path)
-    for (const [path, rows] of paths) {
-      const methods = new Set(rows.map((r) => r.method))
-      const allow = allowed(methods)
-      const options = (c: Context) => {
+  /** OPTIONS on a path a route serves with any method (which would take OPTIONS too): what it allows, and CORS. */
+  const anyMethodOptions = (target: Router, entries: readonly RouteEntry[], at: (path: string) => string) => {
+    for (const entry of entries.filter((e) => e.method === "ALL")) {
+      const allow = allowed(new Set(entries.filter((e) => e.path === entry.path).map((e) => e.method)))
+      target.options(at(entry.path), ((c: Context) => {
         browserGuard(c)
         return new Response(null, { status: 204, headers: { ...(c.set.headers as Record<string, string>), allow } })
-      }
-      target.options(at(path), options as never)
-      if (methods.has("ALL")) continue
-      // A WebSocket route's GET without an upgrade is refused as such.
-      const socketOnly = methods.has("WS") && !methods.has("GET")
-      const refuse = ({ request }: Context) => {
-        const get = request.method === "GET" || request.method === "HEAD"
-        const answer =
-          socketOnly && get
-            ? errorResponse(400, "websocket_expected", "this route is a WebSocket: send an upgrade request")
-            : errorResponse(405, "method_not_allowed", `${request.method} is not a method of ${path}: ${allow}`, {
-                headers: { allow },
-              })
-        observe(request, path, answer.status)
-        return request.method === "HEAD" ? new Response(null, answer) : answer
-      }
-      target.all(at(path), refuse as never)
+      }) as never)
     }
   }
 
@@ -410,11 +445,11 @@ export function createApp(
     const at = (path: string) => path.slice(STACK.length)
     for (const entry of stackRoutes)
       mount(local, entry, at(entry.path), (c) => (c as Context & { stack: string }).stack)
-    methodRoutes(local, stackRoutes, at)
+    anyMethodOptions(local, stackRoutes, at)
     return local
   })
   for (const entry of others) mount(app, entry, entry.path, () => undefined)
-  methodRoutes(app, others, (path) => path)
+  anyMethodOptions(app, others, (path) => path)
 
   if (ui) app.use(ui)
 

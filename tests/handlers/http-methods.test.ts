@@ -64,3 +64,13 @@ test("OPTIONS answers with Allow, and CORS headers only for an allowed origin", 
   expect(foreign.status).toBe(403)
   expect(foreign.headers.get("access-control-allow-origin")).toBeNull()
 })
+
+test("a WebSocket route's GET without an upgrade is 400 websocket_expected; a path of no route is 404 to every method", async () => {
+  const plain = await t.call("GET", "/api/host/shell")
+  expect(plain.status).toBe(400)
+  expect((await plain.json()).error.code).toBe("websocket_expected")
+  for (const method of [...METHODS, "OPTIONS"]) {
+    const res = await t.call(method, "/api/no-such-route")
+    expect([method, res.status, res.headers.get("allow")]).toEqual([method, 404, null])
+  }
+})
