@@ -1,6 +1,6 @@
 // What every benchmark needs: a private engine in its own network namespace, the service started
 // against it (the compiled binary when built), RSS readings and summary statistics.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { dockerEngine, parseDockerHost } from "#lib/engine/client.ts"
@@ -19,6 +19,16 @@ export function rssMiB(pid: number): number {
     .split("\n")
     .find((l) => l.startsWith("VmRSS:"))!
   return Number(line.split(/\s+/)[1]) / 1024
+}
+
+/** Milliseconds the process's live threads have run on a CPU (the scheduler's nanoseconds: finer than cpuSeconds' ticks). */
+export function cpuMs(pid: number): number {
+  return (
+    readdirSync(`/proc/${pid}/task`).reduce(
+      (ns, task) => ns + Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]),
+      0,
+    ) / 1e6
+  )
 }
 
 /** CPU seconds (user + system) the process has used. */
