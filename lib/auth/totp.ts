@@ -1,8 +1,7 @@
 // Time-based one-time codes (RFC 6238) as authenticator apps make them: HMAC-SHA1, 6 digits, 30-second
 // steps, through `otpauth`. A code is taken from the step before to the step after the server's
 // (a phone's clock a little off); which step matched is returned, so that a code, once used, is never
-// taken again (the caller keeps the last step used). The enrolment's QR code is an SVG (`qrcode`,
-// loaded by the first enrolment: with its PNG encoder it is a seventh of what a start would load).
+// taken again (the caller keeps the last step used). The enrolment's QR code is qr.ts's.
 import * as OTPAuth from "otpauth"
 import { randomBytes } from "./secrets.ts"
 
@@ -30,10 +29,3 @@ export function matchStep(secret: string, code: string, now: number): number | u
 
 /** The code of the step `now` falls in (what an app shows; the tests' authenticator). */
 export const codeAt = (secret: string, now: number): string => totp("-", secret).generate({ timestamp: now })
-
-/** The QR code of `text` as an SVG data: URL. */
-export async function qrDataUrl(text: string): Promise<string> {
-  const { default: QRCode } = await import("qrcode")
-  const svg = await QRCode.toString(text, { type: "svg", errorCorrectionLevel: "M", margin: 2 })
-  return `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`
-}

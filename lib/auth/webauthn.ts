@@ -2,21 +2,21 @@
 // origin from SVC_PUBLIC_URL, else the address the request came to; refused on plain HTTP but on
 // this host), the options a browser's navigator.credentials.create() and .get() take, and the checks
 // of what an authenticator answers (challenge, origin, RP id, signature, user presence). Which
-// challenge was given to whom, and the counter a passkey reached, are the caller's.
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+// challenge was given to whom, and the counter a passkey reached, are the caller's. The library is
+// loaded by the first passkey operation: with its certificate and ASN.1 parsers it would be a third of
+// what a start loads (bench/startup.ts).
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server"
 import { invalid, refused, type DomainError } from "../errors/errors.ts"
 import type { PasskeyRecord } from "./factors.ts"
 
 export type { AuthenticationResponseJSON, RegistrationResponseJSON }
+
+const library = () => import("@simplewebauthn/server")
 
 export const RP_NAME = "Harbormaster"
 /** How long a challenge is good for, and the browser's prompt with it (milliseconds). */
@@ -57,13 +57,14 @@ const refusedBy = (err: unknown, fail: (message: string, code: string) => Domain
   fail(`the passkey's answer does not check out: ${err instanceof Error ? err.message : err}`, "passkey_refused")
 
 /** Options for navigator.credentials.create(): a discoverable credential when the authenticator can keep one. */
-export function registrationOptions(
+export async function registrationOptions(
   rp: RelyingParty,
   user: string,
   handle: string,
   challenge: string,
   existing: PasskeyRecord[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { generateRegistrationOptions } = await library()
   return generateRegistrationOptions({
     rpName: RP_NAME,
     rpID: rp.id,
@@ -83,6 +84,7 @@ export async function verifyRegistration(
   response: RegistrationResponseJSON,
   fail: (message: string, code: string) => DomainError,
 ): Promise<Pick<PasskeyRecord, "id" | "public_key" | "counter" | "transports">> {
+  const { verifyRegistrationResponse } = await library()
   const verified = await verifyRegistrationResponse({
     response,
     expectedChallenge: () => true,
@@ -103,11 +105,12 @@ export async function verifyRegistration(
 }
 
 /** Options for navigator.credentials.get(): the user's passkeys for a second step, none (any discoverable one) without a user. */
-export function authenticationOptions(
+export async function authenticationOptions(
   rp: RelyingParty,
   challenge: string,
   keys: PasskeyRecord[] | undefined,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const { generateAuthenticationOptions } = await library()
   return generateAuthenticationOptions({
     rpID: rp.id,
     challenge: Buffer.from(challenge, "base64url"),
@@ -129,6 +132,7 @@ export async function verifyAssertion(
   requireUserVerification: boolean,
   fail: (message: string, code: string) => DomainError,
 ): Promise<number> {
+  const { verifyAuthenticationResponse } = await library()
   const verified = await verifyAuthenticationResponse({
     response,
     expectedChallenge: () => true,

@@ -1,7 +1,8 @@
 import * as v from "valibot"
 import { defineRoute } from "#lib/service/handler.ts"
 import { conflict } from "#lib/errors/errors.ts"
-import { newTotpSecret, qrDataUrl, totpUri } from "#lib/auth/totp.ts"
+import { qrDataUrl } from "#lib/auth/qr.ts"
+import { newTotpSecret, totpUri } from "#lib/auth/totp.ts"
 
 export default defineRoute({
   role: "public",
