@@ -1,6 +1,9 @@
 import { expect, test } from "bun:test"
 import { checkYamlSize, parseYaml, parseYamlSync, volumeEntries, YAML_MAX_BYTES } from "#lib/stacks/yaml.ts"
 
+// A bound for a hang, not a timing: these parse large texts and wait their turn on a loaded machine.
+const SLOW = 60_000
+
 /** The classic alias bomb: nine levels of nine aliases each, a billion strings once expanded. */
 const aliasBomb = () => {
   const lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
@@ -41,23 +44,31 @@ test("an alias bomb is refused, not expanded", async () => {
 
 // How fast many keys parse is bench/parsing.ts's to measure; here, only that they all come back (with
 // a deadline a loaded machine cannot miss).
-test("100,000 keys parse; a duplicate key is left to compose", async () => {
-  const keys = Array.from({ length: 100_000 }, (_, i) => `k${i.toString(36)}: 1`).join("\n")
-  expect(Object.keys((await parseYaml(keys, { deadlineMs: 120_000 })) as object)).toHaveLength(100_000)
-  expect(await parseYaml("a: 1\na: 2\n")).toEqual({ a: 2 })
-})
+test(
+  "100,000 keys parse; a duplicate key is left to compose",
+  async () => {
+    const keys = Array.from({ length: 100_000 }, (_, i) => `k${i.toString(36)}: 1`).join("\n")
+    expect(Object.keys((await parseYaml(keys, { deadlineMs: 120_000 })) as object)).toHaveLength(100_000)
+    expect(await parseYaml("a: 1\na: 2\n")).toEqual({ a: 2 })
+  },
+  SLOW,
+)
 
-test("text that is not YAML is a 400 invalid_compose with the parser's message, naming the file", async () => {
-  expect(await refusal(parseYaml("services: [\n"))).toMatchObject({
-    kind: "invalid",
-    code: "invalid_compose",
-    message: expect.stringMatching(/^the compose file does not parse: /),
-  })
-  expect(await refusal(parseYaml("a: b: c", { what: "/srv/base.yaml" }))).toMatchObject({
-    message: expect.stringMatching(/^\/srv\/base.yaml does not parse: /),
-  })
-  expect(await refusal(parseYaml("a: " + "[".repeat(100_000)))).toMatchObject({ code: "invalid_compose" })
-})
+test(
+  "text that is not YAML is a 400 invalid_compose with the parser's message, naming the file",
+  async () => {
+    expect(await refusal(parseYaml("services: [\n"))).toMatchObject({
+      kind: "invalid",
+      code: "invalid_compose",
+      message: expect.stringMatching(/^the compose file does not parse: /),
+    })
+    expect(await refusal(parseYaml("a: b: c", { what: "/srv/base.yaml" }))).toMatchObject({
+      message: expect.stringMatching(/^\/srv\/base.yaml does not parse: /),
+    })
+    expect(await refusal(parseYaml("a: " + "[".repeat(100_000)))).toMatchObject({ code: "invalid_compose" })
+  },
+  SLOW,
+)
 
 test("a text over the size bound is a 413 before it is parsed", async () => {
   const big = "a: " + "x".repeat(YAML_MAX_BYTES)
