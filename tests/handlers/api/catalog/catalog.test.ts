@@ -281,7 +281,7 @@ describe("backups from the first minute", () => {
     const none = await call("POST", "/catalog/templates/curated/uptime-kuma/install", { name: "up", backup: null })
     expect([none.status, none.body.backup]).toEqual([201, null])
     expect((await stacksOf()).stacks).toEqual(["pw", "notes"])
-  })
+  }, 60_000)
 })
 
 describe("what a stack was installed from", () => {
