@@ -36,7 +36,7 @@ suite() {
   echo "$(awk '/^ *[0-9]+ pass$/ {n=$1} END {print n+0}' "$dir/bun.log") $(awk '/^ *[0-9]+ fail$/ {n=$1} END {print n+0}' "$dir/bun.log") $status" >"$dir/counts"
 }
 
-# The integration and UI tests on one flavour's engines (the arguments, when given, instead).
+# The integration, crash and UI tests on one flavour's engines (the arguments, when given, instead).
 flavour_suite() {
   local flavour=$1 dir=$run/$1 short=$tag${1:0:1}
   shift
@@ -60,10 +60,10 @@ flavour_suite() {
     if [ $# -gt 0 ]; then
       suite "$dir" "$flavour" "$@"
     elif [ "$flavour" = "${flavours%% *}" ]; then
-      suite "$dir" "$flavour" tests/integration tests/ui
+      suite "$dir" "$flavour" tests/integration tests/crash tests/ui
     else
       # Speech touches no engine: its integration tests run with the first flavour only.
-      suite "$dir" "$flavour" $(ls tests/integration/*.test.ts | grep -v '/tts.test.ts$') tests/ui
+      suite "$dir" "$flavour" $(ls tests/integration/*.test.ts | grep -v '/tts.test.ts$') tests/crash tests/ui
     fi
   ) || true
   stop_engines "$flavour"

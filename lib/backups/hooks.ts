@@ -6,7 +6,8 @@ import type { Engine } from "../engine/client.ts"
 import { SERVICE_LABEL, STACK_LABEL } from "../engine/containers.ts"
 import type { Deadline } from "../engine/spawn.ts"
 import { canceled, conflict, isDomainError, upstream } from "../errors/errors.ts"
-import { beginIntent, crashPoint, endIntent } from "../data/intents.ts"
+import { crashPoint } from "../data/crash.ts"
+import { beginIntent, endIntent } from "../data/intents.ts"
 
 export interface Hooks {
   /** A command run in the service's running container before the snapshot; it must exit 0. */

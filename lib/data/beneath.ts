@@ -19,6 +19,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs"
+import { durableStep } from "./crash.ts"
 
 /** open(2)'s O_PATH on Linux (x86, ARM, RISC-V): a handle to the inode that reads nothing and opens no device. */
 const O_PATH = 0o10000000
@@ -64,6 +65,7 @@ export function replaceIn(dir: number, name: string, data: string | Uint8Array, 
     throw err
   }
   fsyncSync(dir)
+  durableStep()
 }
 
 const errno = (err: unknown) => (err as NodeJS.ErrnoException).code

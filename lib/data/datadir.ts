@@ -19,6 +19,7 @@ import {
 import { mkdir, open, readFile, rename, unlink } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { at, openFolder, replaceIn, TEMP } from "./beneath.ts"
+import { durableStep } from "./crash.ts"
 import { currentKeyId, seal, sealedWith, unseal } from "./sealed.ts"
 
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
@@ -58,6 +59,7 @@ export async function writeFileAtomicAsync(path: string, data: string | Uint8Arr
   } finally {
     await dir.close()
   }
+  durableStep()
 }
 
 /** fsync of a folder: what was made, renamed or removed in it lasts through a power loss. */
@@ -81,6 +83,7 @@ export function makeDirs(path: string, mode = 0o755): void {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err
     }
     syncDir(dirname(p))
+    durableStep()
   }
 }
 
@@ -89,6 +92,7 @@ export function removeDurably(path: string): void {
   if (!lstatSync(path, { throwIfNoEntry: false })) return
   rmSync(path, { recursive: true, force: true })
   syncDir(dirname(path))
+  durableStep()
 }
 
 /** Renames `from` to `to`, synced in both folders. */
@@ -96,6 +100,7 @@ export function renameDurably(from: string, to: string): void {
   renameSync(from, to)
   syncDir(dirname(to))
   if (dirname(from) !== dirname(to)) syncDir(dirname(from))
+  durableStep()
 }
 
 export function writeJson(path: string, value: unknown, mode = 0o644): void {

@@ -5,10 +5,10 @@
 // whichever way. An intent found at start is one whose process died midway: the service finishes or
 // undoes what it says (lib/service/recovery.ts), as the operation's own failure path would have.
 //
-// A crash point is a named place an operation passes through; a test that sets HM_CRASH_AT to a
-// comma-separated list of names has the process killed (SIGKILL) there, to prove the recovery.
+// Crash points (lib/data/crash.ts) prove the recovery: a test has the process killed at one.
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
+import { operationSpan } from "./crash.ts"
 import { readJson, removeDurably, writeSealedJson } from "./datadir.ts"
 
 export interface Intent<T = unknown> {
@@ -32,13 +32,23 @@ const file = (dataDir: string, id: string) => join(dataDir, INTENTS_DIR, `${id}.
 export function beginIntent<T>(dataDir: string, op: string, stack: string, data: T): Intent<T> {
   const id = `${Date.now()}-${process.pid}-${Math.random().toString(36).slice(2, 10)}`
   const intent: Intent<T> = { id, op, stack, pid: process.pid, started: new Date().toISOString(), data }
-  writeSealedJson(file(dataDir, id), intent)
+  operationSpan(true)
+  try {
+    writeSealedJson(file(dataDir, id), intent)
+  } catch (err) {
+    operationSpan(false)
+    throw err
+  }
   return intent
 }
 
 /** The operation ended (done or undone): its intent goes. */
 export function endIntent(dataDir: string, intent: Pick<Intent, "id">): void {
-  removeDurably(file(dataDir, intent.id))
+  try {
+    removeDurably(file(dataDir, intent.id))
+  } finally {
+    operationSpan(false)
+  }
 }
 
 /** The intents another process left (oldest first): operations it did not finish. */
@@ -56,11 +66,4 @@ export async function leftIntents(dataDir: string): Promise<Intent[]> {
       .map((n) => readJson<Intent | undefined>(join(dataDir, INTENTS_DIR, n), undefined)),
   )
   return found.filter((i): i is Intent => i !== undefined && i.pid !== process.pid)
-}
-
-const crashAt = new Set((process.env.HM_CRASH_AT ?? "").split(",").filter(Boolean))
-
-/** A named crash point (see the module's comment): the process is killed here when a test asks for it. */
-export function crashPoint(name: string): void {
-  if (crashAt.has(name)) process.kill(process.pid, "SIGKILL")
 }

@@ -1,11 +1,11 @@
 // What a killed process left midway (lib/data/intents.ts), finished or undone at start, each under its
 // stack's lock, as the operation's own failure path would have: a release undone (or found done), the
-// containers a backup stopped started again. Each recovery is told as the stack's `recovered` event
+// containers a backup stopped started again, a removal finished. Each recovery is told as the stack's `recovered` event
 // and in the log, and noted with the stack until its next release; one that fails (the engine not answering yet) is tried again every RETRY_MS.
 import { setTimeout as pause } from "node:timers/promises"
 import { endIntent, leftIntents, type Intent } from "../data/intents.ts"
 import { startStopped, type StopIntent } from "../backups/hooks.ts"
-import type { ReleaseIntent } from "../stacks/store.ts"
+import type { ReleaseIntent, RemoveIntent } from "../stacks/store.ts"
 import type { Ctx } from "./context.ts"
 
 const RETRY_MS = 10_000
@@ -14,6 +14,7 @@ type Recovery = (ctx: Ctx, intent: Intent) => Promise<string>
 
 const RECOVERIES: Record<string, Recovery> = {
   release: (ctx, i) => ctx.stacks.recoverRelease(i.stack, i.data as ReleaseIntent),
+  remove: (ctx, i) => ctx.stacks.recoverRemove(i.stack, i.data as RemoveIntent),
   "backup.stop": (ctx, i) =>
     ctx.stacks.lock(i.stack, async () => {
       const started = await startStopped(ctx.engine, (i.data as StopIntent).containers)

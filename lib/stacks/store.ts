@@ -65,7 +65,8 @@ import {
   writeSealedJson,
 } from "../data/datadir.ts"
 import { readOpened } from "../data/sealed.ts"
-import { beginIntent, crashPoint, endIntent } from "../data/intents.ts"
+import { crashPoint } from "../data/crash.ts"
+import { beginIntent, endIntent } from "../data/intents.ts"
 import { envChanges, mergeEnv, sameEnv, secretValues, type EnvInput, type EnvVar } from "./env.ts"
 import { allowedIn, readIfFile, within } from "./host-paths.ts"
 import { conflict, invalid, notFound, upstream } from "../errors/errors.ts"
@@ -199,6 +200,11 @@ export interface DeployRun extends Run {
 }
 
 const RUN_FILE = "run.json"
+
+/** What a removal's intent keeps (lib/data/intents.ts): whether its named volumes go too. */
+export interface RemoveIntent {
+  volumes: boolean
+}
 
 /** What a release's intent keeps for its undo (lib/data/intents.ts). */
 export interface ReleaseIntent {
@@ -557,13 +563,38 @@ export class Stacks {
     return this.lock(name, async () => {
       if (known && !this.has(name)) return false
       const stack = await this.read(name)
-      await this.runnable(name, stack)
-      await this.orchestratorOf(stack.state).down(this.project(name, stack.env), {
-        volumes: opts.volumes,
-        signal: opts.signal,
-      })
-      this.forget(name)
+      // A process killed from here on leaves the removal to be finished at start (`recoverRemove`).
+      const intent = beginIntent<RemoveIntent>(this.dataDir, "remove", name, { volumes: opts.volumes ?? false })
+      try {
+        await this.runnable(name, stack)
+        await this.orchestratorOf(stack.state).down(this.project(name, stack.env), {
+          volumes: opts.volumes,
+          signal: opts.signal,
+        })
+        crashPoint("remove.down")
+        this.forget(name)
+      } finally {
+        endIntent(this.dataDir, intent)
+      }
       return true
+    })
+  }
+
+  /**
+   * A removal whose process died midway (its intent left) is finished: the stack taken down again
+   * (what `down` had removed stays removed) and its folders removed. Under the stack's lock.
+   */
+  recoverRemove(name: string, r: RemoveIntent): Promise<string> {
+    return this.lock(name, async () => {
+      if (this.has(name)) {
+        const stack = await this.read(name)
+        // Its folder may be gone already (removed before its records): compose runs in it.
+        makeDirs(this.dir(name))
+        await this.runnable(name, stack)
+        await this.orchestratorOf(stack.state).down(this.project(name, stack.env), { volumes: r.volumes })
+      }
+      this.forget(name)
+      return "its removal was cut short and is finished: the stack is gone"
     })
   }
 
@@ -808,6 +839,7 @@ export class Stacks {
         adopted: r.adopted,
         orchestrator: r.orchestrator,
         volumesBefore: volumes,
+        strict: true,
       })
       return before
         ? `its release of version ${r.target} was undone: version ${before.state.current_version ?? "none"} runs again`
@@ -835,6 +867,8 @@ export class Stacks {
       orchestrator: OrchestratorName
       /** The volumes of the project's name there before a new stack's first `up`. */
       volumesBefore?: Set<string>
+      /** Whether bringing the previous version up again must succeed (the recovery at start). */
+      strict?: boolean
     },
   ): Promise<void> {
     const { before, orchestrator } = failed
@@ -851,10 +885,12 @@ export class Stacks {
     }
     await this.writeRecords(name, { ...before, replaced: Object.keys(failed.written), run: failed.ranBefore })
     if (before.state.current_version === null) return
-    await this.runnable(name, before).catch(() => {})
-    await this.orchestratorOf(orchestrator)
-      .up(this.project(name, before.env), { action: "undo" })
-      .catch(() => {})
+    const up = this.runnable(name, before).then(() =>
+      this.orchestratorOf(orchestrator).up(this.project(name, before.env), { action: "undo" }),
+    )
+    // The recovery at start fails (and is tried again) until the previous version runs; the failure
+    // path of a release throws its own error.
+    await (failed.strict ? up : up.catch(() => {}))
   }
 
   /** The volumes a project's orchestrator made for it on this engine. */

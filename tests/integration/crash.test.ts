@@ -1,5 +1,5 @@
 // Operations cut short by a crash, against the real service, engine, compose CLI and restic: the
-// service is killed (SIGKILL) at a named crash point of an operation (HM_CRASH_AT, lib/data/intents.ts),
+// service is killed (SIGKILL) at a named crash point of an operation (HM_CRASH_AT, lib/data/crash.ts),
 // started again on the same data directory, and what its intent said is finished or undone: a stack a
 // backup stopped for its snapshot runs again (also when killed at 3 random moments of the backup); an apply killed after writing the records, or after
 // recreating the containers, is undone (the previous version's records back, its containers running

@@ -83,3 +83,33 @@ process.exit(0)`
   expect([await service.exited, await new Response(service.stderr).text()]).toEqual([0, ""])
   expect(await stillRunning(f.pids())).toEqual([])
 })
+
+test("what runs when the service is killed (SIGKILL: no exit handler) is killed by its watchdog", async () => {
+  const f = family("killed", true)
+  const script = `import { spawnBounded } from "#lib/engine/spawn.ts"
+const run = spawnBounded(${JSON.stringify(f.cmd)}, { stdout: "pipe" }, { timeout: 60 })
+for await (const _ of run.proc.stdout) break
+console.log("running")
+await Bun.sleep(60_000)`
+  const service = Bun.spawn(["bun", "-e", script], { cwd: join(import.meta.dir, "../../.."), stdout: "pipe" })
+  await started(service.stdout)
+  const pids = f.pids()
+  expect(pids.filter(alive)).toEqual(pids)
+  service.kill("SIGKILL")
+  await service.exited
+  expect(await stillRunning(pids)).toEqual([])
+})
+
+test("the watchdog leaves with the program it watches, and a missing program fails to spawn as before", async () => {
+  const run = spawnBounded(["sh", "-c", "echo $$"], { stdout: "pipe" }, { timeout: 5 })
+  const pid = Number((await new Response(run.proc.stdout).text()).trim())
+  // The program is the process spawned (the watchdog's shell became it): its pid, its exit code.
+  expect([pid, await run.exited]).toEqual([run.proc.pid, 0])
+  const group = () =>
+    Bun.spawnSync(["pgrep", "-g", String(pid)])
+      .stdout.toString()
+      .trim()
+  for (let i = 0; i < 100 && group(); i++) await Bun.sleep(20)
+  expect(group()).toBe("")
+  expect(() => spawnBounded(["hm-no-such-program"], {}, { timeout: 5 })).toThrow(/not found/)
+})
