@@ -9,7 +9,7 @@ import { routeOf } from "#lib/http/manifest.ts"
 import { loadRoutes, type RouteRow } from "#lib/service/handler.ts"
 import { routes } from "../../routes.gen.ts"
 import { serveApp } from "../support/app.ts"
-import { authApp, type AuthTestApp } from "../support/auth.ts"
+import { authApp, PASSWORD, type AuthTestApp } from "../support/auth.ts"
 
 const rows = await loadRoutes(routes)
 const upgrade = {
@@ -111,6 +111,37 @@ describe.each(rows.map((r) => [`${r.method} ${routeOf(r.file).path}`, r] as cons
     const refused = [401, 403].includes(status) && !(status === 401 && answers401(row))
     expect({ role, status: refused ? status : "through" }).toEqual({ role, status: expected })
   })
+})
+
+test("a sign-in waiting for its second factor or its enrolment reaches no route; a session that must enrol reaches none but enrolment", async () => {
+  const pendingOf = async (user: string) => {
+    const res = await t.call("POST", "/api/auth/login", { user, password: PASSWORD })
+    expect(res.status).toBe(202)
+    return res.headers.get("set-cookie")!.split(";")[0]!
+  }
+  await t.addUser("twofa", "admin")
+  await t.enrolTotp(await t.signIn("twofa"))
+  await t.addUser("late", "admin")
+  const late = await t.signIn("late")
+  const secondFactor = await pendingOf("twofa")
+  t.ctx.auth.config.mfa = "all"
+  try {
+    const enrol = await pendingOf("late")
+    for (const row of rows.filter((r) => need(r) !== "public")) {
+      const route = `${row.method} ${routeOf(row.file).path}`
+      for (const cookie of [secondFactor, enrol])
+        expect({ route, status: await statusOf(row, { cookie }) }).toEqual({ route, status: 401 })
+      if (row.method === "WS") {
+        expect({ route, status: await statusOf(row, { cookie: late }) }).toEqual({ route, status: 403 })
+        continue
+      }
+      const res = await t.call(row.method === "ALL" ? "GET" : row.method, pathOf(row), undefined, { cookie: late })
+      const code = (await res.json().catch(() => ({}))).error?.code
+      expect({ route, status: res.status, code }).toEqual({ route, status: 403, code: "enrolment_required" })
+    }
+  } finally {
+    t.ctx.auth.config.mfa = "off"
+  }
 })
 
 test("a user limited to some stacks reaches only theirs under /api/stacks/:name, and elsewhere only what a viewer reads", async () => {
