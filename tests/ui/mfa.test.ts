@@ -3,7 +3,11 @@
 // with a code computed from the secret the page shows, is given ten recovery codes, and signs in again
 // with the password and then a code; an admin without a factor is sent to the setup and sees nothing
 // else until it is done; a session ended from another browser is signed out at its next request.
+// Screenshots of the setup go to a temporary folder, or with UPDATE_SCREENSHOTS=1 to docs/screenshots/.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { codeAt } from "#lib/auth/totp.ts"
 import { engineHost } from "../support/engine.ts"
@@ -14,6 +18,11 @@ import { addUser, USER_PASSWORD } from "../support/users.ts"
 let svc: Service
 let browser: Browser
 let page: Page
+
+const SHOTS = process.env.UPDATE_SCREENSHOTS
+  ? join(import.meta.dir, "../../docs/screenshots")
+  : mkdtempSync(join(tmpdir(), "hm-screenshots-"))
+const shot = (p: Page, name: string) => p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
 
 beforeAll(async () => {
   svc = await startService({ DOCKER_HOST: engineHost(), SVC_AUTH: "local", SVC_AUTH_MFA: "admins" })
@@ -52,11 +61,12 @@ async function signOut(p: Page): Promise<void> {
 }
 
 /** Sets up the authenticator app on the page shown: the code computed from the secret it shows. */
-async function setUpApp(p: Page): Promise<{ secret: string; codes: string[] }> {
+async function setUpApp(p: Page, screenshot?: string): Promise<{ secret: string; codes: string[] }> {
   await p.getByRole("button", { name: "Set up an authenticator app" }).click()
   const secret = (await p.locator("#totp-secret").textContent())!
   expect(secret).toMatch(/^[A-Z2-7]{32}$/)
   expect(await p.getByRole("img", { name: /QR code/ }).isVisible()).toBe(true)
+  if (screenshot) await shot(p, screenshot)
   await p.locator("#totp-code").fill(codeAt(secret, Date.now()))
   await p.getByRole("button", { name: "Turn on" }).click()
   const list = p.getByRole("list", { name: "Recovery codes" })
@@ -68,7 +78,7 @@ test("a user sets up an authenticator app from the Account page, then signs in w
   await password(page, "ada")
   await page.locator("#user .user").waitFor()
   await show(page, `${svc.url}/#/account`)
-  const { secret, codes } = await setUpApp(page)
+  const { secret, codes } = await setUpApp(page, "account-totp-setup")
   expect(codes).toHaveLength(10)
   await signOut(page)
   await password(page, "ada")
@@ -93,7 +103,7 @@ test("an admin without a factor is sent to set one up, sees nothing else, and is
   expect(await page.locator("nav").isVisible()).toBe(false)
   // Nothing else answers meanwhile: the API refuses the pending state.
   expect(await page.evaluate(async () => (await fetch("/api/containers")).status)).toBe(401)
-  const { codes } = await setUpApp(page)
+  const { codes } = await setUpApp(page, "enrol-required")
   expect(codes).toHaveLength(10)
   await page.getByRole("button", { name: "Continue" }).click()
   await page.locator("#user .user").waitFor()
