@@ -11,9 +11,13 @@ import type { Subprocess } from "bun"
 /** How often the watchdog looks for the service. */
 export const WATCH_SECONDS = 0.5
 
-/** The watchdog's shell: `/bin/sh -c WATCHDOG sh <service pid> <cmd...>` (see the module's comment); the paths are whole, for a PATH without them. */
+/**
+ * The watchdog's shell: `/bin/sh -c WATCHDOG sh <service pid> <cmd...>` (see the module's comment); the
+ * paths are whole, for a PATH without them. The watchdog leaves the program's folder (`cd /`): it outlives
+ * the program by up to WATCH_SECONDS, and a folder held would keep its file system from being unmounted.
+ */
 const WATCHDOG = `p=$1; shift
-(while kill -0 "$p" 2>/dev/null; do kill -0 $$ 2>/dev/null || exit 0; /bin/sleep ${WATCH_SECONDS}; done; kill -KILL 0) </dev/null >/dev/null 2>&1 &
+(cd / && while kill -0 "$p" 2>/dev/null; do kill -0 $$ 2>/dev/null || exit 0; /bin/sleep ${WATCH_SECONDS}; done; kill -KILL 0) </dev/null >/dev/null 2>&1 &
 exec "$@"`
 
 /** How long to wait after SIGTERM before SIGKILL. */

@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { spawnBounded } from "#lib/engine/spawn.ts"
@@ -112,4 +112,23 @@ test("the watchdog leaves with the program it watches, and a missing program fai
   for (let i = 0; i < 100 && group(); i++) await Bun.sleep(20)
   expect(group()).toBe("")
   expect(() => spawnBounded(["hm-no-such-program"], {}, { timeout: 5 })).toThrow(/not found/)
+})
+
+test("no process of a program that ended stays in its folder (a file system under it can be unmounted at once)", async () => {
+  const folder = join(dir, "cwd")
+  mkdirSync(folder)
+  const inFolder = () =>
+    readdirSync("/proc")
+      .filter((pid) => /^\d+$/.test(pid))
+      .filter((pid) => {
+        try {
+          return readlinkSync(`/proc/${pid}/cwd`) === folder
+        } catch {
+          return false
+        }
+      })
+  const run = spawnBounded(["sleep", "0.2"], { cwd: folder }, { timeout: 5 })
+  expect(inFolder()).toContain(String(run.proc.pid))
+  expect(await run.exited).toBe(0)
+  expect(inFolder()).toEqual([])
 })
